@@ -1,0 +1,136 @@
+"""Agent cards: their shapes, their interfaces, and how a client picks one (spec §4.4, §8.3; 0.3 §5.6)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from . import bindings, versions
+from .bindings import Binding
+from .versions import Version
+
+WELL_KNOWN_PATH = "/.well-known/agent-card.json"
+LEGACY_WELL_KNOWN_PATH = "/.well-known/agent.json"
+#: A careful client reads at most this much card (field notes: "narrow client").
+DEFAULT_CARD_SIZE_LIMIT = 64 * 1024
+
+REQUIRED_V1 = ("name", "description", "supportedInterfaces", "version", "capabilities", "defaultInputModes", "defaultOutputModes", "skills")
+REQUIRED_V03 = ("protocolVersion", "name", "description", "url", "version", "capabilities", "defaultInputModes", "defaultOutputModes", "skills")
+#: 0.3 top-level fields that 1.0 removed (App. A.2.2); a dual-shaped card carries them beside the 1.0 ones.
+V03_ONLY_FIELDS = ("protocolVersion", "url", "preferredTransport", "additionalInterfaces", "supportsAuthenticatedExtendedCard")
+
+
+@dataclass(frozen=True)
+class Interface:
+    """One way to reach the agent, as declared by a card."""
+
+    url: str
+    binding: str
+    declared_version: str | None
+    tenant: str | None = None
+    index: int = 0
+    source: str = "supportedInterfaces"
+
+    @property
+    def core_binding(self) -> Binding | None:
+        return bindings.parse(self.binding)
+
+    @property
+    def version(self) -> str:
+        """Major.Minor; an absent version is 0.3 (§3.6.2)."""
+        return versions.interface_version(self.declared_version)
+
+    @property
+    def known_version(self) -> Version | None:
+        return versions.to_known(self.version)
+
+    @property
+    def label(self) -> str:
+        return f"{self.binding} {self.version} {self.url}"
+
+
+def shape(card: Any) -> str:
+    """`1.0`, `0.3`, `dual` (1.0 fields plus 0.3 top-level fields, as the official SDK serves) or `unknown`."""
+    if not isinstance(card, dict):
+        return "unknown"
+    has_v1 = isinstance(card.get("supportedInterfaces"), list)
+    has_v03 = "url" in card and "protocolVersion" in card
+    if has_v1 and has_v03:
+        return "dual"
+    if has_v1:
+        return "1.0"
+    if has_v03 or "url" in card:
+        return "0.3"
+    return "unknown"
+
+
+def interfaces(card: Any) -> list[Interface]:
+    """The card's interfaces in preference order.
+
+    A card with `supportedInterfaces` is read as 1.0 (its 0.3 top-level fields are leftovers, field note
+    S1); otherwise `url` + `preferredTransport` come first, then `additionalInterfaces` (0.3 §5.6.3).
+    """
+    if not isinstance(card, dict):
+        return []
+    out: list[Interface] = []
+    listed = card.get("supportedInterfaces")
+    if isinstance(listed, list):
+        for i, entry in enumerate(listed):
+            if isinstance(entry, dict):
+                out.append(Interface(str(entry.get("url", "")), str(entry.get("protocolBinding", "")),
+                                     _opt_str(entry.get("protocolVersion")), _opt_str(entry.get("tenant")) or None, i))
+        return out
+    url = card.get("url")
+    if isinstance(url, str):
+        version = _opt_str(card.get("protocolVersion"))
+        main_binding = str(card.get("preferredTransport") or Binding.JSONRPC.value)
+        out.append(Interface(url, main_binding, version, None, 0, "url"))
+        extra = card.get("additionalInterfaces")
+        if isinstance(extra, list):
+            for i, entry in enumerate(extra):
+                if not isinstance(entry, dict):
+                    continue
+                iface = Interface(str(entry.get("url", "")), str(entry.get("transport", "")), version, None, i + 1, "additionalInterfaces")
+                if (iface.url, iface.binding) != (url, main_binding):
+                    out.append(iface)
+    return out
+
+
+def _opt_str(value: Any) -> str | None:
+    return None if value is None else str(value)
+
+
+Support = tuple[Binding, Version]
+
+
+def parse_support(text: str) -> list[Support]:
+    """`jsonrpc@1.0,http+json@0.3` -> [(JSONRPC, 1.0), (HTTP+JSON, 0.3)]. Raises ValueError with a hint."""
+    out: list[Support] = []
+    for item in filter(None, (x.strip() for x in text.split(","))):
+        name, _, ver = item.partition("@")
+        binding = bindings.SHORT_NAMES.get(name.lower()) or bindings.parse(name)
+        version = versions.to_known(ver)
+        if binding is None or version is None:
+            raise ValueError(f"{item!r}: expected BINDING@VERSION with BINDING one of {', '.join(sorted(bindings.SHORT_NAMES))} and VERSION one of {', '.join(v.value for v in Version)}")
+        out.append((binding, version))
+    return out
+
+
+def select(candidates: Iterable[Interface], supported: Iterable[Support]) -> Interface | None:
+    """§8.3.2: the first interface (card order) whose binding and version the client supports."""
+    wanted = set(supported)
+    for iface in candidates:
+        if iface.core_binding is not None and iface.known_version is not None and (iface.core_binding, iface.known_version) in wanted:
+            return iface
+    return None
+
+
+def capability(card: Any, name: str) -> bool:
+    """A capability flag; absent means false (§3.3.4). Reads the 0.3 spelling of the extended card too."""
+    if not isinstance(card, dict):
+        return False
+    caps = card.get("capabilities")
+    if isinstance(caps, dict) and caps.get(name) is True:
+        return True
+    return name == "extendedAgentCard" and card.get("supportsAuthenticatedExtendedCard") is True

@@ -1,0 +1,127 @@
+"""A2A and JSON-RPC errors: codes, ErrorInfo reasons, HTTP and gRPC mappings (spec §3.3.2, §5.4, §9.5, §11.6)."""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from enum import Enum
+from typing import Any
+
+ERROR_INFO_TYPE = "type.googleapis.com/google.rpc.ErrorInfo"
+BAD_REQUEST_TYPE = "type.googleapis.com/google.rpc.BadRequest"
+ERROR_DOMAIN = "a2a-protocol.org"
+
+
+@dataclass(frozen=True)
+class ErrorKind:
+    name: str
+    code: int
+    message: str
+    http_status: int
+    grpc_status: str
+    #: The ErrorInfo reason; None for the plain JSON-RPC errors.
+    reason: str | None = None
+    #: HTTP status in the 0.3 SDKs' REST binding (notes §5.3).
+    http_status_v03: int | None = None
+
+
+class ErrorType(Enum):
+    """Every error a2a-lab can answer, by name."""
+
+    PARSE_ERROR = ErrorKind("JSONParseError", -32700, "Invalid JSON payload", 400, "INVALID_ARGUMENT", None, 400)
+    INVALID_REQUEST = ErrorKind("InvalidRequestError", -32600, "Request payload validation error", 400, "INVALID_ARGUMENT", None, 400)
+    METHOD_NOT_FOUND = ErrorKind("MethodNotFoundError", -32601, "Method not found", 404, "NOT_FOUND", None, 404)
+    INVALID_PARAMS = ErrorKind("InvalidParamsError", -32602, "Invalid parameters", 400, "INVALID_ARGUMENT", None, 422)
+    INTERNAL_ERROR = ErrorKind("InternalError", -32603, "Internal error", 500, "INTERNAL", None, 500)
+    TASK_NOT_FOUND = ErrorKind("TaskNotFoundError", -32001, "Task not found", 404, "NOT_FOUND", "TASK_NOT_FOUND", 404)
+    TASK_NOT_CANCELABLE = ErrorKind("TaskNotCancelableError", -32002, "Task cannot be canceled", 400, "FAILED_PRECONDITION", "TASK_NOT_CANCELABLE", 409)
+    PUSH_NOT_SUPPORTED = ErrorKind("PushNotificationNotSupportedError", -32003, "Push Notification is not supported", 400, "FAILED_PRECONDITION", "PUSH_NOTIFICATION_NOT_SUPPORTED", 501)
+    UNSUPPORTED_OPERATION = ErrorKind("UnsupportedOperationError", -32004, "This operation is not supported", 400, "FAILED_PRECONDITION", "UNSUPPORTED_OPERATION", 501)
+    CONTENT_TYPE_NOT_SUPPORTED = ErrorKind("ContentTypeNotSupportedError", -32005, "Incompatible content types", 400, "INVALID_ARGUMENT", "CONTENT_TYPE_NOT_SUPPORTED", 415)
+    INVALID_AGENT_RESPONSE = ErrorKind("InvalidAgentResponseError", -32006, "Invalid agent response", 500, "INTERNAL", "INVALID_AGENT_RESPONSE", 502)
+    EXTENDED_CARD_NOT_CONFIGURED = ErrorKind("ExtendedAgentCardNotConfiguredError", -32007, "Extended agent card is not configured", 400, "FAILED_PRECONDITION", "EXTENDED_AGENT_CARD_NOT_CONFIGURED", 404)
+    EXTENSION_SUPPORT_REQUIRED = ErrorKind("ExtensionSupportRequiredError", -32008, "Extension support required", 400, "FAILED_PRECONDITION", "EXTENSION_SUPPORT_REQUIRED", None)
+    VERSION_NOT_SUPPORTED = ErrorKind("VersionNotSupportedError", -32009, "Version not supported", 400, "FAILED_PRECONDITION", "VERSION_NOT_SUPPORTED", None)
+    # Not A2A errors, but answers a server gives: authentication (§3.3.2 generic categories).
+    UNAUTHENTICATED = ErrorKind("UnauthenticatedError", -32010, "Authentication required", 401, "UNAUTHENTICATED", "UNAUTHENTICATED", 401)
+
+    @property
+    def kind(self) -> ErrorKind:
+        return self.value
+
+    @property
+    def code(self) -> int:
+        return self.value.code
+
+
+_BY_CODE = {e.value.code: e for e in ErrorType}
+_BY_NAME: dict[str, ErrorType] = {}
+for _e in ErrorType:
+    _BY_NAME[_e.name] = _e
+    _BY_NAME[_e.value.name] = _e
+    _BY_NAME[_e.value.name.removesuffix("Error")] = _e
+    if _e.value.reason:
+        _BY_NAME[_e.value.reason] = _e
+
+
+def by_code(code: int) -> ErrorType | None:
+    return _BY_CODE.get(code)
+
+
+def by_name(name: str) -> ErrorType | None:
+    """Accepts `TaskNotFound`, `TaskNotFoundError`, `TASK_NOT_FOUND` and the enum name."""
+    return _BY_NAME.get(name)
+
+
+def names() -> list[str]:
+    return [e.value.name.removesuffix("Error") for e in ErrorType]
+
+
+_GRPC_FOR_HTTP = {400: "INVALID_ARGUMENT", 401: "UNAUTHENTICATED", 403: "PERMISSION_DENIED", 404: "NOT_FOUND",
+                  405: "UNIMPLEMENTED", 409: "ABORTED", 413: "INVALID_ARGUMENT", 415: "INVALID_ARGUMENT",
+                  429: "RESOURCE_EXHAUSTED", 500: "INTERNAL", 501: "UNIMPLEMENTED", 502: "UNAVAILABLE",
+                  503: "UNAVAILABLE", 504: "DEADLINE_EXCEEDED"}
+
+
+def grpc_status_for_http(status: int) -> str:
+    return _GRPC_FOR_HTTP.get(status, "UNKNOWN")
+
+
+@dataclass
+class A2AError(Exception):
+    """An error to answer with. `field` names the offending parameter for validation errors."""
+
+    type: ErrorType
+    message: str | None = None
+    field: str | None = None
+    metadata: dict[str, str] = dataclasses.field(default_factory=dict)
+    #: A numeric code that overrides the type's (scenarios may answer arbitrary codes).
+    code_override: int | None = None
+
+    def __post_init__(self) -> None:
+        Exception.__init__(self, self.text)
+
+    @property
+    def code(self) -> int:
+        return self.code_override if self.code_override is not None else self.type.code
+
+    @property
+    def text(self) -> str:
+        base = self.message or self.type.kind.message
+        if self.field and self.field not in base:
+            return f"{base}: {self.field}"
+        return base
+
+    def details(self) -> list[dict[str, Any]]:
+        """google.rpc detail objects: ErrorInfo for A2A errors, BadRequest for a named field."""
+        out: list[dict[str, Any]] = []
+        reason = self.type.kind.reason
+        if reason:
+            out.append({"@type": ERROR_INFO_TYPE, "reason": reason, "domain": ERROR_DOMAIN, "metadata": dict(self.metadata)})
+        if self.field:
+            out.append({"@type": BAD_REQUEST_TYPE, "fieldViolations": [{"field": self.field, "description": self.text}]})
+        return out
+
+
+def invalid_params(field_path: str, problem: str) -> A2AError:
+    return A2AError(ErrorType.INVALID_PARAMS, f"Invalid parameters: {field_path}: {problem}", field=field_path)

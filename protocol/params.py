@@ -1,0 +1,157 @@
+"""Operation parameters: every version's and binding's spelling read into one canonical form.
+
+Canonical params use the 1.0 JSON-RPC names: `message`, `configuration` (`returnImmediately`,
+`historyLength`, `taskPushNotificationConfig`, `acceptedOutputModes`), `id`, `taskId`, `historyLength`,
+`contextId`, `status`, `pageSize`, `pageToken`, `includeArtifacts`, `statusTimestampAfter`, `tenant`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from . import shapes, states
+from .errors import A2AError, ErrorType, invalid_params
+from .operations import Operation
+from .versions import Version
+
+V1, V03 = Version.V1_0, Version.V0_3
+
+
+def _need_str(params: dict[str, Any], key: str, where: str) -> str:
+    value = params.get(key)
+    if not isinstance(value, str) or not value:
+        raise invalid_params(f"{where}{key}", "required: a non-empty string")
+    return value
+
+
+def _opt_int(value: Any, field_path: str, minimum: int | None = None, maximum: int | None = None) -> int | None:
+    if value is None:
+        return None
+    if isinstance(value, str) and value.lstrip("-").isdigit():
+        value = int(value)
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise invalid_params(field_path, f"must be a whole number, not {value!r}")
+    if (minimum is not None and value < minimum) or (maximum is not None and value > maximum):
+        bounds = f"between {minimum} and {maximum}" if maximum is not None else f">= {minimum}"
+        raise invalid_params(field_path, f"must be {bounds}, not {value}")
+    return value
+
+
+def _opt_bool(value: Any, field_path: str) -> bool | None:
+    if value is None:
+        return None
+    if isinstance(value, str) and value in ("true", "false"):
+        return value == "true"
+    if not isinstance(value, bool):
+        raise invalid_params(field_path, f"must be true or false, not {value!r}")
+    return value
+
+
+def read(op: Operation, version: Version, rest: bool, params: Any, path_params: dict[str, str] | None = None,
+         query: dict[str, str] | None = None, lenient_kind: bool = False) -> dict[str, Any]:
+    """Canonical params for an operation, or A2AError(-32602) naming the field at fault."""
+    where = "" if rest else "params."
+    if params is None:
+        params = {}
+    if not isinstance(params, dict):
+        raise invalid_params("params" if not rest else "body", "must be an object")
+    merged: dict[str, Any] = dict(params)
+    for key, value in (query or {}).items():
+        merged.setdefault(shapes.camel(key), value)
+    for key, value in (path_params or {}).items():
+        merged[key] = value  # the path wins over the body (notes §3.5)
+    out: dict[str, Any] = {}
+    if isinstance(merged.get("tenant"), str) and merged["tenant"]:
+        out["tenant"] = merged["tenant"]
+
+    if op in (Operation.SEND_MESSAGE, Operation.SEND_STREAMING_MESSAGE):
+        raw_msg = merged.get("message", merged.get("request") if version is V03 and rest else None)
+        if raw_msg is None:
+            raise invalid_params(f"{where}message", "required: the message to send")
+        out["message"] = shapes.parse_message_or_raise(raw_msg, version, rest, f"{where}message", lenient_kind)
+        cfg_in = merged.get("configuration") or {}
+        if not isinstance(cfg_in, dict):
+            raise invalid_params(f"{where}configuration", "must be an object")
+        cfg: dict[str, Any] = {}
+        if version is V1:
+            ri = _opt_bool(cfg_in.get("returnImmediately"), f"{where}configuration.returnImmediately")
+            cfg["returnImmediately"] = bool(ri)
+            push_raw = cfg_in.get("taskPushNotificationConfig")
+        else:
+            blocking = _opt_bool(cfg_in.get("blocking"), f"{where}configuration.blocking")
+            cfg["returnImmediately"] = blocking is False
+            push_raw = cfg_in.get("pushNotification" if rest else "pushNotificationConfig")
+            if push_raw is not None:
+                push_raw = {"pushNotificationConfig": push_raw}
+        hl = _opt_int(cfg_in.get("historyLength"), f"{where}configuration.historyLength", 0)
+        if hl is not None:
+            cfg["historyLength"] = hl
+        if push_raw is not None:
+            push, problems = shapes.parse_push_config(push_raw, version, rest, f"{where}configuration.taskPushNotificationConfig")
+            for p in problems:
+                if not p.foreign:
+                    raise invalid_params(p.path, p.message)
+            cfg["taskPushNotificationConfig"] = push
+        out["configuration"] = cfg
+        if isinstance(merged.get("metadata"), dict):
+            out["metadata"] = merged["metadata"]
+        return out
+
+    if op in (Operation.GET_TASK, Operation.CANCEL_TASK, Operation.SUBSCRIBE_TO_TASK):
+        if version is V03 and rest and "name" in merged and "id" not in merged:
+            merged["id"] = str(merged["name"]).removeprefix("tasks/")
+        out["id"] = _need_str(merged, "id", where)
+        hl = _opt_int(merged.get("historyLength"), f"{where}historyLength", 0)
+        if hl is not None:
+            out["historyLength"] = hl
+        return out
+
+    if op is Operation.LIST_TASKS:
+        if "contextId" in merged:
+            out["contextId"] = str(merged["contextId"])
+        if merged.get("status") not in (None, ""):
+            state = states.parse_strict(merged["status"], V1)
+            if state is None:
+                raise invalid_params(f"{where}status", f"unknown task state {merged['status']!r} (e.g. TASK_STATE_WORKING)")
+            out["status"] = state
+        out["pageSize"] = _opt_int(merged.get("pageSize"), f"{where}pageSize", 1, 100) or 50
+        token = merged.get("pageToken") or ""
+        if not isinstance(token, str) or (token and not token.isdigit()):
+            raise invalid_params(f"{where}pageToken", "is not a page token this server issued")
+        out["offset"] = int(token or 0)
+        hl = _opt_int(merged.get("historyLength"), f"{where}historyLength", 0)
+        if hl is not None:
+            out["historyLength"] = hl
+        out["includeArtifacts"] = bool(_opt_bool(merged.get("includeArtifacts"), f"{where}includeArtifacts"))
+        after = merged.get("statusTimestampAfter")
+        if after is not None and not isinstance(after, str):
+            raise invalid_params(f"{where}statusTimestampAfter", "must be an ISO-8601 timestamp")
+        out["statusTimestampAfter"] = after
+        return out
+
+    if op is Operation.CREATE_PUSH_CONFIG:
+        cfg, problems = shapes.parse_push_config(merged, version, rest, "params" if not rest else "body")
+        for p in problems:
+            if not p.foreign:
+                raise invalid_params(p.path, p.message)
+        assert cfg is not None
+        if not cfg.get("taskId"):
+            raise invalid_params(f"{where}taskId", "required: the task the config is for")
+        return cfg
+
+    if op in (Operation.GET_PUSH_CONFIG, Operation.DELETE_PUSH_CONFIG, Operation.LIST_PUSH_CONFIGS):
+        if version is V03 and not rest:
+            out["taskId"] = _need_str(merged, "id", where)
+            if op is not Operation.LIST_PUSH_CONFIGS:
+                cid = merged.get("pushNotificationConfigId")
+                if op is Operation.DELETE_PUSH_CONFIG or cid is not None:
+                    out["id"] = _need_str(merged, "pushNotificationConfigId", where)
+            return out
+        out["taskId"] = _need_str(merged, "taskId", where)
+        if op is not Operation.LIST_PUSH_CONFIGS:
+            out["id"] = _need_str(merged, "id", where)
+        return out
+
+    if op is Operation.GET_EXTENDED_CARD:
+        return out
+    raise A2AError(ErrorType.METHOD_NOT_FOUND)  # pragma: no cover - every operation is handled above

@@ -1,0 +1,396 @@
+"""Message, part, task and event shapes in each version and binding.
+
+a2a-lab keeps every object in its 1.0 ProtoJSON form (the normative one). This module converts that
+canonical form to the 0.3 JSON-RPC form (`kind` discriminators, lowercase states) and to the 0.3 REST
+form (ProtoJSON of the 0.3 proto: `content`, `TASK_STATE_CANCELLED`), and parses incoming objects of any
+version into the canonical form, reporting problems with field paths.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from . import states
+from .errors import invalid_params
+from .states import Role, TaskState
+from .versions import Version
+
+V1, V03 = Version.V1_0, Version.V0_3
+
+PART_KINDS_V1 = ("text", "raw", "url", "data")
+PART_KINDS_V03 = ("text", "file", "data")
+EVENT_KINDS_V1 = ("task", "message", "statusUpdate", "artifactUpdate")
+EVENT_KINDS_V03 = {"task": "task", "message": "message", "statusUpdate": "status-update", "artifactUpdate": "artifact-update"}
+_SNAKE = re.compile(r"_([a-z])")
+
+
+@dataclass(frozen=True)
+class Problem:
+    """Something wrong with a body. `foreign` marks a spelling from another version or style
+    (a server may tolerate it; a client scored against the spec may not)."""
+
+    path: str
+    message: str
+    foreign: bool = False
+
+    def __str__(self) -> str:
+        return f"{self.path}: {self.message}"
+
+
+def camel(name: str) -> str:
+    return _SNAKE.sub(lambda m: m.group(1).upper(), name)
+
+
+# --------------------------------------------------------------------------------------------- output
+
+
+def part_out(part: dict[str, Any], version: Version, rest: bool = False) -> dict[str, Any]:
+    if version is V1:
+        return part
+    meta = {"metadata": part["metadata"]} if "metadata" in part else {}
+    if rest:
+        if "text" in part:
+            return {"text": part["text"], **meta}
+        if "data" in part:
+            return {"data": {"data": _as_object(part["data"])}, **meta}
+        file: dict[str, Any] = {"fileWithBytes": part["raw"]} if "raw" in part else {"fileWithUri": part.get("url", "")}
+        if "mediaType" in part:
+            file["mimeType"] = part["mediaType"]
+        if "filename" in part:
+            file["name"] = part["filename"]
+        return {"file": file, **meta}
+    if "text" in part:
+        return {"kind": "text", "text": part["text"], **meta}
+    if "data" in part:
+        return {"kind": "data", "data": _as_object(part["data"]), **meta}
+    file = {"bytes": part["raw"]} if "raw" in part else {"uri": part.get("url", "")}
+    if "mediaType" in part:
+        file["mimeType"] = part["mediaType"]
+    if "filename" in part:
+        file["name"] = part["filename"]
+    return {"kind": "file", "file": file, **meta}
+
+
+def _as_object(value: Any) -> dict[str, Any]:
+    """0.3 data parts must hold an object; 1.0 allows any JSON value."""
+    return value if isinstance(value, dict) else {"value": value}
+
+
+def message_out(msg: dict[str, Any], version: Version, rest: bool = False) -> dict[str, Any]:
+    if version is V1:
+        return msg
+    out: dict[str, Any] = {} if rest else {"kind": "message"}
+    for key, value in msg.items():
+        if key == "role":
+            out["role"] = states.spell_role(Role(value), version, rest)
+        elif key == "parts":
+            out["content" if rest else "parts"] = [part_out(p, version, rest) for p in value]
+        elif key == "referenceTaskIds" and rest:
+            continue
+        else:
+            out[key] = value
+    return out
+
+
+def status_out(status: dict[str, Any], version: Version, rest: bool = False) -> dict[str, Any]:
+    if version is V1:
+        return status
+    out = dict(status)
+    out["state"] = states.spell(TaskState(status["state"]), version, rest)
+    if "message" in status:
+        out["message"] = message_out(status["message"], version, rest)
+    return out
+
+
+def artifact_out(artifact: dict[str, Any], version: Version, rest: bool = False) -> dict[str, Any]:
+    if version is V1:
+        return artifact
+    out = dict(artifact)
+    out["parts"] = [part_out(p, version, rest) for p in artifact.get("parts", [])]
+    return out
+
+
+def task_out(task: dict[str, Any], version: Version, rest: bool = False) -> dict[str, Any]:
+    if version is V1:
+        return task
+    out: dict[str, Any] = {} if rest else {"kind": "task"}
+    for key, value in task.items():
+        if key == "status":
+            out["status"] = status_out(value, version, rest)
+        elif key == "artifacts":
+            out["artifacts"] = [artifact_out(a, version, rest) for a in value]
+        elif key == "history":
+            out["history"] = [message_out(m, version, rest) for m in value]
+        else:
+            out[key] = value
+    return out
+
+
+def stream_response_out(event: dict[str, Any], version: Version, rest: bool = False) -> dict[str, Any]:
+    """A canonical StreamResponse (`{"task": ...}` etc.) in a version's form.
+
+    0.3 status updates carry `final`, true at a terminal or interrupted state (notes §6).
+    """
+    if version is V1:
+        return event
+    (key, value), = event.items()
+    if key == "task":
+        body = task_out(value, version, rest)
+    elif key == "message":
+        body = message_out(value, version, rest)
+    elif key == "statusUpdate":
+        body = dict(value)
+        body["status"] = status_out(value["status"], version, rest)
+        body.setdefault("final", TaskState(value["status"]["state"]).stops)
+    else:
+        body = dict(value)
+        body["artifact"] = artifact_out(value["artifact"], version, rest)
+    if rest:
+        return {key: body}
+    return {"kind": EVENT_KINDS_V03[key], **body} if "kind" not in body else body
+
+
+def send_result_out(result: dict[str, Any], version: Version, rest: bool = False) -> dict[str, Any]:
+    """SendMessageResponse: 1.0 and 0.3 REST wrap (`{"task": ...}`); 0.3 JSON-RPC is bare with `kind`."""
+    if version is V1:
+        return result
+    (key, value), = result.items()
+    converted = task_out(value, version, rest) if key == "task" else message_out(value, version, rest)
+    return {key: converted} if rest else converted
+
+
+def push_config_out(config: dict[str, Any], version: Version, rest: bool = False) -> dict[str, Any]:
+    """TaskPushNotificationConfig: 1.0 is flat; 0.3 nests `pushNotificationConfig` under the task id."""
+    if version is V1:
+        return config
+    inner: dict[str, Any] = {k: v for k, v in config.items() if k not in ("taskId", "tenant")}
+    if "authentication" in inner:
+        auth = inner["authentication"]
+        inner["authentication"] = {"schemes": [auth.get("scheme", "")], **({"credentials": auth["credentials"]} if "credentials" in auth else {})}
+    if rest:
+        return {"name": f"tasks/{config.get('taskId', '')}/pushNotificationConfigs/{config.get('id', '')}", "pushNotificationConfig": inner}
+    return {"taskId": config.get("taskId", ""), "pushNotificationConfig": inner}
+
+
+# --------------------------------------------------------------------------------------------- input
+
+
+def _normalise_keys(obj: dict[str, Any], path: str, problems: list[Problem]) -> dict[str, Any]:
+    """ProtoJSON parsers accept proto (snake_case) names; a client MUST send camelCase (§5.5)."""
+    out: dict[str, Any] = {}
+    for key, value in obj.items():
+        if "_" in key:
+            fixed = camel(key)
+            problems.append(Problem(f"{path}.{key}", f"field names must be camelCase ({fixed!r})", foreign=True))
+            out[fixed] = value
+        else:
+            out[key] = value
+    return out
+
+
+def _b64_ok(text: str) -> bool:
+    try:
+        base64.b64decode(text + "=" * (-len(text) % 4), altchars=b"-_" if ("-" in text or "_" in text) else None, validate=True)
+        return True
+    except (binascii.Error, ValueError):
+        return False
+
+
+def parse_part(raw: Any, version: Version, rest: bool, path: str, problems: list[Problem], lenient_kind: bool = False) -> dict[str, Any] | None:
+    if not isinstance(raw, dict):
+        problems.append(Problem(path, "a part must be an object"))
+        return None
+    part = _normalise_keys(raw, path, problems)
+    meta = {k: part[k] for k in ("metadata",) if k in part}
+    if version is V1 or rest:
+        if version is V1 and "kind" in part:
+            problems.append(Problem(f"{path}.kind", "`kind` is a 0.3 field; 1.0 parts are discriminated by member name", foreign=True))
+        if version is V1:
+            present = [k for k in PART_KINDS_V1 if k in part]
+            if len(present) != 1:
+                problems.append(Problem(path, f"a 1.0 part needs exactly one of {', '.join(PART_KINDS_V1)} (found {', '.join(present) or 'none'})"))
+                return None
+            (kind,) = present
+            out: dict[str, Any] = {kind: part[kind]}
+            for extra in ("filename", "mediaType", "metadata"):
+                if extra in part:
+                    out[extra] = part[extra]
+            for legacy in ("file", "mimeType"):
+                if legacy in part:
+                    problems.append(Problem(f"{path}.{legacy}", f"`{legacy}` is a 0.3 field (1.0 uses raw/url, mediaType, filename)", foreign=True))
+        else:  # 0.3 REST: oneof text / file / data
+            present = [k for k in PART_KINDS_V03 if k in part]
+            if len(present) != 1:
+                problems.append(Problem(path, f"a 0.3 REST part needs exactly one of text, file, data (found {', '.join(present) or 'none'})"))
+                return None
+            (kind,) = present
+            if kind == "text":
+                out = {"text": part["text"]}
+            elif kind == "data":
+                inner = part["data"]
+                out = {"data": inner.get("data", inner) if isinstance(inner, dict) else inner}
+            else:
+                f = part["file"] if isinstance(part["file"], dict) else {}
+                out = {"raw": f["fileWithBytes"]} if "fileWithBytes" in f else {"url": f.get("fileWithUri", "")}
+                if "mimeType" in f:
+                    out["mediaType"] = f["mimeType"]
+                if "name" in f:
+                    out["filename"] = f["name"]
+            out.update(meta)
+        if "text" in out and not isinstance(out["text"], str):
+            problems.append(Problem(f"{path}.text", "must be a string"))
+        if "raw" in out and not (isinstance(out["raw"], str) and _b64_ok(out["raw"])):
+            problems.append(Problem(f"{path}.raw", "must be base64 text"))
+        if "url" in out and not isinstance(out["url"], str):
+            problems.append(Problem(f"{path}.url", "must be a string"))
+        return out
+    # 0.3 JSON-RPC: kind discriminator
+    kind = part.get("kind")
+    if kind is None:
+        guessed = [k for k in PART_KINDS_V03 if k in part]
+        if not lenient_kind or len(guessed) != 1:
+            problems.append(Problem(f"{path}.kind", "a 0.3 part needs `kind` (text, file or data)"))
+            if len(guessed) != 1:
+                return None
+        kind = guessed[0]
+    if kind not in PART_KINDS_V03:
+        problems.append(Problem(f"{path}.kind", f"unknown part kind {kind!r} (text, file or data)"))
+        return None
+    if kind not in part:
+        problems.append(Problem(f"{path}.{kind}", f"a {kind} part needs `{kind}`"))
+        return None
+    if kind == "text":
+        if not isinstance(part["text"], str):
+            problems.append(Problem(f"{path}.text", "must be a string"))
+        return {"text": part["text"], **meta}
+    if kind == "data":
+        if not isinstance(part["data"], dict):
+            problems.append(Problem(f"{path}.data", "a 0.3 data part holds an object"))
+        return {"data": part["data"], **meta}
+    f = part["file"]
+    if not isinstance(f, dict) or ("bytes" in f) == ("uri" in f):
+        problems.append(Problem(f"{path}.file", "a 0.3 file needs exactly one of bytes, uri"))
+        return None
+    out = {"raw": f["bytes"]} if "bytes" in f else {"url": f["uri"]}
+    if "mimeType" in f:
+        out["mediaType"] = f["mimeType"]
+    if "name" in f:
+        out["filename"] = f["name"]
+    return {**out, **meta}
+
+
+def parse_message(raw: Any, version: Version, rest: bool = False, path: str = "message", lenient_kind: bool = False) -> tuple[dict[str, Any] | None, list[Problem]]:
+    """An incoming message in canonical form, and every problem found on the way."""
+    problems: list[Problem] = []
+    if not isinstance(raw, dict):
+        return None, [Problem(path, "must be an object")]
+    msg = _normalise_keys(raw, path, problems)
+    out: dict[str, Any] = {}
+    if version is V03 and not rest:
+        if msg.get("kind") != "message" and not (lenient_kind and "kind" not in msg):
+            problems.append(Problem(f"{path}.kind", 'a 0.3 message needs "kind": "message"' if "kind" not in msg else f'kind must be "message", not {msg["kind"]!r}'))
+    elif "kind" in msg and version is V1:
+        problems.append(Problem(f"{path}.kind", "`kind` is a 0.3 field; 1.0 has no discriminator on Message", foreign=True))
+    mid = msg.get("messageId")
+    if not isinstance(mid, str) or not mid:
+        problems.append(Problem(f"{path}.messageId", "required: a non-empty string the sender creates"))
+    else:
+        out["messageId"] = mid
+    role = states.parse_role(msg.get("role"), version, rest)
+    if role is None:
+        expected = " or ".join(states.spell_role(r, version, rest) for r in Role)
+        given = msg.get("role")
+        hint = ""
+        for other in Version:
+            if other is not version and states.parse_role(given, other, False) is not None:
+                hint = f" ({given!r} is the {other.value} spelling)"
+        problems.append(Problem(f"{path}.role", f"required: {expected}{hint}" if given is None else f"must be {expected}, not {given!r}{hint}"))
+    else:
+        out["role"] = role.value
+    parts_key = "content" if (version is V03 and rest) else "parts"
+    parts_raw = msg.get(parts_key)
+    if parts_raw is None and version is V03 and rest and "parts" in msg:
+        parts_raw, parts_key = msg["parts"], "parts"
+    if not isinstance(parts_raw, list) or not parts_raw:
+        problems.append(Problem(f"{path}.{parts_key}", "required: a non-empty list of parts"))
+    else:
+        parts = [parse_part(p, version, rest, f"{path}.{parts_key}[{i}]", problems, lenient_kind) for i, p in enumerate(parts_raw)]
+        out["parts"] = [p for p in parts if p is not None]
+    for key in ("contextId", "taskId"):
+        if key in msg:
+            if not isinstance(msg[key], str):
+                problems.append(Problem(f"{path}.{key}", "must be a string"))
+            elif msg[key]:
+                out[key] = msg[key]
+    for key in ("metadata", "extensions", "referenceTaskIds"):
+        if key in msg:
+            out[key] = msg[key]
+    if "metadata" in out and not isinstance(out["metadata"], dict):
+        problems.append(Problem(f"{path}.metadata", "must be an object"))
+    return (out if not any(not p.foreign for p in problems) else None), problems
+
+
+def parse_message_or_raise(raw: Any, version: Version, rest: bool = False, path: str = "message", lenient_kind: bool = False) -> dict[str, Any]:
+    msg, problems = parse_message(raw, version, rest, path, lenient_kind)
+    for problem in problems:
+        if not problem.foreign:
+            raise invalid_params(problem.path, problem.message)
+    assert msg is not None
+    return msg
+
+
+def parse_push_config(raw: Any, version: Version, rest: bool, path: str) -> tuple[dict[str, Any] | None, list[Problem]]:
+    """A push config in canonical (1.0, flat) form from any version's shape."""
+    problems: list[Problem] = []
+    if not isinstance(raw, dict):
+        return None, [Problem(path, "must be an object")]
+    cfg = _normalise_keys(raw, path, problems)
+    if version is V03:
+        inner = cfg.get("pushNotificationConfig", cfg.get("config", cfg))
+        if not isinstance(inner, dict):
+            return None, [Problem(f"{path}.pushNotificationConfig", "must be an object")]
+        inner = _normalise_keys(inner, f"{path}.pushNotificationConfig", problems)
+        out = {k: inner[k] for k in ("id", "url", "token") if k in inner}
+        auth = inner.get("authentication")
+        if isinstance(auth, dict):
+            schemes = auth.get("schemes") or []
+            out["authentication"] = {"scheme": schemes[0] if schemes else "", **({"credentials": auth["credentials"]} if "credentials" in auth else {})}
+        if "taskId" in cfg:
+            out["taskId"] = cfg["taskId"]
+    else:
+        out = {k: cfg[k] for k in ("id", "taskId", "url", "token", "authentication", "tenant") if k in cfg}
+        auth = out.get("authentication")
+        if auth is not None and (not isinstance(auth, dict) or not isinstance(auth.get("scheme"), str) or not auth.get("scheme")):
+            problems.append(Problem(f"{path}.authentication.scheme", "required when authentication is given (e.g. Bearer)"))
+    url = out.get("url")
+    if not isinstance(url, str) or not url:
+        problems.append(Problem(f"{path}.url", "required: the webhook URL"))
+    return (out if not any(not p.foreign for p in problems) else None), problems
+
+
+def stream_event_kind(body: Any, version: Version, rest: bool = False) -> str | None:
+    """Which StreamResponse member an event body carries (`task`, `message`, `statusUpdate`, `artifactUpdate`)."""
+    if not isinstance(body, dict):
+        return None
+    if version is V03 and not rest:
+        kind = body.get("kind")
+        for canonical, spelled in EVENT_KINDS_V03.items():
+            if spelled == kind:
+                return canonical
+        return None
+    present = [k for k in EVENT_KINDS_V1 if k in body]
+    return present[0] if len(present) == 1 else None
+
+
+def event_state(body: dict[str, Any], version: Version, rest: bool = False) -> TaskState | None:
+    """The task state an event or result body reports, if any."""
+    kind = stream_event_kind(body, version, rest)
+    inner = body if (version is V03 and not rest) else body.get(kind or "", {})
+    if kind == "task" or kind == "statusUpdate":
+        status = inner.get("status") if isinstance(inner, dict) else None
+        return states.parse(status.get("state")) if isinstance(status, dict) else None
+    return None

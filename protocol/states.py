@@ -1,0 +1,110 @@
+"""Task states and roles, with every version's spelling (spec §4.1.3, notes §4)."""
+
+from __future__ import annotations
+
+from enum import Enum
+
+from .versions import Version
+
+
+class TaskState(str, Enum):
+    """Task states by their 1.0 ProtoJSON names."""
+
+    UNSPECIFIED = "TASK_STATE_UNSPECIFIED"
+    SUBMITTED = "TASK_STATE_SUBMITTED"
+    WORKING = "TASK_STATE_WORKING"
+    COMPLETED = "TASK_STATE_COMPLETED"
+    FAILED = "TASK_STATE_FAILED"
+    CANCELED = "TASK_STATE_CANCELED"
+    INPUT_REQUIRED = "TASK_STATE_INPUT_REQUIRED"
+    REJECTED = "TASK_STATE_REJECTED"
+    AUTH_REQUIRED = "TASK_STATE_AUTH_REQUIRED"
+
+    @property
+    def short(self) -> str:
+        """The name without prefix, as scenario files write it: `COMPLETED`."""
+        return self.value.removeprefix("TASK_STATE_")
+
+    @property
+    def terminal(self) -> bool:
+        return self in TERMINAL
+
+    @property
+    def interrupted(self) -> bool:
+        return self in INTERRUPTED
+
+    @property
+    def stops(self) -> bool:
+        """A blocking SendMessage returns at this state (§3.2.2)."""
+        return self in TERMINAL or self in INTERRUPTED
+
+
+TERMINAL = frozenset({TaskState.COMPLETED, TaskState.FAILED, TaskState.CANCELED, TaskState.REJECTED})
+INTERRUPTED = frozenset({TaskState.INPUT_REQUIRED, TaskState.AUTH_REQUIRED})
+
+#: 0.3 JSON-RPC spellings (T03).
+_V03_JSONRPC: dict[TaskState, str] = {
+    TaskState.UNSPECIFIED: "unknown",
+    TaskState.SUBMITTED: "submitted",
+    TaskState.WORKING: "working",
+    TaskState.COMPLETED: "completed",
+    TaskState.FAILED: "failed",
+    TaskState.CANCELED: "canceled",
+    TaskState.INPUT_REQUIRED: "input-required",
+    TaskState.REJECTED: "rejected",
+    TaskState.AUTH_REQUIRED: "auth-required",
+}
+#: 0.3 REST (ProtoJSON of the 0.3 proto) differs only in the British CANCELLED.
+_V03_REST_CANCELED = "TASK_STATE_CANCELLED"
+
+_FROM_ANY: dict[str, TaskState] = {}
+for _state in TaskState:
+    _FROM_ANY[_state.value] = _state
+    _FROM_ANY[_state.short] = _state
+    _FROM_ANY[_V03_JSONRPC[_state]] = _state
+_FROM_ANY[_V03_REST_CANCELED] = TaskState.CANCELED
+_FROM_ANY["CANCELLED"] = TaskState.CANCELED
+
+
+def spell(state: TaskState, version: Version, rest: bool = False) -> str:
+    """The wire spelling of a state in a version (and, for 0.3, binding)."""
+    if version is Version.V1_0:
+        return state.value
+    if rest:
+        return _V03_REST_CANCELED if state is TaskState.CANCELED else state.value
+    return _V03_JSONRPC[state]
+
+
+def parse(text: object) -> TaskState | None:
+    """A state from any spelling a2a-lab knows (1.0, 0.3, short); None when unknown."""
+    return _FROM_ANY.get(text) if isinstance(text, str) else None
+
+
+def parse_strict(text: object, version: Version, rest: bool = False) -> TaskState | None:
+    """A state only when spelled exactly as the version (and binding) spells it."""
+    state = parse(text)
+    return state if state is not None and spell(state, version, rest) == text else None
+
+
+class Role(str, Enum):
+    USER = "ROLE_USER"
+    AGENT = "ROLE_AGENT"
+
+
+_ROLE_V03 = {Role.USER: "user", Role.AGENT: "agent"}
+_ROLE_FROM_V03 = {v: k for k, v in _ROLE_V03.items()}
+
+
+def spell_role(role: Role, version: Version, rest: bool = False) -> str:
+    if version is Version.V1_0 or rest:
+        return role.value
+    return _ROLE_V03[role]
+
+
+def parse_role(text: object, version: Version, rest: bool = False) -> Role | None:
+    """A role only when spelled as the version and binding spell it."""
+    if not isinstance(text, str):
+        return None
+    if version is Version.V1_0 or rest:
+        return Role(text) if text in (Role.USER.value, Role.AGENT.value) else None
+    return _ROLE_FROM_V03.get(text)

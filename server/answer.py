@@ -1,0 +1,79 @@
+"""Sending answers: plain bodies (with delays, extra headers and faults) and SSE streams, journaled."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator, Callable
+from typing import Any
+
+from sse_starlette import EventSourceResponse, ServerSentEvent
+from starlette.types import Receive, Scope, Send
+
+from a2a_lab.protocol.errors import A2AError
+
+from . import faults
+from .engine import Event
+from .journal import Journal
+from .scenario import Reply
+from .streams import Comment, Item, StreamError
+
+
+async def send_body(scope: Scope, receive: Receive, send: Send, entry: dict[str, Any], status: int, body: bytes,
+                    content_type: str, reply: Reply | None = None, extra: list[tuple[str, str]] | None = None) -> None:
+    headers = [(b"content-type", content_type.encode("latin-1")), (b"content-length", str(len(body)).encode())]
+    for name, value in [*(extra or []), *(reply.headers if reply else ())]:
+        headers.append((name.lower().encode("latin-1"), value.encode("latin-1")))
+    response: dict[str, Any] = {"status": status, "content_type": content_type, "_body": body}
+    entry["response"] = response
+    if reply is not None and reply.delay_ms:
+        response["delay_ms"] = reply.delay_ms
+        await asyncio.sleep(reply.delay_ms / 1000)
+    fault = reply.fault if reply is not None else None
+    if fault is not None:
+        response["fault"] = fault.kind
+    try:
+        outcome = await faults.deliver(scope, receive, send, status, headers, body, fault)
+    except (ConnectionError, OSError):
+        entry["disconnected"] = True
+        raise
+    if outcome != "sent":
+        response["fault_outcome"] = outcome
+
+
+async def send_stream(scope: Scope, receive: Receive, send: Send, entry: dict[str, Any], journal: Journal,
+                      items: AsyncIterator[Item], render: Callable[[Event], Any], render_error: Callable[[A2AError], tuple[Any, str | None]],
+                      reply: Reply, on_close: Callable[[], None] | None = None) -> None:
+    """An SSE stream (sse-starlette). Each `data:` line is recorded in the journal as it is sent."""
+    events: list[dict[str, Any]] = []
+    entry["response"] = {"status": 200, "content_type": "text/event-stream", "stream": True}
+    entry["events"] = events
+
+    async def generate() -> AsyncIterator[ServerSentEvent]:
+        closed = "disconnected"
+        try:
+            if reply.delay_ms:
+                await asyncio.sleep(reply.delay_ms / 1000)
+            async for item in items:
+                if isinstance(item, Comment):
+                    events.append({"t": journal.offset(), "comment": item.text})
+                    yield ServerSentEvent(comment=item.text)
+                    continue
+                if isinstance(item, StreamError):
+                    data, name = render_error(item.error)
+                    events.append({"t": journal.offset(), "error": data, "event": name})
+                    yield ServerSentEvent(data=json.dumps(data, separators=(",", ":")), event=name)
+                    break
+                data = render(item)
+                events.append({"t": journal.offset(), "data": data})
+                yield ServerSentEvent(data=json.dumps(data, separators=(",", ":")))
+            closed = "complete"
+        finally:
+            entry["response"]["closed"] = closed
+            if on_close:
+                on_close()
+
+    ping = reply.stream.ping_ms / 1000 if reply.stream.ping_ms else 600
+    headers = {k: v for k, v in reply.headers}
+    response = EventSourceResponse(generate(), ping=ping, headers=headers or None)
+    await response(scope, receive, send)

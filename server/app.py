@@ -1,0 +1,172 @@
+"""The ASGI application of one scenario, and of the whole catalogue under path prefixes."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from starlette.types import Message, Receive, Scope, Send
+
+from a2a_lab.protocol import jsonrpc
+from a2a_lab.protocol.bindings import JSON, Binding
+from a2a_lab.protocol.cards import LEGACY_WELL_KNOWN_PATH, WELL_KNOWN_PATH
+from a2a_lab.protocol.errors import A2AError, ErrorType
+from a2a_lab.protocol.versions import Version
+
+from . import admin, answer, card_endpoint, http, jsonrpc_endpoint, rest_endpoint
+from .push import PushSender
+from .scenario import Endpoint, Scenario
+from .state import LabState
+
+log = logging.getLogger("a2a_lab.server")
+
+
+def base_url_of(scope: Scope) -> str:
+    headers = http.headers_of(scope)
+    host = headers.get("host")
+    if not host:
+        server = scope.get("server") or ("127.0.0.1", 80)
+        host = f"[{server[0]}]:{server[1]}" if ":" in str(server[0]) else f"{server[0]}:{server[1]}"
+    return f"{scope.get('scheme', 'http')}://{host}{scope.get('root_path', '')}"
+
+
+def route_path_of(scope: Scope) -> str:
+    path, root = scope["path"], scope.get("root_path", "")
+    return path[len(root):] if root and path.startswith(root) else path
+
+
+class ScenarioApp:
+    """Serves one scenario: its card, its endpoints, its admin API. Unknown paths answer loudly."""
+
+    def __init__(self, scenario: Scenario, admin_token: str | None = None) -> None:
+        self.scenario = scenario
+        self.state = LabState.build(scenario)
+        self.push = PushSender(self.state)
+        self.state.engine.on_event = self.push.on_event
+        self.admin_token = admin_token
+        self._jsonrpc = {e.path: e for e in scenario.endpoints if e.binding is Binding.JSONRPC}
+        self._rest = sorted((e for e in scenario.endpoints if e.binding is Binding.HTTP_JSON), key=lambda e: len(e.path), reverse=True)
+
+    def reset(self) -> None:
+        self.state.reset()
+        self.state.engine.on_event = self.push.on_event
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "lifespan":
+            await self._lifespan(receive, send)
+            return
+        if scope["type"] != "http":
+            return
+        started = False
+
+        async def tracking_send(message: Message) -> None:
+            nonlocal started
+            if message["type"] == "http.response.start":
+                started = True
+            await send(message)
+
+        try:
+            await self._route(scope, receive, tracking_send)
+        except (ConnectionError, OSError):
+            pass  # the client went away or a fault closed the connection
+        except Exception as exc:  # noqa: BLE001 - no input may crash the server or yield a bare 500
+            log.exception("a2a-lab: unexpected failure while answering %s %s", scope.get("method"), scope.get("path"))
+            if not started:
+                err = A2AError(ErrorType.INTERNAL_ERROR, f"a2a-lab internal error ({type(exc).__name__}); please report it with the journal")
+                await answer.send_body(scope, receive, send, {}, 200, http.dumps(jsonrpc.error(None, err, Version.V1_0)), JSON)
+
+    async def _lifespan(self, receive: Receive, send: Send) -> None:
+        while True:
+            message = await receive()
+            if message["type"] == "lifespan.startup":
+                await send({"type": "lifespan.startup.complete"})
+            elif message["type"] == "lifespan.shutdown":
+                await self.push.close()
+                await send({"type": "lifespan.shutdown.complete"})
+                return
+
+    def endpoint_for(self, route_path: str) -> tuple[Endpoint, str | None] | None:
+        """The endpoint a path belongs to, and for HTTP+JSON the path relative to it."""
+        exact = self._jsonrpc.get(route_path) or self._jsonrpc.get(route_path.rstrip("/") or "/")
+        if exact is not None:
+            return exact, None
+        for endpoint in self._rest:
+            prefix = "" if endpoint.path == "/" else endpoint.path
+            if route_path.startswith(prefix + "/"):
+                return endpoint, route_path[len(prefix):]
+        return None
+
+    async def _route(self, scope: Scope, receive: Receive, send: Send) -> None:
+        route_path = route_path_of(scope)
+        base_url = base_url_of(scope)
+        if route_path in (WELL_KNOWN_PATH, LEGACY_WELL_KNOWN_PATH):
+            await card_endpoint.handle(self.state, route_path, scope, receive, send, base_url)
+            return
+        if route_path == admin.PREFIX or route_path.startswith(admin.PREFIX + "/"):
+            if route_path == admin.PREFIX + "/reset" and scope["method"] == "POST" and admin.allowed(scope, self.admin_token):
+                self.reset()
+                await answer.send_body(scope, receive, send, {}, 200, b'{"reset":true}', "application/json")
+                return
+            await admin.handle(self.state, route_path, scope, receive, send, base_url, self.admin_token)
+            return
+        found = self.endpoint_for(route_path)
+        if found is None:
+            await self._unmatched(scope, receive, send, route_path)
+            return
+        endpoint, relative = found
+        if relative is None:
+            await jsonrpc_endpoint.handle(self.state, endpoint, scope, receive, send, base_url)
+        else:
+            await rest_endpoint.handle(self.state, endpoint, scope, receive, send, relative, base_url)
+
+    async def _unmatched(self, scope: Scope, receive: Receive, send: Send, route_path: str) -> None:
+        body = b""
+        try:
+            body = await http.read_body(receive, self.state.scenario.limits.body_bytes)
+        except http.BodyTooLarge:
+            pass
+        entry = self.state.journal.open(scope["method"], scope["path"], scope.get("query_string", b"").decode("latin-1"), scope["headers"], body, "unmatched")
+        entry["unmatched"] = True
+        served = [f"{e.binding.value} {', '.join(v.value for v in e.versions)} at {e.path}" for e in self.scenario.endpoints]
+        payload: dict[str, Any] = {"error": {"code": 404, "status": "NOT_FOUND",
+                                             "message": f"a2a-lab: nothing is served at {scope['method']} {route_path} in scenario {self.scenario.id}",
+                                             "details": [{"@type": "type.googleapis.com/google.rpc.ErrorInfo", "reason": "A2A_LAB_UNMATCHED", "domain": "a2a-lab",
+                                                          "metadata": {"served": "; ".join(served) or "nothing but the card"}}]}}
+        await answer.send_body(scope, receive, send, entry, 404, http.dumps(payload), "application/json")
+
+
+class CatalogueApp:
+    """Every scenario under `/<scenario-id>/`, each with its own state; `/` lists them."""
+
+    def __init__(self, scenarios: list[Scenario], admin_token: str | None = None) -> None:
+        self.apps = {s.id: ScenarioApp(s, admin_token) for s in scenarios}
+        self._by_depth = sorted(self.apps, key=len, reverse=True)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "lifespan":
+            while True:
+                message = await receive()
+                if message["type"] == "lifespan.startup":
+                    await send({"type": "lifespan.startup.complete"})
+                elif message["type"] == "lifespan.shutdown":
+                    for app in self.apps.values():
+                        await app.push.close()
+                    await send({"type": "lifespan.shutdown.complete"})
+                    return
+        if scope["type"] != "http":
+            return
+        path = scope["path"]
+        for sid in self._by_depth:
+            prefix = f"/{sid}"
+            if path == prefix or path.startswith(prefix + "/"):
+                child = dict(scope)
+                child["root_path"] = scope.get("root_path", "") + prefix
+                await self.apps[sid](child, receive, send)
+                return
+        origin = base_url_of(scope)
+        listing = {"scenarios": [{"id": sid, "title": app.scenario.title, "card_url": f"{origin}/{sid}/.well-known/agent-card.json"}
+                                 for sid, app in sorted(self.apps.items())]}
+        status = 200 if path in ("/", "") else 404
+        if status == 404:
+            listing["error"] = f"a2a-lab: no scenario at {path}"
+        await answer.send_body(scope, receive, send, {}, status, http.dumps(listing), "application/json")

@@ -1,0 +1,241 @@
+"""The version-neutral core of the server: apply a scenario's rules and the spec's semantics to one call.
+
+Endpoints (JSON-RPC, HTTP+JSON) parse the wire into a Call and render the Outcome back; this module
+knows neither bytes nor HTTP.
+"""
+
+from __future__ import annotations
+
+import hmac
+from collections.abc import AsyncIterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from a2a_lab.protocol import shapes
+from a2a_lab.protocol.bindings import Binding
+from a2a_lab.protocol.errors import A2AError, ErrorType
+from a2a_lab.protocol.operations import SPECS, Operation
+from a2a_lab.protocol.versions import Version
+
+from . import rules, streams
+from .push import target_refusal
+from .engine import Event, TaskRecord, message_text
+from .scenario import Reply, TaskScript
+from .state import LabState, substitute
+
+
+@dataclass
+class Call:
+    op: Operation
+    version: Version
+    binding: Binding
+    method: str
+    params: dict[str, Any]
+    headers: Mapping[str, str]
+    base_url: str = ""
+
+    @property
+    def rest(self) -> bool:
+        return self.binding is Binding.HTTP_JSON
+
+
+@dataclass
+class Outcome:
+    reply: Reply
+    value: Any = None
+    error: A2AError | None = None
+    events: AsyncIterator[Event] | None = None
+    #: For the journal and the harness: what kind of answer this was.
+    summary: dict[str, Any] = field(default_factory=dict)
+
+
+def _summarise_task(task: dict[str, Any]) -> dict[str, Any]:
+    return {"result_kind": "task", "task_id": task.get("id"), "state": task.get("status", {}).get("state")}
+
+
+def check_auth(state: LabState, op: Operation | None, headers: Mapping[str, str]) -> A2AError | None:
+    auth = state.scenario.auth
+    if auth is None or (auth.scope == "extended_card" and op is not Operation.GET_EXTENDED_CARD):
+        return None
+    given = headers.get("authorization", "")
+    if hmac.compare_digest(given.encode(), f"Bearer {auth.bearer}".encode()):
+        return None
+    return A2AError(ErrorType.UNAUTHENTICATED, "Authentication required: send Authorization: Bearer <token>" if not given else "The bearer token is not valid")
+
+
+def execute(state: LabState, call: Call) -> Outcome:
+    """Decide the answer to a call. Raises nothing: errors come back in the Outcome."""
+    state.calls[call.op.value] += 1
+    facts = rules.RequestFacts(call.op, call.version, call.binding, call.method, call.params, call.headers, state.calls[call.op.value])
+    reply = rules.choose(state.scenario.rules.get(call.op, ()), facts)
+    try:
+        return _execute(state, call, reply)
+    except A2AError as err:
+        return Outcome(reply, error=err, summary={"result_kind": "error", "code": err.code})
+
+
+def _execute(state: LabState, call: Call, reply: Reply) -> Outcome:
+    if reply.error is not None:
+        return Outcome(reply, error=reply.error, summary={"result_kind": "error", "code": reply.error.code})
+    if reply.raw_status is not None:
+        return Outcome(reply, summary={"result_kind": "raw", "status": reply.raw_status})
+    denied = check_auth(state, call.op, call.headers)
+    if denied:
+        raise denied
+    spec = SPECS[call.op]
+    if spec.capability and not state.capability(spec.capability):
+        if spec.capability == "pushNotifications":
+            raise A2AError(ErrorType.PUSH_NOT_SUPPORTED, "Push notifications are not supported: the card does not declare capabilities.pushNotifications")
+        raise A2AError(ErrorType.UNSUPPORTED_OPERATION, f"{call.op.value} is not supported: the card does not declare capabilities.{spec.capability}")
+    handler = _HANDLERS[call.op]
+    return handler(state, call, reply)
+
+
+def _send(state: LabState, call: Call, reply: Reply) -> Outcome:
+    engine, p = state.engine, call.params
+    message, cfg = p["message"], p.get("configuration", {})
+    streaming = call.op is Operation.SEND_STREAMING_MESSAGE
+    existing = engine.check_follow_up(message)
+    if reply.message is not None:
+        ctx = message.get("contextId") or (existing.task["contextId"] if existing else None)
+        agent = engine.agent_message(reply.message, message_text(message), ctx)
+        if streaming:
+            return Outcome(reply, events=streams.single({"message": agent}), summary={"result_kind": "message", "stream": True})
+        return Outcome(reply, value={"message": agent}, summary={"result_kind": "message"})
+    script: TaskScript = reply.task or state.scenario.task
+    if existing is not None:
+        rec = existing
+        engine.add_user_message(rec, message)
+        if streaming:
+            return Outcome(reply, events=streams.drive(state, rec, reply.stream, resume=True), summary={**_summarise_task(rec.task), "stream": True})
+        engine.resume(rec)
+    else:
+        if cfg.get("taskPushNotificationConfig") and not state.capability("pushNotifications"):
+            raise A2AError(ErrorType.PUSH_NOT_SUPPORTED, "Push notifications are not supported: the card does not declare capabilities.pushNotifications")
+        rec = engine.create(message, script)
+        if cfg.get("taskPushNotificationConfig"):
+            _store_push(state, rec, cfg["taskPushNotificationConfig"], call.version)
+        if streaming:
+            return Outcome(reply, events=streams.drive(state, rec, reply.stream), summary={**_summarise_task(rec.task), "stream": True})
+        if not cfg.get("returnImmediately") and script.returns == "stop":
+            engine.run_to_stop(rec)
+    task = engine.snapshot(rec, cfg.get("historyLength"))
+    return Outcome(reply, value={"task": task}, summary=_summarise_task(task))
+
+
+def _store_push(state: LabState, rec: TaskRecord, config: dict[str, Any], version: Version) -> dict[str, Any]:
+    refusal = target_refusal(str(config.get("url", "")), state.scenario.push_allow)
+    if refusal:
+        raise A2AError(ErrorType.INVALID_PARAMS, f"Invalid parameters: webhook url refused: {refusal}", field="url")
+    stored = {k: v for k, v in config.items() if k != "tenant"}
+    stored["id"] = stored.get("id") or state.engine.new_id()
+    stored["taskId"] = rec.id
+    stored["_version"] = version.value
+    rec.push_configs[stored["id"]] = stored
+    return public_config(stored)
+
+
+def public_config(stored: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in stored.items() if not k.startswith("_")}
+
+
+def _get_task(state: LabState, call: Call, reply: Reply) -> Outcome:
+    rec = state.engine.lookup(call.params["id"])
+    state.engine.tick(rec, on_get=True)
+    task = state.engine.snapshot(rec, call.params.get("historyLength"))
+    return Outcome(reply, value=task, summary=_summarise_task(task))
+
+
+def _list_tasks(state: LabState, call: Call, reply: Reply) -> Outcome:
+    p = call.params
+    tasks, total = state.engine.list(p.get("contextId"), p.get("status"), p["pageSize"], p["offset"], p.get("historyLength"),
+                                     p["includeArtifacts"], p.get("statusTimestampAfter"))
+    end = p["offset"] + len(tasks)
+    value = {"tasks": tasks, "nextPageToken": str(end) if end < total else "", "pageSize": p["pageSize"], "totalSize": total}
+    return Outcome(reply, value=value, summary={"result_kind": "list", "count": len(tasks)})
+
+
+def _cancel(state: LabState, call: Call, reply: Reply) -> Outcome:
+    rec = state.engine.lookup(call.params["id"])
+    state.engine.tick(rec)
+    state.engine.cancel(rec)
+    task = state.engine.snapshot(rec)
+    return Outcome(reply, value=task, summary=_summarise_task(task))
+
+
+def _subscribe(state: LabState, call: Call, reply: Reply) -> Outcome:
+    rec = state.engine.lookup(call.params["id"])
+    state.engine.tick(rec)
+    if rec.state.terminal:
+        raise A2AError(ErrorType.UNSUPPORTED_OPERATION, f"Task {rec.id} is {rec.state.short}: a terminal task cannot be subscribed to", metadata={"taskId": rec.id})
+    return Outcome(reply, events=streams.subscribe(state, rec, reply.stream), summary={**_summarise_task(rec.task), "stream": True})
+
+
+def _create_push(state: LabState, call: Call, reply: Reply) -> Outcome:
+    rec = state.engine.lookup(call.params["taskId"])
+    value = _store_push(state, rec, call.params, call.version)
+    return Outcome(reply, value=value, summary={"result_kind": "push_config"})
+
+
+def _get_push(state: LabState, call: Call, reply: Reply) -> Outcome:
+    rec = state.engine.lookup(call.params["taskId"])
+    cid = call.params.get("id")
+    if cid is None and rec.push_configs:
+        cid = next(iter(rec.push_configs))
+    config = rec.push_configs.get(cid or "")
+    if config is None:
+        raise A2AError(ErrorType.TASK_NOT_FOUND, f"No push notification config {cid!r} for task {rec.id}", metadata={"taskId": rec.id})
+    return Outcome(reply, value=public_config(config), summary={"result_kind": "push_config"})
+
+
+def _list_push(state: LabState, call: Call, reply: Reply) -> Outcome:
+    rec = state.engine.lookup(call.params["taskId"])
+    return Outcome(reply, value={"configs": [public_config(c) for c in rec.push_configs.values()], "nextPageToken": ""}, summary={"result_kind": "push_configs"})
+
+
+def _delete_push(state: LabState, call: Call, reply: Reply) -> Outcome:
+    rec = state.engine.lookup(call.params["taskId"])
+    rec.push_configs.pop(call.params["id"], None)  # idempotent (§3.1.10)
+    return Outcome(reply, value={}, summary={"result_kind": "empty"})
+
+
+def _extended_card(state: LabState, call: Call, reply: Reply) -> Outcome:
+    card = state.scenario.extended_card
+    if card is None:
+        raise A2AError(ErrorType.EXTENDED_CARD_NOT_CONFIGURED)
+    return Outcome(reply, value=substitute(card, call.base_url), summary={"result_kind": "card"})
+
+
+_HANDLERS = {
+    Operation.SEND_MESSAGE: _send,
+    Operation.SEND_STREAMING_MESSAGE: _send,
+    Operation.GET_TASK: _get_task,
+    Operation.LIST_TASKS: _list_tasks,
+    Operation.CANCEL_TASK: _cancel,
+    Operation.SUBSCRIBE_TO_TASK: _subscribe,
+    Operation.CREATE_PUSH_CONFIG: _create_push,
+    Operation.GET_PUSH_CONFIG: _get_push,
+    Operation.LIST_PUSH_CONFIGS: _list_push,
+    Operation.DELETE_PUSH_CONFIG: _delete_push,
+    Operation.GET_EXTENDED_CARD: _extended_card,
+}
+
+
+def wire_value(op: Operation, value: Any, version: Version, rest: bool) -> Any:
+    """A canonical result in the version's and binding's form."""
+    if op is Operation.SEND_MESSAGE:
+        return shapes.send_result_out(value, version, rest)
+    if op in (Operation.GET_TASK, Operation.CANCEL_TASK):
+        return shapes.task_out(value, version, rest) if isinstance(value, dict) and "status" in value else value
+    if op is Operation.LIST_TASKS:
+        return {**value, "tasks": [shapes.task_out(t, version, rest) for t in value["tasks"]]}
+    if op in (Operation.CREATE_PUSH_CONFIG, Operation.GET_PUSH_CONFIG):
+        return shapes.push_config_out(value, version, rest)
+    if op is Operation.LIST_PUSH_CONFIGS:
+        configs = [shapes.push_config_out(c, version, rest) for c in value["configs"]]
+        if version is Version.V0_3 and not rest:
+            return configs
+        return {**value, "configs": configs}
+    if op is Operation.DELETE_PUSH_CONFIG:
+        return None if version is Version.V0_3 else {}
+    return value

@@ -1,0 +1,230 @@
+"""The in-memory task engine: scripted lifecycles, history, artifacts, cancel rules, deterministic ids.
+
+Version-neutral and I/O-free: tasks and events are kept in canonical (1.0 ProtoJSON) form; the
+endpoints convert them for the wire.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import time
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from typing import Any
+
+from a2a_lab.protocol.errors import A2AError, ErrorType, invalid_params
+from a2a_lab.protocol.states import Role, TaskState
+
+from .scenario import Step, TaskScript
+
+Event = dict[str, Any]  # a canonical StreamResponse: {"task": ...} | {"statusUpdate": ...} | ...
+
+
+def now_iso() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def template(value: Any, text: str) -> Any:
+    """Fill `{text}` (the user's text) into strings inside parts and artifacts."""
+    if isinstance(value, str):
+        return value.replace("{text}", text)
+    if isinstance(value, list):
+        return [template(v, text) for v in value]
+    if isinstance(value, dict):
+        return {k: template(v, text) for k, v in value.items()}
+    return value
+
+
+def message_text(message: dict[str, Any]) -> str:
+    return " ".join(p["text"] for p in message.get("parts", []) if isinstance(p.get("text"), str))
+
+
+@dataclass
+class TaskRecord:
+    task: dict[str, Any]
+    script: TaskScript
+    text: str
+    pos: int = 0
+    moved_at: float = 0.0
+    gets_since_move: int = 0
+    push_configs: dict[str, dict[str, Any]] = field(default_factory=dict)
+    listeners: list[asyncio.Queue[Event | None]] = field(default_factory=list)
+    push_deliveries: int = 0
+
+    @property
+    def state(self) -> TaskState:
+        return TaskState(self.task["status"]["state"])
+
+    @property
+    def id(self) -> str:
+        return str(self.task["id"])
+
+    @property
+    def at_last_step(self) -> bool:
+        return self.pos >= len(self.script.steps) - 1
+
+
+class Engine:
+    def __init__(self, seed: int, clock: Callable[[], float] = time.monotonic) -> None:
+        self._rng = random.Random(seed)
+        self._clock = clock
+        self.tasks: dict[str, TaskRecord] = {}
+        #: Called with every event a task emits (push delivery hooks in here).
+        self.on_event: Callable[[TaskRecord, Event], None] | None = None
+
+    def new_id(self) -> str:
+        return str(uuid.UUID(int=self._rng.getrandbits(128), version=4))
+
+    # ------------------------------------------------------------------------- replies
+
+    def agent_message(self, parts: tuple[dict[str, Any], ...] | list[dict[str, Any]], text: str, context_id: str | None, task_id: str | None = None) -> dict[str, Any]:
+        msg: dict[str, Any] = {"messageId": self.new_id(), "contextId": context_id or self.new_id(), "role": Role.AGENT.value,
+                               "parts": template(list(parts), text)}
+        if task_id:
+            msg["taskId"] = task_id
+        return msg
+
+    def create(self, message: dict[str, Any], script: TaskScript) -> TaskRecord:
+        """A new task at its first step, holding the user's message."""
+        task_id, context_id = self.new_id(), message.get("contextId") or self.new_id()
+        user = {**message, "taskId": task_id, "contextId": context_id}
+        task = {"id": task_id, "contextId": context_id, "status": {"state": script.steps[0].state.value, "timestamp": now_iso()}}
+        if script.history:
+            task["history"] = [user]
+        rec = TaskRecord(task, script, message_text(message), moved_at=self._clock())
+        self._apply_step(rec, script.steps[0], first=True)
+        self.tasks[task_id] = rec
+        return rec
+
+    def lookup(self, task_id: Any) -> TaskRecord:
+        rec = self.tasks.get(task_id) if isinstance(task_id, str) else None
+        if rec is None:
+            raise A2AError(ErrorType.TASK_NOT_FOUND, f"Task not found: {task_id}", metadata={"taskId": str(task_id)})
+        return rec
+
+    def check_follow_up(self, message: dict[str, Any]) -> TaskRecord | None:
+        """The task a message continues, with the spec's rules on taskId and contextId (§3.4)."""
+        task_id = message.get("taskId")
+        if not task_id:
+            return None
+        rec = self.lookup(task_id)
+        ctx = message.get("contextId")
+        if ctx and ctx != rec.task.get("contextId"):
+            raise invalid_params("message.contextId", f"does not match the context of task {task_id}")
+        if rec.state.terminal:
+            raise A2AError(ErrorType.UNSUPPORTED_OPERATION, f"Task {task_id} is in a terminal state ({rec.state.short}) and cannot be continued", metadata={"taskId": task_id})
+        return rec
+
+    def add_user_message(self, rec: TaskRecord, message: dict[str, Any]) -> None:
+        if rec.script.history:
+            rec.task.setdefault("history", []).append({**message, "taskId": rec.id, "contextId": rec.task["contextId"]})
+        rec.gets_since_move = 0
+
+    # ------------------------------------------------------------------------- movement
+
+    def _apply_step(self, rec: TaskRecord, step: Step, first: bool = False) -> list[Event]:
+        """Set the task to a step and return the events that announce it (artifacts before status)."""
+        events: list[Event] = []
+        artifacts = list(step.artifacts)
+        if not artifacts and rec.script.artifacts and rec.pos == len(rec.script.steps) - 1 and not any(s.artifacts for s in rec.script.steps):
+            artifacts = list(rec.script.artifacts)
+        for artifact in template(artifacts, rec.text):
+            rec.task.setdefault("artifacts", []).append(artifact)
+            if not first:
+                events.append({"artifactUpdate": {"taskId": rec.id, "contextId": rec.task["contextId"], "artifact": artifact, "lastChunk": True}})
+        status: dict[str, Any] = {"state": step.state.value, "timestamp": now_iso()}
+        if step.message:
+            agent = self.agent_message([{"text": step.message}], rec.text, rec.task["contextId"], rec.id)
+            status["message"] = agent
+            if rec.script.history:
+                rec.task.setdefault("history", []).append(agent)
+        rec.task["status"] = status
+        rec.moved_at = self._clock()
+        rec.gets_since_move = 0
+        if not first:
+            events.append({"statusUpdate": {"taskId": rec.id, "contextId": rec.task["contextId"], "status": status}})
+        return events
+
+    def step(self, rec: TaskRecord) -> list[Event]:
+        """Move one step forward, if the script has one; emits the events."""
+        if rec.at_last_step or rec.state.terminal:
+            return []
+        rec.pos += 1
+        events = self._apply_step(rec, rec.script.steps[rec.pos])
+        for event in events:
+            self.emit(rec, event)
+        return events
+
+    def run_to_stop(self, rec: TaskRecord) -> list[Event]:
+        """Advance until a terminal or interrupted step, or the end of the script (blocking, §3.2.2)."""
+        events: list[Event] = []
+        while not rec.at_last_step:
+            events.extend(self.step(rec))
+            if rec.state.stops:
+                break
+        return events
+
+    def resume(self, rec: TaskRecord) -> list[Event]:
+        """After input at an interrupted state, move on to the next stop (staying put if the script ends)."""
+        return self.run_to_stop(rec)
+
+    def tick(self, rec: TaskRecord, on_get: bool = False) -> None:
+        """Let time or a GetTask move a task left mid-way; never past an interrupted state."""
+        script = rec.script
+        if on_get and script.advance_on_get:
+            rec.gets_since_move += 1
+            if rec.gets_since_move >= script.advance_on_get and not rec.state.interrupted:
+                self.step(rec)
+        if script.advance_after_ms:
+            while not rec.at_last_step and not rec.state.stops and (self._clock() - rec.moved_at) * 1000 >= script.advance_after_ms:
+                self.step(rec)
+
+    def next_move_in(self, rec: TaskRecord) -> float | None:
+        """Seconds until time moves this task on, or None when time never will."""
+        if not rec.script.advance_after_ms or rec.at_last_step or rec.state.stops:
+            return None
+        return max(0.0, rec.script.advance_after_ms / 1000 - (self._clock() - rec.moved_at))
+
+    def cancel(self, rec: TaskRecord) -> dict[str, Any]:
+        if rec.state.terminal:
+            raise A2AError(ErrorType.TASK_NOT_CANCELABLE, f"Task {rec.id} is {rec.state.short} and cannot be canceled", metadata={"taskId": rec.id})
+        rec.pos = len(rec.script.steps)  # nothing left to run
+        status = {"state": TaskState.CANCELED.value, "timestamp": now_iso()}
+        rec.task["status"] = status
+        self.emit(rec, {"statusUpdate": {"taskId": rec.id, "contextId": rec.task["contextId"], "status": status}})
+        return rec.task
+
+    def emit(self, rec: TaskRecord, event: Event) -> None:
+        for queue in list(rec.listeners):
+            queue.put_nowait(event)
+        if self.on_event is not None:
+            self.on_event(rec, event)
+
+    # ------------------------------------------------------------------------- views
+
+    @staticmethod
+    def snapshot(rec: TaskRecord, history_length: int | None = None, include_artifacts: bool = True) -> dict[str, Any]:
+        task = dict(rec.task)
+        if "history" in task:
+            if history_length == 0:
+                del task["history"]
+            elif history_length is not None:
+                task["history"] = task["history"][-history_length:]
+        if not include_artifacts:
+            task.pop("artifacts", None)
+        return task
+
+    def list(self, context_id: str | None, state: TaskState | None, page_size: int, offset: int,
+             history_length: int | None, include_artifacts: bool, after: str | None) -> tuple[list[dict[str, Any]], int]:
+        for rec in self.tasks.values():
+            self.tick(rec)
+        matching = [r for r in self.tasks.values()
+                    if (context_id is None or r.task.get("contextId") == context_id)
+                    and (state is None or r.state is state)
+                    and (after is None or r.task["status"]["timestamp"] >= after)]
+        matching.sort(key=lambda r: r.task["status"]["timestamp"], reverse=True)
+        page = matching[offset:offset + page_size]
+        return [self.snapshot(r, history_length, include_artifacts) for r in page], len(matching)

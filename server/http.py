@@ -1,0 +1,99 @@
+"""Reading requests safely: size limits, JSON decoding with a depth limit, headers and query."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+from urllib.parse import parse_qsl
+
+from starlette.types import Receive, Scope
+
+from a2a_lab.protocol import versions
+from a2a_lab.protocol.errors import A2AError, ErrorType
+
+
+class BodyTooLarge(Exception):
+    pass
+
+
+async def read_body(receive: Receive, limit: int) -> bytes:
+    chunks: list[bytes] = []
+    size = 0
+    while True:
+        message = await receive()
+        if message["type"] == "http.disconnect":
+            raise ConnectionResetError("client disconnected while sending the body")
+        chunk = message.get("body", b"")
+        size += len(chunk)
+        if size > limit:
+            raise BodyTooLarge(size)
+        chunks.append(chunk)
+        if not message.get("more_body", False):
+            return b"".join(chunks)
+
+
+def headers_of(scope: Scope) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for key, value in scope.get("headers", []):
+        name = key.decode("latin-1").lower()
+        text = value.decode("latin-1")
+        out[name] = f"{out[name]}, {text}" if name in out else text
+    return out
+
+
+def query_of(scope: Scope) -> dict[str, str]:
+    raw = scope.get("query_string", b"").decode("latin-1")
+    try:
+        return dict(parse_qsl(raw, keep_blank_values=True))
+    except ValueError:
+        return {}
+
+
+def requested_version(headers: dict[str, str], query: dict[str, str]) -> tuple[str, bool]:
+    """(Major.Minor asked for, whether the client said anything); the header wins over the query."""
+    given = headers.get(versions.HEADER.lower())
+    if given is None:
+        given = query.get(versions.QUERY_PARAM)
+    return versions.requested(given), bool(given and given.strip())
+
+
+def _depth(value: Any, limit: int) -> bool:
+    """True when nesting stays within the limit (iterative: no recursion on hostile input)."""
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if depth > limit:
+            return False
+        if isinstance(item, dict):
+            stack.extend((v, depth + 1) for v in item.values() if isinstance(v, (dict, list)))
+        elif isinstance(item, list):
+            stack.extend((v, depth + 1) for v in item if isinstance(v, (dict, list)))
+    return True
+
+
+def decode_json(body: bytes, depth_limit: int) -> Any:
+    """Decode a JSON body or raise A2AError: -32700 for bad JSON, -32600 for excessive nesting."""
+    try:
+        text = body.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise A2AError(ErrorType.PARSE_ERROR, f"Invalid JSON payload: the body is not UTF-8 (byte {exc.start})") from None
+    try:
+        value = json.loads(text)
+    except RecursionError:
+        raise A2AError(ErrorType.INVALID_REQUEST, f"Request payload validation error: JSON nested deeper than {depth_limit} levels") from None
+    except ValueError as exc:
+        raise A2AError(ErrorType.PARSE_ERROR, f"Invalid JSON payload: {exc}") from None
+    if not _depth(value, depth_limit):
+        raise A2AError(ErrorType.INVALID_REQUEST, f"Request payload validation error: JSON nested deeper than {depth_limit} levels")
+    return value
+
+
+def is_json_type(content_type: str | None, allowed: tuple[str, ...]) -> bool:
+    if content_type is None:
+        return True
+    media = content_type.split(";", 1)[0].strip().lower()
+    return media in allowed
+
+
+def dumps(value: Any) -> bytes:
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False).encode("utf-8")

@@ -1,0 +1,93 @@
+"""The request journal: what every request carried and what it got, bounded in memory.
+
+Entries are plain dicts built cheaply on the request path; bytes are decoded only when read.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import time
+from collections import deque
+from collections.abc import Iterable
+from typing import Any
+
+#: Headers whose values never reach a journal, a log or a report.
+SECRET_HEADERS = frozenset({"authorization", "proxy-authorization", "cookie", "set-cookie", "x-api-key", "x-a2a-notification-token", "x-a2a-lab-token"})
+BODY_KEEP_BYTES = 256 * 1024
+
+
+def redact(name: str, value: str) -> str:
+    if name.lower() not in SECRET_HEADERS:
+        return value
+    scheme, sep, _ = value.partition(" ")
+    return f"{scheme} <redacted>" if sep and name.lower() in ("authorization", "proxy-authorization") else "<redacted>"
+
+
+def redact_headers(headers: Iterable[tuple[str, str]]) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for name, value in headers:
+        key = name.lower()
+        value = redact(key, value)
+        out[key] = f"{out[key]}, {value}" if key in out else value
+    return out
+
+
+def _text(data: bytes) -> dict[str, Any]:
+    kept = data[:BODY_KEEP_BYTES]
+    out: dict[str, Any] = {"size": len(data)}
+    if len(data) > BODY_KEEP_BYTES:
+        out["truncated"] = True
+    try:
+        out["text"] = kept.decode("utf-8")
+    except UnicodeDecodeError:
+        out["base64"] = base64.b64encode(kept).decode("ascii")
+    return out
+
+
+class Journal:
+    def __init__(self, cap: int = 10_000) -> None:
+        self.cap = cap
+        self.entries: deque[dict[str, Any]] = deque()
+        self.dropped = 0
+        self._seq = 0
+        self._t0 = time.monotonic()
+
+    def reset(self) -> None:
+        self.entries.clear()
+        self.dropped = 0
+        self._seq = 0
+        self._t0 = time.monotonic()
+
+    def offset(self) -> float:
+        return round(time.monotonic() - self._t0, 4)
+
+    def open(self, method: str, path: str, query: str, raw_headers: list[tuple[bytes, bytes]], body: bytes, kind: str) -> dict[str, Any]:
+        """Record a request as it arrives, before it is answered (so a stalled answer is still seen)."""
+        self._seq += 1
+        entry: dict[str, Any] = {"seq": self._seq, "t": self.offset(), "kind": kind, "method": method, "path": path,
+                                 "query": query, "_headers": raw_headers, "_body": body}
+        if len(self.entries) >= self.cap:
+            self.entries.popleft()
+            self.dropped += 1
+        self.entries.append(entry)
+        return entry
+
+    @staticmethod
+    def export(entry: dict[str, Any]) -> dict[str, Any]:
+        """An entry as JSON-ready data: headers redacted, bodies decoded."""
+        out = {k: v for k, v in entry.items() if not k.startswith("_")}
+        out["headers"] = redact_headers((k.decode("latin-1"), v.decode("latin-1")) for k, v in entry.get("_headers", []))
+        out["body"] = _text(entry.get("_body", b""))
+        response = out.get("response")
+        if response and "_body" in response:
+            response = {k: v for k, v in response.items() if k != "_body"}
+            response["body"] = _text(entry["response"]["_body"])
+            out["response"] = response
+        return out
+
+    def snapshot(self, since: int = 0) -> dict[str, Any]:
+        return {"dropped": self.dropped, "cap": self.cap, "entries": [self.export(e) for e in list(self.entries) if e["seq"] > since]}
+
+    def jsonl(self) -> str:
+        return "".join(json.dumps(self.export(e), separators=(",", ":")) + "\n" for e in list(self.entries))

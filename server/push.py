@@ -1,0 +1,112 @@
+"""Push notification delivery (spec §4.3.3, §13.2): POST each event to the task's webhooks, in order.
+
+Targets are limited to loopback and an explicit allow-list (SSRF); redirects are not followed.
+Every delivery is journaled (kind `push`) with its credentials redacted.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import ipaddress
+import json
+from typing import Any
+from urllib.parse import urlsplit
+
+import httpx
+
+from a2a_lab.protocol import shapes
+from a2a_lab.protocol.bindings import A2A_JSON, JSON
+from a2a_lab.protocol.versions import Version
+
+from .engine import Event, TaskRecord
+from .state import LabState
+
+TIMEOUT_S = 10.0
+
+
+def target_refusal(url: str, allow: tuple[str, ...]) -> str | None:
+    """Why a webhook URL may not be called, or None when it may."""
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return "not a URL"
+    if parts.scheme not in ("http", "https"):
+        return f"scheme {parts.scheme!r} (use http or https)"
+    host = (parts.hostname or "").lower()
+    if not host:
+        return "no host"
+    if host in allow or host == "localhost":
+        return None
+    try:
+        if ipaddress.ip_address(host).is_loopback:
+            return None
+    except ValueError:
+        pass
+    return f"{host} is neither loopback nor on the scenario's push allow-list (SSRF protection, §13.2)"
+
+
+def payload(rec: TaskRecord, event: Event, version: str) -> tuple[bytes, str]:
+    """1.0: the StreamResponse in HTTP+JSON form; 0.3: the whole Task (0.3 §9.5 example)."""
+    if version == Version.V0_3.value:
+        return json.dumps(shapes.task_out(rec.task, Version.V0_3)).encode(), JSON
+    return json.dumps(event).encode(), A2A_JSON
+
+
+class PushSender:
+    def __init__(self, state: LabState) -> None:
+        self.state = state
+        self._client: httpx.AsyncClient | None = None
+        self._queues: dict[tuple[str, str], asyncio.Queue[tuple[bytes, str] | None]] = {}
+        self._workers: set[asyncio.Task[None]] = set()
+
+    def on_event(self, rec: TaskRecord, event: Event) -> None:
+        limit = self.state.scenario.limits.push_deliveries_per_task
+        for config in list(rec.push_configs.values()):
+            if rec.push_deliveries >= limit:
+                return
+            rec.push_deliveries += 1
+            key = (rec.id, config["id"])
+            queue = self._queues.get(key)
+            if queue is None:
+                queue = self._queues[key] = asyncio.Queue()
+                worker = asyncio.get_running_loop().create_task(self._work(config, queue))
+                self._workers.add(worker)
+                worker.add_done_callback(self._workers.discard)
+            queue.put_nowait(payload(rec, event, config.get("_version", "1.0")))
+
+    async def _work(self, config: dict[str, Any], queue: asyncio.Queue[tuple[bytes, str] | None]) -> None:
+        while True:
+            item = await queue.get()
+            if item is None:
+                return
+            await self._deliver(config, *item)
+
+    async def _deliver(self, config: dict[str, Any], body: bytes, content_type: str) -> None:
+        url = str(config.get("url", ""))
+        headers = {"content-type": content_type}
+        auth = config.get("authentication")
+        if isinstance(auth, dict) and auth.get("scheme"):
+            headers["authorization"] = f"{auth['scheme']} {auth.get('credentials', '')}".strip()
+        if config.get("token"):
+            headers["x-a2a-notification-token"] = str(config["token"])
+        raw_headers = [(k.encode(), v.encode()) for k, v in headers.items()]
+        entry = self.state.journal.open("POST", url, "", raw_headers, body, "push")
+        entry["push"] = {"task_id": config.get("taskId"), "config_id": config.get("id")}
+        refusal = target_refusal(url, self.state.scenario.push_allow)
+        if refusal:
+            entry["response"] = {"refused": refusal}
+            return
+        if self._client is None:
+            self._client = httpx.AsyncClient(timeout=TIMEOUT_S, follow_redirects=False, trust_env=False)
+        try:
+            response = await self._client.post(url, content=body, headers=headers)
+            entry["response"] = {"status": response.status_code}
+        except httpx.HTTPError as exc:
+            entry["response"] = {"failed": f"{type(exc).__name__}: {exc}"}
+
+    async def close(self) -> None:
+        for worker in list(self._workers):
+            worker.cancel()
+        if self._client is not None:
+            await self._client.aclose()
+            self._client = None

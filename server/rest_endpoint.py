@@ -1,0 +1,114 @@
+"""The HTTP+JSON binding (spec §11; 0.3 REST under `/v1`): routes relative to the interface URL."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from starlette.types import Receive, Scope, Send
+
+from a2a_lab.protocol import operations, params, rest
+from a2a_lab.protocol.bindings import A2A_JSON, JSON, Binding
+from a2a_lab.protocol.errors import A2AError, ErrorType
+from a2a_lab.protocol.negotiation import negotiate
+from a2a_lab.protocol.shapes import stream_response_out
+from a2a_lab.protocol.versions import Version
+
+from . import answer, dispatch, http
+from .scenario import Endpoint, Reply
+from .state import LabState
+
+BODY_VERBS = ("POST", "PUT", "PATCH")
+
+
+def _content_type(version: Version) -> str:
+    return A2A_JSON if version is Version.V1_0 else JSON
+
+
+async def _error(scope: Scope, receive: Receive, send: Send, entry: dict[str, Any], err: A2AError, version: Version,
+                 reply: Reply | None = None, status: int | None = None) -> None:
+    code, body = rest.error(err, version)
+    if status is not None:
+        code = status
+        if "error" in body:
+            body["error"]["code"] = status
+    if reply is not None and reply.error_http_status:
+        code = reply.error_http_status
+    entry.setdefault("answer", {}).update({"result_kind": "error", "code": err.code})
+    await answer.send_body(scope, receive, send, entry, code, http.dumps(body), _content_type(version), reply)
+
+
+async def handle(state: LabState, endpoint: Endpoint, scope: Scope, receive: Receive, send: Send, relative: str, base_url: str) -> None:
+    headers, query = http.headers_of(scope), http.query_of(scope)
+    verb = scope["method"]
+    default_version = endpoint.versions[0]
+    try:
+        body = await http.read_body(receive, state.scenario.limits.body_bytes)
+    except http.BodyTooLarge:
+        entry = state.journal.open(verb, scope["path"], scope.get("query_string", b"").decode("latin-1"), scope["headers"], b"", "rest")
+        entry["body_too_large"] = True
+        await _error(scope, receive, send, entry, A2AError(ErrorType.INVALID_REQUEST, f"Request body larger than {state.scenario.limits.body_bytes} bytes"), default_version, status=413)
+        return
+    entry = state.journal.open(verb, scope["path"], scope.get("query_string", b"").decode("latin-1"), scope["headers"], body, "rest")
+    entry["endpoint"] = {"path": endpoint.path, "binding": endpoint.binding.value}
+    found = operations.match_route(verb, relative, endpoint.versions)
+    if found is None:
+        allowed = operations.path_exists(relative, endpoint.versions)
+        if allowed:
+            err = A2AError(ErrorType.METHOD_NOT_FOUND, f"{verb} is not allowed on {relative}; use {', '.join(allowed)}")
+            await _error(scope, receive, send, entry, err, default_version, status=405)
+        else:
+            entry["unmatched"] = True
+            err = A2AError(ErrorType.METHOD_NOT_FOUND, f"a2a-lab: no HTTP+JSON route {verb} {relative} on this interface (A2A {', '.join(v.value for v in endpoint.versions)})")
+            await _error(scope, receive, send, entry, err, default_version)
+        return
+    op, op_version, path_params, tenant = found
+    entry["operation"], entry["version"] = op.value, op_version.value
+    entry["route"] = {"verb": verb, "path": relative, "params": path_params, **({"tenant": tenant} if tenant else {})}
+    requested, given = http.requested_version(headers, query)
+    entry["requested_version"] = requested
+    refused = negotiate(requested, given, op_version, endpoint.versions, f"{verb} {relative}")
+    if refused is not None:
+        await _error(scope, receive, send, entry, refused, op_version)
+        return
+    decoded: Any = {}
+    if verb in BODY_VERBS and body.strip():
+        if not http.is_json_type(headers.get("content-type"), (JSON, A2A_JSON)):
+            err = A2AError(ErrorType.CONTENT_TYPE_NOT_SUPPORTED, f"Unsupported Content-Type {headers.get('content-type')!r}; use application/a2a+json or application/json")
+            await _error(scope, receive, send, entry, err, op_version)
+            return
+        try:
+            decoded = http.decode_json(body, state.scenario.limits.json_depth)
+        except A2AError as err:
+            await _error(scope, receive, send, entry, err, op_version)
+            return
+    if tenant:
+        path_params = {**path_params, "tenant": tenant}
+    query_params = {k: v for k, v in query.items() if k != "A2A-Version"}
+    try:
+        canonical = params.read(op, op_version, True, decoded, path_params, query_params, lenient_kind=state.scenario.lenient_kind)
+    except A2AError as err:
+        await _error(scope, receive, send, entry, err, op_version)
+        return
+    call = dispatch.Call(op, op_version, Binding.HTTP_JSON, f"{verb} {relative}", canonical, headers, base_url)
+    outcome = dispatch.execute(state, call)
+    entry["answer"] = outcome.summary
+    reply = outcome.reply
+    if outcome.error is not None:
+        await _error(scope, receive, send, entry, outcome.error, op_version, reply)
+        return
+    if reply.raw_status is not None:
+        await answer.send_body(scope, receive, send, entry, reply.raw_status, reply.raw_body, reply.raw_content_type, reply)
+        return
+    if outcome.events is not None:
+        def render_event(event: dict[str, Any]) -> Any:
+            return stream_response_out(event, op_version, True)
+
+        def render_error(err: A2AError) -> tuple[Any, str | None]:
+            return rest.error(err, op_version)[1], "error"
+
+        state.open_streams += 1
+        await answer.send_stream(scope, receive, send, entry, state.journal, outcome.events, render_event, render_error, reply,
+                                 on_close=lambda: setattr(state, "open_streams", state.open_streams - 1))
+        return
+    value = dispatch.wire_value(op, outcome.value, op_version, True)
+    await answer.send_body(scope, receive, send, entry, 200, http.dumps(value), _content_type(op_version), reply)

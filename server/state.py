@@ -1,0 +1,82 @@
+"""Everything one served scenario keeps between requests."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+from a2a_lab.protocol import cards
+
+from .engine import Engine
+from .journal import Journal
+from .scenario import Scenario
+
+PAD_FIELD = "x-a2a-lab-padding"
+
+
+def substitute(value: Any, base_url: str) -> Any:
+    if isinstance(value, str):
+        return value.replace("{base_url}", base_url)
+    if isinstance(value, list):
+        return [substitute(v, base_url) for v in value]
+    if isinstance(value, dict):
+        return {k: substitute(v, base_url) for k, v in value.items()}
+    return value
+
+
+def render_card(scenario: Scenario, base_url: str) -> bytes:
+    """The card bytes to serve: the object with {base_url} filled in (padded if asked), or the raw text."""
+    spec = scenario.card
+    if spec.raw is not None:
+        return spec.raw.replace(b"{base_url}", base_url.encode()) if spec.substitute_raw else spec.raw
+    doc = substitute(spec.object, base_url)
+    body = json.dumps(doc, separators=(",", ":")).encode()
+    if spec.pad_to and len(body) < spec.pad_to:
+        doc = {**doc, PAD_FIELD: ""}
+        overhead = len(json.dumps(doc, separators=(",", ":")).encode())
+        doc[PAD_FIELD] = "x" * max(0, spec.pad_to - overhead)
+        body = json.dumps(doc, separators=(",", ":")).encode()
+    return body
+
+
+@dataclass
+class LabState:
+    """Cards are rendered per base URL (the origin a client used, plus the scenario's prefix), so the
+    same server answers correctly on 127.0.0.1, on localhost and behind a compose service name."""
+
+    scenario: Scenario
+    journal: Journal
+    engine: Engine
+    card_doc: Any
+    calls: Counter[str] = field(default_factory=Counter)
+    open_streams: int = 0
+    _cards: dict[str, bytes] = field(default_factory=dict)
+
+    @classmethod
+    def build(cls, scenario: Scenario) -> LabState:
+        try:
+            doc = json.loads(render_card(scenario, "http://a2a-lab.invalid"))
+        except ValueError:
+            doc = None
+        return cls(scenario, Journal(scenario.limits.journal_entries), Engine(scenario.seed), doc)
+
+    def card_bytes(self, base_url: str) -> bytes:
+        body = self._cards.get(base_url)
+        if body is None:
+            if len(self._cards) > 64:
+                self._cards.clear()
+            body = self._cards[base_url] = render_card(self.scenario, base_url)
+        return body
+
+    def capability(self, name: str) -> bool:
+        return cards.capability(self.card_doc, name)
+
+    def reset(self) -> None:
+        """Forget tasks, calls and journal: the scenario starts again (same seed, same ids)."""
+        on_event = self.engine.on_event
+        self.engine = Engine(self.scenario.seed)
+        self.engine.on_event = on_event
+        self.journal.reset()
+        self.calls.clear()

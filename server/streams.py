@@ -1,0 +1,134 @@
+"""Event streams for SendStreamingMessage and SubscribeToTask, with the scenario's deviations.
+
+Yields canonical events plus two markers the endpoints render: `Comment` (an SSE comment line) and
+`StreamError` (an error event, after which the stream closes).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Union
+
+from a2a_lab.protocol.errors import A2AError, ErrorType
+from a2a_lab.protocol.states import TaskState
+
+from .engine import Event, TaskRecord
+from .scenario import StreamScript
+
+if TYPE_CHECKING:
+    from .state import LabState
+
+
+@dataclass(frozen=True)
+class Comment:
+    text: str
+
+
+@dataclass(frozen=True)
+class StreamError:
+    error: A2AError
+
+
+Item = Union[Event, Comment, StreamError]
+
+
+def _is_terminal_status(event: Event) -> bool:
+    update = event.get("statusUpdate")
+    return bool(update) and TaskState(update["status"]["state"]).terminal
+
+
+def _stops_here(rec: TaskRecord, script: StreamScript) -> bool:
+    return rec.state.terminal or (rec.state.interrupted and script.close_at_interrupted)
+
+
+def _stream_error(script: StreamScript) -> StreamError:
+    from a2a_lab.protocol import errors
+
+    spec = script.error
+    etype = errors.by_name(spec) if isinstance(spec, str) else errors.by_code(spec)
+    return StreamError(A2AError(etype or ErrorType.INTERNAL_ERROR, "Error injected mid-stream by the scenario"))
+
+
+class _Emitter:
+    """Applies duplicate / error-after / omit-terminal to the events of one stream."""
+
+    def __init__(self, script: StreamScript) -> None:
+        self.script, self.count, self.done = script, 0, False
+
+    def out(self, event: Event) -> list[Item]:
+        if self.done:
+            return []
+        if self.script.omit_terminal and _is_terminal_status(event):
+            self.done = True
+            return []
+        items: list[Item] = [event, event] if self.script.duplicate_events else [event]
+        self.count += 1
+        if self.script.error_after is not None and self.count >= self.script.error_after:
+            self.done = True
+            items.append(_stream_error(self.script))
+        return items
+
+
+async def single(event: Event) -> AsyncIterator[Item]:
+    yield event
+
+
+def _first(rec: TaskRecord, script: StreamScript, snapshot: dict[str, Any]) -> Event:
+    if script.first_event == "status":
+        return {"statusUpdate": {"taskId": rec.id, "contextId": rec.task["contextId"], "status": rec.task["status"]}}
+    return {"task": snapshot}
+
+
+async def drive(state: LabState, rec: TaskRecord, script: StreamScript, resume: bool = False) -> AsyncIterator[Item]:
+    """Stream a task this call created (or resumed): first a snapshot, then each step until a stop."""
+    engine, emit = state.engine, _Emitter(script)
+    for text in script.comments:
+        yield Comment(text)
+    for item in emit.out(_first(rec, script, engine.snapshot(rec))):
+        yield item
+    first_round = resume
+    while not emit.done:
+        if rec.at_last_step or (not first_round and _stops_here(rec, script)) or rec.state.terminal:
+            break
+        first_round = False
+        wait = engine.next_move_in(rec)
+        delay = script.interval_ms / 1000 if wait is None else max(wait, script.interval_ms / 1000)
+        if delay:
+            await asyncio.sleep(delay)
+        for event in engine.step(rec):
+            for item in emit.out(event):
+                yield item
+    if script.final_snapshot and not emit.done:
+        yield {"task": engine.snapshot(rec)}
+
+
+async def subscribe(state: LabState, rec: TaskRecord, script: StreamScript) -> AsyncIterator[Item]:
+    """SubscribeToTask: a snapshot first (§3.1.6), then the task's events as they happen, until a stop."""
+    engine, emit = state.engine, _Emitter(script)
+    queue: asyncio.Queue[Event | None] = asyncio.Queue()
+    rec.listeners.append(queue)
+    try:
+        for text in script.comments:
+            yield Comment(text)
+        for item in emit.out({"task": engine.snapshot(rec)}):
+            yield item
+        stopped = _stops_here(rec, script)
+        while not emit.done and not stopped:
+            wait = engine.next_move_in(rec) if queue.empty() else None
+            try:
+                event = await asyncio.wait_for(queue.get(), timeout=wait) if wait is not None else await queue.get()
+            except asyncio.TimeoutError:
+                engine.tick(rec)
+                continue
+            if event is None:
+                break
+            for item in emit.out(event):
+                yield item
+            update = event.get("statusUpdate")
+            if update:
+                state_now = TaskState(update["status"]["state"])
+                stopped = state_now.terminal or (state_now.interrupted and script.close_at_interrupted)
+    finally:
+        rec.listeners.remove(queue)
