@@ -38,9 +38,9 @@ def route_path_of(scope: Scope) -> str:
 class ScenarioApp:
     """Serves one scenario: its card, its endpoints, its admin API. Unknown paths answer loudly."""
 
-    def __init__(self, scenario: Scenario, admin_token: str | None = None) -> None:
+    def __init__(self, scenario: Scenario, admin_token: str | None = None, seed: int = 0) -> None:
         self.scenario = scenario
-        self.state = LabState.build(scenario)
+        self.state = LabState.build(scenario, seed)
         self.push = PushSender(self.state)
         self.state.engine.on_event = self.push.on_event
         self.admin_token = admin_token

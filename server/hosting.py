@@ -6,6 +6,7 @@ import asyncio
 import errno
 import socket
 import threading
+from collections.abc import Callable
 from typing import Any
 
 import uvicorn
@@ -87,8 +88,10 @@ class BackgroundServer:
         self.stop()
 
 
-def serve_forever(app: Any, host: str, port: int, log_level: str = "info") -> None:
+def serve_forever(app: Any, host: str, port: int, log_level: str = "info", on_ready: Callable[[str], None] | None = None) -> None:
     sock = bind(host, port)
+    if on_ready is not None:
+        on_ready(origin(sock))
     server = uvicorn.Server(config(app, log_level, access_log=False))
     try:
         asyncio.run(server.serve(sockets=[sock]))

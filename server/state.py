@@ -41,6 +41,11 @@ def render_card(scenario: Scenario, base_url: str) -> bytes:
     return body
 
 
+def effective_seed(scenario: Scenario, run_seed: int) -> int:
+    """One seed threads every random choice: the scenario's own, varied by the run's."""
+    return scenario.seed + run_seed * 1_000_003
+
+
 @dataclass
 class LabState:
     """Cards are rendered per base URL (the origin a client used, plus the scenario's prefix), so the
@@ -52,15 +57,18 @@ class LabState:
     card_doc: Any
     calls: Counter[str] = field(default_factory=Counter)
     open_streams: int = 0
+    run_seed: int = 0
     _cards: dict[str, bytes] = field(default_factory=dict)
 
     @classmethod
-    def build(cls, scenario: Scenario) -> LabState:
+    def build(cls, scenario: Scenario, run_seed: int = 0) -> LabState:
         try:
             doc = json.loads(render_card(scenario, "http://a2a-lab.invalid"))
         except ValueError:
             doc = None
-        return cls(scenario, Journal(scenario.limits.journal_entries), Engine(scenario.seed), doc)
+        state = cls(scenario, Journal(scenario.limits.journal_entries), Engine(effective_seed(scenario, run_seed)), doc)
+        state.run_seed = run_seed
+        return state
 
     def card_bytes(self, base_url: str) -> bytes:
         body = self._cards.get(base_url)
@@ -76,7 +84,7 @@ class LabState:
     def reset(self) -> None:
         """Forget tasks, calls and journal: the scenario starts again (same seed, same ids)."""
         on_event = self.engine.on_event
-        self.engine = Engine(self.scenario.seed)
+        self.engine = Engine(effective_seed(self.scenario, self.run_seed))
         self.engine.on_event = on_event
         self.journal.reset()
         self.calls.clear()

@@ -1,0 +1,82 @@
+"""Discovery and interface selection (spec §8.2, §8.3)."""
+
+from __future__ import annotations
+
+from a2a_lab.protocol.bindings import Binding
+
+from ..journal_view import RunView
+from ..model import CheckResult, Level
+from .base import Check, check
+
+
+@check("CARD-DISCOVERY", Level.MUST, "A2A 1.0 §8.2, §5.6.3 (0.3)", "Card fetched before the first call",
+       "A client discovers the agent by fetching its card from /.well-known/agent-card.json (a legacy /.well-known/agent.json "
+       "fallback is tolerated) before calling it.")
+def card_discovery(view: RunView, c: Check) -> CheckResult:
+    if not view.calls and not view.card_fetches:
+        return c.skipped("the client made no request")
+    first_call = view.calls[0].seq if view.calls else None
+    fetched = [e for e in view.card_fetches if first_call is None or e["seq"] < first_call]
+    if not fetched:
+        return c.broken("the client called the agent without reading its card first", "GET /.well-known/agent-card.json before any call",
+                        f"first request was {view.calls[0].label()}", [view.calls[0]])
+    paths = sorted({e.get("card_path", e["path"]) for e in fetched})
+    return c.passed(f"card fetched from {', '.join(paths)} before the first call")
+
+
+@check("INTERFACE-SELECTION", Level.MUST, "A2A 1.0 §8.3.2 rules 1-2", "First supported interface chosen",
+       "Clients MUST select the first entry of supportedInterfaces whose binding (and version) they support; a mixed-version "
+       "card is not a reason to give up. What a client supports is what it is seen to use anywhere in the run, or what "
+       "--client-supports declares.")
+def interface_selection(view: RunView, c: Check) -> CheckResult:
+    expected = view.expected_interface()
+    if expected is None:
+        return c.skipped("the card lists no interface this client is known to support")
+    if not view.a2a_calls:
+        if view.calls:
+            return c.skipped("the client made no A2A call the server could route (see URL-FROM-CARD)")
+        return c.broken("the client gave up although the card offers an interface it supports", f"a call to {expected.label}", "no A2A call at all")
+    first = view.a2a_calls[0]
+    declared = view.declared(first)
+    chosen = next((i for i in declared if i.known_version is first.version), None)
+    if chosen is not None and chosen == expected:
+        return c.passed(f"used the first supported interface: #{expected.index} {expected.label}", [first])
+    actual = chosen.label if chosen else f"{first.binding.value if first.binding else '?'} {first.version.value if first.version else '?'} at {first.endpoint_path}"
+    return c.broken("the first call did not go to the first interface (in card order) that the client supports",
+                    f"#{expected.index} {expected.label}", actual + (f" (#{chosen.index})" if chosen else ""), [first])
+
+
+@check("URL-FROM-CARD", Level.MUST, "A2A 1.0 §8.3.2 rule 3; 0.3 §5.6.3", "Requests go to a declared URL",
+       "A client MUST use the URL declared for the chosen interface; requests to paths the card does not declare reach nothing.")
+def url_from_card(view: RunView, c: Check) -> CheckResult:
+    stray = [call for call in view.calls if call.entry.get("unmatched")]
+    if not view.calls:
+        return c.skipped("the client made no request")
+    if stray:
+        return c.broken("the client sent requests to URLs the card does not declare", "only interface URLs from the card",
+                        ", ".join(f"{s.entry['method']} {s.entry['path']}" for s in stray[:5]), stray)
+    return c.passed("every request went to a URL the card declares")
+
+
+@check("TENANT", Level.MUST, "A2A 1.0 §8.3.2 rule 4; AgentInterface.tenant", "Tenant copied from the interface",
+       "When the chosen interface has a tenant, every request carries exactly that tenant; when it has none, requests omit it.")
+def tenant(view: RunView, c: Check) -> CheckResult:
+    if not view.a2a_calls:
+        return c.skipped("no A2A call")
+    wrong = []
+    for call in view.a2a_calls:
+        declared = [i for i in view.declared(call) if i.known_version is call.version]
+        want = declared[0].tenant if declared else None
+        if call.binding is Binding.HTTP_JSON:
+            have = call.entry.get("route", {}).get("tenant")
+        else:
+            params = call.params()
+            have = params.get("tenant") if isinstance(params, dict) else None
+        if (want or None) != (have or None):
+            wrong.append((call, want, have))
+    if wrong:
+        call, want, have = wrong[0]
+        return c.broken("a request's tenant differs from the interface's", repr(want) if want else "no tenant", repr(have) if have else "no tenant", [w[0] for w in wrong])
+    tenants = {i.tenant for i in view.interfaces if i.tenant}
+    return c.passed("tenant copied exactly" if tenants else "no tenant declared and none sent")
+

@@ -1,0 +1,111 @@
+"""Request form: JSON-RPC envelopes, HTTP+JSON bodies, message shapes and ids (spec §4.1, §5.5, §9, §11)."""
+
+from __future__ import annotations
+
+import json
+
+from a2a_lab.protocol import shapes
+from a2a_lab.protocol.bindings import A2A_JSON, JSON, Binding
+from a2a_lab.protocol.operations import Operation
+
+from ..journal_view import Call, RunView
+from ..model import CheckResult, Level
+from .base import Check, check
+
+_SENDS = (Operation.SEND_MESSAGE, Operation.SEND_STREAMING_MESSAGE)
+
+
+def _media(call: Call) -> str:
+    return call.headers.get("content-type", "").split(";", 1)[0].strip().lower()
+
+
+def _envelope_problem(call: Call) -> str | None:
+    if _media(call) != JSON:
+        return f"Content-Type {call.headers.get('content-type', '(none)')!r} (JSON-RPC requests use application/json)"
+    try:
+        body = json.loads(call.body_text)
+    except ValueError:
+        return "the body is not JSON"
+    if not isinstance(body, dict):
+        return "the body is not a JSON object (batches are not A2A)"
+    if body.get("jsonrpc") != "2.0":
+        return f'"jsonrpc" is {body.get("jsonrpc")!r}, not "2.0"'
+    if "id" not in body or body["id"] is None or isinstance(body["id"], bool) or not isinstance(body["id"], (str, int)):
+        return f'"id" is {body.get("id", "(missing)")!r}; A2A requests need a string or number id'
+    if not isinstance(body.get("method"), str):
+        return '"method" is missing'
+    if "params" in body and not isinstance(body["params"], dict):
+        return '"params" is not an object'
+    return None
+
+
+@check("JSONRPC-ENVELOPE", Level.MUST, "A2A 1.0 §9, §9.3; 0.3 §3.2.1, §6.11; JSON-RPC 2.0", "Valid JSON-RPC 2.0 request",
+       'JSON-RPC requests MUST be valid JSON-RPC 2.0 objects ("jsonrpc": "2.0", an id, a method, params as an object) sent with '
+       "Content-Type: application/json.")
+def jsonrpc_envelope(view: RunView, c: Check) -> CheckResult:
+    rpc = [call for call in view.calls if call.entry.get("kind") == "jsonrpc"]
+    if not rpc:
+        return c.skipped("no JSON-RPC request")
+    for call in rpc:
+        problem = _envelope_problem(call)
+        if problem:
+            return c.broken("a JSON-RPC request is malformed", "a JSON-RPC 2.0 request object with application/json", problem, [call])
+    return c.passed(f"{len(rpc)} well-formed JSON-RPC requests")
+
+
+@check("HTTP-JSON-REQUEST", Level.MUST, "A2A 1.0 §11, §11.5; D5", "Well-formed HTTP+JSON requests",
+       "HTTP+JSON request bodies are JSON sent as application/a2a+json (v1.0.1) or application/json (v1.0.0); GET and DELETE "
+       "carry their parameters in the path and query, not in a body.")
+def http_json_request(view: RunView, c: Check) -> CheckResult:
+    rest = [call for call in view.a2a_calls if call.binding is Binding.HTTP_JSON]
+    if not rest:
+        return c.skipped("no HTTP+JSON request")
+    for call in rest:
+        verb = call.entry.get("method")
+        if verb in ("GET", "DELETE"):
+            if call.body_text.strip():
+                return c.broken(f"{verb} with a body", "parameters in the path and query", "a request body", [call])
+            continue
+        if call.body_text.strip():
+            if _media(call) not in (JSON, A2A_JSON):
+                return c.broken("a body with the wrong Content-Type", "application/a2a+json or application/json", call.headers.get("content-type", "(none)"), [call])
+            try:
+                json.loads(call.body_text)
+            except ValueError:
+                return c.broken("a body that is not JSON", "a JSON body", call.body_text[:80], [call])
+    return c.passed(f"{len(rest)} well-formed HTTP+JSON requests")
+
+
+@check("BODY-SHAPE", Level.MUST, "A2A 1.0 §4.1, §5.5 (ProtoJSON: camelCase, enum names, no `kind`); 0.3 §6 (kind discriminators)",
+       "Message shape matches the version",
+       "A message has the shape of the version it is sent in: 1.0 uses ROLE_USER and parts discriminated by member name "
+       "(text/raw/url/data) with no `kind`; 0.3 uses role \"user\" and `kind` on the message and on every part.")
+def body_shape(view: RunView, c: Check) -> CheckResult:
+    sends = [call for call in view.a2a_calls if call.operation in _SENDS and call.version is not None]
+    if not sends:
+        return c.skipped("no message was sent")
+    for call in sends:
+        message = call.message()
+        _, problems = shapes.parse_message(message, call.version, call.binding is Binding.HTTP_JSON, "message")  # type: ignore[arg-type]
+        if problems:
+            listed = "; ".join(str(p) for p in problems[:4])
+            return c.broken(f"the message is not valid A2A {call.version.value}", f"an A2A {call.version.value} message", listed, [call])  # type: ignore[union-attr]
+    return c.passed(f"{len(sends)} message(s) shaped for their version")
+
+
+@check("MESSAGE-ID-UNIQUE", Level.MUST, "A2A 1.0 §4.1.1 Message.messageId (REQUIRED, created by the sender)", "Unique messageId",
+       "Every message carries a messageId the client created, and a client does not reuse one for a different message.")
+def message_id_unique(view: RunView, c: Check) -> CheckResult:
+    sends = [call for call in view.a2a_calls if call.operation in _SENDS]
+    if not sends:
+        return c.skipped("no message was sent")
+    seen: dict[str, Call] = {}
+    for call in sends:
+        message = call.message()
+        mid = (message.get("messageId") or message.get("message_id")) if isinstance(message, dict) else None
+        if not isinstance(mid, str) or not mid:
+            return c.broken("a message without messageId", "a non-empty messageId", repr(mid), [call])
+        if mid in seen and seen[mid].body_text != call.body_text:
+            return c.broken("a messageId was reused for a different message", "a new messageId per message", f"{mid!r} twice", [seen[mid], call])
+        seen[mid] = call
+    return c.passed(f"{len(seen)} distinct messageId(s)")

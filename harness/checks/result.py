@@ -1,0 +1,47 @@
+"""The client's own account (the optional A2A_LAB_RESULT file) against what the server really sent."""
+
+from __future__ import annotations
+
+from a2a_lab.protocol import states
+
+from ..journal_view import RunView
+from ..model import CheckResult, Level, Outcome
+from .base import Check, check
+
+
+def _norm(text: str) -> str:
+    return " ".join(str(text).split())
+
+
+@check("RESULT-MATCHES", Level.MUST, "a2a-lab client handshake (README); A2A 1.0 §3.1.1, §4.1", "The client understood the answer",
+       "When the client writes A2A_LAB_RESULT, its kind (message, task or error), final state and text agree with what the "
+       "server actually sent. Not writing it is allowed (UNIMPLEMENTED).")
+def result_matches(view: RunView, c: Check) -> CheckResult:
+    result = view.client_result
+    if result is None:
+        return c.result(Outcome.UNIMPLEMENTED, "the client wrote no A2A_LAB_RESULT")
+    final = view.final_answer()
+    kind = result.get("kind")
+    if final is None:
+        if kind == "error":
+            return c.passed("the client reported the error the server gave")
+        return c.broken("the client reports an answer the server never gave", "kind: error (the server sent no message or task)", f"kind: {kind!r}")
+    if kind != final.kind:
+        return c.broken("the client misread the kind of answer", f"kind: {final.kind}", f"kind: {kind!r}")
+    if final.kind == "task" and final.state is not None:
+        reported = states.parse(result.get("state"))
+        if reported is not final.state:
+            return c.broken("the client reports another task state than the server's last", final.state.short, repr(result.get("state")))
+    text = _norm(result.get("text") or "")
+    sent = _norm(" ".join(o.text for o in view.observations()))
+    if text and text not in sent and _norm(final.text) not in text:
+        return c.broken("the client's text is not what the server sent", final.text[:200] or "(no text)", text[:200])
+    return c.passed(f"the client understood a {final.kind}" + (f" in {final.state.short}" if final.state else ""))
+
+
+@check("CLIENT-INFO", Level.INFO, "A2A 1.0 §7 (informative)", "What the client is",
+       "Recorded, never judged: the client's User-Agent, exit code and the interfaces it used.")
+def client_info(view: RunView, c: Check) -> CheckResult:
+    agents = sorted({call.headers.get("user-agent", "(none)") for call in view.calls} | {e.get("headers", {}).get("user-agent", "(none)") for e in view.card_fetches})
+    used = sorted({f"{call.binding.value} {call.version.value}" for call in view.a2a_calls if call.binding and call.version})
+    return c.result(Outcome.INFORMATIONAL, f"user-agent {', '.join(agents) or '(no request)'}; exit code {view.client_exit}; used {', '.join(used) or 'no interface'}")

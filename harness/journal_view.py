@@ -1,0 +1,223 @@
+"""A scenario run's journal read back as A2A calls, with the card's interfaces resolved against it."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from a2a_lab.protocol import cards, shapes, states
+from a2a_lab.protocol.bindings import Binding
+from a2a_lab.protocol.cards import Interface
+from a2a_lab.protocol.operations import Operation
+from a2a_lab.protocol.states import TaskState
+from a2a_lab.protocol.versions import Version
+
+
+@dataclass
+class Call:
+    """One A2A request (JSON-RPC or HTTP+JSON) as the server journaled it."""
+
+    entry: dict[str, Any]
+
+    @property
+    def seq(self) -> int:
+        return int(self.entry["seq"])
+
+    @property
+    def t(self) -> float:
+        return float(self.entry.get("t", 0.0))
+
+    @property
+    def operation(self) -> Operation | None:
+        op = self.entry.get("operation")
+        return Operation(op) if op else None
+
+    @property
+    def version(self) -> Version | None:
+        v = self.entry.get("version")
+        return Version(v) if v else None
+
+    @property
+    def binding(self) -> Binding | None:
+        ep = self.entry.get("endpoint")
+        return Binding(ep["binding"]) if ep else None
+
+    @property
+    def endpoint_path(self) -> str | None:
+        ep = self.entry.get("endpoint")
+        return ep["path"] if ep else None
+
+    @property
+    def headers(self) -> dict[str, str]:
+        return self.entry.get("headers", {})
+
+    @property
+    def body_text(self) -> str:
+        return self.entry.get("body", {}).get("text", "")
+
+    def body_json(self) -> Any:
+        try:
+            return json.loads(self.body_text)
+        except ValueError:
+            return None
+
+    @property
+    def rpc_method(self) -> str | None:
+        rpc = self.entry.get("rpc")
+        return rpc.get("method") if rpc else None
+
+    @property
+    def answer(self) -> dict[str, Any]:
+        return self.entry.get("answer", {})
+
+    @property
+    def error_code(self) -> int | None:
+        return self.answer.get("code") if self.answer.get("result_kind") == "error" else None
+
+    def params(self) -> Any:
+        """The request's params (JSON-RPC) or body (HTTP+JSON)."""
+        body = self.body_json()
+        if self.entry.get("kind") == "jsonrpc":
+            return body.get("params") if isinstance(body, dict) else None
+        return body
+
+    def message(self) -> Any:
+        p = self.params()
+        if not isinstance(p, dict):
+            return None
+        if self.binding is Binding.HTTP_JSON and self.version is Version.V0_3 and "message" not in p:
+            return p.get("request")
+        return p.get("message")
+
+    def label(self) -> str:
+        what = self.rpc_method or f"{self.entry.get('method')} {self.entry.get('path')}"
+        return f"#{self.seq} {what}"
+
+    def quote(self, limit: int = 600) -> str:
+        head = f"{self.entry.get('method')} {self.entry.get('path')}"
+        version = self.headers.get("a2a-version")
+        lines = [head] + ([f"A2A-Version: {version}"] if version is not None else []) + [f"Content-Type: {self.headers.get('content-type', '(none)')}"]
+        body = self.body_text
+        if body:
+            lines.append(body if len(body) <= limit else body[:limit] + f"... ({len(body)} bytes)")
+        return "\n".join(lines)
+
+    def responses(self) -> list[Any]:
+        """The decoded answer bodies (one, or one per SSE event)."""
+        out: list[Any] = []
+        if self.entry.get("events") is not None:
+            for ev in self.entry["events"]:
+                if "data" in ev:
+                    out.append(ev["data"])
+            return out
+        text = self.entry.get("response", {}).get("body", {}).get("text")
+        if text:
+            try:
+                out.append(json.loads(text))
+            except ValueError:
+                pass
+        return out
+
+
+@dataclass
+class Observed:
+    """What the server told the client about a task or message, in canonical terms."""
+
+    kind: str  # message | task
+    state: TaskState | None = None
+    task_id: str | None = None
+    text: str = ""
+    seq: int = 0
+
+
+def _texts(parts: Any) -> list[str]:
+    if not isinstance(parts, list):
+        return []
+    return [p["text"] for p in parts if isinstance(p, dict) and isinstance(p.get("text"), str)]
+
+
+def observe(call: Call) -> list[Observed]:
+    """Every message or task state the server sent in answer to a call, in order."""
+    out: list[Observed] = []
+    version, rest = call.version, call.binding is Binding.HTTP_JSON
+    if version is None:
+        return out
+    for body in call.responses():
+        value = body.get("result") if isinstance(body, dict) and call.entry.get("kind") == "jsonrpc" else body
+        if not isinstance(value, dict):
+            continue
+        op = call.operation
+        if op in (Operation.GET_TASK, Operation.CANCEL_TASK):
+            value = {"task": value} if (version is Version.V1_0 or rest) else value
+        if version is Version.V0_3 and not rest and "kind" not in value and op is not None and op in (Operation.GET_TASK, Operation.CANCEL_TASK):
+            value = {**value, "kind": "task"}
+        kind = shapes.stream_event_kind(value, version, rest)
+        inner = value if (version is Version.V0_3 and not rest) else value.get(kind or "", {})
+        if not isinstance(inner, dict):
+            continue
+        if kind == "message":
+            out.append(Observed("message", text=" ".join(_texts(inner.get("content") if rest and version is Version.V0_3 else inner.get("parts"))), seq=call.seq))
+        elif kind == "task":
+            texts = [t for a in inner.get("artifacts") or [] if isinstance(a, dict) for t in _texts(a.get("parts"))]
+            status = inner.get("status") or {}
+            msg = status.get("message") if isinstance(status, dict) else None
+            if isinstance(msg, dict):
+                texts += _texts(msg.get("content") if rest and version is Version.V0_3 else msg.get("parts"))
+            out.append(Observed("task", states.parse(status.get("state")) if isinstance(status, dict) else None, inner.get("id"), " ".join(texts), call.seq))
+        elif kind == "statusUpdate":
+            status = inner.get("status") or {}
+            out.append(Observed("task", states.parse(status.get("state")), inner.get("taskId"), "", call.seq))
+        elif kind == "artifactUpdate":
+            art = inner.get("artifact") or {}
+            out.append(Observed("task", None, inner.get("taskId"), " ".join(_texts(art.get("parts"))), call.seq))
+    return out
+
+
+@dataclass
+class RunView:
+    """Everything the checks read about one scenario run."""
+
+    base_url: str
+    card: Any
+    entries: list[dict[str, Any]]
+    supports: set[tuple[Binding, Version]]
+    client_result: dict[str, Any] | None = None
+    client_exit: int | None = None
+    action: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.card_fetches = [e for e in self.entries if e.get("kind") == "card"]
+        self.calls = [Call(e) for e in self.entries if e.get("kind") in ("jsonrpc", "rest", "unmatched")]
+        self.a2a_calls = [c for c in self.calls if c.operation is not None]
+        self.interfaces: list[Interface] = cards.interfaces(self.card)
+
+    def interface_path(self, iface: Interface) -> str | None:
+        """The interface's path on this server, or None when it points elsewhere."""
+        if not iface.url.startswith(self.base_url):
+            return None
+        return iface.url[len(self.base_url):].rstrip("/") or "/"
+
+    def declared(self, call: Call) -> list[Interface]:
+        """The card's interfaces that a call's URL and binding match."""
+        return [i for i in self.interfaces if self.interface_path(i) == call.endpoint_path and i.core_binding is call.binding]
+
+    def expected_interface(self) -> Interface | None:
+        return cards.select(self.interfaces, self.supports)
+
+    def observations(self) -> list[Observed]:
+        return [o for c in self.a2a_calls for o in observe(c)]
+
+    def final_answer(self) -> Observed | None:
+        """The last message, or the latest state of the last task, that the server sent."""
+        obs = self.observations()
+        if not obs:
+            return None
+        last = obs[-1]
+        if last.kind == "message":
+            return last
+        task_id = next((o.task_id for o in reversed(obs) if o.task_id), None)
+        of_task = [o for o in obs if o.kind == "task" and (o.task_id == task_id or o.task_id is None)]
+        state = next((o.state for o in reversed(of_task) if o.state is not None), None)
+        text = " ".join(o.text for o in of_task if o.text)
+        return Observed("task", state, task_id, text, of_task[-1].seq if of_task else last.seq)

@@ -1,0 +1,95 @@
+"""The result model every report is made from."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from enum import Enum
+from typing import Any
+
+
+class Level(str, Enum):
+    MUST = "MUST"
+    SHOULD = "SHOULD"
+    MAY = "MAY"
+    INFO = "INFO"
+
+
+class Outcome(str, Enum):
+    PASS = "PASS"
+    NON_STRICT = "NON_STRICT"  # a SHOULD missed
+    FAIL = "FAIL"  # a MUST broken
+    INFORMATIONAL = "INFORMATIONAL"  # recorded, never judged
+    UNIMPLEMENTED = "UNIMPLEMENTED"  # an optional capability the client did not attempt
+    SKIPPED = "SKIPPED"  # the situation the check judges did not arise
+    TIMEOUT = "TIMEOUT"  # scenario: the client did not finish in time
+    NO_CONTACT = "NO_CONTACT"  # scenario: the client never reached the server
+    ERROR = "ERROR"  # scenario: a harness fault
+
+
+#: How bad an outcome is, for picking a scenario's outcome from its checks.
+SEVERITY = {Outcome.ERROR: 7, Outcome.TIMEOUT: 6, Outcome.NO_CONTACT: 5, Outcome.FAIL: 4, Outcome.NON_STRICT: 3,
+            Outcome.PASS: 2, Outcome.UNIMPLEMENTED: 1, Outcome.INFORMATIONAL: 0, Outcome.SKIPPED: 0}
+GATING = frozenset({Outcome.FAIL, Outcome.TIMEOUT, Outcome.NO_CONTACT, Outcome.ERROR})
+
+
+@dataclass
+class CheckResult:
+    id: str
+    level: Level
+    outcome: Outcome
+    message: str
+    section: str = ""
+    requirement: str = ""
+    expected: str = ""
+    actual: str = ""
+    #: Journal sequence numbers of the requests that show it.
+    evidence: list[int] = field(default_factory=list)
+    #: The offending request, quoted from the journal.
+    quote: str = ""
+    baseline: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        out = asdict(self)
+        out["level"], out["outcome"] = self.level.value, self.outcome.value
+        return out
+
+
+@dataclass
+class ClientRun:
+    command: list[str]
+    exit_code: int | None
+    duration: float
+    timed_out: bool
+    stdout_tail: str = ""
+    stderr_tail: str = ""
+    result: dict[str, Any] | None = None
+    result_error: str | None = None
+    start_error: str | None = None
+
+
+@dataclass
+class ScenarioResult:
+    id: str
+    title: str
+    group: str
+    outcome: Outcome
+    checks: list[CheckResult]
+    client: ClientRun | None
+    seed: int
+    duration: float
+    harness_cost: float = 0.0
+    journal: list[dict[str, Any]] = field(default_factory=list)
+    journal_dropped: int = 0
+    error: str | None = None
+
+    def check(self, check_id: str) -> CheckResult | None:
+        return next((c for c in self.checks if c.id == check_id), None)
+
+    def to_json(self, with_journal: bool = True) -> dict[str, Any]:
+        out: dict[str, Any] = {"id": self.id, "title": self.title, "group": self.group, "outcome": self.outcome.value, "seed": self.seed,
+                               "duration": round(self.duration, 3), "harness_cost": round(self.harness_cost, 4), "error": self.error,
+                               "checks": [c.to_json() for c in self.checks],
+                               "client": asdict(self.client) if self.client else None, "journal_dropped": self.journal_dropped}
+        if with_journal:
+            out["journal"] = self.journal
+        return out

@@ -1,0 +1,69 @@
+"""What can go wrong, as exceptions the client turns into a clear `error` in its result (never a traceback)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from a2a_lab.protocol.bindings import Binding
+from a2a_lab.protocol.errors import ERROR_INFO_TYPE, ErrorType, by_code
+
+#: JSON-RPC codes after which the next declared interface is tried (§5.2 SHOULD implement fallback).
+_FALLBACK_CODES = frozenset({ErrorType.METHOD_NOT_FOUND.code, ErrorType.VERSION_NOT_SUPPORTED.code})
+_FALLBACK_REASONS = frozenset({ErrorType.VERSION_NOT_SUPPORTED.kind.reason})
+_FALLBACK_HTTP = frozenset({404, 405})
+
+
+@dataclass
+class ClientFailure(Exception):
+    """`type` is a stable word for machines (discovery, selection, transport, http, invalid_response,
+    remote, no_answer); `message` is a sentence for people."""
+
+    type: str
+    message: str
+    details: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        Exception.__init__(self, self.message)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"type": self.type, "message": self.message, **self.details}
+
+
+class UsageFailure(ClientFailure):
+    """The caller asked for something impossible (a bad URL, a bad option): exit code 2."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__("usage", message)
+
+
+def remote_error(message: str, *, code: int | None = None, http_status: int | None = None, reason: str | None = None,
+                 data: Any = None, **details: Any) -> ClientFailure:
+    """The server answered with an error (JSON-RPC error object, or an HTTP+JSON error status)."""
+    info: dict[str, Any] = {k: v for k, v in (("code", code), ("http_status", http_status), ("reason", reason)) if v is not None}
+    known = by_code(code) if code is not None else None
+    if known is not None:
+        info["name"] = known.kind.name
+    if data is not None:
+        info["data"] = data
+    return ClientFailure("remote", message, {**info, **details})
+
+
+def error_info_reason(details: Any) -> str | None:
+    """The ErrorInfo reason in a google.rpc details list (JSON-RPC `data` or HTTP `error.details`)."""
+    if isinstance(details, list):
+        for item in details:
+            if isinstance(item, dict) and item.get("@type") == ERROR_INFO_TYPE and isinstance(item.get("reason"), str):
+                return item["reason"]
+    return None
+
+
+def invites_fallback(failure: ClientFailure) -> bool:
+    """Whether the next declared interface is worth a try: the server does not speak this method or version."""
+    if failure.type != "remote":
+        return False
+    d = failure.details
+    if d.get("code") in _FALLBACK_CODES or d.get("reason") in _FALLBACK_REASONS:
+        return True
+    return (d.get("binding") == Binding.HTTP_JSON.value and d.get("http_status") in _FALLBACK_HTTP
+            and d.get("reason") != ErrorType.TASK_NOT_FOUND.kind.reason)

@@ -1,0 +1,100 @@
+"""The HTTP side: one httpx client with timeouts and a descriptive User-Agent, bounded reads, and
+httpx exceptions translated into sentences."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from contextlib import contextmanager
+from importlib import metadata
+from typing import Any
+
+import httpx
+
+from .failures import ClientFailure
+from .options import ClientOptions
+
+PROJECT_URL = "https://github.com/a2a-lab/a2a-lab"
+
+
+def user_agent() -> str:
+    try:
+        version = metadata.version("a2a-lab")
+    except metadata.PackageNotFoundError:
+        version = "0+unknown"
+    return f"a2a-lab-refclient/{version} (+{PROJECT_URL})"
+
+
+def make_client(options: ClientOptions) -> httpx.Client:
+    timeout = httpx.Timeout(options.read_timeout, connect=options.connect_timeout)
+    return httpx.Client(timeout=timeout, headers={"User-Agent": user_agent()}, follow_redirects=False)
+
+
+def describe(exc: httpx.HTTPError, what: str, options: ClientOptions) -> ClientFailure:
+    """A transport failure as a sentence naming what was being done."""
+    if isinstance(exc, httpx.ConnectTimeout):
+        text = f"could not connect within {options.connect_timeout:g} s"
+    elif isinstance(exc, httpx.ReadTimeout):
+        text = f"no answer within {options.read_timeout:g} s"
+    elif isinstance(exc, httpx.TimeoutException):
+        text = f"timed out ({type(exc).__name__})"
+    elif isinstance(exc, httpx.ConnectError):
+        text = f"could not connect ({exc or 'connection refused'})"
+    elif isinstance(exc, httpx.RemoteProtocolError):
+        text = f"the server broke off the answer or sent malformed HTTP ({exc or 'connection closed early'})"
+    elif isinstance(exc, httpx.ReadError):
+        text = f"the connection was reset while reading the answer ({exc or 'read error'})"
+    elif isinstance(exc, httpx.WriteError):
+        text = f"the connection failed while sending the request ({exc or 'write error'})"
+    elif isinstance(exc, httpx.TooManyRedirects):
+        text = "too many redirects"
+    else:
+        text = f"{type(exc).__name__}: {exc}"
+    return ClientFailure("transport", f"{what}: {text}", {"exception": type(exc).__name__})
+
+
+def read_limited(response: httpx.Response, limit: int, what: str) -> bytes:
+    """Read a streamed body, refusing more than `limit` bytes (checked before and while reading)."""
+    declared = response.headers.get("content-length")
+    if declared and declared.isdigit() and int(declared) > limit:
+        raise ClientFailure("invalid_response", f"{what}: the answer declares {declared} bytes, more than the limit of {limit}",
+                            {"limit": limit, "size": int(declared)})
+    chunks, size = [], 0
+    for chunk in response.iter_bytes():
+        size += len(chunk)
+        if size > limit:
+            raise ClientFailure("invalid_response", f"{what}: the answer is larger than the limit of {limit} bytes", {"limit": limit})
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+@contextmanager
+def guarded(what: str, options: ClientOptions) -> Iterator[None]:
+    """Turn httpx exceptions raised inside into ClientFailure."""
+    try:
+        yield
+    except httpx.HTTPError as exc:
+        raise describe(exc, what, options) from None
+    except httpx.StreamError as exc:
+        raise ClientFailure("transport", f"{what}: {exc}", {"exception": type(exc).__name__}) from None
+
+
+def media_type(response: httpx.Response) -> str:
+    return response.headers.get("content-type", "").split(";", 1)[0].strip().lower()
+
+
+def snippet(body: bytes, size: int = 160) -> str:
+    text = body[:size].decode("utf-8", "replace")
+    text = " ".join(text.split())
+    return text + ("..." if len(body) > size else "")
+
+
+def decode_json(body: bytes, response: httpx.Response, what: str) -> Any:
+    """JSON from a body, or a failure that says what came instead (an HTML error page, say)."""
+    try:
+        return json.loads(body.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError, RecursionError):
+        kind = media_type(response) or "no content type"
+        shown = f": {snippet(body)!r}" if body else " (empty body)"
+        raise ClientFailure("invalid_response", f"{what}: HTTP {response.status_code} answer is not JSON ({kind}){shown}",
+                            {"http_status": response.status_code, "content_type": kind}) from None

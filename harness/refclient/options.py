@@ -1,0 +1,52 @@
+"""What the reference client can be told: limits, timeouts, the follow-up policy, and its environment."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from a2a_lab.protocol.bindings import Binding
+from a2a_lab.protocol.cards import DEFAULT_CARD_SIZE_LIMIT
+
+#: Environment variables the harness sets for a client under test (the card, the text, where to report).
+ENV_CARD_URL = "A2A_LAB_CARD_URL"
+ENV_MESSAGE = "A2A_LAB_MESSAGE"
+ENV_RESULT = "A2A_LAB_RESULT"
+
+DEFAULT_TEXT = "Hello from a2a-lab"
+DEFAULT_FOLLOW = 10
+CONNECT_TIMEOUT_S = 5.0
+READ_TIMEOUT_S = 15.0
+#: GetTask follow-ups wait politely, a little longer each time.
+POLL_START_S = 0.2
+POLL_FACTOR = 1.5
+POLL_CAP_S = 2.0
+#: A careful client reads bounded answers (the card has its own limit) and bounded streams.
+RESPONSE_SIZE_LIMIT = 4 * 1024 * 1024
+STREAM_EVENT_LIMIT = 1000
+
+
+@dataclass(frozen=True)
+class ClientOptions:
+    follow: int = DEFAULT_FOLLOW
+    stream: bool = False
+    #: Restrict the client to one binding (the command line's --binding); None means JSON-RPC and HTTP+JSON.
+    binding: Binding | None = None
+    read_timeout: float = READ_TIMEOUT_S
+    connect_timeout: float = CONNECT_TIMEOUT_S
+    card_size_limit: int = DEFAULT_CARD_SIZE_LIMIT
+    response_size_limit: int = RESPONSE_SIZE_LIMIT
+    poll_start: float = POLL_START_S
+    poll_factor: float = POLL_FACTOR
+    poll_cap: float = POLL_CAP_S
+    #: How the client waits between follow-ups (tests may pass a recorder).
+    sleep: Callable[[float], None] = time.sleep
+
+    def delays(self) -> list[float]:
+        """The wait before each GetTask follow-up: start, x factor, capped."""
+        out, delay = [], self.poll_start
+        for _ in range(max(self.follow, 0)):
+            out.append(round(delay, 3))
+            delay = min(delay * self.poll_factor, self.poll_cap)
+        return out

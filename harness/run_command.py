@@ -1,0 +1,99 @@
+"""`a2a-lab run`: score a client against the catalogue and gate on the result."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from datetime import datetime, timezone
+from pathlib import Path
+
+from a2a_lab.protocol.cards import parse_support
+from a2a_lab.server.catalogue import Catalogue
+
+from . import presets, runner, scoring
+from .baseline import Baseline, BaselineError
+from .reports import console, json_report, junit
+
+EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_HARNESS = 0, 1, 2, 3
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--client", default="builtin", help="the client command (placeholders {card_url} {base_url}; without them the card URL is "
+                   f"appended), or a preset: {', '.join(presets.PRESETS)} (default: builtin)")
+    p.add_argument("--scenario", action="append", metavar="GLOB", help="run only scenarios whose id matches (repeatable)")
+    p.add_argument("--exclude", action="append", metavar="GLOB", help="skip scenarios whose id matches (repeatable)")
+    p.add_argument("-j", "--jobs", type=int, default=1, help="scenarios run in parallel (default 1)")
+    p.add_argument("--timeout", type=float, help="seconds per scenario (default: each scenario's own)")
+    p.add_argument("--seed", type=int, default=0, help="seed for every random choice (ids); recorded in every report")
+    p.add_argument("--client-supports", metavar="LIST", help="declare what the client supports, e.g. jsonrpc@1.0,jsonrpc@0.3 "
+                   "(default: inferred from what it uses anywhere in the run)")
+    p.add_argument("--strict", action="store_true", help="also fail the gate on NON_STRICT (a SHOULD missed)")
+    p.add_argument("--baseline", type=Path, help="YAML/JSON of expected failures: {scenario-id: {CHECK-ID or '*': reason}}")
+    p.add_argument("--json", type=Path, metavar="FILE", help="write the JSON report")
+    p.add_argument("--junit", type=Path, metavar="FILE", help="write JUnit XML")
+    p.add_argument("--report-dir", type=Path, metavar="DIR", help="write every format plus each scenario's journal as JSONL")
+    p.add_argument("-v", "--verbose", action="store_true", help="show every miss in the scorecard")
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    err = lambda text: print(f"a2a-lab: {text}", file=sys.stderr)  # noqa: E731
+    try:
+        client = presets.resolve(args.client)
+        supports = parse_support(args.client_supports) if args.client_supports else None
+        baseline = Baseline.load(args.baseline) if args.baseline else None
+    except (presets.PresetError, ValueError, BaselineError) as exc:
+        err(str(exc))
+        return EXIT_USAGE
+    if args.jobs < 1 or (args.timeout is not None and args.timeout <= 0):
+        err("--jobs must be at least 1 and --timeout positive")
+        return EXIT_USAGE
+    cat = Catalogue.load()
+    for sid, exc in sorted(cat.broken.items()):
+        err(f"scenario {sid} is broken:\n  {exc}")
+    if cat.broken:
+        return EXIT_USAGE
+    scenarios = cat.select(args.scenario, args.exclude)
+    if not scenarios:
+        err(f"no scenario matches {args.scenario or '*'} (minus {args.exclude or 'nothing'}); `a2a-lab scenarios` lists them")
+        return EXIT_USAGE
+    opts = runner.RunOptions(client, args.seed, args.timeout, args.jobs, args.strict, supports, baseline)
+    print(f"a2a-lab: {len(scenarios)} scenario(s), client: {client}, seed {args.seed}, -j {args.jobs}", file=sys.stderr)
+    began = time.monotonic()
+
+    def progress(raw: runner.RawRun, index: int, total: int) -> None:
+        note = "timed out" if raw.client.timed_out else (raw.error or f"exit {raw.client.exit_code}")
+        print(console.progress_line(index, total, raw.scenario.id, raw.duration, note), file=sys.stderr, flush=True)
+
+    try:
+        results, supported = runner.run_all(scenarios, opts, progress)
+    except Exception as exc:  # noqa: BLE001
+        err(f"harness error: {type(exc).__name__}: {exc}")
+        return EXIT_HARNESS
+    summary = scoring.summary(results, args.strict)
+    console.scorecard(results, summary, verbose=args.verbose)
+    meta = {"client": client, "seed": args.seed, "strict": args.strict, "jobs": args.jobs,
+            "started": datetime.now(timezone.utc).isoformat(timespec="seconds"), "wall_time": round(time.monotonic() - began, 3),
+            "supports": sorted(f"{b.value}@{v.value}" for b, v in supported)}
+    report = json_report.build(results, summary, meta)
+    if args.json:
+        json_report.write(args.json, report)
+    if args.junit:
+        junit.write(args.junit, report, args.strict)
+    if args.report_dir:
+        write_dir(args.report_dir, report, results, args.strict)
+    if any(r.outcome.value == "ERROR" for r in results):
+        return EXIT_HARNESS
+    return EXIT_FAILED if summary["gate"] == "failed" else EXIT_OK
+
+
+def write_dir(folder: Path, report: dict, results: list, strict: bool) -> None:  # type: ignore[type-arg]
+    folder.mkdir(parents=True, exist_ok=True)
+    json_report.write(folder / "report.json", report)
+    junit.write(folder / "junit.xml", report, strict)
+    import json
+
+    for r in results:
+        path = folder / "journals" / f"{r.id}.jsonl"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text("".join(json.dumps(e, separators=(",", ":")) + "\n" for e in r.journal), encoding="utf-8")

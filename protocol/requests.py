@@ -1,0 +1,219 @@
+"""Building wire requests: the inverse of `params.read`.
+
+Given an operation, a version, a binding and canonical (1.0-shaped) params, produce what goes on the
+wire: a JSON-RPC method name and params object, or an HTTP+JSON verb, path (relative to the interface
+URL), query and body. Pure functions, no I/O.
+
+Canonical params use the names `params.read` produces, except that ListTasks takes `pageToken` (the
+token a server issued) rather than a2a-lab's internal offset.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import quote
+
+from . import shapes, states
+from .bindings import A2A_JSON, JSON, Binding
+from .operations import SPECS, Operation
+from .versions import HEADER, Version
+
+V1, V03 = Version.V1_0, Version.V0_3
+_BODY_VERBS = frozenset({"POST", "PUT", "PATCH"})
+#: ListTasks query parameters (§11.5), in the order they are written.
+_LIST_QUERY = ("contextId", "status", "pageSize", "pageToken", "historyLength", "statusTimestampAfter", "includeArtifacts")
+
+
+class UnsupportedRequest(ValueError):
+    """The operation does not exist in that version or binding, or required params are missing."""
+
+
+@dataclass(frozen=True)
+class RpcRequest:
+    """A JSON-RPC call: POSTed to the interface URL inside a 2.0 envelope."""
+
+    method: str
+    params: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class RestRequest:
+    """An HTTP+JSON call. `path` is relative to the interface URL and already URL-encoded."""
+
+    verb: str
+    path: str
+    query: dict[str, str] = field(default_factory=dict)
+    body: dict[str, Any] | None = None
+
+
+WireRequest = RpcRequest | RestRequest
+
+
+# ------------------------------------------------------------------------------------ service params
+
+
+def content_type(binding: Binding, version: Version) -> str:
+    """Request Content-Type: JSON-RPC is always application/json; 1.0 HTTP+JSON uses application/a2a+json."""
+    if binding is Binding.HTTP_JSON and version is V1:
+        return A2A_JSON
+    return JSON
+
+
+def version_headers(version: Version) -> dict[str, str]:
+    """The A2A-Version header a client sends: Major.Minor for 1.0; none for 0.3 (genuine 0.3 clients send none)."""
+    return {HEADER: version.value} if version is V1 else {}
+
+
+# ------------------------------------------------------------------------------------------- build
+
+
+def build(op: Operation, version: Version, binding: Binding, params: Mapping[str, Any]) -> WireRequest:
+    if binding is Binding.JSONRPC:
+        return jsonrpc_request(op, version, params)
+    if binding is Binding.HTTP_JSON:
+        return rest_request(op, version, params)
+    raise UnsupportedRequest(f"a2a-lab builds JSON-RPC and HTTP+JSON requests, not {binding.value}")
+
+
+def jsonrpc_request(op: Operation, version: Version, params: Mapping[str, Any]) -> RpcRequest:
+    method = SPECS[op].jsonrpc.get(version)
+    if method is None:
+        raise UnsupportedRequest(f"{op.value} has no JSON-RPC method in A2A {version.value}")
+    body = _body(op, version, False, params)
+    tenant = params.get("tenant")
+    if isinstance(tenant, str) and tenant:
+        body["tenant"] = tenant
+    return RpcRequest(method, body)
+
+
+def rest_request(op: Operation, version: Version, params: Mapping[str, Any]) -> RestRequest:
+    routes = SPECS[op].rest.get(version)
+    if not routes:
+        raise UnsupportedRequest(f"{op.value} has no HTTP+JSON route in A2A {version.value}")
+    route = routes[0]  # the first route is the one clients send (e.g. POST for subscribe, notes §11 D1)
+    values = {name: _required(params, name, op) for name in route.regex.groupindex}
+    path = route.path(**{name: quote(value, safe="") for name, value in values.items()})
+    tenant = params.get("tenant")
+    if version is V1 and isinstance(tenant, str) and tenant:
+        path = f"/{quote(tenant, safe='')}{path}"
+    query = _query(op, version, params)
+    body: dict[str, Any] | None = None
+    if route.verb in _BODY_VERBS:
+        body = _rest_body(op, version, params)
+    return RestRequest(route.verb, path, query, body)
+
+
+# ------------------------------------------------------------------------------------------ helpers
+
+
+def _required(params: Mapping[str, Any], key: str, op: Operation) -> str:
+    value = params.get(key)
+    if not isinstance(value, str) or not value:
+        raise UnsupportedRequest(f"{op.value} needs `{key}` (a non-empty string)")
+    return value
+
+
+def _message(params: Mapping[str, Any], version: Version, rest: bool, op: Operation) -> dict[str, Any]:
+    message = params.get("message")
+    if not isinstance(message, dict):
+        raise UnsupportedRequest(f"{op.value} needs `message` (a canonical 1.0 Message)")
+    return shapes.message_out(message, version, rest)
+
+
+def _push_inner(config: Mapping[str, Any], rest: bool) -> dict[str, Any]:
+    """A canonical push config as 0.3's inner PushNotificationConfig."""
+    return shapes.push_config_out(dict(config), V03, rest)["pushNotificationConfig"]
+
+
+def _configuration(cfg: Mapping[str, Any], version: Version, rest: bool) -> dict[str, Any]:
+    if version is V1:
+        return dict(cfg)
+    out: dict[str, Any] = {}
+    for key, value in cfg.items():
+        if key == "returnImmediately":
+            out["blocking"] = not bool(value)
+        elif key == "taskPushNotificationConfig":
+            out["pushNotification" if rest else "pushNotificationConfig"] = _push_inner(value, rest)
+        else:
+            out[key] = value
+    return out
+
+
+def _send_body(params: Mapping[str, Any], version: Version, rest: bool, op: Operation) -> dict[str, Any]:
+    body: dict[str, Any] = {"message": _message(params, version, rest, op)}
+    cfg = params.get("configuration")
+    if isinstance(cfg, Mapping) and cfg:
+        body["configuration"] = _configuration(cfg, version, rest)
+    if isinstance(params.get("metadata"), dict):
+        body["metadata"] = params["metadata"]
+    return body
+
+
+def _pick(params: Mapping[str, Any], keys: tuple[str, ...]) -> dict[str, Any]:
+    return {k: _wire_value(params[k]) for k in keys if params.get(k) is not None}
+
+
+def _wire_value(value: Any) -> Any:
+    return value.value if isinstance(value, states.TaskState) else value
+
+
+def _body(op: Operation, version: Version, rest: bool, params: Mapping[str, Any]) -> dict[str, Any]:
+    """The JSON-RPC params object (without tenant) in the version's form."""
+    if op in (Operation.SEND_MESSAGE, Operation.SEND_STREAMING_MESSAGE):
+        return _send_body(params, version, rest, op)
+    if op is Operation.GET_TASK:
+        return {"id": _required(params, "id", op), **_pick(params, ("historyLength",))}
+    if op is Operation.CANCEL_TASK:
+        return {"id": _required(params, "id", op), **_pick(params, ("metadata",))}
+    if op is Operation.SUBSCRIBE_TO_TASK:
+        return {"id": _required(params, "id", op)}
+    if op is Operation.LIST_TASKS:
+        return _pick(params, _LIST_QUERY)
+    if op is Operation.CREATE_PUSH_CONFIG:
+        _required(params, "taskId", op)
+        _required(params, "url", op)
+        config = {k: v for k, v in params.items() if k != "tenant"}
+        return config if version is V1 else shapes.push_config_out(config, V03, rest)
+    if op in (Operation.GET_PUSH_CONFIG, Operation.DELETE_PUSH_CONFIG):
+        task_id, config_id = _required(params, "taskId", op), _required(params, "id", op)
+        return {"taskId": task_id, "id": config_id} if version is V1 else {"id": task_id, "pushNotificationConfigId": config_id}
+    if op is Operation.LIST_PUSH_CONFIGS:
+        task_id = _required(params, "taskId", op)
+        if version is V1:
+            return {"taskId": task_id, **_pick(params, ("pageSize", "pageToken"))}
+        return {"id": task_id}
+    if op is Operation.GET_EXTENDED_CARD:
+        return {}
+    raise UnsupportedRequest(f"no request builder for {op.value}")  # pragma: no cover - every operation is handled
+
+
+def _rest_body(op: Operation, version: Version, params: Mapping[str, Any]) -> dict[str, Any]:
+    """A POST body: what is not in the path (§3.5: google.api.http transcoding with body `*`)."""
+    if op in (Operation.SEND_MESSAGE, Operation.SEND_STREAMING_MESSAGE):
+        return _send_body(params, version, True, op)
+    if op is Operation.CANCEL_TASK:
+        return _pick(params, ("metadata",))  # `{}`, never null (notes §3.5)
+    if op is Operation.CREATE_PUSH_CONFIG:
+        return _body(op, version, True, params)
+    return {}
+
+
+def _query_text(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(_wire_value(value))
+
+
+def _query(op: Operation, version: Version, params: Mapping[str, Any]) -> dict[str, str]:
+    """GET query parameters: camelCase, booleans as true/false, enums by name (§11.5)."""
+    if op is Operation.GET_TASK:
+        keys: tuple[str, ...] = ("historyLength",)
+    elif op is Operation.LIST_TASKS:
+        keys = _LIST_QUERY
+    elif op is Operation.LIST_PUSH_CONFIGS and version is V1:
+        keys = ("pageSize", "pageToken")
+    else:
+        return {}
+    return {k: _query_text(params[k]) for k in keys if params.get(k) is not None}

@@ -1,0 +1,52 @@
+"""Shared fixtures: real uvicorn servers on loopback (port 0) for catalogue scenarios."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+
+import httpx
+import pytest
+
+from a2a_lab.server.app import ScenarioApp
+from a2a_lab.server.catalogue import Catalogue
+from a2a_lab.server.hosting import BackgroundServer
+
+
+@pytest.fixture(scope="session")
+def catalogue() -> Catalogue:
+    return Catalogue.load()
+
+
+class Served:
+    """A scenario served for one test: its URL, its app (state and journal), and an httpx client."""
+
+    def __init__(self, app: ScenarioApp, server: BackgroundServer) -> None:
+        self.app, self.server = app, server
+        self.url = server.url
+        self.card_url = f"{server.url}/.well-known/agent-card.json"
+        self.http = httpx.Client(base_url=server.url, timeout=10, trust_env=False)
+
+    @property
+    def journal(self) -> list[dict]:
+        return self.app.state.journal.snapshot()["entries"]
+
+    def rpc(self, path: str, method: str, params: dict | None = None, version: str | None = "1.0", req_id: object = 1) -> httpx.Response:
+        headers = {"A2A-Version": version} if version else {}
+        return self.http.post(path, json={"jsonrpc": "2.0", "id": req_id, "method": method, "params": params or {}}, headers=headers)
+
+
+@pytest.fixture
+def serve(catalogue: Catalogue) -> Iterator[Callable[[str], Served]]:
+    started: list[Served] = []
+
+    def _serve(scenario_id: str) -> Served:
+        app = ScenarioApp(catalogue.get(scenario_id))
+        server = BackgroundServer(app).start()
+        served = Served(app, server)
+        started.append(served)
+        return served
+
+    yield _serve
+    for served in started:
+        served.http.close()
+        served.server.stop()
