@@ -78,6 +78,33 @@ def cmd_serve(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_client(args: argparse.Namespace) -> int:
+    """The reference client: discover the card, send one message, follow up, print what was understood."""
+    import os
+
+    from a2a_lab.protocol.bindings import SHORT_NAMES
+
+    from .refclient import DEFAULT_TEXT, ENV_CARD_URL, ENV_MESSAGE, ClientOptions, render_text, report_to_env, run
+
+    target = args.card_url or os.environ.get(ENV_CARD_URL)
+    if not target:
+        _err(f"usage: a2a-lab client CARD_URL [TEXT] (or set {ENV_CARD_URL})")
+        return EXIT_USAGE
+    if args.follow < 0 or args.timeout <= 0:
+        _err("--follow must be >= 0 and --timeout > 0")
+        return EXIT_USAGE
+    text = args.text if args.text is not None else os.environ.get(ENV_MESSAGE, DEFAULT_TEXT)
+    options = ClientOptions(follow=args.follow, stream=args.stream, binding=SHORT_NAMES[args.binding] if args.binding else None,
+                            read_timeout=args.timeout)
+    result = run(target, text, options)
+    try:
+        report_to_env(result)
+    except OSError as exc:
+        _err(f"cannot write the result file: {exc}")
+    print(json.dumps(result.to_json(), indent=2, ensure_ascii=False) if args.json else render_text(result), flush=True)
+    return result.exit_code
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="a2a-lab", description="A2A test server and client conformance harness.")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
@@ -97,11 +124,31 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--log-level", default="info", choices=["critical", "error", "warning", "info", "debug"])
     p.set_defaults(func=cmd_serve)
 
-    from . import run_command
+    from . import checks_view, run_command
+
+    p = sub.add_parser("checks", help="list the check catalogue (ids, levels, spec sections)")
+    checks_view.add_arguments(p)
+    p.set_defaults(func=checks_view.cmd_checks)
 
     p = sub.add_parser("run", help="run a client against every scenario and score it (default: the built-in client, whole catalogue)")
     run_command.add_arguments(p)
     p.set_defaults(func=run_command.cmd_run)
+
+    from a2a_lab.protocol.bindings import SHORT_NAMES, Binding
+
+    from .refclient import options as client_options
+
+    p = sub.add_parser("client", help="the reference client: send one message to an agent and print what it understood")
+    p.add_argument("card_url", nargs="?", help=f"the agent's card URL or base URL (default: ${client_options.ENV_CARD_URL})")
+    p.add_argument("text", nargs="?", help=f"the message text (default: ${client_options.ENV_MESSAGE} or {client_options.DEFAULT_TEXT!r})")
+    p.add_argument("--follow", type=int, default=client_options.DEFAULT_FOLLOW, metavar="N",
+                   help=f"at most N GetTask follow-ups for a running task (default {client_options.DEFAULT_FOLLOW})")
+    p.add_argument("--stream", action="store_true", help="stream the answer when the card declares capabilities.streaming")
+    p.add_argument("--binding", choices=[k for k, b in SHORT_NAMES.items() if b in (Binding.JSONRPC, Binding.HTTP_JSON)], help="use only this binding")
+    p.add_argument("--json", action="store_true", help="print the result as JSON")
+    p.add_argument("--timeout", type=float, default=client_options.READ_TIMEOUT_S, metavar="S",
+                   help=f"read timeout per request in seconds (default {client_options.READ_TIMEOUT_S:g})")
+    p.set_defaults(func=cmd_client)
     return parser
 
 

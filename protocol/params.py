@@ -17,6 +17,11 @@ from .versions import Version
 V1, V03 = Version.V1_0, Version.V0_3
 
 
+def _digits(text: str) -> bool:
+    """ASCII digits only: `str.isdigit` also accepts `²`, which `int()` refuses."""
+    return text.isascii() and text.isdigit()
+
+
 def _need_str(params: dict[str, Any], key: str, where: str) -> str:
     value = params.get(key)
     if not isinstance(value, str) or not value:
@@ -27,7 +32,7 @@ def _need_str(params: dict[str, Any], key: str, where: str) -> str:
 def _opt_int(value: Any, field_path: str, minimum: int | None = None, maximum: int | None = None) -> int | None:
     if value is None:
         return None
-    if isinstance(value, str) and value.lstrip("-").isdigit():
+    if isinstance(value, str) and _digits(value.removeprefix("-")):
         value = int(value)
     if isinstance(value, bool) or not isinstance(value, int):
         raise invalid_params(field_path, f"must be a whole number, not {value!r}")
@@ -69,7 +74,8 @@ def read(op: Operation, version: Version, rest: bool, params: Any, path_params: 
         if raw_msg is None:
             raise invalid_params(f"{where}message", "required: the message to send")
         out["message"] = shapes.parse_message_or_raise(raw_msg, version, rest, f"{where}message", lenient_kind)
-        cfg_in = merged.get("configuration") or {}
+        cfg_in = merged.get("configuration")
+        cfg_in = {} if cfg_in is None else cfg_in
         if not isinstance(cfg_in, dict):
             raise invalid_params(f"{where}configuration", "must be an object")
         cfg: dict[str, Any] = {}
@@ -116,7 +122,7 @@ def read(op: Operation, version: Version, rest: bool, params: Any, path_params: 
             out["status"] = state
         out["pageSize"] = _opt_int(merged.get("pageSize"), f"{where}pageSize", 1, 100) or 50
         token = merged.get("pageToken") or ""
-        if not isinstance(token, str) or (token and not token.isdigit()):
+        if not isinstance(token, str) or (token and not _digits(token)):
             raise invalid_params(f"{where}pageToken", "is not a page token this server issued")
         out["offset"] = int(token or 0)
         hl = _opt_int(merged.get("historyLength"), f"{where}historyLength", 0)

@@ -350,26 +350,46 @@ def parse_push_config(raw: Any, version: Version, rest: bool, path: str) -> tupl
         return None, [Problem(path, "must be an object")]
     cfg = _normalise_keys(raw, path, problems)
     if version is V03:
+        inner_path = f"{path}.pushNotificationConfig"
         inner = cfg.get("pushNotificationConfig", cfg.get("config", cfg))
         if not isinstance(inner, dict):
-            return None, [Problem(f"{path}.pushNotificationConfig", "must be an object")]
-        inner = _normalise_keys(inner, f"{path}.pushNotificationConfig", problems)
+            return None, [Problem(inner_path, "must be an object")]
+        inner = _normalise_keys(inner, inner_path, problems)
         out = {k: inner[k] for k in ("id", "url", "token") if k in inner}
+        where = {"id": inner_path, "token": inner_path, "taskId": path, "authentication": inner_path}
         auth = inner.get("authentication")
-        if isinstance(auth, dict):
-            schemes = auth.get("schemes") or []
-            out["authentication"] = {"scheme": schemes[0] if schemes else "", **({"credentials": auth["credentials"]} if "credentials" in auth else {})}
+        if auth is not None:
+            out["authentication"] = _v03_authentication(auth, f"{inner_path}.authentication", problems)
         if "taskId" in cfg:
             out["taskId"] = cfg["taskId"]
     else:
         out = {k: cfg[k] for k in ("id", "taskId", "url", "token", "authentication", "tenant") if k in cfg}
+        where = {"id": path, "token": path, "taskId": path, "tenant": path, "authentication": path}
         auth = out.get("authentication")
         if auth is not None and (not isinstance(auth, dict) or not isinstance(auth.get("scheme"), str) or not auth.get("scheme")):
             problems.append(Problem(f"{path}.authentication.scheme", "required when authentication is given (e.g. Bearer)"))
+    for key, parent in where.items():
+        if key in out and key != "authentication" and not isinstance(out[key], str):
+            problems.append(Problem(f"{parent}.{key}", "must be a string"))
+    auth = out.get("authentication")
+    if isinstance(auth, dict) and "credentials" in auth and not isinstance(auth["credentials"], str):
+        problems.append(Problem(f"{where['authentication']}.authentication.credentials", "must be a string"))
     url = out.get("url")
     if not isinstance(url, str) or not url:
         problems.append(Problem(f"{path}.url", "required: the webhook URL"))
     return (out if not any(not p.foreign for p in problems) else None), problems
+
+
+def _v03_authentication(auth: Any, path: str, problems: list[Problem]) -> dict[str, Any]:
+    """0.3 `{schemes: [..], credentials}` as the 1.0 `{scheme, credentials}` (the first scheme)."""
+    if not isinstance(auth, dict):
+        problems.append(Problem(path, "must be an object"))
+        return {}
+    schemes = auth.get("schemes", [])
+    if not isinstance(schemes, list) or not all(isinstance(s, str) for s in schemes):
+        problems.append(Problem(f"{path}.schemes", 'must be a list of scheme names (e.g. ["Bearer"])'))
+        schemes = []
+    return {"scheme": schemes[0] if schemes else "", **({"credentials": auth["credentials"]} if "credentials" in auth else {})}
 
 
 def stream_event_kind(body: Any, version: Version, rest: bool = False) -> str | None:

@@ -29,6 +29,12 @@ def card_discovery(view: RunView, c: Check) -> CheckResult:
        "card is not a reason to give up. What a client supports is what it is seen to use anywhere in the run, or what "
        "--client-supports declares.")
 def interface_selection(view: RunView, c: Check) -> CheckResult:
+    if not view.supports:
+        servable = [i for i in view.interfaces if i.core_binding is not None and i.known_version is not None and view.interface_path(i) is not None]
+        if view.a2a_calls or not servable:
+            return c.skipped("the client's supported interfaces are unknown (declare them with --client-supports)")
+        return c.broken("the client never called the agent, here or in any other scenario of the run", f"a call to {servable[0].label}",
+                        "no A2A call (see the client's exit code and stderr)")
     expected = view.expected_interface()
     if expected is None:
         return c.skipped("the card lists no interface this client is known to support")

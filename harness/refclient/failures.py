@@ -59,11 +59,10 @@ def error_info_reason(details: Any) -> str | None:
 
 
 def invites_fallback(failure: ClientFailure) -> bool:
-    """Whether the next declared interface is worth a try: the server does not speak this method or version."""
-    if failure.type != "remote":
-        return False
+    """Whether the next declared interface is worth a try: this one does not speak the method or version
+    (JSON-RPC -32601/-32009, ErrorInfo VERSION_NOT_SUPPORTED, or HTTP+JSON 404/405)."""
     d = failure.details
-    if d.get("code") in _FALLBACK_CODES or d.get("reason") in _FALLBACK_REASONS:
+    if failure.type == "remote" and (d.get("code") in _FALLBACK_CODES or d.get("reason") in _FALLBACK_REASONS):
         return True
-    return (d.get("binding") == Binding.HTTP_JSON.value and d.get("http_status") in _FALLBACK_HTTP
-            and d.get("reason") != ErrorType.TASK_NOT_FOUND.kind.reason)
+    return (failure.type in ("remote", "http") and d.get("binding") == Binding.HTTP_JSON.value
+            and d.get("http_status") in _FALLBACK_HTTP and d.get("reason") != ErrorType.TASK_NOT_FOUND.kind.reason)

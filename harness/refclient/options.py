@@ -37,6 +37,7 @@ class ClientOptions:
     connect_timeout: float = CONNECT_TIMEOUT_S
     card_size_limit: int = DEFAULT_CARD_SIZE_LIMIT
     response_size_limit: int = RESPONSE_SIZE_LIMIT
+    stream_event_limit: int = STREAM_EVENT_LIMIT
     poll_start: float = POLL_START_S
     poll_factor: float = POLL_FACTOR
     poll_cap: float = POLL_CAP_S

@@ -1,0 +1,118 @@
+"""What the reference client understood: one result object, its JSON, its exit code, its human text."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from a2a_lab.protocol.cards import Interface
+from a2a_lab.protocol.states import TaskState
+
+from .options import ENV_RESULT
+
+EXIT_ANSWER, EXIT_NO_ANSWER, EXIT_USAGE = 0, 1, 2
+
+
+@dataclass
+class Result:
+    kind: str = "error"  # message | task | error
+    state: TaskState | None = None
+    text: str = ""
+    task_id: str | None = None
+    context_id: str | None = None
+    interface: Interface | None = None
+    card_url: str | None = None
+    warnings: list[str] = field(default_factory=list)
+    error: dict[str, Any] | None = None
+    streamed: bool = False
+    follow_ups: int = 0
+    #: Interfaces given up on before the one in `interface` (fallback), with why.
+    attempts: list[dict[str, Any]] = field(default_factory=list)
+    #: Card interfaces passed over (unsupported binding or version, or excluded by --binding).
+    skipped: list[str] = field(default_factory=list)
+
+    @property
+    def interrupted(self) -> bool:
+        return self.state is not None and self.state.interrupted
+
+    @property
+    def answered(self) -> bool:
+        """A message, or a task in a terminal or interrupted state (FAILED and REJECTED are answers too)."""
+        if self.error is not None:
+            return False
+        return self.kind == "message" or (self.kind == "task" and self.state is not None and self.state.stops)
+
+    @property
+    def exit_code(self) -> int:
+        if self.error is not None and self.error.get("type") == "usage":
+            return EXIT_USAGE
+        return EXIT_ANSWER if self.answered else EXIT_NO_ANSWER
+
+    def to_json(self) -> dict[str, Any]:
+        iface = self.interface
+        return {
+            "kind": self.kind,
+            "state": self.state.value if self.state is not None else None,
+            "text": self.text,
+            "task_id": self.task_id,
+            "context_id": self.context_id,
+            "interrupted": self.interrupted,
+            "interface": None if iface is None else {"url": iface.url, "binding": iface.binding, "version": iface.version,
+                                                      **({"tenant": iface.tenant} if iface.tenant else {})},
+            "card_url": self.card_url,
+            "streamed": self.streamed,
+            "follow_ups": self.follow_ups,
+            "attempts": self.attempts,
+            "skipped": self.skipped,
+            "warnings": self.warnings,
+            "error": self.error,
+        }
+
+
+def write_result(result: Result, path: str | os.PathLike[str]) -> Path:
+    target = Path(path)
+    target.write_text(json.dumps(result.to_json(), indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    return target
+
+
+def report_to_env(result: Result, environ: Mapping[str, str] = os.environ) -> Path | None:
+    """Write the result JSON where the harness asked (A2A_LAB_RESULT), if it asked. Returns the path written."""
+    path = environ.get(ENV_RESULT)
+    if not path:
+        return None
+    return write_result(result, path)
+
+
+def render_text(result: Result) -> str:
+    """The result for people: what was found, what was used, what came back."""
+    lines: list[str] = []
+
+    def row(label: str, value: str) -> None:
+        lines.append(f"{label + ':':<11}{value}")
+
+    if result.card_url:
+        row("card", result.card_url)
+    for attempt in result.attempts:
+        row("tried", f"{attempt['interface']} -> {attempt['error']}")
+    if result.interface is not None:
+        row("interface", result.interface.label + (f" (tenant {result.interface.tenant})" if result.interface.tenant else ""))
+    if result.kind == "message":
+        row("answer", "a message" + (" (streamed)" if result.streamed else ""))
+    elif result.kind == "task":
+        state = result.state.short if result.state is not None else "unknown state"
+        how = "interrupted: the agent waits for the user" if result.interrupted else ("finished" if result.answered else "not finished")
+        extra = f", {result.follow_ups} GetTask follow-up{'s' if result.follow_ups != 1 else ''}" if result.follow_ups else ""
+        row("answer", f"task {result.task_id or '?'} {state} ({how}{extra}{', streamed' if result.streamed else ''})")
+    if result.text:
+        text_lines = result.text.splitlines() or [""]
+        row("text", text_lines[0])
+        lines.extend(" " * 11 + line for line in text_lines[1:])
+    for warning in result.warnings:
+        row("warning", warning)
+    if result.error is not None:
+        row("error", result.error.get("message", "unknown error"))
+    return "\n".join(lines)

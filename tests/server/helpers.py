@@ -1,0 +1,136 @@
+"""Helpers for the server tests: scenario YAML in tmp_path, served on loopback port 0, SSE parsing."""
+
+from __future__ import annotations
+
+import json
+import textwrap
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from a2a_lab.server.app import ScenarioApp
+from a2a_lab.server.hosting import BackgroundServer
+from a2a_lab.server.scenario import Scenario, load_file
+
+RPC_PATH = "/rpc"
+REST_PATH = "/rest"
+
+#: A small 1.0 card with a JSON-RPC and an HTTP+JSON interface; `{caps}` is filled in.
+CARD_YAML = """\
+card:
+  object:
+    name: test agent
+    description: An agent for a test.
+    version: "1.0.0"
+    supportedInterfaces:
+      - {{url: "{{base_url}}/rpc", protocolBinding: JSONRPC, protocolVersion: "1.0"}}
+      - {{url: "{{base_url}}/rest", protocolBinding: HTTP+JSON, protocolVersion: "1.0"}}
+      - {{url: "{{base_url}}/rpc", protocolBinding: JSONRPC, protocolVersion: "0.3"}}
+    capabilities: {caps}
+    defaultInputModes: [text/plain]
+    defaultOutputModes: [text/plain]
+    skills:
+      - {{id: s, name: s, description: s, tags: [t]}}
+"""
+
+
+def scenario_text(body: str = "", caps: str = "{streaming: true, pushNotifications: true}", head: str | None = None) -> str:
+    """A whole scenario file: title, description, spec, the test card, then `body` (dedented YAML)."""
+    head = head if head is not None else "title: a test scenario\ndescription: Used by a test.\nspec: A2A 1.0 (test)\nseed: 7\n"
+    return head + CARD_YAML.format(caps=caps) + textwrap.dedent(body)
+
+
+def write_scenario(folder: Path, text: str, name: str = "scenario.yaml") -> Path:
+    path = folder / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def message(text: str = "hi", message_id: str = "m-1", **extra: Any) -> dict[str, Any]:
+    """A 1.0 user message."""
+    return {"messageId": message_id, "role": "ROLE_USER", "parts": [{"text": text}], **extra}
+
+
+def message03(text: str = "hi", message_id: str = "m-1", **extra: Any) -> dict[str, Any]:
+    """A 0.3 JSON-RPC user message."""
+    return {"kind": "message", "messageId": message_id, "role": "user", "parts": [{"kind": "text", "text": text}], **extra}
+
+
+@dataclass
+class SseEvent:
+    data: Any = None
+    event: str | None = None
+    comments: tuple[str, ...] = ()
+
+
+def sse_events(text: str) -> list[SseEvent]:
+    """Parse an SSE body into events; comment lines are attached to the event that follows them.
+    A trailing group of comments with no data becomes an event with data None."""
+    events: list[SseEvent] = []
+    data: list[str] = []
+    name: str | None = None
+    comments: list[str] = []
+    for line in text.replace("\r\n", "\n").split("\n") + [""]:
+        if line == "":
+            if data or comments or name:
+                events.append(SseEvent(json.loads("\n".join(data)) if data else None, name, tuple(comments)))
+            data, name, comments = [], None, []
+        elif line.startswith(":"):
+            comments.append(line[1:].strip())
+        elif line.startswith("data:"):
+            data.append(line[5:].lstrip(" "))
+        elif line.startswith("event:"):
+            name = line[6:].strip()
+    return events
+
+
+def data_events(text: str) -> list[Any]:
+    return [e.data for e in sse_events(text) if e.data is not None]
+
+
+class Lab:
+    """One scenario served for a test, like conftest's `serve`, for scenarios that are not in the catalogue."""
+
+    def __init__(self, scenario: Scenario, timeout: float = 10) -> None:
+        self.scenario = scenario
+        self.app = ScenarioApp(scenario)
+        self.server = BackgroundServer(self.app).start()
+        self.url = self.server.url
+        self.http = httpx.Client(base_url=self.url, timeout=timeout, trust_env=False)
+
+    @property
+    def journal(self) -> list[dict[str, Any]]:
+        return self.app.state.journal.snapshot()["entries"]
+
+    def rpc(self, method: str, params: dict[str, Any] | None = None, version: str | None = "1.0", req_id: Any = 1,
+            path: str = RPC_PATH, **kw: Any) -> httpx.Response:
+        headers = {"A2A-Version": version} if version else {}
+        return self.http.post(path, json={"jsonrpc": "2.0", "id": req_id, "method": method, "params": params or {}}, headers=headers, **kw)
+
+    def send(self, text: str = "hi", method: str = "SendMessage", **kw: Any) -> httpx.Response:
+        return self.rpc(method, {"message": message(text)}, **kw)
+
+    def close(self) -> None:
+        self.http.close()
+        self.server.stop()
+
+
+@pytest.fixture
+def lab(tmp_path: Path) -> Iterator[Callable[..., Lab]]:
+    """`lab(body_yaml, caps=...)` serves a scenario written to tmp_path; stopped after the test."""
+    started: list[Lab] = []
+
+    def _lab(body: str = "", caps: str = "{streaming: true, pushNotifications: true}", name: str = "scenario.yaml", timeout: float = 10) -> Lab:
+        path = write_scenario(tmp_path, scenario_text(body, caps), name)
+        served = Lab(load_file(path, f"test/{path.stem}"), timeout)
+        started.append(served)
+        return served
+
+    yield _lab
+    for served in started:
+        served.close()

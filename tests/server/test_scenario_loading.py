@@ -1,0 +1,327 @@
+"""Scenario files: the catalogue loads; broken files are refused with the file, the field path and a hint,
+and never take the rest of a folder down."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from a2a_lab.protocol.bindings import Binding
+from a2a_lab.protocol.errors import ErrorType
+from a2a_lab.protocol.operations import Operation
+from a2a_lab.protocol.states import TaskState
+from a2a_lab.protocol.versions import Version
+from a2a_lab.server.catalogue import Catalogue, builtin_root, resolve
+from a2a_lab.server.scenario import DEFAULT_TASK, ScenarioError, load_file, parse
+
+from .helpers import scenario_text, write_scenario
+
+CATALOGUE_IDS = [
+    "quirks/advertised-method-not-found",
+    "quirks/mixed-version-direct-message",
+    "quirks/patch-version-binding-mix",
+    "quirks/v03-completed-task-artifacts",
+    "spec/conformant",
+    "spec/task/submitted-needs-get-task",
+]
+
+
+# ------------------------------------------------------------------------------------ the catalogue
+
+
+def test_every_catalogue_scenario_loads() -> None:
+    cat = Catalogue.load()
+    assert cat.broken == {}
+    assert set(CATALOGUE_IDS) <= set(cat.ids())
+    on_disk = {p.relative_to(builtin_root()).with_suffix("").as_posix() for p in builtin_root().rglob("*.yaml")}
+    assert set(cat.ids()) == on_disk
+
+
+@pytest.mark.parametrize("scenario_id", CATALOGUE_IDS)
+def test_catalogue_scenario_is_usable(catalogue: Catalogue, scenario_id: str) -> None:
+    s = catalogue.get(scenario_id)
+    assert s.id == scenario_id and s.title and s.description and (s.spec or s.observed)
+    assert s.card.object is not None and s.endpoints, "every catalogue scenario answers somewhere"
+    assert s.group == scenario_id.split("/")[0]
+    assert s.source.endswith(scenario_id + ".yaml")
+    for endpoint in s.endpoints:
+        assert endpoint.path.startswith("/") and endpoint.versions
+
+
+def test_endpoints_are_derived_from_the_card(catalogue: Catalogue) -> None:
+    conformant = catalogue.get("spec/conformant")
+    assert {(e.path, e.binding, e.versions) for e in conformant.endpoints} == {
+        ("/a2a/jsonrpc", Binding.JSONRPC, (Version.V1_0, Version.V0_3)),
+        ("/a2a/rest", Binding.HTTP_JSON, (Version.V1_0, Version.V0_3)),
+    }
+    patch_mix = catalogue.get("quirks/patch-version-binding-mix")
+    assert {(e.path, e.binding, e.versions) for e in patch_mix.endpoints} == {
+        ("/a2a/jsonrpc", Binding.JSONRPC, (Version.V0_3,)),  # "0.3.0" is read as 0.3
+        ("/a2a/rest", Binding.HTTP_JSON, (Version.V1_0,)),
+    }
+    v03 = catalogue.get("quirks/v03-completed-task-artifacts")
+    assert [(e.path, e.binding, e.versions) for e in v03.endpoints] == [("/a2a", Binding.JSONRPC, (Version.V0_3,))]
+
+
+def test_catalogue_scripts_and_rules(catalogue: Catalogue) -> None:
+    submitted = catalogue.get("spec/task/submitted-needs-get-task")
+    assert [s.state for s in submitted.task.steps] == [TaskState.SUBMITTED, TaskState.WORKING, TaskState.COMPLETED]
+    assert submitted.task.returns == "first" and submitted.task.advance_on_get == 1
+    (rule,) = catalogue.get("quirks/advertised-method-not-found").rules[Operation.SEND_MESSAGE]
+    assert rule.reply.error is not None and rule.reply.error.type is ErrorType.METHOD_NOT_FOUND
+    assert catalogue.get("quirks/patch-version-binding-mix").lenient_kind is True
+    assert catalogue.get("spec/conformant").lenient_kind is False
+
+
+def test_catalogue_get_unknown_suggests(catalogue: Catalogue) -> None:
+    with pytest.raises(KeyError, match="did you mean.*spec/conformant"):
+        catalogue.get("spec/conformnt")
+    with pytest.raises(KeyError, match="a2a-lab scenarios"):
+        catalogue.get("zzzzzzzzzzzzzzzz")
+
+
+def test_catalogue_select(catalogue: Catalogue) -> None:
+    assert [s.id for s in catalogue.select(["quirks/*"])] == [i for i in CATALOGUE_IDS if i.startswith("quirks/")]
+    assert "spec/conformant" not in [s.id for s in catalogue.select(None, ["spec/*"])]
+    assert [s.id for s in catalogue.select(["spec/**"], ["spec/task/*"])] == ["spec/conformant"]
+
+
+def test_resolve_by_id_and_by_path(tmp_path: Path, catalogue: Catalogue) -> None:
+    assert resolve("spec/conformant", catalogue).id == "spec/conformant"
+    path = write_scenario(tmp_path, scenario_text(), "mine.yaml")
+    assert resolve(str(path)).id == "mine"
+
+
+# ------------------------------------------------------------------------------------ a valid file
+
+
+def test_a_full_scenario_file_loads(tmp_path: Path) -> None:
+    path = write_scenario(tmp_path, scenario_text("""
+        task:
+          steps: [SUBMITTED, {state: WORKING, message: "thinking about {text}"}, INPUT_REQUIRED, COMPLETED]
+          artifacts: [{name: out, text: "got {text}"}]
+          advance: {get_task: 2}
+        behaviour:
+          SendMessage:
+            - when: {calls: {to: 2}, binding: jsonrpc}
+              reply: {error: {code: InternalError, http_status: 503}}
+            - when: {call: 3}
+              reply: {message: [{text: a}, {data: {k: 1}}], delay_ms: 5, headers: {X-Test: ok}}
+          SendStreamingMessage:
+            reply: {stream: {duplicate_events: true, comments: [hi]}}
+        limits: {body_bytes: 1000}
+        push: {allow: [hooks.example]}
+    """))
+    s = load_file(path)
+    assert s.id == "scenario" and s.seed == 7
+    assert [st.state for st in s.task.steps] == [TaskState.SUBMITTED, TaskState.WORKING, TaskState.INPUT_REQUIRED, TaskState.COMPLETED]
+    assert s.task.steps[1].message == "thinking about {text}"
+    assert s.task.artifacts == ({"artifactId": "artifact-1", "name": "out", "parts": [{"text": "got {text}"}]},)
+    assert s.task.advance_on_get == 2
+    first, second = s.rules[Operation.SEND_MESSAGE]
+    assert first.when.calls == (1, 2) and first.when.binding is Binding.JSONRPC
+    assert first.reply.error is not None and first.reply.error.type is ErrorType.INTERNAL_ERROR and first.reply.error_http_status == 503
+    assert second.when.calls == (3, 3) and second.reply.message == ({"text": "a"}, {"data": {"k": 1}})
+    assert second.reply.headers == (("X-Test", "ok"),) and second.reply.delay_ms == 5
+    (stream_rule,) = s.rules[Operation.SEND_STREAMING_MESSAGE]  # a single mapping is a one-rule list
+    assert stream_rule.reply.stream.duplicate_events and stream_rule.reply.stream.comments == ("hi",)
+    assert s.limits.body_bytes == 1000 and s.push_allow == ("hooks.example",)
+
+
+def test_reply_task_overrides_inherit_the_scenario_task(tmp_path: Path) -> None:
+    s = load_file(write_scenario(tmp_path, scenario_text("""
+        behaviour:
+          SendMessage:
+            - reply: {task: {returns: first}}
+    """)))
+    (rule,) = s.rules[Operation.SEND_MESSAGE]
+    assert rule.reply.task is not None and rule.reply.task.steps == DEFAULT_TASK.steps and rule.reply.task.returns == "first"
+
+
+def test_numeric_error_codes(tmp_path: Path) -> None:
+    s = load_file(write_scenario(tmp_path, scenario_text("""
+        behaviour:
+          GetTask: [{reply: {error: -32001}}]
+          CancelTask: [{reply: {error: {code: -31999, message: custom}}}]
+    """)))
+    get_err = s.rules[Operation.GET_TASK][0].reply.error
+    custom = s.rules[Operation.CANCEL_TASK][0].reply.error
+    assert get_err is not None and get_err.type is ErrorType.TASK_NOT_FOUND
+    assert custom is not None and custom.code == -31999 and custom.text == "custom"
+
+
+# ------------------------------------------------------------------------------------ broken files
+
+
+def refused(tmp_path: Path, text: str) -> ScenarioError:
+    path = write_scenario(tmp_path, text, "broken.yaml")
+    with pytest.raises(ScenarioError) as info:
+        load_file(path)
+    err = info.value
+    assert err.source == str(path)
+    assert str(path) in str(err), "the error names the file"
+    return err
+
+
+def test_unknown_top_level_field_suggests_the_near_one(tmp_path: Path) -> None:
+    err = refused(tmp_path, scenario_text("behavior: {}\n"))
+    assert err.field_path == "behavior" and err.problem == "unknown field"
+    assert err.hint == "did you mean 'behaviour'?"
+    assert "behavior: unknown field" in str(err) and "hint: did you mean 'behaviour'?" in str(err)
+
+
+def test_unknown_nested_field_names_its_path(tmp_path: Path) -> None:
+    err = refused(tmp_path, scenario_text("""
+        behaviour:
+          SendMessage:
+            - when: {text_contain: x}
+              reply: {message: hi}
+    """))
+    assert err.field_path == "behaviour.SendMessage[0].when.text_contain"
+    assert err.hint == "did you mean 'text_contains'?"
+
+
+def test_unknown_field_without_a_near_name_lists_the_allowed_ones(tmp_path: Path) -> None:
+    err = refused(tmp_path, scenario_text("task: {steps: [COMPLETED], zzz: 1}\n"))
+    assert err.field_path == "task.zzz" and "allowed here:" in err.hint and "steps" in err.hint
+
+
+def test_bad_state_name(tmp_path: Path) -> None:
+    err = refused(tmp_path, scenario_text("task: {steps: [SUBMITTED, WORKIN, COMPLETED]}\n"))
+    assert err.field_path == "task.steps[1]"
+    assert "unknown task state 'WORKIN'" in err.problem
+    assert "WORKING" in err.hint and "COMPLETED" in err.hint
+
+
+def test_unspecified_is_not_a_usable_state(tmp_path: Path) -> None:
+    err = refused(tmp_path, scenario_text("task: {steps: [{state: UNSPECIFIED}]}\n"))
+    assert err.field_path == "task.steps[0].state"
+
+
+def test_bad_yaml_names_the_line(tmp_path: Path) -> None:
+    text = scenario_text() + "task:\n  steps: [SUBMITTED\n  returns: first\n: x\n"
+    err = refused(tmp_path, text)
+    assert err.field_path.startswith("line ") and ", column " in err.field_path
+    line = int(err.field_path.split()[1].rstrip(","))
+    assert line > text.count("\n") - 4, "the line number points at the broken part, not the top of the file"
+    assert "not valid YAML" in err.problem and err.hint
+
+
+def test_bad_yaml_tab_indentation(tmp_path: Path) -> None:
+    err = refused(tmp_path, "title: x\n\tdescription: y\n")
+    assert err.field_path == "line 2, column 1"
+
+
+def test_missing_title(tmp_path: Path) -> None:
+    err = refused(tmp_path, scenario_text(head="description: d\nspec: s\n"))
+    assert err.field_path == "title" and err.problem == "required field is missing" and "title" in err.hint
+
+
+def test_missing_citation(tmp_path: Path) -> None:
+    err = refused(tmp_path, scenario_text(head="title: t\ndescription: d\n"))
+    assert err.field_path == "spec" and "observed" in err.hint
+
+
+def test_terminal_step_followed_by_another(tmp_path: Path) -> None:
+    err = refused(tmp_path, scenario_text("task: {steps: [SUBMITTED, COMPLETED, WORKING]}\n"))
+    assert err.field_path == "task.steps[1]"
+    assert "COMPLETED is terminal" in err.problem and "never changes" in err.hint
+
+
+def test_terminal_step_in_a_reply_task(tmp_path: Path) -> None:
+    err = refused(tmp_path, scenario_text("""
+        behaviour:
+          SendMessage: [{reply: {task: {steps: [CANCELED, COMPLETED]}}}]
+    """))
+    assert err.field_path == "behaviour.SendMessage[0].reply.task.steps[0]"
+
+
+def test_unknown_operation_in_behaviour(tmp_path: Path) -> None:
+    err = refused(tmp_path, scenario_text("behaviour:\n  SendMesage: [{reply: {message: hi}}]\n"))
+    assert err.field_path == "behaviour.SendMesage" and err.problem == "unknown operation"
+    assert err.hint == "did you mean 'SendMessage'?"
+
+
+def test_v03_method_names_are_not_operations(tmp_path: Path) -> None:
+    err = refused(tmp_path, scenario_text("behaviour:\n  message/send: [{reply: {message: hi}}]\n"))
+    assert err.field_path == "behaviour.message/send" and err.problem == "unknown operation"
+
+
+@pytest.mark.parametrize(("body", "field", "needle"), [
+    ("behaviour: {SendMessage: [{when: {}}]}\n", "behaviour.SendMessage[0].reply", "required"),
+    ("behaviour: {SendMessage: []}\n", "behaviour.SendMessage", "list of rules"),
+    ("behaviour: {SendMessage: [{reply: {message: hi, error: InternalError}}]}\n", "behaviour.SendMessage[0].reply", "at most one"),
+    ("behaviour: {SendMessage: [{reply: {error: TaskNotFund}}]}\n", "behaviour.SendMessage[0].reply.error.code", "unknown error"),
+    ("behaviour: {SendMessage: [{reply: {fault: explode}}]}\n", "behaviour.SendMessage[0].reply.fault.kind", "unknown fault"),
+    ("behaviour: {SendMessage: [{reply: {envelope: {id: random}}}]}\n", "behaviour.SendMessage[0].reply.envelope.id", "unknown value"),
+    ("behaviour: {SendMessage: [{reply: {delay_ms: -5}}]}\n", "behaviour.SendMessage[0].reply.delay_ms", "whole number"),
+    ("behaviour: {SendMessage: [{when: {version: '2.0'}, reply: {}}]}\n", "behaviour.SendMessage[0].when.version", "unknown protocol version"),
+    ("behaviour: {SendMessage: [{when: {binding: grpc}, reply: {}}]}\n", "behaviour.SendMessage[0].when.binding", "JSONRPC and HTTP+JSON"),
+    ("behaviour: {SendMessage: [{when: {calls: {to: 0}}, reply: {}}]}\n", "behaviour.SendMessage[0].when.calls.to", "whole number"),
+    ("behaviour: {SendStreamingMessage: [{reply: {stream: {first_event: artifact}}}]}\n", "behaviour.SendStreamingMessage[0].reply.stream.first_event", "unknown value"),
+    ("behaviour: {SendMessage: [{reply: {message: []}}]}\n", "behaviour.SendMessage[0].reply.message", "non-empty list of parts"),
+    ("behaviour: {SendMessage: [{reply: {message: [{text: a, url: b}]}}]}\n", "behaviour.SendMessage[0].reply.message[0]", "exactly one"),
+    ("task: {steps: []}\n", "task.steps", "non-empty list"),
+    ("task: {steps: [COMPLETED], returns: last}\n", "task.returns", "unknown value"),
+    ("task: {steps: [COMPLETED], artifacts: [{name: x}]}\n", "task.artifacts[0]", "`parts` or `text`"),
+    ("endpoints: [{path: rpc, binding: JSONRPC, versions: ['1.0']}]\n", "endpoints[0].path", "must start with /"),
+    ("endpoints: [{path: /rpc, binding: JSONRPC, versions: []}]\n", "endpoints[0].versions", "non-empty list"),
+    ("auth: {bearer: x, scope: some}\n", "auth.scope", "unknown value"),
+    ("limits: {body_bytes: 0}\n", "limits.body_bytes", "whole number"),
+    ("timeout: -1\n", "timeout", "positive number"),
+    ("seed: abc\n", "seed", "whole number"),
+    ("checks: check-1\n", "checks", "list of check ids"),
+])
+def test_more_broken_fields(tmp_path: Path, body: str, field: str, needle: str) -> None:
+    err = refused(tmp_path, scenario_text(body))
+    assert err.field_path == field
+    assert needle in err.problem
+
+
+def test_card_needs_object_or_raw(tmp_path: Path) -> None:
+    err = refused(tmp_path, "title: t\ndescription: d\nspec: s\ncard: {content_type: application/json}\n")
+    assert err.field_path == "card" and "exactly one of `object`" in err.problem
+
+
+def test_top_level_must_be_a_mapping(tmp_path: Path) -> None:
+    err = refused(tmp_path, "- just\n- a list\n")
+    assert err.field_path == "" and "expected a mapping" in err.problem
+    assert "(top level)" in str(err)
+
+
+def test_unreadable_and_non_utf8_files(tmp_path: Path) -> None:
+    missing = tmp_path / "nope.yaml"
+    with pytest.raises(ScenarioError, match="cannot read the file") as info:
+        load_file(missing)
+    assert info.value.source == str(missing)
+    binary = tmp_path / "binary.yaml"
+    binary.write_bytes(b"title: \xff\xfe\n")
+    with pytest.raises(ScenarioError, match="not UTF-8"):
+        load_file(binary)
+
+
+def test_parse_takes_decoded_data_directly() -> None:
+    with pytest.raises(ScenarioError) as info:
+        parse({"title": "t"}, "x/y", "inline")
+    assert info.value.source == "inline" and info.value.field_path == "description"
+
+
+# ------------------------------------------------------------------------------------ a folder with a broken file
+
+
+def test_a_broken_file_does_not_stop_the_others(tmp_path: Path) -> None:
+    write_scenario(tmp_path, scenario_text(), "good/one.yaml")
+    write_scenario(tmp_path, scenario_text("task: {steps: [COMPLETED]}\n"), "good/two.yaml")
+    write_scenario(tmp_path, scenario_text("task: {steps: [DONE]}\n"), "bad/state.yaml")
+    write_scenario(tmp_path, "title: [unclosed\n", "bad/yaml.yaml")
+    (tmp_path / "notes.txt").write_text("not a scenario")
+    cat = Catalogue.load(tmp_path)
+    assert cat.ids() == ["good/one", "good/two"]
+    assert set(cat.broken) == {"bad/state", "bad/yaml"}
+    assert cat.broken["bad/state"].field_path == "task.steps[0]"
+    assert cat.broken["bad/yaml"].field_path.startswith("line ")
+    assert cat.get("good/two").task.steps[0].state is TaskState.COMPLETED
+    with pytest.raises(ScenarioError) as info:
+        cat.get("bad/state")  # asking for a broken one gives its error, not "unknown scenario"
+    assert info.value.source.endswith("state.yaml")
