@@ -185,6 +185,8 @@ class RunView:
     client_result: dict[str, Any] | None = None
     client_exit: int | None = None
     action: dict[str, Any] = field(default_factory=dict)
+    #: Why a result file the client did write could not be read (not JSON, not an object, too large).
+    client_result_error: str | None = None
 
     def __post_init__(self) -> None:
         self.card_fetches = [e for e in self.entries if e.get("kind") == "card"]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import shutil
 import sys
 import time
 from datetime import datetime, timezone
@@ -11,7 +12,7 @@ from pathlib import Path
 from a2a_lab.protocol.cards import parse_support
 from a2a_lab.server.catalogue import Catalogue
 
-from . import presets, runner, scoring
+from . import presets, process, runner, scoring
 from .baseline import Baseline, BaselineError
 from .reports import console, json_report, junit
 
@@ -36,10 +37,23 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("-v", "--verbose", action="store_true", help="show every miss in the scorecard")
 
 
+def _check_client(command: str) -> None:
+    """A client that cannot even be started is a usage error (exit 2), not a harness fault in every scenario."""
+    try:
+        argv = process.split(command)
+    except ValueError as exc:
+        raise presets.PresetError(f"--client {command!r} cannot be parsed: {exc}") from None
+    if not argv:
+        raise presets.PresetError("--client is empty")
+    if shutil.which(argv[0]) is None:
+        raise presets.PresetError(f"--client {argv[0]!r} is neither a preset ({', '.join(presets.PRESETS)}) nor a program found on PATH")
+
+
 def cmd_run(args: argparse.Namespace) -> int:
     err = lambda text: print(f"a2a-lab: {text}", file=sys.stderr)  # noqa: E731
     try:
         client = presets.resolve(args.client)
+        _check_client(client)
         supports = parse_support(args.client_supports) if args.client_supports else None
         baseline = Baseline.load(args.baseline) if args.baseline else None
     except (presets.PresetError, ValueError, BaselineError) as exc:

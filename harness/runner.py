@@ -20,7 +20,7 @@ from a2a_lab.server.app import ScenarioApp
 from a2a_lab.server.hosting import BackgroundServer
 from a2a_lab.server.scenario import Scenario
 
-from . import process, scoring
+from . import handshake, process, scoring
 from .baseline import Baseline
 from .journal_view import RunView
 from .model import ClientRun, Outcome, ScenarioResult
@@ -68,12 +68,12 @@ def client_env(scenario: Scenario, card_url: str, base_url: str, result_path: st
     env = dict(os.environ)
     env.update(extra)
     env.update({
-        "A2A_LAB_CARD_URL": card_url,
-        "A2A_LAB_BASE_URL": base_url,
-        "A2A_LAB_SCENARIO": scenario.id,
-        "A2A_LAB_MESSAGE": scenario.client.message,
-        "A2A_LAB_RESULT": result_path,
-        "A2A_LAB_ACTION": json.dumps(scenario.client.action, separators=(",", ":")),
+        handshake.ENV_CARD_URL: card_url,
+        handshake.ENV_BASE_URL: base_url,
+        handshake.ENV_SCENARIO: scenario.id,
+        handshake.ENV_MESSAGE: scenario.client.message,
+        handshake.ENV_RESULT: result_path,
+        handshake.ENV_ACTION: json.dumps(scenario.client.action, separators=(",", ":")),
     })
     return env
 
@@ -127,7 +127,8 @@ def infer_supports(runs: list[RawRun]) -> set[Support]:
 
 def score(run: RawRun, supports: set[Support], opts: RunOptions) -> ScenarioResult:
     began = time.monotonic()
-    view = RunView(run.base_url, run.card, run.journal, supports, run.client.result, run.client.exit_code, run.scenario.client.action)
+    view = RunView(run.base_url, run.card, run.journal, supports, run.client.result, run.client.exit_code, run.scenario.client.action,
+                   run.client.result_error)
     checks = scoring.evaluate(view)
     result = ScenarioResult(run.scenario.id, run.scenario.title, run.scenario.group, Outcome.PASS, checks, run.client, run.seed,
                             run.duration, journal=run.journal, journal_dropped=run.dropped, error=run.error)

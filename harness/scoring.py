@@ -53,10 +53,18 @@ def summary(results: list[ScenarioResult], strict: bool) -> dict[str, Any]:
     outcomes = Counter(s.outcome.value for s in results)
     levels = level_counts(results)
     gate_failures = [s.id for s in results if gating(s.outcome, strict)]
-    must, should = levels["MUST"], levels["SHOULD"]
+    should = levels["SHOULD"]
+    # Expected failures (the baseline) are counted as misses in `levels` but never as unexpected ones here.
+    baselined = sum(1 for s in results for c in s.checks if c.baseline is not None)
+    unjudged = (Outcome.PASS, Outcome.SKIPPED, Outcome.UNIMPLEMENTED, Outcome.INFORMATIONAL)
+    must_failed = sum(1 for s in results for c in s.checks if c.level is Level.MUST and c.outcome not in unjudged and c.baseline is None)
+    should_missed = sum(1 for s in results for c in s.checks if c.level is Level.SHOULD and c.outcome is Outcome.NON_STRICT and c.baseline is None)
+    expected = f"; {baselined} expected failure(s) from the baseline" if baselined else ""
     if gate_failures:
         broken = [s for s in results if s.outcome in (Outcome.TIMEOUT, Outcome.NO_CONTACT, Outcome.ERROR)]
-        verdict = f"not conformant: {must['judged'] - must['passed']} MUST check(s) failed" + (f", {len(broken)} scenario(s) did not complete" if broken else "")
+        verdict = f"not conformant: {must_failed} MUST check(s) failed" + (f", {len(broken)} scenario(s) did not complete" if broken else "") + expected
+    elif baselined:
+        verdict = "gate passed: no MUST failed" + (f" ({should_missed} SHOULD missed)" if should_missed else "") + " beyond the baseline" + expected
     elif should["passed"] < should["judged"]:
         verdict = f"conformant: every MUST passed ({should['judged'] - should['passed']} SHOULD missed)"
     else:

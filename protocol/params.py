@@ -18,8 +18,9 @@ V1, V03 = Version.V1_0, Version.V0_3
 
 
 def _digits(text: str) -> bool:
-    """ASCII digits only: `str.isdigit` also accepts `²`, which `int()` refuses."""
-    return text.isascii() and text.isdigit()
+    """A whole number an int32/int64 field can hold, in ASCII digits: `str.isdigit` also accepts `²`, which
+    `int()` refuses, and `int()` refuses more than 4300 digits."""
+    return text.isascii() and text.isdigit() and len(text) <= 19
 
 
 def _need_str(params: dict[str, Any], key: str, where: str) -> str:

@@ -83,7 +83,7 @@ def jsonrpc_request(op: Operation, version: Version, params: Mapping[str, Any]) 
         raise UnsupportedRequest(f"{op.value} has no JSON-RPC method in A2A {version.value}")
     body = _body(op, version, False, params)
     tenant = params.get("tenant")
-    if isinstance(tenant, str) and tenant:
+    if version is V1 and isinstance(tenant, str) and tenant:  # tenants are a 1.0 concept
         body["tenant"] = tenant
     return RpcRequest(method, body)
 
@@ -124,7 +124,8 @@ def _message(params: Mapping[str, Any], version: Version, rest: bool, op: Operat
 
 def _push_inner(config: Mapping[str, Any], rest: bool) -> dict[str, Any]:
     """A canonical push config as 0.3's inner PushNotificationConfig."""
-    return shapes.push_config_out(dict(config), V03, rest)["pushNotificationConfig"]
+    inner: dict[str, Any] = shapes.push_config_out(dict(config), V03, rest)["pushNotificationConfig"]
+    return inner
 
 
 def _configuration(cfg: Mapping[str, Any], version: Version, rest: bool) -> dict[str, Any]:

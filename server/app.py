@@ -21,10 +21,13 @@ from .state import LabState
 log = logging.getLogger("a2a_lab.server")
 
 
+_HOST_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-:[]_")
+
+
 def base_url_of(scope: Scope) -> str:
-    headers = http.headers_of(scope)
-    host = headers.get("host")
-    if not host:
+    """The origin the client used (so cards name the host it can reach), plus the scenario's prefix."""
+    host = http.headers_of(scope).get("host")
+    if not host or len(host) > 255 or not set(host) <= _HOST_CHARS:
         server = scope.get("server") or ("127.0.0.1", 80)
         host = f"[{server[0]}]:{server[1]}" if ":" in str(server[0]) else f"{server[0]}:{server[1]}"
     return f"{scope.get('scheme', 'http')}://{host}{scope.get('root_path', '')}"

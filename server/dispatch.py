@@ -110,8 +110,10 @@ def _send(state: LabState, call: Call, reply: Reply) -> Outcome:
             return Outcome(reply, events=streams.drive(state, rec, reply.stream, resume=True), summary={**_summarise_task(rec.task), "stream": True})
         engine.resume(rec)
     else:
-        if cfg.get("taskPushNotificationConfig") and not state.capability("pushNotifications"):
-            raise A2AError(ErrorType.PUSH_NOT_SUPPORTED, "Push notifications are not supported: the card does not declare capabilities.pushNotifications")
+        if cfg.get("taskPushNotificationConfig"):
+            if not state.capability("pushNotifications"):
+                raise A2AError(ErrorType.PUSH_NOT_SUPPORTED, "Push notifications are not supported: the card does not declare capabilities.pushNotifications")
+            _check_push_target(state, cfg["taskPushNotificationConfig"])  # refuse before a task exists
         rec = engine.create(message, script)
         if cfg.get("taskPushNotificationConfig"):
             _store_push(state, rec, cfg["taskPushNotificationConfig"], call.version)
@@ -123,10 +125,14 @@ def _send(state: LabState, call: Call, reply: Reply) -> Outcome:
     return Outcome(reply, value={"task": task}, summary=_summarise_task(task))
 
 
-def _store_push(state: LabState, rec: TaskRecord, config: dict[str, Any], version: Version) -> dict[str, Any]:
+def _check_push_target(state: LabState, config: dict[str, Any]) -> None:
     refusal = target_refusal(str(config.get("url", "")), state.scenario.push_allow)
     if refusal:
         raise A2AError(ErrorType.INVALID_PARAMS, f"Invalid parameters: webhook url refused: {refusal}", field="url")
+
+
+def _store_push(state: LabState, rec: TaskRecord, config: dict[str, Any], version: Version) -> dict[str, Any]:
+    _check_push_target(state, config)
     stored = {k: v for k, v in config.items() if k != "tenant"}
     stored["id"] = stored.get("id") or state.engine.new_id()
     stored["taskId"] = rec.id

@@ -71,14 +71,28 @@ def _depth(value: Any, limit: int) -> bool:
     return True
 
 
+def _not_json(text: str) -> Any:
+    raise ValueError(f"{text} is not JSON (RFC 8259 has no NaN or Infinity)")
+
+
+def _finite(text: str) -> float:
+    value = float(text)
+    if value in (float("inf"), float("-inf")):
+        raise ValueError(f"the number {text[:40]} is too large")
+    return value
+
+
 def decode_json(body: bytes, depth_limit: int) -> Any:
-    """Decode a JSON body or raise A2AError: -32700 for bad JSON, -32600 for excessive nesting."""
+    """Decode a JSON body or raise A2AError: -32700 for bad JSON, -32600 for excessive nesting.
+
+    NaN, Infinity and numbers that overflow to infinity are refused: echoed back (say as an `id`) they
+    would make the answer invalid JSON."""
     try:
         text = body.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise A2AError(ErrorType.PARSE_ERROR, f"Invalid JSON payload: the body is not UTF-8 (byte {exc.start})") from None
     try:
-        value = json.loads(text)
+        value = json.loads(text, parse_constant=_not_json, parse_float=_finite)
     except RecursionError:
         raise A2AError(ErrorType.INVALID_REQUEST, f"Request payload validation error: JSON nested deeper than {depth_limit} levels") from None
     except ValueError as exc:
@@ -96,4 +110,8 @@ def is_json_type(content_type: str | None, allowed: tuple[str, ...]) -> bool:
 
 
 def dumps(value: Any) -> bytes:
-    return json.dumps(value, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+    text = json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError:  # a lone surrogate from a `\ud800` escape: valid JSON, not UTF-8; keep it escaped
+        return json.dumps(value, separators=(",", ":")).encode("ascii")

@@ -8,7 +8,7 @@ from starlette.types import Receive, Scope, Send
 
 from a2a_lab.protocol import operations, params, rest
 from a2a_lab.protocol.bindings import A2A_JSON, JSON, Binding
-from a2a_lab.protocol.errors import A2AError, ErrorType
+from a2a_lab.protocol.errors import A2AError, ErrorType, grpc_status_for_http
 from a2a_lab.protocol.negotiation import negotiate
 from a2a_lab.protocol.shapes import stream_response_out
 from a2a_lab.protocol.versions import Version
@@ -31,6 +31,7 @@ async def _error(scope: Scope, receive: Receive, send: Send, entry: dict[str, An
         code = status
         if "error" in body:
             body["error"]["code"] = status
+            body["error"]["status"] = grpc_status_for_http(status)
     if reply is not None and reply.error_http_status:
         code = reply.error_http_status
     entry.setdefault("answer", {}).update({"result_kind": "error", "code": err.code})

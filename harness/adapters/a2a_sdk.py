@@ -15,6 +15,8 @@ import sys
 import uuid
 from typing import Any
 
+from a2a_lab.harness.handshake import ENV_MESSAGE, ENV_RESULT
+
 POLLS, POLL_GAP_S = 10, 0.3
 
 
@@ -70,7 +72,7 @@ def main() -> int:
     except ImportError:
         print("a2a-lab: the a2a-sdk adapter needs the official SDK: pip install 'a2a-sdk[http-server]>=1.3'", file=sys.stderr)
         return 2
-    text = os.environ.get("A2A_LAB_MESSAGE", "Hello from a2a-lab")
+    text = os.environ.get(ENV_MESSAGE, "Hello from a2a-lab")
     try:
         result = asyncio.run(run(sys.argv[1], text))
         code = 0 if result["kind"] != "error" else 1
@@ -78,8 +80,8 @@ def main() -> int:
         result = {"kind": "error", "state": None, "text": "", "error": f"{type(exc).__name__}: {exc}"}
         code = 1
     print(json.dumps(result))
-    if os.environ.get("A2A_LAB_RESULT"):
-        with open(os.environ["A2A_LAB_RESULT"], "w", encoding="utf-8") as fh:
+    if os.environ.get(ENV_RESULT):
+        with open(os.environ[ENV_RESULT], "w", encoding="utf-8") as fh:
             json.dump(result, fh)
     return code
 

@@ -16,10 +16,15 @@ def card_discovery(view: RunView, c: Check) -> CheckResult:
     if not view.calls and not view.card_fetches:
         return c.skipped("the client made no request")
     first_call = view.calls[0].seq if view.calls else None
-    fetched = [e for e in view.card_fetches if first_call is None or e["seq"] < first_call]
+    tried = [e for e in view.card_fetches if first_call is None or e["seq"] < first_call]
+    # Only a card the server actually gave counts as read: a 404 on a path the client guessed is not discovery.
+    fetched = [e for e in tried if e.get("method") == "GET" and 0 < (e.get("response") or {}).get("status", 0) < 400]
     if not fetched:
+        if not view.calls:
+            return c.skipped("the client got no card and made no call")
+        tried_text = "; tried " + ", ".join(f"{e['method']} {e['path']} ({e.get('response', {}).get('status', 'no answer')})" for e in tried[:3]) if tried else ""
         return c.broken("the client called the agent without reading its card first", "GET /.well-known/agent-card.json before any call",
-                        f"first request was {view.calls[0].label()}", [view.calls[0]])
+                        f"first request was {view.calls[0].label()}{tried_text}", [view.calls[0]])
     paths = sorted({e.get("card_path", e["path"]) for e in fetched})
     return c.passed(f"card fetched from {', '.join(paths)} before the first call")
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 from a2a_lab.protocol import shapes
 from a2a_lab.protocol.bindings import A2A_JSON, JSON, Binding
@@ -93,6 +94,14 @@ def body_shape(view: RunView, c: Check) -> CheckResult:
     return c.passed(f"{len(sends)} message(s) shaped for their version")
 
 
+def _sent_message(call: Call) -> Any:
+    """The message a send carried, canonical where it parses: a retry resends it under a new JSON-RPC id (or on another
+    interface, in another version's shape), and that is still the same message."""
+    message = call.message()
+    canonical, _ = shapes.parse_message(message, call.version, call.binding is Binding.HTTP_JSON, "message", lenient_kind=True)  # type: ignore[arg-type]
+    return canonical if canonical is not None else message
+
+
 @check("MESSAGE-ID-UNIQUE", Level.MUST, "A2A 1.0 §4.1.1 Message.messageId (REQUIRED, created by the sender)", "Unique messageId",
        "Every message carries a messageId the client created, and a client does not reuse one for a different message.")
 def message_id_unique(view: RunView, c: Check) -> CheckResult:
@@ -105,7 +114,7 @@ def message_id_unique(view: RunView, c: Check) -> CheckResult:
         mid = (message.get("messageId") or message.get("message_id")) if isinstance(message, dict) else None
         if not isinstance(mid, str) or not mid:
             return c.broken("a message without messageId", "a non-empty messageId", repr(mid), [call])
-        if mid in seen and seen[mid].body_text != call.body_text:
+        if mid in seen and _sent_message(seen[mid]) != _sent_message(call):
             return c.broken("a messageId was reused for a different message", "a new messageId per message", f"{mid!r} twice", [seen[mid], call])
         seen[mid] = call
     return c.passed(f"{len(seen)} distinct messageId(s)")

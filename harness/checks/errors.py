@@ -51,6 +51,10 @@ def fallback(view: RunView, c: Check) -> CheckResult:
                     and (view.interface_path(i), i.core_binding, i.known_version) != (first.endpoint_path, first.binding, first.version)]
     if not alternatives:
         return c.skipped("the card declares no other interface to fall back to")
+    # A client can only fall back to what it speaks (declared, or seen anywhere in the run).
+    alternatives = [i for i in alternatives if (i.core_binding, i.known_version) in view.supports]
+    if not alternatives:
+        return c.skipped("the card's other interfaces use bindings or versions this client is not known to support")
     moved = [call for call in view.a2a_calls if call.seq > first.seq and _key(call) != _key(first)]
     if not moved:
         return c.broken("the client gave up without trying the other declared interface(s)", f"a call to {alternatives[0].label}", "no other interface tried", [first])

@@ -72,12 +72,12 @@ def _run(http: httpx.Client, target: str, text: str, options: ClientOptions, res
     if stream and not cards.capability(found.card, "streaming"):
         result.warnings.append("streaming was asked for, but the card does not declare capabilities.streaming: used SendMessage instead")
         stream = False
-    message = user_message(text)
     for position, iface in enumerate(selection.candidates):
         result.interface = iface
         transport = Transport(http, iface, options)
         try:
-            answer, pending = _send(transport, message, stream, result)
+            # A fresh messageId per request: the bodies differ between interfaces, so one id would be reused.
+            answer, pending = _send(transport, user_message(text), stream, result)
         except ClientFailure as failure:
             if invites_fallback(failure) and position + 1 < len(selection.candidates):
                 nxt = selection.candidates[position + 1]
@@ -113,7 +113,7 @@ def _send(transport: Transport, message: dict[str, Any], stream: bool, result: R
             raise
         broken = failure
     finally:
-        events.close()  # type: ignore[attr-defined]
+        events.close()
     if fold.answer is None:
         raise ClientFailure("invalid_response", f"the stream from {transport.iface.url} closed without any event",
                             {"operation": Operation.SEND_STREAMING_MESSAGE.value, "binding": transport.binding.value})

@@ -12,7 +12,7 @@ from a2a_lab.protocol.bindings import JSON
 from a2a_lab.protocol.cards import LEGACY_WELL_KNOWN_PATH, WELL_KNOWN_PATH
 
 from .failures import ClientFailure, UsageFailure
-from .http import decode_json, guarded, media_type, read_limited, snippet
+from .http import decode_json, guarded, media_type, read_head, read_limited, snippet
 from .options import ClientOptions
 
 _MAX_REDIRECTS = 5
@@ -51,7 +51,7 @@ def _fetch(http: httpx.Client, url: str, options: ClientOptions) -> tuple[httpx.
                 if response.is_redirect and response.headers.get("location"):
                     url = str(response.url.join(response.headers["location"]))
                     continue
-                body = read_limited(response, options.card_size_limit, f"card {url}") if response.status_code == 200 else response.read()[:2048]
+                body = read_limited(response, options.card_size_limit, f"card {url}") if response.status_code == 200 else read_head(response)
                 return response, body
     raise ClientFailure("discovery", f"fetching the card: more than {_MAX_REDIRECTS} redirects (last {url})")
 

@@ -53,8 +53,9 @@ def error_info_reason(details: Any) -> str | None:
     """The ErrorInfo reason in a google.rpc details list (JSON-RPC `data` or HTTP `error.details`)."""
     if isinstance(details, list):
         for item in details:
-            if isinstance(item, dict) and item.get("@type") == ERROR_INFO_TYPE and isinstance(item.get("reason"), str):
-                return item["reason"]
+            reason = item.get("reason") if isinstance(item, dict) and item.get("@type") == ERROR_INFO_TYPE else None
+            if isinstance(reason, str):
+                return reason
     return None
 
 

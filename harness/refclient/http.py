@@ -57,7 +57,7 @@ def read_limited(response: httpx.Response, limit: int, what: str) -> bytes:
     """Read a streamed body, refusing more than `limit` bytes (checked before and while reading)."""
     declared = response.headers.get("content-length")
     if declared and declared.isdigit() and int(declared) > limit:
-        raise ClientFailure("invalid_response", f"{what}: the answer declares {declared} bytes, more than the limit of {limit}",
+        raise ClientFailure("invalid_response", f"{what}: the answer declares {declared} bytes, more than the limit of {limit} bytes",
                             {"limit": limit, "size": int(declared)})
     chunks, size = [], 0
     for chunk in response.iter_bytes():
@@ -66,6 +66,17 @@ def read_limited(response: httpx.Response, limit: int, what: str) -> bytes:
             raise ClientFailure("invalid_response", f"{what}: the answer is larger than the limit of {limit} bytes", {"limit": limit})
         chunks.append(chunk)
     return b"".join(chunks)
+
+
+def read_head(response: httpx.Response, size: int = 2048) -> bytes:
+    """The start of a body we only quote (an error page): never more than `size` bytes are read."""
+    chunks, got = [], 0
+    for chunk in response.iter_bytes():
+        chunks.append(chunk)
+        got += len(chunk)
+        if got >= size:
+            break
+    return b"".join(chunks)[:size]
 
 
 @contextmanager
@@ -80,7 +91,8 @@ def guarded(what: str, options: ClientOptions) -> Iterator[None]:
 
 
 def media_type(response: httpx.Response) -> str:
-    return response.headers.get("content-type", "").split(";", 1)[0].strip().lower()
+    value: str = response.headers.get("content-type", "")
+    return value.split(";", 1)[0].strip().lower()
 
 
 def snippet(body: bytes, size: int = 160) -> str:

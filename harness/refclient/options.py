@@ -9,10 +9,7 @@ from dataclasses import dataclass
 from a2a_lab.protocol.bindings import Binding
 from a2a_lab.protocol.cards import DEFAULT_CARD_SIZE_LIMIT
 
-#: Environment variables the harness sets for a client under test (the card, the text, where to report).
-ENV_CARD_URL = "A2A_LAB_CARD_URL"
-ENV_MESSAGE = "A2A_LAB_MESSAGE"
-ENV_RESULT = "A2A_LAB_RESULT"
+from ..handshake import ENV_CARD_URL, ENV_MESSAGE, ENV_RESULT  # noqa: F401  (re-exported)
 
 DEFAULT_TEXT = "Hello from a2a-lab"
 DEFAULT_FOLLOW = 10

@@ -53,12 +53,13 @@ def card_warnings(card: dict[str, Any], listed: list[Interface]) -> list[str]:
     if shape == "0.3" and top is None:
         out.append("0.3 card without protocolVersion; read as 0.3")
     for iface in listed:
-        where = f"interface #{iface.index} ({iface.binding} {iface.url})" if iface.source == "supportedInterfaces" else f"card {iface.source} ({iface.binding} {iface.url})"
+        if iface.source != "supportedInterfaces":
+            continue  # a 0.3 card's protocolVersion is "0.3.0" by its schema: no Major.Minor rule there
+        where = f"interface #{iface.index} ({iface.binding} {iface.url})"
         if versions.has_patch(iface.declared_version):
             out.append(f"{where} declares protocolVersion {iface.declared_version!r}; versions are Major.Minor, read as {iface.version}")
         elif iface.declared_version is None or not str(iface.declared_version).strip():
-            if iface.source == "supportedInterfaces":
-                out.append(f"{where} declares no protocolVersion; read as 0.3 (§3.6.2)")
+            out.append(f"{where} declares no protocolVersion; read as 0.3 (§3.6.2)")
     return out
 
 

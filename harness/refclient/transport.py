@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import json
 import uuid
-from collections.abc import Iterator
+from collections.abc import Generator
 from typing import Any
 
 import httpx
 from httpx_sse import SSEError, connect_sse
 
-from a2a_lab.protocol import jsonrpc, requests
+from a2a_lab.protocol import errors, jsonrpc, requests
 from a2a_lab.protocol.bindings import A2A_JSON, EVENT_STREAM, JSON, Binding
 from a2a_lab.protocol.cards import Interface
 from a2a_lab.protocol.operations import Operation
@@ -156,6 +156,9 @@ class Transport:
         if isinstance(body, dict) and isinstance(body.get("message"), str):
             reason = error_info_reason(body.get("details"))
             code = value.get("code") if isinstance(value, dict) and isinstance(value.get("code"), int) and value.get("code", 0) < 0 else None
+            known = errors.by_name(reason) if reason else None
+            if code is None and known is not None:
+                code = known.code  # the ErrorInfo reason names the A2A error (§11.6)
             said = f"answered HTTP {status}" if status is not None else "sent an error"
             return remote_error(f"{label} {said}: {body['message']}" + (f" ({reason})" if reason else ""),
                                 http_status=status, reason=reason, code=code, **self._context(op))
@@ -167,7 +170,7 @@ class Transport:
 
     # --------------------------------------------------------------------------------- streams
 
-    def stream(self, op: Operation, params: dict[str, Any], warnings: list[str]) -> Iterator[Any]:
+    def stream(self, op: Operation, params: dict[str, Any], warnings: list[str]) -> Generator[Any, None, None]:
         """The events of a streaming operation, each the StreamResponse body (JSON-RPC envelopes removed).
 
         Close the iterator to hang up early. A plain JSON answer where a stream was expected is checked

@@ -26,6 +26,8 @@ def scorecard(results: list[ScenarioResult], summary: dict[str, Any], out: TextI
         if r.outcome in (Outcome.TIMEOUT, Outcome.NO_CONTACT, Outcome.ERROR):
             detail = (r.error or r.outcome.value) + (f"; {detail}" if detail else "")
         print(f"{r.id.ljust(width)}  {_MARK[r.outcome]:<6}  {detail}", file=out)
+        if r.error and r.outcome not in (Outcome.TIMEOUT, Outcome.NO_CONTACT, Outcome.ERROR):
+            print(f"{'':{width}}    note: {r.error}", file=out)  # e.g. a baseline entry that now passes
         if verbose or r.outcome in (Outcome.FAIL,):
             for c in bad:
                 print(f"{'':{width}}    - {c.id} [{c.level.value}] {c.message}", file=out)

@@ -150,7 +150,7 @@ def test_v03_rest_resource_names() -> None:
     assert params.read(O.GET_TASK, V03, True, {"name": "tasks/t-9"}) == {"id": "t-9"}
 
 
-@pytest.mark.parametrize("text", ["²", "٣x", "1e3", "0x10", " 4", "+4"])
+@pytest.mark.parametrize("text", ["²", "٣", "1e3", "0x10", " 4", "+4", "--4", "1" * 5000, "9" * 20])
 def test_odd_numbers_in_query_are_invalid_params_not_crashes(text: str) -> None:
     assert invalid(O.GET_TASK, V1, True, {}, {"id": "t"}, {"historyLength": text}).field == "historyLength"
     assert invalid(O.LIST_TASKS, V1, True, {}, {}, {"pageSize": text}).field == "pageSize"

@@ -1,0 +1,494 @@
+"""A small, configurable A2A client for proving the harness's checks: correct by default, wrong on request.
+
+Usage: fake_client.py [--defect NAME ...] [--binding jsonrpc|http+json ...] [options] CARD_URL
+
+It deliberately imports nothing from a2a_lab: it is an independent client, written from the spec, that the
+harness runs like any other. By default it fetches the card, picks the first interface (card order) whose
+binding it supports and whose version is 1.0 or 0.3 (an absent version is 0.3), sends one message in that
+version's shape, follows a non-terminal task with polite GetTask polling (>= 100 ms apart, at most 10 times)
+until a terminal or interrupted state, and writes {"kind", "state", "text"} to A2A_LAB_RESULT. Each
+`--defect` switches on one specific mistake (see DEFECTS).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+import traceback
+from typing import Any
+
+import httpx
+
+WELL_KNOWN = "/.well-known/agent-card.json"
+USER_AGENT = "a2a-lab-fake-client/1.0"
+POLL_GAP_S = 0.1
+MAX_POLLS = 10
+DEAD_END_CODES = (-32601, -32009)
+STOPS = {"completed", "failed", "canceled", "cancelled", "rejected", "input-required", "auth-required"}
+INTERRUPTED = {"input-required", "auth-required"}
+
+DEFECTS = {
+    "no-card": "skip the card fetch and guess the endpoint ({base}/a2a, JSON-RPC 1.0)",
+    "legacy-card-path": "read only /.well-known/agent.json and, when that fails, guess the endpoint as no-card does",
+    "wrong-header": "send A2A-Version: 0.3 on 1.0 calls",
+    "no-header": "send no A2A-Version on 1.0 calls",
+    "patch-header": "send A2A-Version: 1.0.1 on 1.0 calls",
+    "v03-body-under-v1": "send a 0.3-shaped message (role user, kind fields) as SendMessage with A2A-Version 1.0",
+    "v1-method-on-v03": "send 1.0 SendMessage (1.0 shape and header) to a 0.3 interface",
+    "ignore-interfaces": "use the last entry of supportedInterfaces (or the top-level url) instead of the first supported one",
+    "poll-after-message": "call GetTask after a direct message answer",
+    "get-task-loop": "poll GetTask 50 times with no delay, even after the task completed",
+    "no-follow-up": "never poll a task, whatever its state",
+    "stream-without-capability": "call SendStreamingMessage even when capabilities.streaming is not true",
+    "retry-loop": "repeat a call that answered -32601/-32009 five times",
+    "no-fallback": "give up at the first method-not-found instead of trying the next interface",
+    "bad-envelope": 'send "jsonrpc": "1.0"',
+    "no-id": "send JSON-RPC requests without an id",
+    "wrong-content-type": "send bodies as text/plain",
+    "duplicate-message-id": "send two different messages with the same messageId",
+    "wrong-url": "post to {base}/wrong instead of the interface URL",
+    "wrong-result": "write a result whose state and text differ from what the server sent",
+    "garbled-result": "write an A2A_LAB_RESULT that is not JSON",
+    "interrupted-as-failure": "report an INPUT_REQUIRED / AUTH_REQUIRED task as failed",
+    "hang": "sleep forever after the card fetch (with a sleeping child)",
+    "crash": "exit 3 with a traceback before any call",
+    "never-connect": "exit 0 without any request",
+    "flood": "send hundreds of requests as fast as possible",
+    "fork-and-exit": "spawn a sleeping child in the same process group, then exit",
+    "big-stdout": "write about 50 MB to stdout, then behave",
+}
+
+
+class Defects:
+    def __init__(self, names: list[str]) -> None:
+        unknown = [n for n in names if n not in DEFECTS]
+        if unknown:
+            raise SystemExit(f"fake_client: unknown defect(s) {unknown}; known: {', '.join(DEFECTS)}")
+        self.names = set(names)
+
+    def __contains__(self, name: str) -> bool:
+        return name in self.names
+
+
+# ------------------------------------------------------------------------------------------ the card
+
+
+def major_minor(value: Any) -> str | None:
+    """An interface's version as Major.Minor; absent means 0.3."""
+    if value is None:
+        return "0.3"
+    parts = str(value).strip().split(".")
+    if len(parts) < 2 or not all(p.isdigit() for p in parts[:2]):
+        return None
+    return f"{int(parts[0])}.{int(parts[1])}"
+
+
+def binding_name(value: Any) -> str:
+    text = str(value or "").strip().upper()
+    return {"JSONRPC": "jsonrpc", "JSON-RPC": "jsonrpc", "HTTP+JSON": "http+json", "REST": "http+json"}.get(text, text.lower())
+
+
+def interfaces(card: dict[str, Any]) -> list[dict[str, Any]]:
+    """The card's interfaces in its own order: {url, binding, version, tenant}."""
+    out: list[dict[str, Any]] = []
+    listed = card.get("supportedInterfaces")
+    if isinstance(listed, list):
+        for entry in listed:
+            if isinstance(entry, dict):
+                out.append({"url": str(entry.get("url", "")), "binding": binding_name(entry.get("protocolBinding")),
+                            "version": major_minor(entry.get("protocolVersion")), "tenant": entry.get("tenant") or None})
+        return out
+    if isinstance(card.get("url"), str):
+        version = major_minor(card.get("protocolVersion"))
+        main = binding_name(card.get("preferredTransport") or "JSONRPC")
+        out.append({"url": card["url"], "binding": main, "version": version, "tenant": None})
+        for entry in card.get("additionalInterfaces") or []:
+            if isinstance(entry, dict) and (entry.get("url"), binding_name(entry.get("transport"))) != (card["url"], main):
+                out.append({"url": str(entry.get("url", "")), "binding": binding_name(entry.get("transport")), "version": version, "tenant": None})
+    return out
+
+
+# ------------------------------------------------------------------------------------------ the client
+
+
+class Client:
+    def __init__(self, args: argparse.Namespace, card_url: str) -> None:
+        self.args = args
+        self.defects = Defects(args.defect or [])
+        self.card_url = card_url
+        self.base = card_url.split("/.well-known/", 1)[0]
+        self.http = httpx.Client(timeout=5.0, trust_env=False, headers={"User-Agent": USER_AGENT})
+        self.rpc_id = 0
+        self.message_count = 0
+        self.last_message: dict[str, Any] = {}
+        self.scenario = os.environ.get("A2A_LAB_SCENARIO", "")
+        self.text = os.environ.get("A2A_LAB_MESSAGE", "hello")
+
+    # -------------------------------------------------------------------- wire
+
+    def headers(self, iface: dict[str, Any]) -> dict[str, str]:
+        rest = iface["binding"] == "http+json"
+        version = iface["version"]
+        headers = {"Content-Type": ("application/a2a+json" if rest and version == "1.0" else "application/json")}
+        if "wrong-content-type" in self.defects:
+            headers["Content-Type"] = "text/plain"
+        if version == "1.0":
+            value: str | None = "1.0"
+            if "wrong-header" in self.defects:
+                value = "0.3"
+            elif "patch-header" in self.defects:
+                value = "1.0.1"
+            elif "no-header" in self.defects:
+                value = None
+            if value is not None:
+                headers["A2A-Version"] = value
+        return headers
+
+    def url_of(self, iface: dict[str, Any]) -> str:
+        return self.base + "/wrong" if "wrong-url" in self.defects else iface["url"].rstrip("/")
+
+    def tenant_of(self, iface: dict[str, Any]) -> str | None:
+        if self.args.send_tenant:
+            return "intruder"
+        if self.args.drop_tenant:
+            return None
+        return iface.get("tenant")
+
+    def rpc(self, iface: dict[str, Any], method: str, params: dict[str, Any]) -> dict[str, Any]:
+        self.rpc_id += 1
+        tenant = self.tenant_of(iface)
+        if tenant:
+            params = {**params, "tenant": tenant}
+        body: dict[str, Any] = {"jsonrpc": "1.0" if "bad-envelope" in self.defects else "2.0", "method": method, "params": params}
+        if "no-id" not in self.defects:
+            body["id"] = self.rpc_id
+        resp = self.http.post(self.url_of(iface), content=json.dumps(body).encode(), headers=self.headers(iface))
+        try:
+            data = resp.json()
+        except ValueError:
+            return {"error": {"code": resp.status_code, "message": resp.text[:200]}}
+        return data if isinstance(data, dict) else {"error": {"code": 0, "message": "not an object"}}
+
+    def rest(self, iface: dict[str, Any], verb: str, path: str, body: dict[str, Any] | None = None) -> dict[str, Any]:
+        tenant = self.tenant_of(iface)
+        prefix = "/v1" if iface["version"] == "0.3" else (f"/{tenant}" if tenant else "")
+        url = self.url_of(iface) + prefix + path
+        headers = self.headers(iface)
+        content = json.dumps(body).encode() if body is not None else None
+        if content is None:
+            headers.pop("Content-Type", None)
+        resp = self.http.request(verb, url, content=content, headers=headers)
+        try:
+            data = resp.json()
+        except ValueError:
+            data = None
+        if resp.status_code >= 400 or not isinstance(data, dict):
+            return {"error": data.get("error", data) if isinstance(data, dict) else {"code": resp.status_code}}
+        return {"result": data}
+
+    # -------------------------------------------------------------------- operations
+
+    def message(self, iface: dict[str, Any], text: str, v1_shape: bool) -> dict[str, Any]:
+        self.message_count += 1
+        mid = f"fake-{self.scenario.replace('/', '-')}-{self.message_count}"
+        if "duplicate-message-id" in self.defects:
+            mid = f"fake-{self.scenario.replace('/', '-')}-dup"
+        rest = iface["binding"] == "http+json"
+        if v1_shape and "v03-body-under-v1" not in self.defects:
+            return {"role": "ROLE_USER", "parts": [{"text": text}], "messageId": mid}
+        if rest:
+            return {"role": "ROLE_USER", "content": [{"text": text}], "messageId": mid}
+        return {"kind": "message", "role": "user", "parts": [{"kind": "text", "text": text}], "messageId": mid}
+
+    def send(self, iface: dict[str, Any], text: str, stream: bool = False, again: dict[str, Any] | None = None) -> dict[str, Any]:
+        """One send (`again`: resend that exact message); returns {"result"}, {"error"} or, for a stream, {"stream": [events]}."""
+        v1 = iface["version"] == "1.0" or "v1-method-on-v03" in self.defects
+        if "v1-method-on-v03" in self.defects and iface["version"] == "0.3":
+            iface = {**iface, "version": "1.0"}  # 1.0 header and shape too: only the interface is wrong
+        self.last_message = again or self.message(iface, text, v1)
+        body = {"message": self.last_message}
+        if iface["binding"] == "http+json":
+            return self.rest(iface, "POST", "/message:stream" if stream else "/message:send", body)
+        method = ("SendStreamingMessage" if v1 else "message/stream") if stream else ("SendMessage" if v1 else "message/send")
+        if stream:
+            return self.stream_rpc(iface, method, body)
+        return self.rpc(iface, method, body)
+
+    def stream_rpc(self, iface: dict[str, Any], method: str, params: dict[str, Any]) -> dict[str, Any]:
+        self.rpc_id += 1
+        body = {"jsonrpc": "2.0", "id": self.rpc_id, "method": method, "params": params}
+        headers = {**self.headers(iface), "Accept": "text/event-stream"}
+        events: list[Any] = []
+        with self.http.stream("POST", self.url_of(iface), content=json.dumps(body).encode(), headers=headers) as resp:
+            if "text/event-stream" not in resp.headers.get("content-type", ""):
+                resp.read()
+                try:
+                    return resp.json()
+                except ValueError:
+                    return {"error": {"code": resp.status_code}}
+            for line in resp.iter_lines():
+                if line.startswith("data:"):
+                    try:
+                        events.append(json.loads(line[5:].strip()))
+                    except ValueError:
+                        pass
+        for ev in events:
+            if isinstance(ev, dict) and "error" in ev:
+                return ev
+        return {"stream": [ev.get("result") for ev in events if isinstance(ev, dict)]}
+
+    def get_task(self, iface: dict[str, Any], task_id: str) -> dict[str, Any]:
+        if iface["binding"] == "http+json":
+            return self.rest(iface, "GET", f"/tasks/{task_id}")
+        v1 = iface["version"] == "1.0"
+        resp = self.rpc(iface, "GetTask" if v1 else "tasks/get", {"id": task_id})
+        if "result" in resp and isinstance(resp["result"], dict) and v1:
+            resp = {"result": {"task": resp["result"]}}
+        return resp
+
+    # -------------------------------------------------------------------- reading answers
+
+    @staticmethod
+    def texts(parts: Any) -> list[str]:
+        return [p["text"] for p in parts or [] if isinstance(p, dict) and isinstance(p.get("text"), str)]
+
+    def read(self, result: Any) -> tuple[str, dict[str, Any]] | None:
+        """('message', msg) or ('task', task) from a send/get result in any version's form."""
+        if not isinstance(result, dict):
+            return None
+        kind = result.get("kind")
+        if kind in ("message", "task"):
+            return kind, result
+        for key, kind in (("task", "task"), ("message", "message"), ("msg", "message")):
+            if isinstance(result.get(key), dict):
+                return kind, result[key]
+        if "status" in result and "id" in result:
+            return "task", result
+        return None
+
+    @staticmethod
+    def state_of(task: dict[str, Any]) -> str:
+        status = task.get("status") or {}
+        return str(status.get("state", "")) if isinstance(status, dict) else ""
+
+    @staticmethod
+    def short(state: str) -> str:
+        """A state in 0.3 spelling (completed, input-required), whatever form it came in."""
+        return state.removeprefix("TASK_STATE_").lower().replace("_", "-")
+
+    def task_text(self, task: dict[str, Any]) -> str:
+        texts = [t for a in task.get("artifacts") or [] if isinstance(a, dict) for t in self.texts(a.get("parts"))]
+        status = task.get("status") or {}
+        msg = status.get("message") if isinstance(status, dict) else None
+        if isinstance(msg, dict):
+            texts += self.texts(msg.get("parts") or msg.get("content"))
+        return " ".join(texts)
+
+    # -------------------------------------------------------------------- the run
+
+    def choose(self, card: dict[str, Any]) -> list[dict[str, Any]]:
+        found = interfaces(card)
+        if "ignore-interfaces" in self.defects:
+            listed = card.get("supportedInterfaces")
+            if isinstance(listed, list) and listed:
+                return found[-1:]
+            return found[:1]
+        supported = self.args.binding or ["jsonrpc"]
+        return [i for i in found if i["binding"] in supported and i["version"] in ("1.0", "0.3")]
+
+    def fetch_card(self) -> dict[str, Any]:
+        resp = self.http.get(self.card_url, headers={"Accept": "application/json"})
+        resp.raise_for_status()
+        card = resp.json()
+        if not isinstance(card, dict):
+            raise ValueError("the card is not a JSON object")
+        return card
+
+    def run(self) -> dict[str, Any]:
+        guess = "no-card" in self.defects
+        if "legacy-card-path" in self.defects:
+            # Only the legacy path is tried; its 404 does not stop the client from guessing.
+            guess = self.http.get(self.base + "/.well-known/agent.json").status_code != 200
+        if guess:
+            card: dict[str, Any] = {}
+            candidates = [{"url": self.base + "/a2a", "binding": "jsonrpc", "version": "1.0", "tenant": None}]
+        else:
+            card = self.fetch_card()
+            if "hang" in self.defects:
+                if self.args.ignore_sigterm:
+                    signal.signal(signal.SIGTERM, signal.SIG_IGN)  # inherited by the child: only SIGKILL ends them
+                child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"])
+                self.write_pids([os.getpid(), child.pid])
+                while True:
+                    time.sleep(60)
+            candidates = self.choose(card)
+        if not candidates:
+            return {"kind": "error", "state": None, "text": "no supported interface"}
+        if "flood" in self.defects:
+            for _ in range(300):
+                self.http.get(self.card_url)
+        caps = card.get("capabilities") if isinstance(card.get("capabilities"), dict) else {}
+        stream = "stream-without-capability" in self.defects or (self.args.stream and caps.get("streaming") is True)
+        resp: dict[str, Any] = {}
+        iface = candidates[0]
+        for iface in candidates:
+            resp = self.send(iface, self.text, stream)
+            code = (resp.get("error") or {}).get("code") if isinstance(resp.get("error"), dict) else None
+            if code in DEAD_END_CODES and "retry-loop" in self.defects:
+                for _ in range(5):
+                    resp = self.send(iface, self.text, stream)
+            for _ in range(self.args.retries if code is not None and code not in DEAD_END_CODES else 0):
+                resp = self.send(iface, self.text, stream, again=self.last_message)  # same message, same messageId
+                code = (resp.get("error") or {}).get("code") if isinstance(resp.get("error"), dict) else None
+                if code is None:
+                    break
+            if code not in DEAD_END_CODES or "no-fallback" in self.defects:
+                break
+        if self.args.messages > 1 or "duplicate-message-id" in self.defects:
+            for n in range(2, max(2, self.args.messages) + 1):
+                self.send(iface, f"{self.text} (message {n})")
+        if "error" in resp:
+            return {"kind": "error", "state": None, "text": str((resp["error"] or {}).get("message", "")) if isinstance(resp["error"], dict) else ""}
+        if "stream" in resp:
+            return self.read_stream(resp["stream"])
+        answer = self.read(resp.get("result"))
+        if answer is None:
+            return {"kind": "error", "state": None, "text": "unreadable answer"}
+        kind, value = answer
+        if kind == "message":
+            if "poll-after-message" in self.defects:
+                self.get_task(iface, str(value.get("taskId") or "no-such-task"))
+            return {"kind": "message", "state": None, "text": " ".join(self.texts(value.get("parts") or value.get("content")))}
+        return self.follow(iface, value)
+
+    def follow(self, iface: dict[str, Any], task: dict[str, Any]) -> dict[str, Any]:
+        task_id = str(task.get("id"))
+        texts = [self.task_text(task)]
+        state = self.state_of(task)
+        if "get-task-loop" in self.defects:
+            for _ in range(50):
+                got = self.read(self.get_task(iface, task_id).get("result"))
+                if got:
+                    task, state = got[1], self.state_of(got[1])
+                    texts.append(self.task_text(task))
+        elif "no-follow-up" not in self.defects:
+            polls = 0
+            while self.short(state) not in STOPS and polls < self.args.polls:
+                time.sleep(self.args.poll_gap)
+                polls += 1
+                got = self.read(self.get_task(iface, task_id).get("result"))
+                if got is None:
+                    break
+                task, state = got[1], self.state_of(got[1])
+                texts.append(self.task_text(task))
+        return {"kind": "task", "state": state, "text": next((t for t in reversed(texts) if t), "")}
+
+    def read_stream(self, events: list[Any]) -> dict[str, Any]:
+        state, texts, kind = "", [], "task"
+        for ev in events:
+            if not isinstance(ev, dict):
+                continue
+            k = ev.get("kind")
+            if k == "message" or "message" in ev and k is None:
+                msg = ev if k == "message" else ev["message"]
+                return {"kind": "message", "state": None, "text": " ".join(self.texts(msg.get("parts")))}
+            if k == "task" or (k is None and "task" in ev):
+                task = ev if k == "task" else ev["task"]
+                state = self.state_of(task) or state
+                texts.append(self.task_text(task))
+            elif k == "status-update" or (k is None and "statusUpdate" in ev):
+                upd = ev if k else ev["statusUpdate"]
+                state = self.state_of(upd) or state
+            elif k == "artifact-update" or (k is None and "artifactUpdate" in ev):
+                upd = ev if k else ev["artifactUpdate"]
+                texts.extend(self.texts((upd.get("artifact") or {}).get("parts")))
+        return {"kind": kind, "state": state, "text": " ".join(t for t in texts if t)}
+
+    def write_pids(self, pids: list[int]) -> None:
+        if self.args.pid_file:
+            with open(self.args.pid_file, "w", encoding="utf-8") as fh:
+                json.dump(pids, fh)
+
+
+def finish(client: Client, outcome: dict[str, Any]) -> None:
+    defects = client.defects
+    if "wrong-result" in defects:
+        if outcome["kind"] == "task":
+            outcome = {**outcome, "state": "failed" if client.short(outcome.get("state") or "") != "failed" else "completed"}
+        outcome = {**outcome, "text": "an answer the server never gave"}
+    if "interrupted-as-failure" in defects and client.short(outcome.get("state") or "") in INTERRUPTED:
+        outcome = {**outcome, "state": "failed"}
+    path = os.environ.get("A2A_LAB_RESULT")
+    if path and not client.args.no_result:
+        with open(path, "w", encoding="utf-8") as fh:
+            if "garbled-result" in defects:
+                fh.write("kind=task state=completed")
+            else:
+                json.dump(outcome, fh)
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(prog="fake_client")
+    parser.add_argument("--defect", action="append", choices=sorted(DEFECTS))
+    parser.add_argument("--binding", action="append", choices=["jsonrpc", "http+json"], help="bindings supported, in no particular order (default jsonrpc)")
+    parser.add_argument("--stream", action="store_true", help="use streaming when the card's capabilities allow it")
+    parser.add_argument("--polls", type=int, default=MAX_POLLS, help=f"GetTask calls at most per task (default {MAX_POLLS})")
+    parser.add_argument("--poll-gap", type=float, default=POLL_GAP_S, help=f"seconds between GetTask calls (default {POLL_GAP_S})")
+    parser.add_argument("--defects-for", metavar="SCENARIO", help="apply the defects only when A2A_LAB_SCENARIO is this id")
+    parser.add_argument("--retries", type=int, default=0, help="resend the same message (same messageId) after a transient error")
+    parser.add_argument("--messages", type=int, default=1, help="messages to send (each with its own messageId)")
+    parser.add_argument("--send-tenant", action="store_true", help='send tenant "intruder" whatever the interface says')
+    parser.add_argument("--drop-tenant", action="store_true", help="never send the interface's tenant")
+    parser.add_argument("--ignore-sigterm", action="store_true", help="with --defect hang: ignore SIGTERM (so does the child)")
+    parser.add_argument("--no-result", action="store_true", help="do not write A2A_LAB_RESULT")
+    parser.add_argument("--pid-file", help="write the pids of this client (and its children) here as JSON")
+    parser.add_argument("--argv-file", help="write argv and the A2A_LAB_* environment here as JSON")
+    parser.add_argument("url", nargs="?", help="the card URL (or a base URL: the well-known path is added)")
+    args = parser.parse_args(argv)
+    if args.defects_for and os.environ.get("A2A_LAB_SCENARIO") != args.defects_for:
+        args.defect = []
+    if args.argv_file:
+        with open(args.argv_file, "w", encoding="utf-8") as fh:
+            json.dump({"argv": argv, "env": {k: v for k, v in os.environ.items() if k.startswith("A2A_LAB_")}}, fh)
+    defects = set(args.defect or [])
+    if "never-connect" in defects:
+        return 0
+    if "crash" in defects:
+        try:
+            raise RuntimeError("fake_client: crashing on purpose before any call")
+        except RuntimeError:
+            traceback.print_exc()
+            return 3
+    if "fork-and-exit" in defects:
+        # The child inherits stdout and stderr, as a careless client's children do: the pipes stay open until it dies.
+        child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"])
+        if args.pid_file:
+            with open(args.pid_file, "w", encoding="utf-8") as fh:
+                json.dump([child.pid], fh)
+        return 0
+    if "big-stdout" in defects:
+        chunk = ("x" * 1023 + "\n").encode()
+        for _ in range(50 * 1024):
+            sys.stdout.buffer.write(chunk)
+        sys.stdout.buffer.write(b"THE-END-OF-STDOUT\n")
+        sys.stdout.flush()
+    url = args.url or os.environ.get("A2A_LAB_CARD_URL", "")
+    if "/.well-known/" not in url:
+        url = url.rstrip("/") + WELL_KNOWN
+    client = Client(args, url)
+    try:
+        outcome = client.run()
+    except httpx.HTTPError as exc:
+        print(f"fake_client: {type(exc).__name__}: {exc}", file=sys.stderr)
+        outcome = {"kind": "error", "state": None, "text": str(exc)}
+    finish(client, outcome)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,116 @@
+"""Harness test fixtures: the fake client, small scenario files of our own, and running a client through the runner."""
+
+from __future__ import annotations
+
+import os
+import shlex
+import sys
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from a2a_lab.protocol.bindings import Binding
+from a2a_lab.protocol.cards import Support
+from a2a_lab.protocol.versions import Version
+from a2a_lab.harness.model import ScenarioResult
+from a2a_lab.harness.runner import RunOptions, run_all
+from a2a_lab.server.catalogue import Catalogue
+from a2a_lab.server.scenario import Scenario, load_file
+
+FAKE_CLIENT = Path(__file__).parent / "clients" / "fake_client.py"
+JSONRPC_BOTH: tuple[Support, ...] = ((Binding.JSONRPC, Version.V1_0), (Binding.JSONRPC, Version.V0_3))
+
+JSONRPC_1_0 = {"url": "{base_url}/a2a", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}
+HTTP_JSON_1_0 = {"url": "{base_url}/rest", "protocolBinding": "HTTP+JSON", "protocolVersion": "1.0"}
+
+
+def _scenario(title: str, spec: str, interfaces: list[dict[str, Any]], **rest: Any) -> dict[str, Any]:
+    card = {"name": "lab agent", "description": "a test scenario", "version": "1.0.0", "supportedInterfaces": interfaces,
+            "capabilities": {"streaming": False}, "defaultInputModes": ["text/plain"], "defaultOutputModes": ["text/plain"],
+            "skills": [{"id": "a", "name": "a", "description": "a", "tags": ["a"]}]}
+    return {"title": title, "description": title + ".", "spec": spec, "card": {"object": card}, **rest}
+
+
+#: Scenarios the catalogue does not have, each written for one or two checks (written to YAML files, loaded as users' are).
+SCENARIOS: dict[str, dict[str, Any]] = {
+    "tenant": _scenario("Tenant acme on every interface", "A2A 1.0 §8.3.2 rule 4",
+                        [{**JSONRPC_1_0, "tenant": "acme"}, {**HTTP_JSON_1_0, "tenant": "acme"}], task={"steps": ["COMPLETED"]}),
+    "tenantless": _scenario("No tenant anywhere", "A2A 1.0 §8.3.2 rule 4", [JSONRPC_1_0, HTTP_JSON_1_0], task={"steps": ["COMPLETED"]}),
+    "fallback": _scenario("JSON-RPC answers method not found, HTTP+JSON works", "A2A 1.0 §5.2", [JSONRPC_1_0, HTTP_JSON_1_0],
+                          task={"steps": ["COMPLETED"]},
+                          behaviour={"SendMessage": [{"when": {"binding": "JSONRPC"}, "reply": {"error": "MethodNotFound"}}]}),
+    "interrupted": _scenario("The task stops to ask a question", "A2A 1.0 §3.2.2", [JSONRPC_1_0],
+                             task={"steps": ["WORKING", {"state": "INPUT_REQUIRED", "message": "Which city?"}]}),
+    "data-message": _scenario("SendMessage answers a message without text", "A2A 1.0 §3.1.1", [JSONRPC_1_0],
+                              behaviour={"SendMessage": [{"reply": {"message": [{"data": {"ok": True}}]}}]}),
+    "transient-error": _scenario("The first send fails with -32603, the next works", "A2A 1.0 §4.1.1", [JSONRPC_1_0],
+                                 task={"steps": ["COMPLETED"]},
+                                 behaviour={"SendMessage": [{"when": {"call": 1}, "reply": {"error": "InternalError"}}]}),
+    "working-forever": _scenario("SendMessage answers WORKING and GetTask never moves it", "A2A 1.0 §3.1.3", [JSONRPC_1_0],
+                                 task={"steps": ["WORKING", "COMPLETED"], "returns": "first", "advance": "never"}),
+}
+
+
+def fake_command(*args: str) -> str:
+    return " ".join(shlex.quote(a) for a in (sys.executable, str(FAKE_CLIENT), *args))
+
+
+@pytest.fixture(scope="session")
+def lab_scenarios(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Scenario]:
+    folder = tmp_path_factory.mktemp("lab-scenarios")
+    out = {}
+    for name, data in SCENARIOS.items():
+        path = folder / f"{name}.yaml"
+        path.write_text(yaml.safe_dump(data, sort_keys=False, allow_unicode=True), encoding="utf-8")
+        out[name] = load_file(path, f"lab/{name}")
+    return out
+
+
+@pytest.fixture(scope="session")
+def scenario(catalogue: Catalogue, lab_scenarios: dict[str, Scenario]) -> Callable[[str], Scenario]:
+    """A catalogue scenario by id, or one of SCENARIOS by name."""
+    return lambda ref: lab_scenarios[ref] if ref in lab_scenarios else catalogue.get(ref)
+
+
+RunClient = Callable[..., list[ScenarioResult]]
+
+
+@pytest.fixture(scope="session")
+def run_client(scenario: Callable[[str], Scenario]) -> RunClient:
+    def run(refs: str | Iterable[str], *args: str, supports: Iterable[Support] | None = JSONRPC_BOTH, timeout: float = 10.0,
+            jobs: int = 1, seed: int = 0, client: str | None = None) -> list[ScenarioResult]:
+        refs = [refs] if isinstance(refs, str) else list(refs)
+        opts = RunOptions(client=client or fake_command(*args), seed=seed, timeout=timeout, jobs=jobs,
+                          supports=list(supports) if supports is not None else None)
+        results, _ = run_all([scenario(r) for r in refs], opts)
+        return results
+
+    return run
+
+
+def alive(pid: int) -> bool:
+    """os.kill(pid, 0), except that a zombie counts as gone (an orphan may wait a while for init to reap it)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii") as fh:
+            return fh.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except (OSError, IndexError):
+        return False
+
+
+@pytest.fixture(scope="session")
+def is_alive() -> Callable[[int], bool]:
+    return alive
+
+
+@pytest.fixture(scope="session")
+def fake() -> Callable[..., str]:
+    return fake_command
