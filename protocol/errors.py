@@ -21,7 +21,8 @@ class ErrorKind:
     grpc_status: str
     #: The ErrorInfo reason; None for the plain JSON-RPC errors.
     reason: str | None = None
-    #: HTTP status in the 0.3 SDKs' REST binding (notes §5.3).
+    #: HTTP status on the 0.3 REST binding: the 0.3 SDKs' (notes §5.3), except that "not supported" answers
+    #: 400 rather than their 501, so the conformant server never answers a 5xx to a well-formed refusal.
     http_status_v03: int | None = None
 
 
@@ -35,8 +36,8 @@ class ErrorType(Enum):
     INTERNAL_ERROR = ErrorKind("InternalError", -32603, "Internal error", 500, "INTERNAL", None, 500)
     TASK_NOT_FOUND = ErrorKind("TaskNotFoundError", -32001, "Task not found", 404, "NOT_FOUND", "TASK_NOT_FOUND", 404)
     TASK_NOT_CANCELABLE = ErrorKind("TaskNotCancelableError", -32002, "Task cannot be canceled", 400, "FAILED_PRECONDITION", "TASK_NOT_CANCELABLE", 409)
-    PUSH_NOT_SUPPORTED = ErrorKind("PushNotificationNotSupportedError", -32003, "Push Notification is not supported", 400, "FAILED_PRECONDITION", "PUSH_NOTIFICATION_NOT_SUPPORTED", 501)
-    UNSUPPORTED_OPERATION = ErrorKind("UnsupportedOperationError", -32004, "This operation is not supported", 400, "FAILED_PRECONDITION", "UNSUPPORTED_OPERATION", 501)
+    PUSH_NOT_SUPPORTED = ErrorKind("PushNotificationNotSupportedError", -32003, "Push Notification is not supported", 400, "FAILED_PRECONDITION", "PUSH_NOTIFICATION_NOT_SUPPORTED", 400)
+    UNSUPPORTED_OPERATION = ErrorKind("UnsupportedOperationError", -32004, "This operation is not supported", 400, "FAILED_PRECONDITION", "UNSUPPORTED_OPERATION", 400)
     CONTENT_TYPE_NOT_SUPPORTED = ErrorKind("ContentTypeNotSupportedError", -32005, "Incompatible content types", 400, "INVALID_ARGUMENT", "CONTENT_TYPE_NOT_SUPPORTED", 415)
     INVALID_AGENT_RESPONSE = ErrorKind("InvalidAgentResponseError", -32006, "Invalid agent response", 500, "INTERNAL", "INVALID_AGENT_RESPONSE", 502)
     EXTENDED_CARD_NOT_CONFIGURED = ErrorKind("ExtendedAgentCardNotConfiguredError", -32007, "Extended agent card is not configured", 400, "FAILED_PRECONDITION", "EXTENDED_AGENT_CARD_NOT_CONFIGURED", 404)

@@ -14,7 +14,7 @@ from a2a_lab.protocol.errors import A2AError
 
 from . import faults
 from .engine import Event
-from .journal import Journal
+from .journal import BODY_KEEP_BYTES, Journal
 from .scenario import Reply
 from .streams import Comment, Item, StreamError
 
@@ -24,7 +24,9 @@ async def send_body(scope: Scope, receive: Receive, send: Send, entry: dict[str,
     headers = [(b"content-type", content_type.encode("latin-1")), (b"content-length", str(len(body)).encode())]
     for name, value in [*(extra or []), *(reply.headers if reply else ())]:
         headers.append((name.lower().encode("latin-1"), value.encode("latin-1")))
-    response: dict[str, Any] = {"status": status, "content_type": content_type, "_body": body}
+    response: dict[str, Any] = {"status": status, "content_type": content_type, "_body": body[:BODY_KEEP_BYTES]}
+    if len(body) > BODY_KEEP_BYTES:
+        response["body_size"] = len(body)
     entry["response"] = response
     if reply is not None and reply.delay_ms:
         response["delay_ms"] = reply.delay_ms
@@ -43,7 +45,7 @@ async def send_body(scope: Scope, receive: Receive, send: Send, entry: dict[str,
 
 async def send_stream(scope: Scope, receive: Receive, send: Send, entry: dict[str, Any], journal: Journal,
                       items: AsyncIterator[Item], render: Callable[[Event], Any], render_error: Callable[[A2AError], tuple[Any, str | None]],
-                      reply: Reply, on_close: Callable[[], None] | None = None) -> None:
+                      reply: Reply) -> None:
     """An SSE stream (sse-starlette). Each `data:` line is recorded in the journal as it is sent."""
     events: list[dict[str, Any]] = []
     entry["response"] = {"status": 200, "content_type": "text/event-stream", "stream": True}
@@ -70,8 +72,9 @@ async def send_stream(scope: Scope, receive: Receive, send: Send, entry: dict[st
             closed = "complete"
         finally:
             entry["response"]["closed"] = closed
-            if on_close:
-                on_close()
+            closer = getattr(items, "aclose", None)
+            if closer is not None:
+                await closer()  # run the stream's own cleanup now, not at garbage collection
 
     ping = reply.stream.ping_ms / 1000 if reply.stream.ping_ms else 600
     headers = {k: v for k, v in reply.headers}

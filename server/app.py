@@ -7,7 +7,7 @@ from typing import Any
 
 from starlette.types import Message, Receive, Scope, Send
 
-from a2a_lab.protocol import jsonrpc
+from a2a_lab.protocol import jsonrpc, rest
 from a2a_lab.protocol.bindings import JSON, Binding
 from a2a_lab.protocol.cards import LEGACY_WELL_KNOWN_PATH, WELL_KNOWN_PATH
 from a2a_lab.protocol.errors import A2AError, ErrorType
@@ -76,7 +76,12 @@ class ScenarioApp:
             log.exception("a2a-lab: unexpected failure while answering %s %s", scope.get("method"), scope.get("path"))
             if not started:
                 err = A2AError(ErrorType.INTERNAL_ERROR, f"a2a-lab internal error ({type(exc).__name__}); please report it with the journal")
-                await answer.send_body(scope, receive, send, {}, 200, http.dumps(jsonrpc.error(None, err, Version.V1_0)), JSON)
+                found = self.endpoint_for(route_path_of(scope))
+                if found is not None and found[1] is not None:  # an HTTP+JSON route: a google.rpc.Status body
+                    status, body = rest.error(err, found[0].versions[0])
+                    await answer.send_body(scope, receive, send, {}, status, http.dumps(body), JSON)
+                else:
+                    await answer.send_body(scope, receive, send, {}, 200, http.dumps(jsonrpc.error(None, err, Version.V1_0)), JSON)
 
     async def _lifespan(self, receive: Receive, send: Send) -> None:
         while True:

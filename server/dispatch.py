@@ -87,8 +87,12 @@ def _execute(state: LabState, call: Call, reply: Reply) -> Outcome:
         if spec.capability == "pushNotifications":
             raise A2AError(ErrorType.PUSH_NOT_SUPPORTED, "Push notifications are not supported: the card does not declare capabilities.pushNotifications")
         raise A2AError(ErrorType.UNSUPPORTED_OPERATION, f"{call.op.value} is not supported: the card does not declare capabilities.{spec.capability}")
-    handler = _HANDLERS[call.op]
-    return handler(state, call, reply)
+    if spec.streaming and state.open_streams >= state.scenario.limits.streams:
+        raise A2AError(ErrorType.UNSUPPORTED_OPERATION, f"Too many open streams on this scenario (limit {state.scenario.limits.streams}); close one first")
+    outcome = _HANDLERS[call.op](state, call, reply)
+    if outcome.events is not None:
+        outcome.events = streams.counted(state, outcome.events)
+    return outcome
 
 
 def _send(state: LabState, call: Call, reply: Reply) -> Outcome:

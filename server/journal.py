@@ -14,7 +14,8 @@ from typing import Any
 
 #: Headers whose values never reach a journal, a log or a report.
 SECRET_HEADERS = frozenset({"authorization", "proxy-authorization", "cookie", "set-cookie", "x-api-key", "x-a2a-notification-token", "x-a2a-lab-token"})
-BODY_KEEP_BYTES = 256 * 1024
+#: A journal keeps at most this much of each body (the size is recorded), so its memory stays bounded.
+BODY_KEEP_BYTES = 64 * 1024
 
 
 def redact(name: str, value: str) -> str:
@@ -33,13 +34,35 @@ def redact_headers(headers: Iterable[tuple[str, str]]) -> dict[str, str]:
     return out
 
 
+#: JSON members whose values are credentials (push config `token`, `authentication.credentials`).
+SECRET_FIELDS = frozenset({"credentials", "token"})
+
+
+def _redact_json(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: ("<redacted>" if k in SECRET_FIELDS and isinstance(v, str) else _redact_json(v)) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_redact_json(v) for v in value]
+    return value
+
+
+def redact_body(text: str) -> str:
+    """A JSON body with its credentials replaced; other text unchanged. Cheap when there is nothing to hide."""
+    if not any(f'"{name}"' in text for name in SECRET_FIELDS):
+        return text
+    try:
+        return json.dumps(_redact_json(json.loads(text)), separators=(",", ":"), ensure_ascii=False)
+    except ValueError:
+        return text
+
+
 def _text(data: bytes) -> dict[str, Any]:
     kept = data[:BODY_KEEP_BYTES]
     out: dict[str, Any] = {"size": len(data)}
     if len(data) > BODY_KEEP_BYTES:
         out["truncated"] = True
     try:
-        out["text"] = kept.decode("utf-8")
+        out["text"] = redact_body(kept.decode("utf-8"))
     except UnicodeDecodeError:
         out["base64"] = base64.b64encode(kept).decode("ascii")
     return out
@@ -66,7 +89,9 @@ class Journal:
         """Record a request as it arrives, before it is answered (so a stalled answer is still seen)."""
         self._seq += 1
         entry: dict[str, Any] = {"seq": self._seq, "t": self.offset(), "kind": kind, "method": method, "path": path,
-                                 "query": query, "_headers": raw_headers, "_body": body}
+                                 "query": query, "_headers": raw_headers, "_body": body[:BODY_KEEP_BYTES]}
+        if len(body) > BODY_KEEP_BYTES:
+            entry["body_size"] = len(body)
         if len(self.entries) >= self.cap:
             self.entries.popleft()
             self.dropped += 1
@@ -79,10 +104,14 @@ class Journal:
         out = {k: v for k, v in entry.items() if not k.startswith("_")}
         out["headers"] = redact_headers((k.decode("latin-1"), v.decode("latin-1")) for k, v in entry.get("_headers", []))
         out["body"] = _text(entry.get("_body", b""))
+        if "body_size" in out:
+            out["body"].update(size=out.pop("body_size"), truncated=True)
         response = out.get("response")
         if response and "_body" in response:
             response = {k: v for k, v in response.items() if k != "_body"}
             response["body"] = _text(entry["response"]["_body"])
+            if "body_size" in response:
+                response["body"].update(size=response.pop("body_size"), truncated=True)
             out["response"] = response
         return out
 

@@ -124,9 +124,7 @@ async def render(state: LabState, scope: Scope, receive: Receive, send: Send, en
         def render_error(err: A2AError) -> tuple[Any, str | None]:
             return jsonrpc.error(req_id, err, version), None
 
-        state.open_streams += 1
-        await answer.send_stream(scope, receive, send, entry, state.journal, outcome.events, render_event, render_error, reply,
-                                 on_close=lambda: setattr(state, "open_streams", state.open_streams - 1))
+        await answer.send_stream(scope, receive, send, entry, state.journal, outcome.events, render_event, render_error, reply)
         return
     value = dispatch.wire_value(call.op, outcome.value, version, False)
     body = _with_envelope(jsonrpc.result(req_id, value), reply.envelope, req_id)

@@ -107,9 +107,7 @@ async def handle(state: LabState, endpoint: Endpoint, scope: Scope, receive: Rec
         def render_error(err: A2AError) -> tuple[Any, str | None]:
             return rest.error(err, op_version)[1], "error"
 
-        state.open_streams += 1
-        await answer.send_stream(scope, receive, send, entry, state.journal, outcome.events, render_event, render_error, reply,
-                                 on_close=lambda: setattr(state, "open_streams", state.open_streams - 1))
+        await answer.send_stream(scope, receive, send, entry, state.journal, outcome.events, render_event, render_error, reply)
         return
     value = dispatch.wire_value(op, outcome.value, op_version, True)
     await answer.send_body(scope, receive, send, entry, 200, http.dumps(value), _content_type(op_version), reply)

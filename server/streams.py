@@ -71,6 +71,16 @@ class _Emitter:
         return items
 
 
+async def counted(state: LabState, items: AsyncIterator[Item]) -> AsyncIterator[Item]:
+    """Count a stream as open from its first step to its end, however it ends."""
+    state.open_streams += 1
+    try:
+        async for item in items:
+            yield item
+    finally:
+        state.open_streams -= 1
+
+
 async def single(event: Event) -> AsyncIterator[Item]:
     yield event
 

@@ -4,12 +4,18 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 
+import ssl
+
 import httpx
 import pytest
 
 from a2a_lab.server.app import ScenarioApp
 from a2a_lab.server.catalogue import Catalogue
 from a2a_lab.server.hosting import BackgroundServer
+
+
+#: One TLS context for every test client: building one per client reloads the CA bundle (slow); loopback is plain HTTP anyway.
+_SSL = ssl.create_default_context()
 
 
 @pytest.fixture(scope="session")
@@ -24,7 +30,7 @@ class Served:
         self.app, self.server = app, server
         self.url = server.url
         self.card_url = f"{server.url}/.well-known/agent-card.json"
-        self.http = httpx.Client(base_url=server.url, timeout=10, trust_env=False)
+        self.http = httpx.Client(base_url=server.url, timeout=10, trust_env=False, verify=_SSL)
 
     @property
     def journal(self) -> list[dict]:

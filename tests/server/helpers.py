@@ -22,7 +22,7 @@ TLS = ssl.create_default_context()
 RPC_PATH = "/rpc"
 REST_PATH = "/rest"
 
-#: A small 1.0 card with a JSON-RPC and an HTTP+JSON interface; `{caps}` is filled in.
+#: A small card: JSON-RPC 1.0 and 0.3 at /rpc, HTTP+JSON 1.0 at /rest; `{caps}` is filled in.
 CARD_YAML = """\
 card:
   object:

@@ -609,3 +609,37 @@ def test_connections_have_no_nagle_delay() -> None:
 
     with BackgroundServer(app) as server, client(server.url) as http:
         assert http.get("/").text == "1"
+
+
+def test_stream_limit_refuses_more_streams_than_allowed(tmp_path) -> None:
+    """limits.streams bounds concurrent streams; the refusal is a protocol error, not a 5xx, and the count recovers."""
+    import httpx as _httpx
+
+    from a2a_lab.server.app import ScenarioApp
+    from a2a_lab.server.hosting import BackgroundServer
+    from a2a_lab.server.scenario import load_file
+
+    path = tmp_path / "limited.yaml"
+    path.write_text(
+        "title: t\ndescription: d\nspec: s\nlimits: {streams: 1}\n"
+        "card:\n  object:\n    name: n\n    description: d\n    version: '1'\n"
+        "    supportedInterfaces: [{url: '{base_url}/a2a', protocolBinding: JSONRPC, protocolVersion: '1.0'}]\n"
+        "    capabilities: {streaming: true}\n    defaultInputModes: [text/plain]\n    defaultOutputModes: [text/plain]\n    skills: []\n"
+        "task: {steps: [SUBMITTED, WORKING, COMPLETED]}\n"
+        "behaviour:\n  SendStreamingMessage:\n    - reply: {stream: {interval_ms: 200}}\n",
+        encoding="utf-8",
+    )
+    app = ScenarioApp(load_file(path, "lab/limited"))
+    msg = {"messageId": "m", "role": "ROLE_USER", "parts": [{"text": "hi"}]}
+    body = {"jsonrpc": "2.0", "id": 1, "method": "SendStreamingMessage", "params": {"message": msg}}
+    with BackgroundServer(app) as srv, _httpx.Client(base_url=srv.url, timeout=10, trust_env=False) as http:
+        with http.stream("POST", "/a2a", json=body, headers={"A2A-Version": "1.0"}) as first:
+            lines = first.iter_lines()
+            assert next(lines).startswith("data:")  # the first stream is open
+            second = http.post("/a2a", json={**body, "id": 2}, headers={"A2A-Version": "1.0"})
+            assert second.status_code == 200 and second.json()["error"]["code"] == -32004
+            assert "limit 1" in second.json()["error"]["message"]
+            list(lines)  # let the first stream finish
+        assert app.state.open_streams == 0
+        with http.stream("POST", "/a2a", json={**body, "id": 3}, headers={"A2A-Version": "1.0"}) as third:
+            assert any('"TASK_STATE_COMPLETED"' in line for line in third.iter_lines())

@@ -96,7 +96,7 @@ class Fuzz:
     def check(self, r: httpx.Response) -> None:
         path, verb = r.request.url.path, r.request.method
         where = f"{verb} {str(r.request.url)[:300]} -> {r.status_code}: {r.content[:300]!r}"
-        assert r.status_code < 500 or self.v03_rest_not_implemented(r, path), where
+        assert r.status_code < 500, where
         if verb == "HEAD" or r.status_code == 304:
             assert r.content == b"", where
             return
@@ -109,15 +109,6 @@ class Fuzz:
         else:
             assert r.status_code == 404, where
             self.check_status(strict_json(r.content), r.status_code, where)
-
-    @staticmethod
-    def v03_rest_not_implemented(r: httpx.Response, path: str) -> bool:
-        """The one 5xx allowed: 0.3 REST answers UnsupportedOperation and PushNotificationNotSupported with 501,
-        as the 0.3 SDKs do (wire notes §5.3) - a deliberate imitation, not a failure."""
-        if r.status_code != 501 or not path.startswith(REST + "/v1/"):
-            return False
-        body = strict_json(r.content)
-        return isinstance(body, dict) and body.get("code") in (-32003, -32004) and isinstance(body.get("message"), str)
 
     @staticmethod
     def check_envelope(body: Any, where: str) -> None:

@@ -1,0 +1,41 @@
+"""The journal: bounded, redacted, and counting what it dropped."""
+
+from __future__ import annotations
+
+import json
+
+from a2a_lab.server.journal import BODY_KEEP_BYTES, Journal, redact_body
+
+
+def test_cap_drops_oldest_and_counts() -> None:
+    journal = Journal(cap=3)
+    for i in range(5):
+        journal.open("POST", f"/{i}", "", [], b"{}", "jsonrpc")
+    snap = journal.snapshot()
+    assert [e["path"] for e in snap["entries"]] == ["/2", "/3", "/4"]
+    assert snap["dropped"] == 2
+
+
+def test_headers_and_body_credentials_are_redacted() -> None:
+    journal = Journal()
+    body = json.dumps({"params": {"url": "http://127.0.0.1:9/hook", "token": "tok-secret", "authentication": {"scheme": "Bearer", "credentials": "cred-secret"}}}).encode()
+    journal.open("POST", "/a2a", "", [(b"authorization", b"Bearer top-secret"), (b"x-a2a-notification-token", b"tok-secret")], body, "jsonrpc")
+    exported = json.dumps(journal.snapshot())
+    for secret in ("top-secret", "tok-secret", "cred-secret"):
+        assert secret not in exported
+    entry = journal.snapshot()["entries"][0]
+    assert entry["headers"]["authorization"] == "Bearer <redacted>"
+    assert json.loads(entry["body"]["text"])["params"]["authentication"] == {"scheme": "Bearer", "credentials": "<redacted>"}
+
+
+def test_redaction_leaves_other_text_alone() -> None:
+    assert redact_body('{"text":"no secrets here"}') == '{"text":"no secrets here"}'
+    assert redact_body('not json "token"') == 'not json "token"'
+
+
+def test_large_bodies_are_kept_only_in_part() -> None:
+    journal = Journal()
+    journal.open("POST", "/a2a", "", [], b"x" * (BODY_KEEP_BYTES * 3), "jsonrpc")
+    body = journal.snapshot()["entries"][0]["body"]
+    assert body["size"] == BODY_KEEP_BYTES * 3 and body["truncated"] is True
+    assert len(body["text"]) == BODY_KEEP_BYTES
