@@ -18,6 +18,7 @@ from typing import Any
 from a2a_lab.protocol.errors import A2AError, ErrorType, invalid_params
 from a2a_lab.protocol.states import Role, TaskState
 
+from .placeholders import TEXT, fill
 from .scenario import Step, TaskScript
 
 Event = dict[str, Any]  # a canonical StreamResponse: {"task": ...} | {"statusUpdate": ...} | ...
@@ -25,17 +26,6 @@ Event = dict[str, Any]  # a canonical StreamResponse: {"task": ...} | {"statusUp
 
 def now_iso() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
-
-
-def template(value: Any, text: str) -> Any:
-    """Fill `{text}` (the user's text) into strings inside parts and artifacts."""
-    if isinstance(value, str):
-        return value.replace("{text}", text)
-    if isinstance(value, list):
-        return [template(v, text) for v in value]
-    if isinstance(value, dict):
-        return {k: template(v, text) for k, v in value.items()}
-    return value
 
 
 def message_text(message: dict[str, Any]) -> str:
@@ -82,7 +72,7 @@ class Engine:
 
     def agent_message(self, parts: tuple[dict[str, Any], ...] | list[dict[str, Any]], text: str, context_id: str | None, task_id: str | None = None) -> dict[str, Any]:
         msg: dict[str, Any] = {"messageId": self.new_id(), "contextId": context_id or self.new_id(), "role": Role.AGENT.value,
-                               "parts": template(list(parts), text)}
+                               "parts": fill(list(parts), TEXT, text)}
         if task_id:
             msg["taskId"] = task_id
         return msg
@@ -131,7 +121,7 @@ class Engine:
         artifacts = list(step.artifacts)
         if not artifacts and rec.script.artifacts and rec.pos == len(rec.script.steps) - 1 and not any(s.artifacts for s in rec.script.steps):
             artifacts = list(rec.script.artifacts)
-        for artifact in template(artifacts, rec.text):
+        for artifact in fill(artifacts, TEXT, rec.text):
             rec.task.setdefault("artifacts", []).append(artifact)
             if not first:
                 events.append({"artifactUpdate": {"taskId": rec.id, "contextId": rec.task["contextId"], "artifact": artifact, "lastChunk": True}})

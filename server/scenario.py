@@ -19,9 +19,10 @@ from a2a_lab.protocol.operations import Operation
 from a2a_lab.protocol.states import TaskState
 from a2a_lab.protocol.versions import Version
 
+from .placeholders import BASE_URL
+
 DEFAULT_MESSAGE = "Hello from a2a-lab: what can you do?"
 DEFAULT_TIMEOUT = 20.0
-BASE_URL = "{base_url}"
 
 
 class ScenarioError(ValueError):

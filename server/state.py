@@ -11,26 +11,21 @@ from a2a_lab.protocol import cards
 
 from .engine import Engine
 from .journal import Journal
+from .placeholders import BASE_URL, fill
 from .scenario import Scenario
 
 PAD_FIELD = "x-a2a-lab-padding"
 
 
 def substitute(value: Any, base_url: str) -> Any:
-    if isinstance(value, str):
-        return value.replace("{base_url}", base_url)
-    if isinstance(value, list):
-        return [substitute(v, base_url) for v in value]
-    if isinstance(value, dict):
-        return {k: substitute(v, base_url) for k, v in value.items()}
-    return value
+    return fill(value, BASE_URL, base_url)
 
 
 def render_card(scenario: Scenario, base_url: str) -> bytes:
     """The card bytes to serve: the object with {base_url} filled in (padded if asked), or the raw text."""
     spec = scenario.card
     if spec.raw is not None:
-        return spec.raw.replace(b"{base_url}", base_url.encode()) if spec.substitute_raw else spec.raw
+        return spec.raw.replace(BASE_URL.encode(), base_url.encode()) if spec.substitute_raw else spec.raw
     doc = substitute(spec.object, base_url)
     body = json.dumps(doc, separators=(",", ":")).encode()
     if spec.pad_to and len(body) < spec.pad_to:

@@ -10,7 +10,8 @@ import pytest
 
 from a2a_lab.protocol.errors import A2AError, ErrorType
 from a2a_lab.protocol.states import TaskState
-from a2a_lab.server.engine import Engine, TaskRecord, message_text, template
+from a2a_lab.server.engine import Engine, TaskRecord, message_text
+from a2a_lab.server.placeholders import TEXT, fill
 from a2a_lab.server.scenario import DEFAULT_TASK, Step, TaskScript
 
 S = TaskState
@@ -375,6 +376,6 @@ def test_agent_message() -> None:
 
 
 def test_template_and_message_text() -> None:
-    assert template({"a": ["{text}!", {"b": "{text}{text}"}], "n": 1}, "x") == {"a": ["x!", {"b": "xx"}], "n": 1}
+    assert fill({"a": ["{text}!", {"b": "{text}{text}"}], "n": 1}, TEXT, "x") == {"a": ["x!", {"b": "xx"}], "n": 1}
     assert message_text({"parts": [{"text": "a"}, {"data": {"text": "no"}}, {"text": "b"}]}) == "a b"
     assert message_text({}) == ""
