@@ -12,6 +12,8 @@ from a2a_lab.protocol.cards import Interface
 from a2a_lab.protocol.operations import Operation
 from a2a_lab.protocol.states import TaskState
 from a2a_lab.protocol.versions import Version
+from a2a_lab.server.placeholders import alt_origin
+from a2a_lab.server.scenario import Expect
 
 
 @dataclass
@@ -129,6 +131,7 @@ class Observed:
     task_id: str | None = None
     text: str = ""
     seq: int = 0
+    context_id: str | None = None
 
 
 def _texts(parts: Any) -> list[str]:
@@ -157,17 +160,19 @@ def observe(call: Call) -> list[Observed]:
         if not isinstance(inner, dict):
             continue
         if kind == "message":
-            out.append(Observed("message", text=" ".join(_texts(inner.get("content") if rest and version is Version.V0_3 else inner.get("parts"))), seq=call.seq))
+            out.append(Observed("message", text=" ".join(_texts(inner.get("content") if rest and version is Version.V0_3 else inner.get("parts"))), seq=call.seq,
+                                context_id=inner.get("contextId")))
         elif kind == "task":
             texts = [t for a in inner.get("artifacts") or [] if isinstance(a, dict) for t in _texts(a.get("parts"))]
             status = inner.get("status") or {}
             msg = status.get("message") if isinstance(status, dict) else None
             if isinstance(msg, dict):
                 texts += _texts(msg.get("content") if rest and version is Version.V0_3 else msg.get("parts"))
-            out.append(Observed("task", states.parse(status.get("state")) if isinstance(status, dict) else None, inner.get("id"), " ".join(texts), call.seq))
+            out.append(Observed("task", states.parse(status.get("state")) if isinstance(status, dict) else None, inner.get("id"), " ".join(texts), call.seq,
+                                inner.get("contextId")))
         elif kind == "statusUpdate":
             status = inner.get("status") or {}
-            out.append(Observed("task", states.parse(status.get("state")), inner.get("taskId"), "", call.seq))
+            out.append(Observed("task", states.parse(status.get("state")), inner.get("taskId"), "", call.seq, inner.get("contextId")))
         elif kind == "artifactUpdate":
             art = inner.get("artifact") or {}
             out.append(Observed("task", None, inner.get("taskId"), " ".join(_texts(art.get("parts"))), call.seq))
@@ -187,6 +192,8 @@ class RunView:
     action: dict[str, Any] = field(default_factory=dict)
     #: Why a result file the client did write could not be read (not JSON, not an object, too large).
     client_result_error: str | None = None
+    #: What a correct client concludes in this scenario.
+    expect: Expect = field(default_factory=Expect)
 
     def __post_init__(self) -> None:
         self.card_fetches = [e for e in self.entries if e.get("kind") == "card"]
@@ -195,10 +202,11 @@ class RunView:
         self.interfaces: list[Interface] = cards.interfaces(self.card)
 
     def interface_path(self, iface: Interface) -> str | None:
-        """The interface's path on this server, or None when it points elsewhere."""
-        if not iface.url.startswith(self.base_url):
-            return None
-        return iface.url[len(self.base_url):].rstrip("/") or "/"
+        """The interface's path on this server (under its origin or its alias), or None when it points elsewhere."""
+        for origin in (self.base_url, alt_origin(self.base_url)):
+            if origin and iface.url.startswith(origin):
+                return iface.url[len(origin):].rstrip("/") or "/"
+        return None
 
     def declared(self, call: Call) -> list[Interface]:
         """The card's interfaces that a call's URL and binding match."""

@@ -128,7 +128,7 @@ def infer_supports(runs: list[RawRun]) -> set[Support]:
 def score(run: RawRun, supports: set[Support], opts: RunOptions) -> ScenarioResult:
     began = time.monotonic()
     view = RunView(run.base_url, run.card, run.journal, supports, run.client.result, run.client.exit_code, run.scenario.client.action,
-                   run.client.result_error)
+                   run.client.result_error, run.scenario.expect)
     checks = scoring.evaluate(view)
     result = ScenarioResult(run.scenario.id, run.scenario.title, run.scenario.group, Outcome.PASS, checks, run.client, run.seed,
                             run.duration, journal=run.journal, journal_dropped=run.dropped, error=run.error)

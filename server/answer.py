@@ -16,7 +16,7 @@ from . import faults
 from .engine import Event
 from .journal import BODY_KEEP_BYTES, Journal
 from .scenario import Reply
-from .streams import Comment, Item, StreamError
+from .streams import Comment, Drop, Item, StreamError
 
 
 async def send_body(scope: Scope, receive: Receive, send: Send, entry: dict[str, Any], status: int, body: bytes,
@@ -61,6 +61,11 @@ async def send_stream(scope: Scope, receive: Receive, send: Send, entry: dict[st
                     events.append({"t": journal.offset(), "comment": item.text})
                     yield ServerSentEvent(comment=item.text)
                     continue
+                if isinstance(item, Drop):
+                    events.append({"t": journal.offset(), "dropped": True})
+                    closed = "dropped"
+                    faults.abort_connection(scope)
+                    return
                 if isinstance(item, StreamError):
                     data, name = render_error(item.error)
                     events.append({"t": journal.offset(), "error": data, "event": name})

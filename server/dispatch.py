@@ -53,19 +53,33 @@ def _summarise_task(task: dict[str, Any]) -> dict[str, Any]:
     return {"result_kind": "task", "task_id": task.get("id"), "state": task.get("status", {}).get("state")}
 
 
+def credential_status(state: LabState, headers: Mapping[str, str]) -> str | None:
+    """`valid`, `invalid` or `absent` against the scenario's bearer token (None when it has none); for the
+    journal, which never keeps the credential itself."""
+    auth = state.scenario.auth
+    if auth is None:
+        return None
+    given = headers.get("authorization", "")
+    if not given:
+        return "absent"
+    return "valid" if hmac.compare_digest(given.encode(), f"Bearer {auth.bearer}".encode()) else "invalid"
+
+
 def check_auth(state: LabState, op: Operation | None, headers: Mapping[str, str]) -> A2AError | None:
     auth = state.scenario.auth
     if auth is None or (auth.scope == "extended_card" and op is not Operation.GET_EXTENDED_CARD):
         return None
     given = headers.get("authorization", "")
-    if hmac.compare_digest(given.encode(), f"Bearer {auth.bearer}".encode()):
+    if credential_status(state, headers) == "valid":
         return None
     return A2AError(ErrorType.UNAUTHENTICATED, "Authentication required: send Authorization: Bearer <token>" if not given else "The bearer token is not valid")
 
 
-def execute(state: LabState, call: Call) -> Outcome:
+def execute(state: LabState, call: Call, entry: dict[str, Any] | None = None) -> Outcome:
     """Decide the answer to a call. Raises nothing: errors come back in the Outcome."""
     state.calls[call.op.value] += 1
+    if entry is not None and state.scenario.auth is not None:
+        entry["credentials"] = credential_status(state, call.headers)
     facts = rules.RequestFacts(call.op, call.version, call.binding, call.method, call.params, call.headers, state.calls[call.op.value])
     reply = rules.choose(state.scenario.rules.get(call.op, ()), facts)
     try:

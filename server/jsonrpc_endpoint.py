@@ -102,7 +102,7 @@ async def handle(state: LabState, endpoint: Endpoint, scope: Scope, receive: Rec
         await _error(scope, receive, send, entry, request.id, err, op_version)
         return
     call = dispatch.Call(op, op_version, Binding.JSONRPC, request.method, canonical, headers, base_url)
-    outcome = dispatch.execute(state, call)
+    outcome = dispatch.execute(state, call, entry)
     entry["answer"] = outcome.summary
     await render(state, scope, receive, send, entry, call, outcome, request.id)
 

@@ -17,3 +17,20 @@ def fill(value: Any, placeholder: str, replacement: str) -> Any:
     if isinstance(value, dict):
         return {k: fill(v, placeholder, replacement) for k, v in value.items()}
     return value
+
+#: The same server under its other loopback name (127.0.0.1 <-> localhost): an interface on another origin.
+ALT_BASE_URL = "{alt_base_url}"
+_ALIASES = {"127.0.0.1": "localhost", "localhost": "127.0.0.1"}
+
+
+def alt_origin(base_url: str) -> str:
+    """`http://127.0.0.1:8000/x` -> `http://localhost:8000/x` (and back); other hosts map to 127.0.0.1."""
+    scheme, sep, rest = base_url.partition("://")
+    hostport, slash, path = rest.partition("/")
+    host, colon, port = hostport.rpartition(":") if hostport.count(":") == 1 else (hostport, "", "")
+    alias = _ALIASES.get(host, "127.0.0.1")
+    return f"{scheme}{sep}{alias}{colon}{port}{slash}{path}"
+
+
+def fill_origins(value: Any, base_url: str) -> Any:
+    return fill(fill(value, ALT_BASE_URL, alt_origin(base_url)), BASE_URL, base_url)

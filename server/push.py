@@ -22,6 +22,8 @@ from .engine import Event, TaskRecord
 from .state import LabState
 
 TIMEOUT_S = 10.0
+#: Credentials of the probe delivery that a receiver checking its credentials must refuse.
+PROBE_CREDENTIALS = "a2a-lab-wrong-credentials"
 
 
 def target_refusal(url: str, allow: tuple[str, ...]) -> str | None:
@@ -75,23 +77,28 @@ class PushSender:
             queue.put_nowait(payload(rec, event, config.get("_version", "1.0")))
 
     async def _work(self, config: dict[str, Any], queue: asyncio.Queue[tuple[bytes, str] | None]) -> None:
+        probing = self.state.scenario.push_probe and isinstance(config.get("authentication"), dict)
         while True:
             item = await queue.get()
             if item is None:
                 return
+            if probing:  # first, the same event with wrong credentials: a receiver MUST refuse it (§13.2)
+                probing = False
+                await self._deliver(config, *item, probe=True)
             await self._deliver(config, *item)
 
-    async def _deliver(self, config: dict[str, Any], body: bytes, content_type: str) -> None:
+    async def _deliver(self, config: dict[str, Any], body: bytes, content_type: str, probe: bool = False) -> None:
         url = str(config.get("url", ""))
         headers = {"content-type": content_type}
         auth = config.get("authentication")
         if isinstance(auth, dict) and auth.get("scheme"):
-            headers["authorization"] = f"{auth['scheme']} {auth.get('credentials', '')}".strip()
+            credentials = PROBE_CREDENTIALS if probe else auth.get("credentials", "")
+            headers["authorization"] = f"{auth['scheme']} {credentials}".strip()
         if config.get("token"):
             headers["x-a2a-notification-token"] = str(config["token"])
         raw_headers = [(k.encode(), v.encode()) for k, v in headers.items()]
         entry = self.state.journal.open("POST", url, "", raw_headers, body, "push")
-        entry["push"] = {"task_id": config.get("taskId"), "config_id": config.get("id")}
+        entry["push"] = {"task_id": config.get("taskId"), "config_id": config.get("id"), "probe": probe}
         refusal = target_refusal(url, self.state.scenario.push_allow)
         if refusal:
             entry["response"] = {"refused": refusal}

@@ -91,7 +91,7 @@ async def handle(state: LabState, endpoint: Endpoint, scope: Scope, receive: Rec
         await _error(scope, receive, send, entry, err, op_version)
         return
     call = dispatch.Call(op, op_version, Binding.HTTP_JSON, f"{verb} {relative}", canonical, headers, base_url)
-    outcome = dispatch.execute(state, call)
+    outcome = dispatch.execute(state, call, entry)
     entry["answer"] = outcome.summary
     reply = outcome.reply
     if outcome.error is not None:

@@ -19,7 +19,7 @@ from a2a_lab.protocol.operations import Operation
 from a2a_lab.protocol.states import TaskState
 from a2a_lab.protocol.versions import Version
 
-from .placeholders import BASE_URL
+from .placeholders import ALT_BASE_URL, BASE_URL
 
 DEFAULT_MESSAGE = "Hello from a2a-lab: what can you do?"
 DEFAULT_TIMEOUT = 20.0
@@ -74,6 +74,8 @@ class StreamScript:
     error: str | int = "InternalError"
     close_at_interrupted: bool = True
     final_snapshot: bool = False
+    #: Reset the connection after this many events (a dropped stream; the task goes on).
+    drop_after: int | None = None
 
 
 @dataclass(frozen=True)
@@ -140,6 +142,16 @@ class CardPath:
 
 
 @dataclass(frozen=True)
+class CardSigning:
+    """Sign the served card (§8.4) with a test key; optionally break it afterwards."""
+
+    key: dict[str, Any]
+    kid: str
+    #: `none`, `payload` (change the card after signing) or `unknown-kid` (sign with a kid no key set has).
+    tamper: str = "none"
+
+
+@dataclass(frozen=True)
 class CardSpec:
     object: dict[str, Any] | None
     raw: bytes | None
@@ -150,6 +162,7 @@ class CardSpec:
     legacy: CardPath
     pad_to: int | None
     substitute_raw: bool
+    sign: CardSigning | None = None
 
 
 @dataclass(frozen=True)
@@ -165,6 +178,28 @@ class ClientAsk:
 
     message: str = DEFAULT_MESSAGE
     action: dict[str, Any] = field(default_factory=dict)
+
+
+#: What a scenario may ask of the client (A2A_LAB_ACTION), and what each value must be.
+ACTIONS: dict[str, type] = {
+    "follow_up": str,  # answer the INPUT_REQUIRED question (or write to the finished task) with this text, same taskId
+    "stream": bool,  # use streaming if the card allows it
+    "webhook": bool,  # register a push webhook of your own and check the credentials it is called with
+    "token": str,  # present this bearer token
+    "extended_card": bool,  # fetch the extended card (authenticated)
+    "resubscribe": bool,  # after a dropped stream, SubscribeToTask
+    "verify_signature": bool,  # verify the card's signature with the JWKS given in `jwks`
+}
+EXPECT_RESULTS = ("message", "task", "error", "none")
+
+
+@dataclass(frozen=True)
+class Expect:
+    """What a correct client concludes in this scenario (scored by RESULT-EXPECTED)."""
+
+    result: str | None = None  # message | task | error | none (a correct client makes no A2A call)
+    state: TaskState | None = None
+    text_contains: str | None = None
 
 
 @dataclass(frozen=True)
@@ -201,9 +236,11 @@ class Scenario:
     lenient_kind: bool
     auth: Auth | None
     push_allow: tuple[str, ...]
+    push_probe: bool
     limits: Limits
     checks: tuple[str, ...]
     data: dict[str, Any]
+    expect: Expect = field(default_factory=lambda: Expect())
 
     @property
     def group(self) -> str:
@@ -212,7 +249,7 @@ class Scenario:
 
 # ----------------------------------------------------------------------------------------- loading
 
-_TOP_KEYS = {"title", "description", "spec", "observed", "seed", "timeout", "client", "card", "extended_card", "endpoints",
+_TOP_KEYS = {"title", "description", "spec", "observed", "seed", "timeout", "client", "card", "extended_card", "endpoints", "expect",
              "task", "behaviour", "leniency", "auth", "push", "limits", "checks", "recorded"}
 
 
@@ -378,7 +415,7 @@ def _task_script(r: _Reader, value: Any, path: str, base: TaskScript | None = No
 
 def _stream(r: _Reader, value: Any, path: str) -> StreamScript:
     s = r.mapping(value, path, {"interval_ms", "omit_terminal", "first_event", "duplicate_events", "comments", "ping_ms",
-                                "error_after", "error", "close_at_interrupted", "final_snapshot"})
+                                "error_after", "error", "close_at_interrupted", "final_snapshot", "drop_after"})
     first = s.get("first_event", "task")
     if first not in ("task", "status"):
         raise r.fail(f"{path}.first_event", f"unknown value {first!r}", "task (per spec) or status (a stream whose first event is not a task)")
@@ -398,6 +435,7 @@ def _stream(r: _Reader, value: Any, path: str) -> StreamScript:
         error=s.get("error", "InternalError"),
         close_at_interrupted=r.boolean(s.get("close_at_interrupted", True), f"{path}.close_at_interrupted"),
         final_snapshot=r.boolean(s.get("final_snapshot", False), f"{path}.final_snapshot"),
+        drop_after=r.integer(s["drop_after"], f"{path}.drop_after", 1) if "drop_after" in s else None,
     )
 
 
@@ -483,7 +521,7 @@ def _card_path(r: _Reader, value: Any, path: str, default: str) -> CardPath:
 
 
 def _card(r: _Reader, value: Any) -> CardSpec:
-    c = r.mapping(value, "card", {"object", "raw", "content_type", "cache_control", "etag", "well_known", "legacy", "pad_to", "substitute_raw"})
+    c = r.mapping(value, "card", {"object", "raw", "content_type", "cache_control", "etag", "well_known", "legacy", "pad_to", "substitute_raw", "sign"})
     if ("object" in c) == ("raw" in c):
         raise r.fail("card", "a card needs exactly one of `object` (a mapping, {base_url} filled in) or `raw` (exact text)")
     obj = r.mapping(c["object"], "card.object") if "object" in c else None
@@ -497,7 +535,23 @@ def _card(r: _Reader, value: Any) -> CardSpec:
         legacy=_card_path(r, c.get("legacy"), "card.legacy", "missing"),
         pad_to=r.integer(c["pad_to"], "card.pad_to", 1) if "pad_to" in c else None,
         substitute_raw=r.boolean(c.get("substitute_raw", True), "card.substitute_raw"),
+        sign=_signing(r, c["sign"]) if "sign" in c else None,
     )
+
+
+def _signing(r: _Reader, value: Any) -> CardSigning:
+    from a2a_lab.protocol import signing
+
+    s = r.mapping(value, "card.sign", {"key", "kid", "tamper"})
+    key = r.mapping(s.get("key"), "card.sign.key")
+    try:
+        signing.import_key(key)
+    except Exception as exc:  # noqa: BLE001 - any key problem is a scenario error
+        raise r.fail("card.sign.key", f"not a usable private JWK: {exc}", "an EC P-256 private JWK with kty, crv, x, y, d") from None
+    tamper = s.get("tamper", "none")
+    if tamper not in ("none", "payload", "unknown-kid"):
+        raise r.fail("card.sign.tamper", f"unknown value {tamper!r}", "none, payload or unknown-kid")
+    return CardSigning(key, r.string(s.get("kid", key.get("kid", "a2a-lab-test")), "card.sign.kid"), tamper)
 
 
 def _derive_endpoints(r: _Reader, card: CardSpec) -> tuple[Endpoint, ...]:
@@ -514,12 +568,13 @@ def _derive_endpoints(r: _Reader, card: CardSpec) -> tuple[Endpoint, ...]:
             doc = None
     grouped: dict[tuple[str, Binding], list[Version]] = {}
     for iface in cards.interfaces(doc):
-        if not iface.url.startswith(BASE_URL) or iface.core_binding not in (Binding.JSONRPC, Binding.HTTP_JSON):
+        prefix = next((p for p in (BASE_URL, ALT_BASE_URL) if iface.url.startswith(p)), None)
+        if prefix is None or iface.core_binding not in (Binding.JSONRPC, Binding.HTTP_JSON):
             continue
         version = iface.known_version
         if version is None:
             continue
-        path = iface.url[len(BASE_URL):] or "/"
+        path = iface.url[len(prefix):] or "/"
         listed = grouped.setdefault((path, iface.core_binding), [])  # type: ignore[arg-type]
         if version not in listed:
             listed.append(version)
@@ -546,6 +601,29 @@ DEFAULT_TASK = TaskScript(
     steps=(Step(TaskState.SUBMITTED), Step(TaskState.WORKING), Step(TaskState.COMPLETED)),
     artifacts=({"artifactId": "artifact-1", "name": "result", "parts": [{"text": "echo: {text}"}]},),
 )
+
+
+def _action(r: _Reader, value: Any, card: CardSpec) -> dict[str, Any]:
+    a = dict(r.mapping(value, "client.action", set(ACTIONS)))
+    for key, kind in ACTIONS.items():
+        if key in a and not isinstance(a[key], kind):
+            raise r.fail(f"client.action.{key}", f"expected {'text' if kind is str else 'true or false'}, got {a[key]!r}")
+    if a.get("verify_signature"):
+        if card.sign is None:
+            raise r.fail("client.action.verify_signature", "the card is not signed", "add card.sign, or drop verify_signature")
+        from a2a_lab.protocol import signing
+
+        a["jwks"] = signing.public_jwks([{**card.sign.key, "kid": card.sign.kid}])
+    return a
+
+
+def _expect(r: _Reader, value: Any) -> Expect:
+    e = r.mapping(value, "expect", {"result", "state", "text_contains"})
+    result = e.get("result")
+    if result is not None and result not in EXPECT_RESULTS:
+        raise r.fail("expect.result", f"unknown value {result!r}", "one of " + ", ".join(EXPECT_RESULTS))
+    return Expect(result, r.state(e["state"], "expect.state") if "state" in e else None,
+                  r.string(e["text_contains"], "expect.text_contains") if "text_contains" in e else None)
 
 
 def parse(data: Any, scenario_id: str, source: str) -> Scenario:
@@ -583,6 +661,7 @@ def parse(data: Any, scenario_id: str, source: str) -> Scenario:
         # A scenario whose card declares nothing reachable still answers somewhere, so clients meet a server.
         endpoints = ()
     client = r.mapping(top.get("client", {}), "client", {"message", "action"})
+    action = _action(r, client.get("action", {}), card)
     leniency = r.mapping(top.get("leniency", {}), "leniency", {"missing_kind"})
     auth = None
     if "auth" in top:
@@ -590,7 +669,7 @@ def parse(data: Any, scenario_id: str, source: str) -> Scenario:
         auth = Auth(r.string(a.get("bearer"), "auth.bearer"), a.get("scope", "all"))
         if auth.scope not in ("all", "extended_card"):
             raise r.fail("auth.scope", f"unknown value {auth.scope!r}", "all or extended_card")
-    push = r.mapping(top.get("push", {}), "push", {"allow"})
+    push = r.mapping(top.get("push", {}), "push", {"allow", "probe_bad_credentials"})
     limits_in = r.mapping(top.get("limits", {}), "limits", {"body_bytes", "json_depth", "journal_entries", "streams", "push_deliveries_per_task"})
     limits = Limits(**{k: r.integer(v, f"limits.{k}", 1) for k, v in limits_in.items()})
     checks = top.get("checks", [])
@@ -603,11 +682,13 @@ def parse(data: Any, scenario_id: str, source: str) -> Scenario:
         id=scenario_id, title=r.string(top["title"], "title"), description=r.string(top["description"], "description").strip(),
         source=source, spec=r.string(top["spec"], "spec") if "spec" in top else None, observed=observed,
         seed=r.integer(top.get("seed", 0), "seed"), timeout=r.number(top.get("timeout", DEFAULT_TIMEOUT), "timeout"),
-        client=ClientAsk(r.string(client.get("message", DEFAULT_MESSAGE), "client.message"), r.mapping(client.get("action", {}), "client.action")),
+        client=ClientAsk(r.string(client.get("message", DEFAULT_MESSAGE), "client.message"), action),
         card=card, extended_card=r.mapping(top["extended_card"], "extended_card") if "extended_card" in top else None,
         endpoints=endpoints, task=task, rules=rules,
         lenient_kind=r.boolean(leniency.get("missing_kind", False), "leniency.missing_kind"),
-        auth=auth, push_allow=tuple(str(x) for x in push.get("allow", [])), limits=limits, checks=tuple(checks), data=top,
+        auth=auth, push_allow=tuple(str(x) for x in push.get("allow", [])),
+        push_probe=r.boolean(push.get("probe_bad_credentials", False), "push.probe_bad_credentials"),
+        limits=limits, checks=tuple(checks), data=top, expect=_expect(r, top.get("expect", {})),
     )
 
 

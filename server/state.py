@@ -7,26 +7,38 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-from a2a_lab.protocol import cards
+from a2a_lab.protocol import cards, signing
 
 from .engine import Engine
 from .journal import Journal
-from .placeholders import BASE_URL, fill
-from .scenario import Scenario
+from .placeholders import ALT_BASE_URL, BASE_URL, alt_origin, fill_origins
+from .scenario import CardSigning, Scenario
 
 PAD_FIELD = "x-a2a-lab-padding"
 
 
 def substitute(value: Any, base_url: str) -> Any:
-    return fill(value, BASE_URL, base_url)
+    return fill_origins(value, base_url)
+
+
+def _signed(doc: dict[str, Any], spec: CardSigning) -> dict[str, Any]:
+    kid = f"{spec.kid}-unknown" if spec.tamper == "unknown-kid" else spec.kid
+    signed = signing.sign(doc, spec.key, kid)
+    if spec.tamper == "payload":
+        signed["description"] = f"{signed.get('description', '')} (changed after signing)"
+    return signed
 
 
 def render_card(scenario: Scenario, base_url: str) -> bytes:
-    """The card bytes to serve: the object with {base_url} filled in (padded if asked), or the raw text."""
+    """The card bytes to serve: the object with {base_url} filled in (signed, padded if asked), or the raw text."""
     spec = scenario.card
     if spec.raw is not None:
-        return spec.raw.replace(BASE_URL.encode(), base_url.encode()) if spec.substitute_raw else spec.raw
+        if not spec.substitute_raw:
+            return spec.raw
+        return spec.raw.replace(ALT_BASE_URL.encode(), alt_origin(base_url).encode()).replace(BASE_URL.encode(), base_url.encode())
     doc = substitute(spec.object, base_url)
+    if spec.sign is not None:
+        doc = _signed(doc, spec.sign)
     body = json.dumps(doc, separators=(",", ":")).encode()
     if spec.pad_to and len(body) < spec.pad_to:
         doc = {**doc, PAD_FIELD: ""}

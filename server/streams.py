@@ -31,7 +31,12 @@ class StreamError:
     error: A2AError
 
 
-Item = Union[Event, Comment, StreamError]
+@dataclass(frozen=True)
+class Drop:
+    """Reset the connection here (the task itself goes on)."""
+
+
+Item = Union[Event, Comment, StreamError, Drop]
 
 
 def _is_terminal_status(event: Event) -> bool:
@@ -68,6 +73,9 @@ class _Emitter:
         if self.script.error_after is not None and self.count >= self.script.error_after:
             self.done = True
             items.append(_stream_error(self.script))
+        elif self.script.drop_after is not None and self.count >= self.script.drop_after:
+            self.done = True
+            items.append(Drop())
         return items
 
 

@@ -9,6 +9,7 @@ from . import envelope  # noqa: F401
 from . import tasks  # noqa: F401
 from . import errors  # noqa: F401
 from . import capabilities  # noqa: F401
+from . import actions  # noqa: F401
 from . import result  # noqa: F401
 from .base import REGISTRY, Check
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from urllib.parse import urlsplit
+
 from a2a_lab.protocol.bindings import Binding
 
 from ..journal_view import RunView
@@ -61,6 +63,9 @@ def interface_selection(view: RunView, c: Check) -> CheckResult:
        "A client MUST use the URL declared for the chosen interface; requests to paths the card does not declare reach nothing.")
 def url_from_card(view: RunView, c: Check) -> CheckResult:
     stray = [call for call in view.calls if call.entry.get("unmatched")]
+    # The host counts too: an interface may live on another origin than the card (field: gateways, CDNs).
+    stray += [call for call in view.a2a_calls if view.declared(call)
+              and call.headers.get("host") not in {urlsplit(i.url).netloc for i in view.declared(call)}]
     if not view.calls:
         return c.skipped("the client made no request")
     if stray:

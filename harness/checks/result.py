@@ -45,6 +45,31 @@ def result_matches(view: RunView, c: Check) -> CheckResult:
     return c.passed(f"the client understood a {final.kind}" + (f" in {final.state.short}" if final.state else ""))
 
 
+@check("RESULT-EXPECTED", Level.MUST, "the scenario's `expect` (each scenario cites its spec section)", "The client reached the right conclusion",
+       "Where a scenario says what a correct client concludes (an error for a garbage answer, no call at all for an unusable card, "
+       "a given state or text), the client's A2A_LAB_RESULT says so. UNIMPLEMENTED when the client writes no result.")
+def result_expected(view: RunView, c: Check) -> CheckResult:
+    expect = view.expect
+    if expect.result is None and expect.state is None and expect.text_contains is None:
+        return c.skipped("the scenario states no expected conclusion")
+    if expect.result == "none":
+        if view.a2a_calls:
+            return c.broken("the client called an agent it should not have used", "no A2A call", f"{len(view.a2a_calls)} call(s)", view.a2a_calls[:1])
+        return c.passed("the client made no A2A call, as a correct client does here")
+    result = view.client_result
+    if result is None:
+        if view.client_result_error:
+            return c.broken("the client's result file is unreadable", "a JSON object", view.client_result_error)
+        return c.result(Outcome.UNIMPLEMENTED, "the client wrote no A2A_LAB_RESULT")
+    if expect.result is not None and result.get("kind") != expect.result:
+        return c.broken(f"the client concluded {result.get('kind')!r}", f"kind: {expect.result}", f"kind: {result.get('kind')!r}")
+    if expect.state is not None and states.parse(result.get("state")) is not expect.state:
+        return c.broken("the client reports another state", expect.state.short, repr(result.get("state")))
+    if expect.text_contains is not None and expect.text_contains not in str(result.get("text") or ""):
+        return c.broken("the client's text misses what the server said", f"text containing {expect.text_contains!r}", repr(str(result.get("text"))[:200]))
+    return c.passed("the client reached the expected conclusion")
+
+
 @check("CLIENT-INFO", Level.INFO, "A2A 1.0 §7 (informative)", "What the client is",
        "Recorded, never judged: the client's User-Agent, exit code and the interfaces it used.")
 def client_info(view: RunView, c: Check) -> CheckResult:

@@ -1,0 +1,132 @@
+"""Agent card signatures (spec §8.4): canonical form, JWS with a detached payload, verification.
+
+Canonicalization (§8.4.1): respect proto field presence (REQUIRED fields always kept, `optional` fields
+kept when present, other fields dropped when they hold their default), drop `signatures`, then RFC 8785
+(JCS). Fields the 1.0 proto does not know (0.3 leftovers, extensions) are kept when not default.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+from dataclasses import dataclass
+from typing import Any
+
+import rfc8785
+from joserfc import jws
+from joserfc.errors import JoseError
+from joserfc.jwk import ECKey, KeySet, OKPKey, RSAKey
+
+SIGNATURES = "signatures"
+DEFAULT_ALG = "ES256"
+
+_REQUIRED = {
+    "AgentCard": {"name", "description", "supportedInterfaces", "version", "capabilities", "defaultInputModes", "defaultOutputModes", "skills"},
+    "AgentInterface": {"url", "protocolBinding", "protocolVersion"},
+    "AgentProvider": {"url", "organization"},
+    "AgentSkill": {"id", "name", "description", "tags"},
+    "AgentCapabilities": set(),
+    "AgentExtension": set(),
+}
+_OPTIONAL = {"AgentCard": {"documentationUrl", "iconUrl"}, "AgentCapabilities": {"streaming", "pushNotifications", "extendedAgentCard"}}
+_CHILDREN = {
+    "AgentCard": {"supportedInterfaces": "AgentInterface", "provider": "AgentProvider", "capabilities": "AgentCapabilities", "skills": "AgentSkill"},
+    "AgentCapabilities": {"extensions": "AgentExtension"},
+}
+
+
+def _is_default(value: Any) -> bool:
+    return value in ("", 0, False, [], {}) and not (isinstance(value, bool) and value is True)
+
+
+def _strip(obj: dict[str, Any], kind: str) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    required, optional, children = _REQUIRED.get(kind, set()), _OPTIONAL.get(kind, set()), _CHILDREN.get(kind, {})
+    for key, value in obj.items():
+        if kind == "AgentCard" and key == SIGNATURES:
+            continue
+        child = children.get(key)
+        if child and isinstance(value, dict):
+            value = _strip(value, child)
+        elif child and isinstance(value, list):
+            value = [_strip(v, child) if isinstance(v, dict) else v for v in value]
+        if key in required or key in optional or not _is_default(value):
+            out[key] = value
+    return out
+
+
+def canonical(card: dict[str, Any]) -> bytes:
+    """The bytes that are signed: the card without `signatures`, defaults stripped per presence, in JCS form."""
+    return rfc8785.dumps(_strip(card, "AgentCard"))
+
+
+def sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def import_key(jwk: dict[str, Any]) -> ECKey | RSAKey | OKPKey:
+    kty = jwk.get("kty")
+    cls = {"EC": ECKey, "RSA": RSAKey, "OKP": OKPKey}.get(str(kty))
+    if cls is None:
+        raise ValueError(f"unsupported key type {kty!r} (EC, RSA or OKP)")
+    return cls.import_key(jwk)
+
+
+def public_jwks(private_jwks: list[dict[str, Any]]) -> dict[str, Any]:
+    return {"keys": [{**import_key(k).as_dict(private=False), "kid": k.get("kid")} for k in private_jwks]}
+
+
+def sign(card: dict[str, Any], private_jwk: dict[str, Any], kid: str | None = None, alg: str = DEFAULT_ALG) -> dict[str, Any]:
+    """A copy of the card with one more signature (JWS, detached canonical payload, §8.4.2)."""
+    key = import_key(private_jwk)
+    header = {"alg": alg, "kid": kid or private_jwk.get("kid", ""), "typ": "JOSE"}
+    compact = jws.serialize_compact(header, canonical(card), key, algorithms=[alg])
+    protected, _, signature = compact.split(".")
+    return {**card, SIGNATURES: [*card.get(SIGNATURES, []), {"protected": protected, "signature": signature}]}
+
+
+@dataclass(frozen=True)
+class Verdict:
+    index: int
+    kid: str | None
+    alg: str | None
+    valid: bool
+    reason: str
+
+
+def verify(card: dict[str, Any], jwks: dict[str, Any]) -> list[Verdict]:
+    """Check every signature on a card against a key set (§8.4.3). An empty list: the card is unsigned."""
+    payload = canonical(card)
+    try:
+        keyset: KeySet | None = KeySet.import_key_set(jwks)
+    except (JoseError, ValueError, TypeError):
+        keyset = None
+    out: list[Verdict] = []
+    for i, sig in enumerate(card.get(SIGNATURES) or []):
+        if not isinstance(sig, dict) or not isinstance(sig.get("protected"), str) or not isinstance(sig.get("signature"), str):
+            out.append(Verdict(i, None, None, False, "not a {protected, signature} object"))
+            continue
+        try:
+            header = json.loads(base64.urlsafe_b64decode(sig["protected"] + "=" * (-len(sig["protected"]) % 4)))
+        except (ValueError, TypeError):
+            out.append(Verdict(i, None, None, False, "the protected header is not base64url JSON"))
+            continue
+        kid, alg = header.get("kid"), header.get("alg")
+        if not kid or not alg:
+            out.append(Verdict(i, kid, alg, False, "the protected header lacks alg or kid (both MUST be present)"))
+            continue
+        try:
+            if keyset is None:
+                raise KeyError(kid)
+            key = keyset.get_by_kid(kid)
+        except (ValueError, KeyError, JoseError):
+            out.append(Verdict(i, kid, alg, False, f"no key with kid {kid!r} in the key set"))
+            continue
+        try:
+            jws.deserialize_compact(f"{sig['protected']}..{sig['signature']}", key, payload=payload, algorithms=[alg])
+            out.append(Verdict(i, kid, alg, True, "signature valid over the canonical card"))
+        except (JoseError, ValueError) as exc:
+            out.append(Verdict(i, kid, alg, False, f"signature does not verify ({type(exc).__name__})"))
+    return out
+
