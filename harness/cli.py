@@ -125,6 +125,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_serve)
 
     from . import checks_view, run_command
+    from .cardcheck import command as card_command
+
+    p = sub.add_parser("card", help="check an agent card offline: lint, derived requests, signatures")
+    card_command.add_arguments(p)
+    p.set_defaults(func=card_command.cmd_card)
 
     p = sub.add_parser("checks", help="list the check catalogue (ids, levels, spec sections)")
     checks_view.add_arguments(p)

@@ -1,0 +1,208 @@
+"""Linting an agent card against the 1.0 and 0.3 shapes (spec §4.4, §8; 0.3 §5.5): findings with field paths.
+
+Leftover 0.3 fields beside 1.0 ones (a dual-shaped card, as the official SDK serves) and version mixes are
+warnings, never errors (field note S1): the interface list is the statement.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from a2a_lab.protocol import bindings, cards, versions
+from a2a_lab.protocol.cards import REQUIRED_V03, REQUIRED_V1, V03_ONLY_FIELDS
+
+from . import urlpolicy
+from .findings import Findings
+
+_V1_SCHEMES = {"apiKeySecurityScheme": ("location", "name"), "httpAuthSecurityScheme": ("scheme",), "oauth2SecurityScheme": ("flows",),
+               "openIdConnectSecurityScheme": ("openIdConnectUrl",), "mtlsSecurityScheme": ()}
+_V03_SCHEMES = {"apiKey": ("in", "name"), "http": ("scheme",), "oauth2": ("flows",), "openIdConnect": ("openIdConnectUrl",), "mutualTLS": ()}
+_CAPABILITY_FLAGS = ("streaming", "pushNotifications", "extendedAgentCard", "stateTransitionHistory")
+_SKILL_REQUIRED = ("id", "name", "description", "tags")
+
+
+def _required(card: dict[str, Any], fields: tuple[str, ...], label: str, out: Findings) -> None:
+    for name in fields:
+        if name not in card:
+            out.error(name, f"required by the {label} card shape but missing", f"add `{name}`")
+
+
+def _version_text(value: Any, path: str, out: Findings) -> None:
+    text = str(value)
+    if versions.parse(text) is None:
+        out.error(path, f"{text!r} is not a protocol version", 'write Major.Minor, e.g. "1.0" or "0.3"')
+    elif versions.has_patch(text):
+        out.warning(path, f"{text!r} carries a patch number; versions are Major.Minor (patches MUST NOT be considered, §3.6)",
+                    f'write "{versions.major_minor(text)}"')
+    elif versions.to_known(text) is None:
+        out.warning(path, f"version {text} is neither 1.0 nor 0.3", "clients that speak 1.0 or 0.3 will skip this interface")
+
+
+def _interfaces(card: dict[str, Any], policy: str, out: Findings) -> None:
+    listed = card.get("supportedInterfaces")
+    if listed is None:
+        return
+    if not isinstance(listed, list) or not listed:
+        out.error("supportedInterfaces", "must be a non-empty list", "list at least one {url, protocolBinding, protocolVersion}")
+        return
+    seen: set[tuple[str, str, str]] = set()
+    usable = 0
+    for i, entry in enumerate(listed):
+        path = f"supportedInterfaces[{i}]"
+        if not isinstance(entry, dict):
+            out.error(path, "must be an object")
+            continue
+        for name in ("url", "protocolBinding", "protocolVersion"):
+            if name not in entry:
+                hint = 'clients read an absent version as 0.3 (§3.6.2); declare it, e.g. "1.0"' if name == "protocolVersion" else f"add `{name}`"
+                (out.warning if name == "protocolVersion" else out.error)(f"{path}.{name}", "missing (REQUIRED)", hint)
+        binding = str(entry.get("protocolBinding", ""))
+        if binding and bindings.parse(binding) is None:
+            if "://" in binding or ":" in binding:
+                out.info(f"{path}.protocolBinding", f"custom binding {binding!r}", "clients that do not know it skip this interface")
+            else:
+                out.error(f"{path}.protocolBinding", f"unknown binding {binding!r}", "core bindings are JSONRPC, HTTP+JSON, GRPC; custom ones are URIs (§5.8)")
+        if "protocolVersion" in entry:
+            _version_text(entry["protocolVersion"], f"{path}.protocolVersion", out)
+        url = entry.get("url")
+        if isinstance(url, str) and bindings.parse(binding) is not bindings.Binding.GRPC:
+            for message, hint in urlpolicy.problems(url, policy):
+                out.error(f"{path}.url", message, hint)
+        key = (str(url), binding, versions.interface_version(entry.get("protocolVersion")))
+        if key in seen:
+            out.warning(path, "the same URL, binding and version appear twice", "remove the duplicate")
+        seen.add(key)
+        if "tenant" in entry and not isinstance(entry["tenant"], str):
+            out.error(f"{path}.tenant", "must be a string")
+        if bindings.parse(binding) in (bindings.Binding.JSONRPC, bindings.Binding.HTTP_JSON) and versions.to_known(versions.interface_version(entry.get("protocolVersion"))):
+            usable += 1
+    if usable == 0:
+        out.warning("supportedInterfaces", "no interface a JSON-RPC or HTTP+JSON client of 1.0 or 0.3 can use")
+
+
+def _version_mix(card: dict[str, Any], out: Findings) -> None:
+    top = card.get("protocolVersion")
+    listed = card.get("supportedInterfaces")
+    if top is None or not isinstance(listed, list):
+        return
+    declared = {versions.interface_version(e.get("protocolVersion")) for e in listed if isinstance(e, dict)}
+    top_mm = versions.major_minor(str(top))
+    if top_mm not in declared or len(declared) > 1:
+        out.warning("protocolVersion", f"top-level protocolVersion {top!r} differs from the interfaces' versions ({', '.join(sorted(declared))})",
+                    "a 0.3 leftover: 1.0 clients read supportedInterfaces, where the first supported entry wins (field note S1)")
+
+
+def _capabilities(card: dict[str, Any], out: Findings) -> None:
+    caps = card.get("capabilities")
+    if caps is None:
+        return
+    if not isinstance(caps, dict):
+        out.error("capabilities", "must be an object")
+        return
+    for name, value in caps.items():
+        if name in _CAPABILITY_FLAGS and not isinstance(value, bool):
+            out.error(f"capabilities.{name}", f"must be true or false, not {value!r}")
+        elif name == "stateTransitionHistory" and cards.shape(card) == "1.0":
+            out.info("capabilities.stateTransitionHistory", "removed in 1.0; ignored by 1.0 clients")
+        elif name not in _CAPABILITY_FLAGS and name != "extensions":
+            out.info(f"capabilities.{name}", "not a capability A2A defines; clients ignore it")
+
+
+def _security(card: dict[str, Any], out: Findings) -> None:
+    schemes = card.get("securitySchemes")
+    if schemes is None:
+        names: set[str] = set()
+    elif not isinstance(schemes, dict):
+        out.error("securitySchemes", "must be a map of name -> scheme")
+        return
+    else:
+        names = set(schemes)
+        for name, scheme in schemes.items():
+            path = f"securitySchemes.{name}"
+            if not isinstance(scheme, dict):
+                out.error(path, "must be an object")
+                continue
+            if "type" in scheme:  # 0.3, OpenAPI style
+                required = _V03_SCHEMES.get(str(scheme["type"]))
+                if required is None:
+                    out.error(f"{path}.type", f"unknown 0.3 scheme type {scheme['type']!r}", "apiKey, http, oauth2, openIdConnect, mutualTLS")
+                    continue
+                fields, inner = required, scheme
+            else:
+                kinds = [k for k in _V1_SCHEMES if k in scheme]
+                if len(kinds) != 1:
+                    out.error(path, "a 1.0 security scheme is exactly one of " + ", ".join(_V1_SCHEMES), "e.g. {httpAuthSecurityScheme: {scheme: Bearer}}")
+                    continue
+                fields, inner = _V1_SCHEMES[kinds[0]], scheme[kinds[0]]
+                path = f"{path}.{kinds[0]}"
+                if not isinstance(inner, dict):
+                    out.error(path, "must be an object")
+                    continue
+            for field_name in fields:
+                if field_name not in inner:
+                    out.error(f"{path}.{field_name}", "missing (REQUIRED)")
+    for i, req in enumerate(card.get("securityRequirements") or []):
+        used = set(req.get("schemes", {})) if isinstance(req, dict) else set()
+        for name in sorted(used - names):
+            out.error(f"securityRequirements[{i}].schemes.{name}", "names a scheme securitySchemes does not define", f"define securitySchemes.{name}")
+    for i, req in enumerate(card.get("security") or []):
+        for name in sorted(set(req) - names if isinstance(req, dict) else set()):
+            out.error(f"security[{i}].{name}", "names a scheme securitySchemes does not define", f"define securitySchemes.{name}")
+
+
+def _skills(card: dict[str, Any], out: Findings) -> None:
+    skills = card.get("skills")
+    if skills is None:
+        return
+    if not isinstance(skills, list):
+        out.error("skills", "must be a list")
+        return
+    if not skills:
+        out.warning("skills", "no skills (§5.7 asks REQUIRED lists to have at least one element)", "describe at least one skill")
+    ids: set[str] = set()
+    for i, skill in enumerate(skills):
+        if not isinstance(skill, dict):
+            out.error(f"skills[{i}]", "must be an object")
+            continue
+        for name in _SKILL_REQUIRED:
+            if name not in skill:
+                out.error(f"skills[{i}].{name}", "missing (REQUIRED)")
+        if "tags" in skill and not isinstance(skill["tags"], list):
+            out.error(f"skills[{i}].tags", "must be a list of strings")
+        if skill.get("id") in ids:
+            out.warning(f"skills[{i}].id", f"duplicate skill id {skill.get('id')!r}")
+        ids.add(str(skill.get("id")))
+
+
+def lint(card: Any, policy: str = urlpolicy.STRICT) -> Findings:
+    out = Findings()
+    if not isinstance(card, dict):
+        out.error("", "the card is not a JSON object")
+        return out
+    shape = cards.shape(card)
+    if shape in ("1.0", "dual"):
+        _required(card, REQUIRED_V1, "1.0", out)
+    if shape == "0.3":
+        _required(card, REQUIRED_V03, "0.3", out)
+        if "protocolVersion" in card:
+            _version_text(card["protocolVersion"], "protocolVersion", out)
+        url = card.get("url")
+        if isinstance(url, str):
+            for message, hint in urlpolicy.problems(url, policy):
+                out.error("url", message, hint)
+    if shape == "unknown":
+        out.error("supportedInterfaces", "neither a 1.0 card (supportedInterfaces) nor a 0.3 card (url + protocolVersion)",
+                  "declare supportedInterfaces: [{url, protocolBinding, protocolVersion}]")
+    if shape == "dual":
+        present = [f for f in V03_ONLY_FIELDS if f in card]
+        out.info(",".join(present), "0.3 top-level fields beside the 1.0 ones (a dual-shaped card, as the official SDK serves)",
+                 "1.0 clients ignore them; 0.3 clients read them")
+    _interfaces(card, policy, out)
+    _version_mix(card, out)
+    _capabilities(card, out)
+    _security(card, out)
+    _skills(card, out)
+    for name in ("name", "description", "version"):
+        if name in card and not isinstance(card[name], str):
+            out.error(name, "must be a string")
+    return out

@@ -1,0 +1,142 @@
+"""`a2a-lab card check`: lint findings, URL policy, derived requests, signatures, exit codes."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from joserfc.jwk import ECKey
+
+from a2a_lab.harness.cardcheck import command
+from a2a_lab.harness.cardcheck.lint import lint
+from a2a_lab.protocol import signing
+
+
+def good_card(**extra: Any) -> dict[str, Any]:
+    card = {"name": "agent", "description": "d", "version": "1.0.0",
+            "supportedInterfaces": [{"url": "https://agent.example.com/a2a", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"},
+                                    {"url": "https://agent.example.com/a2a/rest", "protocolBinding": "HTTP+JSON", "protocolVersion": "1.0", "tenant": "acme"}],
+            "capabilities": {"streaming": True}, "defaultInputModes": ["text/plain"], "defaultOutputModes": ["text/plain"],
+            "skills": [{"id": "s", "name": "s", "description": "d", "tags": ["t"]}]}
+    card.update(extra)
+    return card
+
+
+def levels(card: Any, policy: str = "strict") -> dict[str, list[str]]:
+    out: dict[str, list[str]] = {}
+    for f in lint(card, policy):
+        out.setdefault(f.level.value, []).append(f.path)
+    return out
+
+
+def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "a2a_lab.harness.cli", "card", "check", *args], capture_output=True, text=True, timeout=60)
+
+
+def test_a_clean_public_card_has_no_findings() -> None:
+    assert levels(good_card()) == {}
+
+
+def test_missing_required_fields_are_errors() -> None:
+    card = good_card()
+    del card["skills"], card["capabilities"]
+    assert set(levels(card)["error"]) == {"skills", "capabilities"}
+
+
+def test_version_mix_is_a_warning_never_an_error() -> None:
+    """Field note S1: top-level 0.3.0, JSON-RPC 1.0 first, the same URL again as 0.3."""
+    card = good_card(protocolVersion="0.3.0")
+    card["supportedInterfaces"].append({"url": "https://agent.example.com/a2a", "protocolBinding": "JSONRPC", "protocolVersion": "0.3"})
+    found = levels(card)
+    assert "protocolVersion" in found["warning"] and "error" not in found
+
+
+def test_patch_version_warns_and_nonsense_version_errs() -> None:
+    card = good_card()
+    card["supportedInterfaces"][0]["protocolVersion"] = "1.0.1"
+    card["supportedInterfaces"][1]["protocolVersion"] = "banana"
+    found = levels(card)
+    assert "supportedInterfaces[0].protocolVersion" in found["warning"]
+    assert "supportedInterfaces[1].protocolVersion" in found["error"]
+
+
+def test_url_policy_strict_and_lenient() -> None:
+    card = good_card()
+    card["supportedInterfaces"][0]["url"] = "http://127.0.0.1:8000/a2a"
+    card["supportedInterfaces"][1]["url"] = "https://agent.internal/a2a"
+    strict = levels(card)["error"]
+    assert strict.count("supportedInterfaces[0].url") == 3  # not https, port, IP literal
+    assert "supportedInterfaces[1].url" in strict  # a private name
+    assert levels(card, "lenient") == {}
+
+
+def test_security_requirements_must_name_defined_schemes() -> None:
+    card = good_card(securitySchemes={"bearer": {"httpAuthSecurityScheme": {"scheme": "Bearer"}}, "bad": {"apiKeySecurityScheme": {"name": "k"}}},
+                     securityRequirements=[{"schemes": {"bearer": {"list": []}, "missing": {"list": []}}}])
+    assert set(levels(card)["error"]) == {"securitySchemes.bad.apiKeySecurityScheme.location", "securityRequirements[0].schemes.missing"}
+
+
+def test_v03_and_dual_cards() -> None:
+    v03 = {"protocolVersion": "0.3.0", "name": "n", "description": "d", "url": "https://a.example.com/a2a", "version": "1",
+           "capabilities": {}, "defaultInputModes": [], "defaultOutputModes": [], "skills": [{"id": "s", "name": "s", "description": "d", "tags": []}]}
+    assert "error" not in levels(v03)
+    assert levels({**v03, "url": None} | {"url": "ftp://x"})["error"] == ["url"]
+    dual = good_card(protocolVersion="0.3", url="https://agent.example.com/a2a", preferredTransport="JSONRPC")
+    assert "error" not in levels(dual)
+
+
+def test_derived_requests_per_interface(tmp_path: Path) -> None:
+    card = good_card()
+    card["supportedInterfaces"].append({"url": "https://agent.example.com/a2a", "protocolBinding": "JSONRPC", "protocolVersion": "0.3"})
+    report = command.check(command.Loaded("x", json.dumps(card).encode()), "strict", None)
+    r0, r1, r2 = report["requests"]
+    assert (r0["jsonrpc_method"], r0["headers"]["A2A-Version"], r0["url"]) == ("SendMessage", "1.0", "https://agent.example.com/a2a")
+    assert (r1["http_method"], r1["url"], r1["headers"]["Content-Type"]) == ("POST", "https://agent.example.com/a2a/rest/acme/message:send", "application/a2a+json")
+    assert r2["jsonrpc_method"] == "message/send" and "A2A-Version" not in r2["headers"]
+    assert r2["body"]["params"]["message"]["kind"] == "message"
+    assert r0["curl"].startswith("curl -sS -X POST")
+
+
+def test_signatures_verify_and_tampering_is_an_error(tmp_path: Path) -> None:
+    key = ECKey.generate_key("P-256", private=True).as_dict(private=True)
+    key["kid"] = "k1"
+    signed = signing.sign(good_card(), key)
+    jwks = tmp_path / "jwks.json"
+    jwks.write_text(json.dumps(signing.public_jwks([key])))
+    card_file = tmp_path / "card.json"
+    card_file.write_text(json.dumps(signed))
+    ok = run_cli(str(card_file), "--jwks", str(jwks), "--json")
+    assert ok.returncode == 0, ok.stdout + ok.stderr
+    report = json.loads(ok.stdout)
+    assert report["signatures"]["verdicts"][0]["valid"] is True
+    assert report["signatures"]["canonical_sha256"] == signing.sha256(signing.canonical(signed))
+    signed["description"] = "changed"
+    card_file.write_text(json.dumps(signed))
+    bad = run_cli(str(card_file), "--jwks", str(jwks))
+    assert bad.returncode == 1 and "INVALID" in bad.stdout
+
+
+@pytest.mark.parametrize("content, expected", [(b"{not json", 2), (b"[1, 2]", 2), (b"x" * 70000, 2)])
+def test_unusable_input_exits_2(tmp_path: Path, content: bytes, expected: int) -> None:
+    path = tmp_path / "card.json"
+    path.write_bytes(content)
+    result = run_cli(str(path))
+    assert result.returncode == expected and "a2a-lab:" in result.stderr
+
+
+def test_missing_file_exits_2() -> None:
+    assert run_cli("/nonexistent/card.json").returncode == 2
+
+
+def test_fetches_a_served_card_once_with_size_and_sha(serve) -> None:
+    served = serve("quirks/mixed-version-direct-message")
+    result = run_cli(served.card_url, "--policy", "lenient", "--json")
+    assert result.returncode == 0, result.stdout
+    report = json.loads(result.stdout)
+    assert report["shape"] == "1.0" and report["size"] > 0 and len(report["sha256"]) == 64
+    assert any(f["path"] == "protocolVersion" and f["level"] == "warning" for f in report["findings"])
+    assert [e["kind"] for e in served.journal] == ["card"]
