@@ -7,7 +7,7 @@ import json
 import os
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -114,11 +114,11 @@ def run_one(scenario: Scenario, opts: RunOptions) -> RawRun:
                   time.monotonic() - started, setup, finished.start_error)
 
 
-def infer_supports(runs: list[RawRun]) -> set[Support]:
+def infer_supports(journals: Iterable[list[dict[str, Any]]]) -> set[Support]:
     """The (binding, version) pairs the client was seen to use anywhere in the run."""
     seen: set[Support] = set()
-    for run in runs:
-        for entry in run.journal:
+    for journal in journals:
+        for entry in journal:
             ep, version = entry.get("endpoint"), entry.get("version")
             if ep and version and entry.get("operation"):
                 seen.add((Binding(ep["binding"]), Version(version)))
@@ -158,5 +158,5 @@ def run_all(scenarios: list[Scenario], opts: RunOptions, progress: Callable[[Raw
             if progress:
                 progress(raw, len(done), total)
     runs = [done[s.id] for s in scenarios]
-    supports = set(opts.supports) if opts.supports else infer_supports(runs)
+    supports = set(opts.supports) if opts.supports else infer_supports(run.journal for run in runs)
     return [score(run, supports, opts) for run in runs], supports

@@ -1,0 +1,149 @@
+"""The `a2a_lab` pytest fixture: serve a scenario for one test, run your client, then score what it sent.
+
+    def test_my_client_handles_method_not_found(a2a_lab):
+        lab = a2a_lab.serve("quirks/advertised-method-not-found")
+        my_client.send(lab.card_url, "hello")
+        score = lab.score()
+        assert score.passed, score
+        assert score.check("NO-RETRY-LOOP").outcome == "PASS"
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import pytest
+
+from a2a_lab.protocol.cards import WELL_KNOWN_PATH, Support, parse_support
+from a2a_lab.server.app import ScenarioApp
+from a2a_lab.server.catalogue import Catalogue, resolve
+from a2a_lab.server.hosting import BackgroundServer
+from a2a_lab.server.scenario import Scenario
+
+from . import runner, scoring
+from .journal_view import RunView
+from .model import GATING, CheckResult, Outcome
+
+
+@dataclass
+class Score:
+    """The check results for what the client sent so far."""
+
+    outcome: Outcome
+    checks: list[CheckResult]
+
+    @property
+    def passed(self) -> bool:
+        return self.outcome not in GATING
+
+    def check(self, check_id: str) -> CheckResult:
+        for c in self.checks:
+            if c.id == check_id:
+                return c
+        raise KeyError(f"no check {check_id!r}; known: {', '.join(c.id for c in self.checks)}")
+
+    def failures(self) -> list[CheckResult]:
+        return [c for c in self.checks if c.outcome in (Outcome.FAIL, Outcome.NON_STRICT, Outcome.ERROR)]
+
+    def __str__(self) -> str:
+        lines = [f"a2a-lab: {self.outcome.value}"]
+        for c in self.failures():
+            lines.append(f"  {c.id} [{c.level.value}] {c.outcome.value}: {c.message}")
+            if c.expected or c.actual:
+                lines.append(f"    expected: {c.expected}\n    actual:   {c.actual}")
+            if c.quote:
+                lines.append("    " + c.quote.replace("\n", "\n    "))
+        return "\n".join(lines)
+
+
+@dataclass
+class ServedScenario:
+    scenario: Scenario
+    app: ScenarioApp
+    server: BackgroundServer
+    supports: list[Support] | None = None
+    _closed: bool = field(default=False, repr=False)
+
+    @property
+    def base_url(self) -> str:
+        return self.server.url
+
+    @property
+    def card_url(self) -> str:
+        return self.server.url + WELL_KNOWN_PATH
+
+    @property
+    def message(self) -> str:
+        """The text the scenario asks the client to send."""
+        return self.scenario.client.message
+
+    @property
+    def action(self) -> dict[str, Any]:
+        return dict(self.scenario.client.action)
+
+    @property
+    def journal(self) -> list[dict[str, Any]]:
+        """Every request so far, as the server recorded it (live)."""
+        return self.app.state.journal.snapshot()["entries"]
+
+    def score(self, result: dict[str, Any] | None = None, supports: str | list[Support] | None = None) -> Score:
+        """Score the traffic so far. `result` is what your client understood ({"kind", "state", "text"}), if you
+        want RESULT-MATCHES judged; `supports` declares your client's bindings (`"jsonrpc@1.0"`), else inferred."""
+        entries = self.journal
+        declared = parse_support(supports) if isinstance(supports, str) else (supports or self.supports)
+        if declared:
+            pairs = set(declared)
+        else:
+            pairs = runner.infer_supports([entries])
+        try:
+            card = json.loads(self.app.state.card_bytes(self.base_url))
+        except ValueError:
+            card = None
+        view = RunView(self.base_url, card, entries, pairs, result, None, self.scenario.client.action, None, self.scenario.expect)
+        checks = scoring.evaluate(view)
+        return Score(scoring.scenario_outcome(checks, False, bool(entries), None), checks)
+
+    def close(self) -> None:
+        if not self._closed:
+            self._closed = True
+            self.server.stop()
+
+
+class Lab:
+    """What the `a2a_lab` fixture gives a test: `serve(scenario)` starts a real server on a free loopback port."""
+
+    def __init__(self) -> None:
+        self._served: list[ServedScenario] = []
+        self._catalogue: Catalogue | None = None
+
+    def serve(self, scenario: str, seed: int = 0, supports: str | None = None) -> ServedScenario:
+        """A catalogue id (`quirks/advertised-method-not-found`) or a path to a scenario YAML file."""
+        if self._catalogue is None:
+            self._catalogue = Catalogue.load()
+        loaded = resolve(scenario, self._catalogue)
+        app = ScenarioApp(loaded, seed=seed)
+        served = ServedScenario(loaded, app, BackgroundServer(app).start(), parse_support(supports) if supports else None)
+        self._served.append(served)
+        return served
+
+    def scenarios(self) -> list[str]:
+        if self._catalogue is None:
+            self._catalogue = Catalogue.load()
+        return self._catalogue.ids()
+
+    def close(self) -> None:
+        for served in self._served:
+            served.close()
+
+
+@pytest.fixture
+def a2a_lab() -> Iterator[Lab]:
+    """Serve a2a-lab scenarios for this test; every server stops when the test ends."""
+    lab = Lab()
+    try:
+        yield lab
+    finally:
+        lab.close()

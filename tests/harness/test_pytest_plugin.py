@@ -1,0 +1,74 @@
+"""The pytest plugin, tested the way a client library would use it (pytester runs a real inner pytest session)."""
+
+from __future__ import annotations
+
+import pytest
+
+pytest_plugins = ["pytester"]
+
+GOOD_CLIENT = '''
+import uuid, httpx
+
+def send(card_url, text):
+    card = httpx.get(card_url, timeout=10).json()
+    iface = card["supportedInterfaces"][0]
+    body = {"jsonrpc": "2.0", "id": 1, "method": "SendMessage",
+            "params": {"message": {"messageId": str(uuid.uuid4()), "role": "ROLE_USER", "parts": [{"text": text}]}}}
+    return httpx.post(iface["url"], json=body, headers={"A2A-Version": "1.0"}, timeout=10).json()
+'''
+
+
+def test_fixture_scores_a_good_and_a_bad_client(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(client=GOOD_CLIENT)
+    pytester.makepyfile(test_client='''
+import httpx, client
+
+def test_method_not_found_is_handled(a2a_lab):
+    lab = a2a_lab.serve("quirks/advertised-method-not-found")
+    answer = client.send(lab.card_url, lab.message)
+    assert answer["error"]["code"] == -32601
+    score = lab.score()
+    assert score.passed, score
+    assert score.check("NO-RETRY-LOOP").outcome == "PASS"
+    assert lab.journal[0]["kind"] == "card"
+
+def test_polling_after_a_message_fails(a2a_lab):
+    lab = a2a_lab.serve("quirks/mixed-version-direct-message")
+    client.send(lab.card_url, lab.message)
+    iface = httpx.get(lab.card_url).json()["supportedInterfaces"][0]["url"]
+    httpx.post(iface, json={"jsonrpc": "2.0", "id": 2, "method": "GetTask", "params": {"id": "x"}}, headers={"A2A-Version": "1.0"})
+    score = lab.score()
+    assert not score.passed
+    assert score.check("NO-POLL-AFTER-MESSAGE").outcome == "FAIL"
+    assert "NO-POLL-AFTER-MESSAGE" in str(score)
+
+def test_result_is_judged_when_given(a2a_lab):
+    lab = a2a_lab.serve("spec/conformant")
+    client.send(lab.card_url, "ping")
+    assert lab.score(result={"kind": "task", "state": "TASK_STATE_COMPLETED", "text": "echo: ping"}).check("RESULT-MATCHES").outcome == "PASS"
+    assert lab.score(result={"kind": "message", "text": "?"}).check("RESULT-MATCHES").outcome == "FAIL"
+
+def test_no_contact_does_not_pass(a2a_lab):
+    lab = a2a_lab.serve("spec/conformant")
+    score = lab.score()
+    assert score.outcome == "NO_CONTACT" and not score.passed
+
+def test_unknown_scenario_is_a_clear_error(a2a_lab):
+    try:
+        a2a_lab.serve("spec/nope")
+    except KeyError as exc:
+        assert "unknown scenario" in str(exc)
+    else:
+        raise AssertionError("expected KeyError")
+''')
+    result = pytester.runpytest_subprocess("-q", "-p", "no:cacheprovider")
+    result.assert_outcomes(passed=5)
+
+
+def test_plugin_is_registered_through_the_entry_point(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(test_fixture_exists='''
+def test_fixture(a2a_lab):
+    assert "spec/conformant" in a2a_lab.scenarios()
+''')
+    result = pytester.runpytest_subprocess("-q", "-p", "no:cacheprovider")
+    result.assert_outcomes(passed=1)
