@@ -124,8 +124,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--log-level", default="info", choices=["critical", "error", "warning", "info", "debug"])
     p.set_defaults(func=cmd_serve)
 
-    from . import checks_view, run_command
+    from . import checks_view, merge_command, run_command
     from .cardcheck import command as card_command
+
+    p = sub.add_parser("report", help="merge JSON reports of several runs or shards into JSON, JUnit and HTML")
+    merge_command.add_arguments(p)
+    p.set_defaults(func=merge_command.cmd_report)
 
     p = sub.add_parser("card", help="check an agent card offline: lint, derived requests, signatures")
     card_command.add_arguments(p)

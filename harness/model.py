@@ -53,6 +53,11 @@ class CheckResult:
         out["level"], out["outcome"] = self.level.value, self.outcome.value
         return out
 
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> CheckResult:
+        fields = {k: data[k] for k in ("id", "message", "section", "requirement", "expected", "actual", "evidence", "quote", "baseline") if k in data}
+        return cls(level=Level(data["level"]), outcome=Outcome(data["outcome"]), **fields)
+
 
 @dataclass
 class ClientRun:
@@ -93,3 +98,11 @@ class ScenarioResult:
         if with_journal:
             out["journal"] = self.journal
         return out
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> ScenarioResult:
+        client = data.get("client")
+        return cls(data["id"], data.get("title", ""), data.get("group", data["id"].split("/")[0]), Outcome(data["outcome"]),
+                   [CheckResult.from_json(c) for c in data.get("checks", [])], ClientRun(**client) if client else None,
+                   int(data.get("seed", 0)), float(data.get("duration", 0.0)), float(data.get("harness_cost", 0.0)),
+                   data.get("journal", []), int(data.get("journal_dropped", 0)), data.get("error"))

@@ -14,7 +14,7 @@ from a2a_lab.server.catalogue import Catalogue
 
 from . import presets, process, runner, scoring
 from .baseline import Baseline, BaselineError
-from .reports import console, json_report, junit
+from .reports import console, html, json_report, junit
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_HARNESS = 0, 1, 2, 3
 
@@ -33,7 +33,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--baseline", type=Path, help="YAML/JSON of expected failures: {scenario-id: {CHECK-ID or '*': reason}}")
     p.add_argument("--json", type=Path, metavar="FILE", help="write the JSON report")
     p.add_argument("--junit", type=Path, metavar="FILE", help="write JUnit XML")
-    p.add_argument("--report-dir", type=Path, metavar="DIR", help="write every format plus each scenario's journal as JSONL")
+    p.add_argument("--report-dir", type=Path, metavar="DIR", help="write every format (JSON, JUnit, HTML) plus each scenario's journal as JSONL")
+    p.add_argument("--html", type=Path, metavar="DIR", help="write a self-contained HTML report to DIR/index.html")
+    p.add_argument("--shard", metavar="K/N", help="run only the K-th of N deterministic slices of the selected scenarios (for CI matrices; join with `a2a-lab report merge`)")
     p.add_argument("-v", "--verbose", action="store_true", help="show every miss in the scorecard")
 
 
@@ -68,6 +70,12 @@ def cmd_run(args: argparse.Namespace) -> int:
     if cat.broken:
         return EXIT_USAGE
     scenarios = cat.select(args.scenario, args.exclude)
+    if args.shard:
+        try:
+            scenarios = shard(scenarios, args.shard)
+        except ValueError as exc:
+            err(str(exc))
+            return EXIT_USAGE
     if not scenarios:
         err(f"no scenario matches {args.scenario or '*'} (minus {args.exclude or 'nothing'}); `a2a-lab scenarios` lists them")
         return EXIT_USAGE
@@ -88,7 +96,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     console.scorecard(results, summary, verbose=args.verbose)
     meta = {"client": client, "seed": args.seed, "strict": args.strict, "jobs": args.jobs,
             "started": datetime.now(timezone.utc).isoformat(timespec="seconds"), "wall_time": round(time.monotonic() - began, 3),
-            "supports": sorted(f"{b.value}@{v.value}" for b, v in supported)}
+            "supports": sorted(f"{b.value}@{v.value}" for b, v in supported), "shard": args.shard}
     report = json_report.build(results, summary, meta)
     if args.json:
         json_report.write(args.json, report)
@@ -96,15 +104,30 @@ def cmd_run(args: argparse.Namespace) -> int:
         junit.write(args.junit, report, args.strict)
     if args.report_dir:
         write_dir(args.report_dir, report, results, args.strict)
+    if args.html:
+        html.write(args.html, [report])
     if any(r.outcome.value == "ERROR" for r in results):
         return EXIT_HARNESS
     return EXIT_FAILED if summary["gate"] == "failed" else EXIT_OK
+
+
+def shard(scenarios: list, spec: str) -> list:  # type: ignore[type-arg]
+    """`2/4`: every 4th scenario starting with the 2nd, in id order: deterministic, and balanced across groups."""
+    try:
+        k, n = (int(x) for x in spec.split("/"))
+    except ValueError:
+        raise ValueError(f"--shard {spec!r}: expected K/N with whole numbers, e.g. 1/3") from None
+    if not 1 <= k <= n:
+        raise ValueError(f"--shard {spec!r}: K must be between 1 and N")
+    ordered = sorted(scenarios, key=lambda s: s.id)
+    return ordered[k - 1::n]
 
 
 def write_dir(folder: Path, report: dict, results: list, strict: bool) -> None:  # type: ignore[type-arg]
     folder.mkdir(parents=True, exist_ok=True)
     json_report.write(folder / "report.json", report)
     junit.write(folder / "junit.xml", report, strict)
+    html.write(folder, [report])
     import json
 
     for r in results:

@@ -1,0 +1,68 @@
+"""`a2a-lab report merge A.json B.json ...`: join the reports of several runs or shards into one set of reports."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from . import scoring
+from .model import ScenarioResult
+from .reports import html, json_report, junit
+
+EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
+
+
+def merge(reports: list[dict[str, Any]], strict: bool = False) -> list[dict[str, Any]]:
+    """One report per client: shards of the same client are joined (a scenario seen twice keeps the later run)."""
+    by_client: dict[str, list[dict[str, Any]]] = {}
+    for report in reports:
+        by_client.setdefault(str(report.get("client", "")), []).append(report)
+    merged = []
+    for client, parts in by_client.items():
+        scenarios: dict[str, ScenarioResult] = {}
+        for part in parts:
+            for data in part["scenarios"]:
+                scenarios[data["id"]] = ScenarioResult.from_json(data)
+        results = [scenarios[k] for k in sorted(scenarios)]
+        summary = scoring.summary(results, strict)
+        meta = {"client": client, "seed": parts[0].get("seed"), "strict": strict, "merged_from": len(parts),
+                "shards": sorted({p.get("shard") for p in parts if p.get("shard")})}
+        merged.append(json_report.build(results, summary, meta))
+    return merged
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("action", choices=["merge"])
+    p.add_argument("reports", nargs="+", type=Path, help="JSON reports written by `a2a-lab run --json` (or report.json of --report-dir)")
+    p.add_argument("--html", type=Path, metavar="DIR", help="write DIR/index.html: the client x scenario matrix")
+    p.add_argument("--junit", type=Path, metavar="FILE", help="write JUnit XML (one client: the merged report; several: one file each, suffixed)")
+    p.add_argument("--json", type=Path, metavar="FILE", help="write the merged JSON report (one client) or a list of them")
+    p.add_argument("--strict", action="store_true", help="gate on NON_STRICT too")
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    loaded = []
+    for path in args.reports:
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+            if not isinstance(data, dict) or not isinstance(data.get("scenarios"), list):
+                raise ValueError("not an a2a-lab JSON report (no `scenarios` list)")
+            loaded.append(data)
+        except (OSError, ValueError) as exc:
+            print(f"a2a-lab: {path}: {exc}", file=sys.stderr)
+            return EXIT_USAGE
+    merged = merge(loaded, args.strict)
+    if args.json:
+        json_report.write(args.json, merged[0] if len(merged) == 1 else {"reports": merged})  # type: ignore[arg-type]
+    if args.junit:
+        for i, report in enumerate(merged):
+            target = args.junit if len(merged) == 1 else args.junit.with_name(f"{args.junit.stem}-{i + 1}{args.junit.suffix}")
+            junit.write(target, report, args.strict)
+    if args.html:
+        print(f"a2a-lab: wrote {html.write(args.html, merged)}", file=sys.stderr)
+    for report in merged:
+        print(f"{report['client']}: {report['summary']['verdict']} ({report['summary']['scenarios']} scenarios from {report['merged_from']} report(s))")
+    return EXIT_FAILED if any(r["summary"]["gate"] == "failed" for r in merged) else EXIT_OK
