@@ -44,26 +44,51 @@ def cmd_scenarios(args: argparse.Namespace) -> int:
     return EXIT_OK if not cat.broken else EXIT_USAGE
 
 
-def cmd_serve(args: argparse.Namespace) -> int:
-    from a2a_lab.server.app import CatalogueApp, ScenarioApp
-    from a2a_lab.server.hosting import PortInUse, serve_forever
+ADMIN_TOKEN_ENV = "A2A_LAB_ADMIN_TOKEN"
 
+
+def _loopback_host(host: str) -> bool:
+    import ipaddress
+
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    import os
+
+    from a2a_lab.server.app import ScenarioApp
+    from a2a_lab.server.hosting import PortInUse, serve_forever
+    from a2a_lab.server.shared import CatalogueApp
+
+    token = args.admin_token or os.environ.get(ADMIN_TOKEN_ENV) or None
+    if not _loopback_host(args.host) and token is None:
+        _err(f"listening on {args.host} exposes the admin API (/_lab/...) beyond this machine; give it a token with "
+             f"--admin-token TOKEN or {ADMIN_TOKEN_ENV}=TOKEN (callers send Authorization: Bearer TOKEN)")
+        return EXIT_USAGE
     cat = Catalogue.load()
     for sid, exc in sorted(cat.broken.items()):
         _err(f"scenario {sid} is broken and was skipped:\n  {exc}")
     try:
         if args.scenario:
             scenario = resolve(args.scenario, cat)
-            app: object = ScenarioApp(scenario)
+            app: object = ScenarioApp(scenario, token)
             where = f"scenario {scenario.id} at the origin root"
         else:
-            app = CatalogueApp(list(cat.scenarios.values()))
-            where = f"{len(cat.scenarios)} scenarios under /<scenario-id>/"
+            app = CatalogueApp(list(cat.scenarios.values()), token)
+            where = f"{len(cat.scenarios)} scenarios under /<scenario-id>/ (isolated runs: POST /_lab/runs)"
     except (KeyError, ScenarioError) as exc:
         _err(str(exc).strip('"'))
         return EXIT_USAGE
+
     def ready(url: str) -> None:
         print(f"a2a-lab: serving {where} on {url} (Ctrl-C to stop)", file=sys.stderr, flush=True)
+        guard = "requires the admin token" if token else "answers loopback callers only"
+        print(f"a2a-lab: the admin API at /_lab/ {guard}", file=sys.stderr, flush=True)
 
     try:
         serve_forever(app, args.host, args.port, args.log_level, on_ready=ready)
@@ -80,29 +105,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 def cmd_client(args: argparse.Namespace) -> int:
     """The reference client: discover the card, send one message, follow up, print what was understood."""
-    import os
+    from . import client_command
 
-    from a2a_lab.protocol.bindings import SHORT_NAMES
-
-    from .refclient import DEFAULT_TEXT, ENV_CARD_URL, ENV_MESSAGE, ClientOptions, render_text, report_to_env, run
-
-    target = args.card_url or os.environ.get(ENV_CARD_URL)
-    if not target:
-        _err(f"usage: a2a-lab client CARD_URL [TEXT] (or set {ENV_CARD_URL})")
-        return EXIT_USAGE
-    if args.follow < 0 or args.timeout <= 0:
-        _err("--follow must be >= 0 and --timeout > 0")
-        return EXIT_USAGE
-    text = args.text if args.text is not None else os.environ.get(ENV_MESSAGE, DEFAULT_TEXT)
-    options = ClientOptions(follow=args.follow, stream=args.stream, binding=SHORT_NAMES[args.binding] if args.binding else None,
-                            read_timeout=args.timeout)
-    result = run(target, text, options)
-    try:
-        report_to_env(result)
-    except OSError as exc:
-        _err(f"cannot write the result file: {exc}")
-    print(json.dumps(result.to_json(), indent=2, ensure_ascii=False) if args.json else render_text(result), flush=True)
-    return result.exit_code
+    return client_command.cmd_client(args)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -122,10 +127,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     p.add_argument("--port", type=int, default=8000, help="port (default 8000; 0 picks a free one)")
     p.add_argument("--log-level", default="info", choices=["critical", "error", "warning", "info", "debug"])
+    p.add_argument("--admin-token", help=f"token the admin API requires (also {ADMIN_TOKEN_ENV}); required when --host is not loopback")
     p.set_defaults(func=cmd_serve)
 
     from . import checks_view, merge_command, run_command
     from .cardcheck import command as card_command
+
+    p = sub.add_parser("score", help="score traffic a client produced by itself in a run of a shared server (Autobahn-style)")
+    run_command.add_score_arguments(p)
+    p.set_defaults(func=run_command.cmd_score)
 
     p = sub.add_parser("report", help="merge JSON reports of several runs or shards into JSON, JUnit and HTML")
     merge_command.add_arguments(p)
@@ -143,20 +153,10 @@ def build_parser() -> argparse.ArgumentParser:
     run_command.add_arguments(p)
     p.set_defaults(func=run_command.cmd_run)
 
-    from a2a_lab.protocol.bindings import SHORT_NAMES, Binding
-
-    from .refclient import options as client_options
+    from . import client_command
 
     p = sub.add_parser("client", help="the reference client: send one message to an agent and print what it understood")
-    p.add_argument("card_url", nargs="?", help=f"the agent's card URL or base URL (default: ${client_options.ENV_CARD_URL})")
-    p.add_argument("text", nargs="?", help=f"the message text (default: ${client_options.ENV_MESSAGE} or {client_options.DEFAULT_TEXT!r})")
-    p.add_argument("--follow", type=int, default=client_options.DEFAULT_FOLLOW, metavar="N",
-                   help=f"at most N GetTask follow-ups for a running task (default {client_options.DEFAULT_FOLLOW})")
-    p.add_argument("--stream", action="store_true", help="stream the answer when the card declares capabilities.streaming")
-    p.add_argument("--binding", choices=[k for k, b in SHORT_NAMES.items() if b in (Binding.JSONRPC, Binding.HTTP_JSON)], help="use only this binding")
-    p.add_argument("--json", action="store_true", help="print the result as JSON")
-    p.add_argument("--timeout", type=float, default=client_options.READ_TIMEOUT_S, metavar="S",
-                   help=f"read timeout per request in seconds (default {client_options.READ_TIMEOUT_S:g})")
+    client_command.add_arguments(p)
     p.set_defaults(func=cmd_client)
     return parser
 

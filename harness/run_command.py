@@ -14,29 +14,37 @@ from a2a_lab.server.catalogue import Catalogue
 
 from . import presets, process, runner, scoring
 from .baseline import Baseline, BaselineError
+from .model import ClientRun, ScenarioResult
+from .remote import RemoteError, RemoteServer
 from .reports import console, html, json_report, junit
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_HARNESS = 0, 1, 2, 3
 
 
-def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--client", default="builtin", help="the client command (placeholders {card_url} {base_url}; without them the card URL is "
-                   f"appended), or a preset: {', '.join(presets.PRESETS)} (default: builtin)")
-    p.add_argument("--scenario", action="append", metavar="GLOB", help="run only scenarios whose id matches (repeatable)")
-    p.add_argument("--exclude", action="append", metavar="GLOB", help="skip scenarios whose id matches (repeatable)")
-    p.add_argument("-j", "--jobs", type=int, default=1, help="scenarios run in parallel (default 1)")
-    p.add_argument("--timeout", type=float, help="seconds per scenario (default: each scenario's own)")
-    p.add_argument("--seed", type=int, default=0, help="seed for every random choice (ids); recorded in every report")
-    p.add_argument("--client-supports", metavar="LIST", help="declare what the client supports, e.g. jsonrpc@1.0,jsonrpc@0.3 "
-                   "(default: inferred from what it uses anywhere in the run)")
-    p.add_argument("--strict", action="store_true", help="also fail the gate on NON_STRICT (a SHOULD missed)")
-    p.add_argument("--baseline", type=Path, help="YAML/JSON of expected failures: {scenario-id: {CHECK-ID or '*': reason}}")
+def add_report_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", type=Path, metavar="FILE", help="write the JSON report")
     p.add_argument("--junit", type=Path, metavar="FILE", help="write JUnit XML")
     p.add_argument("--report-dir", type=Path, metavar="DIR", help="write every format (JSON, JUnit, HTML) plus each scenario's journal as JSONL")
     p.add_argument("--html", type=Path, metavar="DIR", help="write a self-contained HTML report to DIR/index.html")
-    p.add_argument("--shard", metavar="K/N", help="run only the K-th of N deterministic slices of the selected scenarios (for CI matrices; join with `a2a-lab report merge`)")
+    p.add_argument("--strict", action="store_true", help="also fail the gate on NON_STRICT (a SHOULD missed)")
+    p.add_argument("--baseline", type=Path, help="YAML/JSON of expected failures: {scenario-id: {CHECK-ID or '*': reason}}")
+    p.add_argument("--client-supports", metavar="LIST", help="declare what the client supports, e.g. jsonrpc@1.0,jsonrpc@0.3 "
+                   "(default: inferred from what it uses anywhere in the run)")
+    p.add_argument("--scenario", action="append", metavar="GLOB", help="only scenarios whose id matches (repeatable)")
+    p.add_argument("--exclude", action="append", metavar="GLOB", help="skip scenarios whose id matches (repeatable)")
     p.add_argument("-v", "--verbose", action="store_true", help="show every miss in the scorecard")
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--client", default="builtin", help="the client command (placeholders {card_url} {base_url}; without them the card URL is "
+                   f"appended), or a preset: {', '.join(presets.PRESETS)} (default: builtin)")
+    p.add_argument("-j", "--jobs", type=int, default=1, help="scenarios run in parallel (default 1)")
+    p.add_argument("--timeout", type=float, help="seconds per scenario (default: each scenario's own)")
+    p.add_argument("--seed", type=int, default=0, help="seed for every random choice (ids); recorded in every report")
+    p.add_argument("--server", metavar="URL", help="score against an already-running `a2a-lab serve` (e.g. in another container) instead of starting servers")
+    p.add_argument("--admin-token", help="the shared server's admin token (also A2A_LAB_ADMIN_TOKEN)")
+    add_report_arguments(p)
+    p.add_argument("--shard", metavar="K/N", help="run only the K-th of N deterministic slices of the selected scenarios (for CI matrices; join with `a2a-lab report merge`)")
 
 
 def _check_client(command: str) -> None:
@@ -87,16 +95,25 @@ def cmd_run(args: argparse.Namespace) -> int:
         note = "timed out" if raw.client.timed_out else (raw.error or f"exit {raw.client.exit_code}")
         print(console.progress_line(index, total, raw.scenario.id, raw.duration, note), file=sys.stderr, flush=True)
 
+    server = RemoteServer(args.server, args.admin_token) if args.server else None
     try:
-        results, supported = runner.run_all(scenarios, opts, progress)
+        results, supported = runner.run_all(scenarios, opts, progress, server)
+    except RemoteError as exc:
+        err(str(exc))
+        return EXIT_USAGE
     except Exception as exc:  # noqa: BLE001
         err(f"harness error: {type(exc).__name__}: {exc}")
         return EXIT_HARNESS
+    meta = {"client": client, "seed": args.seed, "jobs": args.jobs, "started": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+            "wall_time": round(time.monotonic() - began, 3), "shard": args.shard, "server": args.server}
+    return finish(results, supported, args, meta)
+
+
+def finish(results: list[ScenarioResult], supported: set, args: argparse.Namespace, meta: dict) -> int:  # type: ignore[type-arg]
+    """Scorecard, report files and the exit code: the same for `run` and `score`."""
     summary = scoring.summary(results, args.strict)
     console.scorecard(results, summary, verbose=args.verbose)
-    meta = {"client": client, "seed": args.seed, "strict": args.strict, "jobs": args.jobs,
-            "started": datetime.now(timezone.utc).isoformat(timespec="seconds"), "wall_time": round(time.monotonic() - began, 3),
-            "supports": sorted(f"{b.value}@{v.value}" for b, v in supported), "shard": args.shard}
+    meta = {**meta, "strict": args.strict, "supports": sorted(f"{b.value}@{v.value}" for b, v in supported)}
     report = json_report.build(results, summary, meta)
     if args.json:
         json_report.write(args.json, report)
@@ -109,6 +126,37 @@ def cmd_run(args: argparse.Namespace) -> int:
     if any(r.outcome.value == "ERROR" for r in results):
         return EXIT_HARNESS
     return EXIT_FAILED if summary["gate"] == "failed" else EXIT_OK
+
+
+def add_score_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--server", required=True, metavar="URL", help="the `a2a-lab serve` the client drove itself against")
+    p.add_argument("--run", required=True, metavar="ID", help="the run id (from POST /_lab/runs)")
+    p.add_argument("--admin-token", help="the shared server's admin token (also A2A_LAB_ADMIN_TOKEN)")
+    add_report_arguments(p)
+
+
+def cmd_score(args: argparse.Namespace) -> int:
+    """Score traffic a client produced by itself in a run of a shared server (Autobahn-style)."""
+    err = lambda text: print(f"a2a-lab: {text}", file=sys.stderr)  # noqa: E731
+    try:
+        supports = parse_support(args.client_supports) if args.client_supports else None
+        baseline = Baseline.load(args.baseline) if args.baseline else None
+    except (ValueError, BaselineError) as exc:
+        err(str(exc))
+        return EXIT_USAGE
+    server = RemoteServer(args.server, args.admin_token)
+    cat = Catalogue.load()
+    try:
+        info = server.run_info(args.run)
+        scenarios = cat.select(args.scenario, args.exclude)
+        opts = runner.RunOptions("(self-driven)", int(info.get("seed", 0)), strict=args.strict, supports=supports, baseline=baseline)
+        client = ClientRun([], None, 0.0, False)
+        raws = [runner.collect_remote(s, server, args.run, client, opts.seed) for s in scenarios]
+    except RemoteError as exc:
+        err(str(exc))
+        return EXIT_USAGE
+    results, supported = runner.score_all(raws, opts)
+    return finish(results, supported, args, {"client": f"self-driven (run {args.run} on {args.server})", "seed": opts.seed, "run": args.run})
 
 
 def shard(scenarios: list, spec: str) -> list:  # type: ignore[type-arg]

@@ -24,6 +24,7 @@ from . import handshake, process, scoring
 from .baseline import Baseline
 from .journal_view import RunView
 from .model import ClientRun, Outcome, ScenarioResult
+from .remote import RemoteServer
 
 CARD_PLACEHOLDER, BASE_PLACEHOLDER = "{card_url}", "{base_url}"
 RESULT_LIMIT = 1024 * 1024
@@ -114,6 +115,35 @@ def run_one(scenario: Scenario, opts: RunOptions) -> RawRun:
                   time.monotonic() - started, setup, finished.start_error)
 
 
+def run_one_remote(scenario: Scenario, opts: RunOptions, server: RemoteServer, run_id: str) -> RawRun:
+    """Like run_one, against a long-lived shared server: the run isolates this client's traffic."""
+    started = time.monotonic()
+    base_url = server.base_url(run_id, scenario.id)
+    card_url = base_url + WELL_KNOWN_PATH
+    with tempfile.TemporaryDirectory(prefix="a2a-lab-") as tmp:
+        result_path = Path(tmp) / "result.json"
+        argv = command_for(opts.client, card_url, base_url)
+        setup = time.monotonic() - started
+        finished = process.run(argv, client_env(scenario, card_url, base_url, str(result_path), opts.env), opts.timeout or scenario.timeout)
+        result, result_error = read_result(result_path)
+    client = ClientRun(argv, finished.exit_code, round(finished.duration, 3), finished.timed_out, finished.stdout, finished.stderr,
+                       result, result_error, finished.start_error)
+    return collect_remote(scenario, server, run_id, client, opts.seed, time.monotonic() - started, setup, finished.start_error)
+
+
+def collect_remote(scenario: Scenario, server: RemoteServer, run_id: str, client: ClientRun, seed: int, duration: float = 0.0,
+                   setup: float = 0.0, error: str | None = None) -> RawRun:
+    """A RawRun from what a shared server journaled for one scenario of a run."""
+    journal = server.journal(run_id, scenario.id)
+    facts = server.facts(run_id, scenario.id)
+    try:
+        card = json.loads(facts.get("card") or "null")
+    except ValueError:
+        card = None
+    return RawRun(scenario, server.base_url(run_id, scenario.id), card, journal["entries"], journal.get("dropped", 0), client, seed,
+                  duration, setup, error)
+
+
 def infer_supports(journals: Iterable[list[dict[str, Any]]]) -> set[Support]:
     """The (binding, version) pairs the client was seen to use anywhere in the run."""
     seen: set[Support] = set()
@@ -123,6 +153,11 @@ def infer_supports(journals: Iterable[list[dict[str, Any]]]) -> set[Support]:
             if ep and version and entry.get("operation"):
                 seen.add((Binding(ep["binding"]), Version(version)))
     return seen
+
+
+def score_all(runs: list[RawRun], opts: RunOptions) -> tuple[list[ScenarioResult], set[Support]]:
+    supports = set(opts.supports) if opts.supports else infer_supports(run.journal for run in runs)
+    return [score(run, supports, opts) for run in runs], supports
 
 
 def score(run: RawRun, supports: set[Support], opts: RunOptions) -> ScenarioResult:
@@ -140,23 +175,24 @@ def score(run: RawRun, supports: set[Support], opts: RunOptions) -> ScenarioResu
     return result
 
 
-def run_all(scenarios: list[Scenario], opts: RunOptions, progress: Callable[[RawRun, int, int], None] | None = None) -> tuple[list[ScenarioResult], set[Support]]:
+def run_all(scenarios: list[Scenario], opts: RunOptions, progress: Callable[[RawRun, int, int], None] | None = None,
+            server: RemoteServer | None = None) -> tuple[list[ScenarioResult], set[Support]]:
+    """Run the client against each scenario (its own local server, or a run on a shared `server`), then score."""
     total = len(scenarios)
 
     def one(s: Scenario) -> RawRun:
         try:
-            raw = run_one(s, opts)
+            raw = run_one(s, opts) if server is None else run_one_remote(s, opts, server, remote_run)  # type: ignore[arg-type]
         except Exception as exc:  # noqa: BLE001 - a harness fault costs one scenario, never the run
             raw = RawRun(s, "", None, [], 0, ClientRun([], None, 0.0, False), opts.seed, 0.0, 0.0, f"harness error: {type(exc).__name__}: {exc}")
         return raw
 
     done: dict[str, RawRun] = {}
+    remote_run = server.start_run(opts.seed)["run"] if server is not None else None
     with ThreadPoolExecutor(max_workers=max(1, opts.jobs)) as pool:
         for future in as_completed([pool.submit(one, s) for s in scenarios]):
             raw = future.result()
             done[raw.scenario.id] = raw
             if progress:
                 progress(raw, len(done), total)
-    runs = [done[s.id] for s in scenarios]
-    supports = set(opts.supports) if opts.supports else infer_supports(run.journal for run in runs)
-    return [score(run, supports, opts) for run in runs], supports
+    return score_all([done[s.id] for s in scenarios], opts)

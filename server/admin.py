@@ -40,6 +40,7 @@ def scenario_facts(state: LabState, base_url: str) -> dict[str, Any]:
     s = state.scenario
     return {"id": s.id, "title": s.title, "description": s.description, "spec": s.spec, "observed": s.observed, "seed": s.seed,
             "timeout": s.timeout, "message": s.client.message, "action": s.client.action, "checks": list(s.checks),
+            "expect": {"result": s.expect.result, "state": s.expect.state.value if s.expect.state else None, "text_contains": s.expect.text_contains},
             "card_url": f"{base_url}/.well-known/agent-card.json", "base_url": base_url,
             "endpoints": [{"path": e.path, "binding": e.binding.value, "versions": [v.value for v in e.versions]} for e in s.endpoints]}
 

@@ -9,7 +9,8 @@ from typing import Any
 import httpx
 import pytest
 
-from a2a_lab.server.app import CatalogueApp, ScenarioApp
+from a2a_lab.server.app import ScenarioApp
+from a2a_lab.server.shared import CatalogueApp
 from a2a_lab.server.catalogue import Catalogue
 from a2a_lab.server.hosting import BackgroundServer
 
