@@ -137,6 +137,10 @@ def build_parser() -> argparse.ArgumentParser:
     run_command.add_score_arguments(p)
     p.set_defaults(func=run_command.cmd_score)
 
+    p = sub.add_parser("drive", help="drive a client through every scenario of a shared server in a new run, without scoring")
+    run_command.add_drive_arguments(p)
+    p.set_defaults(func=run_command.cmd_drive)
+
     p = sub.add_parser("report", help="merge JSON reports of several runs or shards into JSON, JUnit and HTML")
     merge_command.add_arguments(p)
     p.set_defaults(func=merge_command.cmd_report)

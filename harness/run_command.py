@@ -130,7 +130,9 @@ def finish(results: list[ScenarioResult], supported: set, args: argparse.Namespa
 
 def add_score_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--server", required=True, metavar="URL", help="the `a2a-lab serve` the client drove itself against")
-    p.add_argument("--run", required=True, metavar="ID", help="the run id (from POST /_lab/runs)")
+    run = p.add_mutually_exclusive_group(required=True)
+    run.add_argument("--run", metavar="ID", help="the run id (from POST /_lab/runs)")
+    run.add_argument("--run-file", type=Path, metavar="FILE", help="read the run id from FILE (as `a2a-lab drive --run-file` writes it)")
     p.add_argument("--admin-token", help="the shared server's admin token (also A2A_LAB_ADMIN_TOKEN)")
     add_report_arguments(p)
 
@@ -146,6 +148,12 @@ def cmd_score(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     server = RemoteServer(args.server, args.admin_token)
     cat = Catalogue.load()
+    if args.run_file:
+        try:
+            args.run = args.run_file.read_text(encoding="utf-8").strip()
+        except OSError as exc:
+            err(f"{args.run_file}: cannot read the run id: {exc.strerror or exc}")
+            return EXIT_USAGE
     try:
         info = server.run_info(args.run)
         scenarios = cat.select(args.scenario, args.exclude)
@@ -157,6 +165,50 @@ def cmd_score(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     results, supported = runner.score_all(raws, opts)
     return finish(results, supported, args, {"client": f"self-driven (run {args.run} on {args.server})", "seed": opts.seed, "run": args.run})
+
+
+def add_drive_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--server", required=True, metavar="URL", help="the shared `a2a-lab serve` to drive")
+    p.add_argument("--client", default="builtin", help="the client command, as for `a2a-lab run` (default: builtin)")
+    p.add_argument("--run-file", type=Path, metavar="FILE", help="write the run id here, for `a2a-lab score --run-file`")
+    p.add_argument("--admin-token", help="the shared server's admin token (also A2A_LAB_ADMIN_TOKEN)")
+    p.add_argument("--scenario", action="append", metavar="GLOB", help="only scenarios whose id matches (repeatable)")
+    p.add_argument("--exclude", action="append", metavar="GLOB", help="skip scenarios whose id matches (repeatable)")
+    p.add_argument("-j", "--jobs", type=int, default=1, help="scenarios run in parallel (default 1)")
+    p.add_argument("--timeout", type=float, help="seconds per scenario (default: each scenario's own)")
+    p.add_argument("--seed", type=int, default=0, help="the run's seed")
+
+
+def cmd_drive(args: argparse.Namespace) -> int:
+    """Autobahn-style: start a run on a shared server and drive a client through every scenario, without scoring
+    (the `harness` service of docker-compose scores it with `a2a-lab score`)."""
+    err = lambda text: print(f"a2a-lab: {text}", file=sys.stderr)  # noqa: E731
+    try:
+        client = presets.resolve(args.client)
+        _check_client(client)
+    except presets.PresetError as exc:
+        err(str(exc))
+        return EXIT_USAGE
+    scenarios = Catalogue.load().select(args.scenario, args.exclude)
+    server = RemoteServer(args.server, args.admin_token)
+    opts = runner.RunOptions(client, args.seed, args.timeout, args.jobs)
+    try:
+        run_id = server.start_run(args.seed)["run"]
+    except RemoteError as exc:
+        err(str(exc))
+        return EXIT_USAGE
+    if args.run_file:
+        args.run_file.parent.mkdir(parents=True, exist_ok=True)
+        args.run_file.write_text(run_id + "\n", encoding="utf-8")
+    print(f"a2a-lab: run {run_id} on {args.server}: {len(scenarios)} scenario(s), client: {client}", file=sys.stderr)
+
+    def progress(raw: runner.RawRun, index: int, total: int) -> None:
+        note = "timed out" if raw.client.timed_out else (raw.error or f"exit {raw.client.exit_code}")
+        print(console.progress_line(index, total, raw.scenario.id, raw.duration, note), file=sys.stderr, flush=True)
+
+    runner.execute_all(scenarios, opts, progress, server, run_id)
+    print(run_id)
+    return EXIT_OK
 
 
 def shard(scenarios: list, spec: str) -> list:  # type: ignore[type-arg]

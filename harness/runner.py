@@ -175,24 +175,31 @@ def score(run: RawRun, supports: set[Support], opts: RunOptions) -> ScenarioResu
     return result
 
 
-def run_all(scenarios: list[Scenario], opts: RunOptions, progress: Callable[[RawRun, int, int], None] | None = None,
-            server: RemoteServer | None = None) -> tuple[list[ScenarioResult], set[Support]]:
-    """Run the client against each scenario (its own local server, or a run on a shared `server`), then score."""
+def execute_all(scenarios: list[Scenario], opts: RunOptions, progress: Callable[[RawRun, int, int], None] | None = None,
+                server: RemoteServer | None = None, run_id: str | None = None) -> list[RawRun]:
+    """Run the client against each scenario (its own local server, or a run on a shared `server`); no scoring."""
     total = len(scenarios)
 
     def one(s: Scenario) -> RawRun:
         try:
-            raw = run_one(s, opts) if server is None else run_one_remote(s, opts, server, remote_run)  # type: ignore[arg-type]
+            raw = run_one(s, opts) if server is None else run_one_remote(s, opts, server, run_id)  # type: ignore[arg-type]
         except Exception as exc:  # noqa: BLE001 - a harness fault costs one scenario, never the run
             raw = RawRun(s, "", None, [], 0, ClientRun([], None, 0.0, False), opts.seed, 0.0, 0.0, f"harness error: {type(exc).__name__}: {exc}")
         return raw
 
+    if server is not None and run_id is None:
+        run_id = server.start_run(opts.seed)["run"]
     done: dict[str, RawRun] = {}
-    remote_run = server.start_run(opts.seed)["run"] if server is not None else None
     with ThreadPoolExecutor(max_workers=max(1, opts.jobs)) as pool:
         for future in as_completed([pool.submit(one, s) for s in scenarios]):
             raw = future.result()
             done[raw.scenario.id] = raw
             if progress:
                 progress(raw, len(done), total)
-    return score_all([done[s.id] for s in scenarios], opts)
+    return [done[s.id] for s in scenarios]
+
+
+def run_all(scenarios: list[Scenario], opts: RunOptions, progress: Callable[[RawRun, int, int], None] | None = None,
+            server: RemoteServer | None = None) -> tuple[list[ScenarioResult], set[Support]]:
+    """Run the client against each scenario, then score the whole run."""
+    return score_all(execute_all(scenarios, opts, progress, server), opts)
