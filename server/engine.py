@@ -58,10 +58,13 @@ class TaskRecord:
 
 
 class Engine:
-    def __init__(self, seed: int, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(self, seed: int, clock: Callable[[], float] = time.monotonic, max_tasks: int = 10_000) -> None:
         self._rng = random.Random(seed)
         self._clock = clock
         self.tasks: dict[str, TaskRecord] = {}
+        #: Tasks kept at most; the oldest are forgotten first (a later GetTask finds nothing, as for a purged task).
+        self.max_tasks = max_tasks
+        self.evicted = 0
         #: Called with every event a task emits (push delivery hooks in here).
         self.on_event: Callable[[TaskRecord, Event], None] | None = None
 
@@ -87,6 +90,9 @@ class Engine:
         rec = TaskRecord(task, script, message_text(message), moved_at=self._clock())
         self._apply_step(rec, script.steps[0], first=True)
         self.tasks[task_id] = rec
+        while len(self.tasks) > self.max_tasks:
+            del self.tasks[next(iter(self.tasks))]
+            self.evicted += 1
         return rec
 
     def lookup(self, task_id: Any) -> TaskRecord:

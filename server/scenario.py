@@ -111,6 +111,9 @@ class Reply:
     fault: Fault | None = None
     envelope: Envelope = field(default_factory=Envelope)
     stream: StreamScript = field(default_factory=StreamScript)
+    #: Fields no A2A version defines, added to every object of the answer (never inside `data` or `metadata`):
+    #: a newer or vendor-extended server. Clients must ignore them (§5.7 "Unknown fields SHOULD be ignored").
+    unknown_fields: tuple[tuple[str, Any], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -197,9 +200,26 @@ EXPECT_RESULTS = ("message", "task", "error", "none")
 class Expect:
     """What a correct client concludes in this scenario (scored by RESULT-EXPECTED)."""
 
-    result: str | None = None  # message | task | error | none (a correct client makes no A2A call)
+    #: Every acceptable conclusion: message | task | error | none (a correct client makes no A2A call). Usually one;
+    #: several where the spec leaves the client a choice (`result: [none, task]`: refusing the card or using it).
+    results: tuple[str, ...] = ()
+    #: For a task conclusion: its state.
     state: TaskState | None = None
     text_contains: str | None = None
+
+    @property
+    def result(self) -> str | None:
+        """The one expected conclusion, or None when there is none or a choice of several."""
+        return self.results[0] if len(self.results) == 1 else None
+
+    @property
+    def stated(self) -> bool:
+        return bool(self.results) or self.state is not None or self.text_contains is not None
+
+    @property
+    def no_call_allowed(self) -> bool:
+        """A correct client may (or must) leave this agent alone."""
+        return "none" in self.results
 
 
 @dataclass(frozen=True)
@@ -215,6 +235,7 @@ class Limits:
     journal_entries: int = 10_000
     streams: int = 32
     push_deliveries_per_task: int = 100
+    tasks: int = 10_000
 
 
 @dataclass(frozen=True)
@@ -443,7 +464,7 @@ _REPLY_KINDS = ("message", "task", "error", "raw")
 
 
 def _reply(r: _Reader, value: Any, path: str, base_task: TaskScript) -> Reply:
-    spec = r.mapping(value, path, {*_REPLY_KINDS, "delay_ms", "fault", "envelope", "stream", "headers"})
+    spec = r.mapping(value, path, {*_REPLY_KINDS, "delay_ms", "fault", "envelope", "stream", "headers", "unknown_fields"})
     kinds = [k for k in _REPLY_KINDS if k in spec]
     if len(kinds) > 1:
         raise r.fail(path, f"a reply has at most one of {', '.join(_REPLY_KINDS)} (found {', '.join(kinds)})")
@@ -482,6 +503,11 @@ def _reply(r: _Reader, value: Any, path: str, base_task: TaskScript) -> Reply:
         kw["envelope"] = Envelope(e.get("id", "echo"), r.boolean(e.get("both", False), f"{path}.envelope.both"), r.boolean(e.get("neither", False), f"{path}.envelope.neither"))
     if "stream" in spec:
         kw["stream"] = _stream(r, spec["stream"], f"{path}.stream")
+    if "unknown_fields" in spec:
+        u = r.mapping(spec["unknown_fields"], f"{path}.unknown_fields")
+        if not u:
+            raise r.fail(f"{path}.unknown_fields", "expected at least one field", 'e.g. {futureField: "ignore me", x-vendor-trace: 42}')
+        kw["unknown_fields"] = tuple((str(k), v) for k, v in u.items())
     return Reply(**kw)
 
 
@@ -620,9 +646,14 @@ def _action(r: _Reader, value: Any, card: CardSpec) -> dict[str, Any]:
 def _expect(r: _Reader, value: Any) -> Expect:
     e = r.mapping(value, "expect", {"result", "state", "text_contains"})
     result = e.get("result")
-    if result is not None and result not in EXPECT_RESULTS:
-        raise r.fail("expect.result", f"unknown value {result!r}", "one of " + ", ".join(EXPECT_RESULTS))
-    return Expect(result, r.state(e["state"], "expect.state") if "state" in e else None,
+    listed = [] if result is None else result if isinstance(result, list) else [result]
+    if isinstance(result, list) and not result:
+        raise r.fail("expect.result", "expected a result or a non-empty list of acceptable results", "e.g. error, or [none, task]")
+    for i, item in enumerate(listed):
+        if item not in EXPECT_RESULTS:
+            where = f"expect.result[{i}]" if isinstance(result, list) else "expect.result"
+            raise r.fail(where, f"unknown value {item!r}", "one of " + ", ".join(EXPECT_RESULTS))
+    return Expect(tuple(dict.fromkeys(listed)), r.state(e["state"], "expect.state") if "state" in e else None,
                   r.string(e["text_contains"], "expect.text_contains") if "text_contains" in e else None)
 
 
@@ -670,7 +701,7 @@ def parse(data: Any, scenario_id: str, source: str) -> Scenario:
         if auth.scope not in ("all", "extended_card"):
             raise r.fail("auth.scope", f"unknown value {auth.scope!r}", "all or extended_card")
     push = r.mapping(top.get("push", {}), "push", {"allow", "probe_bad_credentials"})
-    limits_in = r.mapping(top.get("limits", {}), "limits", {"body_bytes", "json_depth", "journal_entries", "streams", "push_deliveries_per_task"})
+    limits_in = r.mapping(top.get("limits", {}), "limits", {"body_bytes", "json_depth", "journal_entries", "streams", "push_deliveries_per_task", "tasks"})
     limits = Limits(**{k: r.integer(v, f"limits.{k}", 1) for k, v in limits_in.items()})
     checks = top.get("checks", [])
     if not isinstance(checks, list) or not all(isinstance(c, str) for c in checks):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections import Counter
 from dataclasses import dataclass, field
@@ -9,7 +10,7 @@ from typing import Any
 
 from a2a_lab.protocol import cards, signing
 
-from .engine import Engine
+from .engine import Engine, TaskRecord
 from .journal import Journal
 from .placeholders import ALT_BASE_URL, BASE_URL, alt_origin, fill_origins
 from .scenario import CardSigning, Scenario
@@ -66,6 +67,8 @@ class LabState:
     open_streams: int = 0
     run_seed: int = 0
     _cards: dict[str, bytes] = field(default_factory=dict)
+    #: Background movers of tasks that time moves on (keep_moving), by task id.
+    _movers: dict[str, asyncio.Task[None]] = field(default_factory=dict)
 
     @classmethod
     def build(cls, scenario: Scenario, run_seed: int = 0) -> LabState:
@@ -73,7 +76,7 @@ class LabState:
             doc = json.loads(render_card(scenario, "http://a2a-lab.invalid"))
         except ValueError:
             doc = None
-        state = cls(scenario, Journal(scenario.limits.journal_entries), Engine(effective_seed(scenario, run_seed)), doc)
+        state = cls(scenario, Journal(scenario.limits.journal_entries), Engine(effective_seed(scenario, run_seed), max_tasks=scenario.limits.tasks), doc)
         state.run_seed = run_seed
         return state
 
@@ -88,10 +91,39 @@ class LabState:
     def capability(self, name: str) -> bool:
         return cards.capability(self.card_doc, name)
 
+    def keep_moving(self, rec: TaskRecord) -> None:
+        """Time moves a task with `advance: {after_ms}` on by itself, watched or not: its webhooks are notified and a
+        dropped stream's task goes on, as on a real server. One mover per task; it ends at a stop or the script's end.
+        Without a running event loop (the engine used directly) time is only observed when the task is looked at."""
+        if rec.script.advance_after_ms is None or rec.id in self._movers:
+            return
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            return
+        engine = self.engine
+
+        async def move() -> None:
+            try:
+                while self.engine is engine:
+                    wait = engine.next_move_in(rec)
+                    if wait is None:
+                        return
+                    await asyncio.sleep(wait)
+                    engine.tick(rec)
+            finally:
+                if self._movers.get(rec.id) is asyncio.current_task():
+                    del self._movers[rec.id]
+
+        self._movers[rec.id] = loop.create_task(move())
+
     def reset(self) -> None:
         """Forget tasks, calls and journal: the scenario starts again (same seed, same ids)."""
+        for mover in list(self._movers.values()):
+            mover.cancel()
+        self._movers.clear()
         on_event = self.engine.on_event
-        self.engine = Engine(effective_seed(self.scenario, self.run_seed))
+        self.engine = Engine(effective_seed(self.scenario, self.run_seed), max_tasks=self.scenario.limits.tasks)
         self.engine.on_event = on_event
         self.journal.reset()
         self.calls.clear()

@@ -379,3 +379,18 @@ def test_template_and_message_text() -> None:
     assert fill({"a": ["{text}!", {"b": "{text}{text}"}], "n": 1}, TEXT, "x") == {"a": ["x!", {"b": "xx"}], "n": 1}
     assert message_text({"parts": [{"text": "a"}, {"data": {"text": "no"}}, {"text": "b"}]}) == "a b"
     assert message_text({}) == ""
+
+
+def test_task_cap_forgets_the_oldest() -> None:
+    from a2a_lab.protocol.errors import A2AError
+    from a2a_lab.server.scenario import DEFAULT_TASK
+
+    engine = Engine(1, max_tasks=3)
+    made = [engine.create({"messageId": f"m{i}", "role": "ROLE_USER", "parts": [{"text": "x"}]}, DEFAULT_TASK).id for i in range(5)]
+    assert list(engine.tasks) == made[2:] and engine.evicted == 2
+    try:
+        engine.lookup(made[0])
+    except A2AError as err:
+        assert err.code == -32001
+    else:
+        raise AssertionError("an evicted task must be TaskNotFound")
