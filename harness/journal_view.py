@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import urlsplit
 
 from a2a_lab.protocol import cards, shapes, states
 from a2a_lab.protocol.bindings import Binding
@@ -92,6 +93,13 @@ class Call:
             return p.get("request")
         return p.get("message")
 
+    @property
+    def answer_failed(self) -> bool:
+        """The server answered this call with an error, or with an answer it never delivered."""
+        if self.answer.get("result_kind") == "error":
+            return True
+        return (self.entry.get("response") or {}).get("fault_outcome") in _UNDELIVERED
+
     def label(self) -> str:
         what = self.rpc_method or f"{self.entry.get('method')} {self.entry.get('path')}"
         return f"#{self.seq} {what}"
@@ -140,14 +148,29 @@ def _texts(parts: Any) -> list[str]:
     return [p["text"] for p in parts if isinstance(p, dict) and isinstance(p.get("text"), str)]
 
 
+#: Fault outcomes after which the client never received the journaled answer.
+_UNDELIVERED = frozenset({"stalled", "reset", "truncated"})
+
+
+def valid_rpc_response(body: Any, request_id: Any) -> bool:
+    """A JSON-RPC 2.0 response to this request: "jsonrpc": "2.0", the request's id, exactly one of result and error."""
+    return (isinstance(body, dict) and body.get("jsonrpc") == "2.0" and ("result" in body) != ("error" in body)
+            and "id" in body and body["id"] == request_id and type(body["id"]) is type(request_id))
+
+
 def observe(call: Call) -> list[Observed]:
-    """Every message or task state the server sent in answer to a call, in order."""
+    """Every message or task state the server sent in answer to a call, in order. An answer the client could not
+    take as one (not delivered, or not a valid JSON-RPC response to its request) tells it nothing."""
     out: list[Observed] = []
     version, rest = call.version, call.binding is Binding.HTTP_JSON
-    if version is None:
+    if version is None or call.answer_failed:
         return out
+    rpc = call.entry.get("kind") == "jsonrpc"
+    request_id = (call.entry.get("rpc") or {}).get("id")
     for body in call.responses():
-        value = body.get("result") if isinstance(body, dict) and call.entry.get("kind") == "jsonrpc" else body
+        if rpc and not valid_rpc_response(body, request_id):
+            continue
+        value = body.get("result") if isinstance(body, dict) and rpc else body
         if not isinstance(value, dict):
             continue
         op = call.operation
@@ -172,11 +195,33 @@ def observe(call: Call) -> list[Observed]:
                                 inner.get("contextId")))
         elif kind == "statusUpdate":
             status = inner.get("status") or {}
-            out.append(Observed("task", states.parse(status.get("state")), inner.get("taskId"), "", call.seq, inner.get("contextId")))
+            msg = status.get("message") if isinstance(status, dict) else None
+            said = " ".join(_texts(msg.get("content") if rest and version is Version.V0_3 else msg.get("parts"))) if isinstance(msg, dict) else ""
+            out.append(Observed("task", states.parse(status.get("state")), inner.get("taskId"), said, call.seq, inner.get("contextId")))
         elif kind == "artifactUpdate":
             art = inner.get("artifact") or {}
             out.append(Observed("task", None, inner.get("taskId"), " ".join(_texts(art.get("parts"))), call.seq))
     return out
+
+
+def observe_push(entry: dict[str, Any]) -> list[Observed]:
+    """What a genuine push notification the client's webhook acknowledged (2xx) told it (§4.3.3): a 1.0
+    StreamResponse in HTTP+JSON form, or the 0.3 Task (`kind: task`)."""
+    push, status = entry.get("push") or {}, (entry.get("response") or {}).get("status")
+    if push.get("probe") or not isinstance(status, int) or not 200 <= status < 300:
+        return []
+    try:
+        body = json.loads((entry.get("body") or {}).get("text") or "")
+    except ValueError:
+        return []
+    if not isinstance(body, dict):
+        return []
+    v03 = "kind" in body
+    # Read as one event of a stream of that version and form (0.3: the JSON-RPC object shapes; 1.0: HTTP+JSON).
+    as_event = {"seq": entry.get("seq", 0), "kind": "push", "operation": Operation.SUBSCRIBE_TO_TASK.value,
+                "version": (Version.V0_3 if v03 else Version.V1_0).value,
+                "endpoint": {"binding": (Binding.JSONRPC if v03 else Binding.HTTP_JSON).value, "path": ""}, "events": [{"data": body}]}
+    return observe(Call(as_event))
 
 
 @dataclass
@@ -208,6 +253,13 @@ class RunView:
                 return iface.url[len(origin):].rstrip("/") or "/"
         return None
 
+    def declared_at(self, call: Call) -> list[Interface]:
+        """The card's interfaces whose URL is exactly where a request went (host and path), whatever their binding:
+        a request the server could not route may still have gone to a URL the card declares (a custom binding)."""
+        host = call.headers.get("host")
+        path = str(call.entry.get("path", "")).rstrip("/") or "/"
+        return [i for i in self.interfaces if urlsplit(i.url).netloc == host and (urlsplit(i.url).path.rstrip("/") or "/") == path]
+
     def declared(self, call: Call) -> list[Interface]:
         """The card's interfaces that a call's URL and binding match."""
         return [i for i in self.interfaces if self.interface_path(i) == call.endpoint_path and i.core_binding is call.binding]
@@ -216,7 +268,24 @@ class RunView:
         return cards.select(self.interfaces, self.supports)
 
     def observations(self) -> list[Observed]:
-        return [o for c in self.a2a_calls for o in observe(c)]
+        """What the server told the client, in journal order: answers to its calls and the push notifications its
+        webhook acknowledged."""
+        obs = [o for c in self.a2a_calls for o in observe(c)]
+        pushed = [o for e in self.entries if e.get("kind") == "push" for o in observe_push(e)]
+        return sorted(obs + pushed, key=lambda o: o.seq) if pushed else obs
+
+    def ended_in_error(self) -> Call | None:
+        """The last A2A call, when it gave the client no message or task: an error, a raw page, an invalid or
+        undelivered answer. A client that reports an error after it has seen the exchange end this way is right."""
+        if not self.a2a_calls:
+            return None
+        last = self.a2a_calls[-1]
+        if last.answer_failed or (last.answer.get("result_kind") in ("task", "message", "raw") and not observe(last)):
+            return last
+        events = last.entry.get("events") or []
+        if events and ("error" in events[-1] or events[-1].get("dropped")):
+            return last  # a stream that ended in an error event, or broke
+        return None
 
     def final_answer(self) -> Observed | None:
         """The last message, or the latest state of the last task, that the server sent."""

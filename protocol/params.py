@@ -61,7 +61,10 @@ def read(op: Operation, version: Version, rest: bool, params: Any, path_params: 
         params = {}
     if not isinstance(params, dict):
         raise invalid_params("params" if not rest else "body", "must be an object")
-    merged: dict[str, Any] = dict(params)
+    # ProtoJSON parsers accept the proto (snake_case) field names too; a server reads both (clients are judged apart).
+    merged: dict[str, Any] = {}
+    for key, value in params.items():
+        merged.setdefault(shapes.camel(key) if "_" in key else key, value)
     for key, value in (query or {}).items():
         merged.setdefault(shapes.camel(key), value)
     for key, value in (path_params or {}).items():
@@ -79,6 +82,7 @@ def read(op: Operation, version: Version, rest: bool, params: Any, path_params: 
         cfg_in = {} if cfg_in is None else cfg_in
         if not isinstance(cfg_in, dict):
             raise invalid_params(f"{where}configuration", "must be an object")
+        cfg_in = {shapes.camel(k): v for k, v in cfg_in.items()}
         cfg: dict[str, Any] = {}
         if version is V1:
             ri = _opt_bool(cfg_in.get("returnImmediately"), f"{where}configuration.returnImmediately")

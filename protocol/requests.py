@@ -66,6 +66,46 @@ def version_headers(version: Version) -> dict[str, str]:
     return {HEADER: version.value} if version is V1 else {}
 
 
+#: The HTTP authentication scheme a2a-lab's clients present and register for webhooks (IANA name).
+BEARER = "Bearer"
+AUTHORIZATION = "Authorization"
+
+
+def bearer(credentials: str) -> str:
+    """The `Authorization` value for a bearer credential."""
+    return f"{BEARER} {credentials}"
+
+
+def auth_headers(token: str | None) -> dict[str, str]:
+    """`Authorization: Bearer <token>` when a token is given (§7.4; the card's securitySchemes say which)."""
+    return {AUTHORIZATION: bearer(token)} if token else {}
+
+
+# ----------------------------------------------------------------------------------- canonical params
+
+
+def push_config(url: str, credentials: str | None = None, token: str | None = None, scheme: str = BEARER) -> dict[str, Any]:
+    """A canonical (1.0, flat) TaskPushNotificationConfig for a webhook, taskId left empty (set inline in SendMessage).
+
+    `build` turns it into 0.3's `pushNotificationConfig` with `authentication.schemes` where the version needs it.
+    """
+    config: dict[str, Any] = {"url": url}
+    if token:
+        config["token"] = token
+    if credentials is not None:
+        config["authentication"] = {"scheme": scheme, "credentials": credentials}
+    return config
+
+
+def send_configuration(return_immediately: bool = False, push: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """A canonical SendMessageConfiguration: blocking unless `return_immediately` (0.3: `blocking`), with an
+    inline webhook (1.0 `taskPushNotificationConfig`, 0.3 `pushNotificationConfig`) when one is given."""
+    cfg: dict[str, Any] = {"returnImmediately": return_immediately}
+    if push is not None:
+        cfg["taskPushNotificationConfig"] = dict(push)
+    return cfg
+
+
 # ------------------------------------------------------------------------------------------- build
 
 

@@ -406,6 +406,16 @@ def stream_event_kind(body: Any, version: Version, rest: bool = False) -> str | 
     return present[0] if len(present) == 1 else None
 
 
+def event_task_id(body: Any, version: Version, rest: bool = False) -> str | None:
+    """The task an event or result body is about: a task's `id`, an update's or a message's `taskId`."""
+    kind = stream_event_kind(body, version, rest)
+    inner = body if (version is V03 and not rest) else body.get(kind or "", {}) if isinstance(body, dict) else None
+    if not isinstance(inner, dict):
+        return None
+    value = inner.get("id") if kind == "task" else inner.get("taskId")
+    return value if isinstance(value, str) and value else None
+
+
 def event_state(body: dict[str, Any], version: Version, rest: bool = False) -> TaskState | None:
     """The task state an event or result body reports, if any."""
     kind = stream_event_kind(body, version, rest)

@@ -71,9 +71,9 @@ async def send_stream(scope: Scope, receive: Receive, send: Send, entry: dict[st
                     events.append({"t": journal.offset(), "error": data, "event": name})
                     yield ServerSentEvent(data=json.dumps(data, separators=(",", ":")), event=name)
                     break
-                data = render(item)
-                events.append({"t": journal.offset(), "data": data})
-                yield ServerSentEvent(data=json.dumps(data, separators=(",", ":")))
+                text = json.dumps(render(item), separators=(",", ":"))
+                events.append({"t": journal.offset(), "_data": text})  # the bytes sent, not live objects that change later
+                yield ServerSentEvent(data=text)
             closed = "complete"
         finally:
             entry["response"]["closed"] = closed

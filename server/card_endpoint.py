@@ -1,8 +1,9 @@
-"""The well-known card paths (spec §8.2; legacy `agent.json`), with ETag and Cache-Control (§8.6)."""
+"""The well-known card paths (spec §8.2; legacy `agent.json`), with ETag, Last-Modified and Cache-Control (§8.6)."""
 
 from __future__ import annotations
 
 import hashlib
+from email.utils import formatdate, parsedate_to_datetime
 
 from starlette.types import Receive, Scope, Send
 
@@ -30,11 +31,22 @@ async def handle(state: LabState, route_path: str, scope: Scope, receive: Receiv
     extra: list[tuple[str, str]] = []
     if spec.cache_control:
         extra.append(("cache-control", spec.cache_control))
+    headers = http.headers_of(scope)
+    fresh = False
     if spec.etag:
         etag = f'W/"{hashlib.sha256(body).hexdigest()[:32]}"'
         extra.append(("etag", etag))
-        if etag in http.headers_of(scope).get("if-none-match", ""):
-            await answer.send_body(scope, receive, send, entry, 304, b"", spec.content_type, extra=extra)
-            return
+        fresh = etag in headers.get("if-none-match", "")
+        # Last-Modified (§8.6, MAY): the card has not changed since this scenario started serving.
+        extra.append(("last-modified", formatdate(state.started_at, usegmt=True)))
+        since = headers.get("if-modified-since")
+        if since and "if-none-match" not in headers:  # If-None-Match wins (RFC 9110 §13.1.3)
+            try:
+                fresh = parsedate_to_datetime(since).timestamp() >= int(state.started_at)
+            except (TypeError, ValueError):
+                fresh = False
+    if fresh:
+        await answer.send_body(scope, receive, send, entry, 304, b"", spec.content_type, extra=extra)
+        return
     entry["card_sha256"] = hashlib.sha256(body).hexdigest()
     await answer.send_body(scope, receive, send, entry, 200, body if scope["method"] == "GET" else b"", spec.content_type, extra=extra)

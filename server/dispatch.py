@@ -18,7 +18,7 @@ from a2a_lab.protocol.operations import SPECS, Operation
 from a2a_lab.protocol.versions import Version
 
 from . import rules, streams
-from .push import target_refusal
+from .push import malformed
 from .engine import Event, TaskRecord, message_text
 from .scenario import Reply, TaskScript
 from .state import LabState, substitute
@@ -124,9 +124,11 @@ def _send(state: LabState, call: Call, reply: Reply) -> Outcome:
     if existing is not None:
         rec = existing
         engine.add_user_message(rec, message)
+        engine.continue_with(rec, script)
         if streaming:
             return Outcome(reply, events=streams.drive(state, rec, reply.stream, resume=True), summary={**_summarise_task(rec.task), "stream": True})
         engine.resume(rec)
+        state.keep_moving(rec)
     else:
         if cfg.get("taskPushNotificationConfig"):
             if not state.capability("pushNotifications"):
@@ -135,6 +137,7 @@ def _send(state: LabState, call: Call, reply: Reply) -> Outcome:
         rec = engine.create(message, script)
         if cfg.get("taskPushNotificationConfig"):
             _store_push(state, rec, cfg["taskPushNotificationConfig"], call.version)
+        state.keep_moving(rec)  # a task that time moves on moves by itself from now on
         if streaming:
             return Outcome(reply, events=streams.drive(state, rec, reply.stream), summary={**_summarise_task(rec.task), "stream": True})
         if not cfg.get("returnImmediately") and script.returns == "stop":
@@ -144,7 +147,7 @@ def _send(state: LabState, call: Call, reply: Reply) -> Outcome:
 
 
 def _check_push_target(state: LabState, config: dict[str, Any]) -> None:
-    refusal = target_refusal(str(config.get("url", "")), state.scenario.push_allow)
+    refusal = malformed(str(config.get("url", "")))
     if refusal:
         raise A2AError(ErrorType.INVALID_PARAMS, f"Invalid parameters: webhook url refused: {refusal}", field="url")
 
@@ -243,6 +246,24 @@ _HANDLERS = {
     Operation.DELETE_PUSH_CONFIG: _delete_push,
     Operation.GET_EXTENDED_CARD: _extended_card,
 }
+
+
+#: Members whose values are the agent's or the user's own data: unknown fields are never added inside them.
+_OPAQUE_MEMBERS = frozenset({"data", "metadata"})
+
+
+def with_unknown_fields(value: Any, fields: tuple[tuple[str, Any], ...]) -> Any:
+    """A copy of a wire value with `fields` added to every JSON object in it (a field it already has is kept)."""
+    if not fields:
+        return value
+    if isinstance(value, list):
+        return [with_unknown_fields(v, fields) for v in value]
+    if isinstance(value, dict):
+        out = {k: v if k in _OPAQUE_MEMBERS else with_unknown_fields(v, fields) for k, v in value.items()}
+        for name, extra in fields:
+            out.setdefault(name, extra)
+        return out
+    return value
 
 
 def wire_value(op: Operation, value: Any, version: Version, rest: bool) -> Any:

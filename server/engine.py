@@ -11,7 +11,7 @@ import random
 import time
 import uuid
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from typing import Any
 
@@ -19,7 +19,7 @@ from a2a_lab.protocol.errors import A2AError, ErrorType, invalid_params
 from a2a_lab.protocol.states import Role, TaskState
 
 from .placeholders import TEXT, fill
-from .scenario import Step, TaskScript
+from .scenario import CHUNKED, Step, TaskScript
 
 Event = dict[str, Any]  # a canonical StreamResponse: {"task": ...} | {"statusUpdate": ...} | ...
 
@@ -128,9 +128,16 @@ class Engine:
         if not artifacts and rec.script.artifacts and rec.pos == len(rec.script.steps) - 1 and not any(s.artifacts for s in rec.script.steps):
             artifacts = list(rec.script.artifacts)
         for artifact in fill(artifacts, TEXT, rec.text):
+            chunked = artifact.pop(CHUNKED, False)
             rec.task.setdefault("artifacts", []).append(artifact)
-            if not first:
-                events.append({"artifactUpdate": {"taskId": rec.id, "contextId": rec.task["contextId"], "artifact": artifact, "lastChunk": True}})
+            if first:
+                continue
+            pieces = [{**artifact, "parts": [part]} for part in artifact["parts"]] if chunked else [artifact]
+            for i, piece in enumerate(pieces):
+                update: dict[str, Any] = {"taskId": rec.id, "contextId": rec.task["contextId"], "artifact": piece, "lastChunk": i == len(pieces) - 1}
+                if i:
+                    update["append"] = True
+                events.append({"artifactUpdate": update})
         status: dict[str, Any] = {"state": step.state.value, "timestamp": now_iso()}
         if step.message:
             agent = self.agent_message([{"text": step.message}], rec.text, rec.task["contextId"], rec.id)
@@ -157,15 +164,23 @@ class Engine:
     def run_to_stop(self, rec: TaskRecord) -> list[Event]:
         """Advance until a terminal or interrupted step, or the end of the script (blocking, §3.2.2)."""
         events: list[Event] = []
-        while not rec.at_last_step:
+        while not rec.at_last_step and not rec.state.stops:
             events.extend(self.step(rec))
-            if rec.state.stops:
-                break
         return events
 
     def resume(self, rec: TaskRecord) -> list[Event]:
-        """After input at an interrupted state, move on to the next stop (staying put if the script ends)."""
-        return self.run_to_stop(rec)
+        """After input at an interrupted state, move past it to the next stop (staying put if the script ends)."""
+        events = self.step(rec) if rec.state.interrupted else []
+        return events + self.run_to_stop(rec)
+
+    def continue_with(self, rec: TaskRecord, script: TaskScript) -> None:
+        """A task whose own script is used up continues with the steps the follow-up chose (its first
+        SUBMITTED dropped: the task exists already)."""
+        if not rec.at_last_step or rec.state.terminal:
+            return
+        steps = tuple(step for i, step in enumerate(script.steps) if not (i == 0 and step.state is TaskState.SUBMITTED))
+        if steps:
+            rec.script = replace(rec.script, steps=rec.script.steps[: rec.pos + 1] + steps, artifacts=script.artifacts)
 
     def tick(self, rec: TaskRecord, on_get: bool = False) -> None:
         """Let time or a GetTask move a task left mid-way; never past an interrupted state."""

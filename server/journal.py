@@ -7,9 +7,10 @@ from __future__ import annotations
 
 import base64
 import json
+import threading
 import time
 from collections import deque
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 #: Headers whose values never reach a journal, a log or a report.
@@ -75,6 +76,23 @@ class Journal:
         self.dropped = 0
         self._seq = 0
         self._t0 = time.monotonic()
+        self._changed = threading.Condition()
+
+    def touch(self) -> None:
+        """Wake anyone waiting in wait_for (the journal changed)."""
+        with self._changed:
+            self._changed.notify_all()
+
+    def wait_for(self, predicate: Callable[[list[dict[str, Any]]], bool], timeout: float = 10.0) -> bool:
+        """Block (another thread than the server's) until predicate(exported entries) holds; False on timeout."""
+        deadline = time.monotonic() + timeout
+        with self._changed:
+            while not predicate(self.snapshot()["entries"]):
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return False
+                self._changed.wait(left)
+        return True
 
     def reset(self) -> None:
         self.entries.clear()
@@ -96,6 +114,7 @@ class Journal:
             self.entries.popleft()
             self.dropped += 1
         self.entries.append(entry)
+        self.touch()
         return entry
 
     @staticmethod
@@ -113,6 +132,9 @@ class Journal:
             if "body_size" in response:
                 response["body"].update(size=response.pop("body_size"), truncated=True)
             out["response"] = response
+        if entry.get("events"):
+            out["events"] = [{**{k: v for k, v in ev.items() if k != "_data"}, "data": json.loads(ev["_data"])} if "_data" in ev else ev
+                             for ev in entry["events"]]
         return out
 
     def snapshot(self, since: int = 0) -> dict[str, Any]:

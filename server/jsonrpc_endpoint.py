@@ -119,13 +119,14 @@ async def render(state: LabState, scope: Scope, receive: Receive, send: Send, en
         return
     if outcome.events is not None:
         def render_event(event: dict[str, Any]) -> Any:
-            return _with_envelope(jsonrpc.result(req_id, stream_response_out(event, version)), reply.envelope, req_id)
+            value = dispatch.with_unknown_fields(stream_response_out(event, version), reply.unknown_fields)
+            return _with_envelope(jsonrpc.result(req_id, value), reply.envelope, req_id)
 
         def render_error(err: A2AError) -> tuple[Any, str | None]:
             return jsonrpc.error(req_id, err, version), None
 
         await answer.send_stream(scope, receive, send, entry, state.journal, outcome.events, render_event, render_error, reply)
         return
-    value = dispatch.wire_value(call.op, outcome.value, version, False)
+    value = dispatch.with_unknown_fields(dispatch.wire_value(call.op, outcome.value, version, False), reply.unknown_fields)
     body = _with_envelope(jsonrpc.result(req_id, value), reply.envelope, req_id)
     await answer.send_body(scope, receive, send, entry, 200, http.dumps(body), JSON, reply)

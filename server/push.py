@@ -26,17 +26,28 @@ TIMEOUT_S = 10.0
 PROBE_CREDENTIALS = "a2a-lab-wrong-credentials"
 
 
-def target_refusal(url: str, allow: tuple[str, ...]) -> str | None:
-    """Why a webhook URL may not be called, or None when it may."""
+def malformed(url: str) -> str | None:
+    """Why a webhook URL is not one at all (refused when the config is created), or None."""
     try:
         parts = urlsplit(url)
     except ValueError:
         return "not a URL"
     if parts.scheme not in ("http", "https"):
         return f"scheme {parts.scheme!r} (use http or https)"
-    host = (parts.hostname or "").lower()
-    if not host:
+    if not parts.hostname:
         return "no host"
+    return None
+
+
+def target_refusal(url: str, allow: tuple[str, ...]) -> str | None:
+    """Why a webhook may not be called (checked at every delivery), or None when it may.
+
+    A config naming another host is stored (the spec's CRUD still works), but nothing is ever sent there:
+    only loopback and the scenario's allow-list are called (SSRF protection, §13.2)."""
+    problem = malformed(url)
+    if problem:
+        return problem
+    host = (urlsplit(url).hostname or "").lower()
     if host in allow or host == "localhost":
         return None
     try:
@@ -102,6 +113,7 @@ class PushSender:
         refusal = target_refusal(url, self.state.scenario.push_allow)
         if refusal:
             entry["response"] = {"refused": refusal}
+            self.state.journal.touch()
             return
         if self._client is None:
             self._client = httpx.AsyncClient(timeout=TIMEOUT_S, follow_redirects=False, trust_env=False)
@@ -110,6 +122,7 @@ class PushSender:
             entry["response"] = {"status": response.status_code}
         except httpx.HTTPError as exc:
             entry["response"] = {"failed": f"{type(exc).__name__}: {exc}"}
+        self.state.journal.touch()
 
     async def close(self) -> None:
         for worker in list(self._workers):

@@ -21,6 +21,7 @@ BODY_VERBS = ("POST", "PUT", "PATCH")
 
 
 def _content_type(version: Version) -> str:
+    """1.0 answers application/a2a+json (§11, v1.0.1 SHOULD; clients accept both, notes §11 D5); 0.3 application/json."""
     return A2A_JSON if version is Version.V1_0 else JSON
 
 
@@ -102,12 +103,12 @@ async def handle(state: LabState, endpoint: Endpoint, scope: Scope, receive: Rec
         return
     if outcome.events is not None:
         def render_event(event: dict[str, Any]) -> Any:
-            return stream_response_out(event, op_version, True)
+            return dispatch.with_unknown_fields(stream_response_out(event, op_version, True), reply.unknown_fields)
 
         def render_error(err: A2AError) -> tuple[Any, str | None]:
             return rest.error(err, op_version)[1], "error"
 
         await answer.send_stream(scope, receive, send, entry, state.journal, outcome.events, render_event, render_error, reply)
         return
-    value = dispatch.wire_value(op, outcome.value, op_version, True)
+    value = dispatch.with_unknown_fields(dispatch.wire_value(op, outcome.value, op_version, True), reply.unknown_fields)
     await answer.send_body(scope, receive, send, entry, 200, http.dumps(value), _content_type(op_version), reply)

@@ -22,6 +22,8 @@ from a2a_lab.protocol.versions import Version
 from .placeholders import ALT_BASE_URL, BASE_URL
 
 DEFAULT_MESSAGE = "Hello from a2a-lab: what can you do?"
+#: Marks an artifact to be delivered in chunks; never sent on the wire.
+CHUNKED = "_chunked"
 DEFAULT_TIMEOUT = 20.0
 
 
@@ -380,7 +382,7 @@ def _artifacts(r: _Reader, value: Any, path: str) -> tuple[dict[str, Any], ...]:
         raise r.fail(path, "expected a list of artifacts", "e.g. [{name: result, parts: [{text: done}]}]")
     out = []
     for i, item in enumerate(value):
-        a = r.mapping(item, f"{path}[{i}]", {"artifactId", "name", "description", "parts", "text", "metadata"})
+        a = r.mapping(item, f"{path}[{i}]", {"artifactId", "name", "description", "parts", "text", "metadata", "chunked"})
         if ("parts" in a) == ("text" in a):
             raise r.fail(f"{path}[{i}]", "an artifact needs `parts` or `text` (one of them)")
         art: dict[str, Any] = {"artifactId": a.get("artifactId", f"artifact-{i + 1}")}
@@ -388,6 +390,8 @@ def _artifacts(r: _Reader, value: Any, path: str) -> tuple[dict[str, Any], ...]:
             if key in a:
                 art[key] = a[key]
         art["parts"] = list(_parts(r, a.get("parts", a.get("text")), f"{path}[{i}].parts"))
+        if r.boolean(a.get("chunked", False), f"{path}[{i}].chunked"):
+            art[CHUNKED] = True  # streamed one part per update: append after the first, lastChunk on the last
         out.append(art)
     return tuple(out)
 

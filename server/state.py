@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import time
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
@@ -66,6 +67,8 @@ class LabState:
     calls: Counter[str] = field(default_factory=Counter)
     open_streams: int = 0
     run_seed: int = 0
+    #: When this scenario started serving (wall clock): the card's Last-Modified.
+    started_at: float = field(default_factory=time.time)
     _cards: dict[str, bytes] = field(default_factory=dict)
     #: Background movers of tasks that time moves on (keep_moving), by task id.
     _movers: dict[str, asyncio.Task[None]] = field(default_factory=dict)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Union
 
 from a2a_lab.protocol.errors import A2AError, ErrorType
@@ -100,26 +100,68 @@ def _first(rec: TaskRecord, script: StreamScript, snapshot: dict[str, Any]) -> E
 
 
 async def drive(state: LabState, rec: TaskRecord, script: StreamScript, resume: bool = False) -> AsyncIterator[Item]:
-    """Stream a task this call created (or resumed): first a snapshot, then each step until a stop."""
+    """Stream a task this call created (or resumed): first a snapshot, then each step until a stop.
+
+    A task that time moves on (`advance: {after_ms}`) moves by itself (see LabState.keep_moving); its stream
+    follows its events as a subscriber does, so a dropped or closed stream never holds the task back."""
     engine, emit = state.engine, _Emitter(script)
-    for text in script.comments:
-        yield Comment(text)
-    for item in emit.out(_first(rec, script, engine.snapshot(rec))):
-        yield item
-    first_round = resume
-    while not emit.done:
-        if rec.at_last_step or (not first_round and _stops_here(rec, script)) or rec.state.terminal:
-            break
-        first_round = False
-        wait = engine.next_move_in(rec)
-        delay = script.interval_ms / 1000 if wait is None else max(wait, script.interval_ms / 1000)
-        if delay:
-            await asyncio.sleep(delay)
-        for event in engine.step(rec):
-            for item in emit.out(event):
+    timed = rec.script.advance_after_ms is not None
+    queue: asyncio.Queue[Event | None] | None = None
+    if timed:
+        queue = asyncio.Queue()
+        rec.listeners.append(queue)
+    try:
+        for text in script.comments:
+            yield Comment(text)
+        for item in emit.out(_first(rec, script, engine.snapshot(rec))):
+            yield item
+        if queue is not None:
+            if resume and not emit.done and not rec.at_last_step and not rec.state.terminal:
+                engine.step(rec)  # the user's input moves an interrupted task on at once; time does the rest
+                state.keep_moving(rec)
+            async for item in _follow(state, rec, script, emit, queue, stopped=False, hold=False):
                 yield item
-    if script.final_snapshot and not emit.done:
-        yield {"task": engine.snapshot(rec)}
+        else:
+            first_round = resume
+            while not emit.done:
+                if rec.at_last_step or (not first_round and _stops_here(rec, script)) or rec.state.terminal:
+                    break
+                first_round = False
+                if script.interval_ms:
+                    await asyncio.sleep(script.interval_ms / 1000)
+                for event in engine.step(rec):
+                    for item in emit.out(event):
+                        yield item
+        if script.final_snapshot and not emit.done:
+            yield {"task": engine.snapshot(rec)}
+    finally:
+        if queue is not None:
+            rec.listeners.remove(queue)
+
+
+async def _follow(state: LabState, rec: TaskRecord, script: StreamScript, emit: _Emitter, queue: asyncio.Queue[Event | None],
+                  stopped: bool, hold: bool = True) -> AsyncIterator[Item]:
+    """A task's events as they happen (time moves it: a tick when a step is due), until a stop or the emitter is done.
+    `hold`: stay open on a task that nothing will move any more (a subscriber waits for a cancel); else close."""
+    engine = state.engine
+    stopped = stopped or (_stops_here(rec, script) and queue.empty())
+    while not emit.done and not stopped:
+        wait = engine.next_move_in(rec) if queue.empty() else None
+        if wait is None and queue.empty() and not hold:
+            break
+        try:
+            event = await asyncio.wait_for(queue.get(), timeout=wait) if wait is not None else await queue.get()
+        except asyncio.TimeoutError:
+            engine.tick(rec)
+            continue
+        if event is None:
+            break
+        for item in emit.out(event):
+            yield item
+        update = event.get("statusUpdate")
+        if update:
+            state_now = TaskState(update["status"]["state"])
+            stopped = state_now.terminal or (state_now.interrupted and script.close_at_interrupted)
 
 
 async def subscribe(state: LabState, rec: TaskRecord, script: StreamScript) -> AsyncIterator[Item]:
@@ -132,21 +174,10 @@ async def subscribe(state: LabState, rec: TaskRecord, script: StreamScript) -> A
             yield Comment(text)
         for item in emit.out({"task": engine.snapshot(rec)}):
             yield item
-        stopped = _stops_here(rec, script)
-        while not emit.done and not stopped:
-            wait = engine.next_move_in(rec) if queue.empty() else None
-            try:
-                event = await asyncio.wait_for(queue.get(), timeout=wait) if wait is not None else await queue.get()
-            except asyncio.TimeoutError:
-                engine.tick(rec)
-                continue
-            if event is None:
-                break
-            for item in emit.out(event):
-                yield item
-            update = event.get("statusUpdate")
-            if update:
-                state_now = TaskState(update["status"]["state"])
-                stopped = state_now.terminal or (state_now.interrupted and script.close_at_interrupted)
+        # §3.1.6: a subscription ends when the task becomes terminal; it outlives an interrupted state, so a
+        # subscriber sees the answer to INPUT_REQUIRED through to the end.
+        until_terminal = replace(script, close_at_interrupted=False)
+        async for item in _follow(state, rec, until_terminal, emit, queue, stopped=rec.state.terminal, hold=True):
+            yield item
     finally:
         rec.listeners.remove(queue)

@@ -65,9 +65,13 @@ def streaming_used(view: RunView, c: Check) -> CheckResult:
        "Asked to register a webhook (A2A_LAB_ACTION webhook), the client's receiver answers every genuine notification with 2xx "
        "and refuses one sent with wrong credentials (the scenario's probe).")
 def push_receiver(view: RunView, c: Check) -> CheckResult:
+    from a2a_lab.protocol import cards
+
     if not view.action.get("webhook"):
         return _not_asked(c, "register a webhook")
     deliveries = [e for e in view.entries if e.get("kind") == "push"]
+    if not deliveries and not cards.capability(view.card, "pushNotifications"):
+        return c.skipped("the card does not allow push notifications (CAPABILITIES-RESPECTED judges this case)")
     if not deliveries:
         registered = any(call.operation is Operation.CREATE_PUSH_CONFIG for call in view.a2a_calls) or any(
             isinstance(call.params(), dict) and isinstance(call.params().get("configuration"), dict)
@@ -112,9 +116,13 @@ def auth_presented(view: RunView, c: Check) -> CheckResult:
        "Asked to (A2A_LAB_ACTION extended_card) by a card that declares capabilities.extendedAgentCard, the client calls "
        "GetExtendedAgentCard, authenticated, and uses the extended card for the session.")
 def extended_card(view: RunView, c: Check) -> CheckResult:
+    from a2a_lab.protocol import cards
+
     if not view.action.get("extended_card"):
         return _not_asked(c, "fetch the extended card")
     calls = [call for call in view.a2a_calls if call.operation is Operation.GET_EXTENDED_CARD]
+    if not calls and not cards.capability(view.card, "extendedAgentCard"):
+        return c.skipped("the card declares no extended card (CAPABILITIES-RESPECTED judges this case)")
     if not calls:
         return _unimplemented(c, "the client did not call GetExtendedAgentCard")
     if all(call.answer.get("result_kind") == "error" for call in calls):

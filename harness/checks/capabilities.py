@@ -3,24 +3,43 @@
 from __future__ import annotations
 
 from a2a_lab.protocol import cards
-from a2a_lab.protocol.operations import SPECS
+from a2a_lab.protocol.operations import SPECS, Operation
 
-from ..journal_view import RunView
+from ..journal_view import Call, RunView
 from ..model import CheckResult, Level
 from .base import Check, check
 
 
 @check("CAPABILITIES-RESPECTED", Level.MUST, "A2A 1.0 §3.3.4 (C4), §3.1.2, §3.1.6-§3.1.11", "No streaming, push or extended card the card does not offer",
        "Clients SHOULD check the card's capabilities before optional operations: streaming (SendStreamingMessage, "
-       "SubscribeToTask), pushNotifications (push config methods), extendedAgentCard (GetExtendedAgentCard).",
+       "SubscribeToTask), pushNotifications (push config methods, or a push config inline in a send), extendedAgentCard "
+       "(GetExtendedAgentCard).",
        "spec keyword SHOULD; graded MUST: a conforming server answers such calls with an error, so the client gets no answer")
 def capabilities_respected(view: RunView, c: Check) -> CheckResult:
-    gated = [call for call in view.a2a_calls if call.operation is not None and SPECS[call.operation].capability]
-    if not gated:
+    # Each use of an optional feature: (call, the capability it needs, how to name it). A webhook registered inline in a
+    # send (configuration.taskPushNotificationConfig; 0.3 pushNotificationConfig) needs capabilities.pushNotifications
+    # as much as CreateTaskPushNotificationConfig does (§3.1.7, §3.3.4).
+    uses: list[tuple[Call, str, str]] = []
+    for call in view.a2a_calls:
+        if call.operation is None:
+            continue
+        needed = SPECS[call.operation].capability
+        if needed:
+            uses.append((call, needed, call.operation.value))
+        if call.operation in (Operation.SEND_MESSAGE, Operation.SEND_STREAMING_MESSAGE) and _inline_push(call):
+            uses.append((call, "pushNotifications", f"{call.operation.value} with an inline push config"))
+    if not uses:
         return c.skipped("no capability-gated operation was called")
-    for call in gated:
-        capability = SPECS[call.operation].capability  # type: ignore[index]
-        if not cards.capability(view.card, capability or ""):
-            return c.broken(f"{call.operation.value} was called although the card does not declare capabilities.{capability}",  # type: ignore[union-attr]
-                            f"no {call.operation.value} (capabilities.{capability} is absent or false)", call.label(), [call])  # type: ignore[union-attr]
+    for call, capability, what in uses:
+        if not cards.capability(view.card, capability):
+            return c.broken(f"{what} was sent although the card does not declare capabilities.{capability}",
+                            f"no {what} (capabilities.{capability} is absent or false)", call.label(), [call])
     return c.passed("optional operations used only where the card allows them")
+
+
+def _inline_push(call: Call) -> bool:
+    params = call.params()
+    config = params.get("configuration") if isinstance(params, dict) else None
+    if not isinstance(config, dict):
+        return False
+    return any(config.get(key) for key in ("taskPushNotificationConfig", "pushNotificationConfig", "pushNotification"))

@@ -36,6 +36,10 @@ def card_discovery(view: RunView, c: Check) -> CheckResult:
        "card is not a reason to give up. What a client supports is what it is seen to use anywhere in the run, or what "
        "--client-supports declares.")
 def interface_selection(view: RunView, c: Check) -> CheckResult:
+    if view.expect.no_call_allowed and not view.calls:
+        return c.skipped("the client made no call, which a correct client may do here (RESULT-EXPECTED judges it)")
+    if view.calls and not any((e.get("response") or {}).get("status", 0) in (*range(200, 300), 304) for e in view.card_fetches):
+        return c.skipped("the server served no card, so there was no interface to select (CARD-DISCOVERY judges the calls)")
     if not view.supports:
         servable = [i for i in view.interfaces if i.core_binding is not None and i.known_version is not None and view.interface_path(i) is not None]
         if view.a2a_calls or not servable:
@@ -45,6 +49,13 @@ def interface_selection(view: RunView, c: Check) -> CheckResult:
     expected = view.expected_interface()
     if expected is None:
         return c.skipped("the card lists no interface this client is known to support")
+    first_request = view.calls[0] if view.calls else None
+    if first_request is not None and first_request.entry.get("unmatched") and view.declared_at(first_request):
+        went = view.declared_at(first_request)[0]
+        if went != expected:
+            return c.broken("the first call went to a declared interface the client does not speak, not to the first one it supports",
+                            f"#{expected.index} {expected.label}", f"{first_request.entry.get('method')} {first_request.entry.get('path')}: "
+                            f"#{went.index} {went.label}", [first_request])
     if not view.a2a_calls:
         if view.calls:
             return c.skipped("the client made no A2A call the server could route (see URL-FROM-CARD)")
@@ -60,14 +71,21 @@ def interface_selection(view: RunView, c: Check) -> CheckResult:
 
 
 @check("URL-FROM-CARD", Level.MUST, "A2A 1.0 §8.3.2 rule 3; 0.3 §5.6.3", "Requests go to a declared URL",
-       "A client MUST use the URL declared for the chosen interface; requests to paths the card does not declare reach nothing.")
+       "A client MUST use the URL declared for the chosen interface, host and port included; a request to a URL the card does "
+       "not declare is a guess, whether or not anything answers there.")
 def url_from_card(view: RunView, c: Check) -> CheckResult:
-    stray = [call for call in view.calls if call.entry.get("unmatched")]
+    # A request the server could not route still came from the card when it went to a declared interface URL
+    # (one of a binding the server does not serve): INTERFACE-SELECTION judges that choice.
+    stray = [call for call in view.calls if call.entry.get("unmatched") and not view.declared_at(call)]
+    # A request the server did route is stray too when the card declares no interface of its binding there
+    # (an endpoint the server happens to serve, found by guessing).
+    stray += [call for call in view.a2a_calls if not view.declared(call)]
     # The host counts too: an interface may live on another origin than the card (field: gateways, CDNs).
     stray += [call for call in view.a2a_calls if view.declared(call)
               and call.headers.get("host") not in {urlsplit(i.url).netloc for i in view.declared(call)}]
     if not view.calls:
         return c.skipped("the client made no request")
+    stray = sorted({call.seq: call for call in stray}.values(), key=lambda call: call.seq)
     if stray:
         return c.broken("the client sent requests to URLs the card does not declare", "only interface URLs from the card",
                         ", ".join(f"{s.entry['method']} {s.entry['path']}" for s in stray[:5]), stray)

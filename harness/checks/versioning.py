@@ -57,7 +57,8 @@ def version_matches_method(view: RunView, c: Check) -> CheckResult:
 def method_matches_interface(view: RunView, c: Check) -> CheckResult:
     if not view.a2a_calls:
         return c.skipped("no A2A call")
-    bad = [call for call in view.a2a_calls if call.version not in {i.known_version for i in view.declared(call)}]
+    # A call to a URL the card does not declare has no interface version to match (URL-FROM-CARD judges it).
+    bad = [call for call in view.a2a_calls if view.declared(call) and call.version not in {i.known_version for i in view.declared(call)}]
     if bad:
         call = bad[0]
         offered = ", ".join(sorted({i.version for i in view.declared(call)})) or "nothing"

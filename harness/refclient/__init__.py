@@ -3,24 +3,32 @@
     from a2a_lab.harness.refclient import ClientOptions, run
     result = run("http://127.0.0.1:8000", "hello", ClientOptions(follow=3))
     result.kind, result.state, result.text, result.exit_code
+    run(url, "weather?", ClientOptions(follow_up="Paris", webhook=True, token="s3cret"))
 
 It reads the card (bounded), picks the first interface it speaks (JSON-RPC or HTTP+JSON, A2A 1.0 or
 0.3), sends one message with the right method, shape and A2A-Version header, follows a running task
 up with GetTask a bounded number of times, falls back to the next interface only when this one does
 not speak the method or version, and reports everything as a Result (never a traceback).
+
+What a scenario asks beyond one message (A2A_LAB_ACTION) maps to ClientOptions fields (actions.py):
+answer the task once more (`follow_up`), stream, register a webhook of its own (webhook.py), present a
+bearer token, fetch the extended card, resubscribe after a dropped stream, verify the card's signature.
 """
 
+from .actions import action_options, read_action
 from .client import run, user_message
 from .discovery import Discovered, card_urls, discover
 from .failures import ClientFailure, UsageFailure, invites_fallback
 from .http import make_client, user_agent
-from .options import DEFAULT_TEXT, ENV_CARD_URL, ENV_MESSAGE, ENV_RESULT, ClientOptions
+from .options import DEFAULT_TEXT, ENV_ACTION, ENV_CARD_URL, ENV_MESSAGE, ENV_RESULT, ClientOptions
 from .result import EXIT_ANSWER, EXIT_NO_ANSWER, EXIT_USAGE, Result, render_text, report_to_env, write_result
 from .selection import SUPPORTED, Selection, select_interfaces
+from .signature import load_jwks, verify_card
+from .webhook import Notification, WebhookReceiver
 
 __all__ = [
-    "DEFAULT_TEXT", "ENV_CARD_URL", "ENV_MESSAGE", "ENV_RESULT", "EXIT_ANSWER", "EXIT_NO_ANSWER", "EXIT_USAGE", "SUPPORTED",
-    "ClientFailure", "ClientOptions", "Discovered", "Result", "Selection", "UsageFailure",
-    "card_urls", "discover", "invites_fallback", "make_client", "render_text", "report_to_env", "run",
-    "select_interfaces", "user_agent", "user_message", "write_result",
+    "DEFAULT_TEXT", "ENV_ACTION", "ENV_CARD_URL", "ENV_MESSAGE", "ENV_RESULT", "EXIT_ANSWER", "EXIT_NO_ANSWER", "EXIT_USAGE", "SUPPORTED",
+    "ClientFailure", "ClientOptions", "Discovered", "Notification", "Result", "Selection", "UsageFailure", "WebhookReceiver",
+    "action_options", "card_urls", "discover", "invites_fallback", "load_jwks", "make_client", "read_action", "render_text",
+    "report_to_env", "run", "select_interfaces", "user_agent", "user_message", "verify_card", "write_result",
 ]

@@ -1,33 +1,43 @@
-"""The client's one conversation: discover, select, send one message, follow a task up politely, report.
+"""The client's one conversation: discover, (verify,) select, send one message, follow a task up politely,
+(answer it once,) report.
 
 - A message is the answer: never GetTask after it.
 - A task in a terminal or interrupted state is the answer (artifacts are read from it).
-- A SUBMITTED or WORKING task is followed up with GetTask at most `follow` times, waiting a little
-  longer each time, until it stops.
+- A SUBMITTED or WORKING task is followed up (follow.py): GetTask at most `follow` times per turn, waiting
+  a little longer each time; SubscribeToTask first after a broken stream when asked to resubscribe; the
+  client's own webhook first when asked for one.
 - An interface that does not speak the method or version (-32601, -32009, HTTP+JSON 404/405) gives way
   to the next declared interface the client speaks: each is tried at most once.
+- What a scenario asks beyond that (ClientOptions: follow_up, stream, webhook, token, extended_card,
+  resubscribe, jwks) is done only where the card allows it; otherwise the result says why not.
 """
 
 from __future__ import annotations
 
 import uuid
+from contextlib import ExitStack
+from dataclasses import dataclass
 from typing import Any
 
 import httpx
 
-from a2a_lab.protocol import cards
-from a2a_lab.protocol.cards import Interface
+from a2a_lab.protocol import cards, requests
 from a2a_lab.protocol.operations import Operation
-from a2a_lab.protocol.states import Role
+from a2a_lab.protocol.states import Role, TaskState
 
 from .discovery import discover
+from .extended import use_extended_card
 from .failures import ClientFailure, invites_fallback
+from .follow import Follower
 from .http import make_client
 from .options import DEFAULT_TEXT, ClientOptions
-from .reading import Answer, StreamFold, TaskView, parts_text, read_send_result, read_task
+from .reading import Answer, TaskView, parts_text, read_send_result
 from .result import Result
-from .selection import select_interfaces
+from .selection import Selection, select_interfaces
+from .signature import verify_card
+from .streaming import consume
 from .transport import Transport
+from .webhook import WebhookReceiver
 
 
 def user_message(text: str) -> dict[str, Any]:
@@ -38,7 +48,8 @@ def user_message(text: str) -> dict[str, Any]:
 def run(target: str, text: str = DEFAULT_TEXT, options: ClientOptions | None = None, http: httpx.Client | None = None) -> Result:
     """Talk to the agent behind `target` (its base URL or card URL) and report what was understood.
 
-    Never raises for anything the server or the network does; the Result carries the error.
+    Never raises for anything the server or the network does; the Result carries the error, and its
+    kind is then `error` (an unusable answer is never reported as a message or a task).
     """
     options = options or ClientOptions()
     own = http is None
@@ -47,8 +58,9 @@ def run(target: str, text: str = DEFAULT_TEXT, options: ClientOptions | None = N
     try:
         _run(client, target, text, options, result)
     except ClientFailure as failure:
-        result.error = failure.as_dict()
+        result.kind, result.error = "error", failure.as_dict()
     except Exception as exc:  # noqa: BLE001 - a client bug is reported as a result, never a traceback
+        result.kind = "error"
         result.error = {"type": "internal", "message": f"a2a-lab reference client failed unexpectedly ({type(exc).__name__}: {exc}); please report it"}
     finally:
         if own:
@@ -56,28 +68,87 @@ def run(target: str, text: str = DEFAULT_TEXT, options: ClientOptions | None = N
     return result
 
 
+@dataclass
+class Session:
+    """What holds for the whole conversation: options, the result being written, what the card allows."""
+
+    http: httpx.Client
+    options: ClientOptions
+    result: Result
+    stream: bool = False
+    receiver: WebhookReceiver | None = None
+
+
+@dataclass
+class Turn:
+    """One message's answer: what came back, whether it was streamed, and the webhook cursor when it was sent."""
+
+    answer: Answer
+    broken: ClientFailure | None
+    streamed: bool
+    since: int
+
+
 def _run(http: httpx.Client, target: str, text: str, options: ClientOptions, result: Result) -> None:
     found = discover(http, target, options)
     result.card_url = found.url
     result.warnings.extend(found.warnings)
-    selection = select_interfaces(found.card, options.binding)
+    card = found.card
+    if options.jwks is not None:
+        result.signature = verify_card(card, options.jwks)  # raises: an unverified card is never used
+    selection = _select(card, options, result)
+    session = Session(http, options, result, stream=_may_stream(card, options, result))
+    with ExitStack() as stack:
+        if _may_push(card, options, result):
+            session.receiver = stack.enter_context(WebhookReceiver())
+            stack.callback(_report_webhook, session)
+        if options.extended_card:
+            selection = use_extended_card(http, card, selection, options, result)
+        _converse(session, selection, text)
+
+
+def _select(card: dict[str, Any], options: ClientOptions, result: Result) -> Selection:
+    selection = select_interfaces(card, options.binding)
     result.warnings.extend(selection.warnings)
     result.skipped = selection.skipped
     if not selection.candidates:
-        declared = [i.label for i in cards.interfaces(found.card)]
+        declared = [i.label for i in cards.interfaces(card)]
         limit = f" {options.binding.value}" if options.binding else " JSONRPC or HTTP+JSON"
         raise ClientFailure("selection", f"the card declares no interface this client speaks ({limit.strip()}, A2A 1.0 or 0.3); declared: "
                             + ("; ".join(declared) or "none"))
-    stream = options.stream
-    if stream and not cards.capability(found.card, "streaming"):
+    return selection
+
+
+def _may_stream(card: dict[str, Any], options: ClientOptions, result: Result) -> bool:
+    if options.stream and not cards.capability(card, "streaming"):
         result.warnings.append("streaming was asked for, but the card does not declare capabilities.streaming: used SendMessage instead")
-        stream = False
+        return False
+    return options.stream
+
+
+def _may_push(card: dict[str, Any], options: ClientOptions, result: Result) -> bool:
+    if options.webhook and not cards.capability(card, "pushNotifications"):
+        result.warnings.append("a webhook was asked for, but the card does not declare capabilities.pushNotifications: none registered")
+        return False
+    return options.webhook
+
+
+def _report_webhook(session: Session) -> None:
+    """Before the receiver shuts down: let deliveries already under way finish, then record what it saw."""
+    receiver = session.receiver
+    assert receiver is not None
+    receiver.settle(session.options.push_quiet, session.options.push_wait)
+    session.result.webhook = receiver.summary()
+
+
+def _converse(session: Session, selection: Selection, text: str) -> None:
+    result = session.result
     for position, iface in enumerate(selection.candidates):
         result.interface = iface
-        transport = Transport(http, iface, options)
+        transport = Transport(session.http, iface, session.options)
         try:
             # A fresh messageId per request: the bodies differ between interfaces, so one id would be reused.
-            answer, pending = _send(transport, user_message(text), stream, result)
+            turn = _send(transport, user_message(text), session, register=True)
         except ClientFailure as failure:
             if invites_fallback(failure) and position + 1 < len(selection.candidates):
                 nxt = selection.candidates[position + 1]
@@ -85,7 +156,8 @@ def _run(http: httpx.Client, target: str, text: str, options: ClientOptions, res
                 result.warnings.append(f"{iface.label} does not serve this call ({failure.message}); falling back to {nxt.label}")
                 continue
             raise
-        _finish(transport, answer, pending, options, result)
+        _finish(transport, turn, session)
+        _answer_once(transport, session)
         return
 
 
@@ -93,53 +165,46 @@ def _brief(failure: ClientFailure) -> dict[str, Any]:
     return {k: failure.details[k] for k in ("code", "http_status", "reason") if k in failure.details}
 
 
-def _send(transport: Transport, message: dict[str, Any], stream: bool, result: Result) -> tuple[Answer, ClientFailure | None]:
-    """The answer to the one message, and a failure that broke a stream after a task was known (if any)."""
-    params = {"message": message, "configuration": {"returnImmediately": False}}
-    if not stream:
+def _send(transport: Transport, message: dict[str, Any], session: Session, register: bool, resumes: TaskState | None = None) -> Turn:
+    """Send one message (streamed when allowed); with a webhook, registered inline on the first message and
+    the call made non-blocking (the notifications, or GetTask, follow the task up). `resumes`: the state of
+    the task the message continues."""
+    receiver, result = session.receiver, session.result
+    push = requests.push_config(receiver.url, receiver.credentials, receiver.token) if receiver is not None and register else None
+    params = {"message": message, "configuration": requests.send_configuration(return_immediately=receiver is not None, push=push)}
+    since = receiver.mark() if receiver is not None else 0
+    if not session.stream:
         body = transport.call(Operation.SEND_MESSAGE, params, result.warnings)
-        return read_send_result(body, transport.form, result.warnings), None
+        return Turn(read_send_result(body, transport.form, result.warnings), None, False, since)
     result.streamed = True
-    fold = StreamFold(transport.form)
-    events = transport.stream(Operation.SEND_STREAMING_MESSAGE, params, result.warnings)
-    broken: ClientFailure | None = None
-    try:
-        for body in events:
-            fold.apply(body, result.warnings)
-            if fold.done:
-                break
-    except ClientFailure as failure:
-        if fold.answer is None or fold.answer.task is None or fold.answer.task.id is None:
-            raise
-        broken = failure
-    finally:
-        events.close()
-    if fold.answer is None:
-        raise ClientFailure("invalid_response", f"the stream from {transport.iface.url} closed without any event",
-                            {"operation": Operation.SEND_STREAMING_MESSAGE.value, "binding": transport.binding.value})
-    if not fold.done and broken is None and not (fold.answer.task and fold.answer.task.stops):
-        state = fold.answer.task.state.short if fold.answer.task and fold.answer.task.state else "an unknown state"
-        result.warnings.append(f"the stream closed at {state}, before a terminal or interrupted state")
-    return fold.answer, broken
+    end = consume(transport, Operation.SEND_STREAMING_MESSAGE, params, result.warnings, resumed_from=resumes)
+    return Turn(end.answer, end.broken, True, since)
 
 
-def _finish(transport: Transport, answer: Answer, broken: ClientFailure | None, options: ClientOptions, result: Result) -> None:
+def _finish(transport: Transport, turn: Turn, session: Session) -> None:
+    result, options, answer = session.result, session.options, turn.answer
     if answer.kind == "message":
         msg = answer.message or {}
         result.kind, result.text = "message", parts_text(msg.get("parts", []))
         result.context_id, result.task_id = msg.get("contextId"), msg.get("taskId")
+        result.state = None
         return
     task = answer.task or TaskView()
-    if broken is not None:
-        result.warnings.append(f"the stream broke off ({broken.message}); following the task up with GetTask")
+    if session.receiver is not None and task.id is not None:
+        session.receiver.expect(task.id)
+    resubscribing = turn.streamed and options.resubscribe and session.stream
+    if turn.broken is not None:
+        how = "resubscribing with SubscribeToTask" if resubscribing else "following the task up with GetTask"
+        result.warnings.append(f"the stream broke off ({turn.broken.message}); {how}")
+    follower = Follower(transport, options, result, task, session.receiver, turn.since)
     try:
-        task = _follow_up(transport, task, options, result)
+        task = follower.follow(turn.streamed, session.stream)
     finally:
-        _take_task(result, task)
+        _take_task(result, follower.task)
     if not task.stops:
         state = task.state.short if task.state else repr(task.raw_state)
         why = ("no follow-up was allowed (--follow 0)" if options.follow <= 0 else
-               f"still {state} after {result.follow_ups} GetTask follow-up{'s' if result.follow_ups != 1 else ''}")
+               f"still {state} after {follower.polls} GetTask follow-up{'s' if follower.polls != 1 else ''}")
         if task.id is None:
             why = "the task has no id to follow up"
         result.error = {"type": "no_answer", "message": f"the task did not finish: {why}"}
@@ -150,19 +215,27 @@ def _take_task(result: Result, task: TaskView) -> None:
     result.task_id, result.context_id = task.id, task.context_id
 
 
-def _follow_up(transport: Transport, task: TaskView, options: ClientOptions, result: Result) -> TaskView:
-    delays = options.delays()
-    while not task.stops and task.id is not None and result.follow_ups < len(delays):
-        options.sleep(delays[result.follow_ups])
-        result.follow_ups += 1
-        try:
-            body = transport.call(Operation.GET_TASK, {"id": task.id}, result.warnings)
-        except ClientFailure as failure:
-            _take_task(result, task)
-            raise ClientFailure(failure.type, f"GetTask follow-up #{result.follow_ups}: {failure.message}", failure.details) from None
-        fresh = read_task(body, transport.form, "GetTask result", result.warnings)
-        if fresh.id != task.id:
-            result.warnings.append(f"GetTask for {task.id!r} answered task {fresh.id!r}")
-            fresh.id = fresh.id or task.id
-        task = fresh
-    return task
+def _answer_once(transport: Transport, session: Session) -> None:
+    """The follow_up action: one more message to the same task (§3.4: its taskId and contextId), on the same
+    interface. Sent when the task stopped, interrupted or finished (a finished task must refuse it); never twice."""
+    result, text = session.result, session.options.follow_up
+    if text is None:
+        return
+    if result.kind != "task" or not result.task_id:
+        result.warnings.append("the follow-up was not sent: the agent answered with a message, not a task to continue")
+        return
+    if result.error is not None or result.state is None or not result.state.stops:
+        result.warnings.append("the follow-up was not sent: the task did not stop")
+        return
+    message = {**user_message(text), "taskId": result.task_id}
+    if result.context_id:
+        message["contextId"] = result.context_id
+    result.follow_up = True
+    task_id, state = result.task_id, result.state
+    try:
+        turn = _send(transport, message, session, register=False, resumes=state if state.interrupted else None)
+    except ClientFailure as failure:
+        raise ClientFailure(failure.type, f"the follow-up to task {task_id} ({state.short}): {failure.message}", failure.details) from None
+    if turn.answer.kind == "task" and turn.answer.task is not None and turn.answer.task.id not in (None, task_id):
+        result.warnings.append(f"the follow-up to task {task_id} was answered with another task, {turn.answer.task.id}")
+    _finish(transport, turn, session)

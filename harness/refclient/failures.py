@@ -17,7 +17,7 @@ _FALLBACK_HTTP = frozenset({404, 405})
 @dataclass
 class ClientFailure(Exception):
     """`type` is a stable word for machines (discovery, selection, transport, http, invalid_response,
-    remote, no_answer); `message` is a sentence for people."""
+    remote, no_answer, signature); `message` is a sentence for people."""
 
     type: str
     message: str

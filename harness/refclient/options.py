@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from a2a_lab.protocol.bindings import Binding
 from a2a_lab.protocol.cards import DEFAULT_CARD_SIZE_LIMIT
 
-from ..handshake import ENV_CARD_URL, ENV_MESSAGE, ENV_RESULT  # noqa: F401  (re-exported)
+from ..handshake import ENV_ACTION, ENV_CARD_URL, ENV_MESSAGE, ENV_RESULT  # noqa: F401  (re-exported)
 
 DEFAULT_TEXT = "Hello from a2a-lab"
 DEFAULT_FOLLOW = 10
@@ -22,6 +23,10 @@ POLL_CAP_S = 2.0
 #: A careful client reads bounded answers (the card has its own limit) and bounded streams.
 RESPONSE_SIZE_LIMIT = 4 * 1024 * 1024
 STREAM_EVENT_LIMIT = 1000
+#: How long the webhook waits for the notification of a state the client already knows, and how long it
+#: must have been quiet before it shuts down (so no delivery the agent already started is cut off).
+PUSH_WAIT_S = 5.0
+PUSH_QUIET_S = 0.25
 
 
 @dataclass(frozen=True)
@@ -40,6 +45,23 @@ class ClientOptions:
     poll_cap: float = POLL_CAP_S
     #: How the client waits between follow-ups (tests may pass a recorder).
     sleep: Callable[[float], None] = time.sleep
+    # ---- what a scenario may ask (A2A_LAB_ACTION; the command line's flags): see actions.py
+    #: Answer an interrupted task (INPUT_REQUIRED / AUTH_REQUIRED) once with this text, same taskId and
+    #: contextId; a finished task gets it too (the agent must refuse: UnsupportedOperationError).
+    follow_up: str | None = None
+    #: Register a webhook of the client's own (a loopback receiver) inline in SendMessage, when the card
+    #: declares capabilities.pushNotifications, and wait for its notifications.
+    webhook: bool = False
+    #: Present `Authorization: Bearer <token>` on every A2A call (GetExtendedAgentCard included).
+    token: str | None = None
+    #: Fetch the extended card (when the card declares capabilities.extendedAgentCard) and use its interfaces.
+    extended_card: bool = False
+    #: After a stream breaks before the task stops, SubscribeToTask (then GetTask) instead of GetTask alone.
+    resubscribe: bool = False
+    #: Verify the card's signatures against this JWKS before calling the agent; None: do not verify.
+    jwks: Mapping[str, Any] | None = None
+    push_wait: float = PUSH_WAIT_S
+    push_quiet: float = PUSH_QUIET_S
 
     def delays(self) -> list[float]:
         """The wait before each GetTask follow-up: start, x factor, capped."""

@@ -34,6 +34,16 @@ class Result:
     attempts: list[dict[str, Any]] = field(default_factory=list)
     #: Card interfaces passed over (unsupported binding or version, or excluded by --binding).
     skipped: list[str] = field(default_factory=list)
+    #: A second message was sent to the task (the follow_up action).
+    follow_up: bool = False
+    #: The extended card was fetched (and its interfaces used when it had any).
+    extended_card: bool = False
+    #: SubscribeToTask was called after a stream ended before the task stopped.
+    resubscribed: bool = False
+    #: The client's webhook: {"url", "notifications", "refused"}; None when none was registered.
+    webhook: dict[str, Any] | None = None
+    #: What verified the card's signature: {"verified", "kid", "alg", "signatures"}; None when not asked.
+    signature: dict[str, Any] | None = None
 
     @property
     def interrupted(self) -> bool:
@@ -68,6 +78,11 @@ class Result:
             "follow_ups": self.follow_ups,
             "attempts": self.attempts,
             "skipped": self.skipped,
+            "follow_up": self.follow_up,
+            "extended_card": self.extended_card,
+            "resubscribed": self.resubscribed,
+            "webhook": self.webhook,
+            "signature": self.signature,
             "warnings": self.warnings,
             "error": self.error,
         }
@@ -98,8 +113,18 @@ def render_text(result: Result) -> str:
         row("card", result.card_url)
     for attempt in result.attempts:
         row("tried", f"{attempt['interface']} -> {attempt['error']}")
+    if result.signature is not None:
+        row("signature", f"verified (kid {result.signature.get('kid')!r}, {result.signature.get('alg')})")
+    if result.extended_card:
+        row("card", "extended card fetched")
     if result.interface is not None:
         row("interface", result.interface.label + (f" (tenant {result.interface.tenant})" if result.interface.tenant else ""))
+    if result.webhook is not None:
+        row("webhook", f"{result.webhook['url']}: {result.webhook['notifications']} notification(s) accepted, {result.webhook['refused']} refused")
+    if result.resubscribed:
+        row("stream", "resubscribed to the task after the stream ended early")
+    if result.follow_up:
+        row("follow-up", "a second message was sent to the task")
     if result.kind == "message":
         row("answer", "a message" + (" (streamed)" if result.streamed else ""))
     elif result.kind == "task":

@@ -49,7 +49,7 @@ class Transport:
 
     def _headers(self, accept: str) -> dict[str, str]:
         return {"Content-Type": requests.content_type(self.binding, self.version), "Accept": accept,
-                **requests.version_headers(self.version)}
+                **requests.version_headers(self.version), **requests.auth_headers(self.options.token)}
 
     def _accept(self) -> str:
         return A2A_JSON + ", " + JSON if self.binding is Binding.HTTP_JSON and self.version is Version.V1_0 else JSON

@@ -94,6 +94,13 @@ PASSES = [
     Proof("RESULT-MATCHES", "message-without-text", case("data-message"), Outcome.PASS),
     Proof("RESULT-MATCHES", "no-result-written", case(CONFORMANT, "--no-result"), Outcome.UNIMPLEMENTED),
     Proof("CLIENT-INFO", "correct-client", case(CONFORMANT), Outcome.INFORMATIONAL, says="a2a-lab-fake-client/1.0"),
+    # RESULT-EXPECTED and MULTI-TURN (the catalogue's `expect` and A2A_LAB_ACTION follow_up).
+    Proof("RESULT-EXPECTED", "reports-the-garbage-as-error", case("errors/html-500-page"), Outcome.PASS, says="expected conclusion"),
+    Proof("RESULT-EXPECTED", "leaves-a-cardless-agent-alone", case("discovery/no-card"), Outcome.PASS, says="no A2A call"),
+    Proof("RESULT-EXPECTED", "either-refuses-or-uses-a-big-card", case("discovery/oversize-card"), Outcome.PASS, says="left the agent alone"),
+    Proof("RESULT-EXPECTED", "interrupted-state", case("responses/input-required"), Outcome.PASS),
+    Proof("MULTI-TURN", "answers-on-the-same-task", case("responses/multi-turn-follow-up"), Outcome.PASS, says="continued task"),
+    Proof("MULTI-TURN", "writes-to-the-finished-task", case("errors/message-to-terminal-task"), Outcome.PASS),
 ]
 
 FAILS = [
@@ -136,6 +143,16 @@ FAILS = [
     # INFORMATIONAL never fails: a thoroughly broken client is still only described.
     Proof("CLIENT-INFO", "defective-client", defect(CONFORMANT, "wrong-url"), Outcome.INFORMATIONAL, Outcome.FAIL, "a2a-lab-fake-client/1.0"),
     Proof("CLIENT-INFO", "crashing-client", defect(CONFORMANT, "crash"), Outcome.INFORMATIONAL, Outcome.NO_CONTACT, "exit code 3"),
+    # RESULT-EXPECTED and MULTI-TURN.
+    Proof("RESULT-EXPECTED", "garbage-taken-as-an-answer", defect("errors/html-500-page", "assume-success"), Outcome.FAIL, Outcome.FAIL, "kind: error"),
+    Proof("RESULT-EXPECTED", "guesses-without-a-card", defect("discovery/no-card", "guess-without-card"), Outcome.FAIL, Outcome.FAIL, "no A2A call"),
+    Proof("RESULT-EXPECTED", "interrupted-reported-as-failed", defect("responses/input-required", "interrupted-as-failure"), Outcome.FAIL, Outcome.FAIL, "INPUT_REQUIRED"),
+    Proof("RESULT-EXPECTED", "no-result-written", case("errors/html-500-page", "--no-result"), Outcome.UNIMPLEMENTED),
+    Proof("MULTI-TURN", "follow-up-starts-a-new-task", defect("responses/multi-turn-follow-up", "follow-up-new-task"), Outcome.FAIL, Outcome.FAIL, "no taskId"),
+    Proof("MULTI-TURN", "invented-task-id", defect("responses/multi-turn-follow-up", "follow-up-unknown-task"), Outcome.FAIL, Outcome.FAIL, "never created"),
+    Proof("MULTI-TURN", "foreign-context-id", defect("responses/multi-turn-follow-up", "follow-up-wrong-context"), Outcome.FAIL, Outcome.FAIL, "contextId"),
+    # Not acting on the request is not a mistake in itself (the conclusion then is: RESULT-EXPECTED fails it).
+    Proof("MULTI-TURN", "ignores-the-request", case("responses/multi-turn-follow-up", "--ignore-action"), Outcome.UNIMPLEMENTED, Outcome.FAIL, "no follow-up"),
 ]
 
 
@@ -188,13 +205,19 @@ def test_a_defective_client_fails(proof: Proof, outcomes: dict[Case, ScenarioRes
 
 
 def test_every_check_has_both_proofs() -> None:
+    """Every check in the catalogue is proven here or in test_checks_actions.py (the action checks)."""
+    from .test_checks_actions import FAILS as ACTION_FAILS
+    from .test_checks_actions import PASSES as ACTION_PASSES
+
+    passes, fails = [*PASSES, *ACTION_PASSES], [*FAILS, *ACTION_FAILS]
     ids = {c.id for c in catalogue()}
-    assert {p.check for p in PASSES} == ids
-    assert {p.check for p in FAILS} == ids
+    assert {p.check for p in passes} == ids
+    assert {p.check for p in fails} == ids
     for check in catalogue():
-        # A judged check is proven by a miss at its own level; an INFO check by staying INFORMATIONAL.
-        wanted = {"MUST": Outcome.FAIL, "SHOULD": Outcome.NON_STRICT, "INFO": Outcome.INFORMATIONAL}[check.level.value]
-        assert any(p.check == check.id and p.outcome is wanted for p in FAILS), check.id
+        # A judged check is proven by a miss at its own level; an INFO check by staying INFORMATIONAL; a MAY (an
+        # opt-in the client may decline) by UNIMPLEMENTED.
+        wanted = {"MUST": Outcome.FAIL, "SHOULD": Outcome.NON_STRICT, "INFO": Outcome.INFORMATIONAL, "MAY": Outcome.UNIMPLEMENTED}[check.level.value]
+        assert any(p.check == check.id and p.outcome is wanted for p in fails), check.id
 
 
 def test_checks_that_do_not_apply_are_skipped(outcomes: dict[Case, ScenarioResult]) -> None:

@@ -503,16 +503,20 @@ def test_push_delivery_for_a_v03_config_posts_the_task(lab: MakeLab, webhook: Ca
     assert got[-1]["body"]["artifacts"][0]["parts"] == [{"kind": "text", "text": "echo: legacy"}]
 
 
-def test_non_loopback_webhook_is_refused(lab: MakeLab) -> None:
+def test_malformed_webhook_is_refused_and_other_hosts_are_never_called(lab: MakeLab) -> None:
     s = lab()
-    for url in ("http://10.1.2.3/hook", "http://192.168.1.1/hook", "http://example.com/hook", "ftp://127.0.0.1/x", "not a url"):
+    for url in ("ftp://127.0.0.1/x", "not a url", "http:///nohost"):
         inline = rpc_body(s.rpc("SendMessage", {"message": message(), "configuration": {"taskPushNotificationConfig": {"url": url}}}))
         assert inline["error"]["code"] == -32602, url
     assert s.app.state.engine.tasks == {}, "a refused SendMessage leaves no task behind"
-    task = rpc_body(s.send())["result"]["task"]
-    refused = rpc_body(s.rpc("CreateTaskPushNotificationConfig", {"taskId": task["id"], "url": "http://10.1.2.3/hook"}))
-    assert refused["error"]["code"] == -32602 and "10.1.2.3" in refused["error"]["message"]
-    assert [e for e in s.journal if e["kind"] == "push"] == [], "nothing was ever sent"
+    # A config for another host is stored (CRUD works), but deliveries to it are refused (SSRF, §13.2).
+    answer = rpc_body(s.rpc("SendMessage", {"message": message(), "configuration": {"taskPushNotificationConfig": {"url": "http://10.1.2.3/hook"}}}))
+    task = answer["result"]["task"]
+    stored = rpc_body(s.rpc("CreateTaskPushNotificationConfig", {"taskId": task["id"], "url": "http://192.168.1.1/hook"}))
+    assert stored["result"]["url"] == "http://192.168.1.1/hook"
+    assert s.app.state.journal.wait_for(lambda entries: any(e["kind"] == "push" and "response" in e for e in entries))
+    pushes = [e for e in s.journal if e["kind"] == "push"]
+    assert pushes and all("neither loopback" in e["response"]["refused"] for e in pushes), "nothing was ever sent"
 
 
 def test_push_allow_list(lab: MakeLab) -> None:
@@ -532,14 +536,33 @@ def test_push_needs_the_capability(lab: MakeLab) -> None:
 # ==================================================================================== subscriptions, cards, extended cards, hosting
 
 
-def test_subscribe_to_an_interrupted_task_sends_the_snapshot_and_closes(lab: MakeLab) -> None:
+def test_subscribe_to_an_interrupted_task_stays_open_until_terminal(lab: MakeLab) -> None:
+    """§3.1.6: a subscription ends when the task becomes terminal, so it outlives INPUT_REQUIRED."""
+    import threading
+
     s = lab("task: {steps: [SUBMITTED, INPUT_REQUIRED, COMPLETED]}\n")
     task = rpc_body(s.send())["result"]["task"]
     assert task["status"]["state"] == "TASK_STATE_INPUT_REQUIRED"
-    events = data_events(s.rpc("SubscribeToTask", {"id": task["id"]}).text)
-    assert [e["result"]["task"]["status"]["state"] for e in events] == ["TASK_STATE_INPUT_REQUIRED"]
-    rest = data_events(s.http.get(f"{REST_PATH}/tasks/{task['id']}:subscribe", headers=V1).text)  # GET works too (notes D1)
-    assert [next(iter(e)) for e in rest] == ["task"]
+    subscribed = threading.Event()
+    states: list[str] = []
+
+    def subscriber() -> None:
+        body = {"jsonrpc": "2.0", "id": 7, "method": "SubscribeToTask", "params": {"id": task["id"]}}
+        with s.http.stream("POST", RPC_PATH, json=body, headers=V1) as r:
+            for line in r.iter_lines():
+                if line.startswith("data:"):
+                    event = json.loads(line[5:])["result"]
+                    if "task" in event or "statusUpdate" in event:
+                        states.append((event.get("task") or event.get("statusUpdate"))["status"]["state"])
+                    subscribed.set()
+
+    reader = threading.Thread(target=subscriber)
+    reader.start()
+    assert subscribed.wait(10)
+    answer = {"messageId": "m2", "role": "ROLE_USER", "parts": [{"text": "Paris"}], "taskId": task["id"]}
+    assert rpc_body(s.rpc("SendMessage", {"message": answer}))["result"]["task"]["status"]["state"] == "TASK_STATE_COMPLETED"
+    reader.join(10)
+    assert not reader.is_alive() and states == ["TASK_STATE_INPUT_REQUIRED", "TASK_STATE_COMPLETED"]
 
 
 def test_card_options(tmp_path: Path) -> None:

@@ -336,12 +336,14 @@ def test_push_configs_v03(serve: Serve) -> None:
     assert result(s.rpc(RPC, "tasks/pushNotificationConfig/list", {"id": task["id"]}, version=None)) == []
 
 
-def test_push_config_to_a_non_loopback_url_is_refused(serve: Serve) -> None:
+def test_push_config_to_a_non_loopback_url_is_kept_but_never_called(serve: Serve) -> None:
+    """SSRF (§13.2): the config is stored (CRUD works as the spec says), but nothing is delivered to that host."""
     s = serve("spec/conformant")
     task = send(s)
-    error = rpc_error(s.rpc(RPC, "CreateTaskPushNotificationConfig", {"taskId": task["id"], "url": "http://10.1.2.3/hook"}), -32602)
-    assert "10.1.2.3" in error["message"]
-    assert result(s.rpc(RPC, "ListTaskPushNotificationConfigs", {"taskId": task["id"]}))["configs"] == []
+    stored = result(s.rpc(RPC, "CreateTaskPushNotificationConfig", {"taskId": task["id"], "url": "http://10.1.2.3/hook"}))
+    assert stored["url"] == "http://10.1.2.3/hook"
+    assert [c["url"] for c in result(s.rpc(RPC, "ListTaskPushNotificationConfigs", {"taskId": task["id"]}))["configs"]] == ["http://10.1.2.3/hook"]
+    assert not [e for e in s.journal if e["kind"] == "push" and "status" in e.get("response", {})]
 
 
 # ==================================================================================== spec/conformant: streaming

@@ -6,8 +6,12 @@ It deliberately imports nothing from a2a_lab: it is an independent client, writt
 harness runs like any other. By default it fetches the card, picks the first interface (card order) whose
 binding it supports and whose version is 1.0 or 0.3 (an absent version is 0.3), sends one message in that
 version's shape, follows a non-terminal task with polite GetTask polling (>= 100 ms apart, at most 10 times)
-until a terminal or interrupted state, and writes {"kind", "state", "text"} to A2A_LAB_RESULT. Each
-`--defect` switches on one specific mistake (see DEFECTS).
+until a terminal or interrupted state, and writes {"kind", "state", "text"} to A2A_LAB_RESULT. It falls back
+to the legacy /.well-known/agent.json when the card path answers 404, reads at most 64 KiB of card, refuses
+JSON-RPC responses that are not answers to its request (wrong id, both or neither of result and error), and
+reports an error when a call ends in one. Asked (A2A_LAB_ACTION follow_up) to continue a task, it sends the
+text with the task's taskId and contextId once the task stops. Each `--defect` switches on one specific
+mistake (see DEFECTS).
 """
 
 from __future__ import annotations
@@ -25,6 +29,8 @@ from typing import Any
 import httpx
 
 WELL_KNOWN = "/.well-known/agent-card.json"
+LEGACY_PATH = "/.well-known/agent.json"
+CARD_LIMIT = 64 * 1024
 USER_AGENT = "a2a-lab-fake-client/1.0"
 POLL_GAP_S = 0.1
 MAX_POLLS = 10
@@ -61,7 +67,58 @@ DEFECTS = {
     "flood": "send hundreds of requests as fast as possible",
     "fork-and-exit": "spawn a sleeping child in the same process group, then exit",
     "big-stdout": "write about 50 MB to stdout, then behave",
+    # discovery
+    "guess-without-card": "when the card cannot be fetched or read (404, not JSON, too large), guess the endpoint as no-card does",
+    "any-version": "read an interface version the client does not know (0.2.5, banana) as 0.3",
+    "no-version-as-1.0": "read an interface without protocolVersion as 1.0 (as the a2a-sdk does), not 0.3",
+    "exact-version": 'recognise only the exact strings "1.0" and "0.3" (a patch version such as "1.0.1" is unknown)',
+    "prefer-1.0": "prefer a 1.0 interface over the card's order (as the a2a-sdk does)",
+    "own-binding-order": "rank interfaces by the client's own --binding order first, the card's order second",
+    "top-level-first": "on a card with 0.3 top-level fields, use url/protocolVersion before supportedInterfaces",
+    "first-interface": "take supportedInterfaces[0] whatever its binding, and speak JSON-RPC to it",
+    "card-origin": "send to the interface's path on the card's own origin, whatever host the interface URL names",
+    "reject-unknown-fields": "validate strictly: refuse a card or an answer holding a member the spec does not define",
+    # responses
+    "text-only-parts": "give up (report an error) on an answer holding a part that is not text",
+    "failed-as-error": "report a FAILED or REJECTED task as an error instead of a task",
+    "stale-task-on-error": "when a GetTask follow-up fails, report the last task state seen instead of the error",
+    "follow-up-new-task": "send the follow-up (A2A_LAB_ACTION follow_up) as a new message without taskId or contextId",
+    "follow-up-wrong-context": "send the follow-up with the right taskId but a contextId of the client's own",
+    "follow-up-unknown-task": "send the follow-up with a taskId of the client's own",
+    # errors
+    "assume-success": "report an error or unreadable answer as an (empty) message",
+    "lax-response": "take `result` from any JSON-RPC response: ignore its id and an `error` beside it",
+    "guess-other-version": "after a dead end (-32601/-32009) on the last interface, retry its URL with the other version",
 }
+
+
+#: The members the spec defines (1.0 and 0.3), for the reject-unknown-fields defect.
+KNOWN_MEMBERS = {
+    "card": {"name", "description", "supportedInterfaces", "provider", "version", "documentationUrl", "capabilities", "securitySchemes",
+             "securityRequirements", "defaultInputModes", "defaultOutputModes", "skills", "signatures", "iconUrl", "protocolVersion", "url",
+             "preferredTransport", "additionalInterfaces", "supportsAuthenticatedExtendedCard", "security"},
+    "supportedInterfaces": {"url", "protocolBinding", "protocolVersion", "tenant"},
+    "capabilities": {"streaming", "pushNotifications", "extensions", "extendedAgentCard", "stateTransitionHistory"},
+    "provider": {"url", "organization"},
+    "skills": {"id", "name", "description", "tags", "examples", "inputModes", "outputModes", "securityRequirements", "security"},
+    "answer": {"kind", "id", "contextId", "status", "artifacts", "history", "metadata", "messageId", "role", "parts", "taskId",
+               "referenceTaskIds", "extensions", "content"},
+}
+
+
+def unknown_members(card: dict[str, Any]) -> list[str]:
+    found = [k for k in card if k not in KNOWN_MEMBERS["card"]]
+    for key in ("supportedInterfaces", "skills"):
+        for entry in card.get(key) or []:
+            found += [f"{key}.{k}" for k in (entry if isinstance(entry, dict) else {}) if k not in KNOWN_MEMBERS[key]]
+    for key in ("capabilities", "provider"):
+        value = card.get(key)
+        found += [f"{key}.{k}" for k in (value if isinstance(value, dict) else {}) if k not in KNOWN_MEMBERS[key]]
+    return found
+
+
+class CardProblem(Exception):
+    """The card cannot be had or used."""
 
 
 class Defects:
@@ -78,14 +135,19 @@ class Defects:
 # ------------------------------------------------------------------------------------------ the card
 
 
-def major_minor(value: Any) -> str | None:
+def major_minor(value: Any, defects: Defects | None = None) -> str | None:
     """An interface's version as Major.Minor; absent means 0.3."""
-    if value is None:
+    defects = defects or Defects([])
+    if value is None or str(value).strip() == "":
+        return "1.0" if "no-version-as-1.0" in defects else "0.3"
+    text = str(value).strip()
+    if "exact-version" in defects:
+        return text if text in ("1.0", "0.3") else None
+    parts = text.split(".")
+    known = f"{int(parts[0])}.{int(parts[1])}" if len(parts) >= 2 and all(p.isdigit() for p in parts[:2]) else None
+    if known not in ("1.0", "0.3") and "any-version" in defects:
         return "0.3"
-    parts = str(value).strip().split(".")
-    if len(parts) < 2 or not all(p.isdigit() for p in parts[:2]):
-        return None
-    return f"{int(parts[0])}.{int(parts[1])}"
+    return known
 
 
 def binding_name(value: Any) -> str:
@@ -93,18 +155,19 @@ def binding_name(value: Any) -> str:
     return {"JSONRPC": "jsonrpc", "JSON-RPC": "jsonrpc", "HTTP+JSON": "http+json", "REST": "http+json"}.get(text, text.lower())
 
 
-def interfaces(card: dict[str, Any]) -> list[dict[str, Any]]:
+def interfaces(card: dict[str, Any], defects: Defects | None = None) -> list[dict[str, Any]]:
     """The card's interfaces in its own order: {url, binding, version, tenant}."""
+    defects = defects or Defects([])
     out: list[dict[str, Any]] = []
     listed = card.get("supportedInterfaces")
-    if isinstance(listed, list):
+    if isinstance(listed, list) and not ("top-level-first" in defects and isinstance(card.get("url"), str)):
         for entry in listed:
             if isinstance(entry, dict):
                 out.append({"url": str(entry.get("url", "")), "binding": binding_name(entry.get("protocolBinding")),
-                            "version": major_minor(entry.get("protocolVersion")), "tenant": entry.get("tenant") or None})
+                            "version": major_minor(entry.get("protocolVersion"), defects), "tenant": entry.get("tenant") or None})
         return out
     if isinstance(card.get("url"), str):
-        version = major_minor(card.get("protocolVersion"))
+        version = major_minor(card.get("protocolVersion"), defects)
         main = binding_name(card.get("preferredTransport") or "JSONRPC")
         out.append({"url": card["url"], "binding": main, "version": version, "tenant": None})
         for entry in card.get("additionalInterfaces") or []:
@@ -128,6 +191,11 @@ class Client:
         self.last_message: dict[str, Any] = {}
         self.scenario = os.environ.get("A2A_LAB_SCENARIO", "")
         self.text = os.environ.get("A2A_LAB_MESSAGE", "hello")
+        try:
+            action = json.loads(os.environ.get("A2A_LAB_ACTION") or "{}")
+        except ValueError:
+            action = {}
+        self.action: dict[str, Any] = action if isinstance(action, dict) and not args.ignore_action else {}
 
     # -------------------------------------------------------------------- wire
 
@@ -150,7 +218,12 @@ class Client:
         return headers
 
     def url_of(self, iface: dict[str, Any]) -> str:
-        return self.base + "/wrong" if "wrong-url" in self.defects else iface["url"].rstrip("/")
+        if "wrong-url" in self.defects:
+            return self.base + "/wrong"
+        if "card-origin" in self.defects:
+            _, _, rest = iface["url"].partition("://")
+            return self.base + "/" + rest.partition("/")[2].rstrip("/")
+        return iface["url"].rstrip("/")
 
     def tenant_of(self, iface: dict[str, Any]) -> str | None:
         if self.args.send_tenant:
@@ -172,7 +245,14 @@ class Client:
             data = resp.json()
         except ValueError:
             return {"error": {"code": resp.status_code, "message": resp.text[:200]}}
-        return data if isinstance(data, dict) else {"error": {"code": 0, "message": "not an object"}}
+        if not isinstance(data, dict):
+            return {"error": {"code": 0, "message": "not an object"}}
+        if "lax-response" in self.defects:
+            return {"result": data["result"]} if "result" in data else data
+        # A JSON-RPC 2.0 response answers this request: the same id, exactly one of result and error.
+        if data.get("jsonrpc") != "2.0" or data.get("id") != body.get("id") or ("result" in data) == ("error" in data):
+            return {"error": {"code": None, "message": f"not a JSON-RPC response to request {body.get('id')!r}: {json.dumps(data)[:120]}"}}
+        return data
 
     def rest(self, iface: dict[str, Any], verb: str, path: str, body: dict[str, Any] | None = None) -> dict[str, Any]:
         tenant = self.tenant_of(iface)
@@ -205,12 +285,17 @@ class Client:
             return {"role": "ROLE_USER", "content": [{"text": text}], "messageId": mid}
         return {"kind": "message", "role": "user", "parts": [{"kind": "text", "text": text}], "messageId": mid}
 
-    def send(self, iface: dict[str, Any], text: str, stream: bool = False, again: dict[str, Any] | None = None) -> dict[str, Any]:
-        """One send (`again`: resend that exact message); returns {"result"}, {"error"} or, for a stream, {"stream": [events]}."""
+    def send(self, iface: dict[str, Any], text: str, stream: bool = False, again: dict[str, Any] | None = None,
+             task_ids: tuple[str, str | None] | None = None) -> dict[str, Any]:
+        """One send (`again`: resend that exact message; `task_ids`: continue that task and context); returns
+        {"result"}, {"error"} or, for a stream, {"stream": [events]}."""
         v1 = iface["version"] == "1.0" or "v1-method-on-v03" in self.defects
         if "v1-method-on-v03" in self.defects and iface["version"] == "0.3":
             iface = {**iface, "version": "1.0"}  # 1.0 header and shape too: only the interface is wrong
         self.last_message = again or self.message(iface, text, v1)
+        if task_ids is not None:
+            task_id, context_id = task_ids
+            self.last_message = {**self.last_message, **({"taskId": task_id} if task_id else {}), **({"contextId": context_id} if context_id else {})}
         body = {"message": self.last_message}
         if iface["binding"] == "http+json":
             return self.rest(iface, "POST", "/message:stream" if stream else "/message:send", body)
@@ -292,21 +377,39 @@ class Client:
     # -------------------------------------------------------------------- the run
 
     def choose(self, card: dict[str, Any]) -> list[dict[str, Any]]:
-        found = interfaces(card)
+        found = interfaces(card, self.defects)
         if "ignore-interfaces" in self.defects:
             listed = card.get("supportedInterfaces")
             if isinstance(listed, list) and listed:
                 return found[-1:]
             return found[:1]
+        if "first-interface" in self.defects and found:
+            return [{**found[0], "binding": "jsonrpc", "version": found[0]["version"] if found[0]["version"] in ("1.0", "0.3") else "1.0"}]
         supported = self.args.binding or ["jsonrpc"]
-        return [i for i in found if i["binding"] in supported and i["version"] in ("1.0", "0.3")]
+        usable = [i for i in found if i["binding"] in supported and i["version"] in ("1.0", "0.3")]
+        if "prefer-1.0" in self.defects:
+            usable.sort(key=lambda i: i["version"] != "1.0")  # stable: card order within each version
+        if "own-binding-order" in self.defects:
+            usable.sort(key=lambda i: supported.index(i["binding"]))
+        return usable
 
     def fetch_card(self) -> dict[str, Any]:
+        """The card, from the well-known path or (on 404) the legacy one; raises CardProblem when there is none to use."""
         resp = self.http.get(self.card_url, headers={"Accept": "application/json"})
-        resp.raise_for_status()
-        card = resp.json()
+        if resp.status_code == 404 and "guess-without-card" not in self.defects:
+            resp = self.http.get(self.base + LEGACY_PATH, headers={"Accept": "application/json"})
+        if resp.status_code != 200:
+            raise CardProblem(f"no card: HTTP {resp.status_code}")
+        if self.args.card_limit and len(resp.content) > self.args.card_limit:
+            raise CardProblem(f"the card is {len(resp.content)} bytes, more than {self.args.card_limit}")
+        try:
+            card = resp.json()
+        except ValueError:
+            raise CardProblem("the card is not JSON") from None
         if not isinstance(card, dict):
-            raise ValueError("the card is not a JSON object")
+            raise CardProblem("the card is not a JSON object")
+        if "reject-unknown-fields" in self.defects and unknown_members(card):
+            raise CardProblem(f"the card has members the spec does not define: {', '.join(unknown_members(card)[:5])}")
         return card
 
     def run(self) -> dict[str, Any]:
@@ -318,7 +421,14 @@ class Client:
             card: dict[str, Any] = {}
             candidates = [{"url": self.base + "/a2a", "binding": "jsonrpc", "version": "1.0", "tenant": None}]
         else:
-            card = self.fetch_card()
+            try:
+                card = self.fetch_card()
+            except CardProblem as problem:
+                if "guess-without-card" not in self.defects:
+                    return {"kind": "error", "state": None, "text": str(problem)}
+                card = {}
+                candidates = [{"url": self.base + "/a2a", "binding": "jsonrpc", "version": "1.0", "tenant": None}]
+        if not guess and card:
             if "hang" in self.defects:
                 if self.args.ignore_sigterm:
                     signal.signal(signal.SIGTERM, signal.SIG_IGN)  # inherited by the child: only SIGKILL ends them
@@ -349,22 +459,54 @@ class Client:
                     break
             if code not in DEAD_END_CODES or "no-fallback" in self.defects:
                 break
+        if code in DEAD_END_CODES and "guess-other-version" in self.defects:
+            resp = self.send({**iface, "version": "0.3" if iface["version"] == "1.0" else "1.0"}, self.text, stream)
         if self.args.messages > 1 or "duplicate-message-id" in self.defects:
             for n in range(2, max(2, self.args.messages) + 1):
                 self.send(iface, f"{self.text} (message {n})")
+        outcome, task = self.conclude(iface, resp)
+        follow_up = self.action.get("follow_up")
+        if isinstance(follow_up, str) and task is not None and self.short(outcome.get("state") or "") in STOPS:
+            task_id, context_id = str(task.get("id")), task.get("contextId")
+            if "follow-up-new-task" in self.defects:
+                task_id, context_id = "", None
+            elif "follow-up-wrong-context" in self.defects:
+                context_id = "fake-client-own-context"
+            elif "follow-up-unknown-task" in self.defects:
+                task_id = "fake-client-own-task"
+            resp = self.send(iface, follow_up, stream, task_ids=(task_id, context_id))
+            outcome, _ = self.conclude(iface, resp)
+        return outcome
+
+    def conclude(self, iface: dict[str, Any], resp: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any] | None]:
+        """What an answer to a send says, following a task up; and the task it was about (if any)."""
         if "error" in resp:
-            return {"kind": "error", "state": None, "text": str((resp["error"] or {}).get("message", "")) if isinstance(resp["error"], dict) else ""}
+            return self.failure(str((resp["error"] or {}).get("message", "")) if isinstance(resp["error"], dict) else ""), None
         if "stream" in resp:
-            return self.read_stream(resp["stream"])
+            return self.read_stream(resp["stream"]), None
         answer = self.read(resp.get("result"))
         if answer is None:
-            return {"kind": "error", "state": None, "text": "unreadable answer"}
+            return self.failure("unreadable answer"), None
         kind, value = answer
+        if "reject-unknown-fields" in self.defects and set(value) - KNOWN_MEMBERS["answer"]:
+            return self.failure(f"the answer has members the spec does not define: {sorted(set(value) - KNOWN_MEMBERS['answer'])}"), None
+        if "text-only-parts" in self.defects and self.non_text_parts(value):
+            return self.failure("the answer holds a part that is not text"), None
         if kind == "message":
             if "poll-after-message" in self.defects:
                 self.get_task(iface, str(value.get("taskId") or "no-such-task"))
-            return {"kind": "message", "state": None, "text": " ".join(self.texts(value.get("parts") or value.get("content")))}
-        return self.follow(iface, value)
+            return {"kind": "message", "state": None, "text": " ".join(self.texts(value.get("parts") or value.get("content")))}, None
+        return self.follow(iface, value), value
+
+    def failure(self, text: str) -> dict[str, Any]:
+        if "assume-success" in self.defects:
+            return {"kind": "message", "state": None, "text": ""}
+        return {"kind": "error", "state": None, "text": text}
+
+    @staticmethod
+    def non_text_parts(value: dict[str, Any]) -> bool:
+        groups = [value.get("parts") or value.get("content")] + [a.get("parts") for a in value.get("artifacts") or [] if isinstance(a, dict)]
+        return any(isinstance(p, dict) and "text" not in p for group in groups for p in group or [])
 
     def follow(self, iface: dict[str, Any], task: dict[str, Any]) -> dict[str, Any]:
         task_id = str(task.get("id"))
@@ -381,11 +523,17 @@ class Client:
             while self.short(state) not in STOPS and polls < self.args.polls:
                 time.sleep(self.args.poll_gap)
                 polls += 1
-                got = self.read(self.get_task(iface, task_id).get("result"))
+                resp = self.get_task(iface, task_id)
+                got = self.read(resp.get("result")) if "error" not in resp else None
                 if got is None:
-                    break
+                    if "stale-task-on-error" in self.defects:
+                        break
+                    error = resp.get("error")
+                    return self.failure(f"GetTask failed: {error.get('message', '') if isinstance(error, dict) else 'unreadable answer'}")
                 task, state = got[1], self.state_of(got[1])
                 texts.append(self.task_text(task))
+        if "failed-as-error" in self.defects and self.short(state) in ("failed", "rejected"):
+            return {"kind": "error", "state": None, "text": next((t for t in reversed(texts) if t), "")}
         return {"kind": "task", "state": state, "text": next((t for t in reversed(texts) if t), "")}
 
     def read_stream(self, events: list[Any]) -> dict[str, Any]:
@@ -446,6 +594,8 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--drop-tenant", action="store_true", help="never send the interface's tenant")
     parser.add_argument("--ignore-sigterm", action="store_true", help="with --defect hang: ignore SIGTERM (so does the child)")
     parser.add_argument("--no-result", action="store_true", help="do not write A2A_LAB_RESULT")
+    parser.add_argument("--ignore-action", action="store_true", help="do not act on A2A_LAB_ACTION (a client that knows nothing of it)")
+    parser.add_argument("--card-limit", type=int, default=CARD_LIMIT, help=f"refuse a card larger than this many bytes (default {CARD_LIMIT}; 0: no limit)")
     parser.add_argument("--pid-file", help="write the pids of this client (and its children) here as JSON")
     parser.add_argument("--argv-file", help="write argv and the A2A_LAB_* environment here as JSON")
     parser.add_argument("url", nargs="?", help="the card URL (or a base URL: the well-known path is added)")
