@@ -32,12 +32,13 @@ async def run(card_url: str, text: str) -> dict[str, Any]:
     base, _, path = card_url.partition("/.well-known/")
     stopping = {TaskState.TASK_STATE_COMPLETED, TaskState.TASK_STATE_FAILED, TaskState.TASK_STATE_CANCELED, TaskState.TASK_STATE_REJECTED,
                 TaskState.TASK_STATE_INPUT_REQUIRED, TaskState.TASK_STATE_AUTH_REQUIRED}
-    async with httpx.AsyncClient(timeout=30, trust_env=False) as http:
+    async with httpx.AsyncClient(trust_env=False) as http:  # httpx's default timeouts, as an SDK user gets them
         card = await A2ACardResolver(http, base, "/.well-known/" + path if path else "/.well-known/agent-card.json").get_agent_card()
         client = ClientFactory(ClientConfig(httpx_client=http)).create(card)
         message = Message(message_id=str(uuid.uuid4()), role=Role.ROLE_USER, parts=[Part(text=text)])
         result: dict[str, Any] = {"kind": "error", "state": None, "text": ""}
         task = None
+        task_id = None
         texts: list[str] = []
         async for response in client.send_message(SendMessageRequest(message=message)):
             kind = response.WhichOneof("payload")
@@ -45,10 +46,15 @@ async def run(card_url: str, text: str) -> dict[str, Any]:
                 return {"kind": "message", "state": None, "text": " ".join(_texts(response.message.parts))}
             if kind == "task":
                 task = response.task
-            elif kind == "status_update" and task is not None:
-                task.status.CopyFrom(response.status_update.status)
+            elif kind == "status_update":
+                task_id = response.status_update.task_id
+                if task is not None:
+                    task.status.CopyFrom(response.status_update.status)
             elif kind == "artifact_update":
+                task_id = response.artifact_update.task_id
                 texts += _texts(response.artifact_update.artifact.parts)
+        if task is None and task_id:  # a stream that never sent the task itself: ask for it
+            task = await client.get_task(GetTaskRequest(id=task_id))
         if task is None:
             return result
         polls = 0

@@ -11,6 +11,8 @@ from ..model import CheckResult, Level, Outcome
 from .base import Check, check
 
 _SENDS = (Operation.SEND_MESSAGE, Operation.SEND_STREAMING_MESSAGE)
+#: The checks in this module; a client that declines one of them is not judged on the scenario's conclusion.
+ACTION_CHECKS = ("MULTI-TURN", "STREAMING-USED", "PUSH-RECEIVER", "AUTH-PRESENTED", "EXTENDED-CARD", "RESUBSCRIBE", "SIGNATURE-VERIFIED")
 
 
 def _not_asked(c: Check, what: str) -> CheckResult:

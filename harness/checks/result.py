@@ -6,7 +6,7 @@ from a2a_lab.protocol import states
 
 from ..journal_view import RunView
 from ..model import CheckResult, Level, Outcome
-from .base import Check, check
+from .base import REGISTRY, Check, check
 
 
 def _norm(text: str) -> str:
@@ -49,6 +49,18 @@ def result_matches(view: RunView, c: Check) -> CheckResult:
     return c.passed(f"the client understood a {final.kind}" + (f" in {final.state.short}" if final.state else ""))
 
 
+def _declined_actions(view: RunView) -> list[str]:
+    """The action checks that found the client did not act on what the scenario asked."""
+    from .actions import ACTION_CHECKS  # the action checks, registered in the same catalogue
+
+    out = []
+    for check_id in ACTION_CHECKS:
+        check = REGISTRY[check_id]
+        if check.evaluate(view, check).outcome is Outcome.UNIMPLEMENTED:
+            out.append(check_id)
+    return out
+
+
 @check("RESULT-EXPECTED", Level.MUST, "the scenario's `expect` (each scenario cites its spec section)", "The client reached the right conclusion",
        "Where a scenario says what a correct client concludes (an error for a garbage answer, no call at all for an unusable card, "
        "a given state or text; or a choice of these where the spec leaves one), the client's A2A_LAB_RESULT says so. "
@@ -57,6 +69,10 @@ def result_expected(view: RunView, c: Check) -> CheckResult:
     expect = view.expect
     if not expect.stated:
         return c.skipped("the scenario states no expected conclusion")
+    declined = _declined_actions(view) if view.action else []
+    if declined:
+        # Issue contract: not acting on an ask is UNIMPLEMENTED, never FAIL; the conclusion depends on the ask.
+        return c.result(Outcome.UNIMPLEMENTED, f"the client did not act on what the scenario asked ({', '.join(declined)}), so its conclusion is not judged")
     accepted = expect.results
     answers = [r for r in accepted if r != "none"]
     # Any request to the agent counts, even one to a guessed URL that nothing serves.

@@ -23,6 +23,9 @@ def scorecard(results: list[ScenarioResult], summary: dict[str, Any], out: TextI
     for r in results:
         bad = [c for c in r.checks if c.outcome in (Outcome.FAIL, Outcome.NON_STRICT, Outcome.ERROR) and not c.baseline]
         detail = ", ".join(f"{c.id} ({c.outcome.value})" for c in bad)
+        declined = [c.id for c in r.checks if c.outcome is Outcome.UNIMPLEMENTED and c.id != "RESULT-EXPECTED"]
+        if declined:
+            detail = (detail + "; " if detail else "") + "not attempted: " + ", ".join(declined)
         if r.outcome in (Outcome.TIMEOUT, Outcome.NO_CONTACT, Outcome.ERROR):
             detail = (r.error or r.outcome.value) + (f"; {detail}" if detail else "")
         print(f"{r.id.ljust(width)}  {_MARK[r.outcome]:<6}  {detail}", file=out)

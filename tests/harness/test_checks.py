@@ -152,7 +152,7 @@ FAILS = [
     Proof("MULTI-TURN", "invented-task-id", defect("responses/multi-turn-follow-up", "follow-up-unknown-task"), Outcome.FAIL, Outcome.FAIL, "never created"),
     Proof("MULTI-TURN", "foreign-context-id", defect("responses/multi-turn-follow-up", "follow-up-wrong-context"), Outcome.FAIL, Outcome.FAIL, "contextId"),
     # Not acting on the request is not a mistake in itself (the conclusion then is: RESULT-EXPECTED fails it).
-    Proof("MULTI-TURN", "ignores-the-request", case("responses/multi-turn-follow-up", "--ignore-action"), Outcome.UNIMPLEMENTED, Outcome.FAIL, "no follow-up"),
+    Proof("MULTI-TURN", "ignores-the-request", case("responses/multi-turn-follow-up", "--ignore-action"), Outcome.UNIMPLEMENTED, Outcome.PASS, "no follow-up"),
 ]
 
 

@@ -31,16 +31,17 @@ MISSES = [
     Miss(case(NO_PUSH, "--push-anyway"), "CAPABILITIES-RESPECTED", says="capabilities.pushNotifications"),
     Miss(case(NO_PUSH, "--push-anyway"), "RESULT-EXPECTED", says="kind: task"),
     Miss(case(BEARER, "--wrong-token"), "AUTH-PRESENTED", says="credentials invalid"),
-    Miss(case(BEARER, "--ignore-action"), "AUTH-PRESENTED", Outcome.UNIMPLEMENTED, Outcome.FAIL, "no credentials"),
-    Miss(case(BEARER, "--ignore-action"), "RESULT-EXPECTED", says="kind: task"),
+    # Not acting on an ask is UNIMPLEMENTED, never FAIL (issue contract); the conclusion is then not judged either.
+    Miss(case(BEARER, "--ignore-action"), "AUTH-PRESENTED", Outcome.UNIMPLEMENTED, Outcome.PASS, "no credentials"),
+    Miss(case(BEARER, "--ignore-action"), "RESULT-EXPECTED", Outcome.UNIMPLEMENTED, Outcome.PASS, "did not act"),
     Miss(case(EXTENDED, "--wrong-token"), "AUTH-PRESENTED", says="credentials invalid"),
     Miss(case(EXTENDED, "--wrong-token"), "EXTENDED-CARD", Outcome.NON_STRICT, Outcome.FAIL, "never obtained"),
     Miss(case(EXTENDED, "--ignore-action"), "EXTENDED-CARD", Outcome.UNIMPLEMENTED, Outcome.PASS, "did not call"),
     Miss(case(SIGNED, "--no-strip-defaults"), "SIGNATURE-VERIFIED", says="refused a card whose signature verifies"),
-    Miss(case(TAMPERED, "--skip-verification"), "RESULT-EXPECTED", says="no A2A call"),
-    Miss(case(TAMPERED, "--skip-verification"), "SIGNATURE-VERIFIED", Outcome.UNIMPLEMENTED, Outcome.FAIL, "does not verify"),
-    Miss(case(UNKNOWN_KEY, "--skip-verification"), "RESULT-EXPECTED", says="no A2A call"),
-    Miss(case(UNKNOWN_KEY, "--skip-verification"), "SIGNATURE-VERIFIED", Outcome.UNIMPLEMENTED, Outcome.FAIL, "does not verify"),
+    Miss(case(TAMPERED, "--skip-verification"), "RESULT-EXPECTED", Outcome.UNIMPLEMENTED, Outcome.PASS, "did not act"),
+    Miss(case(TAMPERED, "--skip-verification"), "SIGNATURE-VERIFIED", Outcome.UNIMPLEMENTED, Outcome.PASS, "does not verify"),
+    Miss(case(UNKNOWN_KEY, "--skip-verification"), "RESULT-EXPECTED", Outcome.UNIMPLEMENTED, Outcome.PASS, "did not act"),
+    Miss(case(UNKNOWN_KEY, "--skip-verification"), "SIGNATURE-VERIFIED", Outcome.UNIMPLEMENTED, Outcome.PASS, "does not verify"),
 ]
 
 

@@ -39,8 +39,8 @@ MISSES = [
     Miss(case("streaming/comments-and-pings", "--naive-sse"), "RESULT-EXPECTED", says="kind: task"),
     Miss(case("streaming/error-mid-stream", "--ignore-stream-errors", "--no-follow-up"), "RESULT-EXPECTED", says="FAILED"),
     Miss(case("streaming/not-advertised", "--stream-anyway"), "CAPABILITIES-RESPECTED", says="capabilities.streaming"),
-    Miss(case("streaming/resubscribe-after-drop", "--no-resume"), "RESUBSCRIBE", Outcome.NON_STRICT, Outcome.FAIL, "gave up"),
-    Miss(case("streaming/resubscribe-after-drop", "--no-resume"), "RESULT-EXPECTED", says="kind: task"),
+    # Reporting the broken stream as an error is an honest conclusion; the missed recovery is a SHOULD.
+    Miss(case("streaming/resubscribe-after-drop", "--no-resume"), "RESUBSCRIBE", Outcome.NON_STRICT, Outcome.NON_STRICT, "gave up"),
 ]
 
 
