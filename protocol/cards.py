@@ -126,6 +126,13 @@ def select(candidates: Iterable[Interface], supported: Iterable[Support]) -> Int
     return None
 
 
+def required_extensions(card: Any) -> list[str]:
+    """URIs of the extensions the card marks `required` (capabilities.extensions[].required)."""
+    caps = card.get("capabilities") if isinstance(card, dict) else None
+    exts = caps.get("extensions") if isinstance(caps, dict) else None
+    return [str(e["uri"]) for e in exts or [] if isinstance(e, dict) and e.get("required") is True and e.get("uri")]
+
+
 def capability(card: Any, name: str) -> bool:
     """A capability flag; absent means false (§3.3.4). Reads the 0.3 spelling of the extended card too."""
     if not isinstance(card, dict):

@@ -10,6 +10,12 @@ QUERY_PARAM = "A2A-Version"
 EXTENSIONS_HEADER = "A2A-Extensions"
 LEGACY_EXTENSIONS_HEADER = "X-A2A-Extensions"
 
+
+def activated_extensions(headers: dict[str, str]) -> set[str]:
+    """The extension URIs a request activates: `A2A-Extensions` (or the 0.3 `X-A2A-Extensions`), comma-separated."""
+    raw = ",".join(headers.get(h.lower(), "") for h in (EXTENSIONS_HEADER, LEGACY_EXTENSIONS_HEADER))
+    return {part.strip() for part in raw.split(",") if part.strip()}
+
 _VERSION_RE = re.compile(r"^(\d+)\.(\d+)(?:\.(\d+))?$")
 
 

@@ -128,13 +128,20 @@ class ScenarioApp:
             await rest_endpoint.handle(self.state, endpoint, scope, receive, send, relative, base_url)
 
     async def _unmatched(self, scope: Scope, receive: Receive, send: Send, route_path: str) -> None:
-        body = b""
+        body, late = b"", None
         try:
-            body = await http.read_body(receive, self.state.scenario.limits.body_bytes)
+            body = await http.read_body(receive, self.state.scenario.limits.body_bytes, self.state.scenario.limits.body_seconds)
         except http.BodyTooLarge:
             pass
+        except http.BodyTimeout as exc:
+            body, late = exc.received, exc
         entry = self.state.journal.open(scope["method"], scope["path"], scope.get("query_string", b"").decode("latin-1"), scope["headers"], body, "unmatched")
         entry["unmatched"] = True
+        if late is not None:
+            entry["body_timeout"] = {"seconds": late.seconds, "received": len(late.received)}
+            status = {"error": {"code": 408, "status": "DEADLINE_EXCEEDED", "message": http.timeout_message(late)}}
+            await answer.send_body(scope, receive, send, entry, 408, http.dumps(status), "application/json", extra=http.CLOSE)
+            return
         served = [f"{e.binding.value} {', '.join(v.value for v in e.versions)} at {e.path}" for e in self.scenario.endpoints]
         payload: dict[str, Any] = {"error": {"code": 404, "status": "NOT_FOUND",
                                              "message": f"a2a-lab: nothing is served at {scope['method']} {route_path} in scenario {self.scenario.id}",

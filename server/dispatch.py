@@ -11,7 +11,7 @@ from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from a2a_lab.protocol import shapes
+from a2a_lab.protocol import cards, shapes, versions
 from a2a_lab.protocol.bindings import Binding
 from a2a_lab.protocol.errors import A2AError, ErrorType
 from a2a_lab.protocol.operations import SPECS, Operation
@@ -101,6 +101,11 @@ def _execute(state: LabState, call: Call, reply: Reply) -> Outcome:
         if spec.capability == "pushNotifications":
             raise A2AError(ErrorType.PUSH_NOT_SUPPORTED, "Push notifications are not supported: the card does not declare capabilities.pushNotifications")
         raise A2AError(ErrorType.UNSUPPORTED_OPERATION, f"{call.op.value} is not supported: the card does not declare capabilities.{spec.capability}")
+    if call.op in (Operation.SEND_MESSAGE, Operation.SEND_STREAMING_MESSAGE):
+        missing = [uri for uri in cards.required_extensions(state.card_doc) if uri not in versions.activated_extensions(dict(call.headers))]
+        if missing:  # §3.6 / §4.6: a required extension the client did not activate
+            raise A2AError(ErrorType.EXTENSION_SUPPORT_REQUIRED, f"Extension support required: activate {', '.join(missing)} "
+                           f"with the {versions.EXTENSIONS_HEADER} header", metadata={"extensions": ",".join(missing)})
     if spec.streaming and state.open_streams >= state.scenario.limits.streams:
         raise A2AError(ErrorType.UNSUPPORTED_OPERATION, f"Too many open streams on this scenario (limit {state.scenario.limits.streams}); close one first")
     outcome = _HANDLERS[call.op](state, call, reply)

@@ -9,20 +9,85 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
+import h11
 import uvicorn
-from uvicorn.protocols.http.h11_impl import H11Protocol
+from uvicorn.protocols.http.h11_impl import DEFAULT_MAX_INCOMPLETE_EVENT_SIZE, H11Protocol
 
 from .faults import TRANSPORT_KEY
 
+#: How long a connection may take to send a request line and headers (uvicorn has no such limit: an idle or
+#: trickling connection would hold a socket forever). Request bodies have their own limit (limits.body_seconds).
+HEAD_SECONDS = 10.0
+
+
+def _raw_answer(status: int, reason: str, text: str) -> bytes:
+    body = text.encode()
+    head = f"HTTP/1.1 {status} {reason}\r\ncontent-type: text/plain; charset=utf-8\r\nconnection: close\r\ncontent-length: {len(body)}\r\n\r\n"
+    return head.encode("ascii") + body
+
 
 class LabH11Protocol(H11Protocol):
-    """uvicorn's h11 protocol, exposing the transport to the app so faults can reset connections."""
+    """uvicorn's h11 protocol, exposing the transport to the app so faults can reset connections; with a deadline
+    for request heads and a 431 (not a bare 400) for heads larger than h11 accepts."""
+
+    head_seconds: float | None = HEAD_SECONDS
+    _head_timer: asyncio.TimerHandle | None = None
+
+    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+        super().connection_made(transport)
+        self._arm_head_timer()
+
+    def data_received(self, data: bytes) -> None:
+        if self._head_timer is None and (self.cycle is None or self.cycle.response_complete):
+            self._arm_head_timer()  # the start of the next request (or the rest of a body nobody reads any more)
+        super().data_received(data)
 
     def handle_events(self) -> None:
+        before = self.cycle
         super().handle_events()
         cycle = getattr(self, "cycle", None)
         if cycle is not None:
             cycle.scope.setdefault("extensions", {})[TRANSPORT_KEY] = self.transport
+            if cycle is not before:  # a whole request head arrived
+                self._cancel_head_timer()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._cancel_head_timer()
+        super().connection_lost(exc)
+
+    def send_400_response(self, msg: str) -> None:
+        limit = self.config.h11_max_incomplete_event_size or DEFAULT_MAX_INCOMPLETE_EVENT_SIZE
+        if len(self.conn.trailing_data[0]) > limit:
+            self.logger.warning("a2a-lab: refused a request whose line and headers exceed %d bytes (431)", limit)
+            self.transport.write(_raw_answer(431, "Request Header Fields Too Large",
+                                             f"The request line and headers exceed {limit} bytes."))
+            self.transport.close()
+            return
+        super().send_400_response(msg)
+
+    def _arm_head_timer(self) -> None:
+        if self.head_seconds is not None:
+            self._head_timer = self.loop.call_later(self.head_seconds, self._head_timeout)
+
+    def _cancel_head_timer(self) -> None:
+        if self._head_timer is not None:
+            self._head_timer.cancel()
+            self._head_timer = None
+
+    def _head_timeout(self) -> None:
+        self._head_timer = None
+        if self.transport.is_closing() or (self.cycle is not None and not self.cycle.response_complete):
+            return
+        if self.conn.our_state is h11.IDLE and self.conn.trailing_data[0]:  # part of a head: say why we hang up
+            self.transport.write(_raw_answer(408, "Request Timeout", f"The request line and headers did not arrive within {self.head_seconds:g} s."))
+        self.transport.close()
+
+
+def protocol(head_seconds: float | None = HEAD_SECONDS) -> type[LabH11Protocol]:
+    """The protocol class with another head deadline (None: none)."""
+    if head_seconds == LabH11Protocol.head_seconds:
+        return LabH11Protocol
+    return type("LabH11Protocol", (LabH11Protocol,), {"head_seconds": head_seconds})
 
 
 class PortInUse(OSError):
@@ -52,18 +117,19 @@ def origin(sock: socket.socket) -> str:
     return f"http://[{host}]:{port}" if ":" in host else f"http://{host}:{port}"
 
 
-def config(app: Any, log_level: str = "warning", access_log: bool = False) -> uvicorn.Config:
-    return uvicorn.Config(app, http=LabH11Protocol, log_level=log_level, access_log=access_log, lifespan="on", timeout_graceful_shutdown=1, ws="none")
+def config(app: Any, log_level: str = "warning", access_log: bool = False, head_seconds: float | None = HEAD_SECONDS) -> uvicorn.Config:
+    return uvicorn.Config(app, http=protocol(head_seconds), log_level=log_level, access_log=access_log, lifespan="on",
+                          timeout_graceful_shutdown=1, ws="none")
 
 
 class BackgroundServer:
     """A real uvicorn server on loopback in a thread: `with BackgroundServer(app) as srv: srv.url`."""
 
-    def __init__(self, app: Any, host: str = "127.0.0.1", port: int = 0) -> None:
+    def __init__(self, app: Any, host: str = "127.0.0.1", port: int = 0, head_seconds: float | None = HEAD_SECONDS) -> None:
         self.app = app
         self.sock = bind(host, port)
         self.url = origin(self.sock)
-        self.server = uvicorn.Server(config(app))
+        self.server = uvicorn.Server(config(app, head_seconds=head_seconds))
         self.server.install_signal_handlers = lambda: None  # type: ignore[method-assign]
         self._thread = threading.Thread(target=self._run, name=f"a2a-lab {self.url}", daemon=True)
 

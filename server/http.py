@@ -1,7 +1,8 @@
-"""Reading requests safely: size limits, JSON decoding with a depth limit, headers and query."""
+"""Reading requests safely: size and time limits, JSON decoding with a depth limit, headers and query."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 from typing import Any
 from urllib.parse import parse_qsl
@@ -12,24 +13,48 @@ from a2a_lab.protocol import versions
 from a2a_lab.protocol.errors import A2AError, ErrorType
 
 
+#: How long a client has to send a whole request body (a slow or stalled body must not hold a handler forever).
+BODY_SECONDS = 10.0
+#: Sent with the 408 of a body that did not arrive in time: the rest of it may still be on its way.
+CLOSE = [("connection", "close")]
+
+
 class BodyTooLarge(Exception):
     pass
 
 
-async def read_body(receive: Receive, limit: int) -> bytes:
+class BodyTimeout(Exception):
+    """The body did not arrive within the deadline; `received` is what came before it."""
+
+    def __init__(self, received: bytes, seconds: float) -> None:
+        super().__init__(f"the request body did not arrive within {seconds:g} s ({len(received)} bytes received)")
+        self.received, self.seconds = received, seconds
+
+
+async def read_body(receive: Receive, limit: int, seconds: float | None = BODY_SECONDS) -> bytes:
+    """The whole body, or BodyTooLarge past `limit` bytes, or BodyTimeout when it takes longer than `seconds`
+    (None: no deadline). A client that disconnects mid-body raises ConnectionResetError."""
     chunks: list[bytes] = []
     size = 0
-    while True:
-        message = await receive()
-        if message["type"] == "http.disconnect":
-            raise ConnectionResetError("client disconnected while sending the body")
-        chunk = message.get("body", b"")
-        size += len(chunk)
-        if size > limit:
-            raise BodyTooLarge(size)
-        chunks.append(chunk)
-        if not message.get("more_body", False):
-            return b"".join(chunks)
+    try:
+        async with asyncio.timeout(seconds):
+            while True:
+                message = await receive()
+                if message["type"] == "http.disconnect":
+                    raise ConnectionResetError("client disconnected while sending the body")
+                chunk = message.get("body", b"")
+                size += len(chunk)
+                if size > limit:
+                    raise BodyTooLarge(size)
+                chunks.append(chunk)
+                if not message.get("more_body", False):
+                    return b"".join(chunks)
+    except TimeoutError:
+        raise BodyTimeout(b"".join(chunks), seconds or 0.0) from None
+
+
+def timeout_message(exc: BodyTimeout) -> str:
+    return f"Request Timeout: {exc} (limits.body_seconds); the connection is closed"
 
 
 def headers_of(scope: Scope) -> dict[str, str]:

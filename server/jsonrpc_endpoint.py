@@ -37,24 +37,30 @@ def _with_envelope(body: dict[str, Any], env: Envelope, req_id: Any) -> dict[str
 
 
 async def _error(scope: Scope, receive: Receive, send: Send, entry: dict[str, Any], req_id: Any, err: A2AError, version: Version,
-                 reply: Reply | None = None, status: int = 200) -> None:
+                 reply: Reply | None = None, status: int = 200, extra: list[tuple[str, str]] | None = None) -> None:
     body = jsonrpc.error(req_id, err, version)
     if reply is not None:
         body = _with_envelope(body, reply.envelope, req_id)
     entry.setdefault("answer", {}).update({"result_kind": "error", "code": err.code})
-    await answer.send_body(scope, receive, send, entry, reply.error_http_status or status if reply else status, http.dumps(body), JSON, reply)
+    await answer.send_body(scope, receive, send, entry, reply.error_http_status or status if reply else status, http.dumps(body), JSON, reply, extra)
 
 
 async def handle(state: LabState, endpoint: Endpoint, scope: Scope, receive: Receive, send: Send, base_url: str) -> None:
     headers, query = http.headers_of(scope), http.query_of(scope)
     default_version = endpoint.versions[0]
     try:
-        body = await http.read_body(receive, state.scenario.limits.body_bytes)
+        body = await http.read_body(receive, state.scenario.limits.body_bytes, state.scenario.limits.body_seconds)
     except http.BodyTooLarge:
         entry = state.journal.open(scope["method"], scope["path"], scope.get("query_string", b"").decode("latin-1"), scope["headers"], b"", "jsonrpc")
         entry["body_too_large"] = True
         err = A2AError(ErrorType.INVALID_REQUEST, f"Request body larger than {state.scenario.limits.body_bytes} bytes")
         await _error(scope, receive, send, entry, None, err, default_version, status=413)
+        return
+    except http.BodyTimeout as exc:
+        entry = state.journal.open(scope["method"], scope["path"], scope.get("query_string", b"").decode("latin-1"), scope["headers"], exc.received, "jsonrpc")
+        entry["body_timeout"] = {"seconds": exc.seconds, "received": len(exc.received)}
+        err = A2AError(ErrorType.INVALID_REQUEST, http.timeout_message(exc))
+        await _error(scope, receive, send, entry, None, err, default_version, status=408, extra=http.CLOSE)
         return
     entry = state.journal.open(scope["method"], scope["path"], scope.get("query_string", b"").decode("latin-1"), scope["headers"], body, "jsonrpc")
     entry["endpoint"] = {"path": endpoint.path, "binding": endpoint.binding.value}

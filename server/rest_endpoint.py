@@ -26,17 +26,18 @@ def _content_type(version: Version) -> str:
 
 
 async def _error(scope: Scope, receive: Receive, send: Send, entry: dict[str, Any], err: A2AError, version: Version,
-                 reply: Reply | None = None, status: int | None = None) -> None:
+                 reply: Reply | None = None, status: int | None = None, grpc_status: str | None = None,
+                 extra: list[tuple[str, str]] | None = None) -> None:
     code, body = rest.error(err, version)
     if status is not None:
         code = status
         if "error" in body:
             body["error"]["code"] = status
-            body["error"]["status"] = grpc_status_for_http(status)
+            body["error"]["status"] = grpc_status or grpc_status_for_http(status)
     if reply is not None and reply.error_http_status:
         code = reply.error_http_status
     entry.setdefault("answer", {}).update({"result_kind": "error", "code": err.code})
-    await answer.send_body(scope, receive, send, entry, code, http.dumps(body), _content_type(version), reply)
+    await answer.send_body(scope, receive, send, entry, code, http.dumps(body), _content_type(version), reply, extra)
 
 
 async def handle(state: LabState, endpoint: Endpoint, scope: Scope, receive: Receive, send: Send, relative: str, base_url: str) -> None:
@@ -44,11 +45,17 @@ async def handle(state: LabState, endpoint: Endpoint, scope: Scope, receive: Rec
     verb = scope["method"]
     default_version = endpoint.versions[0]
     try:
-        body = await http.read_body(receive, state.scenario.limits.body_bytes)
+        body = await http.read_body(receive, state.scenario.limits.body_bytes, state.scenario.limits.body_seconds)
     except http.BodyTooLarge:
         entry = state.journal.open(verb, scope["path"], scope.get("query_string", b"").decode("latin-1"), scope["headers"], b"", "rest")
         entry["body_too_large"] = True
         await _error(scope, receive, send, entry, A2AError(ErrorType.INVALID_REQUEST, f"Request body larger than {state.scenario.limits.body_bytes} bytes"), default_version, status=413)
+        return
+    except http.BodyTimeout as exc:
+        entry = state.journal.open(verb, scope["path"], scope.get("query_string", b"").decode("latin-1"), scope["headers"], exc.received, "rest")
+        entry["body_timeout"] = {"seconds": exc.seconds, "received": len(exc.received)}
+        await _error(scope, receive, send, entry, A2AError(ErrorType.INVALID_REQUEST, http.timeout_message(exc)), default_version, status=408,
+                     grpc_status="DEADLINE_EXCEEDED", extra=http.CLOSE)
         return
     entry = state.journal.open(verb, scope["path"], scope.get("query_string", b"").decode("latin-1"), scope["headers"], body, "rest")
     entry["endpoint"] = {"path": endpoint.path, "binding": endpoint.binding.value}

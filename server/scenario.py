@@ -233,6 +233,8 @@ class Auth:
 @dataclass(frozen=True)
 class Limits:
     body_bytes: int = 1024 * 1024
+    #: Seconds a client has to send a request body; a slower (or stalled) body gets 408 and the connection closed.
+    body_seconds: float = 10.0
     json_depth: int = 64
     journal_entries: int = 10_000
     streams: int = 32
@@ -705,8 +707,8 @@ def parse(data: Any, scenario_id: str, source: str) -> Scenario:
         if auth.scope not in ("all", "extended_card"):
             raise r.fail("auth.scope", f"unknown value {auth.scope!r}", "all or extended_card")
     push = r.mapping(top.get("push", {}), "push", {"allow", "probe_bad_credentials"})
-    limits_in = r.mapping(top.get("limits", {}), "limits", {"body_bytes", "json_depth", "journal_entries", "streams", "push_deliveries_per_task", "tasks"})
-    limits = Limits(**{k: r.integer(v, f"limits.{k}", 1) for k, v in limits_in.items()})
+    limits_in = r.mapping(top.get("limits", {}), "limits", {"body_bytes", "body_seconds", "json_depth", "journal_entries", "streams", "push_deliveries_per_task", "tasks"})
+    limits = Limits(**{k: r.number(v, f"limits.{k}") if k == "body_seconds" else r.integer(v, f"limits.{k}", 1) for k, v in limits_in.items()})
     checks = top.get("checks", [])
     if not isinstance(checks, list) or not all(isinstance(c, str) for c in checks):
         raise r.fail("checks", "expected a list of check ids")

@@ -119,8 +119,8 @@ class CatalogueApp:
                 return
 
     @staticmethod
-    async def _json(scope: Scope, receive: Receive, send: Send, status: int, payload: Any) -> None:
-        await answer.send_body(scope, receive, send, {}, status, http.dumps(payload), "application/json")
+    async def _json(scope: Scope, receive: Receive, send: Send, status: int, payload: Any, extra: list[tuple[str, str]] | None = None) -> None:
+        await answer.send_body(scope, receive, send, {}, status, http.dumps(payload), "application/json", extra=extra)
 
     def listing(self, origin: str, prefix: str = "") -> dict[str, Any]:
         return {"scenarios": [{"id": sid, "title": s.title, "card_url": f"{origin}{prefix}/{sid}/.well-known/agent-card.json",
@@ -141,7 +141,14 @@ class CatalogueApp:
             return
         if sub == "/runs":
             if method == "POST":
-                body = await http.read_body(receive, 64 * 1024)
+                try:
+                    body = await http.read_body(receive, 64 * 1024)
+                except http.BodyTooLarge:
+                    await self._json(scope, receive, send, 413, {"error": "the body is optional JSON of at most 64 KiB: {\"seed\": 0}"})
+                    return
+                except http.BodyTimeout as exc:
+                    await self._json(scope, receive, send, 408, {"error": http.timeout_message(exc)}, http.CLOSE)
+                    return
                 try:
                     options = json.loads(body) if body.strip() else {}
                     seed = int(options.get("seed", 0)) if isinstance(options, dict) else 0

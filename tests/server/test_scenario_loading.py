@@ -25,6 +25,7 @@ CATALOGUE_IDS = [
     "spec/conformant",
     "spec/task/submitted-needs-get-task",
     "spec/tck-sut",
+    "spec/tck-sut-no-capabilities",
 ]
 
 
