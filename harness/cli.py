@@ -149,6 +149,17 @@ def build_parser() -> argparse.ArgumentParser:
     card_command.add_arguments(p)
     p.set_defaults(func=card_command.cmd_card)
 
+    from .probe import command as probe_command
+    from .record import command as record_command
+
+    p = sub.add_parser("probe", help="judge a live server against its own card: every interface a2a-lab speaks, with named checks")
+    probe_command.add_arguments(p)
+    p.set_defaults(func=probe_command.cmd_probe)
+
+    p = sub.add_parser("record", help="capture a live server's card and answers into a scenario file that replays them")
+    record_command.add_arguments(p)
+    p.set_defaults(func=record_command.cmd_record)
+
     p = sub.add_parser("checks", help="list the check catalogue (ids, levels, spec sections)")
     checks_view.add_arguments(p)
     p.set_defaults(func=checks_view.cmd_checks)

@@ -24,7 +24,7 @@ PRESETS = {
 def resolve(client: str) -> str:
     """A preset name becomes its command; anything else is the user's own command, unchanged."""
     if client == "builtin":
-        return _python("a2a_lab.harness.cli", "client", "{card_url}")
+        return _python("a2a_lab.harness.refclient", "{card_url}")
     if client == "a2a-sdk":
         if importlib.util.find_spec("a2a") is None or importlib.util.find_spec("a2a.client") is None:
             raise PresetError("the a2a-sdk preset drives the official A2A Python SDK, which is not installed here; "

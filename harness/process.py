@@ -1,4 +1,9 @@
-"""Running a client command: its own process group, a hard timeout, bounded output tails, nothing left behind."""
+"""Running a client command: its own process group, a hard timeout, bounded output tails, nothing left behind.
+
+Left behind could be: the client's process group is killed (SIGTERM, then SIGKILL); a descendant that left the group
+with setsid and kept the client's stdout or stderr is found through /proc by the pipe it holds, and killed. A
+descendant that left the group AND closed both is not found (that takes a PID namespace or a cgroup: run the harness
+in a container)."""
 
 from __future__ import annotations
 
@@ -9,11 +14,17 @@ import subprocess
 import threading
 import time
 from collections import deque
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 TAIL_BYTES = 16 * 1024
 #: After SIGTERM, how long a client gets before SIGKILL.
 TERM_GRACE_S = 0.5
+#: Once the client and its process group are gone, how long its output pipes may stay open before the harness looks for
+#: whoever still holds them (a process that left the group with setsid) and kills it.
+PIPE_GRACE_S = 0.2
+#: After that, how long to wait for the pipes to close before giving up on them (they are then left open, not closed
+#: under a reading thread).
+PIPE_WAIT_S = 1.0
 
 
 class _Tail:
@@ -55,6 +66,8 @@ class Finished:
     stdout: str
     stderr: str
     start_error: str | None = None
+    #: Processes that left the client's process group but held its output open, killed by the harness.
+    escaped: list[int] = field(default_factory=list)
 
 
 def split(command: str) -> list[str]:
@@ -77,6 +90,65 @@ def _kill_group(pgid: int) -> None:
                 time.sleep(0.02)
 
 
+def _write_end_holders(inodes: set[int]) -> set[int]:
+    """Processes (other than this one) holding the write end of one of these pipes open, found through /proc (Linux).
+
+    Only the client and its descendants ever had the write ends (the harness closed its own copies when it started
+    the client), so this finds the descendants that left the client's process group and session (setsid) but kept
+    its stdout or stderr. Elsewhere, or for processes that are not ours to inspect, it finds nothing."""
+    targets = {f"pipe:[{inode}]" for inode in inodes}
+    me, found = os.getpid(), set()
+    try:
+        pids = [int(name) for name in os.listdir("/proc") if name.isdigit()]
+    except OSError:
+        return found
+    for pid in pids:
+        if pid == me:
+            continue
+        try:
+            fds = os.listdir(f"/proc/{pid}/fd")
+        except OSError:
+            continue
+        for fd in fds:
+            try:
+                if os.readlink(f"/proc/{pid}/fd/{fd}") not in targets:
+                    continue
+                with open(f"/proc/{pid}/fdinfo/{fd}", encoding="ascii") as info:
+                    flags = next((int(line.split()[1], 8) for line in info if line.startswith("flags:")), 0)
+            except (OSError, ValueError, IndexError):
+                continue
+            if flags & os.O_ACCMODE != os.O_RDONLY:
+                found.add(pid)
+                break
+    return found
+
+
+def _close_pipes(tails: list[_Tail], pipes: list[object]) -> list[int]:
+    """Wait (briefly) for the output pipes to reach end of file; then kill whoever still holds their write ends (a
+    process that escaped the process group) and wait a little more. Returns the pids killed."""
+    inodes = set()
+    for pipe in pipes:
+        try:
+            inodes.add(os.fstat(pipe.fileno()).st_ino)  # type: ignore[attr-defined]
+        except (OSError, ValueError, AttributeError):
+            pass
+    deadline = time.monotonic() + PIPE_GRACE_S
+    for tail in tails:
+        tail.thread.join(max(0.0, deadline - time.monotonic()))
+    killed: list[int] = []
+    deadline = time.monotonic() + PIPE_WAIT_S
+    while inodes and any(t.thread.is_alive() for t in tails) and time.monotonic() < deadline:
+        for pid in sorted(_write_end_holders(inodes) - set(killed)):
+            try:
+                os.kill(pid, signal.SIGKILL)
+                killed.append(pid)
+            except OSError:
+                pass
+        for tail in tails:
+            tail.thread.join(min(0.05, max(0.0, deadline - time.monotonic())))
+    return killed
+
+
 def run(argv: list[str], env: dict[str, str], timeout: float, cwd: str | None = None) -> Finished:
     """Run argv to completion or timeout. The whole process group is killed either way."""
     started = time.monotonic()
@@ -96,9 +168,13 @@ def run(argv: list[str], env: dict[str, str], timeout: float, cwd: str | None = 
             proc.kill()
         proc.wait()
     duration = time.monotonic() - started
-    for tail in (out, err):
-        tail.thread.join(1.0)  # a grandchild that escaped the group may hold the pipe open: don't wait for it
+    # A descendant that left the process group (setsid) and kept stdout or stderr open is found and killed too.
+    escaped = _close_pipes([out, err], [proc.stdout, proc.stderr])
     for tail, pipe in ((out, proc.stdout), (err, proc.stderr)):
         if pipe is not None and not tail.thread.is_alive():
             pipe.close()
-    return Finished(None if timed_out else proc.returncode, duration, timed_out, out.text(), err.text())
+    stderr = err.text()
+    if escaped:
+        stderr += (f"\n[a2a-lab: killed {len(escaped)} process{'es' if len(escaped) > 1 else ''} that left the client's process group "
+                   f"but kept its output open: pid {', '.join(map(str, escaped))}]\n")
+    return Finished(None if timed_out else proc.returncode, duration, timed_out, out.text(), stderr, escaped=escaped)

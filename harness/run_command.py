@@ -6,8 +6,10 @@ import argparse
 import shutil
 import sys
 import time
+from collections.abc import Iterable
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import Any
 
 from a2a_lab.protocol.cards import parse_support
 from a2a_lab.server.catalogue import Catalogue
@@ -109,12 +111,13 @@ def cmd_run(args: argparse.Namespace) -> int:
     return finish(results, supported, args, meta)
 
 
-def finish(results: list[ScenarioResult], supported: set, args: argparse.Namespace, meta: dict) -> int:  # type: ignore[type-arg]
-    """Scorecard, report files and the exit code: the same for `run` and `score`."""
+def finish(results: list[ScenarioResult], supported: set, args: argparse.Namespace, meta: dict, checks: Iterable[Any] | None = None) -> int:  # type: ignore[type-arg]
+    """Scorecard, report files and the exit code: the same for `run`, `score` and `probe` (`checks`: the catalogue
+    the results come from, when it is not the client checks')."""
     summary = scoring.summary(results, args.strict)
     console.scorecard(results, summary, verbose=args.verbose)
     meta = {**meta, "strict": args.strict, "supports": sorted(f"{b.value}@{v.value}" for b, v in supported)}
-    report = json_report.build(results, summary, meta)
+    report = json_report.build(results, summary, meta, checks=checks)
     if args.json:
         json_report.write(args.json, report)
     if args.junit:

@@ -97,6 +97,14 @@ def interfaces(card: Any) -> list[Interface]:
     return out
 
 
+def legacy_view(card: Any) -> Interface | None:
+    """The 0.3 main interface of a dual-shaped card (top-level `url`, `preferredTransport`, `protocolVersion`), which
+    the official SDK derives from the card's 0.3 interfaces (notes §1.6); None when the card is not dual."""
+    if shape(card) != "dual" or not isinstance(card.get("url"), str):
+        return None
+    return Interface(card["url"], str(card.get("preferredTransport") or Binding.JSONRPC.value), _opt_str(card.get("protocolVersion")), None, 0, "url")
+
+
 def _opt_str(value: Any) -> str | None:
     return None if value is None else str(value)
 

@@ -126,3 +126,39 @@ class A2AError(Exception):
 
 def invalid_params(field_path: str, problem: str) -> A2AError:
     return A2AError(ErrorType.INVALID_PARAMS, f"Invalid parameters: {field_path}: {problem}", field=field_path)
+
+
+# ------------------------------------------------------------------------------ validating error answers
+
+
+@dataclass(frozen=True)
+class EnvelopeProblem:
+    """Something wrong with an error answer someone else sent. `should` marks a SHOULD (a v1.0.1 recommendation,
+    or a MUST of v1.0.0 that v1.0.1 relaxed: notes D4, D5) rather than a MUST."""
+
+    text: str
+    should: bool = False
+
+
+def error_info(details: Any) -> dict[str, Any] | None:
+    """The google.rpc.ErrorInfo in a details list (JSON-RPC `data`, HTTP+JSON `error.details`), if any."""
+    if isinstance(details, list):
+        for item in details:
+            if isinstance(item, dict) and item.get("@type") == ERROR_INFO_TYPE:
+                return item
+    return None
+
+
+def detail_problems(details: Any, path: str) -> list[EnvelopeProblem]:
+    """A google.rpc details list: objects that each name their `@type` (ProtoJSON Any, §9.5, §11.6); an ErrorInfo
+    carries a `reason` and a `domain`."""
+    if not isinstance(details, list):
+        return [EnvelopeProblem(f"{path} must be a list of objects with @type, not {type(details).__name__}")]
+    out: list[EnvelopeProblem] = []
+    for i, item in enumerate(details):
+        if not isinstance(item, dict) or not isinstance(item.get("@type"), str) or not item["@type"]:
+            out.append(EnvelopeProblem(f"{path}[{i}] is not an object with a string @type"))
+        elif item["@type"] == ERROR_INFO_TYPE:
+            out.extend(EnvelopeProblem(f"{path}[{i}] (ErrorInfo) has no string `{name}`") for name in ("reason", "domain")
+                       if not isinstance(item.get(name), str) or not item[name])
+    return out

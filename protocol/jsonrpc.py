@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from typing import Any
 
-from .errors import A2AError, ErrorType
+from .errors import A2AError, EnvelopeProblem, ErrorType, by_code, detail_problems, error_info
 from .versions import Version
 
 _MISSING = object()
@@ -66,3 +67,85 @@ def error(req_id: Any, err: A2AError, version: Version) -> dict[str, Any]:
 
 def envelope(method: str, params: Any, req_id: Any) -> dict[str, Any]:
     return {"jsonrpc": "2.0", "id": req_id, "method": method, "params": params}
+
+
+def error_problems(err: Any, version: Version) -> list[EnvelopeProblem]:
+    """What is wrong with the `error` member of a JSON-RPC answer someone sent (JSON-RPC 2.0 §5.1; A2A 1.0 §9.5).
+
+    `code` is an integer and `message` a string; in 1.0, `data` is a list of objects naming their `@type`, and an
+    A2A error (-32001...) SHOULD carry an ErrorInfo (v1.0.1; v1.0.0 said MUST: notes D4). 0.3 `data` is free-form.
+    """
+    if not isinstance(err, dict):
+        return [EnvelopeProblem(f"error must be an object, not {type(err).__name__}")]
+    out: list[EnvelopeProblem] = []
+    code = err.get("code")
+    if isinstance(code, bool) or not isinstance(code, int):
+        out.append(EnvelopeProblem(f"error.code must be an integer, not {code!r}"))
+    if not isinstance(err.get("message"), str):
+        out.append(EnvelopeProblem(f"error.message must be a string, not {err.get('message')!r}"))
+    if version is not Version.V1_0:
+        return out
+    if "data" in err:
+        out.extend(detail_problems(err["data"], "error.data"))
+    known = by_code(code) if isinstance(code, int) and not isinstance(code, bool) else None
+    if known is not None and known.kind.reason and error_info(err.get("data")) is None:
+        out.append(EnvelopeProblem(f"error.data carries no google.rpc.ErrorInfo for {known.kind.name} (reason {known.kind.reason})", should=True))
+    return out
+
+
+def replace_id(raw: bytes, req_id: Any) -> bytes:
+    """The same answer bytes with the value of the top-level `id` member replaced by `req_id` (JSON).
+
+    Everything else stays byte for byte (formatting, member order, escapes). Bytes that are not a JSON object,
+    or an object without a top-level `id`, are returned unchanged.
+    """
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return raw
+    span = _top_level_member(text, "id")
+    if span is None:
+        return raw
+    start, end = span
+    return (text[:start] + json.dumps(req_id) + text[end:]).encode("utf-8")
+
+
+_WHITESPACE = " \t\n\r"
+
+
+def _top_level_member(text: str, name: str) -> tuple[int, int] | None:
+    """The character span of the value of member `name` of the JSON object `text`, or None."""
+    decoder = json.JSONDecoder()
+    i = len(text) - len(text.lstrip(_WHITESPACE))
+    if not text.startswith("{", i):
+        return None
+    i += 1
+    found: tuple[int, int] | None = None
+    try:
+        while True:
+            while i < len(text) and text[i] in _WHITESPACE:
+                i += 1
+            if text.startswith("}", i):
+                return found
+            if not text.startswith('"', i):
+                return None
+            key, i = json.decoder.scanstring(text, i + 1)  # type: ignore[attr-defined]
+            while i < len(text) and text[i] in _WHITESPACE:
+                i += 1
+            if not text.startswith(":", i):
+                return None
+            i += 1
+            while i < len(text) and text[i] in _WHITESPACE:
+                i += 1
+            _, end = decoder.raw_decode(text, i)
+            if key == name:
+                found = (i, end)  # the last one wins, as in json.loads
+            i = end
+            while i < len(text) and text[i] in _WHITESPACE:
+                i += 1
+            if text.startswith(",", i):
+                i += 1
+            elif not text.startswith("}", i):
+                return None
+    except ValueError:
+        return None

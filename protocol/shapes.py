@@ -424,3 +424,66 @@ def event_state(body: dict[str, Any], version: Version, rest: bool = False) -> T
         status = inner.get("status") if isinstance(inner, dict) else None
         return states.parse(status.get("state")) if isinstance(status, dict) else None
     return None
+
+
+# ------------------------------------------------------------------------------- `kind` discriminators
+
+DISCRIMINATOR = "kind"
+
+
+def _discriminated(version: Version, rest: bool) -> bool:
+    """Only the 0.3 JSON-RPC form names the kind of its objects (T03); 1.0 and 0.3 HTTP+JSON are ProtoJSON (§5.5)."""
+    return version is V03 and not rest
+
+
+def kind_problems(obj: Any, what: str, version: Version, rest: bool, path: str) -> list[Problem]:
+    """Where the form needs `kind` and where it must have none, in an object someone sent and what it holds.
+
+    `what` is the object's canonical kind: `task`, `message`, `statusUpdate`, `artifactUpdate` or `part`. The 0.3
+    JSON-RPC form names the kind of every task, message, event and part; the other forms name none (1.0
+    discriminates by member name, notes §10.2).
+    """
+    problems: list[Problem] = []
+    _check_kind(obj, what, version, rest, path, problems)
+    return problems
+
+
+def _check_kind(obj: Any, what: str, version: Version, rest: bool, path: str, problems: list[Problem]) -> None:
+    if not isinstance(obj, dict):
+        return
+    given = obj.get(DISCRIMINATOR)
+    if _discriminated(version, rest):
+        if what == "part":
+            wanted = next((k for k in PART_KINDS_V03 if k in obj), None)
+            if given not in PART_KINDS_V03 or (wanted is not None and given != wanted):
+                problems.append(Problem(f"{path}.kind", f"a 0.3 part names its kind ({wanted or ' / '.join(PART_KINDS_V03)}), found {given!r}"))
+        else:
+            wanted = EVENT_KINDS_V03[what]
+            if given != wanted:
+                problems.append(Problem(f"{path}.kind", f'a 0.3 {what} needs "kind": "{wanted}", found {given!r}'))
+    elif DISCRIMINATOR in obj:
+        form = "1.0" if version is V1 else "0.3 HTTP+JSON"
+        problems.append(Problem(f"{path}.kind", f"the {form} form has no `kind` (objects are discriminated by member name)", foreign=True))
+    parts_key = "content" if (version is V03 and rest) else "parts"
+    children: list[tuple[Any, str, str]] = []
+    if what == "task":
+        status = obj.get("status") if isinstance(obj.get("status"), dict) else {}
+        children.append((status.get("message"), "message", f"{path}.status.message"))
+        children += [(m, "message", f"{path}.history[{i}]") for i, m in enumerate(_list(obj.get("history")))]
+        for i, artifact in enumerate(_list(obj.get("artifacts"))):
+            parts = artifact.get("parts") if isinstance(artifact, dict) else None
+            children += [(p, "part", f"{path}.artifacts[{i}].parts[{j}]") for j, p in enumerate(_list(parts))]
+    elif what == "message":
+        children += [(p, "part", f"{path}.{parts_key}[{i}]") for i, p in enumerate(_list(obj.get(parts_key)))]
+    elif what == "statusUpdate":
+        status = obj.get("status") if isinstance(obj.get("status"), dict) else {}
+        children.append((status.get("message"), "message", f"{path}.status.message"))
+    elif what == "artifactUpdate":
+        artifact = obj.get("artifact") if isinstance(obj.get("artifact"), dict) else {}
+        children += [(p, "part", f"{path}.artifact.parts[{i}]") for i, p in enumerate(_list(artifact.get("parts")))]
+    for child, kind, where in children:
+        _check_kind(child, kind, version, rest, where, problems)
+
+
+def _list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []

@@ -43,6 +43,8 @@ class TaskRecord:
     push_configs: dict[str, dict[str, Any]] = field(default_factory=dict)
     listeners: list[asyncio.Queue[Event | None]] = field(default_factory=list)
     push_deliveries: int = 0
+    #: The journal entry (kind `push-limit`) counting notifications dropped once limits.push_deliveries_per_task was reached.
+    push_limit_entry: dict[str, Any] | None = None
 
     @property
     def state(self) -> TaskState:

@@ -121,7 +121,8 @@ async def render(state: LabState, scope: Scope, receive: Receive, send: Send, en
         await _error(scope, receive, send, entry, req_id, outcome.error, version, reply, status)
         return
     if reply.raw_status is not None:
-        await answer.send_body(scope, receive, send, entry, reply.raw_status, reply.raw_body, reply.raw_content_type, reply)
+        raw = jsonrpc.replace_id(reply.raw_body, req_id) if reply.raw_echo_id else reply.raw_body  # bytes otherwise exact
+        await answer.send_body(scope, receive, send, entry, reply.raw_status, raw, reply.raw_content_type, reply)
         return
     if outcome.events is not None:
         def render_event(event: dict[str, Any]) -> Any:

@@ -1,7 +1,8 @@
 """Push notification delivery (spec §4.3.3, §13.2): POST each event to the task's webhooks, in order.
 
 Targets are limited to loopback and an explicit allow-list (SSRF); redirects are not followed.
-Every delivery is journaled (kind `push`) with its credentials redacted.
+Every delivery is journaled (kind `push`) with its credentials redacted; at most limits.push_deliveries_per_task
+are sent per task, and the ones dropped past that cap are counted in one journal entry (kind `push-limit`).
 """
 
 from __future__ import annotations
@@ -76,7 +77,8 @@ class PushSender:
         limit = self.state.scenario.limits.push_deliveries_per_task
         for config in list(rec.push_configs.values()):
             if rec.push_deliveries >= limit:
-                return
+                self._dropped(rec, config, limit)
+                continue
             rec.push_deliveries += 1
             key = (rec.id, config["id"])
             queue = self._queues.get(key)
@@ -86,6 +88,16 @@ class PushSender:
                 self._workers.add(worker)
                 worker.add_done_callback(self._workers.discard)
             queue.put_nowait(payload(rec, event, config.get("_version", "1.0")))
+
+    def _dropped(self, rec: TaskRecord, config: dict[str, Any], limit: int) -> None:
+        """A notification past the task's cap: not sent; one journal entry per task (kind `push-limit`) counts them."""
+        entry = rec.push_limit_entry
+        if entry is None:
+            entry = rec.push_limit_entry = self.state.journal.open("POST", str(config.get("url", "")), "", [], b"", "push-limit")
+            entry["push"] = {"task_id": rec.id, "limit": limit, "dropped": 0}
+            entry["response"] = {"refused": f"limits.push_deliveries_per_task ({limit}) reached: no more notifications are sent for task {rec.id}"}
+        entry["push"]["dropped"] += 1
+        self.state.journal.touch()
 
     async def _work(self, config: dict[str, Any], queue: asyncio.Queue[tuple[bytes, str] | None]) -> None:
         probing = self.state.scenario.push_probe and isinstance(config.get("authentication"), dict)

@@ -108,6 +108,8 @@ class Reply:
     raw_status: int | None = None
     raw_body: bytes = b""
     raw_content_type: str = "application/json"
+    #: JSON-RPC only: rewrite the raw body's top-level `id` to the request's (a recorded answer replayed to any client).
+    raw_echo_id: bool = False
     headers: tuple[tuple[str, str], ...] = ()
     delay_ms: int = 0
     fault: Fault | None = None
@@ -483,13 +485,14 @@ def _reply(r: _Reader, value: Any, path: str, base_task: TaskScript) -> Reply:
     if "error" in spec:
         kw["error"], kw["error_http_status"] = r.error(spec["error"], f"{path}.error")
     if "raw" in spec:
-        raw = r.mapping(spec["raw"], f"{path}.raw", {"status", "body", "content_type"})
+        raw = r.mapping(spec["raw"], f"{path}.raw", {"status", "body", "content_type", "echo_id"})
         kw["raw_status"] = r.integer(raw.get("status", 200), f"{path}.raw.status", 100)
         body = raw.get("body", "")
         kw["raw_body"] = body.encode() if isinstance(body, str) else r.fail(f"{path}.raw.body", "expected text")  # type: ignore[assignment]
         if isinstance(kw["raw_body"], ScenarioError):
             raise kw["raw_body"]
         kw["raw_content_type"] = r.string(raw.get("content_type", "application/json"), f"{path}.raw.content_type")
+        kw["raw_echo_id"] = r.boolean(raw.get("echo_id", False), f"{path}.raw.echo_id")
     if "headers" in spec:
         h = r.mapping(spec["headers"], f"{path}.headers")
         kw["headers"] = tuple((str(k), str(v)) for k, v in h.items())

@@ -27,11 +27,12 @@ def _required(card: dict[str, Any], fields: tuple[str, ...], label: str, out: Fi
             out.error(name, f"required by the {label} card shape but missing", f"add `{name}`")
 
 
-def _version_text(value: Any, path: str, out: Findings) -> None:
+def _version_text(value: Any, path: str, out: Findings, patch_ok: bool = False) -> None:
+    """`patch_ok`: a 0.3 card's own protocolVersion, which the 0.3 schema writes in full ("0.3.0", its default)."""
     text = str(value)
     if versions.parse(text) is None:
         out.error(path, f"{text!r} is not a protocol version", 'write Major.Minor, e.g. "1.0" or "0.3"')
-    elif versions.has_patch(text):
+    elif versions.has_patch(text) and not patch_ok:
         out.warning(path, f"{text!r} carries a patch number; versions are Major.Minor (patches MUST NOT be considered, §3.6)",
                     f'write "{versions.major_minor(text)}"')
     elif versions.to_known(text) is None:
@@ -85,6 +86,9 @@ def _version_mix(card: dict[str, Any], out: Findings) -> None:
     listed = card.get("supportedInterfaces")
     if top is None or not isinstance(listed, list):
         return
+    view = cards.legacy_view(card)
+    if view is not None and any((i.url, i.binding, i.version) == (view.url, view.binding, view.version) for i in cards.interfaces(card)):
+        return  # a dual card whose 0.3 fields describe one of its own 0.3 interfaces (as the SDK serves): no mix
     declared = {versions.interface_version(e.get("protocolVersion")) for e in listed if isinstance(e, dict)}
     top_mm = versions.major_minor(str(top))
     if top_mm not in declared or len(declared) > 1:
@@ -185,7 +189,7 @@ def lint(card: Any, policy: str = urlpolicy.STRICT) -> Findings:
     if shape == "0.3":
         _required(card, REQUIRED_V03, "0.3", out)
         if "protocolVersion" in card:
-            _version_text(card["protocolVersion"], "protocolVersion", out)
+            _version_text(card["protocolVersion"], "protocolVersion", out, patch_ok=True)
         url = card.get("url")
         if isinstance(url, str):
             for message, hint in urlpolicy.problems(url, policy):

@@ -25,9 +25,10 @@ def user_agent() -> str:
     return f"a2a-lab-refclient/{version} (+{PROJECT_URL})"
 
 
-def make_client(options: ClientOptions) -> httpx.Client:
+def make_client(options: ClientOptions, transport: httpx.BaseTransport | None = None) -> httpx.Client:
+    """The client's httpx client; `transport` replaces the network layer (e.g. a recording one)."""
     timeout = httpx.Timeout(options.read_timeout, connect=options.connect_timeout)
-    return httpx.Client(timeout=timeout, headers={"User-Agent": user_agent()}, follow_redirects=False)
+    return httpx.Client(timeout=timeout, headers={"User-Agent": user_agent()}, follow_redirects=False, transport=transport)
 
 
 def describe(exc: httpx.HTTPError, what: str, options: ClientOptions) -> ClientFailure:

@@ -15,7 +15,7 @@ from ..handshake import ENV_ACTION, ENV_CARD_URL, ENV_MESSAGE, ENV_RESULT  # noq
 DEFAULT_TEXT = "Hello from a2a-lab"
 DEFAULT_FOLLOW = 10
 CONNECT_TIMEOUT_S = 5.0
-READ_TIMEOUT_S = 15.0
+READ_TIMEOUT_S = 10.0
 #: GetTask follow-ups wait politely, a little longer each time.
 POLL_START_S = 0.2
 POLL_FACTOR = 1.5

@@ -17,7 +17,8 @@ def progress_line(index: int, total: int, scenario_id: str, seconds: float, note
     return f"[{index:>{width}}/{total}] {scenario_id} ({seconds:.1f}s){' ' + note if note else ''}"
 
 
-def scorecard(results: list[ScenarioResult], summary: dict[str, Any], out: TextIO = sys.stdout, verbose: bool = False) -> None:
+def scorecard(results: list[ScenarioResult], summary: dict[str, Any], out: TextIO | None = None, verbose: bool = False) -> None:
+    out = out if out is not None else sys.stdout  # looked up per call: a default bound at import outlives redirected streams
     width = max((len(r.id) for r in results), default=8)
     print(f"\n{'SCENARIO'.ljust(width)}  RESULT  DETAIL", file=out)
     for r in results:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import shlex
 import sys
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -114,3 +114,47 @@ def is_alive() -> Callable[[int], bool]:
 @pytest.fixture(scope="session")
 def fake() -> Callable[..., str]:
     return fake_command
+
+
+@pytest.fixture
+def a2a_sdk_server() -> Iterator[str]:
+    """The official a2a-sdk 1.3.0 server (nobody here wrote it) with an echo executor, under uvicorn on loopback port 0:
+    JSON-RPC 1.0 at /, HTTP+JSON 1.0 at /rest, and the SDK's 0.3 compatibility layer on JSON-RPC (a 0.3 interface at /).
+    Yields its origin."""
+    from a2a.helpers.proto_helpers import new_task
+    from a2a.server.agent_execution import AgentExecutor, RequestContext
+    from a2a.server.events import EventQueue
+    from a2a.server.request_handlers import DefaultRequestHandler
+    from a2a.server.routes import create_agent_card_routes, create_jsonrpc_routes, create_rest_routes
+    from a2a.server.tasks import InMemoryTaskStore, TaskUpdater
+    from a2a.types.a2a_pb2 import AgentCapabilities, AgentCard, AgentInterface, AgentSkill, Part, TaskState
+    from starlette.applications import Starlette
+
+    from a2a_lab.server.hosting import BackgroundServer
+
+    class EchoExecutor(AgentExecutor):
+        async def execute(self, context: RequestContext, event_queue: EventQueue) -> None:
+            assert context.task_id and context.context_id and context.message
+            await event_queue.enqueue_event(new_task(context.task_id, context.context_id, TaskState.TASK_STATE_SUBMITTED, history=[context.message]))
+            updater = TaskUpdater(event_queue, context.task_id, context.context_id)
+            await updater.update_status(TaskState.TASK_STATE_WORKING)
+            await updater.add_artifact([Part(text=f"echo: {context.get_user_input()}")], artifact_id="result", name="result", last_chunk=True)
+            await updater.complete()
+
+        async def cancel(self, context: RequestContext, event_queue: EventQueue) -> None:
+            raise NotImplementedError("the echo executor finishes before anyone could cancel it")
+
+    app = Starlette()
+    server = BackgroundServer(app)  # binds port 0 now, so the card can name the real URL
+    card = AgentCard(
+        name="a2a-sdk echo", description="a2a-sdk 1.3.0 reference echo agent", version="0.0.1",
+        supported_interfaces=[AgentInterface(url=f"{server.url}/", protocol_binding="JSONRPC", protocol_version="1.0"),
+                              AgentInterface(url=f"{server.url}/rest", protocol_binding="HTTP+JSON", protocol_version="1.0"),
+                              AgentInterface(url=f"{server.url}/", protocol_binding="JSONRPC", protocol_version="0.3")],
+        capabilities=AgentCapabilities(streaming=True), default_input_modes=["text/plain"], default_output_modes=["text/plain"],
+        skills=[AgentSkill(id="echo", name="echo", description="echoes text", tags=["echo"])])
+    handler = DefaultRequestHandler(EchoExecutor(), InMemoryTaskStore(), card)
+    app.router.routes.extend([*create_agent_card_routes(card), *create_jsonrpc_routes(handler, rpc_url="/", enable_v0_3_compat=True),
+                              *create_rest_routes(handler, path_prefix="/rest")])
+    with server:
+        yield server.url

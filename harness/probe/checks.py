@@ -1,0 +1,171 @@
+"""CARD-VALID, SEND-MESSAGE, RESPONSE-SHAPE and TASK-FOLLOW-UP: is the card usable, and does the advertised method
+answer with a message or a task of the right shape that can be fetched again."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from a2a_lab.protocol import shapes
+from a2a_lab.protocol.errors import ErrorType
+from a2a_lab.protocol.operations import Operation
+from a2a_lab.protocol.states import TaskState
+from a2a_lab.protocol.versions import Version
+
+from ..model import CheckResult
+from ..refclient.failures import ClientFailure, invites_fallback
+from ..refclient.reading import Form, classify, read_send_result, read_task
+from .catalogue import CARD_VALID, RESPONSE_SHAPE, SEND_MESSAGE, TASK_FOLLOW_UP
+from .context import DIAGNOSIS, InterfaceProbe, describe
+
+MAX_SHOWN = 5
+_SEND_KINDS = ("message", "task")
+
+
+def _shown(items: list[str]) -> str:
+    return "; ".join(items[:MAX_SHOWN]) + (f"; and {len(items) - MAX_SHOWN} more" if len(items) > MAX_SHOWN else "")
+
+
+# ------------------------------------------------------------------------------------------ CARD-VALID
+
+
+def card_valid(findings: list[dict[str, Any]], discovery_warnings: list[str], evidence: list[int]) -> CheckResult:
+    """`a2a-lab card check`'s findings (and what discovery noticed) as one check."""
+    c = CARD_VALID
+    errors = [f"{f['path'] or '(card)'}: {f['message']}" for f in findings if f["level"] == "error"]
+    warnings = [f"{f['path'] or '(card)'}: {f['message']}" for f in findings if f["level"] == "warning"] + discovery_warnings
+    expected = "a card without lint errors or warnings (`a2a-lab card check`)"
+    if errors:
+        return c.broken(f"{len(errors)} lint error(s): {_shown(errors)}", expected, _shown(errors + warnings), evidence)
+    if warnings:
+        return c.lenient(f"{len(warnings)} warning(s): {_shown(warnings)}", expected, _shown(warnings), evidence)
+    infos = sum(1 for f in findings if f["level"] == "info")
+    return c.passed("no lint errors or warnings" + (f" ({infos} note(s))" if infos else ""), evidence)
+
+
+# ---------------------------------------------------------------------------------------- SEND-MESSAGE
+
+
+def send_message(ctx: InterfaceProbe) -> CheckResult:
+    c = SEND_MESSAGE
+    what = describe(Operation.SEND_MESSAGE, ctx.version, ctx.transport)
+    label = f"{what} ({ctx.iface.binding} {ctx.version.value} at {ctx.iface.url})"
+    expected = f"a Message or a Task answering {what}"
+    try:
+        body = ctx.call(c.id, Operation.SEND_MESSAGE, ctx.send_params(), [])
+    except ClientFailure as failure:
+        return _send_failed(ctx, failure, label, expected)
+    ctx.send_body = body
+    try:
+        ctx.answer = read_send_result(body, ctx.transport.form, [])
+    except ClientFailure as failure:
+        return c.broken(f"{label} answered something that is neither a message nor a task", expected, failure.message, ctx.evidence(c.id))
+    task = ctx.answer.task
+    state = f" in {task.state.short}" if task is not None and task.state is not None else ""
+    return c.passed(f"{what} answered a {ctx.answer.kind}{state}", ctx.evidence(c.id))
+
+
+def _send_failed(ctx: InterfaceProbe, failure: ClientFailure, label: str, expected: str) -> CheckResult:
+    c, d = SEND_MESSAGE, failure.details
+    refused_version = d.get("code") == ErrorType.VERSION_NOT_SUPPORTED.code or d.get("reason") == ErrorType.VERSION_NOT_SUPPORTED.kind.reason
+    if refused_version:
+        message = f"the card declares A2A {ctx.version.value} for {label}, but the server refuses that version (VersionNotSupportedError)"
+    elif invites_fallback(failure):
+        said = "-32601" if d.get("code") == ErrorType.METHOD_NOT_FOUND.code else f"HTTP {d.get('http_status')}"
+        message = f"the card advertises {label} but the server answers method not found ({said})"
+    else:
+        message = f"{label} failed: {failure.message}"
+    if invites_fallback(failure):
+        message += _diagnose(ctx)
+    return c.broken(message, expected, failure.message, ctx.evidence(c.id) + ctx.evidence(DIAGNOSIS))
+
+
+def _diagnose(ctx: InterfaceProbe) -> str:
+    """One SendMessage in each other version at the same URL: what does the wire really speak?"""
+    for other in Version:
+        if other is ctx.version:
+            continue
+        transport = ctx.other(other)
+        try:
+            answer = read_send_result(ctx.call(DIAGNOSIS, Operation.SEND_MESSAGE, ctx.send_params(), [], transport), transport.form, [])
+        except ClientFailure:
+            continue
+        return (f"; the same URL answers the A2A {other.value} {describe(Operation.SEND_MESSAGE, other, transport)} with a {answer.kind}: "
+                f"the card claims {ctx.version.value}, the wire speaks {other.value}")
+    return ""
+
+
+# -------------------------------------------------------------------------------------- RESPONSE-SHAPE
+
+
+def _example(form: Form) -> str:
+    """What a SendMessage result looks like in a form, as protocol.shapes writes it."""
+    task = {"id": "…", "contextId": "…", "status": {"state": TaskState.COMPLETED.value}}
+    return json.dumps(shapes.send_result_out({"task": task}, form.version, form.rest), ensure_ascii=False)
+
+
+def _kind_problems(inner: Any, kind: str, form: Form, path: str, already: list[str]) -> list[str]:
+    problems = [str(p) for p in shapes.kind_problems(inner, kind, form.version, form.rest, path)]
+    return [p for p in problems if not any(p.split(":", 1)[0] in seen for seen in already)]
+
+
+def response_shape(ctx: InterfaceProbe) -> CheckResult:
+    c, form = RESPONSE_SHAPE, ctx.transport.form
+    if ctx.answer is None:
+        return c.skipped("SendMessage gave no message or task to judge")
+    problems: list[str] = []
+    kind, inner, used = classify(ctx.send_body, form, _SEND_KINDS, "the SendMessage result", [])
+    read_send_result(ctx.send_body, form, problems)
+    if used == form:
+        problems += _kind_problems(inner, kind, form, f"result.{kind}", problems)
+    for i, body in enumerate(ctx.get_bodies):
+        where = f"GetTask answer #{i + 1}"
+        found: list[str] = []
+        try:
+            read_task(body, form, where, found)
+        except ClientFailure as failure:
+            found.append(failure.message)
+        problems += found + _kind_problems(body, "task", form, where, found)
+    evidence = ctx.evidence(SEND_MESSAGE.id) + ctx.evidence(TASK_FOLLOW_UP.id)
+    if problems:
+        return c.broken(f"the answer is not in the {form.label} form: {problems[0]}", f"a result shaped like {_example(form)}", _shown(problems), evidence)
+    also = f", and {len(ctx.get_bodies)} GetTask answer(s)" if ctx.get_bodies else ""
+    return c.passed(f"a {kind} in the {form.label} form{also}", evidence)
+
+
+# -------------------------------------------------------------------------------------- TASK-FOLLOW-UP
+
+
+def task_follow_up(ctx: InterfaceProbe) -> CheckResult:
+    c, form = TASK_FOLLOW_UP, ctx.transport.form
+    if ctx.answer is None:
+        return c.skipped("SendMessage gave no task to fetch")
+    if ctx.answer.kind == "message" or ctx.answer.task is None:
+        return c.skipped("SendMessage answered a message: there is no task to fetch (a message is the whole answer, §3.1.1)")
+    first = ctx.answer.task
+    if not first.id:
+        return c.broken("the task SendMessage returned has no id", "a task with an id", "no id", ctx.evidence(SEND_MESSAGE.id))
+    what = describe(Operation.GET_TASK, ctx.version, ctx.transport)
+    trail = [first.state.short if first.state else repr(first.raw_state)]
+    delays = ctx.options.delays()
+    for attempt in range(max(ctx.options.follow, 1)):
+        if attempt:
+            ctx.options.sleep(delays[attempt - 1])
+        try:
+            body = ctx.call(c.id, Operation.GET_TASK, {"id": first.id}, [])
+            ctx.get_bodies.append(body)
+            view = read_task(body, form, "GetTask result", [])
+        except ClientFailure as failure:
+            return c.broken(f"{what} for task {first.id}, which SendMessage just returned, failed: {failure.message}", f"task {first.id}",
+                            failure.message, ctx.evidence(c.id))
+        if view.id != first.id:
+            return c.broken(f"{what} answered another task than the one asked for", f"id {first.id!r}", f"id {view.id!r}", ctx.evidence(c.id))
+        if first.state is not None and first.state.terminal and view.state is not first.state:
+            return c.broken(f"terminal task {first.id} changed state (a terminal task never changes, §8)", first.state.short,
+                            view.state.short if view.state else repr(view.raw_state), ctx.evidence(c.id))
+        trail.append(view.state.short if view.state else repr(view.raw_state))
+        if view.stops:
+            break
+    states = " -> ".join(trail)
+    note = "" if view.stops else f" (still not finished after {len(trail) - 1} {what} calls; not judged)"
+    return c.passed(f"{what} returned task {first.id}: {states}{note}", ctx.evidence(c.id))

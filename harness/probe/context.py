@@ -1,0 +1,134 @@
+"""What one interface's probe works with: the reference client's transport (with the A2A-Version header under the
+probe's control), the recorder, and a log of which check sent what."""
+
+from __future__ import annotations
+
+import dataclasses
+import uuid
+from collections.abc import Generator, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any
+
+import httpx
+
+from a2a_lab.protocol import requests
+from a2a_lab.protocol.cards import Interface
+from a2a_lab.protocol.operations import SPECS, Operation
+from a2a_lab.protocol.versions import HEADER, Version
+
+from ..refclient.client import user_message
+from ..refclient.failures import ClientFailure
+from ..refclient.options import ClientOptions
+from ..refclient.reading import Answer
+from ..refclient.recording import Exchange, Recorder
+from ..refclient.transport import Transport
+
+#: The probe's own marker for ids no server issued (UNKNOWN-TASK, VERSION-NEGOTIATION).
+UNKNOWN_ID_PREFIX = "a2a-lab-probe-unknown-"
+DIAGNOSIS = "DIAGNOSIS"
+
+
+class ProbeTransport(Transport):
+    """The reference client's transport, except that the probe may drop or replace the A2A-Version header."""
+
+    def __init__(self, http: httpx.Client, iface: Interface, options: ClientOptions) -> None:
+        super().__init__(http, iface, options)
+        self._version_header: tuple[bool, str | None] = (False, None)
+
+    def _headers(self, accept: str) -> dict[str, str]:
+        headers = super()._headers(accept)
+        override, value = self._version_header
+        if override:
+            headers.pop(HEADER, None)
+            if value is not None:
+                headers[HEADER] = value
+        return headers
+
+    def envelope_violation(self, op: Operation, value: Any, req_id: Any) -> str | None:
+        """How a decoded answer breaks JSON-RPC 2.0 as the reference client reads it (None: a well-formed result or error)."""
+        try:
+            self._unwrap(op, value, req_id, "the answer", None, [])
+        except ClientFailure as failure:
+            return None if failure.type == "remote" else failure.message
+        return None
+
+    @contextmanager
+    def version_header(self, value: str | None) -> Iterator[None]:
+        """Send `A2A-Version: value` (None: no header at all) on the calls made inside."""
+        self._version_header = (True, value)
+        try:
+            yield
+        finally:
+            self._version_header = (False, None)
+
+
+@dataclass
+class Seen:
+    """The exchanges one call produced, with the check that made it and the transport (version, binding) it used."""
+
+    check: str
+    op: Operation
+    transport: ProbeTransport
+    exchanges: list[Exchange]
+
+
+@dataclass
+class InterfaceProbe:
+    http: httpx.Client
+    recorder: Recorder
+    iface: Interface
+    card: dict[str, Any]
+    options: ClientOptions
+    text: str
+    transport: ProbeTransport = field(init=False)
+    seen: list[Seen] = field(default_factory=list)
+    #: What SendMessage answered: the decoded result (None when it failed) and how it reads.
+    send_body: Any = None
+    answer: Answer | None = None
+    #: Decoded GetTask answers of the follow-up, for RESPONSE-SHAPE.
+    get_bodies: list[Any] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self.transport = ProbeTransport(self.http, self.iface, self.options)
+
+    @property
+    def version(self) -> Version:
+        return self.transport.version
+
+    def other(self, version: Version) -> ProbeTransport:
+        """A transport to the same URL and binding in another version (for a diagnosis only)."""
+        return ProbeTransport(self.http, dataclasses.replace(self.iface, declared_version=version.value), self.options)
+
+    def send_params(self) -> dict[str, Any]:
+        return {"message": user_message(self.text), "configuration": requests.send_configuration()}
+
+    def call(self, check: str, op: Operation, params: dict[str, Any], warnings: list[str], transport: ProbeTransport | None = None) -> Any:
+        t = transport or self.transport
+        mark = len(self.recorder.exchanges)
+        try:
+            return t.call(op, params, warnings)
+        finally:
+            self.seen.append(Seen(check, op, t, self.recorder.since(mark)))
+
+    def stream(self, check: str, op: Operation, params: dict[str, Any], warnings: list[str]) -> Generator[Any, None, None]:
+        mark = len(self.recorder.exchanges)
+        try:
+            yield from self.transport.stream(op, params, warnings)
+        finally:
+            self.seen.append(Seen(check, op, self.transport, self.recorder.since(mark)))
+
+    def evidence(self, check: str) -> list[int]:
+        return [e.seq for s in self.seen if s.check == check for e in s.exchanges]
+
+
+def unknown_id() -> str:
+    return UNKNOWN_ID_PREFIX + str(uuid.uuid4())
+
+
+def describe(op: Operation, version: Version, transport: Transport) -> str:
+    """How the interface spells an operation: the JSON-RPC method, or the HTTP+JSON verb and route."""
+    if transport.form.rest:
+        route = SPECS[op].rest.get(version, ())
+        return f"{route[0].verb} {route[0].template}" if route else op.value
+    return SPECS[op].jsonrpc.get(version, op.value)

@@ -1,0 +1,185 @@
+"""`probe(target)`: fetch and lint the card, then probe every declared interface a2a-lab speaks, each as one result
+(`probe/card`, then `probe/<index>-<binding>-<version>`) in the harness's result model."""
+
+from __future__ import annotations
+
+import ipaddress
+import json
+import re
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import urlsplit
+
+from a2a_lab.protocol import cards
+from a2a_lab.protocol.bindings import Binding
+from a2a_lab.protocol.cards import Interface, Support
+from a2a_lab.server.journal import BODY_KEEP_BYTES, Journal
+
+from .. import scoring
+from ..cardcheck import urlpolicy
+from ..cardcheck.lint import lint
+from ..model import CheckResult, Outcome, ScenarioResult
+from ..refclient.discovery import discover
+from ..refclient.failures import ClientFailure
+from ..refclient.http import make_client
+from ..refclient.options import CONNECT_TIMEOUT_S, POLL_START_S, READ_TIMEOUT_S, ClientOptions
+from ..refclient.recording import IDENTITY, Exchange, Recorder
+from ..refclient.selection import SUPPORTED
+from .catalogue import (ERROR_ENVELOPE, INTERFACE_CHECKS, RESPONSE_SHAPE, SEND_MESSAGE, STREAMING, TASK_FOLLOW_UP, UNKNOWN_TASK,
+                        VERSION_NEGOTIATION, ProbeCheck)
+from .checks import card_valid, response_shape, send_message, task_follow_up
+from .context import InterfaceProbe, Seen
+from .errorchecks import error_envelope, unknown_task, version_negotiation
+from .streamcheck import streaming
+
+GROUP = "probe"
+CARD_ID = f"{GROUP}/card"
+DEFAULT_TEXT = "Hello from a2a-lab probe"
+#: GetTask calls TASK-FOLLOW-UP makes at most for a task that is still moving.
+POLLS = 5
+
+#: The order the checks run in (SEND-MESSAGE and TASK-FOLLOW-UP feed RESPONSE-SHAPE; ERROR-ENVELOPE judges all).
+_RUN_ORDER: tuple[tuple[ProbeCheck, Callable[[InterfaceProbe], CheckResult]], ...] = (
+    (SEND_MESSAGE, send_message), (TASK_FOLLOW_UP, task_follow_up), (RESPONSE_SHAPE, response_shape), (UNKNOWN_TASK, unknown_task),
+    (STREAMING, streaming), (VERSION_NEGOTIATION, version_negotiation), (ERROR_ENVELOPE, error_envelope),
+)
+
+
+class Unusable(Exception):
+    """No card to probe (exit 2)."""
+
+
+@dataclass(frozen=True)
+class ProbeOptions:
+    binding: Binding | None = None
+    #: The card's URL policy; None: lenient for a loopback target, strict otherwise.
+    policy: str | None = None
+    timeout: float = READ_TIMEOUT_S
+    text: str = DEFAULT_TEXT
+    polls: int = POLLS
+    poll_start: float = POLL_START_S
+    sleep: Callable[[float], None] = time.sleep
+
+
+@dataclass
+class ProbeRun:
+    target: str
+    card_url: str
+    policy: str
+    results: list[ScenarioResult] = field(default_factory=list)
+    #: The (binding, version) pairs a2a-lab spoke to the server.
+    probed: set[Support] = field(default_factory=set)
+
+
+def default_policy(target: str) -> str:
+    host = (urlsplit(target).hostname or "").lower()
+    try:
+        loopback = ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        loopback = host == "localhost" or host.endswith(".localhost")
+    return urlpolicy.LENIENT if loopback else urlpolicy.STRICT
+
+
+def probe(target: str, options: ProbeOptions | None = None) -> ProbeRun:
+    """Probe the server behind `target` (its origin, or its card URL). Raises Unusable when there is no usable card."""
+    options = options or ProbeOptions()
+    client_options = ClientOptions(follow=options.polls, read_timeout=options.timeout, connect_timeout=min(options.timeout, CONNECT_TIMEOUT_S),
+                                   poll_start=options.poll_start, sleep=options.sleep, binding=options.binding)
+    recorder = Recorder()
+    with make_client(client_options, recorder) as http:
+        http.headers.update(IDENTITY)
+        began = time.monotonic()
+        try:
+            found = discover(http, target, client_options)
+        except ClientFailure as failure:
+            raise Unusable(failure.message) from None
+        policy = options.policy or default_policy(found.url)
+        run = ProbeRun(target, found.url, policy)
+        card_exchanges = list(recorder.exchanges)
+        check = card_valid([f.to_json() for f in lint(found.card, policy)], found.warnings, [e.seq for e in card_exchanges])
+        run.results.append(_result(CARD_ID, f"agent card {found.url}", [check], time.monotonic() - began, journal(card_exchanges, [])))
+        for iface in cards.interfaces(found.card):
+            if options.binding is not None and iface.core_binding is not options.binding:
+                continue
+            run.results.append(_interface(http, recorder, iface, found.card, client_options, options.text))
+            if _unspoken(iface) is None:
+                run.probed.add((iface.core_binding, iface.known_version))  # type: ignore[arg-type]
+    return run
+
+
+def scenario_id(iface: Interface) -> str:
+    def slug(text: str) -> str:
+        return re.sub(r"[^A-Za-z0-9.+-]+", "_", text) or "_"
+
+    return f"{GROUP}/{iface.index}-{slug(iface.binding)}-{slug(iface.version)}"
+
+
+def _interface(http: Any, recorder: Recorder, iface: Interface, card: dict[str, Any], options: ClientOptions, text: str) -> ScenarioResult:
+    began, mark = time.monotonic(), len(recorder.exchanges)
+    why = _unspoken(iface)
+    if why is not None:
+        checks = [check.skipped(why) for check in INTERFACE_CHECKS]
+        skipped = _result(scenario_id(iface), iface.label, checks, 0.0, [])
+        skipped.outcome = Outcome.SKIPPED
+        return skipped
+    ctx = InterfaceProbe(http, recorder, iface, card, options, text)
+    done: dict[str, CheckResult] = {}
+    for check, run in _RUN_ORDER:
+        try:
+            done[check.id] = run(ctx)
+        except Exception as exc:  # noqa: BLE001 - a probe bug shows as ERROR in its check, the others still run
+            done[check.id] = check.result(Outcome.ERROR, f"probe error in {check.id}: {type(exc).__name__}: {exc}")
+    checks = [done[check.id] for check in INTERFACE_CHECKS]
+    return _result(scenario_id(iface), iface.label, checks, time.monotonic() - began, journal(recorder.since(mark), ctx.seen))
+
+
+def _unspoken(iface: Interface) -> str | None:
+    if (iface.core_binding, iface.known_version) not in SUPPORTED:
+        return f"a2a-lab does not speak {iface.binding} {iface.version} (it speaks JSONRPC and HTTP+JSON, A2A 1.0 and 0.3)"
+    parts = urlsplit(iface.url)
+    if parts.scheme not in ("http", "https") or not parts.netloc:
+        return f"the interface URL {iface.url!r} is not an absolute http(s) URL"
+    return None
+
+
+def _result(sid: str, title: str, checks: list[CheckResult], duration: float, entries: list[dict[str, Any]]) -> ScenarioResult:
+    errored = next((c.message for c in checks if c.outcome is Outcome.ERROR), None)
+    outcome = scoring.scenario_outcome(checks, timed_out=False, contacted=True, error=errored)
+    return ScenarioResult(sid, title, GROUP, outcome, checks, None, 0, duration, journal=entries)
+
+
+def journal(exchanges: list[Exchange], seen: list[Seen]) -> list[dict[str, Any]]:
+    """The exchanges in the server journal's format (credentials redacted, bodies bounded), so every report shows them."""
+    book = Journal(cap=len(exchanges) + 1)
+    checks = {e.seq: s.check for s in seen for e in s.exchanges}
+    for ex in exchanges:
+        parts = urlsplit(ex.url)
+        kind = "card" if ex.seq not in checks else "jsonrpc" if _rpc(ex) else "rest"
+        entry = book.open(ex.method, parts.path, parts.query, [(k.encode("latin-1"), v.encode("latin-1")) for k, v in ex.request_headers],
+                          ex.request_body, kind)
+        entry.update(seq=ex.seq, t=ex.t, url=ex.url)
+        if ex.seq in checks:
+            entry["probe"] = checks[ex.seq]
+        rpc = _rpc(ex)
+        if rpc:
+            entry["rpc"] = rpc
+        if ex.status is None:
+            entry["response"] = {"fault": ex.error or "no answer"}
+        else:
+            body = bytes(ex.response_body)
+            entry["response"] = {"status": ex.status, "content_type": ex.header("content-type") or "", "_body": body[:BODY_KEEP_BYTES]}
+            if len(body) > BODY_KEEP_BYTES:
+                entry["response"]["body_size"] = len(body)
+    return book.snapshot()["entries"]
+
+
+def _rpc(ex: Exchange) -> dict[str, Any] | None:
+    try:
+        body = json.loads(ex.request_body) if ex.request_body else None
+    except ValueError:
+        return None
+    if isinstance(body, dict) and body.get("jsonrpc") == "2.0" and "method" in body:
+        return {"method": body["method"], "id": body.get("id")}
+    return None

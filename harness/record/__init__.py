@@ -1,0 +1,10 @@
+"""`a2a-lab record`: a live server's card and one SendMessage exchange per interface, captured into a scenario file
+that replays them byte for byte (`a2a-lab serve FILE.yaml`).
+
+    from a2a_lab.harness.record import capture, document, render, write
+"""
+
+from .capture import Capture, RecordError, Recorded, capture
+from .scenario_file import document, render, write
+
+__all__ = ["Capture", "RecordError", "Recorded", "capture", "document", "render", "write"]

@@ -1,0 +1,136 @@
+"""Hostile clients against the runner (clients/hostile/): each scenario ends within its timeout, no process is left
+behind, this process leaks no file descriptor, and the scenario after the worst of them (2000 connections) passes.
+
+One run_all drives them all: clients/hostile/launch.py runs the client a scenario's id names (`hostile/<client>`),
+and the well-behaved fake client for any other scenario."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shlex
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from a2a_lab.harness import process
+from a2a_lab.harness.model import Outcome, ScenarioResult
+from a2a_lab.harness.runner import RawRun, RunOptions, run_all
+from a2a_lab.server.catalogue import Catalogue
+
+HOSTILE = Path(__file__).parent / "clients" / "hostile"
+CONFORMANT = "spec/conformant"
+#: Per-scenario timeouts (seconds): each hostile client gets its own; the well-behaved scenario after them the usual.
+TIMEOUTS = {"forker": 5.0, "stubborn": 1.5, "gigabytes": 8.0, "connections": 3.0, "escapee": 5.0}
+#: What a scenario may take beyond its timeout: SIGTERM's grace, then starting and stopping its server.
+SLACK_S = process.TERM_GRACE_S + 2.0
+
+
+def _fds() -> int:
+    return len(os.listdir("/proc/self/fd"))
+
+
+def _pids(folder: Path, name: str) -> list[int]:
+    return json.loads((folder / f"{name}.json").read_text(encoding="utf-8"))
+
+
+@pytest.fixture(scope="module")
+def hostile_run(catalogue: Catalogue, tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
+    """Run every hostile client, then a well-behaved one, in one run_all; measure fds and time around it."""
+    pid_dir = tmp_path_factory.mktemp("hostile-pids")
+    base = catalogue.get(CONFORMANT)
+    scenarios = [replace(base, id=f"hostile/{name}", timeout=timeout) for name, timeout in TIMEOUTS.items()] + [base]
+    opts = RunOptions(client=" ".join(shlex.quote(a) for a in (sys.executable, str(HOSTILE / "launch.py"))), jobs=1,
+                      env={"HOSTILE_PID_DIR": str(pid_dir)})
+    run_all([base], opts)  # warm-up: whatever the first run opens once and keeps (imports, caches) is not a leak
+    finished: dict[str, float] = {}
+    began = time.monotonic()
+
+    def progress(raw: RawRun, index: int, total: int) -> None:
+        finished[raw.scenario.id] = raw.duration
+
+    before = _fds()
+    results, _ = run_all(scenarios, opts, progress)
+    after = _fds()
+    return {"results": {r.id: r for r in results}, "durations": finished, "before": before, "after": after,
+            "wall": time.monotonic() - began, "pids": pid_dir}
+
+
+def _result(hostile_run: dict[str, object], name: str) -> ScenarioResult:
+    return hostile_run["results"][f"hostile/{name}" if name in TIMEOUTS else name]  # type: ignore[index]
+
+
+def test_no_file_descriptor_leaks(hostile_run: dict[str, object]) -> None:
+    print(f"fds before {hostile_run['before']}, after {hostile_run['after']}; wall {hostile_run['wall']:.1f} s; "
+          f"per scenario {hostile_run['durations']}")
+    assert hostile_run["after"] == hostile_run["before"]
+
+
+@pytest.mark.parametrize("name", list(TIMEOUTS))
+def test_each_hostile_scenario_ends_within_its_timeout(hostile_run: dict[str, object], name: str) -> None:
+    result = _result(hostile_run, name)
+    assert result.client is not None
+    assert result.client.duration <= TIMEOUTS[name] + process.TERM_GRACE_S + 0.5, result.client.duration
+    assert hostile_run["durations"][f"hostile/{name}"] <= TIMEOUTS[name] + SLACK_S  # type: ignore[index]
+
+
+@pytest.mark.parametrize("name", list(TIMEOUTS))
+def test_no_process_is_left_behind(hostile_run: dict[str, object], name: str, is_alive: Callable[[int], bool]) -> None:
+    pids = _pids(hostile_run["pids"], name)  # type: ignore[arg-type]
+    assert pids and [p for p in pids if is_alive(p)] == []
+
+
+def test_children_of_a_client_that_exits_at_once_die_with_it(hostile_run: dict[str, object]) -> None:
+    result = _result(hostile_run, "forker")
+    assert result.client is not None and result.client.exit_code == 0 and not result.client.timed_out
+    assert len(_pids(hostile_run["pids"], "forker")) == 21  # type: ignore[arg-type]
+    assert result.client.duration < 2.0, "twenty sleeping descendants held nobody up"
+
+
+def test_a_client_that_ignores_sigterm_is_killed(hostile_run: dict[str, object]) -> None:
+    result = _result(hostile_run, "stubborn")
+    assert result.outcome is Outcome.TIMEOUT and result.client is not None and result.client.timed_out
+    assert "stubborn: ignoring SIGTERM" in result.client.stdout_tail
+
+
+def test_a_gigabyte_of_stdout_keeps_only_a_tail(hostile_run: dict[str, object]) -> None:
+    result = _result(hostile_run, "gigabytes")
+    client = result.client
+    assert client is not None
+    assert len(client.stdout_tail.encode()) <= process.TAIL_BYTES + 100 and len(client.stderr_tail.encode()) <= process.TAIL_BYTES + 100
+    dropped = re.match(r"\[\.\.\. (\d+) earlier bytes dropped\]", client.stdout_tail)
+    assert dropped is not None
+    if client.timed_out:  # a slow machine: as much as fitted in the timeout, and still only its tail
+        assert int(dropped.group(1)) > 64 * 1024 * 1024
+    else:
+        assert client.exit_code == 0 and client.stdout_tail.rstrip().endswith("THE-END-OF-A-GIGABYTE")
+        assert int(dropped.group(1)) == 1024 * 1024 * 1024 + len("THE-END-OF-A-GIGABYTE\n") - len(client.stdout_tail.split("\n", 1)[1].encode())
+
+
+def test_two_thousand_connections_do_not_take_the_server_down(hostile_run: dict[str, object]) -> None:
+    result = _result(hostile_run, "connections")
+    assert result.client is not None and result.client.timed_out
+    flood = result.client.result
+    assert flood is not None, result.client.stderr_tail
+    assert flood["opened"] == 2000 and flood["failed"] == 0
+    assert flood["card_during_flood"] == 200, "the server answered a new connection with 2000 others open"
+    slow = [e for e in result.journal if e.get("body_timeout")]
+    assert slow == [], "the half-sent bodies ended with the client, before their deadline"
+    after = _result(hostile_run, CONFORMANT)
+    assert after.outcome is Outcome.PASS, [(c.id, c.outcome, c.message) for c in after.checks]
+
+
+def test_a_process_that_escapes_the_group_and_holds_stdout_is_killed_too(hostile_run: dict[str, object], is_alive: Callable[[int], bool]) -> None:
+    result = _result(hostile_run, "escapee")
+    client = result.client
+    assert client is not None and client.exit_code == 0 and not client.timed_out
+    assert hostile_run["durations"]["hostile/escapee"] < 2.0, "the harness did not wait long for the escaped processes' pipes"  # type: ignore[index]
+    client_pid, *escaped = _pids(hostile_run["pids"], "escapee")  # type: ignore[arg-type]
+    assert len(escaped) == 2 and not any(is_alive(p) for p in escaped)
+    assert "escapee: two processes in a session of their own" in client.stdout_tail
+    assert "killed 2 processes" in client.stderr_tail and all(str(p) in client.stderr_tail for p in escaped)
