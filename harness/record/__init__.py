@@ -4,7 +4,7 @@ that replays them byte for byte (`a2a-lab serve FILE.yaml`).
     from a2a_lab.harness.record import capture, document, render, write
 """
 
-from .capture import Capture, RecordError, Recorded, capture
+from .capture import Capture, Recorded, RecordError, capture
 from .scenario_file import document, render, write
 
 __all__ = ["Capture", "RecordError", "Recorded", "capture", "document", "render", "write"]

@@ -16,7 +16,7 @@ import yaml
 from a2a_lab.server.placeholders import BASE_URL
 from a2a_lab.server.scenario import ScenarioError, parse
 
-from .capture import Capture, RecordError, Recorded
+from .capture import Capture, Recorded, RecordError
 
 
 def tool_version() -> str:

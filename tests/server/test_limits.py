@@ -284,3 +284,15 @@ def test_the_journal_cap_drops_the_oldest_and_says_how_many(lab: MakeLab) -> Non
     snapshot = s.http.get("/_lab/journal").json()
     assert snapshot["cap"] == 3 and snapshot["dropped"] == 2
     assert [e["query"] for e in snapshot["entries"]] == ["n=2", "n=3", "n=4"]
+
+
+# ==================================================================================== the shared server's admin API
+
+
+def test_the_shared_server_refuses_an_oversized_admin_body_with_413(catalogue: Any) -> None:
+    from a2a_lab.server.shared import CatalogueApp
+
+    with BackgroundServer(CatalogueApp([catalogue.get("spec/conformant")])) as server, client(server.url) as http:
+        r = http.post("/_lab/runs", content=b"{" + b" " * (64 * 1024) + b"}")
+        assert r.status_code == 413 and "64 KiB" in r.json()["error"]
+        assert http.post("/_lab/runs", json={"seed": 3}).json()["seed"] == 3
