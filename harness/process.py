@@ -1,8 +1,8 @@
 """Running a client command: its own process group, a hard timeout, bounded output tails, nothing left behind.
 
-Left behind could be: the client's process group is killed (SIGTERM, then SIGKILL); a descendant that left the group
-with setsid and kept the client's stdout or stderr is found through /proc by the pipe it holds, and killed. A
-descendant that left the group AND closed both is not found (that takes a PID namespace or a cgroup: run the harness
+Cleaning up: the client's process group is killed (SIGTERM, then SIGKILL); a descendant that left the group (setsid)
+but kept the client's stdout or stderr is found through /proc by the pipe it holds (Linux), and killed. A descendant
+that left the group AND closed both is not found: containing that takes a PID namespace or a cgroup (run the harness
 in a container)."""
 
 from __future__ import annotations
@@ -97,7 +97,7 @@ def _write_end_holders(inodes: set[int]) -> set[int]:
     the client), so this finds the descendants that left the client's process group and session (setsid) but kept
     its stdout or stderr. Elsewhere, or for processes that are not ours to inspect, it finds nothing."""
     targets = {f"pipe:[{inode}]" for inode in inodes}
-    me, found = os.getpid(), set()
+    me, found = os.getpid(), set[int]()
     try:
         pids = [int(name) for name in os.listdir("/proc") if name.isdigit()]
     except OSError:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import errno
+import re
 import socket
 import threading
 from collections.abc import Callable
@@ -18,6 +19,8 @@ from .faults import TRANSPORT_KEY
 #: How long a connection may take to send a request line and headers (uvicorn has no such limit: an idle or
 #: trickling connection would hold a socket forever). Request bodies have their own limit (limits.body_seconds).
 HEAD_SECONDS = 10.0
+#: Where h11 sees the end of a request head (it accepts bare LF line ends).
+_END_OF_HEAD = re.compile(b"\n\r?\n")
 
 
 def _raw_answer(status: int, reason: str, text: str) -> bytes:
@@ -57,7 +60,8 @@ class LabH11Protocol(H11Protocol):
 
     def send_400_response(self, msg: str) -> None:
         limit = self.config.h11_max_incomplete_event_size or DEFAULT_MAX_INCOMPLETE_EVENT_SIZE
-        if len(self.conn.trailing_data[0]) > limit:
+        pending = self.conn.trailing_data[0]
+        if len(pending) > limit and _END_OF_HEAD.search(pending) is None:  # h11's "Receive buffer too long", not a malformed head
             self.logger.warning("a2a-lab: refused a request whose line and headers exceed %d bytes (431)", limit)
             self.transport.write(_raw_answer(431, "Request Header Fields Too Large",
                                              f"The request line and headers exceed {limit} bytes."))

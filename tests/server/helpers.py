@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import ssl
 import textwrap
+import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -12,6 +13,10 @@ from typing import Any
 
 import httpx
 import pytest
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Route
 
 from a2a_lab.server.app import ScenarioApp
 from a2a_lab.server.hosting import BackgroundServer
@@ -141,3 +146,42 @@ def lab(tmp_path: Path) -> Iterator[Callable[..., Lab]]:
     yield _lab
     for served in started:
         served.close()
+
+
+class Receiver:
+    """A webhook on loopback: records each POST by path and answers `status` (with `location` for redirects)."""
+
+    def __init__(self, status: int = 204, location: dict[str, str] | None = None) -> None:
+        self.status, self.location = status, location or {}
+        self.received: list[tuple[str, dict[str, str], Any]] = []
+        self._lock = threading.Lock()
+        self.server = BackgroundServer(Starlette(routes=[Route("/{name}", self._hook, methods=["GET", "POST"])])).start()
+
+    def url(self, name: str) -> str:
+        return f"{self.server.url}/{name}"
+
+    async def _hook(self, request: Request) -> Response:
+        body = await request.body()
+        name = request.path_params["name"]
+        with self._lock:
+            self.received.append((name, dict(request.headers), json.loads(body) if body else None))
+        if name in self.location:
+            return Response(status_code=self.status, headers={"location": self.location[name]})
+        return Response(status_code=204)
+
+    def paths(self) -> list[str]:
+        with self._lock:
+            return [name for name, _, _ in self.received]
+
+
+@pytest.fixture
+def receiver() -> Iterator[Callable[..., Receiver]]:
+    made: list[Receiver] = []
+
+    def _make(status: int = 204, location: dict[str, str] | None = None) -> Receiver:
+        made.append(Receiver(status, location))
+        return made[-1]
+
+    yield _make
+    for r in made:
+        r.server.stop()

@@ -13,17 +13,12 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import pytest
-from starlette.applications import Starlette
-from starlette.requests import Request
-from starlette.responses import Response
-from starlette.routing import Route
-
 from a2a_lab.server import http as lab_http
 from a2a_lab.server.app import ScenarioApp
 from a2a_lab.server.hosting import BackgroundServer
 from a2a_lab.server.scenario import Limits
 
-from .helpers import REST_PATH, RPC_PATH, Lab, client, lab, message  # noqa: F401 - `lab` is a fixture
+from .helpers import REST_PATH, RPC_PATH, Lab, Receiver, client, lab, message, receiver  # noqa: F401 - `lab`, `receiver` are fixtures
 
 MakeLab = Callable[..., Lab]
 #: Only a safety net for a broken server: every wait below ends on the server's own answer or close.
@@ -162,6 +157,17 @@ def test_a_huge_request_head_gets_431_and_the_server_goes_on(lab: MakeLab, shape
     assert s.http.get("/.well-known/agent-card.json").status_code == 200
 
 
+def test_a_malformed_head_still_gets_uvicorns_400(lab: MakeLab) -> None:
+    """Only a head that is too large is a 431; a broken one is h11's 400, as before."""
+    s = lab()
+    for garbage in (b"NOT HTTP AT ALL\r\n\r\n", b"GET / HTTP/1.1\r\nBad Header\r\n\r\n"):
+        with connect(s.url) as sock:
+            sock.sendall(garbage)
+            status, _, body = parse(read_to_close(sock))
+        assert status == 400 and body == b"Invalid HTTP request received."
+    assert s.http.get("/.well-known/agent-card.json").status_code == 200
+
+
 SLOW_ANSWER = """
     behaviour:
       SendMessage:
@@ -206,45 +212,6 @@ def test_the_head_deadline_leaves_answers_that_take_longer_alone(quick_heads: Ba
 
 
 # ==================================================================================== push deliveries per task
-
-
-class Receiver:
-    """A webhook on loopback: records each POST by path and answers `status` (with `location` for redirects)."""
-
-    def __init__(self, status: int = 204, location: dict[str, str] | None = None) -> None:
-        self.status, self.location = status, location or {}
-        self.received: list[tuple[str, dict[str, str], Any]] = []
-        self._lock = threading.Lock()
-        self.server = BackgroundServer(Starlette(routes=[Route("/{name}", self._hook, methods=["GET", "POST"])])).start()
-
-    def url(self, name: str) -> str:
-        return f"{self.server.url}/{name}"
-
-    async def _hook(self, request: Request) -> Response:
-        body = await request.body()
-        name = request.path_params["name"]
-        with self._lock:
-            self.received.append((name, dict(request.headers), json.loads(body) if body else None))
-        if name in self.location:
-            return Response(status_code=self.status, headers={"location": self.location[name]})
-        return Response(status_code=204)
-
-    def paths(self) -> list[str]:
-        with self._lock:
-            return [name for name, _, _ in self.received]
-
-
-@pytest.fixture
-def receiver() -> Iterator[Callable[..., Receiver]]:
-    made: list[Receiver] = []
-
-    def _make(status: int = 204, location: dict[str, str] | None = None) -> Receiver:
-        made.append(Receiver(status, location))
-        return made[-1]
-
-    yield _make
-    for r in made:
-        r.server.stop()
 
 
 def _settled(task_ids: set[str], deliveries: int) -> Callable[[list[dict[str, Any]]], bool]:

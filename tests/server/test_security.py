@@ -19,8 +19,7 @@ from a2a_lab.server.catalogue import Catalogue
 from a2a_lab.server.push import TIMEOUT_S
 from a2a_lab.server.scenario import ScenarioError, load_file
 
-from .helpers import Lab, lab, message, scenario_text, write_scenario  # noqa: F401 - `lab` is a fixture
-from .test_limits import Receiver, receiver  # noqa: F401 - `receiver` is a fixture
+from .helpers import Lab, Receiver, lab, message, receiver, scenario_text, write_scenario  # noqa: F401 - `lab`, `receiver` are fixtures
 
 MakeLab = Callable[..., Lab]
 #: Non-routable: if anything ever tried it, the delivery would hang until TIMEOUT_S and be journaled as failed.
