@@ -78,6 +78,9 @@ def names() -> list[str]:
     return [e.value.name.removesuffix("Error") for e in ErrorType]
 
 
+#: HTTP statuses of the generic authentication and authorization errors (§3.3.2): the caller lacks credentials.
+AUTH_HTTP_STATUSES = frozenset({401, 403})
+
 _GRPC_FOR_HTTP = {400: "INVALID_ARGUMENT", 401: "UNAUTHENTICATED", 403: "PERMISSION_DENIED", 404: "NOT_FOUND",
                   405: "UNIMPLEMENTED", 409: "ABORTED", 413: "INVALID_ARGUMENT", 415: "INVALID_ARGUMENT",
                   429: "RESOURCE_EXHAUSTED", 500: "INTERNAL", 501: "UNIMPLEMENTED", 502: "UNAVAILABLE",

@@ -466,8 +466,9 @@ def _check_kind(obj: Any, what: str, version: Version, rest: bool, path: str, pr
         problems.append(Problem(f"{path}.kind", f"the {form} form has no `kind` (objects are discriminated by member name)", foreign=True))
     parts_key = "content" if (version is V03 and rest) else "parts"
     children: list[tuple[Any, str, str]] = []
+    status = obj.get("status")
+    status = status if isinstance(status, dict) else {}
     if what == "task":
-        status = obj.get("status") if isinstance(obj.get("status"), dict) else {}
         children.append((status.get("message"), "message", f"{path}.status.message"))
         children += [(m, "message", f"{path}.history[{i}]") for i, m in enumerate(_list(obj.get("history")))]
         for i, artifact in enumerate(_list(obj.get("artifacts"))):
@@ -476,11 +477,11 @@ def _check_kind(obj: Any, what: str, version: Version, rest: bool, path: str, pr
     elif what == "message":
         children += [(p, "part", f"{path}.{parts_key}[{i}]") for i, p in enumerate(_list(obj.get(parts_key)))]
     elif what == "statusUpdate":
-        status = obj.get("status") if isinstance(obj.get("status"), dict) else {}
         children.append((status.get("message"), "message", f"{path}.status.message"))
     elif what == "artifactUpdate":
-        artifact = obj.get("artifact") if isinstance(obj.get("artifact"), dict) else {}
-        children += [(p, "part", f"{path}.artifact.parts[{i}]") for i, p in enumerate(_list(artifact.get("parts")))]
+        artifact = obj.get("artifact")
+        parts = artifact.get("parts") if isinstance(artifact, dict) else None
+        children += [(p, "part", f"{path}.artifact.parts[{i}]") for i, p in enumerate(_list(parts))]
     for child, kind, where in children:
         _check_kind(child, kind, version, rest, where, problems)
 

@@ -2,6 +2,9 @@
 
 These judge a *server* (the client checks in harness/checks judge clients); they share the result model
 (CheckResult, Outcome, Level) and so every report format, but not the client catalogue.
+
+Throughout: a call the server refuses for want of credentials (HTTP 401/403, §3.3.2) leaves its check SKIPPED
+("not judged"), never FAIL; the probe presents a bearer token only when given one.
 """
 
 from __future__ import annotations
@@ -53,7 +56,7 @@ SEND_MESSAGE = ProbeCheck(
     "Task. \"Method not found\" (-32601, or HTTP 404/405) for an advertised method means the card claims what the server "
     "does not do.",
     "When the advertised method is not found, the probe tries the other version's method at the same URL once, to name "
-    "what the wire really speaks.")
+    "what the wire really speaks. A refusal for want of credentials (HTTP 401/403) is SKIPPED, not judged.")
 RESPONSE_SHAPE = ProbeCheck(
     "RESPONSE-SHAPE", Level.MUST, "A2A 1.0 §5.5, §9.4.1, §11 (ProtoJSON); 0.3 §6, T03 (kind discriminators)", "Answers have the version's shape",
     "The SendMessage and GetTask answers are in the interface's form: 1.0 wraps the SendMessage result ({\"task\"} or "

@@ -16,7 +16,7 @@ from ..model import CheckResult
 from ..refclient.failures import ClientFailure, invites_fallback
 from ..refclient.reading import Form, classify, read_send_result, read_task
 from .catalogue import CARD_VALID, RESPONSE_SHAPE, SEND_MESSAGE, TASK_FOLLOW_UP
-from .context import DIAGNOSIS, InterfaceProbe, describe
+from .context import DIAGNOSIS, InterfaceProbe, describe, needs_credentials, not_judged
 
 MAX_SHOWN = 5
 _SEND_KINDS = ("message", "task")
@@ -54,6 +54,8 @@ def send_message(ctx: InterfaceProbe) -> CheckResult:
     try:
         body = ctx.call(c.id, Operation.SEND_MESSAGE, ctx.send_params(), [])
     except ClientFailure as failure:
+        if needs_credentials(failure):
+            return not_judged(c, failure)
         return _send_failed(ctx, failure, label, expected)
     ctx.send_body = body
     try:
@@ -156,6 +158,8 @@ def task_follow_up(ctx: InterfaceProbe) -> CheckResult:
             ctx.get_bodies.append(body)
             view = read_task(body, form, "GetTask result", [])
         except ClientFailure as failure:
+            if needs_credentials(failure):
+                return not_judged(c, failure)
             return c.broken(f"{what} for task {first.id}, which SendMessage just returned, failed: {failure.message}", f"task {first.id}",
                             failure.message, ctx.evidence(c.id))
         if view.id != first.id:

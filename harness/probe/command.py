@@ -28,6 +28,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--html", type=Path, metavar="DIR", help="write a self-contained HTML report to DIR/index.html")
     p.add_argument("--binding", choices=BINDINGS, help="probe only the interfaces of this binding")
     p.add_argument("--policy", choices=urlpolicy.POLICIES, help="the card's URL policy (default: lenient for a loopback target, strict otherwise)")
+    p.add_argument("--token", help="present Authorization: Bearer TOKEN on every A2A call (for agents whose card requires it)")
     p.add_argument("--timeout", type=float, default=READ_TIMEOUT_S, help=f"seconds to wait for any one answer (default {READ_TIMEOUT_S:g})")
     p.add_argument("-v", "--verbose", action="store_true", help="show every miss in the scorecard")
 
@@ -36,7 +37,7 @@ def cmd_probe(args: argparse.Namespace) -> int:
     if args.timeout <= 0:
         print("a2a-lab: --timeout must be positive", file=sys.stderr)
         return EXIT_USAGE
-    options = ProbeOptions(binding=SHORT_NAMES[args.binding] if args.binding else None, policy=args.policy, timeout=args.timeout)
+    options = ProbeOptions(binding=SHORT_NAMES[args.binding] if args.binding else None, policy=args.policy, timeout=args.timeout, token=args.token)
     started = datetime.now(timezone.utc).isoformat(timespec="seconds")
     try:
         run = probe(args.target, options)

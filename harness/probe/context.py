@@ -14,15 +14,18 @@ import httpx
 
 from a2a_lab.protocol import requests
 from a2a_lab.protocol.cards import Interface
+from a2a_lab.protocol.errors import AUTH_HTTP_STATUSES
 from a2a_lab.protocol.operations import SPECS, Operation
 from a2a_lab.protocol.versions import HEADER, Version
 
+from ..model import CheckResult
 from ..refclient.client import user_message
 from ..refclient.failures import ClientFailure
 from ..refclient.options import ClientOptions
 from ..refclient.reading import Answer
 from ..refclient.recording import Exchange, Recorder
 from ..refclient.transport import Transport
+from .catalogue import ProbeCheck
 
 #: The probe's own marker for ids no server issued (UNKNOWN-TASK, VERSION-NEGOTIATION).
 UNKNOWN_ID_PREFIX = "a2a-lab-probe-unknown-"
@@ -122,6 +125,11 @@ class InterfaceProbe:
         return [e.seq for s in self.seen if s.check == check for e in s.exchanges]
 
 
+def needs_credentials(failure: ClientFailure) -> bool:
+    """The server refused the call for want of credentials (HTTP 401/403): nothing about the check can be judged."""
+    return failure.details.get("http_status") in AUTH_HTTP_STATUSES
+
+
 def unknown_id() -> str:
     return UNKNOWN_ID_PREFIX + str(uuid.uuid4())
 
@@ -131,4 +139,10 @@ def describe(op: Operation, version: Version, transport: Transport) -> str:
     if transport.form.rest:
         route = SPECS[op].rest.get(version, ())
         return f"{route[0].verb} {route[0].template}" if route else op.value
-    return SPECS[op].jsonrpc.get(version, op.value)
+    return str(SPECS[op].jsonrpc.get(version, op.value))
+
+
+def not_judged(check: ProbeCheck, failure: ClientFailure) -> CheckResult:
+    """SKIPPED: the agent wants credentials the probe was not given (its card's securitySchemes say which)."""
+    status = failure.details.get("http_status")
+    return check.skipped(f"not judged: the server requires credentials (HTTP {status}); give the probe a token (--token)")

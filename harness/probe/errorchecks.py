@@ -16,7 +16,7 @@ from ..refclient.failures import ClientFailure
 from ..refclient.http import snippet
 from ..refclient.recording import Exchange
 from .catalogue import ERROR_ENVELOPE, UNKNOWN_TASK, VERSION_NEGOTIATION
-from .context import DIAGNOSIS, InterfaceProbe, ProbeTransport, Seen, describe, unknown_id
+from .context import DIAGNOSIS, InterfaceProbe, ProbeTransport, Seen, describe, needs_credentials, not_judged, unknown_id
 
 NOT_FOUND, VERSION = ErrorType.TASK_NOT_FOUND, ErrorType.VERSION_NOT_SUPPORTED
 
@@ -35,10 +35,10 @@ def _is(error: ErrorType, failure: ClientFailure, transport: ProbeTransport) -> 
     if failure.type != "remote":
         return False
     if transport.binding is Binding.JSONRPC:
-        return d.get("code") == error.code
+        return bool(d.get("code") == error.code)
     if d.get("http_status") != rest.http_status(error.kind, transport.version):
         return False
-    return transport.version is not Version.V1_0 or d.get("reason") == error.kind.reason
+    return bool(transport.version is not Version.V1_0 or d.get("reason") == error.kind.reason)
 
 
 def _said(failure: ClientFailure) -> str:
@@ -66,6 +66,8 @@ def unknown_task(ctx: InterfaceProbe) -> CheckResult:
         try:
             body = ctx.call(c.id, op, {"id": task_id}, [])
         except ClientFailure as failure:
+            if needs_credentials(failure):
+                return not_judged(c, failure)
             verdicts.append(_not_found_verdict(ctx, failure, what, expected))
             continue
         shown = snippet(json.dumps(body).encode())
@@ -86,6 +88,8 @@ def _not_found_verdict(ctx: InterfaceProbe, failure: ClientFailure, what: str, e
     if method_not_found and not (t.binding is Binding.HTTP_JSON and t.version is Version.V0_3):
         return c.broken(f"the card advertises {what} ({ctx.iface.binding} {ctx.version.value}) but the server answers method not found "
                         f"({_said(failure)}) instead of TaskNotFound", expected, failure.message, evidence)
+    if failure.type not in ("remote", "http"):
+        return c.broken(f"{what} on an unknown id got no usable answer ({failure.type})", expected, failure.message, evidence)
     return c.broken(f"{what} on an unknown id answered {_said(failure)}, not TaskNotFound", expected, failure.message, evidence)
 
 
@@ -104,6 +108,8 @@ def version_negotiation(ctx: InterfaceProbe) -> CheckResult:
             try:
                 ctx.call(c.id, Operation.GET_TASK, {"id": task_id}, [])
             except ClientFailure as failure:
+                if needs_credentials(failure):
+                    return not_judged(c, failure)
                 verdicts.append(_version_verdict(ctx, failure, asked, expected))
                 continue
         verdicts.append(c.broken(f"a request with {asked} was served (GetTask answered a task)", expected, "a result", ctx.evidence(c.id)))
@@ -185,7 +191,7 @@ def _judge(seen: Seen, exchange: Exchange) -> list[EnvelopeProblem] | None:
             if status < 400 or (ok and isinstance(value, dict) and "result" in value):
                 return None  # a result (or a non-JSON 200: SEND-MESSAGE and friends judge those)
             return [EnvelopeProblem(f"HTTP {status} answer is not a JSON-RPC error object ({media}): {shown!r}")]
-        problems = [EnvelopeProblem(v) for v in [t.envelope_violation(seen.op, value, _request_id(exchange))] if v]
+        problems: list[EnvelopeProblem] = [EnvelopeProblem(v) for v in [t.envelope_violation(seen.op, value, _request_id(exchange))] if v]
         problems += jsonrpc.error_problems(value.get("error"), t.version)
         if exchange.media_type != JSON:
             problems.append(EnvelopeProblem(f"Content-Type {media!r}, not {JSON}", should=exchange.media_type == A2A_JSON))
@@ -194,7 +200,7 @@ def _judge(seen: Seen, exchange: Exchange) -> list[EnvelopeProblem] | None:
         return None
     if not ok:
         return [EnvelopeProblem(f"HTTP {status} error answer is not JSON ({media}): {shown!r}", should=t.version is not Version.V1_0)]
-    problems = rest.status_problems(value, status, t.version)
+    problems = list(rest.status_problems(value, status, t.version))
     wanted = requests.content_type(t.binding, t.version)
     if exchange.media_type != wanted:
         json_type = exchange.media_type in (JSON, A2A_JSON)

@@ -57,6 +57,8 @@ class ProbeOptions:
     #: The card's URL policy; None: lenient for a loopback target, strict otherwise.
     policy: str | None = None
     timeout: float = READ_TIMEOUT_S
+    #: Presented as `Authorization: Bearer <token>` on every A2A call (agents whose card requires it).
+    token: str | None = None
     text: str = DEFAULT_TEXT
     polls: int = POLLS
     poll_start: float = POLL_START_S
@@ -86,7 +88,7 @@ def probe(target: str, options: ProbeOptions | None = None) -> ProbeRun:
     """Probe the server behind `target` (its origin, or its card URL). Raises Unusable when there is no usable card."""
     options = options or ProbeOptions()
     client_options = ClientOptions(follow=options.polls, read_timeout=options.timeout, connect_timeout=min(options.timeout, CONNECT_TIMEOUT_S),
-                                   poll_start=options.poll_start, sleep=options.sleep, binding=options.binding)
+                                   poll_start=options.poll_start, sleep=options.sleep, binding=options.binding, token=options.token)
     recorder = Recorder()
     with make_client(client_options, recorder) as http:
         http.headers.update(IDENTITY)
@@ -105,7 +107,7 @@ def probe(target: str, options: ProbeOptions | None = None) -> ProbeRun:
                 continue
             run.results.append(_interface(http, recorder, iface, found.card, client_options, options.text))
             if _unspoken(iface) is None:
-                run.probed.add((iface.core_binding, iface.known_version))  # type: ignore[arg-type]
+                run.probed.add((iface.core_binding, iface.known_version))
     return run
 
 
@@ -172,7 +174,8 @@ def journal(exchanges: list[Exchange], seen: list[Seen]) -> list[dict[str, Any]]
             entry["response"] = {"status": ex.status, "content_type": ex.header("content-type") or "", "_body": body[:BODY_KEEP_BYTES]}
             if len(body) > BODY_KEEP_BYTES:
                 entry["response"]["body_size"] = len(body)
-    return book.snapshot()["entries"]
+    entries: list[dict[str, Any]] = book.snapshot()["entries"]
+    return entries
 
 
 def _rpc(ex: Exchange) -> dict[str, Any] | None:

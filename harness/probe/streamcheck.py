@@ -9,7 +9,7 @@ from ..model import CheckResult
 from ..refclient.failures import ClientFailure
 from ..refclient.reading import StreamFold, classify
 from .catalogue import STREAMING
-from .context import InterfaceProbe, describe
+from .context import InterfaceProbe, describe, needs_credentials, not_judged
 
 MAX_SHOWN = 5
 
@@ -39,6 +39,8 @@ def streaming(ctx: InterfaceProbe) -> CheckResult:
             if fold.done:
                 done_at = fold.events
     except ClientFailure as failure:
+        if needs_credentials(failure):
+            return not_judged(c, failure)
         if done_at is not None and failure.type == "transport":
             return c.broken(f"{what}: the stream stayed open after it ended ({_state(fold)})", expected, failure.message, ctx.evidence(c.id))
         return c.broken(f"{what} failed after {len(kinds)} event(s): {failure.message}", expected, failure.message, ctx.evidence(c.id))

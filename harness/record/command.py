@@ -25,23 +25,26 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--timeout", type=float, default=READ_TIMEOUT_S, help=f"seconds to wait for any one answer (default {READ_TIMEOUT_S:g})")
 
 
+def _err(text: str) -> None:
+    print(f"a2a-lab: {text}", file=sys.stderr)
+
+
 def cmd_record(args: argparse.Namespace) -> int:
-    err = lambda text: print(f"a2a-lab: {text}", file=sys.stderr)  # noqa: E731
     out: Path = args.out
     if out.exists() and not args.force:
-        err(f"{out} exists; give --force to overwrite it")
+        _err(f"{out} exists; give --force to overwrite it")
         return EXIT_USAGE
     if args.timeout <= 0:
-        err("--timeout must be positive")
+        _err("--timeout must be positive")
         return EXIT_USAGE
     try:
         cap = capture(args.target, args.text, args.timeout)
         write(out, render(document(cap, args.keep_origin, args.text), out), args.force)
     except RecordError as exc:
-        err(f"nothing written: {exc}")
+        _err(f"nothing written: {exc}")
         return EXIT_USAGE if exc.usage else EXIT_FAILED
     except Exception as exc:  # noqa: BLE001
-        err(f"nothing written: record error: {type(exc).__name__}: {exc}")
+        _err(f"nothing written: record error: {type(exc).__name__}: {exc}")
         return EXIT_HARNESS
     print(f"a2a-lab: recorded {cap.card_url} ({len(cap.exchanges)} exchange(s)) to {out}; replay with: a2a-lab serve {out}", file=sys.stderr)
     return EXIT_OK

@@ -104,7 +104,7 @@ _Dumper.add_representer(str, _str)
 
 def render(doc: dict[str, Any], path: Path) -> str:
     """The YAML text, checked: it loads back to the same data and as a valid scenario."""
-    text = yaml.dump(doc, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=1 << 20, default_flow_style=False)
+    text: str = yaml.dump(doc, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=1 << 20, default_flow_style=False)
     if yaml.safe_load(text) != doc:
         raise RecordError("the recording does not survive a YAML round trip; please report it")
     try:

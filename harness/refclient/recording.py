@@ -45,7 +45,7 @@ class Exchange:
 
     @property
     def streamed(self) -> bool:
-        return self.media_type == EVENT_STREAM
+        return bool(self.media_type == EVENT_STREAM)
 
 
 class _Tee(httpx.SyncByteStream):

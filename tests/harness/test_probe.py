@@ -4,6 +4,7 @@ server that ignores A2A-Version), and the official a2a-sdk server is probed as i
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import xml.etree.ElementTree as ET
 from collections.abc import Iterator
@@ -26,14 +27,14 @@ from a2a_lab.server.app import ScenarioApp
 from a2a_lab.server.hosting import BackgroundServer
 from a2a_lab.server.scenario import load_file
 
-FAST = ProbeOptions(poll_start=0.01, timeout=5)
+FAST = ProbeOptions(timeout=5, sleep=lambda _: None)  # the follow-up's polite waits are skipped: the scenarios move per GetTask
 PASS, FAIL, NON_STRICT, SKIPPED = Outcome.PASS, Outcome.FAIL, Outcome.NON_STRICT, Outcome.SKIPPED
 ALL_PASS = {c.id: PASS for c in CATALOGUE[1:]}
 
 
 def run_probe(serve: Any, scenario_id: str, **options: Any) -> ProbeRun:
     served = serve(scenario_id)
-    return probe(served.url, ProbeOptions(**{**FAST.__dict__, **options}))
+    return probe(served.url, dataclasses.replace(FAST, **options))
 
 
 def by_id(run: ProbeRun) -> dict[str, ScenarioResult]:
@@ -173,6 +174,21 @@ def test_interfaces_a2a_lab_does_not_speak_are_skipped(serve: Any) -> None:
     result = by_id(run_probe(serve, "discovery/nonsense-version-first"))["probe/0-JSONRPC-banana"]
     assert result.outcome is SKIPPED and {c.outcome for c in result.checks} == {SKIPPED}
     assert "a2a-lab does not speak JSONRPC banana" in result.checks[0].message
+
+
+def test_an_agent_that_requires_credentials_is_not_judged_without_them(serve: Any) -> None:
+    served = serve("auth/bearer-required")
+    run = probe(served.url, FAST)
+    for sid in ("probe/0-JSONRPC-1.0", "probe/1-HTTP+JSON-1.0"):
+        for check_id in ("SEND-MESSAGE", "UNKNOWN-TASK"):
+            found = check(run, sid, check_id)
+            assert (found.outcome, found.message) == (SKIPPED, "not judged: the server requires credentials (HTTP 401); give the probe a token (--token)")
+    assert served.app.scenario.auth is not None
+    with_token = probe(served.url, dataclasses.replace(FAST, token=served.app.scenario.auth.bearer))
+    for sid in ("probe/0-JSONRPC-1.0", "probe/1-HTTP+JSON-1.0"):
+        assert outcomes(by_id(with_token)[sid]) == {**ALL_PASS, "STREAMING": SKIPPED}
+    sent = [e for e in served.journal if e.get("operation") == "SendMessage"]
+    assert sent[-1]["headers"]["authorization"] == "Bearer <redacted>"
 
 
 def test_binding_restricts_the_probe(serve: Any) -> None:
