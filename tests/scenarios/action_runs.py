@@ -22,9 +22,10 @@ from a2a_lab.harness.model import CheckResult, Outcome, ScenarioResult
 from a2a_lab.harness.runner import RunOptions, run_all
 from a2a_lab.server.catalogue import Catalogue
 
+from .catalogue_runs import UNJUDGED, explain  # noqa: F401 - one way to explain a result, for every scenario test
+
 ACTION_CLIENT = Path(__file__).resolve().parent.parent / "harness" / "clients" / "action_client.py"
 #: Outcomes that judge nothing: a correct client may meet them on any check.
-UNJUDGED = (Outcome.PASS, Outcome.SKIPPED, Outcome.INFORMATIONAL, Outcome.UNIMPLEMENTED)
 DEFAULT_TIMEOUT = 20.0
 
 
@@ -74,15 +75,6 @@ def run_cases(catalogue: Catalogue, cases: Iterable[Case]) -> dict[Case, Scenari
 
     with ThreadPoolExecutor(max_workers=2) as pool:
         return {c: result for pairs in pool.map(one, list(groups)) for c, result in pairs}
-
-
-def explain(result: ScenarioResult, check: CheckResult | None = None) -> str:
-    client = result.client
-    judged = "\n".join(f"  {c.id} {c.outcome.value}: {c.message} / expected {c.expected} / actual {c.actual}"
-                       for c in result.checks if c.outcome not in UNJUDGED)
-    return (f"{result.id}: scenario {result.outcome.value}; check {check.to_json() if check else None}\n"
-            f"client exit {client.exit_code if client else None}, result {client.result if client else None}\n{judged}\n"
-            f"{(client.stderr_tail[-800:] if client else '')}")
 
 
 def assert_passes(result: ScenarioResult) -> None:
