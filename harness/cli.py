@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from a2a_lab.server.catalogue import Catalogue, resolve
 from a2a_lab.server.scenario import ScenarioError
@@ -130,49 +130,31 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--admin-token", help=f"token the admin API requires (also {ADMIN_TOKEN_ENV}); required when --host is not loopback")
     p.set_defaults(func=cmd_serve)
 
-    from . import checks_view, merge_command, run_command
+    from . import checks_view, client_command, merge_command, run_command
     from .cardcheck import command as card_command
-
-    p = sub.add_parser("score", help="score traffic a client produced by itself in a run of a shared server (Autobahn-style)")
-    run_command.add_score_arguments(p)
-    p.set_defaults(func=run_command.cmd_score)
-
-    p = sub.add_parser("drive", help="drive a client through every scenario of a shared server in a new run, without scoring")
-    run_command.add_drive_arguments(p)
-    p.set_defaults(func=run_command.cmd_drive)
-
-    p = sub.add_parser("report", help="merge JSON reports of several runs or shards into JSON, JUnit and HTML")
-    merge_command.add_arguments(p)
-    p.set_defaults(func=merge_command.cmd_report)
-
-    p = sub.add_parser("card", help="check an agent card offline: lint, derived requests, signatures")
-    card_command.add_arguments(p)
-    p.set_defaults(func=card_command.cmd_card)
-
     from .probe import command as probe_command
     from .record import command as record_command
 
-    p = sub.add_parser("probe", help="judge a live server against its own card: every interface a2a-lab speaks, with named checks")
-    probe_command.add_arguments(p)
-    p.set_defaults(func=probe_command.cmd_probe)
-
-    p = sub.add_parser("record", help="capture a live server's card and answers into a scenario file that replays them")
-    record_command.add_arguments(p)
-    p.set_defaults(func=record_command.cmd_record)
-
-    p = sub.add_parser("checks", help="list the check catalogue (ids, levels, spec sections)")
-    checks_view.add_arguments(p)
-    p.set_defaults(func=checks_view.cmd_checks)
-
-    p = sub.add_parser("run", help="run a client against every scenario and score it (default: the built-in client, whole catalogue)")
-    run_command.add_arguments(p)
-    p.set_defaults(func=run_command.cmd_run)
-
-    from . import client_command
-
-    p = sub.add_parser("client", help="the reference client: send one message to an agent and print what it understood")
-    client_command.add_arguments(p)
-    p.set_defaults(func=cmd_client)
+    commands: list[tuple[str, str, Callable[[argparse.ArgumentParser], None], Callable[[argparse.Namespace], int]]] = [
+        ("run", "run a client against every scenario and score it (default: the built-in client, whole catalogue)",
+         run_command.add_arguments, run_command.cmd_run),
+        ("client", "the reference client: send one message to an agent and print what it understood", client_command.add_arguments, cmd_client),
+        ("checks", "list the check catalogue (ids, levels, spec sections)", checks_view.add_arguments, checks_view.cmd_checks),
+        ("score", "score traffic a client produced by itself in a run of a shared server (Autobahn-style)",
+         run_command.add_score_arguments, run_command.cmd_score),
+        ("drive", "drive a client through every scenario of a shared server in a new run, without scoring",
+         run_command.add_drive_arguments, run_command.cmd_drive),
+        ("report", "merge JSON reports of several runs or shards into JSON, JUnit and HTML", merge_command.add_arguments, merge_command.cmd_report),
+        ("card", "check an agent card offline: lint, derived requests, signatures", card_command.add_arguments, card_command.cmd_card),
+        ("probe", "judge a live server against its own card: every interface a2a-lab speaks, with named checks",
+         probe_command.add_arguments, probe_command.cmd_probe),
+        ("record", "capture a live server's card and answers into a scenario file that replays them",
+         record_command.add_arguments, record_command.cmd_record),
+    ]
+    for name, help_text, add_arguments, func in commands:
+        p = sub.add_parser(name, help=help_text)
+        add_arguments(p)
+        p.set_defaults(func=func)
     return parser
 
 
