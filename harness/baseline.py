@@ -51,6 +51,3 @@ class Baseline:
         if "*" in expected and result.outcome in (Outcome.TIMEOUT, Outcome.NO_CONTACT, Outcome.ERROR):
             result.error = (result.error or "") + f" [expected: {expected['*']}]"
         return notes
-
-    def covers_scenario(self, result: ScenarioResult) -> bool:
-        return "*" in self.entries.get(result.id, {})

@@ -241,6 +241,7 @@ class RunView:
     expect: Expect = field(default_factory=Expect)
 
     def __post_init__(self) -> None:
+        self._observed: list[Observed] | None = None
         self.card_fetches = [e for e in self.entries if e.get("kind") == "card"]
         self.calls = [Call(e) for e in self.entries if e.get("kind") in ("jsonrpc", "rest", "unmatched")]
         self.a2a_calls = [c for c in self.calls if c.operation is not None]
@@ -269,10 +270,12 @@ class RunView:
 
     def observations(self) -> list[Observed]:
         """What the server told the client, in journal order: answers to its calls and the push notifications its
-        webhook acknowledged."""
-        obs = [o for c in self.a2a_calls for o in observe(c)]
-        pushed = [o for e in self.entries if e.get("kind") == "push" for o in observe_push(e)]
-        return sorted(obs + pushed, key=lambda o: o.seq) if pushed else obs
+        webhook acknowledged. Decoded once per run; every check reads the same list (a copy, so none can change it)."""
+        if self._observed is None:
+            obs = [o for c in self.a2a_calls for o in observe(c)]
+            pushed = [o for e in self.entries if e.get("kind") == "push" for o in observe_push(e)]
+            self._observed = sorted(obs + pushed, key=lambda o: o.seq) if pushed else obs
+        return list(self._observed)
 
     def ended_in_error(self) -> Call | None:
         """The last A2A call, when it gave the client no message or task: an error, a raw page, an invalid or

@@ -15,6 +15,12 @@ LEGACY_WELL_KNOWN_PATH = "/.well-known/agent.json"
 #: A careful client reads at most this much card (field notes: "narrow client").
 DEFAULT_CARD_SIZE_LIMIT = 64 * 1024
 
+#: AgentCapabilities flags (§4.4): the operation table, the server, the checks and the client all name them from here.
+STREAMING = "streaming"
+PUSH_NOTIFICATIONS = "pushNotifications"
+EXTENDED_CARD = "extendedAgentCard"
+CAPABILITY_FLAGS = (STREAMING, PUSH_NOTIFICATIONS, EXTENDED_CARD)
+
 REQUIRED_V1 = ("name", "description", "supportedInterfaces", "version", "capabilities", "defaultInputModes", "defaultOutputModes", "skills")
 REQUIRED_V03 = ("protocolVersion", "name", "description", "url", "version", "capabilities", "defaultInputModes", "defaultOutputModes", "skills")
 #: 0.3 top-level fields that 1.0 removed (App. A.2.2); a dual-shaped card carries them beside the 1.0 ones.
@@ -148,4 +154,4 @@ def capability(card: Any, name: str) -> bool:
     caps = card.get("capabilities")
     if isinstance(caps, dict) and caps.get(name) is True:
         return True
-    return name == "extendedAgentCard" and card.get("supportsAuthenticatedExtendedCard") is True
+    return name == EXTENDED_CARD and card.get("supportsAuthenticatedExtendedCard") is True

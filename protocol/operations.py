@@ -9,6 +9,7 @@ import re
 from dataclasses import dataclass, field
 from enum import Enum
 
+from .cards import EXTENDED_CARD, PUSH_NOTIFICATIONS, STREAMING
 from .versions import Version
 
 
@@ -71,7 +72,7 @@ SPECS: dict[Operation, OperationSpec] = {
             {V1: "SendStreamingMessage", V03: "message/stream"},
             {V1: (Route("POST", "/message:stream"),), V03: (Route("POST", "/v1/message:stream"),)},
             streaming=True,
-            capability="streaming",
+            capability=STREAMING,
         ),
         OperationSpec(
             Operation.GET_TASK,
@@ -99,7 +100,7 @@ SPECS: dict[Operation, OperationSpec] = {
                 V03: (Route("POST", "/v1/tasks/{id}:subscribe"), Route("GET", "/v1/tasks/{id}:subscribe")),
             },
             streaming=True,
-            capability="streaming",
+            capability=STREAMING,
             task_scoped=True,
         ),
         OperationSpec(
@@ -109,7 +110,7 @@ SPECS: dict[Operation, OperationSpec] = {
                 V1: (Route("POST", "/tasks/{taskId}/pushNotificationConfigs"),),
                 V03: (Route("POST", "/v1/tasks/{taskId}/pushNotificationConfigs"),),
             },
-            capability="pushNotifications",
+            capability=PUSH_NOTIFICATIONS,
             task_scoped=True,
         ),
         OperationSpec(
@@ -119,7 +120,7 @@ SPECS: dict[Operation, OperationSpec] = {
                 V1: (Route("GET", "/tasks/{taskId}/pushNotificationConfigs/{id}"),),
                 V03: (Route("GET", "/v1/tasks/{taskId}/pushNotificationConfigs/{id}"),),
             },
-            capability="pushNotifications",
+            capability=PUSH_NOTIFICATIONS,
             task_scoped=True,
         ),
         OperationSpec(
@@ -129,7 +130,7 @@ SPECS: dict[Operation, OperationSpec] = {
                 V1: (Route("GET", "/tasks/{taskId}/pushNotificationConfigs"),),
                 V03: (Route("GET", "/v1/tasks/{taskId}/pushNotificationConfigs"),),
             },
-            capability="pushNotifications",
+            capability=PUSH_NOTIFICATIONS,
             task_scoped=True,
         ),
         OperationSpec(
@@ -139,14 +140,14 @@ SPECS: dict[Operation, OperationSpec] = {
                 V1: (Route("DELETE", "/tasks/{taskId}/pushNotificationConfigs/{id}"),),
                 V03: (Route("DELETE", "/v1/tasks/{taskId}/pushNotificationConfigs/{id}"),),
             },
-            capability="pushNotifications",
+            capability=PUSH_NOTIFICATIONS,
             task_scoped=True,
         ),
         OperationSpec(
             Operation.GET_EXTENDED_CARD,
             {V1: "GetExtendedAgentCard", V03: "agent/getAuthenticatedExtendedCard"},
             {V1: (Route("GET", "/extendedAgentCard"),), V03: (Route("GET", "/v1/card"),)},
-            capability="extendedAgentCard",
+            capability=EXTENDED_CARD,
         ),
     )
 }

@@ -18,6 +18,8 @@ from joserfc import jws
 from joserfc.errors import JoseError
 from joserfc.jwk import ECKey, KeySet, OKPKey, RSAKey
 
+from .cards import CAPABILITY_FLAGS
+
 SIGNATURES = "signatures"
 DEFAULT_ALG = "ES256"
 
@@ -29,7 +31,7 @@ _REQUIRED = {
     "AgentCapabilities": set(),
     "AgentExtension": set(),
 }
-_OPTIONAL = {"AgentCard": {"documentationUrl", "iconUrl"}, "AgentCapabilities": {"streaming", "pushNotifications", "extendedAgentCard"}}
+_OPTIONAL = {"AgentCard": {"documentationUrl", "iconUrl"}, "AgentCapabilities": set(CAPABILITY_FLAGS)}
 _CHILDREN = {
     "AgentCard": {"supportedInterfaces": "AgentInterface", "provider": "AgentProvider", "capabilities": "AgentCapabilities", "skills": "AgentSkill"},
     "AgentCapabilities": {"extensions": "AgentExtension"},

@@ -75,6 +75,15 @@ def check_auth(state: LabState, op: Operation | None, headers: Mapping[str, str]
     return A2AError(ErrorType.UNAUTHENTICATED, "Authentication required: send Authorization: Bearer <token>" if not given else "The bearer token is not valid")
 
 
+def _require(state: LabState, capability: str, what: str) -> None:
+    """§3.3.4: what the card does not declare is refused (push with its own error, the rest as unsupported)."""
+    if state.capability(capability):
+        return
+    if capability == cards.PUSH_NOTIFICATIONS:
+        raise A2AError(ErrorType.PUSH_NOT_SUPPORTED, f"Push notifications are not supported: the card does not declare capabilities.{capability}")
+    raise A2AError(ErrorType.UNSUPPORTED_OPERATION, f"{what} is not supported: the card does not declare capabilities.{capability}")
+
+
 def execute(state: LabState, call: Call, entry: dict[str, Any] | None = None) -> Outcome:
     """Decide the answer to a call. Raises nothing: errors come back in the Outcome."""
     state.calls[call.op.value] += 1
@@ -97,10 +106,8 @@ def _execute(state: LabState, call: Call, reply: Reply) -> Outcome:
     if denied:
         raise denied
     spec = SPECS[call.op]
-    if spec.capability and not state.capability(spec.capability):
-        if spec.capability == "pushNotifications":
-            raise A2AError(ErrorType.PUSH_NOT_SUPPORTED, "Push notifications are not supported: the card does not declare capabilities.pushNotifications")
-        raise A2AError(ErrorType.UNSUPPORTED_OPERATION, f"{call.op.value} is not supported: the card does not declare capabilities.{spec.capability}")
+    if spec.capability:
+        _require(state, spec.capability, call.op.value)
     if call.op in (Operation.SEND_MESSAGE, Operation.SEND_STREAMING_MESSAGE):
         missing = [uri for uri in cards.required_extensions(state.card_doc) if uri not in versions.activated_extensions(dict(call.headers))]
         if missing:  # §3.6 / §4.6: a required extension the client did not activate
@@ -136,8 +143,7 @@ def _send(state: LabState, call: Call, reply: Reply) -> Outcome:
         state.keep_moving(rec)
     else:
         if cfg.get("taskPushNotificationConfig"):
-            if not state.capability("pushNotifications"):
-                raise A2AError(ErrorType.PUSH_NOT_SUPPORTED, "Push notifications are not supported: the card does not declare capabilities.pushNotifications")
+            _require(state, cards.PUSH_NOTIFICATIONS, "an inline push config")
             _check_push_target(state, cfg["taskPushNotificationConfig"])  # refuse before a task exists
         rec = engine.create(message, script)
         if cfg.get("taskPushNotificationConfig"):

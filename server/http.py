@@ -57,12 +57,20 @@ def timeout_message(exc: BodyTimeout) -> str:
     return f"Request Timeout: {exc} (limits.body_seconds); the connection is closed"
 
 
+_HEADERS_KEY = "a2a_lab.headers"
+
+
 def headers_of(scope: Scope) -> dict[str, str]:
+    """The request's headers, lowercased and joined; decoded once per request (several layers read them)."""
+    cached = scope.get(_HEADERS_KEY)
+    if cached is not None:
+        return cached  # type: ignore[no-any-return]
     out: dict[str, str] = {}
     for key, value in scope.get("headers", []):
         name = key.decode("latin-1").lower()
         text = value.decode("latin-1")
         out[name] = f"{out[name]}, {text}" if name in out else text
+    scope[_HEADERS_KEY] = out
     return out
 
 

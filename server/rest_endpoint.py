@@ -6,7 +6,7 @@ from typing import Any
 
 from starlette.types import Receive, Scope, Send
 
-from a2a_lab.protocol import operations, params, rest
+from a2a_lab.protocol import operations, params, rest, versions
 from a2a_lab.protocol.bindings import A2A_JSON, JSON, Binding
 from a2a_lab.protocol.errors import A2AError, ErrorType, grpc_status_for_http
 from a2a_lab.protocol.negotiation import negotiate
@@ -92,7 +92,7 @@ async def handle(state: LabState, endpoint: Endpoint, scope: Scope, receive: Rec
             return
     if tenant:
         path_params = {**path_params, "tenant": tenant}
-    query_params = {k: v for k, v in query.items() if k != "A2A-Version"}
+    query_params = {k: v for k, v in query.items() if k != versions.QUERY_PARAM}
     try:
         canonical = params.read(op, op_version, True, decoded, path_params, query_params, lenient_kind=state.scenario.lenient_kind)
     except A2AError as err:

@@ -11,6 +11,7 @@ from a2a_lab.protocol import requests
 from a2a_lab.protocol.bindings import Binding
 from a2a_lab.protocol.cards import Interface
 from a2a_lab.protocol.operations import Operation
+from a2a_lab.protocol.states import Role
 
 EXAMPLE_TEXT = "hello"
 EXAMPLE_MESSAGE_ID = "00000000-0000-4000-8000-000000000001"
@@ -55,7 +56,7 @@ def derive(iface: Interface) -> Derived:
         return Derived(iface, False, f"binding {iface.binding!r} is not one a2a-lab derives (JSONRPC, HTTP+JSON)")
     if version is None:
         return Derived(iface, False, f"protocol version {iface.version!r} is not one a2a-lab speaks (1.0, 0.3)")
-    params: dict[str, Any] = {"message": {"messageId": EXAMPLE_MESSAGE_ID, "role": "ROLE_USER", "parts": [{"text": EXAMPLE_TEXT}]}}
+    params: dict[str, Any] = {"message": {"messageId": EXAMPLE_MESSAGE_ID, "role": Role.USER.value, "parts": [{"text": EXAMPLE_TEXT}]}}
     if iface.tenant:
         params["tenant"] = iface.tenant
     wire = requests.build(Operation.SEND_MESSAGE, version, binding, params)

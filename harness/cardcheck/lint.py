@@ -17,7 +17,7 @@ from .findings import Findings
 _V1_SCHEMES = {"apiKeySecurityScheme": ("location", "name"), "httpAuthSecurityScheme": ("scheme",), "oauth2SecurityScheme": ("flows",),
                "openIdConnectSecurityScheme": ("openIdConnectUrl",), "mtlsSecurityScheme": ()}
 _V03_SCHEMES = {"apiKey": ("in", "name"), "http": ("scheme",), "oauth2": ("flows",), "openIdConnect": ("openIdConnectUrl",), "mutualTLS": ()}
-_CAPABILITY_FLAGS = ("streaming", "pushNotifications", "extendedAgentCard", "stateTransitionHistory")
+_CAPABILITY_FLAGS = (*cards.CAPABILITY_FLAGS, "stateTransitionHistory")  # the last one is 0.3's
 _SKILL_REQUIRED = ("id", "name", "description", "tags")
 
 

@@ -55,7 +55,7 @@ def streaming_used(view: RunView, c: Check) -> CheckResult:
 
     if not view.action.get("stream"):
         return _not_asked(c, "stream")
-    if not cards.capability(view.card, "streaming"):
+    if not cards.capability(view.card, cards.STREAMING):
         return c.skipped("the card does not allow streaming (CAPABILITIES-RESPECTED judges this case)")
     streamed = [call for call in view.a2a_calls if call.operation is Operation.SEND_STREAMING_MESSAGE]
     if not streamed:
@@ -72,7 +72,7 @@ def push_receiver(view: RunView, c: Check) -> CheckResult:
     if not view.action.get("webhook"):
         return _not_asked(c, "register a webhook")
     deliveries = [e for e in view.entries if e.get("kind") == "push"]
-    if not deliveries and not cards.capability(view.card, "pushNotifications"):
+    if not deliveries and not cards.capability(view.card, cards.PUSH_NOTIFICATIONS):
         return c.skipped("the card does not allow push notifications (CAPABILITIES-RESPECTED judges this case)")
     if not deliveries:
         registered = any(call.operation is Operation.CREATE_PUSH_CONFIG for call in view.a2a_calls) or any(
@@ -123,7 +123,7 @@ def extended_card(view: RunView, c: Check) -> CheckResult:
     if not view.action.get("extended_card"):
         return _not_asked(c, "fetch the extended card")
     calls = [call for call in view.a2a_calls if call.operation is Operation.GET_EXTENDED_CARD]
-    if not calls and not cards.capability(view.card, "extendedAgentCard"):
+    if not calls and not cards.capability(view.card, cards.EXTENDED_CARD):
         return c.skipped("the card declares no extended card (CAPABILITIES-RESPECTED judges this case)")
     if not calls:
         return _unimplemented(c, "the client did not call GetExtendedAgentCard")

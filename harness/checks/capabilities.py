@@ -27,7 +27,7 @@ def capabilities_respected(view: RunView, c: Check) -> CheckResult:
         if needed:
             uses.append((call, needed, call.operation.value))
         if call.operation in (Operation.SEND_MESSAGE, Operation.SEND_STREAMING_MESSAGE) and _inline_push(call):
-            uses.append((call, "pushNotifications", f"{call.operation.value} with an inline push config"))
+            uses.append((call, cards.PUSH_NOTIFICATIONS, f"{call.operation.value} with an inline push config"))
     if not uses:
         return c.skipped("no capability-gated operation was called")
     for call, capability, what in uses:

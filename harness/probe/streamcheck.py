@@ -16,7 +16,7 @@ MAX_SHOWN = 5
 
 def streaming(ctx: InterfaceProbe) -> CheckResult:
     c, form = STREAMING, ctx.transport.form
-    if not cards.capability(ctx.card, "streaming"):
+    if not cards.capability(ctx.card, cards.STREAMING):
         return c.skipped("the card does not declare capabilities.streaming")
     what = describe(Operation.SEND_STREAMING_MESSAGE, ctx.version, ctx.transport)
     expected = "a text/event-stream: a task (or one message) first, events in the interface's form, closed after a terminal state"

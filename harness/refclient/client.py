@@ -120,14 +120,14 @@ def _select(card: dict[str, Any], options: ClientOptions, result: Result) -> Sel
 
 
 def _may_stream(card: dict[str, Any], options: ClientOptions, result: Result) -> bool:
-    if options.stream and not cards.capability(card, "streaming"):
+    if options.stream and not cards.capability(card, cards.STREAMING):
         result.warnings.append("streaming was asked for, but the card does not declare capabilities.streaming: used SendMessage instead")
         return False
     return options.stream
 
 
 def _may_push(card: dict[str, Any], options: ClientOptions, result: Result) -> bool:
-    if options.webhook and not cards.capability(card, "pushNotifications"):
+    if options.webhook and not cards.capability(card, cards.PUSH_NOTIFICATIONS):
         result.warnings.append("a webhook was asked for, but the card does not declare capabilities.pushNotifications: none registered")
         return False
     return options.webhook

@@ -32,7 +32,7 @@ def use_extended_card(http: httpx.Client, card: dict[str, Any], selection: Selec
     Only when the public card declares capabilities.extendedAgentCard (0.3: supportsAuthenticatedExtendedCard).
     A failure is a warning: the public card still works.
     """
-    if not cards.capability(card, "extendedAgentCard"):
+    if not cards.capability(card, cards.EXTENDED_CARD):
         result.warnings.append("the extended card was asked for, but the card declares neither capabilities.extendedAgentCard nor "
                                "supportsAuthenticatedExtendedCard: not fetched")
         return selection

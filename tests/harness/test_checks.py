@@ -14,10 +14,13 @@ from dataclasses import dataclass
 
 import pytest
 
+
 from a2a_lab.harness.checks import catalogue
-from a2a_lab.harness.model import CheckResult, Outcome, ScenarioResult
+from a2a_lab.harness.model import Outcome, ScenarioResult
 from a2a_lab.protocol.bindings import Binding
 from a2a_lab.protocol.versions import Version
+
+from .proofs import UNJUDGED, explain, verify
 
 JSONRPC = ((Binding.JSONRPC, Version.V1_0), (Binding.JSONRPC, Version.V0_3))
 REST = ((Binding.HTTP_JSON, Version.V1_0),)
@@ -168,36 +171,18 @@ def outcomes(run_client: Callable[..., list[ScenarioResult]]) -> dict[Case, Scen
         return dict(zip(cases, pool.map(one, cases)))
 
 
-def _explain(result: ScenarioResult, check: CheckResult | None) -> str:
-    client = result.client
-    tail = client.stderr_tail[-800:] if client else ""
-    return (f"{result.id}: scenario {result.outcome.value}; check {check.to_json() if check else None}; "
-            f"client exit {client.exit_code if client else None}, result {client.result if client else None}\n{tail}")
-
-
-def _verify(proof: Proof, outcomes: dict[Case, ScenarioResult]) -> None:
-    result = outcomes[proof.case]
-    check = result.check(proof.check)
-    assert check is not None, _explain(result, check)
-    assert check.outcome is proof.outcome, _explain(result, check)
-    if proof.says:
-        assert proof.says in f"{check.message} {check.expected} {check.actual}", _explain(result, check)
-    if proof.scenario is not None:
-        assert result.outcome is proof.scenario, _explain(result, check)
-
-
 @pytest.mark.parametrize("proof", PASSES, ids=lambda p: f"{p.check}:{p.name}")
 def test_a_correct_client_passes(proof: Proof, outcomes: dict[Case, ScenarioResult]) -> None:
-    _verify(proof, outcomes)
+    verify(proof, outcomes)
     result = outcomes[proof.case]
     # The fake client is correct by default: nothing else in the scenario may be judged against it.
-    assert result.outcome is Outcome.PASS, _explain(result, None) + "\n" + "\n".join(
-        f"{c.id} {c.outcome.value}: {c.message} / {c.actual}" for c in result.checks if c.outcome not in (Outcome.PASS, Outcome.SKIPPED, Outcome.INFORMATIONAL, Outcome.UNIMPLEMENTED))
+    assert result.outcome is Outcome.PASS, explain(result, None) + "\n" + "\n".join(
+        f"{c.id} {c.outcome.value}: {c.message} / {c.actual}" for c in result.checks if c.outcome not in UNJUDGED)
 
 
 @pytest.mark.parametrize("proof", FAILS, ids=lambda p: f"{p.check}:{p.name}")
 def test_a_defective_client_fails(proof: Proof, outcomes: dict[Case, ScenarioResult]) -> None:
-    _verify(proof, outcomes)
+    verify(proof, outcomes)
     check = outcomes[proof.case].check(proof.check)
     assert check is not None
     if check.outcome in (Outcome.FAIL, Outcome.NON_STRICT):

@@ -18,8 +18,11 @@ from pathlib import Path
 
 import pytest
 
+
 from a2a_lab.harness.checks import REGISTRY
-from a2a_lab.harness.model import CheckResult, Level, Outcome, ScenarioResult
+from a2a_lab.harness.model import Level, Outcome, ScenarioResult
+
+from .proofs import explain, verify
 
 ACTION_CLIENT = Path(__file__).resolve().parent / "clients" / "action_client.py"
 
@@ -119,34 +122,14 @@ def outcomes(run_client: Callable[..., list[ScenarioResult]]) -> dict[Case, Scen
         return dict(zip(cases, pool.map(one, cases)))
 
 
-def _explain(result: ScenarioResult, check: CheckResult | None) -> str:
-    client = result.client
-    others = "\n".join(f"  {c.id} {c.outcome.value}: {c.message} / {c.actual}" for c in result.checks
-                       if c.outcome not in (Outcome.PASS, Outcome.SKIPPED, Outcome.INFORMATIONAL, Outcome.UNIMPLEMENTED))
-    return (f"{result.id}: scenario {result.outcome.value}; check {check.to_json() if check else None}\n{others}\n"
-            f"client exit {client.exit_code if client else None}, result {client.result if client else None}\n"
-            f"{client.stderr_tail[-800:] if client else ''}")
-
-
-def _verify(proof: Proof, outcomes: dict[Case, ScenarioResult]) -> None:
-    result = outcomes[proof.case]
-    check = result.check(proof.check)
-    assert check is not None, _explain(result, check)
-    assert check.outcome is proof.outcome, _explain(result, check)
-    if proof.says:
-        assert proof.says in f"{check.message} {check.expected} {check.actual}", _explain(result, check)
-    if proof.scenario is not None:
-        assert result.outcome is proof.scenario, _explain(result, check)
-
-
 @pytest.mark.parametrize("proof", PASSES, ids=lambda p: f"{p.check}:{p.name}")
 def test_a_correct_client_passes(proof: Proof, outcomes: dict[Case, ScenarioResult]) -> None:
-    _verify(proof, outcomes)
+    verify(proof, outcomes)
 
 
 @pytest.mark.parametrize("proof", FAILS, ids=lambda p: f"{p.check}:{p.name}")
 def test_a_defective_client_misses(proof: Proof, outcomes: dict[Case, ScenarioResult]) -> None:
-    _verify(proof, outcomes)
+    verify(proof, outcomes)
     check = outcomes[proof.case].check(proof.check)
     assert check is not None
     if check.outcome in (Outcome.FAIL, Outcome.NON_STRICT):
@@ -157,7 +140,7 @@ def test_a_defective_client_misses(proof: Proof, outcomes: dict[Case, ScenarioRe
 def test_an_action_check_that_does_not_apply_is_skipped(pair: tuple[Case, str], outcomes: dict[Case, ScenarioResult]) -> None:
     c, check_id = pair
     check = outcomes[c].check(check_id)
-    assert check is not None and check.outcome is Outcome.SKIPPED, _explain(outcomes[c], check)
+    assert check is not None and check.outcome is Outcome.SKIPPED, explain(outcomes[c], check)
 
 
 def test_every_action_check_has_both_proofs() -> None:
