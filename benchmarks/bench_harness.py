@@ -17,8 +17,12 @@ from pathlib import Path
 
 def run(jobs: int, report: Path) -> float:
     began = time.monotonic()
-    subprocess.run([sys.executable, "-m", "a2a_lab.harness.cli", "run", "-j", str(jobs), "--json", str(report)],
-                   capture_output=True, text=True, check=False)
+    subprocess.run(
+        [sys.executable, "-m", "a2a_lab.harness.cli", "run", "-j", str(jobs), "--json", str(report)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     return time.monotonic() - began
 
 
@@ -31,8 +35,20 @@ def main() -> None:
             report = json.loads(path.read_text())
             costs = [s["harness_cost"] * 1000 for s in report["scenarios"]]
             client = [s["client"]["duration"] for s in report["scenarios"] if s.get("client")]
-            rows.append((jobs, len(costs), wall, statistics.median(costs), max(costs), sum(client), report["summary"]["verdict"]))
-    print(f"{'-j':>3} {'scenarios':>9} {'wall s':>8} {'harness median ms':>18} {'harness max ms':>15} {'client total s':>15}  verdict")
+            rows.append(
+                (
+                    jobs,
+                    len(costs),
+                    wall,
+                    statistics.median(costs),
+                    max(costs),
+                    sum(client),
+                    report["summary"]["verdict"],
+                )
+            )
+    print(
+        f"{'-j':>3} {'scenarios':>9} {'wall s':>8} {'harness median ms':>18} {'harness max ms':>15} {'client total s':>15}  verdict"
+    )
     for jobs, n, wall, med, worst, client, verdict in rows:
         print(f"{jobs:>3} {n:>9} {wall:>8.1f} {med:>18.1f} {worst:>15.1f} {client:>15.1f}  {verdict}")
 

@@ -45,12 +45,20 @@ def ensure_wrk() -> str:
 
 
 def start(kind: str) -> tuple[subprocess.Popen[str], str]:
-    proc = subprocess.Popen([sys.executable, str(HERE / "servers.py"), kind], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, str(HERE / "servers.py"), kind], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True
+    )
     url = proc.stdout.readline().strip()  # type: ignore[union-attr]
     for _ in range(100):  # wait until it answers
         try:
-            urllib.request.urlopen(urllib.request.Request(url + "/", data=rpc("GetTask", {"id": "warmup"}).encode(),
-                                                          headers={"Content-Type": "application/json", "A2A-Version": "1.0"}), timeout=1)
+            urllib.request.urlopen(
+                urllib.request.Request(
+                    url + "/",
+                    data=rpc("GetTask", {"id": "warmup"}).encode(),
+                    headers={"Content-Type": "application/json", "A2A-Version": "1.0"},
+                ),
+                timeout=1,
+            )
             break
         except urllib.error.HTTPError:
             break
@@ -60,7 +68,9 @@ def start(kind: str) -> tuple[subprocess.Popen[str], str]:
 
 
 def post(url: str, body: str) -> dict:
-    req = urllib.request.Request(url + "/", data=body.encode(), headers={"Content-Type": "application/json", "A2A-Version": "1.0"})
+    req = urllib.request.Request(
+        url + "/", data=body.encode(), headers={"Content-Type": "application/json", "A2A-Version": "1.0"}
+    )
     with urllib.request.urlopen(req, timeout=10) as r:
         return json.loads(r.read())
 
@@ -78,10 +88,16 @@ def workloads(url: str) -> dict[str, str]:
 
 def wrk(binary: str, url: str, body: str, duration: int, connections: int) -> dict[str, float]:
     with tempfile.NamedTemporaryFile("w", suffix=".lua", delete=False) as script:
-        script.write('wrk.method = "POST"\nwrk.headers["Content-Type"] = "application/json"\nwrk.headers["A2A-Version"] = "1.0"\n'
-                     f"wrk.body = {json.dumps(body)}\n")
-    out = subprocess.run([binary, "-t1", f"-c{connections}", f"-d{duration}s", "--latency", "-s", script.name, url + "/"],
-                         capture_output=True, text=True, check=True).stdout
+        script.write(
+            'wrk.method = "POST"\nwrk.headers["Content-Type"] = "application/json"\nwrk.headers["A2A-Version"] = "1.0"\n'
+            f"wrk.body = {json.dumps(body)}\n"
+        )
+    out = subprocess.run(
+        [binary, "-t1", f"-c{connections}", f"-d{duration}s", "--latency", "-s", script.name, url + "/"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
     Path(script.name).unlink()
 
     def latency(label: str) -> float:
@@ -92,7 +108,12 @@ def wrk(binary: str, url: str, body: str, duration: int, connections: int) -> di
 
     rps = float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1))  # type: ignore[union-attr]
     errors = re.search(r"Non-2xx or 3xx responses:\s+(\d+)", out)
-    return {"rps": rps, "p50": latency("50%"), "p99": latency("99%"), "non2xx": float(errors.group(1)) if errors else 0.0}
+    return {
+        "rps": rps,
+        "p50": latency("50%"),
+        "p99": latency("99%"),
+        "non2xx": float(errors.group(1)) if errors else 0.0,
+    }
 
 
 def main() -> None:
@@ -111,9 +132,15 @@ def main() -> None:
         finally:
             proc.terminate()
             proc.wait(10)
-    print(f"machine: {platform.machine()}, {platform.system()} {platform.release()}, python {platform.python_version()}, "
-          f"cores {__import__('os').cpu_count()}; wrk -t1 -c{args.connections} -d{args.duration}s on 127.0.0.1\n")
-    header = f"{'workload':<32}" + "".join(f"{NAMES[k] + ' req/s':>22}{'p50 ms':>9}{'p99 ms':>9}" for k in KINDS) + f"{'lab/sdk':>9}{'lab/bare':>10}"
+    print(
+        f"machine: {platform.machine()}, {platform.system()} {platform.release()}, python {platform.python_version()}, "
+        f"cores {__import__('os').cpu_count()}; wrk -t1 -c{args.connections} -d{args.duration}s on 127.0.0.1\n"
+    )
+    header = (
+        f"{'workload':<32}"
+        + "".join(f"{NAMES[k] + ' req/s':>22}{'p50 ms':>9}{'p99 ms':>9}" for k in KINDS)
+        + f"{'lab/sdk':>9}{'lab/bare':>10}"
+    )
     print(header)
     print("-" * len(header))
     for name, by in results.items():

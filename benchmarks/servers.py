@@ -35,13 +35,22 @@ def lab_app():  # type: ignore[no-untyped-def]
 
 
 def sdk_app():  # type: ignore[no-untyped-def]
+    from a2a.helpers.proto_helpers import new_task
     from a2a.server.agent_execution import AgentExecutor, RequestContext
     from a2a.server.events import EventQueue
     from a2a.server.request_handlers import DefaultRequestHandler
     from a2a.server.routes import create_agent_card_routes, create_jsonrpc_routes
     from a2a.server.tasks import InMemoryTaskStore, TaskUpdater
-    from a2a.helpers.proto_helpers import new_task
-    from a2a.types.a2a_pb2 import AgentCapabilities, AgentCard, AgentInterface, AgentSkill, Message, Part, Role, TaskState
+    from a2a.types.a2a_pb2 import (
+        AgentCapabilities,
+        AgentCard,
+        AgentInterface,
+        AgentSkill,
+        Message,
+        Part,
+        Role,
+        TaskState,
+    )
     from starlette.applications import Starlette
 
     class Echo(AgentExecutor):
@@ -50,10 +59,18 @@ def sdk_app():  # type: ignore[no-untyped-def]
         async def execute(self, context: RequestContext, event_queue: EventQueue) -> None:
             text = context.get_user_input()
             if context.message.message_id.startswith("direct-"):
-                await event_queue.enqueue_event(Message(message_id=str(uuid.uuid4()), context_id=context.context_id, role=Role.ROLE_AGENT,
-                                                        parts=[Part(text=f"echo: {text}")]))
+                await event_queue.enqueue_event(
+                    Message(
+                        message_id=str(uuid.uuid4()),
+                        context_id=context.context_id,
+                        role=Role.ROLE_AGENT,
+                        parts=[Part(text=f"echo: {text}")],
+                    )
+                )
                 return
-            await event_queue.enqueue_event(new_task(context.task_id, context.context_id, TaskState.TASK_STATE_SUBMITTED, history=[context.message]))
+            await event_queue.enqueue_event(
+                new_task(context.task_id, context.context_id, TaskState.TASK_STATE_SUBMITTED, history=[context.message])
+            )
             updater = TaskUpdater(event_queue, context.task_id, context.context_id)
             if context.message.message_id.startswith("stream-"):
                 for _ in range(SSE_EVENTS - 3):
@@ -64,10 +81,18 @@ def sdk_app():  # type: ignore[no-untyped-def]
         async def cancel(self, context: RequestContext, event_queue: EventQueue) -> None:
             raise NotImplementedError
 
-    card = AgentCard(name="bench", description="benchmark agent", version="1.0.0",
-                     supported_interfaces=[AgentInterface(url="http://127.0.0.1/", protocol_binding="JSONRPC", protocol_version="1.0")],
-                     capabilities=AgentCapabilities(streaming=True), default_input_modes=["text/plain"], default_output_modes=["text/plain"],
-                     skills=[AgentSkill(id="echo", name="echo", description="echoes", tags=["echo"])])
+    card = AgentCard(
+        name="bench",
+        description="benchmark agent",
+        version="1.0.0",
+        supported_interfaces=[
+            AgentInterface(url="http://127.0.0.1/", protocol_binding="JSONRPC", protocol_version="1.0")
+        ],
+        capabilities=AgentCapabilities(streaming=True),
+        default_input_modes=["text/plain"],
+        default_output_modes=["text/plain"],
+        skills=[AgentSkill(id="echo", name="echo", description="echoes", tags=["echo"])],
+    )
     handler = DefaultRequestHandler(Echo(), InMemoryTaskStore(), card)
     return Starlette(routes=[*create_agent_card_routes(card), *create_jsonrpc_routes(handler, rpc_url="/")])
 
@@ -79,17 +104,27 @@ def bare_app():  # type: ignore[no-untyped-def]
     from starlette.responses import Response
     from starlette.routing import Route
 
-    task = {"id": "8a3c1f2e-0000-4000-8000-000000000001", "contextId": "8a3c1f2e-0000-4000-8000-000000000002",
-            "status": {"state": "TASK_STATE_COMPLETED", "timestamp": "2026-11-30T00:00:00.000Z"},
-            "artifacts": [{"artifactId": "result", "name": "result", "parts": [{"text": "echo: hello"}]}]}
-    message = {"messageId": "8a3c1f2e-0000-4000-8000-000000000003", "contextId": "c", "role": "ROLE_AGENT", "parts": [{"text": "echo: hello"}]}
+    task = {
+        "id": "8a3c1f2e-0000-4000-8000-000000000001",
+        "contextId": "8a3c1f2e-0000-4000-8000-000000000002",
+        "status": {"state": "TASK_STATE_COMPLETED", "timestamp": "2026-11-30T00:00:00.000Z"},
+        "artifacts": [{"artifactId": "result", "name": "result", "parts": [{"text": "echo: hello"}]}],
+    }
+    message = {
+        "messageId": "8a3c1f2e-0000-4000-8000-000000000003",
+        "contextId": "c",
+        "role": "ROLE_AGENT",
+        "parts": [{"text": "echo: hello"}],
+    }
 
     async def rpc(request: Request) -> Response:
         body = await request.json()
         if body["method"] == "SendStreamingMessage":
+
             async def events():  # type: ignore[no-untyped-def]
                 for _ in range(SSE_EVENTS):
                     yield json.dumps({"jsonrpc": "2.0", "id": body["id"], "result": {"task": task}})
+
             return EventSourceResponse(events())
         if body["method"] == "GetTask":
             result = task
@@ -97,7 +132,9 @@ def bare_app():  # type: ignore[no-untyped-def]
             result = {"message": message}
         else:
             result = {"task": task}
-        return Response(json.dumps({"jsonrpc": "2.0", "id": body["id"], "result": result}), media_type="application/json")
+        return Response(
+            json.dumps({"jsonrpc": "2.0", "id": body["id"], "result": result}), media_type="application/json"
+        )
 
     return Starlette(routes=[Route("/", rpc, methods=["POST"])])
 

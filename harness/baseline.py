@@ -47,7 +47,9 @@ class Baseline:
             if gating(check.outcome, strict) or check.outcome is Outcome.NON_STRICT:
                 check.baseline = reason
             else:
-                notes.append(f"{result.id} {check.id}: listed as an expected failure ({reason}) but it now {check.outcome.value}; remove it from the baseline")
+                notes.append(
+                    f"{result.id} {check.id}: listed as an expected failure ({reason}) but it now {check.outcome.value}; remove it from the baseline"
+                )
         if "*" in expected and result.outcome in (Outcome.TIMEOUT, Outcome.NO_CONTACT, Outcome.ERROR):
             result.error = (result.error or "") + f" [expected: {expected['*']}]"
         return notes

@@ -19,9 +19,21 @@ def source_of(s: Scenario) -> str:
 
 def as_json(scenarios: list[Scenario], broken: dict[str, ScenarioError] | None = None) -> dict[str, Any]:
     return {
-        "scenarios": [{"id": s.id, "group": s.group, "title": s.title, "description": s.description, "source": source_of(s),
-                       "spec": s.spec, "observed": s.observed, "checks": list(s.checks), "message": s.client.message, "timeout": s.timeout}
-                      for s in scenarios],
+        "scenarios": [
+            {
+                "id": s.id,
+                "group": s.group,
+                "title": s.title,
+                "description": s.description,
+                "source": source_of(s),
+                "spec": s.spec,
+                "observed": s.observed,
+                "checks": list(s.checks),
+                "message": s.client.message,
+                "timeout": s.timeout,
+            }
+            for s in scenarios
+        ],
         "broken": [{"id": sid, "error": str(exc)} for sid, exc in sorted((broken or {}).items())],
     }
 
@@ -40,15 +52,26 @@ def _cell(text: str) -> str:
 def as_markdown(scenarios: list[Scenario]) -> str:
     lines = ["| id | title | checks | source |", "|---|---|---|---|"]
     for s in scenarios:
-        lines.append(f"| `{s.id}` | {_cell(s.title)} | {_cell(', '.join(s.checks) or 'all applicable')} | {_cell(source_of(s))} |")
+        lines.append(
+            f"| `{s.id}` | {_cell(s.title)} | {_cell(', '.join(s.checks) or 'all applicable')} | {_cell(source_of(s))} |"
+        )
     return "\n".join(lines) + "\n"
 
 
 def explain(s: Scenario) -> str:
     wrap = lambda t: textwrap.fill(" ".join(t.split()), 100, initial_indent="  ", subsequent_indent="  ")  # noqa: E731
-    parts = [f"{s.id}: {s.title}", "", wrap(s.description), "", f"Source: {source_of(s)}", f"File:   {s.source}",
-             f"Client is asked to send: {s.client.message!r}" + (f" and to act on {s.client.action}" if s.client.action else ""),
-             f"Timeout: {s.timeout:g}s   Seed: {s.seed}", "Endpoints:"]
+    parts = [
+        f"{s.id}: {s.title}",
+        "",
+        wrap(s.description),
+        "",
+        f"Source: {source_of(s)}",
+        f"File:   {s.source}",
+        f"Client is asked to send: {s.client.message!r}"
+        + (f" and to act on {s.client.action}" if s.client.action else ""),
+        f"Timeout: {s.timeout:g}s   Seed: {s.seed}",
+        "Endpoints:",
+    ]
     for e in s.endpoints:
         parts.append(f"  {e.binding.value:<9} {', '.join(v.value for v in e.versions):<9} at {e.path}")
     if s.rules:

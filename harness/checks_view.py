@@ -24,8 +24,22 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def cmd_checks(args: argparse.Namespace) -> int:
     if args.json:
-        print(json.dumps([{"id": c.id, "level": c.level.value, "section": c.section, "title": c.title, "requirement": c.requirement,
-                           "grading": c.grading} for c in catalogue()], indent=2))
+        print(
+            json.dumps(
+                [
+                    {
+                        "id": c.id,
+                        "level": c.level.value,
+                        "section": c.section,
+                        "title": c.title,
+                        "requirement": c.requirement,
+                        "grading": c.grading,
+                    }
+                    for c in catalogue()
+                ],
+                indent=2,
+            )
+        )
     elif args.markdown:
         print(as_markdown(), end="")
     else:

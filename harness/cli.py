@@ -67,8 +67,10 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
     token = args.admin_token or os.environ.get(ADMIN_TOKEN_ENV) or None
     if not _loopback_host(args.host) and token is None:
-        _err(f"listening on {args.host} exposes the admin API (/_lab/...) beyond this machine; give it a token with "
-             f"--admin-token TOKEN or {ADMIN_TOKEN_ENV}=TOKEN (callers send Authorization: Bearer TOKEN)")
+        _err(
+            f"listening on {args.host} exposes the admin API (/_lab/...) beyond this machine; give it a token with "
+            f"--admin-token TOKEN or {ADMIN_TOKEN_ENV}=TOKEN (callers send Authorization: Bearer TOKEN)"
+        )
         return EXIT_USAGE
     cat = Catalogue.load()
     for sid, exc in sorted(cat.broken.items()):
@@ -123,11 +125,16 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_scenarios)
 
     p = sub.add_parser("serve", help="serve one scenario at the origin root, or all of them under /<scenario-id>/")
-    p.add_argument("scenario", nargs="?", help="scenario id or path to a scenario YAML file (default: the whole catalogue)")
+    p.add_argument(
+        "scenario", nargs="?", help="scenario id or path to a scenario YAML file (default: the whole catalogue)"
+    )
     p.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     p.add_argument("--port", type=int, default=8000, help="port (default 8000; 0 picks a free one)")
     p.add_argument("--log-level", default="info", choices=["critical", "error", "warning", "info", "debug"])
-    p.add_argument("--admin-token", help=f"token the admin API requires (also {ADMIN_TOKEN_ENV}); required when --host is not loopback")
+    p.add_argument(
+        "--admin-token",
+        help=f"token the admin API requires (also {ADMIN_TOKEN_ENV}); required when --host is not loopback",
+    )
     p.set_defaults(func=cmd_serve)
 
     from . import checks_view, client_command, merge_command, run_command
@@ -136,20 +143,60 @@ def build_parser() -> argparse.ArgumentParser:
     from .record import command as record_command
 
     commands: list[tuple[str, str, Callable[[argparse.ArgumentParser], None], Callable[[argparse.Namespace], int]]] = [
-        ("run", "run a client against every scenario and score it (default: the built-in client, whole catalogue)",
-         run_command.add_arguments, run_command.cmd_run),
-        ("client", "the reference client: send one message to an agent and print what it understood", client_command.add_arguments, cmd_client),
-        ("checks", "list the check catalogue (ids, levels, spec sections)", checks_view.add_arguments, checks_view.cmd_checks),
-        ("score", "score traffic a client produced by itself in a run of a shared server (Autobahn-style)",
-         run_command.add_score_arguments, run_command.cmd_score),
-        ("drive", "drive a client through every scenario of a shared server in a new run, without scoring",
-         run_command.add_drive_arguments, run_command.cmd_drive),
-        ("report", "merge JSON reports of several runs or shards into JSON, JUnit and HTML", merge_command.add_arguments, merge_command.cmd_report),
-        ("card", "check an agent card offline: lint, derived requests, signatures", card_command.add_arguments, card_command.cmd_card),
-        ("probe", "judge a live server against its own card: every interface a2a-lab speaks, with named checks",
-         probe_command.add_arguments, probe_command.cmd_probe),
-        ("record", "capture a live server's card and answers into a scenario file that replays them",
-         record_command.add_arguments, record_command.cmd_record),
+        (
+            "run",
+            "run a client against every scenario and score it (default: the built-in client, whole catalogue)",
+            run_command.add_arguments,
+            run_command.cmd_run,
+        ),
+        (
+            "client",
+            "the reference client: send one message to an agent and print what it understood",
+            client_command.add_arguments,
+            cmd_client,
+        ),
+        (
+            "checks",
+            "list the check catalogue (ids, levels, spec sections)",
+            checks_view.add_arguments,
+            checks_view.cmd_checks,
+        ),
+        (
+            "score",
+            "score traffic a client produced by itself in a run of a shared server (Autobahn-style)",
+            run_command.add_score_arguments,
+            run_command.cmd_score,
+        ),
+        (
+            "drive",
+            "drive a client through every scenario of a shared server in a new run, without scoring",
+            run_command.add_drive_arguments,
+            run_command.cmd_drive,
+        ),
+        (
+            "report",
+            "merge JSON reports of several runs or shards into JSON, JUnit and HTML",
+            merge_command.add_arguments,
+            merge_command.cmd_report,
+        ),
+        (
+            "card",
+            "check an agent card offline: lint, derived requests, signatures",
+            card_command.add_arguments,
+            card_command.cmd_card,
+        ),
+        (
+            "probe",
+            "judge a live server against its own card: every interface a2a-lab speaks, with named checks",
+            probe_command.add_arguments,
+            probe_command.cmd_probe,
+        ),
+        (
+            "record",
+            "capture a live server's card and answers into a scenario file that replays them",
+            record_command.add_arguments,
+            record_command.cmd_record,
+        ),
     ]
     for name, help_text, add_arguments, func in commands:
         p = sub.add_parser(name, help=help_text)

@@ -16,8 +16,18 @@ from typing import Any
 from a2a_lab.protocol.bindings import SHORT_NAMES, Binding
 
 from .refclient import (
-    DEFAULT_TEXT, ENV_ACTION, ENV_CARD_URL, ENV_MESSAGE, ClientOptions, UsageFailure, action_options, load_jwks, read_action, render_text,
-    report_to_env, run,
+    DEFAULT_TEXT,
+    ENV_ACTION,
+    ENV_CARD_URL,
+    ENV_MESSAGE,
+    ClientOptions,
+    UsageFailure,
+    action_options,
+    load_jwks,
+    read_action,
+    render_text,
+    report_to_env,
+    run,
 )
 from .refclient import options as client_options
 
@@ -31,25 +41,60 @@ def _err(text: str) -> None:
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("card_url", nargs="?", help=f"the agent's card URL or base URL (default: ${ENV_CARD_URL})")
     p.add_argument("text", nargs="?", help=f"the message text (default: ${ENV_MESSAGE} or {DEFAULT_TEXT!r})")
-    p.add_argument("--follow", type=int, default=client_options.DEFAULT_FOLLOW, metavar="N",
-                   help=f"at most N GetTask follow-ups for a running task, per message (default {client_options.DEFAULT_FOLLOW})")
-    p.add_argument("--binding", choices=[k for k, b in SHORT_NAMES.items() if b in (Binding.JSONRPC, Binding.HTTP_JSON)], help="use only this binding")
+    p.add_argument(
+        "--follow",
+        type=int,
+        default=client_options.DEFAULT_FOLLOW,
+        metavar="N",
+        help=f"at most N GetTask follow-ups for a running task, per message (default {client_options.DEFAULT_FOLLOW})",
+    )
+    p.add_argument(
+        "--binding",
+        choices=[k for k, b in SHORT_NAMES.items() if b in (Binding.JSONRPC, Binding.HTTP_JSON)],
+        help="use only this binding",
+    )
     p.add_argument("--json", action="store_true", help="print the result as JSON")
-    p.add_argument("--timeout", type=float, default=client_options.READ_TIMEOUT_S, metavar="S",
-                   help=f"read timeout per request in seconds (default {client_options.READ_TIMEOUT_S:g})")
-    acts = p.add_argument_group("actions", f"what a scenario may ask beyond one message; also read from ${ENV_ACTION} (a flag wins)")
-    acts.add_argument("--stream", action="store_true", help="stream the answer when the card declares capabilities.streaming")
-    acts.add_argument("--follow-up", metavar="TEXT", help="when the task stops (INPUT_REQUIRED, AUTH_REQUIRED, or finished), send TEXT "
-                      "once to the same task")
-    acts.add_argument("--webhook", action="store_true", help="register a webhook of the client's own (loopback) when the card declares "
-                      "capabilities.pushNotifications, and wait for its notifications")
+    p.add_argument(
+        "--timeout",
+        type=float,
+        default=client_options.READ_TIMEOUT_S,
+        metavar="S",
+        help=f"read timeout per request in seconds (default {client_options.READ_TIMEOUT_S:g})",
+    )
+    acts = p.add_argument_group(
+        "actions", f"what a scenario may ask beyond one message; also read from ${ENV_ACTION} (a flag wins)"
+    )
+    acts.add_argument(
+        "--stream", action="store_true", help="stream the answer when the card declares capabilities.streaming"
+    )
+    acts.add_argument(
+        "--follow-up",
+        metavar="TEXT",
+        help="when the task stops (INPUT_REQUIRED, AUTH_REQUIRED, or finished), send TEXT once to the same task",
+    )
+    acts.add_argument(
+        "--webhook",
+        action="store_true",
+        help="register a webhook of the client's own (loopback) when the card declares "
+        "capabilities.pushNotifications, and wait for its notifications",
+    )
     acts.add_argument("--token", metavar="TOKEN", help="send Authorization: Bearer TOKEN on every A2A call")
-    acts.add_argument("--extended-card", action="store_true", help="fetch the extended card (authenticated) when the card offers one, "
-                      "and use its interfaces")
-    acts.add_argument("--resubscribe", action="store_true", help="when a stream breaks before the task stops, SubscribeToTask "
-                      "(then GetTask) instead of GetTask alone")
-    acts.add_argument("--verify-signature", metavar="JWKS_FILE", help="verify the card's signature with the key set in JWKS_FILE before "
-                      "calling the agent; refuse the agent when none verifies")
+    acts.add_argument(
+        "--extended-card",
+        action="store_true",
+        help="fetch the extended card (authenticated) when the card offers one, and use its interfaces",
+    )
+    acts.add_argument(
+        "--resubscribe",
+        action="store_true",
+        help="when a stream breaks before the task stops, SubscribeToTask (then GetTask) instead of GetTask alone",
+    )
+    acts.add_argument(
+        "--verify-signature",
+        metavar="JWKS_FILE",
+        help="verify the card's signature with the key set in JWKS_FILE before "
+        "calling the agent; refuse the agent when none verifies",
+    )
 
 
 def options_from(args: argparse.Namespace, environ: Mapping[str, str]) -> tuple[ClientOptions, list[str]]:
@@ -72,8 +117,12 @@ def options_from(args: argparse.Namespace, environ: Mapping[str, str]) -> tuple[
     if args.verify_signature is not None:
         flags["jwks"] = load_jwks(args.verify_signature)
     chosen = {**from_action, **flags}
-    options = ClientOptions(follow=args.follow, binding=SHORT_NAMES[args.binding] if args.binding else None, read_timeout=args.timeout,
-                            **chosen)
+    options = ClientOptions(
+        follow=args.follow,
+        binding=SHORT_NAMES[args.binding] if args.binding else None,
+        read_timeout=args.timeout,
+        **chosen,
+    )
     return options, warnings
 
 

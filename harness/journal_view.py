@@ -107,7 +107,11 @@ class Call:
     def quote(self, limit: int = 600) -> str:
         head = f"{self.entry.get('method')} {self.entry.get('path')}"
         version = self.headers.get("a2a-version")
-        lines = [head] + ([f"A2A-Version: {version}"] if version is not None else []) + [f"Content-Type: {self.headers.get('content-type', '(none)')}"]
+        lines = (
+            [head]
+            + ([f"A2A-Version: {version}"] if version is not None else [])
+            + [f"Content-Type: {self.headers.get('content-type', '(none)')}"]
+        )
         body = self.body_text
         if body:
             lines.append(body if len(body) <= limit else body[:limit] + f"... ({len(body)} bytes)")
@@ -154,8 +158,14 @@ _UNDELIVERED = frozenset({"stalled", "reset", "truncated"})
 
 def valid_rpc_response(body: Any, request_id: Any) -> bool:
     """A JSON-RPC 2.0 response to this request: "jsonrpc": "2.0", the request's id, exactly one of result and error."""
-    return (isinstance(body, dict) and body.get("jsonrpc") == "2.0" and ("result" in body) != ("error" in body)
-            and "id" in body and body["id"] == request_id and type(body["id"]) is type(request_id))
+    return (
+        isinstance(body, dict)
+        and body.get("jsonrpc") == "2.0"
+        and ("result" in body) != ("error" in body)
+        and "id" in body
+        and body["id"] == request_id
+        and type(body["id"]) is type(request_id)
+    )
 
 
 def observe(call: Call) -> list[Observed]:
@@ -176,28 +186,63 @@ def observe(call: Call) -> list[Observed]:
         op = call.operation
         if op in (Operation.GET_TASK, Operation.CANCEL_TASK):
             value = {"task": value} if (version is Version.V1_0 or rest) else value
-        if version is Version.V0_3 and not rest and "kind" not in value and op is not None and op in (Operation.GET_TASK, Operation.CANCEL_TASK):
+        if (
+            version is Version.V0_3
+            and not rest
+            and "kind" not in value
+            and op is not None
+            and op in (Operation.GET_TASK, Operation.CANCEL_TASK)
+        ):
             value = {**value, "kind": "task"}
         kind = shapes.stream_event_kind(value, version, rest)
         inner = value if (version is Version.V0_3 and not rest) else value.get(kind or "", {})
         if not isinstance(inner, dict):
             continue
         if kind == "message":
-            out.append(Observed("message", text=" ".join(_texts(inner.get("content") if rest and version is Version.V0_3 else inner.get("parts"))), seq=call.seq,
-                                context_id=inner.get("contextId")))
+            out.append(
+                Observed(
+                    "message",
+                    text=" ".join(
+                        _texts(inner.get("content") if rest and version is Version.V0_3 else inner.get("parts"))
+                    ),
+                    seq=call.seq,
+                    context_id=inner.get("contextId"),
+                )
+            )
         elif kind == "task":
             texts = [t for a in inner.get("artifacts") or [] if isinstance(a, dict) for t in _texts(a.get("parts"))]
             status = inner.get("status") or {}
             msg = status.get("message") if isinstance(status, dict) else None
             if isinstance(msg, dict):
                 texts += _texts(msg.get("content") if rest and version is Version.V0_3 else msg.get("parts"))
-            out.append(Observed("task", states.parse(status.get("state")) if isinstance(status, dict) else None, inner.get("id"), " ".join(texts), call.seq,
-                                inner.get("contextId")))
+            out.append(
+                Observed(
+                    "task",
+                    states.parse(status.get("state")) if isinstance(status, dict) else None,
+                    inner.get("id"),
+                    " ".join(texts),
+                    call.seq,
+                    inner.get("contextId"),
+                )
+            )
         elif kind == "statusUpdate":
             status = inner.get("status") or {}
             msg = status.get("message") if isinstance(status, dict) else None
-            said = " ".join(_texts(msg.get("content") if rest and version is Version.V0_3 else msg.get("parts"))) if isinstance(msg, dict) else ""
-            out.append(Observed("task", states.parse(status.get("state")), inner.get("taskId"), said, call.seq, inner.get("contextId")))
+            said = (
+                " ".join(_texts(msg.get("content") if rest and version is Version.V0_3 else msg.get("parts")))
+                if isinstance(msg, dict)
+                else ""
+            )
+            out.append(
+                Observed(
+                    "task",
+                    states.parse(status.get("state")),
+                    inner.get("taskId"),
+                    said,
+                    call.seq,
+                    inner.get("contextId"),
+                )
+            )
         elif kind == "artifactUpdate":
             art = inner.get("artifact") or {}
             out.append(Observed("task", None, inner.get("taskId"), " ".join(_texts(art.get("parts"))), call.seq))
@@ -218,9 +263,14 @@ def observe_push(entry: dict[str, Any]) -> list[Observed]:
         return []
     v03 = "kind" in body
     # Read as one event of a stream of that version and form (0.3: the JSON-RPC object shapes; 1.0: HTTP+JSON).
-    as_event = {"seq": entry.get("seq", 0), "kind": "push", "operation": Operation.SUBSCRIBE_TO_TASK.value,
-                "version": (Version.V0_3 if v03 else Version.V1_0).value,
-                "endpoint": {"binding": (Binding.JSONRPC if v03 else Binding.HTTP_JSON).value, "path": ""}, "events": [{"data": body}]}
+    as_event = {
+        "seq": entry.get("seq", 0),
+        "kind": "push",
+        "operation": Operation.SUBSCRIBE_TO_TASK.value,
+        "version": (Version.V0_3 if v03 else Version.V1_0).value,
+        "endpoint": {"binding": (Binding.JSONRPC if v03 else Binding.HTTP_JSON).value, "path": ""},
+        "events": [{"data": body}],
+    }
     return observe(Call(as_event))
 
 
@@ -251,7 +301,7 @@ class RunView:
         """The interface's path on this server (under its origin or its alias), or None when it points elsewhere."""
         for origin in (self.base_url, alt_origin(self.base_url)):
             if origin and iface.url.startswith(origin):
-                return iface.url[len(origin):].rstrip("/") or "/"
+                return iface.url[len(origin) :].rstrip("/") or "/"
         return None
 
     def declared_at(self, call: Call) -> list[Interface]:
@@ -259,11 +309,19 @@ class RunView:
         a request the server could not route may still have gone to a URL the card declares (a custom binding)."""
         host = call.headers.get("host")
         path = str(call.entry.get("path", "")).rstrip("/") or "/"
-        return [i for i in self.interfaces if urlsplit(i.url).netloc == host and (urlsplit(i.url).path.rstrip("/") or "/") == path]
+        return [
+            i
+            for i in self.interfaces
+            if urlsplit(i.url).netloc == host and (urlsplit(i.url).path.rstrip("/") or "/") == path
+        ]
 
     def declared(self, call: Call) -> list[Interface]:
         """The card's interfaces that a call's URL and binding match."""
-        return [i for i in self.interfaces if self.interface_path(i) == call.endpoint_path and i.core_binding is call.binding]
+        return [
+            i
+            for i in self.interfaces
+            if self.interface_path(i) == call.endpoint_path and i.core_binding is call.binding
+        ]
 
     def expected_interface(self) -> Interface | None:
         return cards.select(self.interfaces, self.supports)

@@ -28,18 +28,35 @@ def merge(reports: list[dict[str, Any]], strict: bool = False) -> list[dict[str,
                 scenarios[data["id"]] = ScenarioResult.from_json(data)
         results = [scenarios[k] for k in sorted(scenarios)]
         summary = scoring.summary(results, strict)
-        meta = {"client": client, "seed": parts[0].get("seed"), "strict": strict, "merged_from": len(parts),
-                "shards": sorted({p.get("shard") for p in parts if p.get("shard")})}
+        meta = {
+            "client": client,
+            "seed": parts[0].get("seed"),
+            "strict": strict,
+            "merged_from": len(parts),
+            "shards": sorted({p.get("shard") for p in parts if p.get("shard")}),
+        }
         merged.append(json_report.build(results, summary, meta))
     return merged
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("action", choices=["merge"])
-    p.add_argument("reports", nargs="+", type=Path, help="JSON reports written by `a2a-lab run --json` (or report.json of --report-dir)")
+    p.add_argument(
+        "reports",
+        nargs="+",
+        type=Path,
+        help="JSON reports written by `a2a-lab run --json` (or report.json of --report-dir)",
+    )
     p.add_argument("--html", type=Path, metavar="DIR", help="write DIR/index.html: the client x scenario matrix")
-    p.add_argument("--junit", type=Path, metavar="FILE", help="write JUnit XML (one client: the merged report; several: one file each, suffixed)")
-    p.add_argument("--json", type=Path, metavar="FILE", help="write the merged JSON report (one client) or a list of them")
+    p.add_argument(
+        "--junit",
+        type=Path,
+        metavar="FILE",
+        help="write JUnit XML (one client: the merged report; several: one file each, suffixed)",
+    )
+    p.add_argument(
+        "--json", type=Path, metavar="FILE", help="write the merged JSON report (one client) or a list of them"
+    )
     p.add_argument("--strict", action="store_true", help="gate on NON_STRICT too")
 
 
@@ -59,10 +76,16 @@ def cmd_report(args: argparse.Namespace) -> int:
         json_report.write(args.json, merged[0] if len(merged) == 1 else {"reports": merged})  # type: ignore[arg-type]
     if args.junit:
         for i, report in enumerate(merged):
-            target = args.junit if len(merged) == 1 else args.junit.with_name(f"{args.junit.stem}-{i + 1}{args.junit.suffix}")
+            target = (
+                args.junit
+                if len(merged) == 1
+                else args.junit.with_name(f"{args.junit.stem}-{i + 1}{args.junit.suffix}")
+            )
             junit.write(target, report, args.strict)
     if args.html:
         print(f"a2a-lab: wrote {html.write(args.html, merged)}", file=sys.stderr)
     for report in merged:
-        print(f"{report['client']}: {report['summary']['verdict']} ({report['summary']['scenarios']} scenarios from {report['merged_from']} report(s))")
+        print(
+            f"{report['client']}: {report['summary']['verdict']} ({report['summary']['scenarios']} scenarios from {report['merged_from']} report(s))"
+        )
     return EXIT_FAILED if any(r["summary"]["gate"] == "failed" for r in merged) else EXIT_OK

@@ -27,8 +27,17 @@ class Outcome(str, Enum):
 
 
 #: How bad an outcome is, for picking a scenario's outcome from its checks.
-SEVERITY = {Outcome.ERROR: 7, Outcome.TIMEOUT: 6, Outcome.NO_CONTACT: 5, Outcome.FAIL: 4, Outcome.NON_STRICT: 3,
-            Outcome.PASS: 2, Outcome.UNIMPLEMENTED: 1, Outcome.INFORMATIONAL: 0, Outcome.SKIPPED: 0}
+SEVERITY = {
+    Outcome.ERROR: 7,
+    Outcome.TIMEOUT: 6,
+    Outcome.NO_CONTACT: 5,
+    Outcome.FAIL: 4,
+    Outcome.NON_STRICT: 3,
+    Outcome.PASS: 2,
+    Outcome.UNIMPLEMENTED: 1,
+    Outcome.INFORMATIONAL: 0,
+    Outcome.SKIPPED: 0,
+}
 GATING = frozenset({Outcome.FAIL, Outcome.TIMEOUT, Outcome.NO_CONTACT, Outcome.ERROR})
 
 
@@ -55,7 +64,11 @@ class CheckResult:
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> CheckResult:
-        fields = {k: data[k] for k in ("id", "message", "section", "requirement", "expected", "actual", "evidence", "quote", "baseline") if k in data}
+        fields = {
+            k: data[k]
+            for k in ("id", "message", "section", "requirement", "expected", "actual", "evidence", "quote", "baseline")
+            if k in data
+        }
         return cls(level=Level(data["level"]), outcome=Outcome(data["outcome"]), **fields)
 
 
@@ -91,10 +104,19 @@ class ScenarioResult:
         return next((c for c in self.checks if c.id == check_id), None)
 
     def to_json(self, with_journal: bool = True) -> dict[str, Any]:
-        out: dict[str, Any] = {"id": self.id, "title": self.title, "group": self.group, "outcome": self.outcome.value, "seed": self.seed,
-                               "duration": round(self.duration, 3), "harness_cost": round(self.harness_cost, 4), "error": self.error,
-                               "checks": [c.to_json() for c in self.checks],
-                               "client": asdict(self.client) if self.client else None, "journal_dropped": self.journal_dropped}
+        out: dict[str, Any] = {
+            "id": self.id,
+            "title": self.title,
+            "group": self.group,
+            "outcome": self.outcome.value,
+            "seed": self.seed,
+            "duration": round(self.duration, 3),
+            "harness_cost": round(self.harness_cost, 4),
+            "error": self.error,
+            "checks": [c.to_json() for c in self.checks],
+            "client": asdict(self.client) if self.client else None,
+            "journal_dropped": self.journal_dropped,
+        }
         if with_journal:
             out["journal"] = self.journal
         return out
@@ -102,7 +124,17 @@ class ScenarioResult:
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> ScenarioResult:
         client = data.get("client")
-        return cls(data["id"], data.get("title", ""), data.get("group", data["id"].split("/")[0]), Outcome(data["outcome"]),
-                   [CheckResult.from_json(c) for c in data.get("checks", [])], ClientRun(**client) if client else None,
-                   int(data.get("seed", 0)), float(data.get("duration", 0.0)), float(data.get("harness_cost", 0.0)),
-                   data.get("journal", []), int(data.get("journal_dropped", 0)), data.get("error"))
+        return cls(
+            data["id"],
+            data.get("title", ""),
+            data.get("group", data["id"].split("/")[0]),
+            Outcome(data["outcome"]),
+            [CheckResult.from_json(c) for c in data.get("checks", [])],
+            ClientRun(**client) if client else None,
+            int(data.get("seed", 0)),
+            float(data.get("duration", 0.0)),
+            float(data.get("harness_cost", 0.0)),
+            data.get("journal", []),
+            int(data.get("journal_dropped", 0)),
+            data.get("error"),
+        )

@@ -27,7 +27,9 @@ def resolve(client: str) -> str:
         return _python("a2a_lab.harness.refclient", "{card_url}")
     if client == "a2a-sdk":
         if importlib.util.find_spec("a2a") is None or importlib.util.find_spec("a2a.client") is None:
-            raise PresetError("the a2a-sdk preset drives the official A2A Python SDK, which is not installed here; "
-                              "install it with: pip install 'a2a-sdk[http-server]>=1.3'")
+            raise PresetError(
+                "the a2a-sdk preset drives the official A2A Python SDK, which is not installed here; "
+                "install it with: pip install 'a2a-sdk[http-server]>=1.3'"
+            )
         return _python("a2a_lab.harness.adapters.a2a_sdk", "{card_url}")
     return client

@@ -153,7 +153,15 @@ def run(argv: list[str], env: dict[str, str], timeout: float, cwd: str | None = 
     """Run argv to completion or timeout. The whole process group is killed either way."""
     started = time.monotonic()
     try:
-        proc = subprocess.Popen(argv, env=env, cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+        proc = subprocess.Popen(
+            argv,
+            env=env,
+            cwd=cwd,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            start_new_session=True,
+        )
     except OSError as exc:
         return Finished(None, 0.0, False, "", "", f"cannot start {argv[0]!r}: {exc.strerror or exc}")
     out, err = _Tail(proc.stdout), _Tail(proc.stderr)
@@ -175,6 +183,8 @@ def run(argv: list[str], env: dict[str, str], timeout: float, cwd: str | None = 
             pipe.close()
     stderr = err.text()
     if escaped:
-        stderr += (f"\n[a2a-lab: killed {len(escaped)} process{'es' if len(escaped) > 1 else ''} that left the client's process group "
-                   f"but kept its output open: pid {', '.join(map(str, escaped))}]\n")
+        stderr += (
+            f"\n[a2a-lab: killed {len(escaped)} process{'es' if len(escaped) > 1 else ''} that left the client's process group "
+            f"but kept its output open: pid {', '.join(map(str, escaped))}]\n"
+        )
     return Finished(None if timed_out else proc.returncode, duration, timed_out, out.text(), stderr, escaped=escaped)

@@ -1,11 +1,11 @@
 """The `a2a_lab` pytest fixture: serve a scenario for one test, run your client, then score what it sent.
 
-    def test_my_client_handles_method_not_found(a2a_lab):
-        lab = a2a_lab.serve("quirks/advertised-method-not-found")
-        my_client.send(lab.card_url, "hello")
-        score = lab.score()
-        assert score.passed, score
-        assert score.check("NO-RETRY-LOOP").outcome == "PASS"
+def test_my_client_handles_method_not_found(a2a_lab):
+    lab = a2a_lab.serve("quirks/advertised-method-not-found")
+    my_client.send(lab.card_url, "hello")
+    score = lab.score()
+    assert score.passed, score
+    assert score.check("NO-RETRY-LOOP").outcome == "PASS"
 """
 
 from __future__ import annotations
@@ -102,7 +102,9 @@ class ServedScenario:
             card = json.loads(self.app.state.card_bytes(self.base_url))
         except ValueError:
             card = None
-        view = RunView(self.base_url, card, entries, pairs, result, None, self.scenario.client.action, None, self.scenario.expect)
+        view = RunView(
+            self.base_url, card, entries, pairs, result, None, self.scenario.client.action, None, self.scenario.expect
+        )
         checks = scoring.evaluate(view)
         return Score(scoring.scenario_outcome(checks, False, bool(entries), None), checks)
 
@@ -125,7 +127,9 @@ class Lab:
             self._catalogue = Catalogue.load()
         loaded = resolve(scenario, self._catalogue)
         app = ScenarioApp(loaded, seed=seed)
-        served = ServedScenario(loaded, app, BackgroundServer(app).start(), parse_support(supports) if supports else None)
+        served = ServedScenario(
+            loaded, app, BackgroundServer(app).start(), parse_support(supports) if supports else None
+        )
         self._served.append(served)
         return served
 

@@ -7,7 +7,7 @@ import shutil
 import sys
 import time
 from collections.abc import Iterable
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -26,27 +26,50 @@ EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_HARNESS = 0, 1, 2, 3
 def add_report_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", type=Path, metavar="FILE", help="write the JSON report")
     p.add_argument("--junit", type=Path, metavar="FILE", help="write JUnit XML")
-    p.add_argument("--report-dir", type=Path, metavar="DIR", help="write every format (JSON, JUnit, HTML) plus each scenario's journal as JSONL")
+    p.add_argument(
+        "--report-dir",
+        type=Path,
+        metavar="DIR",
+        help="write every format (JSON, JUnit, HTML) plus each scenario's journal as JSONL",
+    )
     p.add_argument("--html", type=Path, metavar="DIR", help="write a self-contained HTML report to DIR/index.html")
     p.add_argument("--strict", action="store_true", help="also fail the gate on NON_STRICT (a SHOULD missed)")
-    p.add_argument("--baseline", type=Path, help="YAML/JSON of expected failures: {scenario-id: {CHECK-ID or '*': reason}}")
-    p.add_argument("--client-supports", metavar="LIST", help="declare what the client supports, e.g. jsonrpc@1.0,jsonrpc@0.3 "
-                   "(default: inferred from what it uses anywhere in the run)")
+    p.add_argument(
+        "--baseline", type=Path, help="YAML/JSON of expected failures: {scenario-id: {CHECK-ID or '*': reason}}"
+    )
+    p.add_argument(
+        "--client-supports",
+        metavar="LIST",
+        help="declare what the client supports, e.g. jsonrpc@1.0,jsonrpc@0.3 "
+        "(default: inferred from what it uses anywhere in the run)",
+    )
     p.add_argument("--scenario", action="append", metavar="GLOB", help="only scenarios whose id matches (repeatable)")
     p.add_argument("--exclude", action="append", metavar="GLOB", help="skip scenarios whose id matches (repeatable)")
     p.add_argument("-v", "--verbose", action="store_true", help="show every miss in the scorecard")
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--client", default="builtin", help="the client command (placeholders {card_url} {base_url}; without them the card URL is "
-                   f"appended), or a preset: {', '.join(presets.PRESETS)} (default: builtin)")
+    p.add_argument(
+        "--client",
+        default="builtin",
+        help="the client command (placeholders {card_url} {base_url}; without them the card URL is "
+        f"appended), or a preset: {', '.join(presets.PRESETS)} (default: builtin)",
+    )
     p.add_argument("-j", "--jobs", type=int, default=1, help="scenarios run in parallel (default 1)")
     p.add_argument("--timeout", type=float, help="seconds per scenario (default: each scenario's own)")
     p.add_argument("--seed", type=int, default=0, help="seed for every random choice (ids); recorded in every report")
-    p.add_argument("--server", metavar="URL", help="score against an already-running `a2a-lab serve` (e.g. in another container) instead of starting servers")
+    p.add_argument(
+        "--server",
+        metavar="URL",
+        help="score against an already-running `a2a-lab serve` (e.g. in another container) instead of starting servers",
+    )
     p.add_argument("--admin-token", help="the shared server's admin token (also A2A_LAB_ADMIN_TOKEN)")
     add_report_arguments(p)
-    p.add_argument("--shard", metavar="K/N", help="run only the K-th of N deterministic slices of the selected scenarios (for CI matrices; join with `a2a-lab report merge`)")
+    p.add_argument(
+        "--shard",
+        metavar="K/N",
+        help="run only the K-th of N deterministic slices of the selected scenarios (for CI matrices; join with `a2a-lab report merge`)",
+    )
 
 
 def _check_client(command: str) -> None:
@@ -58,7 +81,9 @@ def _check_client(command: str) -> None:
     if not argv:
         raise presets.PresetError("--client is empty")
     if shutil.which(argv[0]) is None:
-        raise presets.PresetError(f"--client {argv[0]!r} is neither a preset ({', '.join(presets.PRESETS)}) nor a program found on PATH")
+        raise presets.PresetError(
+            f"--client {argv[0]!r} is neither a preset ({', '.join(presets.PRESETS)}) nor a program found on PATH"
+        )
 
 
 def cmd_run(args: argparse.Namespace) -> int:
@@ -87,7 +112,9 @@ def cmd_run(args: argparse.Namespace) -> int:
             err(str(exc))
             return EXIT_USAGE
     if not scenarios:
-        err(f"no scenario matches {args.scenario or '*'} (minus {args.exclude or 'nothing'}); `a2a-lab scenarios` lists them")
+        err(
+            f"no scenario matches {args.scenario or '*'} (minus {args.exclude or 'nothing'}); `a2a-lab scenarios` lists them"
+        )
         return EXIT_USAGE
     opts = runner.RunOptions(client, args.seed, args.timeout, args.jobs, args.strict, supports, baseline)
     print(f"a2a-lab: {len(scenarios)} scenario(s), client: {client}, seed {args.seed}, -j {args.jobs}", file=sys.stderr)
@@ -103,15 +130,28 @@ def cmd_run(args: argparse.Namespace) -> int:
     except RemoteError as exc:
         err(str(exc))
         return EXIT_USAGE
-    except Exception as exc:  # noqa: BLE001
+    except Exception as exc:
         err(f"harness error: {type(exc).__name__}: {exc}")
         return EXIT_HARNESS
-    meta = {"client": client, "seed": args.seed, "jobs": args.jobs, "started": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-            "wall_time": round(time.monotonic() - began, 3), "shard": args.shard, "server": args.server}
+    meta = {
+        "client": client,
+        "seed": args.seed,
+        "jobs": args.jobs,
+        "started": datetime.now(UTC).isoformat(timespec="seconds"),
+        "wall_time": round(time.monotonic() - began, 3),
+        "shard": args.shard,
+        "server": args.server,
+    }
     return finish(results, supported, args, meta)
 
 
-def finish(results: list[ScenarioResult], supported: set, args: argparse.Namespace, meta: dict, checks: Iterable[Any] | None = None) -> int:  # type: ignore[type-arg]
+def finish(
+    results: list[ScenarioResult],
+    supported: set,
+    args: argparse.Namespace,
+    meta: dict,
+    checks: Iterable[Any] | None = None,
+) -> int:  # type: ignore[type-arg]
     """Scorecard, report files and the exit code: the same for `run`, `score` and `probe` (`checks`: the catalogue
     the results come from, when it is not the client checks')."""
     summary = scoring.summary(results, args.strict)
@@ -135,7 +175,12 @@ def add_score_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--server", required=True, metavar="URL", help="the `a2a-lab serve` the client drove itself against")
     run = p.add_mutually_exclusive_group(required=True)
     run.add_argument("--run", metavar="ID", help="the run id (from POST /_lab/runs)")
-    run.add_argument("--run-file", type=Path, metavar="FILE", help="read the run id from FILE (as `a2a-lab drive --run-file` writes it)")
+    run.add_argument(
+        "--run-file",
+        type=Path,
+        metavar="FILE",
+        help="read the run id from FILE (as `a2a-lab drive --run-file` writes it)",
+    )
     p.add_argument("--admin-token", help="the shared server's admin token (also A2A_LAB_ADMIN_TOKEN)")
     add_report_arguments(p)
 
@@ -160,20 +205,29 @@ def cmd_score(args: argparse.Namespace) -> int:
     try:
         info = server.run_info(args.run)
         scenarios = cat.select(args.scenario, args.exclude)
-        opts = runner.RunOptions("(self-driven)", int(info.get("seed", 0)), strict=args.strict, supports=supports, baseline=baseline)
+        opts = runner.RunOptions(
+            "(self-driven)", int(info.get("seed", 0)), strict=args.strict, supports=supports, baseline=baseline
+        )
         client = ClientRun([], None, 0.0, False)
         raws = [runner.collect_remote(s, server, args.run, client, opts.seed) for s in scenarios]
     except RemoteError as exc:
         err(str(exc))
         return EXIT_USAGE
     results, supported = runner.score_all(raws, opts)
-    return finish(results, supported, args, {"client": f"self-driven (run {args.run} on {args.server})", "seed": opts.seed, "run": args.run})
+    return finish(
+        results,
+        supported,
+        args,
+        {"client": f"self-driven (run {args.run} on {args.server})", "seed": opts.seed, "run": args.run},
+    )
 
 
 def add_drive_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--server", required=True, metavar="URL", help="the shared `a2a-lab serve` to drive")
     p.add_argument("--client", default="builtin", help="the client command, as for `a2a-lab run` (default: builtin)")
-    p.add_argument("--run-file", type=Path, metavar="FILE", help="write the run id here, for `a2a-lab score --run-file`")
+    p.add_argument(
+        "--run-file", type=Path, metavar="FILE", help="write the run id here, for `a2a-lab score --run-file`"
+    )
     p.add_argument("--admin-token", help="the shared server's admin token (also A2A_LAB_ADMIN_TOKEN)")
     p.add_argument("--scenario", action="append", metavar="GLOB", help="only scenarios whose id matches (repeatable)")
     p.add_argument("--exclude", action="append", metavar="GLOB", help="skip scenarios whose id matches (repeatable)")
@@ -223,7 +277,7 @@ def shard(scenarios: list, spec: str) -> list:  # type: ignore[type-arg]
     if not 1 <= k <= n:
         raise ValueError(f"--shard {spec!r}: K must be between 1 and N")
     ordered = sorted(scenarios, key=lambda s: s.id)
-    return ordered[k - 1::n]
+    return ordered[k - 1 :: n]
 
 
 def write_dir(folder: Path, report: dict, results: list, strict: bool) -> None:  # type: ignore[type-arg]

@@ -65,17 +65,21 @@ def command_for(template: str, card_url: str, base_url: str) -> list[str]:
     return [a.replace(CARD_PLACEHOLDER, card_url).replace(BASE_PLACEHOLDER, base_url) for a in argv]
 
 
-def client_env(scenario: Scenario, card_url: str, base_url: str, result_path: str, extra: dict[str, str]) -> dict[str, str]:
+def client_env(
+    scenario: Scenario, card_url: str, base_url: str, result_path: str, extra: dict[str, str]
+) -> dict[str, str]:
     env = dict(os.environ)
     env.update(extra)
-    env.update({
-        handshake.ENV_CARD_URL: card_url,
-        handshake.ENV_BASE_URL: base_url,
-        handshake.ENV_SCENARIO: scenario.id,
-        handshake.ENV_MESSAGE: scenario.client.message,
-        handshake.ENV_RESULT: result_path,
-        handshake.ENV_ACTION: json.dumps(scenario.client.action, separators=(",", ":")),
-    })
+    env.update(
+        {
+            handshake.ENV_CARD_URL: card_url,
+            handshake.ENV_BASE_URL: base_url,
+            handshake.ENV_SCENARIO: scenario.id,
+            handshake.ENV_MESSAGE: scenario.client.message,
+            handshake.ENV_RESULT: result_path,
+            handshake.ENV_ACTION: json.dumps(scenario.client.action, separators=(",", ":")),
+        }
+    )
     return env
 
 
@@ -102,17 +106,38 @@ def run_one(scenario: Scenario, opts: RunOptions) -> RawRun:
         result_path = Path(tmp) / "result.json"
         argv = command_for(opts.client, card_url, base_url)
         setup = time.monotonic() - started
-        finished = process.run(argv, client_env(scenario, card_url, base_url, str(result_path), opts.env), opts.timeout or scenario.timeout)
+        finished = process.run(
+            argv, client_env(scenario, card_url, base_url, str(result_path), opts.env), opts.timeout or scenario.timeout
+        )
         result, result_error = read_result(result_path)
         snapshot = app.state.journal.snapshot()
         try:
             card = json.loads(app.state.card_bytes(base_url))
         except ValueError:
             card = None
-    client = ClientRun(argv, finished.exit_code, round(finished.duration, 3), finished.timed_out, finished.stdout, finished.stderr,
-                       result, result_error, finished.start_error)
-    return RawRun(scenario, base_url, card, snapshot["entries"], snapshot["dropped"], client, opts.seed,
-                  time.monotonic() - started, setup, finished.start_error)
+    client = ClientRun(
+        argv,
+        finished.exit_code,
+        round(finished.duration, 3),
+        finished.timed_out,
+        finished.stdout,
+        finished.stderr,
+        result,
+        result_error,
+        finished.start_error,
+    )
+    return RawRun(
+        scenario,
+        base_url,
+        card,
+        snapshot["entries"],
+        snapshot["dropped"],
+        client,
+        opts.seed,
+        time.monotonic() - started,
+        setup,
+        finished.start_error,
+    )
 
 
 def run_one_remote(scenario: Scenario, opts: RunOptions, server: RemoteServer, run_id: str) -> RawRun:
@@ -124,15 +149,36 @@ def run_one_remote(scenario: Scenario, opts: RunOptions, server: RemoteServer, r
         result_path = Path(tmp) / "result.json"
         argv = command_for(opts.client, card_url, base_url)
         setup = time.monotonic() - started
-        finished = process.run(argv, client_env(scenario, card_url, base_url, str(result_path), opts.env), opts.timeout or scenario.timeout)
+        finished = process.run(
+            argv, client_env(scenario, card_url, base_url, str(result_path), opts.env), opts.timeout or scenario.timeout
+        )
         result, result_error = read_result(result_path)
-    client = ClientRun(argv, finished.exit_code, round(finished.duration, 3), finished.timed_out, finished.stdout, finished.stderr,
-                       result, result_error, finished.start_error)
-    return collect_remote(scenario, server, run_id, client, opts.seed, time.monotonic() - started, setup, finished.start_error)
+    client = ClientRun(
+        argv,
+        finished.exit_code,
+        round(finished.duration, 3),
+        finished.timed_out,
+        finished.stdout,
+        finished.stderr,
+        result,
+        result_error,
+        finished.start_error,
+    )
+    return collect_remote(
+        scenario, server, run_id, client, opts.seed, time.monotonic() - started, setup, finished.start_error
+    )
 
 
-def collect_remote(scenario: Scenario, server: RemoteServer, run_id: str, client: ClientRun, seed: int, duration: float = 0.0,
-                   setup: float = 0.0, error: str | None = None) -> RawRun:
+def collect_remote(
+    scenario: Scenario,
+    server: RemoteServer,
+    run_id: str,
+    client: ClientRun,
+    seed: int,
+    duration: float = 0.0,
+    setup: float = 0.0,
+    error: str | None = None,
+) -> RawRun:
     """A RawRun from what a shared server journaled for one scenario of a run."""
     journal = server.journal(run_id, scenario.id)
     facts = server.facts(run_id, scenario.id)
@@ -140,8 +186,18 @@ def collect_remote(scenario: Scenario, server: RemoteServer, run_id: str, client
         card = json.loads(facts.get("card") or "null")
     except ValueError:
         card = None
-    return RawRun(scenario, server.base_url(run_id, scenario.id), card, journal["entries"], journal.get("dropped", 0), client, seed,
-                  duration, setup, error)
+    return RawRun(
+        scenario,
+        server.base_url(run_id, scenario.id),
+        card,
+        journal["entries"],
+        journal.get("dropped", 0),
+        client,
+        seed,
+        duration,
+        setup,
+        error,
+    )
 
 
 def infer_supports(journals: Iterable[list[dict[str, Any]]]) -> set[Support]:
@@ -162,11 +218,31 @@ def score_all(runs: list[RawRun], opts: RunOptions) -> tuple[list[ScenarioResult
 
 def score(run: RawRun, supports: set[Support], opts: RunOptions) -> ScenarioResult:
     began = time.monotonic()
-    view = RunView(run.base_url, run.card, run.journal, supports, run.client.result, run.client.exit_code, run.scenario.client.action,
-                   run.client.result_error, run.scenario.expect)
+    view = RunView(
+        run.base_url,
+        run.card,
+        run.journal,
+        supports,
+        run.client.result,
+        run.client.exit_code,
+        run.scenario.client.action,
+        run.client.result_error,
+        run.scenario.expect,
+    )
     checks = scoring.evaluate(view)
-    result = ScenarioResult(run.scenario.id, run.scenario.title, run.scenario.group, Outcome.PASS, checks, run.client, run.seed,
-                            run.duration, journal=run.journal, journal_dropped=run.dropped, error=run.error)
+    result = ScenarioResult(
+        run.scenario.id,
+        run.scenario.title,
+        run.scenario.group,
+        Outcome.PASS,
+        checks,
+        run.client,
+        run.seed,
+        run.duration,
+        journal=run.journal,
+        journal_dropped=run.dropped,
+        error=run.error,
+    )
     notes = opts.baseline.apply(result, opts.strict) if opts.baseline else []
     result.outcome = scoring.scenario_outcome(checks, run.client.timed_out, bool(run.journal), run.error)
     if notes:
@@ -175,16 +251,32 @@ def score(run: RawRun, supports: set[Support], opts: RunOptions) -> ScenarioResu
     return result
 
 
-def execute_all(scenarios: list[Scenario], opts: RunOptions, progress: Callable[[RawRun, int, int], None] | None = None,
-                server: RemoteServer | None = None, run_id: str | None = None) -> list[RawRun]:
+def execute_all(
+    scenarios: list[Scenario],
+    opts: RunOptions,
+    progress: Callable[[RawRun, int, int], None] | None = None,
+    server: RemoteServer | None = None,
+    run_id: str | None = None,
+) -> list[RawRun]:
     """Run the client against each scenario (its own local server, or a run on a shared `server`); no scoring."""
     total = len(scenarios)
 
     def one(s: Scenario) -> RawRun:
         try:
             raw = run_one(s, opts) if server is None else run_one_remote(s, opts, server, run_id)  # type: ignore[arg-type]
-        except Exception as exc:  # noqa: BLE001 - a harness fault costs one scenario, never the run
-            raw = RawRun(s, "", None, [], 0, ClientRun([], None, 0.0, False), opts.seed, 0.0, 0.0, f"harness error: {type(exc).__name__}: {exc}")
+        except Exception as exc:
+            raw = RawRun(
+                s,
+                "",
+                None,
+                [],
+                0,
+                ClientRun([], None, 0.0, False),
+                opts.seed,
+                0.0,
+                0.0,
+                f"harness error: {type(exc).__name__}: {exc}",
+            )
         return raw
 
     if server is not None and run_id is None:
@@ -199,7 +291,11 @@ def execute_all(scenarios: list[Scenario], opts: RunOptions, progress: Callable[
     return [done[s.id] for s in scenarios]
 
 
-def run_all(scenarios: list[Scenario], opts: RunOptions, progress: Callable[[RawRun, int, int], None] | None = None,
-            server: RemoteServer | None = None) -> tuple[list[ScenarioResult], set[Support]]:
+def run_all(
+    scenarios: list[Scenario],
+    opts: RunOptions,
+    progress: Callable[[RawRun, int, int], None] | None = None,
+    server: RemoteServer | None = None,
+) -> tuple[list[ScenarioResult], set[Support]]:
     """Run the client against each scenario, then score the whole run."""
     return score_all(execute_all(scenarios, opts, progress, server), opts)

@@ -15,8 +15,16 @@ def evaluate(view: RunView) -> list[CheckResult]:
     for check in catalogue():
         try:
             results.append(check.evaluate(view, check))
-        except Exception as exc:  # noqa: BLE001 - a check bug must show as ERROR, not abort the run
-            results.append(CheckResult(check.id, check.level, Outcome.ERROR, f"harness error in check: {type(exc).__name__}: {exc}", check.section))
+        except Exception as exc:
+            results.append(
+                CheckResult(
+                    check.id,
+                    check.level,
+                    Outcome.ERROR,
+                    f"harness error in check: {type(exc).__name__}: {exc}",
+                    check.section,
+                )
+            )
     return results
 
 
@@ -38,7 +46,9 @@ def gating(outcome: Outcome, strict: bool) -> bool:
 
 def level_counts(results: list[ScenarioResult]) -> dict[str, dict[str, int]]:
     """Per level: how many judged checks passed out of how many were judged."""
-    counts: dict[str, dict[str, int]] = {lvl.value: {"passed": 0, "judged": 0} for lvl in (Level.MUST, Level.SHOULD, Level.MAY)}
+    counts: dict[str, dict[str, int]] = {
+        lvl.value: {"passed": 0, "judged": 0} for lvl in (Level.MUST, Level.SHOULD, Level.MAY)
+    }
     for scenario in results:
         for c in scenario.checks:
             if c.level is Level.INFO or c.outcome in (Outcome.SKIPPED, Outcome.UNIMPLEMENTED, Outcome.INFORMATIONAL):
@@ -57,17 +67,42 @@ def summary(results: list[ScenarioResult], strict: bool) -> dict[str, Any]:
     # Expected failures (the baseline) are counted as misses in `levels` but never as unexpected ones here.
     baselined = sum(1 for s in results for c in s.checks if c.baseline is not None)
     unjudged = (Outcome.PASS, Outcome.SKIPPED, Outcome.UNIMPLEMENTED, Outcome.INFORMATIONAL)
-    must_failed = sum(1 for s in results for c in s.checks if c.level is Level.MUST and c.outcome not in unjudged and c.baseline is None)
-    should_missed = sum(1 for s in results for c in s.checks if c.level is Level.SHOULD and c.outcome is Outcome.NON_STRICT and c.baseline is None)
+    must_failed = sum(
+        1
+        for s in results
+        for c in s.checks
+        if c.level is Level.MUST and c.outcome not in unjudged and c.baseline is None
+    )
+    should_missed = sum(
+        1
+        for s in results
+        for c in s.checks
+        if c.level is Level.SHOULD and c.outcome is Outcome.NON_STRICT and c.baseline is None
+    )
     expected = f"; {baselined} expected failure(s) from the baseline" if baselined else ""
     if gate_failures:
         broken = [s for s in results if s.outcome in (Outcome.TIMEOUT, Outcome.NO_CONTACT, Outcome.ERROR)]
-        verdict = f"not conformant: {must_failed} MUST check(s) failed" + (f", {len(broken)} scenario(s) did not complete" if broken else "") + expected
+        verdict = (
+            f"not conformant: {must_failed} MUST check(s) failed"
+            + (f", {len(broken)} scenario(s) did not complete" if broken else "")
+            + expected
+        )
     elif baselined:
-        verdict = "gate passed: no MUST failed" + (f" ({should_missed} SHOULD missed)" if should_missed else "") + " beyond the baseline" + expected
+        verdict = (
+            "gate passed: no MUST failed"
+            + (f" ({should_missed} SHOULD missed)" if should_missed else "")
+            + " beyond the baseline"
+            + expected
+        )
     elif should["passed"] < should["judged"]:
         verdict = f"conformant: every MUST passed ({should['judged'] - should['passed']} SHOULD missed)"
     else:
         verdict = "conformant: every MUST and SHOULD passed"
-    return {"outcomes": dict(sorted(outcomes.items())), "levels": levels, "scenarios": len(results),
-            "gate": "failed" if gate_failures else "passed", "gate_failures": gate_failures, "verdict": verdict}
+    return {
+        "outcomes": dict(sorted(outcomes.items())),
+        "levels": levels,
+        "scenarios": len(results),
+        "gate": "failed" if gate_failures else "passed",
+        "gate_failures": gate_failures,
+        "verdict": verdict,
+    }

@@ -21,10 +21,35 @@ PUSH_NOTIFICATIONS = "pushNotifications"
 EXTENDED_CARD = "extendedAgentCard"
 CAPABILITY_FLAGS = (STREAMING, PUSH_NOTIFICATIONS, EXTENDED_CARD)
 
-REQUIRED_V1 = ("name", "description", "supportedInterfaces", "version", "capabilities", "defaultInputModes", "defaultOutputModes", "skills")
-REQUIRED_V03 = ("protocolVersion", "name", "description", "url", "version", "capabilities", "defaultInputModes", "defaultOutputModes", "skills")
+REQUIRED_V1 = (
+    "name",
+    "description",
+    "supportedInterfaces",
+    "version",
+    "capabilities",
+    "defaultInputModes",
+    "defaultOutputModes",
+    "skills",
+)
+REQUIRED_V03 = (
+    "protocolVersion",
+    "name",
+    "description",
+    "url",
+    "version",
+    "capabilities",
+    "defaultInputModes",
+    "defaultOutputModes",
+    "skills",
+)
 #: 0.3 top-level fields that 1.0 removed (App. A.2.2); a dual-shaped card carries them beside the 1.0 ones.
-V03_ONLY_FIELDS = ("protocolVersion", "url", "preferredTransport", "additionalInterfaces", "supportsAuthenticatedExtendedCard")
+V03_ONLY_FIELDS = (
+    "protocolVersion",
+    "url",
+    "preferredTransport",
+    "additionalInterfaces",
+    "supportsAuthenticatedExtendedCard",
+)
 
 
 @dataclass(frozen=True)
@@ -84,8 +109,15 @@ def interfaces(card: Any) -> list[Interface]:
     if isinstance(listed, list):
         for i, entry in enumerate(listed):
             if isinstance(entry, dict):
-                out.append(Interface(str(entry.get("url", "")), str(entry.get("protocolBinding", "")),
-                                     _opt_str(entry.get("protocolVersion")), _opt_str(entry.get("tenant")) or None, i))
+                out.append(
+                    Interface(
+                        str(entry.get("url", "")),
+                        str(entry.get("protocolBinding", "")),
+                        _opt_str(entry.get("protocolVersion")),
+                        _opt_str(entry.get("tenant")) or None,
+                        i,
+                    )
+                )
         return out
     url = card.get("url")
     if isinstance(url, str):
@@ -97,7 +129,14 @@ def interfaces(card: Any) -> list[Interface]:
             for i, entry in enumerate(extra):
                 if not isinstance(entry, dict):
                     continue
-                iface = Interface(str(entry.get("url", "")), str(entry.get("transport", "")), version, None, i + 1, "additionalInterfaces")
+                iface = Interface(
+                    str(entry.get("url", "")),
+                    str(entry.get("transport", "")),
+                    version,
+                    None,
+                    i + 1,
+                    "additionalInterfaces",
+                )
                 if (iface.url, iface.binding) != (url, main_binding):
                     out.append(iface)
     return out
@@ -108,7 +147,14 @@ def legacy_view(card: Any) -> Interface | None:
     the official SDK derives from the card's 0.3 interfaces (notes §1.6); None when the card is not dual."""
     if shape(card) != "dual" or not isinstance(card.get("url"), str):
         return None
-    return Interface(card["url"], str(card.get("preferredTransport") or Binding.JSONRPC.value), _opt_str(card.get("protocolVersion")), None, 0, "url")
+    return Interface(
+        card["url"],
+        str(card.get("preferredTransport") or Binding.JSONRPC.value),
+        _opt_str(card.get("protocolVersion")),
+        None,
+        0,
+        "url",
+    )
 
 
 def _opt_str(value: Any) -> str | None:
@@ -126,7 +172,9 @@ def parse_support(text: str) -> list[Support]:
         binding = bindings.SHORT_NAMES.get(name.lower()) or bindings.parse(name)
         version = versions.to_known(ver)
         if binding is None or version is None:
-            raise ValueError(f"{item!r}: expected BINDING@VERSION with BINDING one of {', '.join(sorted(bindings.SHORT_NAMES))} and VERSION one of {', '.join(v.value for v in Version)}")
+            raise ValueError(
+                f"{item!r}: expected BINDING@VERSION with BINDING one of {', '.join(sorted(bindings.SHORT_NAMES))} and VERSION one of {', '.join(v.value for v in Version)}"
+            )
         out.append((binding, version))
     return out
 
@@ -135,7 +183,11 @@ def select(candidates: Iterable[Interface], supported: Iterable[Support]) -> Int
     """§8.3.2: the first interface (card order) whose binding and version the client supports."""
     wanted = set(supported)
     for iface in candidates:
-        if iface.core_binding is not None and iface.known_version is not None and (iface.core_binding, iface.known_version) in wanted:
+        if (
+            iface.core_binding is not None
+            and iface.known_version is not None
+            and (iface.core_binding, iface.known_version) in wanted
+        ):
             return iface
     return None
 

@@ -30,21 +30,83 @@ class ErrorType(Enum):
     """Every error a2a-lab can answer, by name."""
 
     PARSE_ERROR = ErrorKind("JSONParseError", -32700, "Invalid JSON payload", 400, "INVALID_ARGUMENT", None, 400)
-    INVALID_REQUEST = ErrorKind("InvalidRequestError", -32600, "Request payload validation error", 400, "INVALID_ARGUMENT", None, 400)
+    INVALID_REQUEST = ErrorKind(
+        "InvalidRequestError", -32600, "Request payload validation error", 400, "INVALID_ARGUMENT", None, 400
+    )
     METHOD_NOT_FOUND = ErrorKind("MethodNotFoundError", -32601, "Method not found", 404, "NOT_FOUND", None, 404)
     INVALID_PARAMS = ErrorKind("InvalidParamsError", -32602, "Invalid parameters", 400, "INVALID_ARGUMENT", None, 422)
     INTERNAL_ERROR = ErrorKind("InternalError", -32603, "Internal error", 500, "INTERNAL", None, 500)
     TASK_NOT_FOUND = ErrorKind("TaskNotFoundError", -32001, "Task not found", 404, "NOT_FOUND", "TASK_NOT_FOUND", 404)
-    TASK_NOT_CANCELABLE = ErrorKind("TaskNotCancelableError", -32002, "Task cannot be canceled", 400, "FAILED_PRECONDITION", "TASK_NOT_CANCELABLE", 409)
-    PUSH_NOT_SUPPORTED = ErrorKind("PushNotificationNotSupportedError", -32003, "Push Notification is not supported", 400, "FAILED_PRECONDITION", "PUSH_NOTIFICATION_NOT_SUPPORTED", 400)
-    UNSUPPORTED_OPERATION = ErrorKind("UnsupportedOperationError", -32004, "This operation is not supported", 400, "FAILED_PRECONDITION", "UNSUPPORTED_OPERATION", 400)
-    CONTENT_TYPE_NOT_SUPPORTED = ErrorKind("ContentTypeNotSupportedError", -32005, "Incompatible content types", 400, "INVALID_ARGUMENT", "CONTENT_TYPE_NOT_SUPPORTED", 415)
-    INVALID_AGENT_RESPONSE = ErrorKind("InvalidAgentResponseError", -32006, "Invalid agent response", 500, "INTERNAL", "INVALID_AGENT_RESPONSE", 502)
-    EXTENDED_CARD_NOT_CONFIGURED = ErrorKind("ExtendedAgentCardNotConfiguredError", -32007, "Extended agent card is not configured", 400, "FAILED_PRECONDITION", "EXTENDED_AGENT_CARD_NOT_CONFIGURED", 404)
-    EXTENSION_SUPPORT_REQUIRED = ErrorKind("ExtensionSupportRequiredError", -32008, "Extension support required", 400, "FAILED_PRECONDITION", "EXTENSION_SUPPORT_REQUIRED", None)
-    VERSION_NOT_SUPPORTED = ErrorKind("VersionNotSupportedError", -32009, "Version not supported", 400, "FAILED_PRECONDITION", "VERSION_NOT_SUPPORTED", None)
+    TASK_NOT_CANCELABLE = ErrorKind(
+        "TaskNotCancelableError",
+        -32002,
+        "Task cannot be canceled",
+        400,
+        "FAILED_PRECONDITION",
+        "TASK_NOT_CANCELABLE",
+        409,
+    )
+    PUSH_NOT_SUPPORTED = ErrorKind(
+        "PushNotificationNotSupportedError",
+        -32003,
+        "Push Notification is not supported",
+        400,
+        "FAILED_PRECONDITION",
+        "PUSH_NOTIFICATION_NOT_SUPPORTED",
+        400,
+    )
+    UNSUPPORTED_OPERATION = ErrorKind(
+        "UnsupportedOperationError",
+        -32004,
+        "This operation is not supported",
+        400,
+        "FAILED_PRECONDITION",
+        "UNSUPPORTED_OPERATION",
+        400,
+    )
+    CONTENT_TYPE_NOT_SUPPORTED = ErrorKind(
+        "ContentTypeNotSupportedError",
+        -32005,
+        "Incompatible content types",
+        400,
+        "INVALID_ARGUMENT",
+        "CONTENT_TYPE_NOT_SUPPORTED",
+        415,
+    )
+    INVALID_AGENT_RESPONSE = ErrorKind(
+        "InvalidAgentResponseError", -32006, "Invalid agent response", 500, "INTERNAL", "INVALID_AGENT_RESPONSE", 502
+    )
+    EXTENDED_CARD_NOT_CONFIGURED = ErrorKind(
+        "ExtendedAgentCardNotConfiguredError",
+        -32007,
+        "Extended agent card is not configured",
+        400,
+        "FAILED_PRECONDITION",
+        "EXTENDED_AGENT_CARD_NOT_CONFIGURED",
+        404,
+    )
+    EXTENSION_SUPPORT_REQUIRED = ErrorKind(
+        "ExtensionSupportRequiredError",
+        -32008,
+        "Extension support required",
+        400,
+        "FAILED_PRECONDITION",
+        "EXTENSION_SUPPORT_REQUIRED",
+        None,
+    )
+    VERSION_NOT_SUPPORTED = ErrorKind(
+        "VersionNotSupportedError",
+        -32009,
+        "Version not supported",
+        400,
+        "FAILED_PRECONDITION",
+        "VERSION_NOT_SUPPORTED",
+        None,
+    )
     # Not A2A errors, but answers a server gives: authentication (§3.3.2 generic categories).
-    UNAUTHENTICATED = ErrorKind("UnauthenticatedError", -32010, "Authentication required", 401, "UNAUTHENTICATED", "UNAUTHENTICATED", 401)
+    UNAUTHENTICATED = ErrorKind(
+        "UnauthenticatedError", -32010, "Authentication required", 401, "UNAUTHENTICATED", "UNAUTHENTICATED", 401
+    )
 
     @property
     def kind(self) -> ErrorKind:
@@ -81,10 +143,22 @@ def names() -> list[str]:
 #: HTTP statuses of the generic authentication and authorization errors (§3.3.2): the caller lacks credentials.
 AUTH_HTTP_STATUSES = frozenset({401, 403})
 
-_GRPC_FOR_HTTP = {400: "INVALID_ARGUMENT", 401: "UNAUTHENTICATED", 403: "PERMISSION_DENIED", 404: "NOT_FOUND",
-                  405: "UNIMPLEMENTED", 409: "ABORTED", 413: "INVALID_ARGUMENT", 415: "INVALID_ARGUMENT",
-                  429: "RESOURCE_EXHAUSTED", 500: "INTERNAL", 501: "UNIMPLEMENTED", 502: "UNAVAILABLE",
-                  503: "UNAVAILABLE", 504: "DEADLINE_EXCEEDED"}
+_GRPC_FOR_HTTP = {
+    400: "INVALID_ARGUMENT",
+    401: "UNAUTHENTICATED",
+    403: "PERMISSION_DENIED",
+    404: "NOT_FOUND",
+    405: "UNIMPLEMENTED",
+    409: "ABORTED",
+    413: "INVALID_ARGUMENT",
+    415: "INVALID_ARGUMENT",
+    429: "RESOURCE_EXHAUSTED",
+    500: "INTERNAL",
+    501: "UNIMPLEMENTED",
+    502: "UNAVAILABLE",
+    503: "UNAVAILABLE",
+    504: "DEADLINE_EXCEEDED",
+}
 
 
 def grpc_status_for_http(status: int) -> str:
@@ -121,9 +195,13 @@ class A2AError(Exception):
         out: list[dict[str, Any]] = []
         reason = self.type.kind.reason
         if reason:
-            out.append({"@type": ERROR_INFO_TYPE, "reason": reason, "domain": ERROR_DOMAIN, "metadata": dict(self.metadata)})
+            out.append(
+                {"@type": ERROR_INFO_TYPE, "reason": reason, "domain": ERROR_DOMAIN, "metadata": dict(self.metadata)}
+            )
         if self.field:
-            out.append({"@type": BAD_REQUEST_TYPE, "fieldViolations": [{"field": self.field, "description": self.text}]})
+            out.append(
+                {"@type": BAD_REQUEST_TYPE, "fieldViolations": [{"field": self.field, "description": self.text}]}
+            )
         return out
 
 
@@ -162,6 +240,9 @@ def detail_problems(details: Any, path: str) -> list[EnvelopeProblem]:
         if not isinstance(item, dict) or not isinstance(item.get("@type"), str) or not item["@type"]:
             out.append(EnvelopeProblem(f"{path}[{i}] is not an object with a string @type"))
         elif item["@type"] == ERROR_INFO_TYPE:
-            out.extend(EnvelopeProblem(f"{path}[{i}] (ErrorInfo) has no string `{name}`") for name in ("reason", "domain")
-                       if not isinstance(item.get(name), str) or not item[name])
+            out.extend(
+                EnvelopeProblem(f"{path}[{i}] (ErrorInfo) has no string `{name}`")
+                for name in ("reason", "domain")
+                if not isinstance(item.get(name), str) or not item[name]
+            )
     return out

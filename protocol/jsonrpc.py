@@ -29,15 +29,25 @@ def parse_request(body: Any) -> Request:
     if body.get("jsonrpc") != "2.0":
         raise A2AError(ErrorType.INVALID_REQUEST, 'Invalid request: "jsonrpc" must be "2.0"', field="jsonrpc")
     req_id = body.get("id", _MISSING)
-    if req_id is not _MISSING and req_id is not None and (isinstance(req_id, bool) or not isinstance(req_id, (str, int, float))):
-        raise A2AError(ErrorType.INVALID_REQUEST, 'Invalid request: "id" must be a string, a number or null', field="id")
+    if (
+        req_id is not _MISSING
+        and req_id is not None
+        and (isinstance(req_id, bool) or not isinstance(req_id, (str, int, float)))
+    ):
+        raise A2AError(
+            ErrorType.INVALID_REQUEST, 'Invalid request: "id" must be a string, a number or null', field="id"
+        )
     method = body.get("method")
     if not isinstance(method, str) or not method:
-        raise A2AError(ErrorType.INVALID_REQUEST, 'Invalid request: "method" must be a non-empty string', field="method")
+        raise A2AError(
+            ErrorType.INVALID_REQUEST, 'Invalid request: "method" must be a non-empty string', field="method"
+        )
     params = body.get("params", _MISSING)
     if params is not _MISSING and not isinstance(params, (dict, list)):
         raise A2AError(ErrorType.INVALID_REQUEST, 'Invalid request: "params" must be an object', field="params")
-    return Request(None if req_id is _MISSING else req_id, method, {} if params is _MISSING else params, req_id is not _MISSING)
+    return Request(
+        None if req_id is _MISSING else req_id, method, {} if params is _MISSING else params, req_id is not _MISSING
+    )
 
 
 def request_id_of(body: Any) -> Any:
@@ -89,7 +99,12 @@ def error_problems(err: Any, version: Version) -> list[EnvelopeProblem]:
         out.extend(detail_problems(err["data"], "error.data"))
     known = by_code(code) if isinstance(code, int) and not isinstance(code, bool) else None
     if known is not None and known.kind.reason and error_info(err.get("data")) is None:
-        out.append(EnvelopeProblem(f"error.data carries no google.rpc.ErrorInfo for {known.kind.name} (reason {known.kind.reason})", should=True))
+        out.append(
+            EnvelopeProblem(
+                f"error.data carries no google.rpc.ErrorInfo for {known.kind.name} (reason {known.kind.reason})",
+                should=True,
+            )
+        )
     return out
 
 

@@ -38,7 +38,9 @@ class Route:
     regex: re.Pattern[str] = field(init=False, compare=False, repr=False)
 
     def __post_init__(self) -> None:
-        pattern = re.sub(r"\{(\w+)\}", r"(?P<\1>[^/:]+)", re.escape(self.template).replace(r"\{", "{").replace(r"\}", "}"))
+        pattern = re.sub(
+            r"\{(\w+)\}", r"(?P<\1>[^/:]+)", re.escape(self.template).replace(r"\{", "{").replace(r"\}", "}")
+        )
         object.__setattr__(self, "regex", re.compile("^" + pattern + "$"))
 
     def path(self, **params: str) -> str:
@@ -170,7 +172,9 @@ def all_method_names(version: Version | None = None) -> list[str]:
     return [m for m, (_, v) in _BY_METHOD.items() if version is None or v is version]
 
 
-def match_route(verb: str, path: str, versions: tuple[Version, ...] = tuple(Version)) -> tuple[Operation, Version, dict[str, str], str | None] | None:
+def match_route(
+    verb: str, path: str, versions: tuple[Version, ...] = tuple(Version)
+) -> tuple[Operation, Version, dict[str, str], str | None] | None:
     """Match an HTTP+JSON request path (relative to the interface URL) to an operation.
 
     Returns (operation, version, path params, tenant). The 1.0 `/{tenant}/...` twins are tried after

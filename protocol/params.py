@@ -53,8 +53,15 @@ def _opt_bool(value: Any, field_path: str) -> bool | None:
     return value
 
 
-def read(op: Operation, version: Version, rest: bool, params: Any, path_params: dict[str, str] | None = None,
-         query: dict[str, str] | None = None, lenient_kind: bool = False) -> dict[str, Any]:
+def read(
+    op: Operation,
+    version: Version,
+    rest: bool,
+    params: Any,
+    path_params: dict[str, str] | None = None,
+    query: dict[str, str] | None = None,
+    lenient_kind: bool = False,
+) -> dict[str, Any]:
     """Canonical params for an operation, or A2AError(-32602) naming the field at fault."""
     where = "" if rest else "params."
     if params is None:
@@ -98,7 +105,9 @@ def read(op: Operation, version: Version, rest: bool, params: Any, path_params: 
         if hl is not None:
             cfg["historyLength"] = hl
         if push_raw is not None:
-            push, problems = shapes.parse_push_config(push_raw, version, rest, f"{where}configuration.taskPushNotificationConfig")
+            push, problems = shapes.parse_push_config(
+                push_raw, version, rest, f"{where}configuration.taskPushNotificationConfig"
+            )
             for p in problems:
                 if not p.foreign:
                     raise invalid_params(p.path, p.message)
@@ -123,7 +132,9 @@ def read(op: Operation, version: Version, rest: bool, params: Any, path_params: 
         if merged.get("status") not in (None, ""):
             state = states.parse_strict(merged["status"], V1)
             if state is None:
-                raise invalid_params(f"{where}status", f"unknown task state {merged['status']!r} (e.g. TASK_STATE_WORKING)")
+                raise invalid_params(
+                    f"{where}status", f"unknown task state {merged['status']!r} (e.g. TASK_STATE_WORKING)"
+                )
             out["status"] = state
         out["pageSize"] = _opt_int(merged.get("pageSize"), f"{where}pageSize", 1, 100) or 50
         token = merged.get("pageToken") or ""

@@ -23,7 +23,15 @@ from .versions import HEADER, Version
 V1, V03 = Version.V1_0, Version.V0_3
 _BODY_VERBS = frozenset({"POST", "PUT", "PATCH"})
 #: ListTasks query parameters (§11.5), in the order they are written.
-_LIST_QUERY = ("contextId", "status", "pageSize", "pageToken", "historyLength", "statusTimestampAfter", "includeArtifacts")
+_LIST_QUERY = (
+    "contextId",
+    "status",
+    "pageSize",
+    "pageToken",
+    "historyLength",
+    "statusTimestampAfter",
+    "includeArtifacts",
+)
 
 
 class UnsupportedRequest(ValueError):
@@ -84,7 +92,9 @@ def auth_headers(token: str | None) -> dict[str, str]:
 # ----------------------------------------------------------------------------------- canonical params
 
 
-def push_config(url: str, credentials: str | None = None, token: str | None = None, scheme: str = BEARER) -> dict[str, Any]:
+def push_config(
+    url: str, credentials: str | None = None, token: str | None = None, scheme: str = BEARER
+) -> dict[str, Any]:
     """A canonical (1.0, flat) TaskPushNotificationConfig for a webhook, taskId left empty (set inline in SendMessage).
 
     `build` turns it into 0.3's `pushNotificationConfig` with `authentication.schemes` where the version needs it.
@@ -219,7 +229,11 @@ def _body(op: Operation, version: Version, rest: bool, params: Mapping[str, Any]
         return config if version is V1 else shapes.push_config_out(config, V03, rest)
     if op in (Operation.GET_PUSH_CONFIG, Operation.DELETE_PUSH_CONFIG):
         task_id, config_id = _required(params, "taskId", op), _required(params, "id", op)
-        return {"taskId": task_id, "id": config_id} if version is V1 else {"id": task_id, "pushNotificationConfigId": config_id}
+        return (
+            {"taskId": task_id, "id": config_id}
+            if version is V1
+            else {"id": task_id, "pushNotificationConfigId": config_id}
+        )
     if op is Operation.LIST_PUSH_CONFIGS:
         task_id = _required(params, "taskId", op)
         if version is V1:

@@ -17,7 +17,9 @@ def error(err: A2AError, version: Version) -> tuple[int, dict[str, Any]]:
     kind = err.type.kind
     status = http_status(kind, version)
     if version is Version.V1_0:
-        return status, {"error": {"code": status, "status": kind.grpc_status, "message": err.text, "details": err.details()}}
+        return status, {
+            "error": {"code": status, "status": kind.grpc_status, "message": err.text, "details": err.details()}
+        }
     return status, {"message": err.text, "code": err.code}
 
 
@@ -30,10 +32,18 @@ def status_problems(body: Any, status: int, version: Version) -> list[EnvelopePr
     format"): a JSON object is enough.
     """
     if version is not Version.V1_0:
-        return [] if isinstance(body, dict) else [EnvelopeProblem("a 0.3 HTTP+JSON error body is expected to be a JSON object", should=True)]
+        return (
+            []
+            if isinstance(body, dict)
+            else [EnvelopeProblem("a 0.3 HTTP+JSON error body is expected to be a JSON object", should=True)]
+        )
     inner = body.get("error") if isinstance(body, dict) else None
     if not isinstance(inner, dict):
-        return [EnvelopeProblem('not a google.rpc.Status body: expected {"error": {"code", "status", "message", "details"}}')]
+        return [
+            EnvelopeProblem(
+                'not a google.rpc.Status body: expected {"error": {"code", "status", "message", "details"}}'
+            )
+        ]
     out: list[EnvelopeProblem] = []
     code = inner.get("code")
     if isinstance(code, bool) or not isinstance(code, int):

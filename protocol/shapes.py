@@ -24,7 +24,12 @@ V1, V03 = Version.V1_0, Version.V0_3
 PART_KINDS_V1 = ("text", "raw", "url", "data")
 PART_KINDS_V03 = ("text", "file", "data")
 EVENT_KINDS_V1 = ("task", "message", "statusUpdate", "artifactUpdate")
-EVENT_KINDS_V03 = {"task": "task", "message": "message", "statusUpdate": "status-update", "artifactUpdate": "artifact-update"}
+EVENT_KINDS_V03 = {
+    "task": "task",
+    "message": "message",
+    "statusUpdate": "status-update",
+    "artifactUpdate": "artifact-update",
+}
 _SNAKE = re.compile(r"_([a-z])")
 
 
@@ -137,7 +142,7 @@ def stream_response_out(event: dict[str, Any], version: Version, rest: bool = Fa
     """
     if version is V1:
         return event
-    (key, value), = event.items()
+    ((key, value),) = event.items()
     if key == "task":
         body = task_out(value, version, rest)
     elif key == "message":
@@ -158,7 +163,7 @@ def send_result_out(result: dict[str, Any], version: Version, rest: bool = False
     """SendMessageResponse: 1.0 and 0.3 REST wrap (`{"task": ...}`); 0.3 JSON-RPC is bare with `kind`."""
     if version is V1:
         return result
-    (key, value), = result.items()
+    ((key, value),) = result.items()
     converted = task_out(value, version, rest) if key == "task" else message_out(value, version, rest)
     return {key: converted} if rest else converted
 
@@ -170,9 +175,15 @@ def push_config_out(config: dict[str, Any], version: Version, rest: bool = False
     inner: dict[str, Any] = {k: v for k, v in config.items() if k not in ("taskId", "tenant")}
     if "authentication" in inner:
         auth = inner["authentication"]
-        inner["authentication"] = {"schemes": [auth.get("scheme", "")], **({"credentials": auth["credentials"]} if "credentials" in auth else {})}
+        inner["authentication"] = {
+            "schemes": [auth.get("scheme", "")],
+            **({"credentials": auth["credentials"]} if "credentials" in auth else {}),
+        }
     if rest:
-        return {"name": f"tasks/{config.get('taskId', '')}/pushNotificationConfigs/{config.get('id', '')}", "pushNotificationConfig": inner}
+        return {
+            "name": f"tasks/{config.get('taskId', '')}/pushNotificationConfigs/{config.get('id', '')}",
+            "pushNotificationConfig": inner,
+        }
     return {"taskId": config.get("taskId", ""), "pushNotificationConfig": inner}
 
 
@@ -194,13 +205,17 @@ def _normalise_keys(obj: dict[str, Any], path: str, problems: list[Problem]) -> 
 
 def _b64_ok(text: str) -> bool:
     try:
-        base64.b64decode(text + "=" * (-len(text) % 4), altchars=b"-_" if ("-" in text or "_" in text) else None, validate=True)
+        base64.b64decode(
+            text + "=" * (-len(text) % 4), altchars=b"-_" if ("-" in text or "_" in text) else None, validate=True
+        )
         return True
     except (binascii.Error, ValueError):
         return False
 
 
-def parse_part(raw: Any, version: Version, rest: bool, path: str, problems: list[Problem], lenient_kind: bool = False) -> dict[str, Any] | None:
+def parse_part(
+    raw: Any, version: Version, rest: bool, path: str, problems: list[Problem], lenient_kind: bool = False
+) -> dict[str, Any] | None:
     if not isinstance(raw, dict):
         problems.append(Problem(path, "a part must be an object"))
         return None
@@ -208,11 +223,20 @@ def parse_part(raw: Any, version: Version, rest: bool, path: str, problems: list
     meta = {k: part[k] for k in ("metadata",) if k in part}
     if version is V1 or rest:
         if version is V1 and "kind" in part:
-            problems.append(Problem(f"{path}.kind", "`kind` is a 0.3 field; 1.0 parts are discriminated by member name", foreign=True))
+            problems.append(
+                Problem(
+                    f"{path}.kind", "`kind` is a 0.3 field; 1.0 parts are discriminated by member name", foreign=True
+                )
+            )
         if version is V1:
             present = [k for k in PART_KINDS_V1 if k in part]
             if len(present) != 1:
-                problems.append(Problem(path, f"a 1.0 part needs exactly one of {', '.join(PART_KINDS_V1)} (found {', '.join(present) or 'none'})"))
+                problems.append(
+                    Problem(
+                        path,
+                        f"a 1.0 part needs exactly one of {', '.join(PART_KINDS_V1)} (found {', '.join(present) or 'none'})",
+                    )
+                )
                 return None
             (kind,) = present
             out: dict[str, Any] = {kind: part[kind]}
@@ -221,11 +245,22 @@ def parse_part(raw: Any, version: Version, rest: bool, path: str, problems: list
                     out[extra] = part[extra]
             for legacy in ("file", "mimeType"):
                 if legacy in part:
-                    problems.append(Problem(f"{path}.{legacy}", f"`{legacy}` is a 0.3 field (1.0 uses raw/url, mediaType, filename)", foreign=True))
+                    problems.append(
+                        Problem(
+                            f"{path}.{legacy}",
+                            f"`{legacy}` is a 0.3 field (1.0 uses raw/url, mediaType, filename)",
+                            foreign=True,
+                        )
+                    )
         else:  # 0.3 REST: oneof text / file / data
             present = [k for k in PART_KINDS_V03 if k in part]
             if len(present) != 1:
-                problems.append(Problem(path, f"a 0.3 REST part needs exactly one of text, file, data (found {', '.join(present) or 'none'})"))
+                problems.append(
+                    Problem(
+                        path,
+                        f"a 0.3 REST part needs exactly one of text, file, data (found {', '.join(present) or 'none'})",
+                    )
+                )
                 return None
             (kind,) = present
             if kind == "text":
@@ -283,7 +318,9 @@ def parse_part(raw: Any, version: Version, rest: bool, path: str, problems: list
     return {**out, **meta}
 
 
-def parse_message(raw: Any, version: Version, rest: bool = False, path: str = "message", lenient_kind: bool = False) -> tuple[dict[str, Any] | None, list[Problem]]:
+def parse_message(
+    raw: Any, version: Version, rest: bool = False, path: str = "message", lenient_kind: bool = False
+) -> tuple[dict[str, Any] | None, list[Problem]]:
     """An incoming message in canonical form, and every problem found on the way."""
     problems: list[Problem] = []
     if not isinstance(raw, dict):
@@ -292,9 +329,18 @@ def parse_message(raw: Any, version: Version, rest: bool = False, path: str = "m
     out: dict[str, Any] = {}
     if version is V03 and not rest:
         if msg.get("kind") != "message" and not (lenient_kind and "kind" not in msg):
-            problems.append(Problem(f"{path}.kind", 'a 0.3 message needs "kind": "message"' if "kind" not in msg else f'kind must be "message", not {msg["kind"]!r}'))
+            problems.append(
+                Problem(
+                    f"{path}.kind",
+                    'a 0.3 message needs "kind": "message"'
+                    if "kind" not in msg
+                    else f'kind must be "message", not {msg["kind"]!r}',
+                )
+            )
     elif "kind" in msg and version is V1:
-        problems.append(Problem(f"{path}.kind", "`kind` is a 0.3 field; 1.0 has no discriminator on Message", foreign=True))
+        problems.append(
+            Problem(f"{path}.kind", "`kind` is a 0.3 field; 1.0 has no discriminator on Message", foreign=True)
+        )
     mid = msg.get("messageId")
     if not isinstance(mid, str) or not mid:
         problems.append(Problem(f"{path}.messageId", "required: a non-empty string the sender creates"))
@@ -308,7 +354,12 @@ def parse_message(raw: Any, version: Version, rest: bool = False, path: str = "m
         for other in Version:
             if other is not version and states.parse_role(given, other, False) is not None:
                 hint = f" ({given!r} is the {other.value} spelling)"
-        problems.append(Problem(f"{path}.role", f"required: {expected}{hint}" if given is None else f"must be {expected}, not {given!r}{hint}"))
+        problems.append(
+            Problem(
+                f"{path}.role",
+                f"required: {expected}{hint}" if given is None else f"must be {expected}, not {given!r}{hint}",
+            )
+        )
     else:
         out["role"] = role.value
     parts_key = "content" if (version is V03 and rest) else "parts"
@@ -318,7 +369,10 @@ def parse_message(raw: Any, version: Version, rest: bool = False, path: str = "m
     if not isinstance(parts_raw, list) or not parts_raw:
         problems.append(Problem(f"{path}.{parts_key}", "required: a non-empty list of parts"))
     else:
-        parts = [parse_part(p, version, rest, f"{path}.{parts_key}[{i}]", problems, lenient_kind) for i, p in enumerate(parts_raw)]
+        parts = [
+            parse_part(p, version, rest, f"{path}.{parts_key}[{i}]", problems, lenient_kind)
+            for i, p in enumerate(parts_raw)
+        ]
         out["parts"] = [p for p in parts if p is not None]
     for key in ("contextId", "taskId"):
         if key in msg:
@@ -334,7 +388,9 @@ def parse_message(raw: Any, version: Version, rest: bool = False, path: str = "m
     return (out if not any(not p.foreign for p in problems) else None), problems
 
 
-def parse_message_or_raise(raw: Any, version: Version, rest: bool = False, path: str = "message", lenient_kind: bool = False) -> dict[str, Any]:
+def parse_message_or_raise(
+    raw: Any, version: Version, rest: bool = False, path: str = "message", lenient_kind: bool = False
+) -> dict[str, Any]:
     msg, problems = parse_message(raw, version, rest, path, lenient_kind)
     for problem in problems:
         if not problem.foreign:
@@ -366,8 +422,12 @@ def parse_push_config(raw: Any, version: Version, rest: bool, path: str) -> tupl
         out = {k: cfg[k] for k in ("id", "taskId", "url", "token", "authentication", "tenant") if k in cfg}
         where = {"id": path, "token": path, "taskId": path, "tenant": path, "authentication": path}
         auth = out.get("authentication")
-        if auth is not None and (not isinstance(auth, dict) or not isinstance(auth.get("scheme"), str) or not auth.get("scheme")):
-            problems.append(Problem(f"{path}.authentication.scheme", "required when authentication is given (e.g. Bearer)"))
+        if auth is not None and (
+            not isinstance(auth, dict) or not isinstance(auth.get("scheme"), str) or not auth.get("scheme")
+        ):
+            problems.append(
+                Problem(f"{path}.authentication.scheme", "required when authentication is given (e.g. Bearer)")
+            )
     for key, parent in where.items():
         if key in out and key != "authentication" and not isinstance(out[key], str):
             problems.append(Problem(f"{parent}.{key}", "must be a string"))
@@ -389,7 +449,10 @@ def _v03_authentication(auth: Any, path: str, problems: list[Problem]) -> dict[s
     if not isinstance(schemes, list) or not all(isinstance(s, str) for s in schemes):
         problems.append(Problem(f"{path}.schemes", 'must be a list of scheme names (e.g. ["Bearer"])'))
         schemes = []
-    return {"scheme": schemes[0] if schemes else "", **({"credentials": auth["credentials"]} if "credentials" in auth else {})}
+    return {
+        "scheme": schemes[0] if schemes else "",
+        **({"credentials": auth["credentials"]} if "credentials" in auth else {}),
+    }
 
 
 def stream_event_kind(body: Any, version: Version, rest: bool = False) -> str | None:
@@ -456,14 +519,25 @@ def _check_kind(obj: Any, what: str, version: Version, rest: bool, path: str, pr
         if what == "part":
             wanted = next((k for k in PART_KINDS_V03 if k in obj), None)
             if given not in PART_KINDS_V03 or (wanted is not None and given != wanted):
-                problems.append(Problem(f"{path}.kind", f"a 0.3 part names its kind ({wanted or ' / '.join(PART_KINDS_V03)}), found {given!r}"))
+                problems.append(
+                    Problem(
+                        f"{path}.kind",
+                        f"a 0.3 part names its kind ({wanted or ' / '.join(PART_KINDS_V03)}), found {given!r}",
+                    )
+                )
         else:
             wanted = EVENT_KINDS_V03[what]
             if given != wanted:
                 problems.append(Problem(f"{path}.kind", f'a 0.3 {what} needs "kind": "{wanted}", found {given!r}'))
     elif DISCRIMINATOR in obj:
         form = "1.0" if version is V1 else "0.3 HTTP+JSON"
-        problems.append(Problem(f"{path}.kind", f"the {form} form has no `kind` (objects are discriminated by member name)", foreign=True))
+        problems.append(
+            Problem(
+                f"{path}.kind",
+                f"the {form} form has no `kind` (objects are discriminated by member name)",
+                foreign=True,
+            )
+        )
     parts_key = "content" if (version is V03 and rest) else "parts"
     children: list[tuple[Any, str, str]] = []
     status = obj.get("status")

@@ -24,7 +24,16 @@ SIGNATURES = "signatures"
 DEFAULT_ALG = "ES256"
 
 _REQUIRED = {
-    "AgentCard": {"name", "description", "supportedInterfaces", "version", "capabilities", "defaultInputModes", "defaultOutputModes", "skills"},
+    "AgentCard": {
+        "name",
+        "description",
+        "supportedInterfaces",
+        "version",
+        "capabilities",
+        "defaultInputModes",
+        "defaultOutputModes",
+        "skills",
+    },
     "AgentInterface": {"url", "protocolBinding", "protocolVersion"},
     "AgentProvider": {"url", "organization"},
     "AgentSkill": {"id", "name", "description", "tags"},
@@ -33,7 +42,12 @@ _REQUIRED = {
 }
 _OPTIONAL = {"AgentCard": {"documentationUrl", "iconUrl"}, "AgentCapabilities": set(CAPABILITY_FLAGS)}
 _CHILDREN = {
-    "AgentCard": {"supportedInterfaces": "AgentInterface", "provider": "AgentProvider", "capabilities": "AgentCapabilities", "skills": "AgentSkill"},
+    "AgentCard": {
+        "supportedInterfaces": "AgentInterface",
+        "provider": "AgentProvider",
+        "capabilities": "AgentCapabilities",
+        "skills": "AgentSkill",
+    },
     "AgentCapabilities": {"extensions": "AgentExtension"},
 }
 
@@ -79,7 +93,9 @@ def public_jwks(private_jwks: list[dict[str, Any]]) -> dict[str, Any]:
     return {"keys": [{**import_key(k).as_dict(private=False), "kid": k.get("kid")} for k in private_jwks]}
 
 
-def sign(card: dict[str, Any], private_jwk: dict[str, Any], kid: str | None = None, alg: str = DEFAULT_ALG) -> dict[str, Any]:
+def sign(
+    card: dict[str, Any], private_jwk: dict[str, Any], kid: str | None = None, alg: str = DEFAULT_ALG
+) -> dict[str, Any]:
     """A copy of the card with one more signature (JWS, detached canonical payload, §8.4.2)."""
     key = import_key(private_jwk)
     header = {"alg": alg, "kid": kid or private_jwk.get("kid", ""), "typ": "JOSE"}
@@ -106,7 +122,11 @@ def verify(card: dict[str, Any], jwks: dict[str, Any]) -> list[Verdict]:
         keyset = None
     out: list[Verdict] = []
     for i, sig in enumerate(card.get(SIGNATURES) or []):
-        if not isinstance(sig, dict) or not isinstance(sig.get("protected"), str) or not isinstance(sig.get("signature"), str):
+        if (
+            not isinstance(sig, dict)
+            or not isinstance(sig.get("protected"), str)
+            or not isinstance(sig.get("signature"), str)
+        ):
             out.append(Verdict(i, None, None, False, "not a {protected, signature} object"))
             continue
         try:
@@ -131,4 +151,3 @@ def verify(card: dict[str, Any], jwks: dict[str, Any]) -> list[Verdict]:
         except (JoseError, ValueError) as exc:
             out.append(Verdict(i, kid, alg, False, f"signature does not verify ({type(exc).__name__})"))
     return out
-

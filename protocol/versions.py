@@ -16,6 +16,7 @@ def activated_extensions(headers: dict[str, str]) -> set[str]:
     raw = ",".join(headers.get(h.lower(), "") for h in (EXTENSIONS_HEADER, LEGACY_EXTENSIONS_HEADER))
     return {part.strip() for part in raw.split(",") if part.strip()}
 
+
 _VERSION_RE = re.compile(r"^(\d+)\.(\d+)(?:\.(\d+))?$")
 
 

@@ -19,8 +19,17 @@ from .scenario import Reply
 from .streams import Comment, Drop, Item, StreamError
 
 
-async def send_body(scope: Scope, receive: Receive, send: Send, entry: dict[str, Any], status: int, body: bytes,
-                    content_type: str, reply: Reply | None = None, extra: list[tuple[str, str]] | None = None) -> None:
+async def send_body(
+    scope: Scope,
+    receive: Receive,
+    send: Send,
+    entry: dict[str, Any],
+    status: int,
+    body: bytes,
+    content_type: str,
+    reply: Reply | None = None,
+    extra: list[tuple[str, str]] | None = None,
+) -> None:
     headers = [(b"content-type", content_type.encode("latin-1")), (b"content-length", str(len(body)).encode())]
     for name, value in [*(extra or []), *(reply.headers if reply else ())]:
         headers.append((name.lower().encode("latin-1"), value.encode("latin-1")))
@@ -43,9 +52,17 @@ async def send_body(scope: Scope, receive: Receive, send: Send, entry: dict[str,
         response["fault_outcome"] = outcome
 
 
-async def send_stream(scope: Scope, receive: Receive, send: Send, entry: dict[str, Any], journal: Journal,
-                      items: AsyncIterator[Item], render: Callable[[Event], Any], render_error: Callable[[A2AError], tuple[Any, str | None]],
-                      reply: Reply) -> None:
+async def send_stream(
+    scope: Scope,
+    receive: Receive,
+    send: Send,
+    entry: dict[str, Any],
+    journal: Journal,
+    items: AsyncIterator[Item],
+    render: Callable[[Event], Any],
+    render_error: Callable[[A2AError], tuple[Any, str | None]],
+    reply: Reply,
+) -> None:
     """An SSE stream (sse-starlette). Each `data:` line is recorded in the journal as it is sent."""
     events: list[dict[str, Any]] = []
     entry["response"] = {"status": 200, "content_type": "text/event-stream", "stream": True}
@@ -72,7 +89,9 @@ async def send_stream(scope: Scope, receive: Receive, send: Send, entry: dict[st
                     yield ServerSentEvent(data=json.dumps(data, separators=(",", ":")), event=name)
                     break
                 text = json.dumps(render(item), separators=(",", ":"))
-                events.append({"t": journal.offset(), "_data": text})  # the bytes sent, not live objects that change later
+                events.append(
+                    {"t": journal.offset(), "_data": text}
+                )  # the bytes sent, not live objects that change later
                 yield ServerSentEvent(data=text)
             closed = "complete"
         finally:

@@ -35,7 +35,7 @@ def base_url_of(scope: Scope) -> str:
 
 def route_path_of(scope: Scope) -> str:
     path, root = scope["path"], scope.get("root_path", "")
-    return path[len(root):] if root and path.startswith(root) else path
+    return path[len(root) :] if root and path.startswith(root) else path
 
 
 class ScenarioApp:
@@ -48,7 +48,9 @@ class ScenarioApp:
         self.state.engine.on_event = self.push.on_event
         self.admin_token = admin_token
         self._jsonrpc = {e.path: e for e in scenario.endpoints if e.binding is Binding.JSONRPC}
-        self._rest = sorted((e for e in scenario.endpoints if e.binding is Binding.HTTP_JSON), key=lambda e: len(e.path), reverse=True)
+        self._rest = sorted(
+            (e for e in scenario.endpoints if e.binding is Binding.HTTP_JSON), key=lambda e: len(e.path), reverse=True
+        )
 
     def reset(self) -> None:
         self.state.reset()
@@ -72,16 +74,21 @@ class ScenarioApp:
             await self._route(scope, receive, tracking_send)
         except (ConnectionError, OSError):
             pass  # the client went away or a fault closed the connection
-        except Exception as exc:  # noqa: BLE001 - no input may crash the server or yield a bare 500
+        except Exception as exc:
             log.exception("a2a-lab: unexpected failure while answering %s %s", scope.get("method"), scope.get("path"))
             if not started:
-                err = A2AError(ErrorType.INTERNAL_ERROR, f"a2a-lab internal error ({type(exc).__name__}); please report it with the journal")
+                err = A2AError(
+                    ErrorType.INTERNAL_ERROR,
+                    f"a2a-lab internal error ({type(exc).__name__}); please report it with the journal",
+                )
                 found = self.endpoint_for(route_path_of(scope))
                 if found is not None and found[1] is not None:  # an HTTP+JSON route: a google.rpc.Status body
                     status, body = rest.error(err, found[0].versions[0])
                     await answer.send_body(scope, receive, send, {}, status, http.dumps(body), JSON)
                 else:
-                    await answer.send_body(scope, receive, send, {}, 200, http.dumps(jsonrpc.error(None, err, Version.V1_0)), JSON)
+                    await answer.send_body(
+                        scope, receive, send, {}, 200, http.dumps(jsonrpc.error(None, err, Version.V1_0)), JSON
+                    )
 
     async def _lifespan(self, receive: Receive, send: Send) -> None:
         while True:
@@ -101,7 +108,7 @@ class ScenarioApp:
         for endpoint in self._rest:
             prefix = "" if endpoint.path == "/" else endpoint.path
             if route_path.startswith(prefix + "/"):
-                return endpoint, route_path[len(prefix):]
+                return endpoint, route_path[len(prefix) :]
         return None
 
     async def _route(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -111,7 +118,11 @@ class ScenarioApp:
             await card_endpoint.handle(self.state, route_path, scope, receive, send, base_url)
             return
         if route_path == admin.PREFIX or route_path.startswith(admin.PREFIX + "/"):
-            if route_path == admin.PREFIX + "/reset" and scope["method"] == "POST" and admin.allowed(scope, self.admin_token):
+            if (
+                route_path == admin.PREFIX + "/reset"
+                and scope["method"] == "POST"
+                and admin.allowed(scope, self.admin_token)
+            ):
                 self.reset()
                 await answer.send_body(scope, receive, send, {}, 200, b'{"reset":true}', "application/json")
                 return
@@ -130,21 +141,45 @@ class ScenarioApp:
     async def _unmatched(self, scope: Scope, receive: Receive, send: Send, route_path: str) -> None:
         body, late = b"", None
         try:
-            body = await http.read_body(receive, self.state.scenario.limits.body_bytes, self.state.scenario.limits.body_seconds)
+            body = await http.read_body(
+                receive, self.state.scenario.limits.body_bytes, self.state.scenario.limits.body_seconds
+            )
         except http.BodyTooLarge:
             pass
         except http.BodyTimeout as exc:
             body, late = exc.received, exc
-        entry = self.state.journal.open(scope["method"], scope["path"], scope.get("query_string", b"").decode("latin-1"), scope["headers"], body, "unmatched")
+        entry = self.state.journal.open(
+            scope["method"],
+            scope["path"],
+            scope.get("query_string", b"").decode("latin-1"),
+            scope["headers"],
+            body,
+            "unmatched",
+        )
         entry["unmatched"] = True
         if late is not None:
             entry["body_timeout"] = {"seconds": late.seconds, "received": len(late.received)}
             status = {"error": {"code": 408, "status": "DEADLINE_EXCEEDED", "message": http.timeout_message(late)}}
-            await answer.send_body(scope, receive, send, entry, 408, http.dumps(status), "application/json", extra=http.CLOSE)
+            await answer.send_body(
+                scope, receive, send, entry, 408, http.dumps(status), "application/json", extra=http.CLOSE
+            )
             return
-        served = [f"{e.binding.value} {', '.join(v.value for v in e.versions)} at {e.path}" for e in self.scenario.endpoints]
-        payload: dict[str, Any] = {"error": {"code": 404, "status": "NOT_FOUND",
-                                             "message": f"a2a-lab: nothing is served at {scope['method']} {route_path} in scenario {self.scenario.id}",
-                                             "details": [{"@type": "type.googleapis.com/google.rpc.ErrorInfo", "reason": "A2A_LAB_UNMATCHED", "domain": "a2a-lab",
-                                                          "metadata": {"served": "; ".join(served) or "nothing but the card"}}]}}
+        served = [
+            f"{e.binding.value} {', '.join(v.value for v in e.versions)} at {e.path}" for e in self.scenario.endpoints
+        ]
+        payload: dict[str, Any] = {
+            "error": {
+                "code": 404,
+                "status": "NOT_FOUND",
+                "message": f"a2a-lab: nothing is served at {scope['method']} {route_path} in scenario {self.scenario.id}",
+                "details": [
+                    {
+                        "@type": "type.googleapis.com/google.rpc.ErrorInfo",
+                        "reason": "A2A_LAB_UNMATCHED",
+                        "domain": "a2a-lab",
+                        "metadata": {"served": "; ".join(served) or "nothing but the card"},
+                    }
+                ],
+            }
+        }
         await answer.send_body(scope, receive, send, entry, 404, http.dumps(payload), "application/json")

@@ -14,12 +14,16 @@ from .state import LabState
 
 
 async def handle(state: LabState, route_path: str, scope: Scope, receive: Receive, send: Send, base_url: str) -> None:
-    entry = state.journal.open(scope["method"], scope["path"], scope.get("query_string", b"").decode("latin-1"), scope["headers"], b"", "card")
+    entry = state.journal.open(
+        scope["method"], scope["path"], scope.get("query_string", b"").decode("latin-1"), scope["headers"], b"", "card"
+    )
     spec = state.scenario.card
     serving = spec.legacy if route_path == LEGACY_WELL_KNOWN_PATH else spec.well_known
     entry["card_path"] = route_path
     if scope["method"] not in ("GET", "HEAD"):
-        await answer.send_body(scope, receive, send, entry, 405, b'{"error":"use GET"}', "application/json", extra=[("allow", "GET")])
+        await answer.send_body(
+            scope, receive, send, entry, 405, b'{"error":"use GET"}', "application/json", extra=[("allow", "GET")]
+        )
         return
     if serving.mode == "missing":
         await answer.send_body(scope, receive, send, entry, 404, b"Not Found", "text/plain; charset=utf-8")
@@ -49,4 +53,6 @@ async def handle(state: LabState, route_path: str, scope: Scope, receive: Receiv
         await answer.send_body(scope, receive, send, entry, 304, b"", spec.content_type, extra=extra)
         return
     entry["card_sha256"] = hashlib.sha256(body).hexdigest()
-    await answer.send_body(scope, receive, send, entry, 200, body if scope["method"] == "GET" else b"", spec.content_type, extra=extra)
+    await answer.send_body(
+        scope, receive, send, entry, 200, body if scope["method"] == "GET" else b"", spec.content_type, extra=extra
+    )

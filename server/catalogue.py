@@ -47,15 +47,18 @@ class Catalogue:
         raise KeyError(f"unknown scenario {scenario_id!r}; {hint}")
 
     def select(self, include: list[str] | None = None, exclude: list[str] | None = None) -> list[Scenario]:
-        chosen = [s for sid, s in sorted(self.scenarios.items())
-                  if (not include or any(fnmatch.fnmatchcase(sid, g) for g in include))
-                  and not any(fnmatch.fnmatchcase(sid, g) for g in exclude or [])]
+        chosen = [
+            s
+            for sid, s in sorted(self.scenarios.items())
+            if (not include or any(fnmatch.fnmatchcase(sid, g) for g in include))
+            and not any(fnmatch.fnmatchcase(sid, g) for g in exclude or [])
+        ]
         return chosen
 
 
 def resolve(ref: str, catalogue: Catalogue | None = None) -> Scenario:
     """A scenario by id from the built-in catalogue, or from a YAML file path."""
-    if ref.endswith((".yaml", ".yml")) or "/" in ref and Path(ref).is_file():
+    if ref.endswith((".yaml", ".yml")) or ("/" in ref and Path(ref).is_file()):
         path = Path(ref)
         if path.is_file():
             return load_file(path, path.stem)

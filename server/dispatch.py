@@ -18,8 +18,8 @@ from a2a_lab.protocol.operations import SPECS, Operation
 from a2a_lab.protocol.versions import Version
 
 from . import rules, streams
-from .push import malformed
 from .engine import Event, TaskRecord, message_text
+from .push import malformed
 from .scenario import Reply, TaskScript
 from .state import LabState, substitute
 
@@ -72,7 +72,10 @@ def check_auth(state: LabState, op: Operation | None, headers: Mapping[str, str]
     given = headers.get("authorization", "")
     if credential_status(state, headers) == "valid":
         return None
-    return A2AError(ErrorType.UNAUTHENTICATED, "Authentication required: send Authorization: Bearer <token>" if not given else "The bearer token is not valid")
+    return A2AError(
+        ErrorType.UNAUTHENTICATED,
+        "Authentication required: send Authorization: Bearer <token>" if not given else "The bearer token is not valid",
+    )
 
 
 def _require(state: LabState, capability: str, what: str) -> None:
@@ -80,8 +83,13 @@ def _require(state: LabState, capability: str, what: str) -> None:
     if state.capability(capability):
         return
     if capability == cards.PUSH_NOTIFICATIONS:
-        raise A2AError(ErrorType.PUSH_NOT_SUPPORTED, f"Push notifications are not supported: the card does not declare capabilities.{capability}")
-    raise A2AError(ErrorType.UNSUPPORTED_OPERATION, f"{what} is not supported: the card does not declare capabilities.{capability}")
+        raise A2AError(
+            ErrorType.PUSH_NOT_SUPPORTED,
+            f"Push notifications are not supported: the card does not declare capabilities.{capability}",
+        )
+    raise A2AError(
+        ErrorType.UNSUPPORTED_OPERATION, f"{what} is not supported: the card does not declare capabilities.{capability}"
+    )
 
 
 def execute(state: LabState, call: Call, entry: dict[str, Any] | None = None) -> Outcome:
@@ -89,7 +97,9 @@ def execute(state: LabState, call: Call, entry: dict[str, Any] | None = None) ->
     state.calls[call.op.value] += 1
     if entry is not None and state.scenario.auth is not None:
         entry["credentials"] = credential_status(state, call.headers)
-    facts = rules.RequestFacts(call.op, call.version, call.binding, call.method, call.params, call.headers, state.calls[call.op.value])
+    facts = rules.RequestFacts(
+        call.op, call.version, call.binding, call.method, call.params, call.headers, state.calls[call.op.value]
+    )
     reply = rules.choose(state.scenario.rules.get(call.op, ()), facts)
     try:
         return _execute(state, call, reply)
@@ -109,12 +119,23 @@ def _execute(state: LabState, call: Call, reply: Reply) -> Outcome:
     if spec.capability:
         _require(state, spec.capability, call.op.value)
     if call.op in (Operation.SEND_MESSAGE, Operation.SEND_STREAMING_MESSAGE):
-        missing = [uri for uri in cards.required_extensions(state.card_doc) if uri not in versions.activated_extensions(dict(call.headers))]
+        missing = [
+            uri
+            for uri in cards.required_extensions(state.card_doc)
+            if uri not in versions.activated_extensions(dict(call.headers))
+        ]
         if missing:  # §3.6 / §4.6: a required extension the client did not activate
-            raise A2AError(ErrorType.EXTENSION_SUPPORT_REQUIRED, f"Extension support required: activate {', '.join(missing)} "
-                           f"with the {versions.EXTENSIONS_HEADER} header", metadata={"extensions": ",".join(missing)})
+            raise A2AError(
+                ErrorType.EXTENSION_SUPPORT_REQUIRED,
+                f"Extension support required: activate {', '.join(missing)} "
+                f"with the {versions.EXTENSIONS_HEADER} header",
+                metadata={"extensions": ",".join(missing)},
+            )
     if spec.streaming and state.open_streams >= state.scenario.limits.streams:
-        raise A2AError(ErrorType.UNSUPPORTED_OPERATION, f"Too many open streams on this scenario (limit {state.scenario.limits.streams}); close one first")
+        raise A2AError(
+            ErrorType.UNSUPPORTED_OPERATION,
+            f"Too many open streams on this scenario (limit {state.scenario.limits.streams}); close one first",
+        )
     outcome = _HANDLERS[call.op](state, call, reply)
     if outcome.events is not None:
         outcome.events = streams.counted(state, outcome.events)
@@ -130,7 +151,9 @@ def _send(state: LabState, call: Call, reply: Reply) -> Outcome:
         ctx = message.get("contextId") or (existing.task["contextId"] if existing else None)
         agent = engine.agent_message(reply.message, message_text(message), ctx)
         if streaming:
-            return Outcome(reply, events=streams.single({"message": agent}), summary={"result_kind": "message", "stream": True})
+            return Outcome(
+                reply, events=streams.single({"message": agent}), summary={"result_kind": "message", "stream": True}
+            )
         return Outcome(reply, value={"message": agent}, summary={"result_kind": "message"})
     script: TaskScript = reply.task or state.scenario.task
     if existing is not None:
@@ -138,7 +161,11 @@ def _send(state: LabState, call: Call, reply: Reply) -> Outcome:
         engine.add_user_message(rec, message)
         engine.continue_with(rec, script)
         if streaming:
-            return Outcome(reply, events=streams.drive(state, rec, reply.stream, resume=True), summary={**_summarise_task(rec.task), "stream": True})
+            return Outcome(
+                reply,
+                events=streams.drive(state, rec, reply.stream, resume=True),
+                summary={**_summarise_task(rec.task), "stream": True},
+            )
         engine.resume(rec)
         state.keep_moving(rec)
     else:
@@ -150,7 +177,11 @@ def _send(state: LabState, call: Call, reply: Reply) -> Outcome:
             _store_push(state, rec, cfg["taskPushNotificationConfig"], call.version)
         state.keep_moving(rec)  # a task that time moves on moves by itself from now on
         if streaming:
-            return Outcome(reply, events=streams.drive(state, rec, reply.stream), summary={**_summarise_task(rec.task), "stream": True})
+            return Outcome(
+                reply,
+                events=streams.drive(state, rec, reply.stream),
+                summary={**_summarise_task(rec.task), "stream": True},
+            )
         if not cfg.get("returnImmediately") and script.returns == "stop":
             engine.run_to_stop(rec)
     task = engine.snapshot(rec, cfg.get("historyLength"))
@@ -186,10 +217,22 @@ def _get_task(state: LabState, call: Call, reply: Reply) -> Outcome:
 
 def _list_tasks(state: LabState, call: Call, reply: Reply) -> Outcome:
     p = call.params
-    tasks, total = state.engine.list(p.get("contextId"), p.get("status"), p["pageSize"], p["offset"], p.get("historyLength"),
-                                     p["includeArtifacts"], p.get("statusTimestampAfter"))
+    tasks, total = state.engine.list(
+        p.get("contextId"),
+        p.get("status"),
+        p["pageSize"],
+        p["offset"],
+        p.get("historyLength"),
+        p["includeArtifacts"],
+        p.get("statusTimestampAfter"),
+    )
     end = p["offset"] + len(tasks)
-    value = {"tasks": tasks, "nextPageToken": str(end) if end < total else "", "pageSize": p["pageSize"], "totalSize": total}
+    value = {
+        "tasks": tasks,
+        "nextPageToken": str(end) if end < total else "",
+        "pageSize": p["pageSize"],
+        "totalSize": total,
+    }
     return Outcome(reply, value=value, summary={"result_kind": "list", "count": len(tasks)})
 
 
@@ -205,8 +248,14 @@ def _subscribe(state: LabState, call: Call, reply: Reply) -> Outcome:
     rec = state.engine.lookup(call.params["id"])
     state.engine.tick(rec)
     if rec.state.terminal:
-        raise A2AError(ErrorType.UNSUPPORTED_OPERATION, f"Task {rec.id} is {rec.state.short}: a terminal task cannot be subscribed to", metadata={"taskId": rec.id})
-    return Outcome(reply, events=streams.subscribe(state, rec, reply.stream), summary={**_summarise_task(rec.task), "stream": True})
+        raise A2AError(
+            ErrorType.UNSUPPORTED_OPERATION,
+            f"Task {rec.id} is {rec.state.short}: a terminal task cannot be subscribed to",
+            metadata={"taskId": rec.id},
+        )
+    return Outcome(
+        reply, events=streams.subscribe(state, rec, reply.stream), summary={**_summarise_task(rec.task), "stream": True}
+    )
 
 
 def _create_push(state: LabState, call: Call, reply: Reply) -> Outcome:
@@ -222,13 +271,21 @@ def _get_push(state: LabState, call: Call, reply: Reply) -> Outcome:
         cid = next(iter(rec.push_configs))
     config = rec.push_configs.get(cid or "")
     if config is None:
-        raise A2AError(ErrorType.TASK_NOT_FOUND, f"No push notification config {cid!r} for task {rec.id}", metadata={"taskId": rec.id})
+        raise A2AError(
+            ErrorType.TASK_NOT_FOUND,
+            f"No push notification config {cid!r} for task {rec.id}",
+            metadata={"taskId": rec.id},
+        )
     return Outcome(reply, value=public_config(config), summary={"result_kind": "push_config"})
 
 
 def _list_push(state: LabState, call: Call, reply: Reply) -> Outcome:
     rec = state.engine.lookup(call.params["taskId"])
-    return Outcome(reply, value={"configs": [public_config(c) for c in rec.push_configs.values()], "nextPageToken": ""}, summary={"result_kind": "push_configs"})
+    return Outcome(
+        reply,
+        value={"configs": [public_config(c) for c in rec.push_configs.values()], "nextPageToken": ""},
+        summary={"result_kind": "push_configs"},
+    )
 
 
 def _delete_push(state: LabState, call: Call, reply: Reply) -> Outcome:

@@ -12,7 +12,7 @@ import time
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 from a2a_lab.protocol.errors import A2AError, ErrorType, invalid_params
@@ -25,7 +25,7 @@ Event = dict[str, Any]  # a canonical StreamResponse: {"task": ...} | {"statusUp
 
 
 def now_iso() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 def message_text(message: dict[str, Any]) -> str:
@@ -75,9 +75,19 @@ class Engine:
 
     # ------------------------------------------------------------------------- replies
 
-    def agent_message(self, parts: tuple[dict[str, Any], ...] | list[dict[str, Any]], text: str, context_id: str | None, task_id: str | None = None) -> dict[str, Any]:
-        msg: dict[str, Any] = {"messageId": self.new_id(), "contextId": context_id or self.new_id(), "role": Role.AGENT.value,
-                               "parts": fill(list(parts), TEXT, text)}
+    def agent_message(
+        self,
+        parts: tuple[dict[str, Any], ...] | list[dict[str, Any]],
+        text: str,
+        context_id: str | None,
+        task_id: str | None = None,
+    ) -> dict[str, Any]:
+        msg: dict[str, Any] = {
+            "messageId": self.new_id(),
+            "contextId": context_id or self.new_id(),
+            "role": Role.AGENT.value,
+            "parts": fill(list(parts), TEXT, text),
+        }
         if task_id:
             msg["taskId"] = task_id
         return msg
@@ -86,7 +96,11 @@ class Engine:
         """A new task at its first step, holding the user's message."""
         task_id, context_id = self.new_id(), message.get("contextId") or self.new_id()
         user = {**message, "taskId": task_id, "contextId": context_id}
-        task = {"id": task_id, "contextId": context_id, "status": {"state": script.steps[0].state.value, "timestamp": now_iso()}}
+        task = {
+            "id": task_id,
+            "contextId": context_id,
+            "status": {"state": script.steps[0].state.value, "timestamp": now_iso()},
+        }
         if script.history:
             task["history"] = [user]
         rec = TaskRecord(task, script, message_text(message), moved_at=self._clock())
@@ -113,7 +127,11 @@ class Engine:
         if ctx and ctx != rec.task.get("contextId"):
             raise invalid_params("message.contextId", f"does not match the context of task {task_id}")
         if rec.state.terminal:
-            raise A2AError(ErrorType.UNSUPPORTED_OPERATION, f"Task {task_id} is in a terminal state ({rec.state.short}) and cannot be continued", metadata={"taskId": task_id})
+            raise A2AError(
+                ErrorType.UNSUPPORTED_OPERATION,
+                f"Task {task_id} is in a terminal state ({rec.state.short}) and cannot be continued",
+                metadata={"taskId": task_id},
+            )
         return rec
 
     def add_user_message(self, rec: TaskRecord, message: dict[str, Any]) -> None:
@@ -127,7 +145,12 @@ class Engine:
         """Set the task to a step and return the events that announce it (artifacts before status)."""
         events: list[Event] = []
         artifacts = list(step.artifacts)
-        if not artifacts and rec.script.artifacts and rec.pos == len(rec.script.steps) - 1 and not any(s.artifacts for s in rec.script.steps):
+        if (
+            not artifacts
+            and rec.script.artifacts
+            and rec.pos == len(rec.script.steps) - 1
+            and not any(s.artifacts for s in rec.script.steps)
+        ):
             artifacts = list(rec.script.artifacts)
         for artifact in fill(artifacts, TEXT, rec.text):
             chunked = artifact.pop(CHUNKED, False)
@@ -136,7 +159,12 @@ class Engine:
                 continue
             pieces = [{**artifact, "parts": [part]} for part in artifact["parts"]] if chunked else [artifact]
             for i, piece in enumerate(pieces):
-                update: dict[str, Any] = {"taskId": rec.id, "contextId": rec.task["contextId"], "artifact": piece, "lastChunk": i == len(pieces) - 1}
+                update: dict[str, Any] = {
+                    "taskId": rec.id,
+                    "contextId": rec.task["contextId"],
+                    "artifact": piece,
+                    "lastChunk": i == len(pieces) - 1,
+                }
                 if i:
                     update["append"] = True
                 events.append({"artifactUpdate": update})
@@ -192,7 +220,11 @@ class Engine:
             if rec.gets_since_move >= script.advance_on_get and not rec.state.interrupted:
                 self.step(rec)
         if script.advance_after_ms:
-            while not rec.at_last_step and not rec.state.stops and (self._clock() - rec.moved_at) * 1000 >= script.advance_after_ms:
+            while (
+                not rec.at_last_step
+                and not rec.state.stops
+                and (self._clock() - rec.moved_at) * 1000 >= script.advance_after_ms
+            ):
                 self.step(rec)
 
     def next_move_in(self, rec: TaskRecord) -> float | None:
@@ -203,7 +235,11 @@ class Engine:
 
     def cancel(self, rec: TaskRecord) -> dict[str, Any]:
         if rec.state.terminal:
-            raise A2AError(ErrorType.TASK_NOT_CANCELABLE, f"Task {rec.id} is {rec.state.short} and cannot be canceled", metadata={"taskId": rec.id})
+            raise A2AError(
+                ErrorType.TASK_NOT_CANCELABLE,
+                f"Task {rec.id} is {rec.state.short} and cannot be canceled",
+                metadata={"taskId": rec.id},
+            )
         rec.pos = len(rec.script.steps)  # nothing left to run
         status = {"state": TaskState.CANCELED.value, "timestamp": now_iso()}
         rec.task["status"] = status
@@ -230,14 +266,25 @@ class Engine:
             task.pop("artifacts", None)
         return task
 
-    def list(self, context_id: str | None, state: TaskState | None, page_size: int, offset: int,
-             history_length: int | None, include_artifacts: bool, after: str | None) -> tuple[list[dict[str, Any]], int]:
+    def list(
+        self,
+        context_id: str | None,
+        state: TaskState | None,
+        page_size: int,
+        offset: int,
+        history_length: int | None,
+        include_artifacts: bool,
+        after: str | None,
+    ) -> tuple[list[dict[str, Any]], int]:
         for rec in self.tasks.values():
             self.tick(rec)
-        matching = [r for r in self.tasks.values()
-                    if (context_id is None or r.task.get("contextId") == context_id)
-                    and (state is None or r.state is state)
-                    and (after is None or r.task["status"]["timestamp"] >= after)]
+        matching = [
+            r
+            for r in self.tasks.values()
+            if (context_id is None or r.task.get("contextId") == context_id)
+            and (state is None or r.state is state)
+            and (after is None or r.task["status"]["timestamp"] >= after)
+        ]
         matching.sort(key=lambda r: r.task["status"]["timestamp"], reverse=True)
-        page = matching[offset:offset + page_size]
+        page = matching[offset : offset + page_size]
         return [self.snapshot(r, history_length, include_artifacts) for r in page], len(matching)

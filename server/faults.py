@@ -44,11 +44,19 @@ async def wait_disconnect(receive: Receive, limit: float = STALL_LIMIT_S) -> Non
 
     try:
         await asyncio.wait_for(_loop(), timeout=limit)
-    except asyncio.TimeoutError:
+    except TimeoutError:
         pass
 
 
-async def deliver(scope: Scope, receive: Receive, send: Send, status: int, headers: list[tuple[bytes, bytes]], body: bytes, fault: Fault | None) -> str:
+async def deliver(
+    scope: Scope,
+    receive: Receive,
+    send: Send,
+    status: int,
+    headers: list[tuple[bytes, bytes]],
+    body: bytes,
+    fault: Fault | None,
+) -> str:
     """Send an answer, applying a fault if one is given. Returns what happened, for the journal."""
     if fault is None:
         await send({"type": "http.response.start", "status": status, "headers": headers})
@@ -73,6 +81,6 @@ async def deliver(scope: Scope, receive: Receive, send: Send, status: int, heade
     # drip
     for start in range(0, len(body), fault.chunk_bytes):
         await asyncio.sleep(fault.interval_ms / 1000)
-        await send({"type": "http.response.body", "body": body[start:start + fault.chunk_bytes], "more_body": True})
+        await send({"type": "http.response.body", "body": body[start : start + fault.chunk_bytes], "more_body": True})
     await send({"type": "http.response.body", "body": b""})
     return "dripped"

@@ -61,10 +61,15 @@ class LabH11Protocol(H11Protocol):
     def send_400_response(self, msg: str) -> None:
         limit = self.config.h11_max_incomplete_event_size or DEFAULT_MAX_INCOMPLETE_EVENT_SIZE
         pending = self.conn.trailing_data[0]
-        if len(pending) > limit and _END_OF_HEAD.search(pending) is None:  # h11's "Receive buffer too long", not a malformed head
+        if (
+            len(pending) > limit and _END_OF_HEAD.search(pending) is None
+        ):  # h11's "Receive buffer too long", not a malformed head
             self.logger.warning("a2a-lab: refused a request whose line and headers exceed %d bytes (431)", limit)
-            self.transport.write(_raw_answer(431, "Request Header Fields Too Large",
-                                             f"The request line and headers exceed {limit} bytes."))
+            self.transport.write(
+                _raw_answer(
+                    431, "Request Header Fields Too Large", f"The request line and headers exceed {limit} bytes."
+                )
+            )
             self.transport.close()
             return
         super().send_400_response(msg)
@@ -83,7 +88,13 @@ class LabH11Protocol(H11Protocol):
         if self.transport.is_closing() or (self.cycle is not None and not self.cycle.response_complete):
             return
         if self.conn.our_state is h11.IDLE and self.conn.trailing_data[0]:  # part of a head: say why we hang up
-            self.transport.write(_raw_answer(408, "Request Timeout", f"The request line and headers did not arrive within {self.head_seconds:g} s."))
+            self.transport.write(
+                _raw_answer(
+                    408,
+                    "Request Timeout",
+                    f"The request line and headers did not arrive within {self.head_seconds:g} s.",
+                )
+            )
         self.transport.close()
 
 
@@ -109,7 +120,9 @@ def bind(host: str, port: int) -> socket.socket:
     except OSError as exc:
         sock.close()
         if exc.errno == errno.EADDRINUSE:
-            raise PortInUse(f"port {port} on {host} is already in use; choose another with --port, or --port 0 for any free port") from None
+            raise PortInUse(
+                f"port {port} on {host} is already in use; choose another with --port, or --port 0 for any free port"
+            ) from None
         raise OSError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
     sock.listen(1024)
     sock.set_inheritable(True)
@@ -121,15 +134,26 @@ def origin(sock: socket.socket) -> str:
     return f"http://[{host}]:{port}" if ":" in host else f"http://{host}:{port}"
 
 
-def config(app: Any, log_level: str = "warning", access_log: bool = False, head_seconds: float | None = HEAD_SECONDS) -> uvicorn.Config:
-    return uvicorn.Config(app, http=protocol(head_seconds), log_level=log_level, access_log=access_log, lifespan="on",
-                          timeout_graceful_shutdown=1, ws="none")
+def config(
+    app: Any, log_level: str = "warning", access_log: bool = False, head_seconds: float | None = HEAD_SECONDS
+) -> uvicorn.Config:
+    return uvicorn.Config(
+        app,
+        http=protocol(head_seconds),
+        log_level=log_level,
+        access_log=access_log,
+        lifespan="on",
+        timeout_graceful_shutdown=1,
+        ws="none",
+    )
 
 
 class BackgroundServer:
     """A real uvicorn server on loopback in a thread: `with BackgroundServer(app) as srv: srv.url`."""
 
-    def __init__(self, app: Any, host: str = "127.0.0.1", port: int = 0, head_seconds: float | None = HEAD_SECONDS) -> None:
+    def __init__(
+        self, app: Any, host: str = "127.0.0.1", port: int = 0, head_seconds: float | None = HEAD_SECONDS
+    ) -> None:
         self.app = app
         self.sock = bind(host, port)
         self.url = origin(self.sock)
@@ -160,7 +184,9 @@ class BackgroundServer:
         self.stop()
 
 
-def serve_forever(app: Any, host: str, port: int, log_level: str = "info", on_ready: Callable[[str], None] | None = None) -> None:
+def serve_forever(
+    app: Any, host: str, port: int, log_level: str = "info", on_ready: Callable[[str], None] | None = None
+) -> None:
     sock = bind(host, port)
     if on_ready is not None:
         on_ready(origin(sock))

@@ -12,7 +12,6 @@ from starlette.types import Receive, Scope
 from a2a_lab.protocol import versions
 from a2a_lab.protocol.errors import A2AError, ErrorType
 
-
 #: How long a client has to send a whole request body (a slow or stalled body must not hold a handler forever).
 BODY_SECONDS = 10.0
 #: Sent with the 408 of a body that did not arrive in time: the rest of it may still be on its way.
@@ -123,15 +122,21 @@ def decode_json(body: bytes, depth_limit: int) -> Any:
     try:
         text = body.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise A2AError(ErrorType.PARSE_ERROR, f"Invalid JSON payload: the body is not UTF-8 (byte {exc.start})") from None
+        raise A2AError(
+            ErrorType.PARSE_ERROR, f"Invalid JSON payload: the body is not UTF-8 (byte {exc.start})"
+        ) from None
     try:
         value = json.loads(text, parse_constant=_not_json, parse_float=_finite)
     except RecursionError:
-        raise A2AError(ErrorType.INVALID_REQUEST, f"Request payload validation error: JSON nested deeper than {depth_limit} levels") from None
+        raise A2AError(
+            ErrorType.INVALID_REQUEST, f"Request payload validation error: JSON nested deeper than {depth_limit} levels"
+        ) from None
     except ValueError as exc:
         raise A2AError(ErrorType.PARSE_ERROR, f"Invalid JSON payload: {exc}") from None
     if not _depth(value, depth_limit):
-        raise A2AError(ErrorType.INVALID_REQUEST, f"Request payload validation error: JSON nested deeper than {depth_limit} levels")
+        raise A2AError(
+            ErrorType.INVALID_REQUEST, f"Request payload validation error: JSON nested deeper than {depth_limit} levels"
+        )
     return value
 
 

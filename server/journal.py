@@ -14,7 +14,17 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 #: Headers whose values never reach a journal, a log or a report.
-SECRET_HEADERS = frozenset({"authorization", "proxy-authorization", "cookie", "set-cookie", "x-api-key", "x-a2a-notification-token", "x-a2a-lab-token"})
+SECRET_HEADERS = frozenset(
+    {
+        "authorization",
+        "proxy-authorization",
+        "cookie",
+        "set-cookie",
+        "x-api-key",
+        "x-a2a-notification-token",
+        "x-a2a-lab-token",
+    }
+)
 #: A journal keeps at most this much of each body (the size is recorded), so its memory stays bounded.
 BODY_KEEP_BYTES = 64 * 1024
 
@@ -41,7 +51,10 @@ SECRET_FIELDS = frozenset({"credentials", "token"})
 
 def _redact_json(value: Any) -> Any:
     if isinstance(value, dict):
-        return {k: ("<redacted>" if k in SECRET_FIELDS and isinstance(v, str) else _redact_json(v)) for k, v in value.items()}
+        return {
+            k: ("<redacted>" if k in SECRET_FIELDS and isinstance(v, str) else _redact_json(v))
+            for k, v in value.items()
+        }
     if isinstance(value, list):
         return [_redact_json(v) for v in value]
     return value
@@ -103,11 +116,21 @@ class Journal:
     def offset(self) -> float:
         return round(time.monotonic() - self._t0, 4)
 
-    def open(self, method: str, path: str, query: str, raw_headers: list[tuple[bytes, bytes]], body: bytes, kind: str) -> dict[str, Any]:
+    def open(
+        self, method: str, path: str, query: str, raw_headers: list[tuple[bytes, bytes]], body: bytes, kind: str
+    ) -> dict[str, Any]:
         """Record a request as it arrives, before it is answered (so a stalled answer is still seen)."""
         self._seq += 1
-        entry: dict[str, Any] = {"seq": self._seq, "t": self.offset(), "kind": kind, "method": method, "path": path,
-                                 "query": query, "_headers": raw_headers, "_body": body[:BODY_KEEP_BYTES]}
+        entry: dict[str, Any] = {
+            "seq": self._seq,
+            "t": self.offset(),
+            "kind": kind,
+            "method": method,
+            "path": path,
+            "query": query,
+            "_headers": raw_headers,
+            "_body": body[:BODY_KEEP_BYTES],
+        }
         if len(body) > BODY_KEEP_BYTES:
             entry["body_size"] = len(body)
         if len(self.entries) >= self.cap:
@@ -121,7 +144,9 @@ class Journal:
     def export(entry: dict[str, Any]) -> dict[str, Any]:
         """An entry as JSON-ready data: headers redacted, bodies decoded."""
         out = {k: v for k, v in entry.items() if not k.startswith("_")}
-        out["headers"] = redact_headers((k.decode("latin-1"), v.decode("latin-1")) for k, v in entry.get("_headers", []))
+        out["headers"] = redact_headers(
+            (k.decode("latin-1"), v.decode("latin-1")) for k, v in entry.get("_headers", [])
+        )
         out["body"] = _text(entry.get("_body", b""))
         if "body_size" in out:
             out["body"].update(size=out.pop("body_size"), truncated=True)
@@ -133,12 +158,20 @@ class Journal:
                 response["body"].update(size=response.pop("body_size"), truncated=True)
             out["response"] = response
         if entry.get("events"):
-            out["events"] = [{**{k: v for k, v in ev.items() if k != "_data"}, "data": json.loads(ev["_data"])} if "_data" in ev else ev
-                             for ev in entry["events"]]
+            out["events"] = [
+                {**{k: v for k, v in ev.items() if k != "_data"}, "data": json.loads(ev["_data"])}
+                if "_data" in ev
+                else ev
+                for ev in entry["events"]
+            ]
         return out
 
     def snapshot(self, since: int = 0) -> dict[str, Any]:
-        return {"dropped": self.dropped, "cap": self.cap, "entries": [self.export(e) for e in list(self.entries) if e["seq"] > since]}
+        return {
+            "dropped": self.dropped,
+            "cap": self.cap,
+            "entries": [self.export(e) for e in list(self.entries) if e["seq"] > since],
+        }
 
     def jsonl(self) -> str:
         return "".join(json.dumps(self.export(e), separators=(",", ":")) + "\n" for e in list(self.entries))

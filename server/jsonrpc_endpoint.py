@@ -29,46 +29,103 @@ def _with_envelope(body: dict[str, Any], env: Envelope, req_id: Any) -> dict[str
         body.pop("id", None)
     if env.both:
         body.setdefault("result", None)
-        body.setdefault("error", {"code": ErrorType.INTERNAL_ERROR.code, "message": "a2a-lab: both result and error (injected)"})
+        body.setdefault(
+            "error", {"code": ErrorType.INTERNAL_ERROR.code, "message": "a2a-lab: both result and error (injected)"}
+        )
     if env.neither:
         body.pop("result", None)
         body.pop("error", None)
     return body
 
 
-async def _error(scope: Scope, receive: Receive, send: Send, entry: dict[str, Any], req_id: Any, err: A2AError, version: Version,
-                 reply: Reply | None = None, status: int = 200, extra: list[tuple[str, str]] | None = None) -> None:
+async def _error(
+    scope: Scope,
+    receive: Receive,
+    send: Send,
+    entry: dict[str, Any],
+    req_id: Any,
+    err: A2AError,
+    version: Version,
+    reply: Reply | None = None,
+    status: int = 200,
+    extra: list[tuple[str, str]] | None = None,
+) -> None:
     body = jsonrpc.error(req_id, err, version)
     if reply is not None:
         body = _with_envelope(body, reply.envelope, req_id)
     entry.setdefault("answer", {}).update({"result_kind": "error", "code": err.code})
-    await answer.send_body(scope, receive, send, entry, reply.error_http_status or status if reply else status, http.dumps(body), JSON, reply, extra)
+    await answer.send_body(
+        scope,
+        receive,
+        send,
+        entry,
+        reply.error_http_status or status if reply else status,
+        http.dumps(body),
+        JSON,
+        reply,
+        extra,
+    )
 
 
-async def handle(state: LabState, endpoint: Endpoint, scope: Scope, receive: Receive, send: Send, base_url: str) -> None:
+async def handle(
+    state: LabState, endpoint: Endpoint, scope: Scope, receive: Receive, send: Send, base_url: str
+) -> None:
     headers, query = http.headers_of(scope), http.query_of(scope)
     default_version = endpoint.versions[0]
     try:
         body = await http.read_body(receive, state.scenario.limits.body_bytes, state.scenario.limits.body_seconds)
     except http.BodyTooLarge:
-        entry = state.journal.open(scope["method"], scope["path"], scope.get("query_string", b"").decode("latin-1"), scope["headers"], b"", "jsonrpc")
+        entry = state.journal.open(
+            scope["method"],
+            scope["path"],
+            scope.get("query_string", b"").decode("latin-1"),
+            scope["headers"],
+            b"",
+            "jsonrpc",
+        )
         entry["body_too_large"] = True
         err = A2AError(ErrorType.INVALID_REQUEST, f"Request body larger than {state.scenario.limits.body_bytes} bytes")
         await _error(scope, receive, send, entry, None, err, default_version, status=413)
         return
     except http.BodyTimeout as exc:
-        entry = state.journal.open(scope["method"], scope["path"], scope.get("query_string", b"").decode("latin-1"), scope["headers"], exc.received, "jsonrpc")
+        entry = state.journal.open(
+            scope["method"],
+            scope["path"],
+            scope.get("query_string", b"").decode("latin-1"),
+            scope["headers"],
+            exc.received,
+            "jsonrpc",
+        )
         entry["body_timeout"] = {"seconds": exc.seconds, "received": len(exc.received)}
         err = A2AError(ErrorType.INVALID_REQUEST, http.timeout_message(exc))
         await _error(scope, receive, send, entry, None, err, default_version, status=408, extra=http.CLOSE)
         return
-    entry = state.journal.open(scope["method"], scope["path"], scope.get("query_string", b"").decode("latin-1"), scope["headers"], body, "jsonrpc")
+    entry = state.journal.open(
+        scope["method"],
+        scope["path"],
+        scope.get("query_string", b"").decode("latin-1"),
+        scope["headers"],
+        body,
+        "jsonrpc",
+    )
     entry["endpoint"] = {"path": endpoint.path, "binding": endpoint.binding.value}
     if scope["method"] != "POST":
-        await _error(scope, receive, send, entry, None, A2AError(ErrorType.INVALID_REQUEST, f"JSON-RPC requests are POSTed; got {scope['method']}"), default_version, status=405)
+        await _error(
+            scope,
+            receive,
+            send,
+            entry,
+            None,
+            A2AError(ErrorType.INVALID_REQUEST, f"JSON-RPC requests are POSTed; got {scope['method']}"),
+            default_version,
+            status=405,
+        )
         return
     if not http.is_json_type(headers.get("content-type"), (JSON,)):
-        err = A2AError(ErrorType.CONTENT_TYPE_NOT_SUPPORTED, f"Unsupported Content-Type {headers.get('content-type')!r}; JSON-RPC requests use application/json")
+        err = A2AError(
+            ErrorType.CONTENT_TYPE_NOT_SUPPORTED,
+            f"Unsupported Content-Type {headers.get('content-type')!r}; JSON-RPC requests use application/json",
+        )
         await _error(scope, receive, send, entry, None, err, default_version)
         return
     try:
@@ -83,24 +140,45 @@ async def handle(state: LabState, endpoint: Endpoint, scope: Scope, receive: Rec
         return
     entry["rpc"] = {"method": request.method, "id": request.id}
     if not request.has_id:
-        err = A2AError(ErrorType.INVALID_REQUEST, "A2A requests need an `id` (notifications get no answer to read)", field="id")
+        err = A2AError(
+            ErrorType.INVALID_REQUEST, "A2A requests need an `id` (notifications get no answer to read)", field="id"
+        )
         await _error(scope, receive, send, entry, None, err, default_version)
         return
     found = operations.by_method(request.method)
     if found is None:
-        await _error(scope, receive, send, entry, request.id, A2AError(ErrorType.METHOD_NOT_FOUND, f"Method not found: {request.method}"), default_version)
+        await _error(
+            scope,
+            receive,
+            send,
+            entry,
+            request.id,
+            A2AError(ErrorType.METHOD_NOT_FOUND, f"Method not found: {request.method}"),
+            default_version,
+        )
         return
     op, op_version = found
     entry["operation"], entry["version"] = op.value, op_version.value
     requested, given = http.requested_version(headers, query)
     entry["requested_version"] = requested
     if op_version not in endpoint.versions:
-        err = A2AError(ErrorType.METHOD_NOT_FOUND, f"Method not found: {request.method} (this interface serves A2A {', '.join(v.value for v in endpoint.versions)})")
+        err = A2AError(
+            ErrorType.METHOD_NOT_FOUND,
+            f"Method not found: {request.method} (this interface serves A2A {', '.join(v.value for v in endpoint.versions)})",
+        )
         await _error(scope, receive, send, entry, request.id, err, default_version)
         return
     refused = negotiate(requested, given, op_version, endpoint.versions, request.method)
     if refused is not None:
-        await _error(scope, receive, send, entry, request.id, refused, op_version if op_version in endpoint.versions else default_version)
+        await _error(
+            scope,
+            receive,
+            send,
+            entry,
+            request.id,
+            refused,
+            op_version if op_version in endpoint.versions else default_version,
+        )
         return
     try:
         canonical = params.read(op, op_version, False, request.params, lenient_kind=state.scenario.lenient_kind)
@@ -113,18 +191,29 @@ async def handle(state: LabState, endpoint: Endpoint, scope: Scope, receive: Rec
     await render(state, scope, receive, send, entry, call, outcome, request.id)
 
 
-async def render(state: LabState, scope: Scope, receive: Receive, send: Send, entry: dict[str, Any], call: dispatch.Call,
-                 outcome: dispatch.Outcome, req_id: Any) -> None:
+async def render(
+    state: LabState,
+    scope: Scope,
+    receive: Receive,
+    send: Send,
+    entry: dict[str, Any],
+    call: dispatch.Call,
+    outcome: dispatch.Outcome,
+    req_id: Any,
+) -> None:
     reply, version = outcome.reply, call.version
     if outcome.error is not None:
         status = 401 if outcome.error.type is ErrorType.UNAUTHENTICATED else 200
         await _error(scope, receive, send, entry, req_id, outcome.error, version, reply, status)
         return
     if reply.raw_status is not None:
-        raw = jsonrpc.replace_id(reply.raw_body, req_id) if reply.raw_echo_id else reply.raw_body  # bytes otherwise exact
+        raw = (
+            jsonrpc.replace_id(reply.raw_body, req_id) if reply.raw_echo_id else reply.raw_body
+        )  # bytes otherwise exact
         await answer.send_body(scope, receive, send, entry, reply.raw_status, raw, reply.raw_content_type, reply)
         return
     if outcome.events is not None:
+
         def render_event(event: dict[str, Any]) -> Any:
             value = dispatch.with_unknown_fields(stream_response_out(event, version), reply.unknown_fields)
             return _with_envelope(jsonrpc.result(req_id, value), reply.envelope, req_id)
@@ -132,8 +221,12 @@ async def render(state: LabState, scope: Scope, receive: Receive, send: Send, en
         def render_error(err: A2AError) -> tuple[Any, str | None]:
             return jsonrpc.error(req_id, err, version), None
 
-        await answer.send_stream(scope, receive, send, entry, state.journal, outcome.events, render_event, render_error, reply)
+        await answer.send_stream(
+            scope, receive, send, entry, state.journal, outcome.events, render_event, render_error, reply
+        )
         return
-    value = dispatch.with_unknown_fields(dispatch.wire_value(call.op, outcome.value, version, False), reply.unknown_fields)
+    value = dispatch.with_unknown_fields(
+        dispatch.wire_value(call.op, outcome.value, version, False), reply.unknown_fields
+    )
     body = _with_envelope(jsonrpc.result(req_id, value), reply.envelope, req_id)
     await answer.send_body(scope, receive, send, entry, 200, http.dumps(body), JSON, reply)

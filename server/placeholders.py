@@ -18,6 +18,7 @@ def fill(value: Any, placeholder: str, replacement: str) -> Any:
         return {k: fill(v, placeholder, replacement) for k, v in value.items()}
     return value
 
+
 #: The same server under its other loopback name (127.0.0.1 <-> localhost): an interface on another origin.
 ALT_BASE_URL = "{alt_base_url}"
 _ALIASES = {"127.0.0.1": "localhost", "localhost": "127.0.0.1"}

@@ -93,9 +93,13 @@ class PushSender:
         """A notification past the task's cap: not sent; one journal entry per task (kind `push-limit`) counts them."""
         entry = rec.push_limit_entry
         if entry is None:
-            entry = rec.push_limit_entry = self.state.journal.open("POST", str(config.get("url", "")), "", [], b"", "push-limit")
+            entry = rec.push_limit_entry = self.state.journal.open(
+                "POST", str(config.get("url", "")), "", [], b"", "push-limit"
+            )
             entry["push"] = {"task_id": rec.id, "limit": limit, "dropped": 0}
-            entry["response"] = {"refused": f"limits.push_deliveries_per_task ({limit}) reached: no more notifications are sent for task {rec.id}"}
+            entry["response"] = {
+                "refused": f"limits.push_deliveries_per_task ({limit}) reached: no more notifications are sent for task {rec.id}"
+            }
         entry["push"]["dropped"] += 1
         self.state.journal.touch()
 

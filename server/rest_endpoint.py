@@ -25,9 +25,18 @@ def _content_type(version: Version) -> str:
     return A2A_JSON if version is Version.V1_0 else JSON
 
 
-async def _error(scope: Scope, receive: Receive, send: Send, entry: dict[str, Any], err: A2AError, version: Version,
-                 reply: Reply | None = None, status: int | None = None, grpc_status: str | None = None,
-                 extra: list[tuple[str, str]] | None = None) -> None:
+async def _error(
+    scope: Scope,
+    receive: Receive,
+    send: Send,
+    entry: dict[str, Any],
+    err: A2AError,
+    version: Version,
+    reply: Reply | None = None,
+    status: int | None = None,
+    grpc_status: str | None = None,
+    extra: list[tuple[str, str]] | None = None,
+) -> None:
     code, body = rest.error(err, version)
     if status is not None:
         code = status
@@ -40,24 +49,54 @@ async def _error(scope: Scope, receive: Receive, send: Send, entry: dict[str, An
     await answer.send_body(scope, receive, send, entry, code, http.dumps(body), _content_type(version), reply, extra)
 
 
-async def handle(state: LabState, endpoint: Endpoint, scope: Scope, receive: Receive, send: Send, relative: str, base_url: str) -> None:
+async def handle(
+    state: LabState, endpoint: Endpoint, scope: Scope, receive: Receive, send: Send, relative: str, base_url: str
+) -> None:
     headers, query = http.headers_of(scope), http.query_of(scope)
     verb = scope["method"]
     default_version = endpoint.versions[0]
     try:
         body = await http.read_body(receive, state.scenario.limits.body_bytes, state.scenario.limits.body_seconds)
     except http.BodyTooLarge:
-        entry = state.journal.open(verb, scope["path"], scope.get("query_string", b"").decode("latin-1"), scope["headers"], b"", "rest")
+        entry = state.journal.open(
+            verb, scope["path"], scope.get("query_string", b"").decode("latin-1"), scope["headers"], b"", "rest"
+        )
         entry["body_too_large"] = True
-        await _error(scope, receive, send, entry, A2AError(ErrorType.INVALID_REQUEST, f"Request body larger than {state.scenario.limits.body_bytes} bytes"), default_version, status=413)
+        await _error(
+            scope,
+            receive,
+            send,
+            entry,
+            A2AError(ErrorType.INVALID_REQUEST, f"Request body larger than {state.scenario.limits.body_bytes} bytes"),
+            default_version,
+            status=413,
+        )
         return
     except http.BodyTimeout as exc:
-        entry = state.journal.open(verb, scope["path"], scope.get("query_string", b"").decode("latin-1"), scope["headers"], exc.received, "rest")
+        entry = state.journal.open(
+            verb,
+            scope["path"],
+            scope.get("query_string", b"").decode("latin-1"),
+            scope["headers"],
+            exc.received,
+            "rest",
+        )
         entry["body_timeout"] = {"seconds": exc.seconds, "received": len(exc.received)}
-        await _error(scope, receive, send, entry, A2AError(ErrorType.INVALID_REQUEST, http.timeout_message(exc)), default_version, status=408,
-                     grpc_status="DEADLINE_EXCEEDED", extra=http.CLOSE)
+        await _error(
+            scope,
+            receive,
+            send,
+            entry,
+            A2AError(ErrorType.INVALID_REQUEST, http.timeout_message(exc)),
+            default_version,
+            status=408,
+            grpc_status="DEADLINE_EXCEEDED",
+            extra=http.CLOSE,
+        )
         return
-    entry = state.journal.open(verb, scope["path"], scope.get("query_string", b"").decode("latin-1"), scope["headers"], body, "rest")
+    entry = state.journal.open(
+        verb, scope["path"], scope.get("query_string", b"").decode("latin-1"), scope["headers"], body, "rest"
+    )
     entry["endpoint"] = {"path": endpoint.path, "binding": endpoint.binding.value}
     found = operations.match_route(verb, relative, endpoint.versions)
     if found is None:
@@ -67,7 +106,10 @@ async def handle(state: LabState, endpoint: Endpoint, scope: Scope, receive: Rec
             await _error(scope, receive, send, entry, err, default_version, status=405)
         else:
             entry["unmatched"] = True
-            err = A2AError(ErrorType.METHOD_NOT_FOUND, f"a2a-lab: no HTTP+JSON route {verb} {relative} on this interface (A2A {', '.join(v.value for v in endpoint.versions)})")
+            err = A2AError(
+                ErrorType.METHOD_NOT_FOUND,
+                f"a2a-lab: no HTTP+JSON route {verb} {relative} on this interface (A2A {', '.join(v.value for v in endpoint.versions)})",
+            )
             await _error(scope, receive, send, entry, err, default_version)
         return
     op, op_version, path_params, tenant = found
@@ -82,7 +124,10 @@ async def handle(state: LabState, endpoint: Endpoint, scope: Scope, receive: Rec
     decoded: Any = {}
     if verb in BODY_VERBS and body.strip():
         if not http.is_json_type(headers.get("content-type"), (JSON, A2A_JSON)):
-            err = A2AError(ErrorType.CONTENT_TYPE_NOT_SUPPORTED, f"Unsupported Content-Type {headers.get('content-type')!r}; use application/a2a+json or application/json")
+            err = A2AError(
+                ErrorType.CONTENT_TYPE_NOT_SUPPORTED,
+                f"Unsupported Content-Type {headers.get('content-type')!r}; use application/a2a+json or application/json",
+            )
             await _error(scope, receive, send, entry, err, op_version)
             return
         try:
@@ -94,7 +139,9 @@ async def handle(state: LabState, endpoint: Endpoint, scope: Scope, receive: Rec
         path_params = {**path_params, "tenant": tenant}
     query_params = {k: v for k, v in query.items() if k != versions.QUERY_PARAM}
     try:
-        canonical = params.read(op, op_version, True, decoded, path_params, query_params, lenient_kind=state.scenario.lenient_kind)
+        canonical = params.read(
+            op, op_version, True, decoded, path_params, query_params, lenient_kind=state.scenario.lenient_kind
+        )
     except A2AError as err:
         await _error(scope, receive, send, entry, err, op_version)
         return
@@ -106,16 +153,21 @@ async def handle(state: LabState, endpoint: Endpoint, scope: Scope, receive: Rec
         await _error(scope, receive, send, entry, outcome.error, op_version, reply)
         return
     if reply.raw_status is not None:
-        await answer.send_body(scope, receive, send, entry, reply.raw_status, reply.raw_body, reply.raw_content_type, reply)
+        await answer.send_body(
+            scope, receive, send, entry, reply.raw_status, reply.raw_body, reply.raw_content_type, reply
+        )
         return
     if outcome.events is not None:
+
         def render_event(event: dict[str, Any]) -> Any:
             return dispatch.with_unknown_fields(stream_response_out(event, op_version, True), reply.unknown_fields)
 
         def render_error(err: A2AError) -> tuple[Any, str | None]:
             return rest.error(err, op_version)[1], "error"
 
-        await answer.send_stream(scope, receive, send, entry, state.journal, outcome.events, render_event, render_error, reply)
+        await answer.send_stream(
+            scope, receive, send, entry, state.journal, outcome.events, render_event, render_error, reply
+        )
         return
     value = dispatch.with_unknown_fields(dispatch.wire_value(op, outcome.value, op_version, True), reply.unknown_fields)
     await answer.send_body(scope, receive, send, entry, 200, http.dumps(value), _content_type(op_version), reply)

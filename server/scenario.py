@@ -276,8 +276,27 @@ class Scenario:
 
 # ----------------------------------------------------------------------------------------- loading
 
-_TOP_KEYS = {"title", "description", "spec", "observed", "seed", "timeout", "client", "card", "extended_card", "endpoints", "expect",
-             "task", "behaviour", "leniency", "auth", "push", "limits", "checks", "recorded"}
+_TOP_KEYS = {
+    "title",
+    "description",
+    "spec",
+    "observed",
+    "seed",
+    "timeout",
+    "client",
+    "card",
+    "extended_card",
+    "endpoints",
+    "expect",
+    "task",
+    "behaviour",
+    "leniency",
+    "auth",
+    "push",
+    "limits",
+    "checks",
+    "recorded",
+}
 
 
 class _Reader:
@@ -296,8 +315,11 @@ class _Reader:
             for key in value:
                 if key not in allowed:
                     near = difflib.get_close_matches(str(key), sorted(allowed), n=1)
-                    raise self.fail(f"{path}.{key}" if path else str(key), "unknown field",
-                                    f"did you mean {near[0]!r}?" if near else f"allowed here: {', '.join(sorted(allowed))}")
+                    raise self.fail(
+                        f"{path}.{key}" if path else str(key),
+                        "unknown field",
+                        f"did you mean {near[0]!r}?" if near else f"allowed here: {', '.join(sorted(allowed))}",
+                    )
         return value
 
     def string(self, value: Any, path: str) -> str:
@@ -323,13 +345,17 @@ class _Reader:
     def state(self, value: Any, path: str) -> TaskState:
         state = states.parse(value)
         if state is None or state is TaskState.UNSPECIFIED:
-            raise self.fail(path, f"unknown task state {value!r}", "one of " + ", ".join(s.short for s in TaskState if s is not TaskState.UNSPECIFIED))
+            raise self.fail(
+                path,
+                f"unknown task state {value!r}",
+                "one of " + ", ".join(s.short for s in TaskState if s is not TaskState.UNSPECIFIED),
+            )
         return state
 
     def version(self, value: Any, path: str) -> Version:
         version = versions.to_known(str(value))
         if version is None:
-            raise self.fail(path, f"unknown protocol version {value!r}", "write \"1.0\" or \"0.3\" (quoted)")
+            raise self.fail(path, f"unknown protocol version {value!r}", 'write "1.0" or "0.3" (quoted)')
         return version
 
     def binding(self, value: Any, path: str) -> Binding:
@@ -348,11 +374,17 @@ class _Reader:
             etype = errors.by_name(code)
             if etype is None:
                 near = difflib.get_close_matches(code, errors.names(), n=1)
-                raise self.fail(f"{path}.code", f"unknown error {code!r}", f"did you mean {near[0]!r}?" if near else "one of " + ", ".join(errors.names()))
+                raise self.fail(
+                    f"{path}.code",
+                    f"unknown error {code!r}",
+                    f"did you mean {near[0]!r}?" if near else "one of " + ", ".join(errors.names()),
+                )
             err = errors.A2AError(etype, spec.get("message"))
         elif isinstance(code, int) and not isinstance(code, bool):
             etype = errors.by_code(code)
-            err = errors.A2AError(etype or errors.ErrorType.INTERNAL_ERROR, spec.get("message"), code_override=None if etype else code)
+            err = errors.A2AError(
+                etype or errors.ErrorType.INTERNAL_ERROR, spec.get("message"), code_override=None if etype else code
+            )
         else:
             raise self.fail(f"{path}.code", "required: an error name (TaskNotFound) or a JSON-RPC code (-32601)")
         http_status = spec.get("http_status")
@@ -370,7 +402,11 @@ def _parts(r: _Reader, value: Any, path: str) -> tuple[dict[str, Any], ...]:
     if isinstance(value, str):
         return (_text_part(value),)
     if not isinstance(value, list) or not value:
-        raise r.fail(path, "expected text or a non-empty list of parts", "e.g. [{text: hi}, {data: {ok: true}}, {raw: aGk=, mediaType: text/plain}, {url: https://x/y.pdf}]")
+        raise r.fail(
+            path,
+            "expected text or a non-empty list of parts",
+            "e.g. [{text: hi}, {data: {ok: true}}, {raw: aGk=, mediaType: text/plain}, {url: https://x/y.pdf}]",
+        )
     out = []
     for i, part in enumerate(value):
         p = r.mapping(part, f"{path}[{i}]", {"text", "raw", "url", "data", "filename", "mediaType", "metadata"})
@@ -386,7 +422,9 @@ def _artifacts(r: _Reader, value: Any, path: str) -> tuple[dict[str, Any], ...]:
         raise r.fail(path, "expected a list of artifacts", "e.g. [{name: result, parts: [{text: done}]}]")
     out = []
     for i, item in enumerate(value):
-        a = r.mapping(item, f"{path}[{i}]", {"artifactId", "name", "description", "parts", "text", "metadata", "chunked"})
+        a = r.mapping(
+            item, f"{path}[{i}]", {"artifactId", "name", "description", "parts", "text", "metadata", "chunked"}
+        )
         if ("parts" in a) == ("text" in a):
             raise r.fail(f"{path}[{i}]", "an artifact needs `parts` or `text` (one of them)")
         art: dict[str, Any] = {"artifactId": a.get("artifactId", f"artifact-{i + 1}")}
@@ -406,7 +444,9 @@ def _task_script(r: _Reader, value: Any, path: str, base: TaskScript | None = No
     raw_steps = spec.get("steps", None)
     if raw_steps is None:
         if base is None:
-            raise r.fail(f"{path}.steps", "required: the states the task goes through", "e.g. [SUBMITTED, WORKING, COMPLETED]")
+            raise r.fail(
+                f"{path}.steps", "required: the states the task goes through", "e.g. [SUBMITTED, WORKING, COMPLETED]"
+            )
         steps = list(base.steps)
     else:
         if not isinstance(raw_steps, list) or not raw_steps:
@@ -417,16 +457,32 @@ def _task_script(r: _Reader, value: Any, path: str, base: TaskScript | None = No
                 steps.append(Step(r.state(item, sp)))
             else:
                 s = r.mapping(item, sp, {"state", "message", "artifacts"})
-                steps.append(Step(r.state(s.get("state"), f"{sp}.state"),
-                                  r.string(s["message"], f"{sp}.message") if "message" in s else None,
-                                  _artifacts(r, s["artifacts"], f"{sp}.artifacts") if "artifacts" in s else ()))
+                steps.append(
+                    Step(
+                        r.state(s.get("state"), f"{sp}.state"),
+                        r.string(s["message"], f"{sp}.message") if "message" in s else None,
+                        _artifacts(r, s["artifacts"], f"{sp}.artifacts") if "artifacts" in s else (),
+                    )
+                )
         for i, step in enumerate(steps[:-1]):
             if step.state.terminal:
-                raise r.fail(f"{path}.steps[{i}]", f"{step.state.short} is terminal, so no step may follow it", "a terminal task never changes (§8)")
-    artifacts = _artifacts(r, spec["artifacts"], f"{path}.artifacts") if "artifacts" in spec else (base.artifacts if base else ())
+                raise r.fail(
+                    f"{path}.steps[{i}]",
+                    f"{step.state.short} is terminal, so no step may follow it",
+                    "a terminal task never changes (§8)",
+                )
+    artifacts = (
+        _artifacts(r, spec["artifacts"], f"{path}.artifacts")
+        if "artifacts" in spec
+        else (base.artifacts if base else ())
+    )
     returns = spec.get("returns", base.returns if base else "stop")
     if returns not in ("stop", "first"):
-        raise r.fail(f"{path}.returns", f"unknown value {returns!r}", "stop (honour blocking, §3.2.2) or first (answer with the first step)")
+        raise r.fail(
+            f"{path}.returns",
+            f"unknown value {returns!r}",
+            "stop (honour blocking, §3.2.2) or first (answer with the first step)",
+        )
     advance_on_get, advance_after = (base.advance_on_get, base.advance_after_ms) if base else (1, None)
     if "advance" in spec:
         adv = spec["advance"]
@@ -443,11 +499,30 @@ def _task_script(r: _Reader, value: Any, path: str, base: TaskScript | None = No
 
 
 def _stream(r: _Reader, value: Any, path: str) -> StreamScript:
-    s = r.mapping(value, path, {"interval_ms", "omit_terminal", "first_event", "duplicate_events", "comments", "ping_ms",
-                                "error_after", "error", "close_at_interrupted", "final_snapshot", "drop_after"})
+    s = r.mapping(
+        value,
+        path,
+        {
+            "interval_ms",
+            "omit_terminal",
+            "first_event",
+            "duplicate_events",
+            "comments",
+            "ping_ms",
+            "error_after",
+            "error",
+            "close_at_interrupted",
+            "final_snapshot",
+            "drop_after",
+        },
+    )
     first = s.get("first_event", "task")
     if first not in ("task", "status"):
-        raise r.fail(f"{path}.first_event", f"unknown value {first!r}", "task (per spec) or status (a stream whose first event is not a task)")
+        raise r.fail(
+            f"{path}.first_event",
+            f"unknown value {first!r}",
+            "task (per spec) or status (a stream whose first event is not a task)",
+        )
     comments = s.get("comments", [])
     if not isinstance(comments, list) or not all(isinstance(c, str) for c in comments):
         raise r.fail(f"{path}.comments", "expected a list of comment texts")
@@ -472,7 +547,9 @@ _REPLY_KINDS = ("message", "task", "error", "raw")
 
 
 def _reply(r: _Reader, value: Any, path: str, base_task: TaskScript) -> Reply:
-    spec = r.mapping(value, path, {*_REPLY_KINDS, "delay_ms", "fault", "envelope", "stream", "headers", "unknown_fields"})
+    spec = r.mapping(
+        value, path, {*_REPLY_KINDS, "delay_ms", "fault", "envelope", "stream", "headers", "unknown_fields"}
+    )
     kinds = [k for k in _REPLY_KINDS if k in spec]
     if len(kinds) > 1:
         raise r.fail(path, f"a reply has at most one of {', '.join(_REPLY_KINDS)} (found {', '.join(kinds)})")
@@ -500,28 +577,58 @@ def _reply(r: _Reader, value: Any, path: str, base_task: TaskScript) -> Reply:
         kw["delay_ms"] = r.integer(spec["delay_ms"], f"{path}.delay_ms")
     if "fault" in spec:
         f = spec["fault"]
-        f = {"kind": f} if isinstance(f, str) else r.mapping(f, f"{path}.fault", {"kind", "after_bytes", "chunk_bytes", "interval_ms"})
+        f = (
+            {"kind": f}
+            if isinstance(f, str)
+            else r.mapping(f, f"{path}.fault", {"kind", "after_bytes", "chunk_bytes", "interval_ms"})
+        )
         if f.get("kind") not in ("stall", "reset", "truncate", "drip"):
             raise r.fail(f"{path}.fault.kind", f"unknown fault {f.get('kind')!r}", "stall, reset, truncate or drip")
-        kw["fault"] = Fault(f["kind"], r.integer(f.get("after_bytes", 0), f"{path}.fault.after_bytes"),
-                            r.integer(f.get("chunk_bytes", 8), f"{path}.fault.chunk_bytes", 1), r.integer(f.get("interval_ms", 200), f"{path}.fault.interval_ms"))
+        kw["fault"] = Fault(
+            f["kind"],
+            r.integer(f.get("after_bytes", 0), f"{path}.fault.after_bytes"),
+            r.integer(f.get("chunk_bytes", 8), f"{path}.fault.chunk_bytes", 1),
+            r.integer(f.get("interval_ms", 200), f"{path}.fault.interval_ms"),
+        )
     if "envelope" in spec:
         e = r.mapping(spec["envelope"], f"{path}.envelope", {"id", "both", "neither"})
         if e.get("id", "echo") not in ("echo", "wrong", "null", "omit"):
             raise r.fail(f"{path}.envelope.id", f"unknown value {e.get('id')!r}", "echo, wrong, null or omit")
-        kw["envelope"] = Envelope(e.get("id", "echo"), r.boolean(e.get("both", False), f"{path}.envelope.both"), r.boolean(e.get("neither", False), f"{path}.envelope.neither"))
+        kw["envelope"] = Envelope(
+            e.get("id", "echo"),
+            r.boolean(e.get("both", False), f"{path}.envelope.both"),
+            r.boolean(e.get("neither", False), f"{path}.envelope.neither"),
+        )
     if "stream" in spec:
         kw["stream"] = _stream(r, spec["stream"], f"{path}.stream")
     if "unknown_fields" in spec:
         u = r.mapping(spec["unknown_fields"], f"{path}.unknown_fields")
         if not u:
-            raise r.fail(f"{path}.unknown_fields", "expected at least one field", 'e.g. {futureField: "ignore me", x-vendor-trace: 42}')
+            raise r.fail(
+                f"{path}.unknown_fields",
+                "expected at least one field",
+                'e.g. {futureField: "ignore me", x-vendor-trace: 42}',
+            )
         kw["unknown_fields"] = tuple((str(k), v) for k, v in u.items())
     return Reply(**kw)
 
 
 def _when(r: _Reader, value: Any, path: str) -> When:
-    w = r.mapping(value, path, {"version", "binding", "method", "message_id_prefix", "text_contains", "header", "call", "calls", "has_task_id"})
+    w = r.mapping(
+        value,
+        path,
+        {
+            "version",
+            "binding",
+            "method",
+            "message_id_prefix",
+            "text_contains",
+            "header",
+            "call",
+            "calls",
+            "has_task_id",
+        },
+    )
     kw: dict[str, Any] = {}
     if "version" in w:
         kw["version"] = r.version(w["version"], f"{path}.version")
@@ -538,7 +645,10 @@ def _when(r: _Reader, value: Any, path: str) -> When:
         kw["calls"] = (n, n)
     if "calls" in w:
         c = r.mapping(w["calls"], f"{path}.calls", {"from", "to"})
-        kw["calls"] = (r.integer(c.get("from", 1), f"{path}.calls.from", 1), r.integer(c["to"], f"{path}.calls.to", 1) if "to" in c else None)
+        kw["calls"] = (
+            r.integer(c.get("from", 1), f"{path}.calls.from", 1),
+            r.integer(c["to"], f"{path}.calls.to", 1) if "to" in c else None,
+        )
     if "has_task_id" in w:
         kw["has_task_id"] = r.boolean(w["has_task_id"], f"{path}.has_task_id")
     return When(**kw)
@@ -551,20 +661,44 @@ def _card_path(r: _Reader, value: Any, path: str, default: str) -> CardPath:
     if value in ("missing", 404):
         return CardPath("missing", 404)
     p = r.mapping(value, path, {"status", "body", "content_type"})
-    return CardPath("raw", r.integer(p.get("status", 200), f"{path}.status", 100), r.string(p.get("body", ""), f"{path}.body").encode(),
-                    r.string(p.get("content_type", "application/json"), f"{path}.content_type"))
+    return CardPath(
+        "raw",
+        r.integer(p.get("status", 200), f"{path}.status", 100),
+        r.string(p.get("body", ""), f"{path}.body").encode(),
+        r.string(p.get("content_type", "application/json"), f"{path}.content_type"),
+    )
 
 
 def _card(r: _Reader, value: Any) -> CardSpec:
-    c = r.mapping(value, "card", {"object", "raw", "content_type", "cache_control", "etag", "well_known", "legacy", "pad_to", "substitute_raw", "sign"})
+    c = r.mapping(
+        value,
+        "card",
+        {
+            "object",
+            "raw",
+            "content_type",
+            "cache_control",
+            "etag",
+            "well_known",
+            "legacy",
+            "pad_to",
+            "substitute_raw",
+            "sign",
+        },
+    )
     if ("object" in c) == ("raw" in c):
-        raise r.fail("card", "a card needs exactly one of `object` (a mapping, {base_url} filled in) or `raw` (exact text)")
+        raise r.fail(
+            "card", "a card needs exactly one of `object` (a mapping, {base_url} filled in) or `raw` (exact text)"
+        )
     obj = r.mapping(c["object"], "card.object") if "object" in c else None
     raw = r.string(c["raw"], "card.raw").encode() if "raw" in c else None
     return CardSpec(
-        object=obj, raw=raw,
+        object=obj,
+        raw=raw,
         content_type=r.string(c.get("content_type", "application/json"), "card.content_type"),
-        cache_control=r.string(c["cache_control"], "card.cache_control") if "cache_control" in c else "public, max-age=300",
+        cache_control=r.string(c["cache_control"], "card.cache_control")
+        if "cache_control" in c
+        else "public, max-age=300",
         etag=r.boolean(c.get("etag", True), "card.etag"),
         well_known=_card_path(r, c.get("well_known"), "card.well_known", "serve"),
         legacy=_card_path(r, c.get("legacy"), "card.legacy", "missing"),
@@ -581,8 +715,10 @@ def _signing(r: _Reader, value: Any) -> CardSigning:
     key = r.mapping(s.get("key"), "card.sign.key")
     try:
         signing.import_key(key)
-    except Exception as exc:  # noqa: BLE001 - any key problem is a scenario error
-        raise r.fail("card.sign.key", f"not a usable private JWK: {exc}", "an EC P-256 private JWK with kty, crv, x, y, d") from None
+    except Exception as exc:
+        raise r.fail(
+            "card.sign.key", f"not a usable private JWK: {exc}", "an EC P-256 private JWK with kty, crv, x, y, d"
+        ) from None
     tamper = s.get("tamper", "none")
     if tamper not in ("none", "payload", "unknown-kid"):
         raise r.fail("card.sign.tamper", f"unknown value {tamper!r}", "none, payload or unknown-kid")
@@ -609,7 +745,7 @@ def _derive_endpoints(r: _Reader, card: CardSpec) -> tuple[Endpoint, ...]:
         version = iface.known_version
         if version is None:
             continue
-        path = iface.url[len(prefix):] or "/"
+        path = iface.url[len(prefix) :] or "/"
         listed = grouped.setdefault((path, iface.core_binding), [])  # type: ignore[arg-type]
         if version not in listed:
             listed.append(version)
@@ -618,7 +754,7 @@ def _derive_endpoints(r: _Reader, card: CardSpec) -> tuple[Endpoint, ...]:
 
 def _endpoints(r: _Reader, value: Any) -> tuple[Endpoint, ...]:
     if not isinstance(value, list):
-        raise r.fail("endpoints", "expected a list", "e.g. [{path: /a2a, binding: JSONRPC, versions: [\"1.0\", \"0.3\"]}]")
+        raise r.fail("endpoints", "expected a list", 'e.g. [{path: /a2a, binding: JSONRPC, versions: ["1.0", "0.3"]}]')
     out = []
     for i, item in enumerate(value):
         e = r.mapping(item, f"endpoints[{i}]", {"path", "binding", "versions"})
@@ -628,7 +764,13 @@ def _endpoints(r: _Reader, value: Any) -> tuple[Endpoint, ...]:
         vs = e.get("versions")
         if not isinstance(vs, list) or not vs:
             raise r.fail(f"endpoints[{i}].versions", "expected a non-empty list", 'e.g. ["1.0", "0.3"]')
-        out.append(Endpoint(path.rstrip("/") or "/", r.binding(e.get("binding"), f"endpoints[{i}].binding"), tuple(r.version(v, f"endpoints[{i}].versions") for v in vs)))
+        out.append(
+            Endpoint(
+                path.rstrip("/") or "/",
+                r.binding(e.get("binding"), f"endpoints[{i}].binding"),
+                tuple(r.version(v, f"endpoints[{i}].versions") for v in vs),
+            )
+        )
     return tuple(out)
 
 
@@ -642,10 +784,14 @@ def _action(r: _Reader, value: Any, card: CardSpec) -> dict[str, Any]:
     a = dict(r.mapping(value, "client.action", set(ACTIONS)))
     for key, kind in ACTIONS.items():
         if key in a and not isinstance(a[key], kind):
-            raise r.fail(f"client.action.{key}", f"expected {'text' if kind is str else 'true or false'}, got {a[key]!r}")
+            raise r.fail(
+                f"client.action.{key}", f"expected {'text' if kind is str else 'true or false'}, got {a[key]!r}"
+            )
     if a.get("verify_signature"):
         if card.sign is None:
-            raise r.fail("client.action.verify_signature", "the card is not signed", "add card.sign, or drop verify_signature")
+            raise r.fail(
+                "client.action.verify_signature", "the card is not signed", "add card.sign, or drop verify_signature"
+            )
         from a2a_lab.protocol import signing
 
         a["jwks"] = signing.public_jwks([{**card.sign.key, "kid": card.sign.kid}])
@@ -657,13 +803,20 @@ def _expect(r: _Reader, value: Any) -> Expect:
     result = e.get("result")
     listed = [] if result is None else result if isinstance(result, list) else [result]
     if isinstance(result, list) and not result:
-        raise r.fail("expect.result", "expected a result or a non-empty list of acceptable results", "e.g. error, or [none, task]")
+        raise r.fail(
+            "expect.result",
+            "expected a result or a non-empty list of acceptable results",
+            "e.g. error, or [none, task]",
+        )
     for i, item in enumerate(listed):
         if item not in EXPECT_RESULTS:
             where = f"expect.result[{i}]" if isinstance(result, list) else "expect.result"
             raise r.fail(where, f"unknown value {item!r}", "one of " + ", ".join(EXPECT_RESULTS))
-    return Expect(tuple(dict.fromkeys(listed)), r.state(e["state"], "expect.state") if "state" in e else None,
-                  r.string(e["text_contains"], "expect.text_contains") if "text_contains" in e else None)
+    return Expect(
+        tuple(dict.fromkeys(listed)),
+        r.state(e["state"], "expect.state") if "state" in e else None,
+        r.string(e["text_contains"], "expect.text_contains") if "text_contains" in e else None,
+    )
 
 
 def parse(data: Any, scenario_id: str, source: str) -> Scenario:
@@ -672,9 +825,17 @@ def parse(data: Any, scenario_id: str, source: str) -> Scenario:
     top = r.mapping(data, "", _TOP_KEYS)
     for required in ("title", "description", "card"):
         if required not in top:
-            raise r.fail(required, "required field is missing", "every scenario has a title, a description a client author understands, and a card")
+            raise r.fail(
+                required,
+                "required field is missing",
+                "every scenario has a title, a description a client author understands, and a card",
+            )
     if not ("spec" in top or "observed" in top or "recorded" in top):
-        raise r.fail("spec", "a scenario cites what it stands on", "add `spec:` (section and keyword) or `observed:` (where and when the quirk was seen)")
+        raise r.fail(
+            "spec",
+            "a scenario cites what it stands on",
+            "add `spec:` (section and keyword) or `observed:` (where and when the quirk was seen)",
+        )
     card = _card(r, top["card"])
     task = _task_script(r, top["task"], "task", DEFAULT_TASK) if "task" in top else DEFAULT_TASK
     rules: dict[Operation, tuple[Rule, ...]] = {}
@@ -684,17 +845,30 @@ def parse(data: Any, scenario_id: str, source: str) -> Scenario:
             op = Operation(key)
         except ValueError:
             near = difflib.get_close_matches(str(key), [o.value for o in Operation], n=1)
-            raise r.fail(f"behaviour.{key}", "unknown operation", f"did you mean {near[0]!r}?" if near else "one of " + ", ".join(o.value for o in Operation)) from None
+            raise r.fail(
+                f"behaviour.{key}",
+                "unknown operation",
+                f"did you mean {near[0]!r}?" if near else "one of " + ", ".join(o.value for o in Operation),
+            ) from None
         if isinstance(items, dict):
             items = [items]
         if not isinstance(items, list) or not items:
-            raise r.fail(f"behaviour.{key}", "expected a list of rules", "e.g. [{when: {call: 1}, reply: {error: InternalError}}, {reply: {message: hi}}]")
+            raise r.fail(
+                f"behaviour.{key}",
+                "expected a list of rules",
+                "e.g. [{when: {call: 1}, reply: {error: InternalError}}, {reply: {message: hi}}]",
+            )
         parsed = []
         for i, item in enumerate(items):
             it = r.mapping(item, f"behaviour.{key}[{i}]", {"when", "reply"})
             if "reply" not in it:
                 raise r.fail(f"behaviour.{key}[{i}].reply", "required: what to answer")
-            parsed.append(Rule(_when(r, it.get("when", {}), f"behaviour.{key}[{i}].when"), _reply(r, it["reply"], f"behaviour.{key}[{i}].reply", task)))
+            parsed.append(
+                Rule(
+                    _when(r, it.get("when", {}), f"behaviour.{key}[{i}].when"),
+                    _reply(r, it["reply"], f"behaviour.{key}[{i}].reply", task),
+                )
+            )
         rules[op] = tuple(parsed)
     endpoints = _endpoints(r, top["endpoints"]) if "endpoints" in top else _derive_endpoints(r, card)
     if not endpoints:
@@ -710,8 +884,17 @@ def parse(data: Any, scenario_id: str, source: str) -> Scenario:
         if auth.scope not in ("all", "extended_card"):
             raise r.fail("auth.scope", f"unknown value {auth.scope!r}", "all or extended_card")
     push = r.mapping(top.get("push", {}), "push", {"allow", "probe_bad_credentials"})
-    limits_in = r.mapping(top.get("limits", {}), "limits", {"body_bytes", "body_seconds", "json_depth", "journal_entries", "streams", "push_deliveries_per_task", "tasks"})
-    limits = Limits(**{k: r.number(v, f"limits.{k}") if k == "body_seconds" else r.integer(v, f"limits.{k}", 1) for k, v in limits_in.items()})
+    limits_in = r.mapping(
+        top.get("limits", {}),
+        "limits",
+        {"body_bytes", "body_seconds", "json_depth", "journal_entries", "streams", "push_deliveries_per_task", "tasks"},
+    )
+    limits = Limits(
+        **{
+            k: r.number(v, f"limits.{k}") if k == "body_seconds" else r.integer(v, f"limits.{k}", 1)
+            for k, v in limits_in.items()
+        }
+    )
     checks = top.get("checks", [])
     if not isinstance(checks, list) or not all(isinstance(c, str) for c in checks):
         raise r.fail("checks", "expected a list of check ids")
@@ -719,16 +902,28 @@ def parse(data: Any, scenario_id: str, source: str) -> Scenario:
     if observed is not None:
         observed = r.mapping(observed, "observed")
     return Scenario(
-        id=scenario_id, title=r.string(top["title"], "title"), description=r.string(top["description"], "description").strip(),
-        source=source, spec=r.string(top["spec"], "spec") if "spec" in top else None, observed=observed,
-        seed=r.integer(top.get("seed", 0), "seed"), timeout=r.number(top.get("timeout", DEFAULT_TIMEOUT), "timeout"),
+        id=scenario_id,
+        title=r.string(top["title"], "title"),
+        description=r.string(top["description"], "description").strip(),
+        source=source,
+        spec=r.string(top["spec"], "spec") if "spec" in top else None,
+        observed=observed,
+        seed=r.integer(top.get("seed", 0), "seed"),
+        timeout=r.number(top.get("timeout", DEFAULT_TIMEOUT), "timeout"),
         client=ClientAsk(r.string(client.get("message", DEFAULT_MESSAGE), "client.message"), action),
-        card=card, extended_card=r.mapping(top["extended_card"], "extended_card") if "extended_card" in top else None,
-        endpoints=endpoints, task=task, rules=rules,
+        card=card,
+        extended_card=r.mapping(top["extended_card"], "extended_card") if "extended_card" in top else None,
+        endpoints=endpoints,
+        task=task,
+        rules=rules,
         lenient_kind=r.boolean(leniency.get("missing_kind", False), "leniency.missing_kind"),
-        auth=auth, push_allow=tuple(str(x) for x in push.get("allow", [])),
+        auth=auth,
+        push_allow=tuple(str(x) for x in push.get("allow", [])),
         push_probe=r.boolean(push.get("probe_bad_credentials", False), "push.probe_bad_credentials"),
-        limits=limits, checks=tuple(checks), data=top, expect=_expect(r, top.get("expect", {})),
+        limits=limits,
+        checks=tuple(checks),
+        data=top,
+        expect=_expect(r, top.get("expect", {})),
     )
 
 
@@ -746,5 +941,10 @@ def load_file(path: Path, scenario_id: str | None = None) -> Scenario:
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f"line {mark.line + 1}, column {mark.column + 1}" if mark else ""
-        raise ScenarioError(source, where, f"not valid YAML: {getattr(exc, 'problem', None) or exc}", "check indentation and quoting around that line") from None
+        raise ScenarioError(
+            source,
+            where,
+            f"not valid YAML: {getattr(exc, 'problem', None) or exc}",
+            "check indentation and quoting around that line",
+        ) from None
     return parse(data, scenario_id or path.stem, source)

@@ -81,14 +81,20 @@ class CatalogueApp:
             return
         path = scope["path"]
         if path == admin.PREFIX or path.startswith(admin.PREFIX + "/"):
-            await self._admin(scope, receive, send, path[len(admin.PREFIX):])
+            await self._admin(scope, receive, send, path[len(admin.PREFIX) :])
             return
         if path.startswith(RUNS_PREFIX + "/"):
-            run_id, _, rest = path[len(RUNS_PREFIX) + 1:].partition("/")
+            run_id, _, rest = path[len(RUNS_PREFIX) + 1 :].partition("/")
             run = self.runs.get(run_id)
             found = self._scenario_at("/" + rest) if run else None
             if run is None or found is None:
-                await self._json(scope, receive, send, 404, {"error": f"a2a-lab: no run {run_id!r} or no scenario at {path}; POST /_lab/runs starts a run"})
+                await self._json(
+                    scope,
+                    receive,
+                    send,
+                    404,
+                    {"error": f"a2a-lab: no run {run_id!r} or no scenario at {path}; POST /_lab/runs starts a run"},
+                )
                 return
             await self._delegate(self.run_app(run, found[0]), scope, receive, send, f"{RUNS_PREFIX}/{run_id}{found[1]}")
             return
@@ -119,20 +125,45 @@ class CatalogueApp:
                 return
 
     @staticmethod
-    async def _json(scope: Scope, receive: Receive, send: Send, status: int, payload: Any, extra: list[tuple[str, str]] | None = None) -> None:
+    async def _json(
+        scope: Scope,
+        receive: Receive,
+        send: Send,
+        status: int,
+        payload: Any,
+        extra: list[tuple[str, str]] | None = None,
+    ) -> None:
         await answer.send_body(scope, receive, send, {}, status, http.dumps(payload), "application/json", extra=extra)
 
     def listing(self, origin: str, prefix: str = "") -> dict[str, Any]:
-        return {"scenarios": [{"id": sid, "title": s.title, "card_url": f"{origin}{prefix}/{sid}/.well-known/agent-card.json",
-                               "message": s.client.message, "action": s.client.action, "timeout": s.timeout}
-                              for sid, s in sorted(self.scenarios.items())]}
+        return {
+            "scenarios": [
+                {
+                    "id": sid,
+                    "title": s.title,
+                    "card_url": f"{origin}{prefix}/{sid}/.well-known/agent-card.json",
+                    "message": s.client.message,
+                    "action": s.client.action,
+                    "timeout": s.timeout,
+                }
+                for sid, s in sorted(self.scenarios.items())
+            ]
+        }
 
     # ------------------------------------------------------------------------- admin
 
     async def _admin(self, scope: Scope, receive: Receive, send: Send, sub: str) -> None:
         if not admin.allowed(scope, self.admin_token):
-            await self._json(scope, receive, send, 403, {"error": "the admin API answers loopback callers, or callers with the admin token "
-                                                                  "(Authorization: Bearer TOKEN or X-A2A-Lab-Token)"})
+            await self._json(
+                scope,
+                receive,
+                send,
+                403,
+                {
+                    "error": "the admin API answers loopback callers, or callers with the admin token "
+                    "(Authorization: Bearer TOKEN or X-A2A-Lab-Token)"
+                },
+            )
             return
         origin, method = base_url_of(scope), scope["method"]
         query = http.query_of(scope)
@@ -144,7 +175,9 @@ class CatalogueApp:
                 try:
                     body = await http.read_body(receive, 64 * 1024)
                 except http.BodyTooLarge:
-                    await self._json(scope, receive, send, 413, {"error": "the body is optional JSON of at most 64 KiB: {\"seed\": 0}"})
+                    await self._json(
+                        scope, receive, send, 413, {"error": 'the body is optional JSON of at most 64 KiB: {"seed": 0}'}
+                    )
                     return
                 except http.BodyTimeout as exc:
                     await self._json(scope, receive, send, 408, {"error": http.timeout_message(exc)}, http.CLOSE)
@@ -156,9 +189,21 @@ class CatalogueApp:
                     await self._json(scope, receive, send, 400, {"error": 'the body is optional JSON: {"seed": 0}'})
                     return
                 run = self.start_run(seed)
-                await self._json(scope, receive, send, 201, {"run": run.id, "seed": run.seed, **self.listing(origin, f"{RUNS_PREFIX}/{run.id}")})
+                await self._json(
+                    scope,
+                    receive,
+                    send,
+                    201,
+                    {"run": run.id, "seed": run.seed, **self.listing(origin, f"{RUNS_PREFIX}/{run.id}")},
+                )
                 return
-            await self._json(scope, receive, send, 200, {"runs": [{"run": r.id, "seed": r.seed, "scenarios_used": sorted(r.apps)} for r in self.runs.values()]})
+            await self._json(
+                scope,
+                receive,
+                send,
+                200,
+                {"runs": [{"run": r.id, "seed": r.seed, "scenarios_used": sorted(r.apps)} for r in self.runs.values()]},
+            )
             return
         parts = sub.strip("/").split("/")
         if len(parts) >= 2 and parts[0] == "runs":
@@ -189,7 +234,20 @@ class CatalogueApp:
             else:
                 await self._json(scope, receive, send, 404, {"error": f"no admin route {method} {admin.PREFIX}{sub}"})
             return
-        await self._json(scope, receive, send, 404, {"error": f"no admin route {method} {admin.PREFIX}{sub}",
-                                                     "routes": ["GET /_lab/scenarios", "POST /_lab/runs", "GET /_lab/runs/<run>",
-                                                                "GET /_lab/runs/<run>/journal?scenario=ID", "GET /_lab/runs/<run>/scenario?scenario=ID",
-                                                                "POST /_lab/runs/<run>/reset?scenario=ID"]})
+        await self._json(
+            scope,
+            receive,
+            send,
+            404,
+            {
+                "error": f"no admin route {method} {admin.PREFIX}{sub}",
+                "routes": [
+                    "GET /_lab/scenarios",
+                    "POST /_lab/runs",
+                    "GET /_lab/runs/<run>",
+                    "GET /_lab/runs/<run>/journal?scenario=ID",
+                    "GET /_lab/runs/<run>/scenario?scenario=ID",
+                    "POST /_lab/runs/<run>/reset?scenario=ID",
+                ],
+            },
+        )

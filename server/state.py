@@ -37,7 +37,9 @@ def render_card(scenario: Scenario, base_url: str) -> bytes:
     if spec.raw is not None:
         if not spec.substitute_raw:
             return spec.raw
-        return spec.raw.replace(ALT_BASE_URL.encode(), alt_origin(base_url).encode()).replace(BASE_URL.encode(), base_url.encode())
+        return spec.raw.replace(ALT_BASE_URL.encode(), alt_origin(base_url).encode()).replace(
+            BASE_URL.encode(), base_url.encode()
+        )
     doc = substitute(spec.object, base_url)
     if spec.sign is not None:
         doc = _signed(doc, spec.sign)
@@ -79,7 +81,12 @@ class LabState:
             doc = json.loads(render_card(scenario, "http://a2a-lab.invalid"))
         except ValueError:
             doc = None
-        state = cls(scenario, Journal(scenario.limits.journal_entries), Engine(effective_seed(scenario, run_seed), max_tasks=scenario.limits.tasks), doc)
+        state = cls(
+            scenario,
+            Journal(scenario.limits.journal_entries),
+            Engine(effective_seed(scenario, run_seed), max_tasks=scenario.limits.tasks),
+            doc,
+        )
         state.run_seed = run_seed
         return state
 

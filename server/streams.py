@@ -139,8 +139,15 @@ async def drive(state: LabState, rec: TaskRecord, script: StreamScript, resume: 
             rec.listeners.remove(queue)
 
 
-async def _follow(state: LabState, rec: TaskRecord, script: StreamScript, emit: _Emitter, queue: asyncio.Queue[Event | None],
-                  stopped: bool, hold: bool = True) -> AsyncIterator[Item]:
+async def _follow(
+    state: LabState,
+    rec: TaskRecord,
+    script: StreamScript,
+    emit: _Emitter,
+    queue: asyncio.Queue[Event | None],
+    stopped: bool,
+    hold: bool = True,
+) -> AsyncIterator[Item]:
     """A task's events as they happen (time moves it: a tick when a step is due), until a stop or the emitter is done.
     `hold`: stay open on a task that nothing will move any more (a subscriber waits for a cancel); else close."""
     engine = state.engine
@@ -151,7 +158,7 @@ async def _follow(state: LabState, rec: TaskRecord, script: StreamScript, emit: 
             break
         try:
             event = await asyncio.wait_for(queue.get(), timeout=wait) if wait is not None else await queue.get()
-        except asyncio.TimeoutError:
+        except TimeoutError:
             engine.tick(rec)
             continue
         if event is None:

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
-
 import ssl
+from collections.abc import Callable, Iterator
 
 import httpx
 import pytest
@@ -12,7 +11,6 @@ import pytest
 from a2a_lab.server.app import ScenarioApp
 from a2a_lab.server.catalogue import Catalogue
 from a2a_lab.server.hosting import BackgroundServer
-
 
 #: One TLS context for every test client: building one per client reloads the CA bundle (slow); loopback is plain HTTP anyway.
 _SSL = ssl.create_default_context()
@@ -36,9 +34,13 @@ class Served:
     def journal(self) -> list[dict]:
         return self.app.state.journal.snapshot()["entries"]
 
-    def rpc(self, path: str, method: str, params: dict | None = None, version: str | None = "1.0", req_id: object = 1) -> httpx.Response:
+    def rpc(
+        self, path: str, method: str, params: dict | None = None, version: str | None = "1.0", req_id: object = 1
+    ) -> httpx.Response:
         headers = {"A2A-Version": version} if version else {}
-        return self.http.post(path, json={"jsonrpc": "2.0", "id": req_id, "method": method, "params": params or {}}, headers=headers)
+        return self.http.post(
+            path, json={"jsonrpc": "2.0", "id": req_id, "method": method, "params": params or {}}, headers=headers
+        )
 
 
 @pytest.fixture

@@ -15,8 +15,12 @@ from a2a_lab.server.catalogue import Catalogue
 
 def test_reference_client_passes_the_whole_catalogue(tmp_path: Path) -> None:
     report = tmp_path / "report.json"
-    run = subprocess.run([sys.executable, "-m", "a2a_lab.harness.cli", "run", "-j", "2", "--json", str(report)],
-                         capture_output=True, text=True, timeout=600)
+    run = subprocess.run(
+        [sys.executable, "-m", "a2a_lab.harness.cli", "run", "-j", "2", "--json", str(report)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-2000:]
     data = json.loads(report.read_text())
     ids = {s["id"] for s in data["scenarios"]}

@@ -30,7 +30,9 @@ def _local(argv: list[str], server_url: str, reports: Path) -> list[str]:
 def test_services_are_the_three_the_readme_names() -> None:
     assert set(COMPOSE["services"]) == {"server", "example-client", "harness"}
     assert COMPOSE["services"]["example-client"]["depends_on"]["server"]["condition"] == "service_healthy"
-    assert COMPOSE["services"]["harness"]["depends_on"]["example-client"]["condition"] == "service_completed_successfully"
+    assert (
+        COMPOSE["services"]["harness"]["depends_on"]["example-client"]["condition"] == "service_completed_successfully"
+    )
 
 
 def test_dockerfile_installs_the_project_as_non_root_with_a_healthcheck() -> None:
@@ -61,14 +63,30 @@ def test_compose_services_work_together(tmp_path: Path) -> None:
         assert url, "the server did not report its address"
         cmd, interpreter, flag, code = services["server"]["healthcheck"]["test"]
         assert (cmd, interpreter, flag) == ("CMD", "python", "-c")
-        health = subprocess.run([sys.executable, "-c", code.replace("http://127.0.0.1:8000", url)], capture_output=True, text=True, timeout=30)
+        health = subprocess.run(
+            [sys.executable, "-c", code.replace("http://127.0.0.1:8000", url)],
+            capture_output=True,
+            text=True,
+            timeout=30,
+        )
         assert health.returncode == 0, health.stderr
-        drive = subprocess.run(_local(services["example-client"]["command"], url, tmp_path) + ["--scenario", "spec/*", "--scenario", "quirks/*"],
-                               env=env, capture_output=True, text=True, timeout=600)
+        drive = subprocess.run(
+            _local(services["example-client"]["command"], url, tmp_path)
+            + ["--scenario", "spec/*", "--scenario", "quirks/*"],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
         assert drive.returncode == 0, drive.stderr
         assert (tmp_path / "run-id").read_text().strip() == drive.stdout.strip()
-        score = subprocess.run(_local(services["harness"]["command"], url, tmp_path) + ["--scenario", "spec/*", "--scenario", "quirks/*"],
-                               env=env, capture_output=True, text=True, timeout=300)
+        score = subprocess.run(
+            _local(services["harness"]["command"], url, tmp_path) + ["--scenario", "spec/*", "--scenario", "quirks/*"],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
         assert score.returncode == 0, score.stdout + score.stderr
         report = json.loads((tmp_path / "report.json").read_text())
         assert report["summary"]["gate"] == "passed" and report["summary"]["scenarios"] >= 6

@@ -12,7 +12,7 @@ DOCS = Path(__file__).resolve().parent.parent / "docs"
 
 def _body(name: str) -> str:
     text = (DOCS / name).read_text(encoding="utf-8")
-    return text[text.index("|"):]
+    return text[text.index("|") :]
 
 
 def test_checks_doc_in_sync() -> None:
@@ -21,4 +21,6 @@ def test_checks_doc_in_sync() -> None:
 
 def test_scenarios_doc_in_sync() -> None:
     cat = Catalogue.load()
-    assert _body("scenarios.md") == catalogue_view.as_markdown(list(cat.scenarios.values())), "run: a2a-lab scenarios --markdown, and update docs/scenarios.md"
+    assert _body("scenarios.md") == catalogue_view.as_markdown(list(cat.scenarios.values())), (
+        "run: a2a-lab scenarios --markdown, and update docs/scenarios.md"
+    )

@@ -30,10 +30,18 @@ async def run(card_url: str, text: str) -> dict[str, Any]:
     from a2a.types import GetTaskRequest, Message, Part, Role, SendMessageRequest, TaskState
 
     base, _, path = card_url.partition("/.well-known/")
-    stopping = {TaskState.TASK_STATE_COMPLETED, TaskState.TASK_STATE_FAILED, TaskState.TASK_STATE_CANCELED, TaskState.TASK_STATE_REJECTED,
-                TaskState.TASK_STATE_INPUT_REQUIRED, TaskState.TASK_STATE_AUTH_REQUIRED}
+    stopping = {
+        TaskState.TASK_STATE_COMPLETED,
+        TaskState.TASK_STATE_FAILED,
+        TaskState.TASK_STATE_CANCELED,
+        TaskState.TASK_STATE_REJECTED,
+        TaskState.TASK_STATE_INPUT_REQUIRED,
+        TaskState.TASK_STATE_AUTH_REQUIRED,
+    }
     async with httpx.AsyncClient(trust_env=False) as http:  # httpx's default timeouts, as an SDK user gets them
-        card = await A2ACardResolver(http, base, "/.well-known/" + path if path else "/.well-known/agent-card.json").get_agent_card()
+        card = await A2ACardResolver(
+            http, base, "/.well-known/" + path if path else "/.well-known/agent-card.json"
+        ).get_agent_card()
         client = ClientFactory(ClientConfig(httpx_client=http)).create(card)
         message = Message(message_id=str(uuid.uuid4()), role=Role.ROLE_USER, parts=[Part(text=text)])
         result: dict[str, Any] = {"kind": "error", "state": None, "text": ""}
@@ -76,13 +84,16 @@ def main() -> int:
     try:
         import a2a.client  # noqa: F401
     except ImportError:
-        print("a2a-lab: the a2a-sdk adapter needs the official SDK: pip install 'a2a-sdk[http-server]>=1.3'", file=sys.stderr)
+        print(
+            "a2a-lab: the a2a-sdk adapter needs the official SDK: pip install 'a2a-sdk[http-server]>=1.3'",
+            file=sys.stderr,
+        )
         return 2
     text = os.environ.get(ENV_MESSAGE, "Hello from a2a-lab")
     try:
         result = asyncio.run(run(sys.argv[1], text))
         code = 0 if result["kind"] != "error" else 1
-    except Exception as exc:  # noqa: BLE001 - report what the SDK raised, as the SDK raised it
+    except Exception as exc:
         result = {"kind": "error", "state": None, "text": "", "error": f"{type(exc).__name__}: {exc}"}
         code = 1
     print(json.dumps(result))

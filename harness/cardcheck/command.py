@@ -34,14 +34,19 @@ class Loaded:
 
 def _read_url(url: str, limit: int) -> Loaded:
     try:
-        with httpx.Client(timeout=10, trust_env=False, follow_redirects=False) as http, http.stream("GET", url, headers={"Accept": "application/json"}) as r:
+        with (
+            httpx.Client(timeout=10, trust_env=False, follow_redirects=False) as http,
+            http.stream("GET", url, headers={"Accept": "application/json"}) as r,
+        ):
             if r.status_code != 200:
                 raise Unusable(f"{url}: HTTP {r.status_code}")
             chunks, size = [], 0
             for chunk in r.iter_bytes():
                 size += len(chunk)
                 if size > limit:
-                    raise Unusable(f"{url}: the card is larger than {limit} bytes (a careful client stops reading); raise --max-bytes to check it anyway")
+                    raise Unusable(
+                        f"{url}: the card is larger than {limit} bytes (a careful client stops reading); raise --max-bytes to check it anyway"
+                    )
                 chunks.append(chunk)
             return Loaded(url, b"".join(chunks), r.headers.get("content-type"))
     except httpx.HTTPError as exc:
@@ -56,7 +61,9 @@ def load(source: str, limit: int) -> Loaded:
     try:
         size = path.stat().st_size
         if size > limit:
-            raise Unusable(f"{source}: the card is {size} bytes, more than {limit}; raise --max-bytes to check it anyway")
+            raise Unusable(
+                f"{source}: the card is {size} bytes, more than {limit}; raise --max-bytes to check it anyway"
+            )
         return Loaded(source, path.read_bytes())
     except OSError as exc:
         raise Unusable(f"{source}: cannot read: {exc.strerror or exc}") from None
@@ -71,7 +78,7 @@ def _jwks(source: str) -> dict[str, Any]:
     if isinstance(data, dict) and "keys" not in data and "kty" in data:
         data = {"keys": [data]}
     if not isinstance(data, dict) or not isinstance(data.get("keys"), list):
-        raise Unusable(f"{source}: expected a JWKS ({{\"keys\": [...]}}) or a single JWK")
+        raise Unusable(f'{source}: expected a JWKS ({{"keys": [...]}}) or a single JWK')
     return data
 
 
@@ -86,19 +93,30 @@ def check(loaded: Loaded, policy: str, jwks_source: str | None) -> dict[str, Any
     if loaded.content_type and "json" not in loaded.content_type.lower():
         findings.warning("(content-type)", f"served as {loaded.content_type!r}", "serve the card as application/json")
     report: dict[str, Any] = {
-        "source": loaded.source, "size": len(loaded.raw), "sha256": hashlib.sha256(loaded.raw).hexdigest(), "shape": cards.shape(card),
-        "policy": policy, "findings": [f.to_json() for f in findings],
+        "source": loaded.source,
+        "size": len(loaded.raw),
+        "sha256": hashlib.sha256(loaded.raw).hexdigest(),
+        "shape": cards.shape(card),
+        "policy": policy,
+        "findings": [f.to_json() for f in findings],
         "requests": [derive(i).to_json() for i in cards.interfaces(card)],
     }
     if card.get(signing.SIGNATURES) or jwks_source:
         canonical = signing.canonical(card)
-        sig: dict[str, Any] = {"count": len(card.get(signing.SIGNATURES) or []), "canonical": canonical.decode("utf-8"), "canonical_sha256": signing.sha256(canonical)}
+        sig: dict[str, Any] = {
+            "count": len(card.get(signing.SIGNATURES) or []),
+            "canonical": canonical.decode("utf-8"),
+            "canonical_sha256": signing.sha256(canonical),
+        }
         if jwks_source:
             verdicts = signing.verify(card, _jwks(jwks_source))
             sig["verdicts"] = [v.__dict__ for v in verdicts]
             if not any(v.valid for v in verdicts):
-                findings.error("signatures", "no signature verifies with the given key set" if verdicts else "the card is not signed",
-                               "sign the canonical form (§8.4.1) with a key in the set")
+                findings.error(
+                    "signatures",
+                    "no signature verifies with the given key set" if verdicts else "the card is not signed",
+                    "sign the canonical form (§8.4.1) with a key in the set",
+                )
         else:
             findings.info("signatures", "signed; give --jwks FILE|URL to verify")
         report["signatures"] = sig
@@ -109,10 +127,17 @@ def check(loaded: Loaded, policy: str, jwks_source: str | None) -> dict[str, Any
 
 
 def render(report: dict[str, Any]) -> str:
-    lines = [f"card: {report['source']}", f"  {report['size']} bytes, sha256 {report['sha256']}, shape {report['shape']}, policy {report['policy']}", ""]
+    lines = [
+        f"card: {report['source']}",
+        f"  {report['size']} bytes, sha256 {report['sha256']}, shape {report['shape']}, policy {report['policy']}",
+        "",
+    ]
     if report["findings"]:
         for f in report["findings"]:
-            lines.append(f"{f['level'].upper():7} {f['path'] or '(card)'}: {f['message']}" + (f"\n        fix: {f['hint']}" if f["hint"] else ""))
+            lines.append(
+                f"{f['level'].upper():7} {f['path'] or '(card)'}: {f['message']}"
+                + (f"\n        fix: {f['hint']}" if f["hint"] else "")
+            )
     else:
         lines.append("no findings")
     lines.append("\nrequests a narrow client derives (SendMessage):")
@@ -122,13 +147,18 @@ def render(report: dict[str, Any]) -> str:
         if not r["usable"]:
             lines.append(f"     skipped: {r['reason']}")
             continue
-        lines.append(f"     {r['http_method']} {r['url']}" + (f"  (JSON-RPC method {r['jsonrpc_method']})" if r["jsonrpc_method"] else ""))
+        lines.append(
+            f"     {r['http_method']} {r['url']}"
+            + (f"  (JSON-RPC method {r['jsonrpc_method']})" if r["jsonrpc_method"] else "")
+        )
         lines.append(f"     {r['curl']}")
     if "signatures" in report:
         s = report["signatures"]
         lines.append(f"\nsignatures: {s['count']}; canonical form sha256 {s['canonical_sha256']}")
         for v in s.get("verdicts", []):
-            lines.append(f"  #{v['index']} kid={v['kid']} alg={v['alg']}: {'valid' if v['valid'] else 'INVALID'} ({v['reason']})")
+            lines.append(
+                f"  #{v['index']} kid={v['kid']} alg={v['alg']}: {'valid' if v['valid'] else 'INVALID'} ({v['reason']})"
+            )
     lines.append(f"\n{report['errors']} error(s), {report['warnings']} warning(s)")
     return "\n".join(lines)
 
@@ -137,10 +167,19 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("action", choices=["check"], help="what to do with the card")
     p.add_argument("source", help="a card file, or a URL to fetch it from once")
     p.add_argument("--json", action="store_true", help="print the report as JSON")
-    p.add_argument("--policy", choices=urlpolicy.POLICIES, default=urlpolicy.STRICT,
-                   help="URL policy: strict (https, port 443, no IP literal or local name; the default) or lenient (any http(s) URL)")
+    p.add_argument(
+        "--policy",
+        choices=urlpolicy.POLICIES,
+        default=urlpolicy.STRICT,
+        help="URL policy: strict (https, port 443, no IP literal or local name; the default) or lenient (any http(s) URL)",
+    )
     p.add_argument("--jwks", metavar="FILE|URL", help="verify the card's signatures with this JWKS (or single JWK)")
-    p.add_argument("--max-bytes", type=int, default=cards.DEFAULT_CARD_SIZE_LIMIT, help=f"size cap (default {cards.DEFAULT_CARD_SIZE_LIMIT})")
+    p.add_argument(
+        "--max-bytes",
+        type=int,
+        default=cards.DEFAULT_CARD_SIZE_LIMIT,
+        help=f"size cap (default {cards.DEFAULT_CARD_SIZE_LIMIT})",
+    )
 
 
 def cmd_card(args: argparse.Namespace) -> int:

@@ -38,14 +38,29 @@ class Derived:
         return " ".join(shlex.quote(p) for p in parts)
 
     def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"interface": {"index": self.interface.index, "url": self.interface.url, "binding": self.interface.binding,
-                                             "protocolVersion": self.interface.declared_version, "version": self.interface.version},
-                               "usable": self.ok}
+        out: dict[str, Any] = {
+            "interface": {
+                "index": self.interface.index,
+                "url": self.interface.url,
+                "binding": self.interface.binding,
+                "protocolVersion": self.interface.declared_version,
+                "version": self.interface.version,
+            },
+            "usable": self.ok,
+        }
         if not self.ok:
             out["reason"] = self.reason
             return out
-        out.update({"http_method": self.http_method, "url": self.url, "jsonrpc_method": self.rpc_method, "headers": self.headers,
-                    "body": self.body, "curl": self.curl()})
+        out.update(
+            {
+                "http_method": self.http_method,
+                "url": self.url,
+                "jsonrpc_method": self.rpc_method,
+                "headers": self.headers,
+                "body": self.body,
+                "curl": self.curl(),
+            }
+        )
         return out
 
 
@@ -56,7 +71,9 @@ def derive(iface: Interface) -> Derived:
         return Derived(iface, False, f"binding {iface.binding!r} is not one a2a-lab derives (JSONRPC, HTTP+JSON)")
     if version is None:
         return Derived(iface, False, f"protocol version {iface.version!r} is not one a2a-lab speaks (1.0, 0.3)")
-    params: dict[str, Any] = {"message": {"messageId": EXAMPLE_MESSAGE_ID, "role": Role.USER.value, "parts": [{"text": EXAMPLE_TEXT}]}}
+    params: dict[str, Any] = {
+        "message": {"messageId": EXAMPLE_MESSAGE_ID, "role": Role.USER.value, "parts": [{"text": EXAMPLE_TEXT}]}
+    }
     if iface.tenant:
         params["tenant"] = iface.tenant
     wire = requests.build(Operation.SEND_MESSAGE, version, binding, params)
@@ -64,5 +81,7 @@ def derive(iface: Interface) -> Derived:
     base = iface.url.rstrip("/")
     if isinstance(wire, requests.RpcRequest):
         body = {"jsonrpc": "2.0", "id": 1, "method": wire.method, "params": wire.params}
-        return Derived(iface, True, http_method="POST", url=iface.url, rpc_method=wire.method, headers=headers, body=body)
+        return Derived(
+            iface, True, http_method="POST", url=iface.url, rpc_method=wire.method, headers=headers, body=body
+        )
     return Derived(iface, True, http_method=wire.verb, url=base + wire.path, headers=headers, body=wire.body)

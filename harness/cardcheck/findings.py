@@ -26,7 +26,9 @@ class Finding:
         return out
 
     def __str__(self) -> str:
-        return f"{self.level.value.upper():7} {self.path or '(card)'}: {self.message}" + (f"\n        fix: {self.hint}" if self.hint else "")
+        return f"{self.level.value.upper():7} {self.path or '(card)'}: {self.message}" + (
+            f"\n        fix: {self.hint}" if self.hint else ""
+        )
 
 
 class Findings(list[Finding]):

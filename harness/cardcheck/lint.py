@@ -14,9 +14,20 @@ from a2a_lab.protocol.cards import REQUIRED_V03, REQUIRED_V1, V03_ONLY_FIELDS
 from . import urlpolicy
 from .findings import Findings
 
-_V1_SCHEMES = {"apiKeySecurityScheme": ("location", "name"), "httpAuthSecurityScheme": ("scheme",), "oauth2SecurityScheme": ("flows",),
-               "openIdConnectSecurityScheme": ("openIdConnectUrl",), "mtlsSecurityScheme": ()}
-_V03_SCHEMES = {"apiKey": ("in", "name"), "http": ("scheme",), "oauth2": ("flows",), "openIdConnect": ("openIdConnectUrl",), "mutualTLS": ()}
+_V1_SCHEMES = {
+    "apiKeySecurityScheme": ("location", "name"),
+    "httpAuthSecurityScheme": ("scheme",),
+    "oauth2SecurityScheme": ("flows",),
+    "openIdConnectSecurityScheme": ("openIdConnectUrl",),
+    "mtlsSecurityScheme": (),
+}
+_V03_SCHEMES = {
+    "apiKey": ("in", "name"),
+    "http": ("scheme",),
+    "oauth2": ("flows",),
+    "openIdConnect": ("openIdConnectUrl",),
+    "mutualTLS": (),
+}
 _CAPABILITY_FLAGS = (*cards.CAPABILITY_FLAGS, "stateTransitionHistory")  # the last one is 0.3's
 _SKILL_REQUIRED = ("id", "name", "description", "tags")
 
@@ -33,10 +44,15 @@ def _version_text(value: Any, path: str, out: Findings, patch_ok: bool = False) 
     if versions.parse(text) is None:
         out.error(path, f"{text!r} is not a protocol version", 'write Major.Minor, e.g. "1.0" or "0.3"')
     elif versions.has_patch(text) and not patch_ok:
-        out.warning(path, f"{text!r} carries a patch number; versions are Major.Minor (patches MUST NOT be considered, §3.6)",
-                    f'write "{versions.major_minor(text)}"')
+        out.warning(
+            path,
+            f"{text!r} carries a patch number; versions are Major.Minor (patches MUST NOT be considered, §3.6)",
+            f'write "{versions.major_minor(text)}"',
+        )
     elif versions.to_known(text) is None:
-        out.warning(path, f"version {text} is neither 1.0 nor 0.3", "clients that speak 1.0 or 0.3 will skip this interface")
+        out.warning(
+            path, f"version {text} is neither 1.0 nor 0.3", "clients that speak 1.0 or 0.3 will skip this interface"
+        )
 
 
 def _interfaces(card: dict[str, Any], policy: str, out: Findings) -> None:
@@ -44,7 +60,11 @@ def _interfaces(card: dict[str, Any], policy: str, out: Findings) -> None:
     if listed is None:
         return
     if not isinstance(listed, list) or not listed:
-        out.error("supportedInterfaces", "must be a non-empty list", "list at least one {url, protocolBinding, protocolVersion}")
+        out.error(
+            "supportedInterfaces",
+            "must be a non-empty list",
+            "list at least one {url, protocolBinding, protocolVersion}",
+        )
         return
     seen: set[tuple[str, str, str]] = set()
     usable = 0
@@ -55,14 +75,26 @@ def _interfaces(card: dict[str, Any], policy: str, out: Findings) -> None:
             continue
         for name in ("url", "protocolBinding", "protocolVersion"):
             if name not in entry:
-                hint = 'clients read an absent version as 0.3 (§3.6.2); declare it, e.g. "1.0"' if name == "protocolVersion" else f"add `{name}`"
+                hint = (
+                    'clients read an absent version as 0.3 (§3.6.2); declare it, e.g. "1.0"'
+                    if name == "protocolVersion"
+                    else f"add `{name}`"
+                )
                 (out.warning if name == "protocolVersion" else out.error)(f"{path}.{name}", "missing (REQUIRED)", hint)
         binding = str(entry.get("protocolBinding", ""))
         if binding and bindings.parse(binding) is None:
             if "://" in binding or ":" in binding:
-                out.info(f"{path}.protocolBinding", f"custom binding {binding!r}", "clients that do not know it skip this interface")
+                out.info(
+                    f"{path}.protocolBinding",
+                    f"custom binding {binding!r}",
+                    "clients that do not know it skip this interface",
+                )
             else:
-                out.error(f"{path}.protocolBinding", f"unknown binding {binding!r}", "core bindings are JSONRPC, HTTP+JSON, GRPC; custom ones are URIs (§5.8)")
+                out.error(
+                    f"{path}.protocolBinding",
+                    f"unknown binding {binding!r}",
+                    "core bindings are JSONRPC, HTTP+JSON, GRPC; custom ones are URIs (§5.8)",
+                )
         if "protocolVersion" in entry:
             _version_text(entry["protocolVersion"], f"{path}.protocolVersion", out)
         url = entry.get("url")
@@ -75,7 +107,9 @@ def _interfaces(card: dict[str, Any], policy: str, out: Findings) -> None:
         seen.add(key)
         if "tenant" in entry and not isinstance(entry["tenant"], str):
             out.error(f"{path}.tenant", "must be a string")
-        if bindings.parse(binding) in (bindings.Binding.JSONRPC, bindings.Binding.HTTP_JSON) and versions.to_known(versions.interface_version(entry.get("protocolVersion"))):
+        if bindings.parse(binding) in (bindings.Binding.JSONRPC, bindings.Binding.HTTP_JSON) and versions.to_known(
+            versions.interface_version(entry.get("protocolVersion"))
+        ):
             usable += 1
     if usable == 0:
         out.warning("supportedInterfaces", "no interface a JSON-RPC or HTTP+JSON client of 1.0 or 0.3 can use")
@@ -87,13 +121,18 @@ def _version_mix(card: dict[str, Any], out: Findings) -> None:
     if top is None or not isinstance(listed, list):
         return
     view = cards.legacy_view(card)
-    if view is not None and any((i.url, i.binding, i.version) == (view.url, view.binding, view.version) for i in cards.interfaces(card)):
+    if view is not None and any(
+        (i.url, i.binding, i.version) == (view.url, view.binding, view.version) for i in cards.interfaces(card)
+    ):
         return  # a dual card whose 0.3 fields describe one of its own 0.3 interfaces (as the SDK serves): no mix
     declared = {versions.interface_version(e.get("protocolVersion")) for e in listed if isinstance(e, dict)}
     top_mm = versions.major_minor(str(top))
     if top_mm not in declared or len(declared) > 1:
-        out.warning("protocolVersion", f"top-level protocolVersion {top!r} differs from the interfaces' versions ({', '.join(sorted(declared))})",
-                    "a 0.3 leftover: 1.0 clients read supportedInterfaces, where the first supported entry wins (field note S1)")
+        out.warning(
+            "protocolVersion",
+            f"top-level protocolVersion {top!r} differs from the interfaces' versions ({', '.join(sorted(declared))})",
+            "a 0.3 leftover: 1.0 clients read supportedInterfaces, where the first supported entry wins (field note S1)",
+        )
 
 
 def _capabilities(card: dict[str, Any], out: Findings) -> None:
@@ -129,13 +168,21 @@ def _security(card: dict[str, Any], out: Findings) -> None:
             if "type" in scheme:  # 0.3, OpenAPI style
                 required = _V03_SCHEMES.get(str(scheme["type"]))
                 if required is None:
-                    out.error(f"{path}.type", f"unknown 0.3 scheme type {scheme['type']!r}", "apiKey, http, oauth2, openIdConnect, mutualTLS")
+                    out.error(
+                        f"{path}.type",
+                        f"unknown 0.3 scheme type {scheme['type']!r}",
+                        "apiKey, http, oauth2, openIdConnect, mutualTLS",
+                    )
                     continue
                 fields, inner = required, scheme
             else:
                 kinds = [k for k in _V1_SCHEMES if k in scheme]
                 if len(kinds) != 1:
-                    out.error(path, "a 1.0 security scheme is exactly one of " + ", ".join(_V1_SCHEMES), "e.g. {httpAuthSecurityScheme: {scheme: Bearer}}")
+                    out.error(
+                        path,
+                        "a 1.0 security scheme is exactly one of " + ", ".join(_V1_SCHEMES),
+                        "e.g. {httpAuthSecurityScheme: {scheme: Bearer}}",
+                    )
                     continue
                 fields, inner = _V1_SCHEMES[kinds[0]], scheme[kinds[0]]
                 path = f"{path}.{kinds[0]}"
@@ -148,10 +195,18 @@ def _security(card: dict[str, Any], out: Findings) -> None:
     for i, req in enumerate(card.get("securityRequirements") or []):
         used = set(req.get("schemes", {})) if isinstance(req, dict) else set()
         for name in sorted(used - names):
-            out.error(f"securityRequirements[{i}].schemes.{name}", "names a scheme securitySchemes does not define", f"define securitySchemes.{name}")
+            out.error(
+                f"securityRequirements[{i}].schemes.{name}",
+                "names a scheme securitySchemes does not define",
+                f"define securitySchemes.{name}",
+            )
     for i, req in enumerate(card.get("security") or []):
         for name in sorted(set(req) - names if isinstance(req, dict) else set()):
-            out.error(f"security[{i}].{name}", "names a scheme securitySchemes does not define", f"define securitySchemes.{name}")
+            out.error(
+                f"security[{i}].{name}",
+                "names a scheme securitySchemes does not define",
+                f"define securitySchemes.{name}",
+            )
 
 
 def _skills(card: dict[str, Any], out: Findings) -> None:
@@ -162,7 +217,9 @@ def _skills(card: dict[str, Any], out: Findings) -> None:
         out.error("skills", "must be a list")
         return
     if not skills:
-        out.warning("skills", "no skills (§5.7 asks REQUIRED lists to have at least one element)", "describe at least one skill")
+        out.warning(
+            "skills", "no skills (§5.7 asks REQUIRED lists to have at least one element)", "describe at least one skill"
+        )
     ids: set[str] = set()
     for i, skill in enumerate(skills):
         if not isinstance(skill, dict):
@@ -195,12 +252,18 @@ def lint(card: Any, policy: str = urlpolicy.STRICT) -> Findings:
             for message, hint in urlpolicy.problems(url, policy):
                 out.error("url", message, hint)
     if shape == "unknown":
-        out.error("supportedInterfaces", "neither a 1.0 card (supportedInterfaces) nor a 0.3 card (url + protocolVersion)",
-                  "declare supportedInterfaces: [{url, protocolBinding, protocolVersion}]")
+        out.error(
+            "supportedInterfaces",
+            "neither a 1.0 card (supportedInterfaces) nor a 0.3 card (url + protocolVersion)",
+            "declare supportedInterfaces: [{url, protocolBinding, protocolVersion}]",
+        )
     if shape == "dual":
         present = [f for f in V03_ONLY_FIELDS if f in card]
-        out.info(",".join(present), "0.3 top-level fields beside the 1.0 ones (a dual-shaped card, as the official SDK serves)",
-                 "1.0 clients ignore them; 0.3 clients read them")
+        out.info(
+            ",".join(present),
+            "0.3 top-level fields beside the 1.0 ones (a dual-shaped card, as the official SDK serves)",
+            "1.0 clients ignore them; 0.3 clients read them",
+        )
     _interfaces(card, policy, out)
     _version_mix(card, out)
     _capabilities(card, out)

@@ -26,11 +26,15 @@ def problems(url: str, policy: str) -> list[tuple[str, str]]:
     if parts.scheme != "https":
         out.append(("not https", "serve the agent over TLS (https://)"))
     if port not in (None, 443):
-        out.append((f"port {port}, not 443", "serve on the default https port, or use --policy lenient for local testing"))
+        out.append(
+            (f"port {port}, not 443", "serve on the default https port, or use --policy lenient for local testing")
+        )
     try:
         ipaddress.ip_address(host)
         out.append((f"an IP literal ({host})", "use a DNS name"))
     except ValueError:
         if host == "localhost" or host.endswith(_LOCAL_SUFFIXES) or "." not in host:
-            out.append((f"a local or private name ({host})", "use a public DNS name, or --policy lenient for local testing"))
+            out.append(
+                (f"a local or private name ({host})", "use a public DNS name, or --policy lenient for local testing")
+            )
     return out

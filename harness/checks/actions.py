@@ -12,7 +12,15 @@ from .base import Check, check
 
 _SENDS = (Operation.SEND_MESSAGE, Operation.SEND_STREAMING_MESSAGE)
 #: The checks in this module; a client that declines one of them is not judged on the scenario's conclusion.
-ACTION_CHECKS = ("MULTI-TURN", "STREAMING-USED", "PUSH-RECEIVER", "AUTH-PRESENTED", "EXTENDED-CARD", "RESUBSCRIBE", "SIGNATURE-VERIFIED")
+ACTION_CHECKS = (
+    "MULTI-TURN",
+    "STREAMING-USED",
+    "PUSH-RECEIVER",
+    "AUTH-PRESENTED",
+    "EXTENDED-CARD",
+    "RESUBSCRIBE",
+    "SIGNATURE-VERIFIED",
+)
 
 
 def _not_asked(c: Check, what: str) -> CheckResult:
@@ -23,9 +31,14 @@ def _unimplemented(c: Check, message: str) -> CheckResult:
     return c.result(Outcome.UNIMPLEMENTED, message)
 
 
-@check("MULTI-TURN", Level.MUST, "A2A 1.0 §3.4.1, §3.4.2, §3.1.1 (continuing a task)", "Follow-ups continue the same task",
-       "Asked to answer (A2A_LAB_ACTION follow_up), the client sends its next message with the taskId of the task it continues; "
-       "a contextId, if sent, is the task's own. A taskId must name an existing task (clients cannot create task ids).")
+@check(
+    "MULTI-TURN",
+    Level.MUST,
+    "A2A 1.0 §3.4.1, §3.4.2, §3.1.1 (continuing a task)",
+    "Follow-ups continue the same task",
+    "Asked to answer (A2A_LAB_ACTION follow_up), the client sends its next message with the taskId of the task it continues; "
+    "a contextId, if sent, is the task's own. A taskId must name an existing task (clients cannot create task ids).",
+)
 def multi_turn(view: RunView, c: Check) -> CheckResult:
     if "follow_up" not in view.action:
         return _not_asked(c, "continue the task")
@@ -38,18 +51,30 @@ def multi_turn(view: RunView, c: Check) -> CheckResult:
     message = follow.message() if isinstance(follow.message(), dict) else {}
     task_id = message.get("taskId")
     if not task_id:
-        return c.broken("the follow-up started a new task instead of continuing the interrupted one", f"taskId {next(iter(tasks), '?')!r}", "no taskId", [follow])
+        return c.broken(
+            "the follow-up started a new task instead of continuing the interrupted one",
+            f"taskId {next(iter(tasks), '?')!r}",
+            "no taskId",
+            [follow],
+        )
     if task_id not in tasks:
-        return c.broken("the follow-up names a task the server never created", f"one of {sorted(tasks)}", repr(task_id), [follow])
+        return c.broken(
+            "the follow-up names a task the server never created", f"one of {sorted(tasks)}", repr(task_id), [follow]
+        )
     ctx = message.get("contextId")
     if ctx and contexts.get(task_id) and ctx != contexts[task_id]:
         return c.broken("the follow-up's contextId is not the task's", repr(contexts[task_id]), repr(ctx), [follow])
     return c.passed(f"the follow-up continued task {task_id}", [follow])
 
 
-@check("STREAMING-USED", Level.MAY, "A2A 1.0 §3.1.2 SendStreamingMessage (capability `streaming`)", "Streams when asked and allowed",
-       "Asked to stream (A2A_LAB_ACTION stream) by a card that declares capabilities.streaming, the client uses "
-       "SendStreamingMessage (or message/stream) and reads the events to the end.")
+@check(
+    "STREAMING-USED",
+    Level.MAY,
+    "A2A 1.0 §3.1.2 SendStreamingMessage (capability `streaming`)",
+    "Streams when asked and allowed",
+    "Asked to stream (A2A_LAB_ACTION stream) by a card that declares capabilities.streaming, the client uses "
+    "SendStreamingMessage (or message/stream) and reads the events to the end.",
+)
 def streaming_used(view: RunView, c: Check) -> CheckResult:
     from a2a_lab.protocol import cards
 
@@ -63,9 +88,14 @@ def streaming_used(view: RunView, c: Check) -> CheckResult:
     return c.passed("the client streamed", streamed[:1])
 
 
-@check("PUSH-RECEIVER", Level.MUST, "A2A 1.0 §4.3.3, §13.2 (C15)", "The webhook answers 2xx and checks credentials",
-       "Asked to register a webhook (A2A_LAB_ACTION webhook), the client's receiver answers every genuine notification with 2xx "
-       "and refuses one sent with wrong credentials (the scenario's probe).")
+@check(
+    "PUSH-RECEIVER",
+    Level.MUST,
+    "A2A 1.0 §4.3.3, §13.2 (C15)",
+    "The webhook answers 2xx and checks credentials",
+    "Asked to register a webhook (A2A_LAB_ACTION webhook), the client's receiver answers every genuine notification with 2xx "
+    "and refuses one sent with wrong credentials (the scenario's probe).",
+)
 def push_receiver(view: RunView, c: Check) -> CheckResult:
     from a2a_lab.protocol import cards
 
@@ -76,28 +106,54 @@ def push_receiver(view: RunView, c: Check) -> CheckResult:
         return c.skipped("the card does not allow push notifications (CAPABILITIES-RESPECTED judges this case)")
     if not deliveries:
         registered = any(call.operation is Operation.CREATE_PUSH_CONFIG for call in view.a2a_calls) or any(
-            isinstance(call.params(), dict) and isinstance(call.params().get("configuration"), dict)
-            and ("taskPushNotificationConfig" in call.params()["configuration"] or "pushNotificationConfig" in call.params()["configuration"])
-            for call in view.a2a_calls)
-        return c.skipped("a webhook was registered but no notification was due") if registered else _unimplemented(c, "the client registered no webhook")
+            isinstance(call.params(), dict)
+            and isinstance(call.params().get("configuration"), dict)
+            and (
+                "taskPushNotificationConfig" in call.params()["configuration"]
+                or "pushNotificationConfig" in call.params()["configuration"]
+            )
+            for call in view.a2a_calls
+        )
+        return (
+            c.skipped("a webhook was registered but no notification was due")
+            if registered
+            else _unimplemented(c, "the client registered no webhook")
+        )
     refused = [e for e in deliveries if e.get("response", {}).get("refused")]
     if refused:
-        return c.broken("the webhook URL is not one a careful server calls", "a loopback webhook URL", refused[0]["response"]["refused"])
+        return c.broken(
+            "the webhook URL is not one a careful server calls",
+            "a loopback webhook URL",
+            refused[0]["response"]["refused"],
+        )
     genuine = [e for e in deliveries if not e.get("push", {}).get("probe")]
     bad = [e for e in genuine if not 200 <= int(e.get("response", {}).get("status") or 0) < 300]
     if bad:
         got = bad[0].get("response", {})
-        return c.broken("a genuine notification was not acknowledged with 2xx", "2xx", str(got.get("status") or got.get("failed")))
+        return c.broken(
+            "a genuine notification was not acknowledged with 2xx", "2xx", str(got.get("status") or got.get("failed"))
+        )
     probes = [e for e in deliveries if e.get("push", {}).get("probe")]
     accepted = [e for e in probes if 200 <= int(e.get("response", {}).get("status") or 0) < 300]
     if accepted:
-        return c.broken("the receiver accepted a notification with wrong credentials", "401 or 403", str(accepted[0]["response"]["status"]))
-    return c.passed(f"{len(genuine)} notification(s) acknowledged" + (f", {len(probes)} forged one(s) refused" if probes else ""))
+        return c.broken(
+            "the receiver accepted a notification with wrong credentials",
+            "401 or 403",
+            str(accepted[0]["response"]["status"]),
+        )
+    return c.passed(
+        f"{len(genuine)} notification(s) acknowledged" + (f", {len(probes)} forged one(s) refused" if probes else "")
+    )
 
 
-@check("AUTH-PRESENTED", Level.MUST, "A2A 1.0 §3.1.11 (C3), §7.4; the card's securitySchemes", "Credentials presented where required",
-       "Given a token (A2A_LAB_ACTION token) for an agent whose card requires it, the client authenticates every call that needs "
-       "it (all calls, or GetExtendedAgentCard) with `Authorization: Bearer <token>`.")
+@check(
+    "AUTH-PRESENTED",
+    Level.MUST,
+    "A2A 1.0 §3.1.11 (C3), §7.4; the card's securitySchemes",
+    "Credentials presented where required",
+    "Given a token (A2A_LAB_ACTION token) for an agent whose card requires it, the client authenticates every call that needs "
+    "it (all calls, or GetExtendedAgentCard) with `Authorization: Bearer <token>`.",
+)
 def auth_presented(view: RunView, c: Check) -> CheckResult:
     if "token" not in view.action:
         return _not_asked(c, "authenticate")
@@ -109,14 +165,23 @@ def auth_presented(view: RunView, c: Check) -> CheckResult:
         return _unimplemented(c, "the client presented no credentials")
     wrong = [call for call in needing if call.entry["credentials"] != "valid"]
     if wrong:
-        return c.broken("a call that needs credentials went without the right ones", "Authorization: Bearer <the token given>",
-                        f"credentials {wrong[0].entry['credentials']}", wrong)
+        return c.broken(
+            "a call that needs credentials went without the right ones",
+            "Authorization: Bearer <the token given>",
+            f"credentials {wrong[0].entry['credentials']}",
+            wrong,
+        )
     return c.passed(f"{len(needing)} call(s) authenticated")
 
 
-@check("EXTENDED-CARD", Level.SHOULD, "A2A 1.0 §3.1.11, §13.3 (C16)", "Fetches the extended card when asked",
-       "Asked to (A2A_LAB_ACTION extended_card) by a card that declares capabilities.extendedAgentCard, the client calls "
-       "GetExtendedAgentCard, authenticated, and uses the extended card for the session.")
+@check(
+    "EXTENDED-CARD",
+    Level.SHOULD,
+    "A2A 1.0 §3.1.11, §13.3 (C16)",
+    "Fetches the extended card when asked",
+    "Asked to (A2A_LAB_ACTION extended_card) by a card that declares capabilities.extendedAgentCard, the client calls "
+    "GetExtendedAgentCard, authenticated, and uses the extended card for the session.",
+)
 def extended_card(view: RunView, c: Check) -> CheckResult:
     from a2a_lab.protocol import cards
 
@@ -128,7 +193,12 @@ def extended_card(view: RunView, c: Check) -> CheckResult:
     if not calls:
         return _unimplemented(c, "the client did not call GetExtendedAgentCard")
     if all(call.answer.get("result_kind") == "error" for call in calls):
-        return c.broken("the extended card was never obtained", "a successful GetExtendedAgentCard", f"error {calls[-1].answer.get('code')}", calls)
+        return c.broken(
+            "the extended card was never obtained",
+            "a successful GetExtendedAgentCard",
+            f"error {calls[-1].answer.get('code')}",
+            calls,
+        )
     return c.passed("the extended card was fetched", calls[:1])
 
 
@@ -136,25 +206,44 @@ def _dropped(call: Call) -> bool:
     return any(ev.get("dropped") for ev in call.entry.get("events") or [])
 
 
-@check("RESUBSCRIBE", Level.SHOULD, "A2A 1.0 §3.1.6, §7.6.2 (C19), §6 streaming reliability", "Recovers a dropped stream",
-       "When a stream breaks before the task ends, the client SHOULD resume: SubscribeToTask (preferred), or GetTask, for the "
-       "same task.")
+@check(
+    "RESUBSCRIBE",
+    Level.SHOULD,
+    "A2A 1.0 §3.1.6, §7.6.2 (C19), §6 streaming reliability",
+    "Recovers a dropped stream",
+    "When a stream breaks before the task ends, the client SHOULD resume: SubscribeToTask (preferred), or GetTask, for the "
+    "same task.",
+)
 def resubscribe(view: RunView, c: Check) -> CheckResult:
     dropped = [call for call in view.a2a_calls if _dropped(call)]
     if not dropped:
         return c.skipped("no stream was dropped")
-    after = [call for call in view.a2a_calls if call.seq > dropped[0].seq and call.operation in (Operation.SUBSCRIBE_TO_TASK, Operation.GET_TASK)]
+    after = [
+        call
+        for call in view.a2a_calls
+        if call.seq > dropped[0].seq and call.operation in (Operation.SUBSCRIBE_TO_TASK, Operation.GET_TASK)
+    ]
     if not after:
         if view.action.get("resubscribe"):
-            return c.broken("the client gave up on the task when its stream dropped", "SubscribeToTask (or GetTask) for the task", "nothing", dropped)
+            return c.broken(
+                "the client gave up on the task when its stream dropped",
+                "SubscribeToTask (or GetTask) for the task",
+                "nothing",
+                dropped,
+            )
         return _unimplemented(c, "the client did not resume after the stream dropped")
     how = "SubscribeToTask" if any(call.operation is Operation.SUBSCRIBE_TO_TASK for call in after) else "GetTask"
     return c.passed(f"resumed with {how}", after[:1])
 
 
-@check("SIGNATURE-VERIFIED", Level.MUST, "A2A 1.0 §8.4.3 (C14)", "Card signatures verified",
-       "Asked to verify (A2A_LAB_ACTION verify_signature, with the key set in `jwks`), the client verifies the card's signature "
-       "over its canonical form: it uses a card that verifies and refuses one that does not (tampered payload, unknown key).")
+@check(
+    "SIGNATURE-VERIFIED",
+    Level.MUST,
+    "A2A 1.0 §8.4.3 (C14)",
+    "Card signatures verified",
+    "Asked to verify (A2A_LAB_ACTION verify_signature, with the key set in `jwks`), the client verifies the card's signature "
+    "over its canonical form: it uses a card that verifies and refuses one that does not (tampered payload, unknown key).",
+)
 def signature_verified(view: RunView, c: Check) -> CheckResult:
     if not view.action.get("verify_signature"):
         return _not_asked(c, "verify the card signature")
@@ -166,5 +255,7 @@ def signature_verified(view: RunView, c: Check) -> CheckResult:
             return c.broken("the client refused a card whose signature verifies", "the agent is used", "no call")
         return c.passed("the card verifies and the client used it")
     if view.a2a_calls:
-        return _unimplemented(c, "the card's signature does not verify, yet the client used it (it did not verify, or ignored the result)")
+        return _unimplemented(
+            c, "the card's signature does not verify, yet the client used it (it did not verify, or ignored the result)"
+        )
     return c.passed("the card's signature does not verify and the client did not use it")

@@ -20,10 +20,22 @@ class Check:
     grading: str
     evaluate: Callable[[RunView, Check], CheckResult]
 
-    def result(self, outcome: Outcome, message: str, expected: str = "", actual: str = "", calls: list[Call] | None = None) -> CheckResult:
+    def result(
+        self, outcome: Outcome, message: str, expected: str = "", actual: str = "", calls: list[Call] | None = None
+    ) -> CheckResult:
         calls = calls or []
-        return CheckResult(self.id, self.level, outcome, message, self.section, self.requirement, expected, actual,
-                           [c.seq for c in calls], calls[0].quote() if calls else "")
+        return CheckResult(
+            self.id,
+            self.level,
+            outcome,
+            message,
+            self.section,
+            self.requirement,
+            expected,
+            actual,
+            [c.seq for c in calls],
+            calls[0].quote() if calls else "",
+        )
 
     def passed(self, message: str, calls: list[Call] | None = None) -> CheckResult:
         return self.result(Outcome.PASS, message, calls=calls)
@@ -33,14 +45,21 @@ class Check:
 
     def broken(self, message: str, expected: str, actual: str, calls: list[Call] | None = None) -> CheckResult:
         """The outcome a miss earns at this check's level."""
-        outcome = {Level.MUST: Outcome.FAIL, Level.SHOULD: Outcome.NON_STRICT, Level.MAY: Outcome.INFORMATIONAL, Level.INFO: Outcome.INFORMATIONAL}[self.level]
+        outcome = {
+            Level.MUST: Outcome.FAIL,
+            Level.SHOULD: Outcome.NON_STRICT,
+            Level.MAY: Outcome.INFORMATIONAL,
+            Level.INFO: Outcome.INFORMATIONAL,
+        }[self.level]
         return self.result(outcome, message, expected, actual, calls)
 
 
 REGISTRY: dict[str, Check] = {}
 
 
-def check(check_id: str, level: Level, section: str, title: str, requirement: str, grading: str = "") -> Callable[[Callable[[RunView, Check], CheckResult]], Callable[[RunView, Check], CheckResult]]:
+def check(
+    check_id: str, level: Level, section: str, title: str, requirement: str, grading: str = ""
+) -> Callable[[Callable[[RunView, Check], CheckResult]], Callable[[RunView, Check], CheckResult]]:
     def register(fn: Callable[[RunView, Check], CheckResult]) -> Callable[[RunView, Check], CheckResult]:
         if check_id in REGISTRY:
             raise ValueError(f"duplicate check id {check_id}")

@@ -10,11 +10,16 @@ from ..model import CheckResult, Level
 from .base import Check, check
 
 
-@check("CAPABILITIES-RESPECTED", Level.MUST, "A2A 1.0 §3.3.4 (C4), §3.1.2, §3.1.6-§3.1.11", "No streaming, push or extended card the card does not offer",
-       "Clients SHOULD check the card's capabilities before optional operations: streaming (SendStreamingMessage, "
-       "SubscribeToTask), pushNotifications (push config methods, or a push config inline in a send), extendedAgentCard "
-       "(GetExtendedAgentCard).",
-       "spec keyword SHOULD; graded MUST: a conforming server answers such calls with an error, so the client gets no answer")
+@check(
+    "CAPABILITIES-RESPECTED",
+    Level.MUST,
+    "A2A 1.0 §3.3.4 (C4), §3.1.2, §3.1.6-§3.1.11",
+    "No streaming, push or extended card the card does not offer",
+    "Clients SHOULD check the card's capabilities before optional operations: streaming (SendStreamingMessage, "
+    "SubscribeToTask), pushNotifications (push config methods, or a push config inline in a send), extendedAgentCard "
+    "(GetExtendedAgentCard).",
+    "spec keyword SHOULD; graded MUST: a conforming server answers such calls with an error, so the client gets no answer",
+)
 def capabilities_respected(view: RunView, c: Check) -> CheckResult:
     # Each use of an optional feature: (call, the capability it needs, how to name it). A webhook registered inline in a
     # send (configuration.taskPushNotificationConfig; 0.3 pushNotificationConfig) needs capabilities.pushNotifications
@@ -32,8 +37,12 @@ def capabilities_respected(view: RunView, c: Check) -> CheckResult:
         return c.skipped("no capability-gated operation was called")
     for call, capability, what in uses:
         if not cards.capability(view.card, capability):
-            return c.broken(f"{what} was sent although the card does not declare capabilities.{capability}",
-                            f"no {what} (capabilities.{capability} is absent or false)", call.label(), [call])
+            return c.broken(
+                f"{what} was sent although the card does not declare capabilities.{capability}",
+                f"no {what} (capabilities.{capability} is absent or false)",
+                call.label(),
+                [call],
+            )
     return c.passed("optional operations used only where the card allows them")
 
 

@@ -11,9 +11,14 @@ from ..model import CheckResult, Level
 from .base import Check, check
 
 
-@check("CARD-DISCOVERY", Level.MUST, "A2A 1.0 §8.2, §5.6.3 (0.3)", "Card fetched before the first call",
-       "A client discovers the agent by fetching its card from /.well-known/agent-card.json (a legacy /.well-known/agent.json "
-       "fallback is tolerated) before calling it.")
+@check(
+    "CARD-DISCOVERY",
+    Level.MUST,
+    "A2A 1.0 §8.2, §5.6.3 (0.3)",
+    "Card fetched before the first call",
+    "A client discovers the agent by fetching its card from /.well-known/agent-card.json (a legacy /.well-known/agent.json "
+    "fallback is tolerated) before calling it.",
+)
 def card_discovery(view: RunView, c: Check) -> CheckResult:
     if not view.calls and not view.card_fetches:
         return c.skipped("the client made no request")
@@ -24,28 +29,55 @@ def card_discovery(view: RunView, c: Check) -> CheckResult:
     if not fetched:
         if not view.calls:
             return c.skipped("the client got no card and made no call")
-        tried_text = "; tried " + ", ".join(f"{e['method']} {e['path']} ({e.get('response', {}).get('status', 'no answer')})" for e in tried[:3]) if tried else ""
-        return c.broken("the client called the agent without reading its card first", "GET /.well-known/agent-card.json before any call",
-                        f"first request was {view.calls[0].label()}{tried_text}", [view.calls[0]])
+        tried_text = (
+            "; tried "
+            + ", ".join(
+                f"{e['method']} {e['path']} ({e.get('response', {}).get('status', 'no answer')})" for e in tried[:3]
+            )
+            if tried
+            else ""
+        )
+        return c.broken(
+            "the client called the agent without reading its card first",
+            "GET /.well-known/agent-card.json before any call",
+            f"first request was {view.calls[0].label()}{tried_text}",
+            [view.calls[0]],
+        )
     paths = sorted({e.get("card_path", e["path"]) for e in fetched})
     return c.passed(f"card fetched from {', '.join(paths)} before the first call")
 
 
-@check("INTERFACE-SELECTION", Level.MUST, "A2A 1.0 §8.3.2 rules 1-2", "First supported interface chosen",
-       "Clients MUST select the first entry of supportedInterfaces whose binding (and version) they support; a mixed-version "
-       "card is not a reason to give up. What a client supports is what it is seen to use anywhere in the run, or what "
-       "--client-supports declares.")
+@check(
+    "INTERFACE-SELECTION",
+    Level.MUST,
+    "A2A 1.0 §8.3.2 rules 1-2",
+    "First supported interface chosen",
+    "Clients MUST select the first entry of supportedInterfaces whose binding (and version) they support; a mixed-version "
+    "card is not a reason to give up. What a client supports is what it is seen to use anywhere in the run, or what "
+    "--client-supports declares.",
+)
 def interface_selection(view: RunView, c: Check) -> CheckResult:
     if view.expect.no_call_allowed and not view.calls:
         return c.skipped("the client made no call, which a correct client may do here (RESULT-EXPECTED judges it)")
-    if view.calls and not any((e.get("response") or {}).get("status", 0) in (*range(200, 300), 304) for e in view.card_fetches):
-        return c.skipped("the server served no card, so there was no interface to select (CARD-DISCOVERY judges the calls)")
+    if view.calls and not any(
+        (e.get("response") or {}).get("status", 0) in (*range(200, 300), 304) for e in view.card_fetches
+    ):
+        return c.skipped(
+            "the server served no card, so there was no interface to select (CARD-DISCOVERY judges the calls)"
+        )
     if not view.supports:
-        servable = [i for i in view.interfaces if i.core_binding is not None and i.known_version is not None and view.interface_path(i) is not None]
+        servable = [
+            i
+            for i in view.interfaces
+            if i.core_binding is not None and i.known_version is not None and view.interface_path(i) is not None
+        ]
         if view.a2a_calls or not servable:
             return c.skipped("the client's supported interfaces are unknown (declare them with --client-supports)")
-        return c.broken("the client never called the agent, here or in any other scenario of the run", f"a call to {servable[0].label}",
-                        "no A2A call (see the client's exit code and stderr)")
+        return c.broken(
+            "the client never called the agent, here or in any other scenario of the run",
+            f"a call to {servable[0].label}",
+            "no A2A call (see the client's exit code and stderr)",
+        )
     expected = view.expected_interface()
     if expected is None:
         return c.skipped("the card lists no interface this client is known to support")
@@ -53,26 +85,46 @@ def interface_selection(view: RunView, c: Check) -> CheckResult:
     if first_request is not None and first_request.entry.get("unmatched") and view.declared_at(first_request):
         went = view.declared_at(first_request)[0]
         if went != expected:
-            return c.broken("the first call went to a declared interface the client does not speak, not to the first one it supports",
-                            f"#{expected.index} {expected.label}", f"{first_request.entry.get('method')} {first_request.entry.get('path')}: "
-                            f"#{went.index} {went.label}", [first_request])
+            return c.broken(
+                "the first call went to a declared interface the client does not speak, not to the first one it supports",
+                f"#{expected.index} {expected.label}",
+                f"{first_request.entry.get('method')} {first_request.entry.get('path')}: #{went.index} {went.label}",
+                [first_request],
+            )
     if not view.a2a_calls:
         if view.calls:
             return c.skipped("the client made no A2A call the server could route (see URL-FROM-CARD)")
-        return c.broken("the client gave up although the card offers an interface it supports", f"a call to {expected.label}", "no A2A call at all")
+        return c.broken(
+            "the client gave up although the card offers an interface it supports",
+            f"a call to {expected.label}",
+            "no A2A call at all",
+        )
     first = view.a2a_calls[0]
     declared = view.declared(first)
     chosen = next((i for i in declared if i.known_version is first.version), None)
     if chosen is not None and chosen == expected:
         return c.passed(f"used the first supported interface: #{expected.index} {expected.label}", [first])
-    actual = chosen.label if chosen else f"{first.binding.value if first.binding else '?'} {first.version.value if first.version else '?'} at {first.endpoint_path}"
-    return c.broken("the first call did not go to the first interface (in card order) that the client supports",
-                    f"#{expected.index} {expected.label}", actual + (f" (#{chosen.index})" if chosen else ""), [first])
+    actual = (
+        chosen.label
+        if chosen
+        else f"{first.binding.value if first.binding else '?'} {first.version.value if first.version else '?'} at {first.endpoint_path}"
+    )
+    return c.broken(
+        "the first call did not go to the first interface (in card order) that the client supports",
+        f"#{expected.index} {expected.label}",
+        actual + (f" (#{chosen.index})" if chosen else ""),
+        [first],
+    )
 
 
-@check("URL-FROM-CARD", Level.MUST, "A2A 1.0 §8.3.2 rule 3; 0.3 §5.6.3", "Requests go to a declared URL",
-       "A client MUST use the URL declared for the chosen interface, host and port included; a request to a URL the card does "
-       "not declare is a guess, whether or not anything answers there.")
+@check(
+    "URL-FROM-CARD",
+    Level.MUST,
+    "A2A 1.0 §8.3.2 rule 3; 0.3 §5.6.3",
+    "Requests go to a declared URL",
+    "A client MUST use the URL declared for the chosen interface, host and port included; a request to a URL the card does "
+    "not declare is a guess, whether or not anything answers there.",
+)
 def url_from_card(view: RunView, c: Check) -> CheckResult:
     # A request the server could not route still came from the card when it went to a declared interface URL
     # (one of a binding the server does not serve): INTERFACE-SELECTION judges that choice.
@@ -81,19 +133,31 @@ def url_from_card(view: RunView, c: Check) -> CheckResult:
     # (an endpoint the server happens to serve, found by guessing).
     stray += [call for call in view.a2a_calls if not view.declared(call)]
     # The host counts too: an interface may live on another origin than the card (field: gateways, CDNs).
-    stray += [call for call in view.a2a_calls if view.declared(call)
-              and call.headers.get("host") not in {urlsplit(i.url).netloc for i in view.declared(call)}]
+    stray += [
+        call
+        for call in view.a2a_calls
+        if view.declared(call) and call.headers.get("host") not in {urlsplit(i.url).netloc for i in view.declared(call)}
+    ]
     if not view.calls:
         return c.skipped("the client made no request")
     stray = sorted({call.seq: call for call in stray}.values(), key=lambda call: call.seq)
     if stray:
-        return c.broken("the client sent requests to URLs the card does not declare", "only interface URLs from the card",
-                        ", ".join(f"{s.entry['method']} {s.entry['path']}" for s in stray[:5]), stray)
+        return c.broken(
+            "the client sent requests to URLs the card does not declare",
+            "only interface URLs from the card",
+            ", ".join(f"{s.entry['method']} {s.entry['path']}" for s in stray[:5]),
+            stray,
+        )
     return c.passed("every request went to a URL the card declares")
 
 
-@check("TENANT", Level.MUST, "A2A 1.0 §8.3.2 rule 4; AgentInterface.tenant", "Tenant copied from the interface",
-       "When the chosen interface has a tenant, every request carries exactly that tenant; when it has none, requests omit it.")
+@check(
+    "TENANT",
+    Level.MUST,
+    "A2A 1.0 §8.3.2 rule 4; AgentInterface.tenant",
+    "Tenant copied from the interface",
+    "When the chosen interface has a tenant, every request carries exactly that tenant; when it has none, requests omit it.",
+)
 def tenant(view: RunView, c: Check) -> CheckResult:
     if not view.a2a_calls:
         return c.skipped("no A2A call")
@@ -110,7 +174,11 @@ def tenant(view: RunView, c: Check) -> CheckResult:
             wrong.append((call, want, have))
     if wrong:
         call, want, have = wrong[0]
-        return c.broken("a request's tenant differs from the interface's", repr(want) if want else "no tenant", repr(have) if have else "no tenant", [w[0] for w in wrong])
+        return c.broken(
+            "a request's tenant differs from the interface's",
+            repr(want) if want else "no tenant",
+            repr(have) if have else "no tenant",
+            [w[0] for w in wrong],
+        )
     tenants = {i.tenant for i in view.interfaces if i.tenant}
     return c.passed("tenant copied exactly" if tenants else "no tenant declared and none sent")
-

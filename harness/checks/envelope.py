@@ -40,9 +40,14 @@ def _envelope_problem(call: Call) -> str | None:
     return None
 
 
-@check("JSONRPC-ENVELOPE", Level.MUST, "A2A 1.0 §9, §9.3; 0.3 §3.2.1, §6.11; JSON-RPC 2.0", "Valid JSON-RPC 2.0 request",
-       'JSON-RPC requests MUST be valid JSON-RPC 2.0 objects ("jsonrpc": "2.0", an id, a method, params as an object) sent with '
-       "Content-Type: application/json.")
+@check(
+    "JSONRPC-ENVELOPE",
+    Level.MUST,
+    "A2A 1.0 §9, §9.3; 0.3 §3.2.1, §6.11; JSON-RPC 2.0",
+    "Valid JSON-RPC 2.0 request",
+    'JSON-RPC requests MUST be valid JSON-RPC 2.0 objects ("jsonrpc": "2.0", an id, a method, params as an object) sent with '
+    "Content-Type: application/json.",
+)
 def jsonrpc_envelope(view: RunView, c: Check) -> CheckResult:
     rpc = [call for call in view.calls if call.entry.get("kind") == "jsonrpc"]
     if not rpc:
@@ -50,13 +55,23 @@ def jsonrpc_envelope(view: RunView, c: Check) -> CheckResult:
     for call in rpc:
         problem = _envelope_problem(call)
         if problem:
-            return c.broken("a JSON-RPC request is malformed", "a JSON-RPC 2.0 request object with application/json", problem, [call])
+            return c.broken(
+                "a JSON-RPC request is malformed",
+                "a JSON-RPC 2.0 request object with application/json",
+                problem,
+                [call],
+            )
     return c.passed(f"{len(rpc)} well-formed JSON-RPC requests")
 
 
-@check("HTTP-JSON-REQUEST", Level.MUST, "A2A 1.0 §11, §11.5; D5", "Well-formed HTTP+JSON requests",
-       "HTTP+JSON request bodies are JSON sent as application/a2a+json (v1.0.1) or application/json (v1.0.0); GET and DELETE "
-       "carry their parameters in the path and query, not in a body.")
+@check(
+    "HTTP-JSON-REQUEST",
+    Level.MUST,
+    "A2A 1.0 §11, §11.5; D5",
+    "Well-formed HTTP+JSON requests",
+    "HTTP+JSON request bodies are JSON sent as application/a2a+json (v1.0.1) or application/json (v1.0.0); GET and DELETE "
+    "carry their parameters in the path and query, not in a body.",
+)
 def http_json_request(view: RunView, c: Check) -> CheckResult:
     rest = [call for call in view.a2a_calls if call.binding is Binding.HTTP_JSON]
     if not rest:
@@ -69,7 +84,12 @@ def http_json_request(view: RunView, c: Check) -> CheckResult:
             continue
         if call.body_text.strip():
             if _media(call) not in (JSON, A2A_JSON):
-                return c.broken("a body with the wrong Content-Type", "application/a2a+json or application/json", call.headers.get("content-type", "(none)"), [call])
+                return c.broken(
+                    "a body with the wrong Content-Type",
+                    "application/a2a+json or application/json",
+                    call.headers.get("content-type", "(none)"),
+                    [call],
+                )
             try:
                 json.loads(call.body_text)
             except ValueError:
@@ -77,10 +97,14 @@ def http_json_request(view: RunView, c: Check) -> CheckResult:
     return c.passed(f"{len(rest)} well-formed HTTP+JSON requests")
 
 
-@check("BODY-SHAPE", Level.MUST, "A2A 1.0 §4.1, §5.5 (ProtoJSON: camelCase, enum names, no `kind`); 0.3 §6 (kind discriminators)",
-       "Message shape matches the version",
-       "A message has the shape of the version it is sent in: 1.0 uses ROLE_USER and parts discriminated by member name "
-       "(text/raw/url/data) with no `kind`; 0.3 uses role \"user\" and `kind` on the message and on every part.")
+@check(
+    "BODY-SHAPE",
+    Level.MUST,
+    "A2A 1.0 §4.1, §5.5 (ProtoJSON: camelCase, enum names, no `kind`); 0.3 §6 (kind discriminators)",
+    "Message shape matches the version",
+    "A message has the shape of the version it is sent in: 1.0 uses ROLE_USER and parts discriminated by member name "
+    '(text/raw/url/data) with no `kind`; 0.3 uses role "user" and `kind` on the message and on every part.',
+)
 def body_shape(view: RunView, c: Check) -> CheckResult:
     sends = [call for call in view.a2a_calls if call.operation in _SENDS and call.version is not None]
     if not sends:
@@ -90,7 +114,12 @@ def body_shape(view: RunView, c: Check) -> CheckResult:
         _, problems = shapes.parse_message(message, call.version, call.binding is Binding.HTTP_JSON, "message")  # type: ignore[arg-type]
         if problems:
             listed = "; ".join(str(p) for p in problems[:4])
-            return c.broken(f"the message is not valid A2A {call.version.value}", f"an A2A {call.version.value} message", listed, [call])  # type: ignore[union-attr]
+            return c.broken(
+                f"the message is not valid A2A {call.version.value}",
+                f"an A2A {call.version.value} message",
+                listed,
+                [call],
+            )  # type: ignore[union-attr]
     return c.passed(f"{len(sends)} message(s) shaped for their version")
 
 
@@ -98,12 +127,19 @@ def _sent_message(call: Call) -> Any:
     """The message a send carried, canonical where it parses: a retry resends it under a new JSON-RPC id (or on another
     interface, in another version's shape), and that is still the same message."""
     message = call.message()
-    canonical, _ = shapes.parse_message(message, call.version, call.binding is Binding.HTTP_JSON, "message", lenient_kind=True)  # type: ignore[arg-type]
+    canonical, _ = shapes.parse_message(
+        message, call.version, call.binding is Binding.HTTP_JSON, "message", lenient_kind=True
+    )  # type: ignore[arg-type]
     return canonical if canonical is not None else message
 
 
-@check("MESSAGE-ID-UNIQUE", Level.MUST, "A2A 1.0 §4.1.1 Message.messageId (REQUIRED, created by the sender)", "Unique messageId",
-       "Every message carries a messageId the client created, and a client does not reuse one for a different message.")
+@check(
+    "MESSAGE-ID-UNIQUE",
+    Level.MUST,
+    "A2A 1.0 §4.1.1 Message.messageId (REQUIRED, created by the sender)",
+    "Unique messageId",
+    "Every message carries a messageId the client created, and a client does not reuse one for a different message.",
+)
 def message_id_unique(view: RunView, c: Check) -> CheckResult:
     sends = [call for call in view.a2a_calls if call.operation in _SENDS]
     if not sends:
@@ -115,6 +151,11 @@ def message_id_unique(view: RunView, c: Check) -> CheckResult:
         if not isinstance(mid, str) or not mid:
             return c.broken("a message without messageId", "a non-empty messageId", repr(mid), [call])
         if mid in seen and _sent_message(seen[mid]) != _sent_message(call):
-            return c.broken("a messageId was reused for a different message", "a new messageId per message", f"{mid!r} twice", [seen[mid], call])
+            return c.broken(
+                "a messageId was reused for a different message",
+                "a new messageId per message",
+                f"{mid!r} twice",
+                [seen[mid], call],
+            )
         seen[mid] = call
     return c.passed(f"{len(seen)} distinct messageId(s)")

@@ -13,14 +13,23 @@ def _norm(text: str) -> str:
     return " ".join(str(text).split())
 
 
-@check("RESULT-MATCHES", Level.MUST, "a2a-lab client handshake (README); A2A 1.0 §3.1.1, §4.1", "The client understood the answer",
-       "When the client writes A2A_LAB_RESULT, its kind (message, task or error), final state and text agree with what the "
-       "server actually sent. Not writing it is allowed (UNIMPLEMENTED).")
+@check(
+    "RESULT-MATCHES",
+    Level.MUST,
+    "a2a-lab client handshake (README); A2A 1.0 §3.1.1, §4.1",
+    "The client understood the answer",
+    "When the client writes A2A_LAB_RESULT, its kind (message, task or error), final state and text agree with what the "
+    "server actually sent. Not writing it is allowed (UNIMPLEMENTED).",
+)
 def result_matches(view: RunView, c: Check) -> CheckResult:
     result = view.client_result
     if result is None:
         if view.client_result_error:
-            return c.broken("the client wrote an A2A_LAB_RESULT the harness cannot read", 'a JSON object {"kind", "state", "text"}', view.client_result_error)
+            return c.broken(
+                "the client wrote an A2A_LAB_RESULT the harness cannot read",
+                'a JSON object {"kind", "state", "text"}',
+                view.client_result_error,
+            )
         return c.result(Outcome.UNIMPLEMENTED, "the client wrote no A2A_LAB_RESULT")
     final = view.final_answer()
     kind = result.get("kind")
@@ -29,7 +38,11 @@ def result_matches(view: RunView, c: Check) -> CheckResult:
     if final is None:
         if kind == "error":
             return c.passed("the client reported the error the server gave")
-        return c.broken("the client reports an answer the server never gave", "kind: error (the server sent no message or task)", f"kind: {kind!r}")
+        return c.broken(
+            "the client reports an answer the server never gave",
+            "kind: error (the server sent no message or task)",
+            f"kind: {kind!r}",
+        )
     failed = view.ended_in_error()
     if kind == "error" and failed is not None:
         what = f"error {failed.error_code}" if failed.error_code is not None else "an answer that is no message or task"
@@ -39,7 +52,11 @@ def result_matches(view: RunView, c: Check) -> CheckResult:
     if final.kind == "task" and final.state is not None:
         reported = states.parse(result.get("state"))
         if reported is not final.state:
-            return c.broken("the client reports another task state than the server's last", final.state.short, repr(result.get("state")))
+            return c.broken(
+                "the client reports another task state than the server's last",
+                final.state.short,
+                repr(result.get("state")),
+            )
     text = _norm(result.get("text") or "")
     sent = _norm(" ".join(o.text for o in view.observations()))
     final_text = _norm(final.text)
@@ -61,10 +78,15 @@ def _declined_actions(view: RunView) -> list[str]:
     return out
 
 
-@check("RESULT-EXPECTED", Level.MUST, "the scenario's `expect` (each scenario cites its spec section)", "The client reached the right conclusion",
-       "Where a scenario says what a correct client concludes (an error for a garbage answer, no call at all for an unusable card, "
-       "a given state or text; or a choice of these where the spec leaves one), the client's A2A_LAB_RESULT says so. "
-       "UNIMPLEMENTED when the client writes no result.")
+@check(
+    "RESULT-EXPECTED",
+    Level.MUST,
+    "the scenario's `expect` (each scenario cites its spec section)",
+    "The client reached the right conclusion",
+    "Where a scenario says what a correct client concludes (an error for a garbage answer, no call at all for an unusable card, "
+    "a given state or text; or a choice of these where the spec leaves one), the client's A2A_LAB_RESULT says so. "
+    "UNIMPLEMENTED when the client writes no result.",
+)
 def result_expected(view: RunView, c: Check) -> CheckResult:
     expect = view.expect
     if not expect.stated:
@@ -72,15 +94,26 @@ def result_expected(view: RunView, c: Check) -> CheckResult:
     declined = _declined_actions(view) if view.action else []
     if declined:
         # Issue contract: not acting on an ask is UNIMPLEMENTED, never FAIL; the conclusion depends on the ask.
-        return c.result(Outcome.UNIMPLEMENTED, f"the client did not act on what the scenario asked ({', '.join(declined)}), so its conclusion is not judged")
+        return c.result(
+            Outcome.UNIMPLEMENTED,
+            f"the client did not act on what the scenario asked ({', '.join(declined)}), so its conclusion is not judged",
+        )
     accepted = expect.results
     answers = [r for r in accepted if r != "none"]
     # Any request to the agent counts, even one to a guessed URL that nothing serves.
     if expect.no_call_allowed and not view.calls:
-        return c.passed("the client made no A2A call, as a correct client does here" if not answers
-                        else f"the client left the agent alone (acceptable here; so is a {' or '.join(answers)})")
+        return c.passed(
+            "the client made no A2A call, as a correct client does here"
+            if not answers
+            else f"the client left the agent alone (acceptable here; so is a {' or '.join(answers)})"
+        )
     if accepted and not answers:
-        return c.broken("the client called an agent it should not have used", "no A2A call", f"{len(view.calls)} call(s)", view.calls[:1])
+        return c.broken(
+            "the client called an agent it should not have used",
+            "no A2A call",
+            f"{len(view.calls)} call(s)",
+            view.calls[:1],
+        )
     if answers and not view.calls and view.expected_interface() is None:
         # The expected conclusion needs a call; a client that speaks none of the card's interfaces cannot make it.
         return c.skipped("the client made no call, and the card declares no interface it is known to speak")
@@ -91,18 +124,46 @@ def result_expected(view: RunView, c: Check) -> CheckResult:
         return c.result(Outcome.UNIMPLEMENTED, "the client wrote no A2A_LAB_RESULT")
     kind = result.get("kind")
     if answers and kind not in answers:
-        wanted = " or ".join(["no A2A call", *[f"kind: {a}" for a in answers]] if expect.no_call_allowed else [f"kind: {a}" for a in answers])
+        wanted = " or ".join(
+            ["no A2A call", *[f"kind: {a}" for a in answers]]
+            if expect.no_call_allowed
+            else [f"kind: {a}" for a in answers]
+        )
         return c.broken(f"the client concluded {kind!r}", wanted, f"kind: {kind!r}")
-    if expect.state is not None and (kind == "task" or not answers) and states.parse(result.get("state")) is not expect.state:
+    if (
+        expect.state is not None
+        and (kind == "task" or not answers)
+        and states.parse(result.get("state")) is not expect.state
+    ):
         return c.broken("the client reports another state", expect.state.short, repr(result.get("state")))
     if expect.text_contains is not None and expect.text_contains not in str(result.get("text") or ""):
-        return c.broken("the client's text misses what the server said", f"text containing {expect.text_contains!r}", repr(str(result.get("text"))[:200]))
-    return c.passed("the client reached the expected conclusion" + (f" ({kind})" if len(answers) > 1 or expect.no_call_allowed else ""))
+        return c.broken(
+            "the client's text misses what the server said",
+            f"text containing {expect.text_contains!r}",
+            repr(str(result.get("text"))[:200]),
+        )
+    return c.passed(
+        "the client reached the expected conclusion"
+        + (f" ({kind})" if len(answers) > 1 or expect.no_call_allowed else "")
+    )
 
 
-@check("CLIENT-INFO", Level.INFO, "A2A 1.0 §7 (informative)", "What the client is",
-       "Recorded, never judged: the client's User-Agent, exit code and the interfaces it used.")
+@check(
+    "CLIENT-INFO",
+    Level.INFO,
+    "A2A 1.0 §7 (informative)",
+    "What the client is",
+    "Recorded, never judged: the client's User-Agent, exit code and the interfaces it used.",
+)
 def client_info(view: RunView, c: Check) -> CheckResult:
-    agents = sorted({call.headers.get("user-agent", "(none)") for call in view.calls} | {e.get("headers", {}).get("user-agent", "(none)") for e in view.card_fetches})
-    used = sorted({f"{call.binding.value} {call.version.value}" for call in view.a2a_calls if call.binding and call.version})
-    return c.result(Outcome.INFORMATIONAL, f"user-agent {', '.join(agents) or '(no request)'}; exit code {view.client_exit}; used {', '.join(used) or 'no interface'}")
+    agents = sorted(
+        {call.headers.get("user-agent", "(none)") for call in view.calls}
+        | {e.get("headers", {}).get("user-agent", "(none)") for e in view.card_fetches}
+    )
+    used = sorted(
+        {f"{call.binding.value} {call.version.value}" for call in view.a2a_calls if call.binding and call.version}
+    )
+    return c.result(
+        Outcome.INFORMATIONAL,
+        f"user-agent {', '.join(agents) or '(no request)'}; exit code {view.client_exit}; used {', '.join(used) or 'no interface'}",
+    )

@@ -21,47 +21,90 @@ def _sent_version(call: Call) -> str | None:
     return value
 
 
-@check("VERSION-HEADER", Level.MUST, "A2A 1.0 §3.6.1, §3.6.2, §14.2.1", "A2A-Version sent as Major.Minor",
-       "Clients MUST send A2A-Version on every request (0.3 clients are exempt: an absent header means 0.3). The value is "
-       "Major.Minor; patch numbers SHOULD NOT be sent.")
+@check(
+    "VERSION-HEADER",
+    Level.MUST,
+    "A2A 1.0 §3.6.1, §3.6.2, §14.2.1",
+    "A2A-Version sent as Major.Minor",
+    "Clients MUST send A2A-Version on every request (0.3 clients are exempt: an absent header means 0.3). The value is "
+    "Major.Minor; patch numbers SHOULD NOT be sent.",
+)
 def version_header(view: RunView, c: Check) -> CheckResult:
     v1 = [call for call in view.a2a_calls if call.version is Version.V1_0]
     if not v1:
         return c.skipped("no 1.0 call")
     missing = [call for call in v1 if not (_sent_version(call) or "").strip()]
     if missing:
-        return c.broken(f"{len(missing)} of {len(v1)} 1.0 requests carried no A2A-Version", f"{HEADER}: 1.0", "header absent", missing)
+        return c.broken(
+            f"{len(missing)} of {len(v1)} 1.0 requests carried no A2A-Version",
+            f"{HEADER}: 1.0",
+            "header absent",
+            missing,
+        )
     patched = [call for call in v1 if versions.has_patch(_sent_version(call))]
     if patched:
-        return c.result(Outcome.NON_STRICT, "A2A-Version carries a patch number (SHOULD NOT)", f"{HEADER}: 1.0", f"{HEADER}: {_sent_version(patched[0])}", patched)
+        return c.result(
+            Outcome.NON_STRICT,
+            "A2A-Version carries a patch number (SHOULD NOT)",
+            f"{HEADER}: 1.0",
+            f"{HEADER}: {_sent_version(patched[0])}",
+            patched,
+        )
     return c.passed(f"all {len(v1)} 1.0 requests carried {HEADER}: {_sent_version(v1[0])}")
 
 
-@check("VERSION-MATCHES-METHOD", Level.MUST, "A2A 1.0 §3.6, §3.6.2; App. A", "Header version matches the method's version",
-       "A request is processed with the semantics of the version it asks for: a 1.0 method needs A2A-Version 1.0, and a 0.3 "
-       "method must not be sent under a 1.0 header.")
+@check(
+    "VERSION-MATCHES-METHOD",
+    Level.MUST,
+    "A2A 1.0 §3.6, §3.6.2; App. A",
+    "Header version matches the method's version",
+    "A request is processed with the semantics of the version it asks for: a 1.0 method needs A2A-Version 1.0, and a 0.3 "
+    "method must not be sent under a 1.0 header.",
+)
 def version_matches_method(view: RunView, c: Check) -> CheckResult:
     if not view.a2a_calls:
         return c.skipped("no A2A call")
-    bad = [call for call in view.a2a_calls if versions.requested(_sent_version(call)) != (call.version.value if call.version else None)]
+    bad = [
+        call
+        for call in view.a2a_calls
+        if versions.requested(_sent_version(call)) != (call.version.value if call.version else None)
+    ]
     if bad:
         call = bad[0]
-        return c.broken("the A2A-Version header does not match the version of the method or path", f"{HEADER}: {call.version.value if call.version else '?'} "
-                        f"(or none, for 0.3) with {call.rpc_method or call.entry.get('path')}", f"{HEADER}: {_sent_version(call)!r}", bad)
+        return c.broken(
+            "the A2A-Version header does not match the version of the method or path",
+            f"{HEADER}: {call.version.value if call.version else '?'} "
+            f"(or none, for 0.3) with {call.rpc_method or call.entry.get('path')}",
+            f"{HEADER}: {_sent_version(call)!r}",
+            bad,
+        )
     return c.passed("every request's header matches its method's version")
 
 
-@check("METHOD-MATCHES-INTERFACE", Level.MUST, "A2A 1.0 §3.6, §8.3.2; §5.3 method map", "Methods of the interface's version",
-       "The (binding, version) pair comes from the chosen interface: a client calls 1.0 methods only on interfaces that declare 1.0, "
-       "and 0.3 methods only on interfaces that declare 0.3.")
+@check(
+    "METHOD-MATCHES-INTERFACE",
+    Level.MUST,
+    "A2A 1.0 §3.6, §8.3.2; §5.3 method map",
+    "Methods of the interface's version",
+    "The (binding, version) pair comes from the chosen interface: a client calls 1.0 methods only on interfaces that declare 1.0, "
+    "and 0.3 methods only on interfaces that declare 0.3.",
+)
 def method_matches_interface(view: RunView, c: Check) -> CheckResult:
     if not view.a2a_calls:
         return c.skipped("no A2A call")
     # A call to a URL the card does not declare has no interface version to match (URL-FROM-CARD judges it).
-    bad = [call for call in view.a2a_calls if view.declared(call) and call.version not in {i.known_version for i in view.declared(call)}]
+    bad = [
+        call
+        for call in view.a2a_calls
+        if view.declared(call) and call.version not in {i.known_version for i in view.declared(call)}
+    ]
     if bad:
         call = bad[0]
         offered = ", ".join(sorted({i.version for i in view.declared(call)})) or "nothing"
-        return c.broken("a method of one version was sent to an interface that declares another", f"a method of version {offered}",
-                        f"{call.rpc_method or call.entry.get('path')} (A2A {call.version.value if call.version else '?'})", bad)
+        return c.broken(
+            "a method of one version was sent to an interface that declares another",
+            f"a method of version {offered}",
+            f"{call.rpc_method or call.entry.get('path')} (A2A {call.version.value if call.version else '?'})",
+            bad,
+        )
     return c.passed("every method matches the version its interface declares")

@@ -13,7 +13,12 @@ from dataclasses import dataclass
 
 from ..model import CheckResult, Level, Outcome
 
-_MISS = {Level.MUST: Outcome.FAIL, Level.SHOULD: Outcome.NON_STRICT, Level.MAY: Outcome.INFORMATIONAL, Level.INFO: Outcome.INFORMATIONAL}
+_MISS = {
+    Level.MUST: Outcome.FAIL,
+    Level.SHOULD: Outcome.NON_STRICT,
+    Level.MAY: Outcome.INFORMATIONAL,
+    Level.INFO: Outcome.INFORMATIONAL,
+}
 
 
 @dataclass(frozen=True)
@@ -26,8 +31,12 @@ class ProbeCheck:
     #: Why an outcome differs from the level's usual one, when it can.
     grading: str = ""
 
-    def result(self, outcome: Outcome, message: str, expected: str = "", actual: str = "", evidence: list[int] | None = None) -> CheckResult:
-        return CheckResult(self.id, self.level, outcome, message, self.section, self.requirement, expected, actual, evidence or [])
+    def result(
+        self, outcome: Outcome, message: str, expected: str = "", actual: str = "", evidence: list[int] | None = None
+    ) -> CheckResult:
+        return CheckResult(
+            self.id, self.level, outcome, message, self.section, self.requirement, expected, actual, evidence or []
+        )
 
     def passed(self, message: str, evidence: list[int] | None = None) -> CheckResult:
         return self.result(Outcome.PASS, message, evidence=evidence)
@@ -45,54 +54,94 @@ class ProbeCheck:
 
 
 CARD_VALID = ProbeCheck(
-    "CARD-VALID", Level.MUST, "A2A 1.0 §4.4.1, §8.2, §8.3; 0.3 §5.5 (`a2a-lab card check`)", "The agent card is usable",
+    "CARD-VALID",
+    Level.MUST,
+    "A2A 1.0 §4.4.1, §8.2, §8.3; 0.3 §5.5 (`a2a-lab card check`)",
+    "The agent card is usable",
     "The card at the well-known URI is a JSON object with the required fields of its shape (1.0, 0.3 or dual), interfaces "
     "with a binding, a URL and a Major.Minor version, and security requirements that name defined schemes.",
     "Lint errors are FAIL; warnings alone (a version mix, a patch digit, a non-JSON content type, the legacy card path) are "
-    "NON_STRICT: clients cope with them (field note S1). The URL policy is lenient for a loopback target, else strict.")
+    "NON_STRICT: clients cope with them (field note S1). The URL policy is lenient for a loopback target, else strict.",
+)
 SEND_MESSAGE = ProbeCheck(
-    "SEND-MESSAGE", Level.MUST, "A2A 1.0 §3.1.1, §5.3, §9.4.1, §11.3; 0.3 §7.1 message/send", "SendMessage is answered",
+    "SEND-MESSAGE",
+    Level.MUST,
+    "A2A 1.0 §3.1.1, §5.3, §9.4.1, §11.3; 0.3 §7.1 message/send",
+    "SendMessage is answered",
     "One message in the interface's version and binding (the method or route the card advertises) gets a Message or a "
-    "Task. \"Method not found\" (-32601, or HTTP 404/405) for an advertised method means the card claims what the server "
+    'Task. "Method not found" (-32601, or HTTP 404/405) for an advertised method means the card claims what the server '
     "does not do.",
     "When the advertised method is not found, the probe tries the other version's method at the same URL once, to name "
-    "what the wire really speaks. A refusal for want of credentials (HTTP 401/403) is SKIPPED, not judged.")
+    "what the wire really speaks. A refusal for want of credentials (HTTP 401/403) is SKIPPED, not judged.",
+)
 RESPONSE_SHAPE = ProbeCheck(
-    "RESPONSE-SHAPE", Level.MUST, "A2A 1.0 §5.5, §9.4.1, §11 (ProtoJSON); 0.3 §6, T03 (kind discriminators)", "Answers have the version's shape",
-    "The SendMessage and GetTask answers are in the interface's form: 1.0 wraps the SendMessage result ({\"task\"} or "
-    "{\"message\"}), spells enums TASK_STATE_* / ROLE_* and has no `kind`; 0.3 JSON-RPC answers a bare Task or Message "
-    "whose objects name their `kind`, with lowercase states; 0.3 HTTP+JSON is the ProtoJSON of the 0.3 proto.")
+    "RESPONSE-SHAPE",
+    Level.MUST,
+    "A2A 1.0 §5.5, §9.4.1, §11 (ProtoJSON); 0.3 §6, T03 (kind discriminators)",
+    "Answers have the version's shape",
+    'The SendMessage and GetTask answers are in the interface\'s form: 1.0 wraps the SendMessage result ({"task"} or '
+    '{"message"}), spells enums TASK_STATE_* / ROLE_* and has no `kind`; 0.3 JSON-RPC answers a bare Task or Message '
+    "whose objects name their `kind`, with lowercase states; 0.3 HTTP+JSON is the ProtoJSON of the 0.3 proto.",
+)
 TASK_FOLLOW_UP = ProbeCheck(
-    "TASK-FOLLOW-UP", Level.MUST, "A2A 1.0 §3.1.3 GetTask, §8 lifecycle; 0.3 §7.3 tasks/get", "A returned task can be fetched",
+    "TASK-FOLLOW-UP",
+    Level.MUST,
+    "A2A 1.0 §3.1.3 GetTask, §8 lifecycle; 0.3 §7.3 tasks/get",
+    "A returned task can be fetched",
     "A task SendMessage returned can be fetched with GetTask: the answer is that task (the same id); a terminal task keeps "
-    "its state. A task still moving is followed a few times (politely) to show it move on.")
+    "its state. A task still moving is followed a few times (politely) to show it move on.",
+)
 UNKNOWN_TASK = ProbeCheck(
-    "UNKNOWN-TASK", Level.MUST, "A2A 1.0 §3.1.3, §3.1.5, §3.3.2, §5.4, §11.6; 0.3 §8.2", "Unknown task ids answer TaskNotFound",
+    "UNKNOWN-TASK",
+    Level.MUST,
+    "A2A 1.0 §3.1.3, §3.1.5, §3.3.2, §5.4, §11.6; 0.3 §8.2",
+    "Unknown task ids answer TaskNotFound",
     "GetTask and CancelTask on an id the server never issued answer TaskNotFoundError: JSON-RPC -32001, or HTTP 404 with "
-    "ErrorInfo reason TASK_NOT_FOUND (1.0); not \"method not found\", and not a task.",
-    "Harmless by construction: the id is a fresh one no server issued, so nothing real is cancelled.")
+    'ErrorInfo reason TASK_NOT_FOUND (1.0); not "method not found", and not a task.',
+    "Harmless by construction: the id is a fresh one no server issued, so nothing real is cancelled.",
+)
 STREAMING = ProbeCheck(
-    "STREAMING", Level.MUST, "A2A 1.0 §3.1.2, §9.4.2, §11.7; 0.3 §7.2 message/stream", "Streams are well-formed and end",
+    "STREAMING",
+    Level.MUST,
+    "A2A 1.0 §3.1.2, §9.4.2, §11.7; 0.3 §7.2 message/stream",
+    "Streams are well-formed and end",
     "When the card declares capabilities.streaming, SendStreamingMessage answers a text/event-stream whose first event is "
     "a task or a message, whose events have the version's form, and which the server closes after a terminal state (or "
     "after the one message; closing at INPUT_REQUIRED / AUTH_REQUIRED is accepted, notes D2; one final task snapshot "
     "after the terminal state is allowed, §11.7).",
-    "SKIPPED when the card does not declare streaming.")
+    "SKIPPED when the card does not declare streaming.",
+)
 VERSION_NEGOTIATION = ProbeCheck(
-    "VERSION-NEGOTIATION", Level.MUST, "A2A 1.0 §3.6.1, §3.6.2 (absent means 0.3), §3.3.2 VersionNotSupportedError", "Unsupported versions are refused",
+    "VERSION-NEGOTIATION",
+    Level.MUST,
+    "A2A 1.0 §3.6.1, §3.6.2 (absent means 0.3), §3.3.2 VersionNotSupportedError",
+    "Unsupported versions are refused",
     "On a 1.0 interface, a request without A2A-Version (which means 0.3) and one with A2A-Version: 9.9 are refused with "
     "VersionNotSupportedError: JSON-RPC -32009, or HTTP 400 with ErrorInfo reason VERSION_NOT_SUPPORTED. (The probe asks "
     "GetTask for an unknown id, so a server that serves the request anyway answers TaskNotFound.)",
     "Served anyway is FAIL; refused with another error (-32601, a 404, no reason) is NON_STRICT: the request was not "
-    "served, but a client cannot tell why. SKIPPED on 0.3 interfaces (0.3 has no version header).")
+    "served, but a client cannot tell why. SKIPPED on 0.3 interfaces (0.3 has no version header).",
+)
 ERROR_ENVELOPE = ProbeCheck(
-    "ERROR-ENVELOPE", Level.MUST, "JSON-RPC 2.0 §5, §5.1; A2A 1.0 §9.5, §11.6 (google.rpc.Status); notes D4, D5", "Error answers are well-formed",
+    "ERROR-ENVELOPE",
+    Level.MUST,
+    "JSON-RPC 2.0 §5, §5.1; A2A 1.0 §9.5, §11.6 (google.rpc.Status); notes D4, D5",
+    "Error answers are well-formed",
     "Every error answer seen during the probe is well-formed: JSON-RPC errors are {code: integer, message: string} with "
     "the request's id (or null), and in 1.0 `data` is a list of objects with @type (ErrorInfo for A2A errors); 1.0 "
     "HTTP+JSON errors are google.rpc.Status bodies {error: {code, status, message, details}} sent as application/a2a+json.",
     "SHOULDs of v1.0.1 (ErrorInfo in JSON-RPC data, the application/a2a+json content type on HTTP+JSON errors) are "
-    "NON_STRICT; v1.0.0 said application/json (D5). SKIPPED when no error answer was seen.")
+    "NON_STRICT; v1.0.0 said application/json (D5). SKIPPED when no error answer was seen.",
+)
 
 #: Per interface, in report order (CARD-VALID is judged once, in its own `probe/card` result).
-INTERFACE_CHECKS = (SEND_MESSAGE, RESPONSE_SHAPE, TASK_FOLLOW_UP, UNKNOWN_TASK, STREAMING, VERSION_NEGOTIATION, ERROR_ENVELOPE)
+INTERFACE_CHECKS = (
+    SEND_MESSAGE,
+    RESPONSE_SHAPE,
+    TASK_FOLLOW_UP,
+    UNKNOWN_TASK,
+    STREAMING,
+    VERSION_NEGOTIATION,
+    ERROR_ENVELOPE,
+)
 CATALOGUE = (CARD_VALID, *INTERFACE_CHECKS)

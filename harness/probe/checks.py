@@ -33,7 +33,9 @@ def card_valid(findings: list[dict[str, Any]], discovery_warnings: list[str], ev
     """`a2a-lab card check`'s findings (and what discovery noticed) as one check."""
     c = CARD_VALID
     errors = [f"{f['path'] or '(card)'}: {f['message']}" for f in findings if f["level"] == "error"]
-    warnings = [f"{f['path'] or '(card)'}: {f['message']}" for f in findings if f["level"] == "warning"] + discovery_warnings
+    warnings = [
+        f"{f['path'] or '(card)'}: {f['message']}" for f in findings if f["level"] == "warning"
+    ] + discovery_warnings
     expected = "a card without lint errors or warnings (`a2a-lab card check`)"
     if errors:
         return c.broken(f"{len(errors)} lint error(s): {_shown(errors)}", expected, _shown(errors + warnings), evidence)
@@ -61,7 +63,12 @@ def send_message(ctx: InterfaceProbe) -> CheckResult:
     try:
         ctx.answer = read_send_result(body, ctx.transport.form, [])
     except ClientFailure as failure:
-        return c.broken(f"{label} answered something that is neither a message nor a task", expected, failure.message, ctx.evidence(c.id))
+        return c.broken(
+            f"{label} answered something that is neither a message nor a task",
+            expected,
+            failure.message,
+            ctx.evidence(c.id),
+        )
     task = ctx.answer.task
     state = f" in {task.state.short}" if task is not None and task.state is not None else ""
     return c.passed(f"{what} answered a {ctx.answer.kind}{state}", ctx.evidence(c.id))
@@ -69,7 +76,10 @@ def send_message(ctx: InterfaceProbe) -> CheckResult:
 
 def _send_failed(ctx: InterfaceProbe, failure: ClientFailure, label: str, expected: str) -> CheckResult:
     c, d = SEND_MESSAGE, failure.details
-    refused_version = d.get("code") == ErrorType.VERSION_NOT_SUPPORTED.code or d.get("reason") == ErrorType.VERSION_NOT_SUPPORTED.kind.reason
+    refused_version = (
+        d.get("code") == ErrorType.VERSION_NOT_SUPPORTED.code
+        or d.get("reason") == ErrorType.VERSION_NOT_SUPPORTED.kind.reason
+    )
     if refused_version:
         message = f"the card declares A2A {ctx.version.value} for {label}, but the server refuses that version (VersionNotSupportedError)"
     elif invites_fallback(failure):
@@ -89,11 +99,15 @@ def _diagnose(ctx: InterfaceProbe) -> str:
             continue
         transport = ctx.other(other)
         try:
-            answer = read_send_result(ctx.call(DIAGNOSIS, Operation.SEND_MESSAGE, ctx.send_params(), [], transport), transport.form, [])
+            answer = read_send_result(
+                ctx.call(DIAGNOSIS, Operation.SEND_MESSAGE, ctx.send_params(), [], transport), transport.form, []
+            )
         except ClientFailure:
             continue
-        return (f"; the same URL answers the A2A {other.value} {describe(Operation.SEND_MESSAGE, other, transport)} with a {answer.kind}: "
-                f"the card claims {ctx.version.value}, the wire speaks {other.value}")
+        return (
+            f"; the same URL answers the A2A {other.value} {describe(Operation.SEND_MESSAGE, other, transport)} with a {answer.kind}: "
+            f"the card claims {ctx.version.value}, the wire speaks {other.value}"
+        )
     return ""
 
 
@@ -130,7 +144,12 @@ def response_shape(ctx: InterfaceProbe) -> CheckResult:
         problems += found + _kind_problems(body, "task", form, where, found)
     evidence = ctx.evidence(SEND_MESSAGE.id) + ctx.evidence(TASK_FOLLOW_UP.id)
     if problems:
-        return c.broken(f"the answer is not in the {form.label} form: {problems[0]}", f"a result shaped like {_example(form)}", _shown(problems), evidence)
+        return c.broken(
+            f"the answer is not in the {form.label} form: {problems[0]}",
+            f"a result shaped like {_example(form)}",
+            _shown(problems),
+            evidence,
+        )
     also = f", and {len(ctx.get_bodies)} GetTask answer(s)" if ctx.get_bodies else ""
     return c.passed(f"a {kind} in the {form.label} form{also}", evidence)
 
@@ -143,10 +162,14 @@ def task_follow_up(ctx: InterfaceProbe) -> CheckResult:
     if ctx.answer is None:
         return c.skipped("SendMessage gave no task to fetch")
     if ctx.answer.kind == "message" or ctx.answer.task is None:
-        return c.skipped("SendMessage answered a message: there is no task to fetch (a message is the whole answer, §3.1.1)")
+        return c.skipped(
+            "SendMessage answered a message: there is no task to fetch (a message is the whole answer, §3.1.1)"
+        )
     first = ctx.answer.task
     if not first.id:
-        return c.broken("the task SendMessage returned has no id", "a task with an id", "no id", ctx.evidence(SEND_MESSAGE.id))
+        return c.broken(
+            "the task SendMessage returned has no id", "a task with an id", "no id", ctx.evidence(SEND_MESSAGE.id)
+        )
     what = describe(Operation.GET_TASK, ctx.version, ctx.transport)
     trail = [first.state.short if first.state else repr(first.raw_state)]
     delays = ctx.options.delays()
@@ -160,13 +183,26 @@ def task_follow_up(ctx: InterfaceProbe) -> CheckResult:
         except ClientFailure as failure:
             if needs_credentials(failure):
                 return not_judged(c, failure)
-            return c.broken(f"{what} for task {first.id}, which SendMessage just returned, failed: {failure.message}", f"task {first.id}",
-                            failure.message, ctx.evidence(c.id))
+            return c.broken(
+                f"{what} for task {first.id}, which SendMessage just returned, failed: {failure.message}",
+                f"task {first.id}",
+                failure.message,
+                ctx.evidence(c.id),
+            )
         if view.id != first.id:
-            return c.broken(f"{what} answered another task than the one asked for", f"id {first.id!r}", f"id {view.id!r}", ctx.evidence(c.id))
+            return c.broken(
+                f"{what} answered another task than the one asked for",
+                f"id {first.id!r}",
+                f"id {view.id!r}",
+                ctx.evidence(c.id),
+            )
         if first.state is not None and first.state.terminal and view.state is not first.state:
-            return c.broken(f"terminal task {first.id} changed state (a terminal task never changes, §8)", first.state.short,
-                            view.state.short if view.state else repr(view.raw_state), ctx.evidence(c.id))
+            return c.broken(
+                f"terminal task {first.id} changed state (a terminal task never changes, §8)",
+                first.state.short,
+                view.state.short if view.state else repr(view.raw_state),
+                ctx.evidence(c.id),
+            )
         trail.append(view.state.short if view.state else repr(view.raw_state))
         if view.stops:
             break

@@ -106,7 +106,14 @@ class InterfaceProbe:
     def send_params(self) -> dict[str, Any]:
         return {"message": user_message(self.text), "configuration": requests.send_configuration()}
 
-    def call(self, check: str, op: Operation, params: dict[str, Any], warnings: list[str], transport: ProbeTransport | None = None) -> Any:
+    def call(
+        self,
+        check: str,
+        op: Operation,
+        params: dict[str, Any],
+        warnings: list[str],
+        transport: ProbeTransport | None = None,
+    ) -> Any:
         t = transport or self.transport
         mark = len(self.recorder.exchanges)
         try:
@@ -114,7 +121,9 @@ class InterfaceProbe:
         finally:
             self.seen.append(Seen(check, op, t, self.recorder.since(mark)))
 
-    def stream(self, check: str, op: Operation, params: dict[str, Any], warnings: list[str]) -> Generator[Any, None, None]:
+    def stream(
+        self, check: str, op: Operation, params: dict[str, Any], warnings: list[str]
+    ) -> Generator[Any, None, None]:
         mark = len(self.recorder.exchanges)
         try:
             yield from self.transport.stream(op, params, warnings)
@@ -145,4 +154,6 @@ def describe(op: Operation, version: Version, transport: Transport) -> str:
 def not_judged(check: ProbeCheck, failure: ClientFailure) -> CheckResult:
     """SKIPPED: the agent wants credentials the probe was not given (its card's securitySchemes say which)."""
     status = failure.details.get("http_status")
-    return check.skipped(f"not judged: the server requires credentials (HTTP {status}); give the probe a token (--token)")
+    return check.skipped(
+        f"not judged: the server requires credentials (HTTP {status}); give the probe a token (--token)"
+    )

@@ -16,7 +16,16 @@ from ..refclient.failures import ClientFailure
 from ..refclient.http import snippet
 from ..refclient.recording import Exchange
 from .catalogue import ERROR_ENVELOPE, UNKNOWN_TASK, VERSION_NEGOTIATION
-from .context import DIAGNOSIS, InterfaceProbe, ProbeTransport, Seen, describe, needs_credentials, not_judged, unknown_id
+from .context import (
+    DIAGNOSIS,
+    InterfaceProbe,
+    ProbeTransport,
+    Seen,
+    describe,
+    needs_credentials,
+    not_judged,
+    unknown_id,
+)
 
 NOT_FOUND, VERSION = ErrorType.TASK_NOT_FOUND, ErrorType.VERSION_NOT_SUPPORTED
 
@@ -26,7 +35,11 @@ def _owed(error: ErrorType, transport: ProbeTransport) -> str:
     if transport.binding is Binding.JSONRPC:
         return f"JSON-RPC error {error.code} ({error.kind.name})"
     status = rest.http_status(error.kind, transport.version)
-    return f"HTTP {status} with ErrorInfo reason {error.kind.reason}" if transport.version is Version.V1_0 else f"HTTP {status}"
+    return (
+        f"HTTP {status} with ErrorInfo reason {error.kind.reason}"
+        if transport.version is Version.V1_0
+        else f"HTTP {status}"
+    )
 
 
 def _is(error: ErrorType, failure: ClientFailure, transport: ProbeTransport) -> bool:
@@ -43,8 +56,11 @@ def _is(error: ErrorType, failure: ClientFailure, transport: ProbeTransport) -> 
 
 def _said(failure: ClientFailure) -> str:
     d = failure.details
-    parts = [f"error {d['code']}" if "code" in d else "", f"HTTP {d['http_status']}" if "http_status" in d else "",
-             f"reason {d['reason']}" if "reason" in d else ""]
+    parts = [
+        f"error {d['code']}" if "code" in d else "",
+        f"HTTP {d['http_status']}" if "http_status" in d else "",
+        f"reason {d['reason']}" if "reason" in d else "",
+    ]
     return " ".join(p for p in parts if p) or failure.type
 
 
@@ -71,7 +87,9 @@ def unknown_task(ctx: InterfaceProbe) -> CheckResult:
             verdicts.append(_not_found_verdict(ctx, failure, what, expected))
             continue
         shown = snippet(json.dumps(body).encode())
-        verdicts.append(c.broken(f"{what} answered a result for an id the server never issued", expected, shown, ctx.evidence(c.id)))
+        verdicts.append(
+            c.broken(f"{what} answered a result for an id the server never issued", expected, shown, ctx.evidence(c.id))
+        )
     worst = _worst(verdicts)
     if worst.outcome is Outcome.PASS:
         return c.passed(f"GetTask and CancelTask on an unknown id answer {expected}", ctx.evidence(c.id))
@@ -84,13 +102,26 @@ def _not_found_verdict(ctx: InterfaceProbe, failure: ClientFailure, what: str, e
     if _is(NOT_FOUND, failure, t):
         return c.passed(f"{what}: {expected}", evidence)
     method_not_found = d.get("code") == ErrorType.METHOD_NOT_FOUND.code or (
-        t.binding is Binding.HTTP_JSON and d.get("http_status") in (404, 405) and d.get("reason") is None and "code" not in d)
+        t.binding is Binding.HTTP_JSON
+        and d.get("http_status") in (404, 405)
+        and d.get("reason") is None
+        and "code" not in d
+    )
     if method_not_found and not (t.binding is Binding.HTTP_JSON and t.version is Version.V0_3):
-        return c.broken(f"the card advertises {what} ({ctx.iface.binding} {ctx.version.value}) but the server answers method not found "
-                        f"({_said(failure)}) instead of TaskNotFound", expected, failure.message, evidence)
+        return c.broken(
+            f"the card advertises {what} ({ctx.iface.binding} {ctx.version.value}) but the server answers method not found "
+            f"({_said(failure)}) instead of TaskNotFound",
+            expected,
+            failure.message,
+            evidence,
+        )
     if failure.type not in ("remote", "http"):
-        return c.broken(f"{what} on an unknown id got no usable answer ({failure.type})", expected, failure.message, evidence)
-    return c.broken(f"{what} on an unknown id answered {_said(failure)}, not TaskNotFound", expected, failure.message, evidence)
+        return c.broken(
+            f"{what} on an unknown id got no usable answer ({failure.type})", expected, failure.message, evidence
+        )
+    return c.broken(
+        f"{what} on an unknown id answered {_said(failure)}, not TaskNotFound", expected, failure.message, evidence
+    )
 
 
 # -------------------------------------------------------------------------------- VERSION-NEGOTIATION
@@ -112,7 +143,11 @@ def version_negotiation(ctx: InterfaceProbe) -> CheckResult:
                     return not_judged(c, failure)
                 verdicts.append(_version_verdict(ctx, failure, asked, expected))
                 continue
-        verdicts.append(c.broken(f"a request with {asked} was served (GetTask answered a task)", expected, "a result", ctx.evidence(c.id)))
+        verdicts.append(
+            c.broken(
+                f"a request with {asked} was served (GetTask answered a task)", expected, "a result", ctx.evidence(c.id)
+            )
+        )
     worst = _worst(verdicts)
     if worst.outcome is Outcome.PASS:
         return c.passed(f"no {HEADER} and {HEADER}: 9.9 are both refused with {expected}", ctx.evidence(c.id))
@@ -125,10 +160,19 @@ def _version_verdict(ctx: InterfaceProbe, failure: ClientFailure, asked: str, ex
     if _is(VERSION, failure, t):
         return c.passed(f"{asked}: refused", evidence)
     if d.get("code") == NOT_FOUND.code or d.get("reason") == NOT_FOUND.kind.reason or _is(NOT_FOUND, failure, t):
-        return c.broken(f"a request with {asked} was served as A2A {ctx.version.value} (it answered TaskNotFound for the unknown id, §3.6.2)",
-                        expected, failure.message, evidence)
+        return c.broken(
+            f"a request with {asked} was served as A2A {ctx.version.value} (it answered TaskNotFound for the unknown id, §3.6.2)",
+            expected,
+            failure.message,
+            evidence,
+        )
     if failure.type in ("remote", "http") or d.get("reason") == VERSION.kind.reason:
-        return c.lenient(f"a request with {asked} was refused, but not with VersionNotSupportedError ({_said(failure)})", expected, failure.message, evidence)
+        return c.lenient(
+            f"a request with {asked} was refused, but not with VersionNotSupportedError ({_said(failure)})",
+            expected,
+            failure.message,
+            evidence,
+        )
     return c.broken(f"a request with {asked} got no usable answer", expected, failure.message, evidence)
 
 
@@ -155,9 +199,19 @@ def error_envelope(ctx: InterfaceProbe) -> CheckResult:
         return c.skipped("no error answer was seen")
     expected = _expected_form(ctx.transport)
     if must:
-        return c.broken(f"{len(must)} problem(s) in {len(judged)} error answer(s): {must[0]}", expected, "; ".join(dict.fromkeys(must + should)), judged)
+        return c.broken(
+            f"{len(must)} problem(s) in {len(judged)} error answer(s): {must[0]}",
+            expected,
+            "; ".join(dict.fromkeys(must + should)),
+            judged,
+        )
     if should:
-        return c.lenient(f"{len(judged)} error answer(s) well-formed, but: {should[0]}", expected, "; ".join(dict.fromkeys(should)), judged)
+        return c.lenient(
+            f"{len(judged)} error answer(s) well-formed, but: {should[0]}",
+            expected,
+            "; ".join(dict.fromkeys(should)),
+            judged,
+        )
     return c.passed(f"{len(judged)} error answer(s) well-formed", judged)
 
 
@@ -191,20 +245,32 @@ def _judge(seen: Seen, exchange: Exchange) -> list[EnvelopeProblem] | None:
             if status < 400 or (ok and isinstance(value, dict) and "result" in value):
                 return None  # a result (or a non-JSON 200: SEND-MESSAGE and friends judge those)
             return [EnvelopeProblem(f"HTTP {status} answer is not a JSON-RPC error object ({media}): {shown!r}")]
-        problems: list[EnvelopeProblem] = [EnvelopeProblem(v) for v in [t.envelope_violation(seen.op, value, _request_id(exchange))] if v]
+        problems: list[EnvelopeProblem] = [
+            EnvelopeProblem(v) for v in [t.envelope_violation(seen.op, value, _request_id(exchange))] if v
+        ]
         problems += jsonrpc.error_problems(value.get("error"), t.version)
         if exchange.media_type != JSON:
-            problems.append(EnvelopeProblem(f"Content-Type {media!r}, not {JSON}", should=exchange.media_type == A2A_JSON))
+            problems.append(
+                EnvelopeProblem(f"Content-Type {media!r}, not {JSON}", should=exchange.media_type == A2A_JSON)
+            )
         return problems
     if status < 400:
         return None
     if not ok:
-        return [EnvelopeProblem(f"HTTP {status} error answer is not JSON ({media}): {shown!r}", should=t.version is not Version.V1_0)]
+        return [
+            EnvelopeProblem(
+                f"HTTP {status} error answer is not JSON ({media}): {shown!r}", should=t.version is not Version.V1_0
+            )
+        ]
     problems = list(rest.status_problems(value, status, t.version))
     wanted = requests.content_type(t.binding, t.version)
     if exchange.media_type != wanted:
         json_type = exchange.media_type in (JSON, A2A_JSON)
-        note = " (v1.0.1 SHOULD; v1.0.0 said application/json)" if wanted == A2A_JSON and exchange.media_type == JSON else ""
+        note = (
+            " (v1.0.1 SHOULD; v1.0.0 said application/json)"
+            if wanted == A2A_JSON and exchange.media_type == JSON
+            else ""
+        )
         problems.append(EnvelopeProblem(f"Content-Type {media!r}, not {wanted}{note}", should=json_type))
     return problems
 

@@ -27,8 +27,17 @@ from ..refclient.http import make_client
 from ..refclient.options import CONNECT_TIMEOUT_S, POLL_START_S, READ_TIMEOUT_S, ClientOptions
 from ..refclient.recording import IDENTITY, Exchange, Recorder
 from ..refclient.selection import SUPPORTED
-from .catalogue import (ERROR_ENVELOPE, INTERFACE_CHECKS, RESPONSE_SHAPE, SEND_MESSAGE, STREAMING, TASK_FOLLOW_UP, UNKNOWN_TASK,
-                        VERSION_NEGOTIATION, ProbeCheck)
+from .catalogue import (
+    ERROR_ENVELOPE,
+    INTERFACE_CHECKS,
+    RESPONSE_SHAPE,
+    SEND_MESSAGE,
+    STREAMING,
+    TASK_FOLLOW_UP,
+    UNKNOWN_TASK,
+    VERSION_NEGOTIATION,
+    ProbeCheck,
+)
 from .checks import card_valid, response_shape, send_message, task_follow_up
 from .context import InterfaceProbe, Seen
 from .errorchecks import error_envelope, unknown_task, version_negotiation
@@ -42,8 +51,13 @@ POLLS = 5
 
 #: The order the checks run in (SEND-MESSAGE and TASK-FOLLOW-UP feed RESPONSE-SHAPE; ERROR-ENVELOPE judges all).
 _RUN_ORDER: tuple[tuple[ProbeCheck, Callable[[InterfaceProbe], CheckResult]], ...] = (
-    (SEND_MESSAGE, send_message), (TASK_FOLLOW_UP, task_follow_up), (RESPONSE_SHAPE, response_shape), (UNKNOWN_TASK, unknown_task),
-    (STREAMING, streaming), (VERSION_NEGOTIATION, version_negotiation), (ERROR_ENVELOPE, error_envelope),
+    (SEND_MESSAGE, send_message),
+    (TASK_FOLLOW_UP, task_follow_up),
+    (RESPONSE_SHAPE, response_shape),
+    (UNKNOWN_TASK, unknown_task),
+    (STREAMING, streaming),
+    (VERSION_NEGOTIATION, version_negotiation),
+    (ERROR_ENVELOPE, error_envelope),
 )
 
 
@@ -87,8 +101,15 @@ def default_policy(target: str) -> str:
 def probe(target: str, options: ProbeOptions | None = None) -> ProbeRun:
     """Probe the server behind `target` (its origin, or its card URL). Raises Unusable when there is no usable card."""
     options = options or ProbeOptions()
-    client_options = ClientOptions(follow=options.polls, read_timeout=options.timeout, connect_timeout=min(options.timeout, CONNECT_TIMEOUT_S),
-                                   poll_start=options.poll_start, sleep=options.sleep, binding=options.binding, token=options.token)
+    client_options = ClientOptions(
+        follow=options.polls,
+        read_timeout=options.timeout,
+        connect_timeout=min(options.timeout, CONNECT_TIMEOUT_S),
+        poll_start=options.poll_start,
+        sleep=options.sleep,
+        binding=options.binding,
+        token=options.token,
+    )
     recorder = Recorder()
     with make_client(client_options, recorder) as http:
         http.headers.update(IDENTITY)
@@ -100,8 +121,12 @@ def probe(target: str, options: ProbeOptions | None = None) -> ProbeRun:
         policy = options.policy or default_policy(found.url)
         run = ProbeRun(target, found.url, policy)
         card_exchanges = list(recorder.exchanges)
-        check = card_valid([f.to_json() for f in lint(found.card, policy)], found.warnings, [e.seq for e in card_exchanges])
-        run.results.append(_result(CARD_ID, f"agent card {found.url}", [check], time.monotonic() - began, journal(card_exchanges, [])))
+        check = card_valid(
+            [f.to_json() for f in lint(found.card, policy)], found.warnings, [e.seq for e in card_exchanges]
+        )
+        run.results.append(
+            _result(CARD_ID, f"agent card {found.url}", [check], time.monotonic() - began, journal(card_exchanges, []))
+        )
         for iface in cards.interfaces(found.card):
             if options.binding is not None and iface.core_binding is not options.binding:
                 continue
@@ -118,7 +143,9 @@ def scenario_id(iface: Interface) -> str:
     return f"{GROUP}/{iface.index}-{slug(iface.binding)}-{slug(iface.version)}"
 
 
-def _interface(http: Any, recorder: Recorder, iface: Interface, card: dict[str, Any], options: ClientOptions, text: str) -> ScenarioResult:
+def _interface(
+    http: Any, recorder: Recorder, iface: Interface, card: dict[str, Any], options: ClientOptions, text: str
+) -> ScenarioResult:
     began, mark = time.monotonic(), len(recorder.exchanges)
     why = _unspoken(iface)
     if why is not None:
@@ -131,22 +158,28 @@ def _interface(http: Any, recorder: Recorder, iface: Interface, card: dict[str, 
     for check, run in _RUN_ORDER:
         try:
             done[check.id] = run(ctx)
-        except Exception as exc:  # noqa: BLE001 - a probe bug shows as ERROR in its check, the others still run
+        except Exception as exc:
             done[check.id] = check.result(Outcome.ERROR, f"probe error in {check.id}: {type(exc).__name__}: {exc}")
     checks = [done[check.id] for check in INTERFACE_CHECKS]
-    return _result(scenario_id(iface), iface.label, checks, time.monotonic() - began, journal(recorder.since(mark), ctx.seen))
+    return _result(
+        scenario_id(iface), iface.label, checks, time.monotonic() - began, journal(recorder.since(mark), ctx.seen)
+    )
 
 
 def _unspoken(iface: Interface) -> str | None:
     if (iface.core_binding, iface.known_version) not in SUPPORTED:
-        return f"a2a-lab does not speak {iface.binding} {iface.version} (it speaks JSONRPC and HTTP+JSON, A2A 1.0 and 0.3)"
+        return (
+            f"a2a-lab does not speak {iface.binding} {iface.version} (it speaks JSONRPC and HTTP+JSON, A2A 1.0 and 0.3)"
+        )
     parts = urlsplit(iface.url)
     if parts.scheme not in ("http", "https") or not parts.netloc:
         return f"the interface URL {iface.url!r} is not an absolute http(s) URL"
     return None
 
 
-def _result(sid: str, title: str, checks: list[CheckResult], duration: float, entries: list[dict[str, Any]]) -> ScenarioResult:
+def _result(
+    sid: str, title: str, checks: list[CheckResult], duration: float, entries: list[dict[str, Any]]
+) -> ScenarioResult:
     errored = next((c.message for c in checks if c.outcome is Outcome.ERROR), None)
     outcome = scoring.scenario_outcome(checks, timed_out=False, contacted=True, error=errored)
     return ScenarioResult(sid, title, GROUP, outcome, checks, None, 0, duration, journal=entries)
@@ -159,8 +192,14 @@ def journal(exchanges: list[Exchange], seen: list[Seen]) -> list[dict[str, Any]]
     for ex in exchanges:
         parts = urlsplit(ex.url)
         kind = "card" if ex.seq not in checks else "jsonrpc" if _rpc(ex) else "rest"
-        entry = book.open(ex.method, parts.path, parts.query, [(k.encode("latin-1"), v.encode("latin-1")) for k, v in ex.request_headers],
-                          ex.request_body, kind)
+        entry = book.open(
+            ex.method,
+            parts.path,
+            parts.query,
+            [(k.encode("latin-1"), v.encode("latin-1")) for k, v in ex.request_headers],
+            ex.request_body,
+            kind,
+        )
         entry.update(seq=ex.seq, t=ex.t, url=ex.url)
         if ex.seq in checks:
             entry["probe"] = checks[ex.seq]
@@ -171,7 +210,11 @@ def journal(exchanges: list[Exchange], seen: list[Seen]) -> list[dict[str, Any]]
             entry["response"] = {"fault": ex.error or "no answer"}
         else:
             body = bytes(ex.response_body)
-            entry["response"] = {"status": ex.status, "content_type": ex.header("content-type") or "", "_body": body[:BODY_KEEP_BYTES]}
+            entry["response"] = {
+                "status": ex.status,
+                "content_type": ex.header("content-type") or "",
+                "_body": body[:BODY_KEEP_BYTES],
+            }
             if len(body) > BODY_KEEP_BYTES:
                 entry["response"]["body_size"] = len(body)
     entries: list[dict[str, Any]] = book.snapshot()["entries"]

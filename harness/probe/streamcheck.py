@@ -35,20 +35,34 @@ def streaming(ctx: InterfaceProbe) -> CheckResult:
             fold.apply(body, problems)
             if kind != "?":
                 _, inner, _ = classify(body, form, shapes.EVENT_KINDS_V1, "", [])
-                problems += [str(p) for p in shapes.kind_problems(inner, kind, form.version, form.rest, f"event[{fold.events}]")]
+                problems += [
+                    str(p) for p in shapes.kind_problems(inner, kind, form.version, form.rest, f"event[{fold.events}]")
+                ]
             if fold.done:
                 done_at = fold.events
     except ClientFailure as failure:
         if needs_credentials(failure):
             return not_judged(c, failure)
         if done_at is not None and failure.type == "transport":
-            return c.broken(f"{what}: the stream stayed open after it ended ({_state(fold)})", expected, failure.message, ctx.evidence(c.id))
-        return c.broken(f"{what} failed after {len(kinds)} event(s): {failure.message}", expected, failure.message, ctx.evidence(c.id))
+            return c.broken(
+                f"{what}: the stream stayed open after it ended ({_state(fold)})",
+                expected,
+                failure.message,
+                ctx.evidence(c.id),
+            )
+        return c.broken(
+            f"{what} failed after {len(kinds)} event(s): {failure.message}",
+            expected,
+            failure.message,
+            ctx.evidence(c.id),
+        )
     trail = " -> ".join(kinds) or "no event"
     if fold.answer is None:
         return c.broken(f"{what}: the stream closed without any event", expected, "an empty stream", ctx.evidence(c.id))
     if done_at is None:
-        return c.broken(f"{what}: the stream closed at {_state(fold)}, before a terminal state", expected, trail, ctx.evidence(c.id))
+        return c.broken(
+            f"{what}: the stream closed at {_state(fold)}, before a terminal state", expected, trail, ctx.evidence(c.id)
+        )
     snapshot = after == ["task"] and fold.answer.kind == "task"  # "MAY optionally resend a final Task snapshot" (§11.7)
     if after and not snapshot:
         problems.append(f"{len(after)} event(s) after the stream's end ({', '.join(after)})")

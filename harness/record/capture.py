@@ -6,7 +6,7 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -103,9 +103,17 @@ def capture(target: str, text: str, timeout: float) -> Capture:
             raise RecordError(f"no card to record: {failure.message}", usage=True) from None
         card_exchange = next(e for e in reversed(recorder.exchanges) if e.status == 200)
         origin = origin_of(found.url)
-        cap = Capture(target, found.url, origin, found.card, bytes(card_exchange.response_body), card_exchange.header("content-type") or "",
-                      card_exchange.header("cache-control"), card_exchange.header("etag") is not None,
-                      datetime.now(timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z"))
+        cap = Capture(
+            target,
+            found.url,
+            origin,
+            found.card,
+            bytes(card_exchange.response_body),
+            card_exchange.header("content-type") or "",
+            card_exchange.header("cache-control"),
+            card_exchange.header("etag") is not None,
+            datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z"),
+        )
         recorded: set[tuple[str, str]] = set()
         for iface in cards.interfaces(found.card):
             path = same_origin_path(iface.url, origin)
@@ -114,14 +122,18 @@ def capture(target: str, text: str, timeout: float) -> Capture:
             elif path is None:
                 cap.notes.append(f"{iface.label}: not recorded (not on {origin}, so it cannot be replayed there)")
             elif (iface.binding, iface.version) in recorded:
-                cap.notes.append(f"{iface.label}: not recorded (a replay answers every {iface.binding} {iface.version} interface like the first)")
+                cap.notes.append(
+                    f"{iface.label}: not recorded (a replay answers every {iface.binding} {iface.version} interface like the first)"
+                )
             else:
                 recorded.add((iface.binding, iface.version))
                 _exchange_with(cap, http, recorder, iface, path, text, options)
     return cap
 
 
-def _call(cap: Capture, recorder: Recorder, transport: Transport, op: Operation, params: dict[str, Any], path: str) -> Recorded:
+def _call(
+    cap: Capture, recorder: Recorder, transport: Transport, op: Operation, params: dict[str, Any], path: str
+) -> Recorded:
     mark = len(recorder.exchanges)
     body: Any = None
     try:
@@ -147,7 +159,9 @@ def _call(cap: Capture, recorder: Recorder, transport: Transport, op: Operation,
     return rec
 
 
-def _exchange_with(cap: Capture, http: httpx.Client, recorder: Recorder, iface: Interface, path: str, text: str, options: ClientOptions) -> None:
+def _exchange_with(
+    cap: Capture, http: httpx.Client, recorder: Recorder, iface: Interface, path: str, text: str, options: ClientOptions
+) -> None:
     transport = Transport(http, iface, options)
     params = {"message": user_message(text), "configuration": requests.send_configuration()}
     sent = _call(cap, recorder, transport, Operation.SEND_MESSAGE, params, path)

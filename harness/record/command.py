@@ -17,12 +17,31 @@ from .scenario_file import document, render, write
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("target", metavar="BASE_URL", help="the server's origin (its card is at BASE_URL/.well-known/agent-card.json) or its card URL")
-    p.add_argument("--out", type=Path, required=True, metavar="FILE.yaml", help="the scenario file to write (serve it with `a2a-lab serve FILE.yaml`)")
+    p.add_argument(
+        "target",
+        metavar="BASE_URL",
+        help="the server's origin (its card is at BASE_URL/.well-known/agent-card.json) or its card URL",
+    )
+    p.add_argument(
+        "--out",
+        type=Path,
+        required=True,
+        metavar="FILE.yaml",
+        help="the scenario file to write (serve it with `a2a-lab serve FILE.yaml`)",
+    )
     p.add_argument("--text", default=DEFAULT_TEXT, help=f"the message to send (default {DEFAULT_TEXT!r})")
-    p.add_argument("--keep-origin", action="store_true", help="keep the card's bytes untouched (its URLs keep naming the recorded server)")
+    p.add_argument(
+        "--keep-origin",
+        action="store_true",
+        help="keep the card's bytes untouched (its URLs keep naming the recorded server)",
+    )
     p.add_argument("--force", action="store_true", help="overwrite FILE.yaml if it exists")
-    p.add_argument("--timeout", type=float, default=READ_TIMEOUT_S, help=f"seconds to wait for any one answer (default {READ_TIMEOUT_S:g})")
+    p.add_argument(
+        "--timeout",
+        type=float,
+        default=READ_TIMEOUT_S,
+        help=f"seconds to wait for any one answer (default {READ_TIMEOUT_S:g})",
+    )
 
 
 def _err(text: str) -> None:
@@ -43,8 +62,11 @@ def cmd_record(args: argparse.Namespace) -> int:
     except RecordError as exc:
         _err(f"nothing written: {exc}")
         return EXIT_USAGE if exc.usage else EXIT_FAILED
-    except Exception as exc:  # noqa: BLE001
+    except Exception as exc:
         _err(f"nothing written: record error: {type(exc).__name__}: {exc}")
         return EXIT_HARNESS
-    print(f"a2a-lab: recorded {cap.card_url} ({len(cap.exchanges)} exchange(s)) to {out}; replay with: a2a-lab serve {out}", file=sys.stderr)
+    print(
+        f"a2a-lab: recorded {cap.card_url} ({len(cap.exchanges)} exchange(s)) to {out}; replay with: a2a-lab serve {out}",
+        file=sys.stderr,
+    )
     return EXIT_OK

@@ -45,7 +45,9 @@ def _summary(rec: Recorded) -> str:
     what = ""
     if rec.answer is not None:
         task = rec.answer.task
-        what = f", a {rec.answer.kind}" + (f" in {task.state.short}" if task is not None and task.state is not None else "")
+        what = f", a {rec.answer.kind}" + (
+            f" in {task.state.short}" if task is not None and task.state is not None else ""
+        )
     return f"{rec.op.value} answered HTTP {status}{what}"
 
 
@@ -59,34 +61,68 @@ def document(cap: Capture, keep_origin: bool, text: str) -> dict[str, Any]:
         versions = endpoints.setdefault((rec.path, iface.binding), [])
         if iface.version not in versions:
             versions.append(iface.version)
-        raw: dict[str, Any] = {"status": rec.exchange.status, "body": _text(rec.body, f"the {rec.op.value} answer of {iface.label}"),
-                               "content_type": rec.exchange.header("content-type") or ""}
+        raw: dict[str, Any] = {
+            "status": rec.exchange.status,
+            "body": _text(rec.body, f"the {rec.op.value} answer of {iface.label}"),
+            "content_type": rec.exchange.header("content-type") or "",
+        }
         if rec.echoes_id:
             raw["echo_id"] = True
-        behaviour.setdefault(rec.op.value, []).append({"when": {"binding": iface.binding, "version": iface.version}, "reply": {"raw": raw}})
+        behaviour.setdefault(rec.op.value, []).append(
+            {"when": {"binding": iface.binding, "version": iface.version}, "reply": {"raw": raw}}
+        )
         lines.setdefault(f"{iface.binding} {iface.version} at {rec.path}", []).append(_summary(rec))
-    card: dict[str, Any] = {"raw": card_text(cap, keep_origin), "content_type": cap.content_type, "cache_control": cap.cache_control or "",
-                            "etag": cap.etag}
+    card: dict[str, Any] = {
+        "raw": card_text(cap, keep_origin),
+        "content_type": cap.content_type,
+        "cache_control": cap.cache_control or "",
+        "etag": cap.etag,
+    }
     if keep_origin:
         card["substitute_raw"] = False
-    listed = "\n".join(f"- {where}: {'; '.join(said)}" for where, said in lines.items()) or "- (no interface a2a-lab speaks on this origin)"
+    listed = (
+        "\n".join(f"- {where}: {'; '.join(said)}" for where, said in lines.items())
+        or "- (no interface a2a-lab speaks on this origin)"
+    )
     notes = "".join(f"\n- {note}" for note in cap.notes)
     description = (
         f"Recorded by `a2a-lab record` from {cap.target} at {cap.at}: the card exactly as served"
-        + (" (untouched: its URLs still name the recorded server)" if keep_origin else f" (its origin {cap.origin} written as {BASE_URL})")
+        + (
+            " (untouched: its URLs still name the recorded server)"
+            if keep_origin
+            else f" (its origin {cap.origin} written as {BASE_URL})"
+        )
         + ", and per interface a2a-lab speaks one SendMessage exchange (plus the GetTask follow-up of a returned task), replayed "
         "byte for byte; JSON-RPC answers echo the client's request id. Every SendMessage (GetTask) on an interface gets "
         "the recorded answer; other operations get a2a-lab's default behaviour.\n\n"
-        f"Exchanges:\n{listed}" + (f"\n\nNot recorded:{notes}" if notes else "") + "\n")
+        f"Exchanges:\n{listed}" + (f"\n\nNot recorded:{notes}" if notes else "") + "\n"
+    )
     return {
         "title": f"Recorded: {name} ({cap.origin})",
         "description": description,
-        "recorded": {"from": cap.target, "at": cap.at, "card_sha256": cap.card_sha256, "tool": tool_version(), "card_url": cap.card_url,
-                     "exchanges": [{"operation": r.op.value, "binding": r.iface.binding, "version": r.iface.version, "path": r.path,
-                                    "request_id": r.request_id, "status": r.exchange.status} for r in cap.exchanges]},
+        "recorded": {
+            "from": cap.target,
+            "at": cap.at,
+            "card_sha256": cap.card_sha256,
+            "tool": tool_version(),
+            "card_url": cap.card_url,
+            "exchanges": [
+                {
+                    "operation": r.op.value,
+                    "binding": r.iface.binding,
+                    "version": r.iface.version,
+                    "path": r.path,
+                    "request_id": r.request_id,
+                    "status": r.exchange.status,
+                }
+                for r in cap.exchanges
+            ],
+        },
         "client": {"message": text},
         "card": card,
-        "endpoints": [{"path": path, "binding": binding, "versions": versions} for (path, binding), versions in endpoints.items()],
+        "endpoints": [
+            {"path": path, "binding": binding, "versions": versions} for (path, binding), versions in endpoints.items()
+        ],
         "behaviour": behaviour,
     }
 
@@ -104,7 +140,9 @@ _Dumper.add_representer(str, _str)
 
 def render(doc: dict[str, Any], path: Path) -> str:
     """The YAML text, checked: it loads back to the same data and as a valid scenario."""
-    text: str = yaml.dump(doc, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=1 << 20, default_flow_style=False)
+    text: str = yaml.dump(
+        doc, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=1 << 20, default_flow_style=False
+    )
     if yaml.safe_load(text) != doc:
         raise RecordError("the recording does not survive a YAML round trip; please report it")
     try:

@@ -57,14 +57,18 @@ def action_options(action: Mapping[str, Any]) -> tuple[dict[str, Any], list[str]
     for key, value in action.items():
         if key == JWKS_KEY:
             if not isinstance(value, dict):
-                raise UsageFailure(f"{ENV_ACTION}: {JWKS_KEY} must be a JWKS object ({{\"keys\": [...]}}), got {type(value).__name__}")
+                raise UsageFailure(
+                    f'{ENV_ACTION}: {JWKS_KEY} must be a JWKS object ({{"keys": [...]}}), got {type(value).__name__}'
+                )
             continue
         kind = ACTIONS.get(key)
         if kind is None:
             warnings.append(f"{ENV_ACTION}: unknown action {key!r} ignored (known: {', '.join(sorted(ACTIONS))})")
             continue
         if not isinstance(value, kind):
-            raise UsageFailure(f"{ENV_ACTION}: {key} must be {'text' if kind is str else 'true or false'}, got {value!r}")
+            raise UsageFailure(
+                f"{ENV_ACTION}: {key} must be {'text' if kind is str else 'true or false'}, got {value!r}"
+            )
         if key == "verify_signature":
             if value:
                 out[OPTION_FOR[key]] = action.get(JWKS_KEY) or _EMPTY_JWKS

@@ -45,7 +45,9 @@ def user_message(text: str) -> dict[str, Any]:
     return {"messageId": str(uuid.uuid4()), "role": Role.USER.value, "parts": [{"text": text}]}
 
 
-def run(target: str, text: str = DEFAULT_TEXT, options: ClientOptions | None = None, http: httpx.Client | None = None) -> Result:
+def run(
+    target: str, text: str = DEFAULT_TEXT, options: ClientOptions | None = None, http: httpx.Client | None = None
+) -> Result:
     """Talk to the agent behind `target` (its base URL or card URL) and report what was understood.
 
     Never raises for anything the server or the network does; the Result carries the error, and its
@@ -59,9 +61,12 @@ def run(target: str, text: str = DEFAULT_TEXT, options: ClientOptions | None = N
         _run(client, target, text, options, result)
     except ClientFailure as failure:
         result.kind, result.error = "error", failure.as_dict()
-    except Exception as exc:  # noqa: BLE001 - a client bug is reported as a result, never a traceback
+    except Exception as exc:
         result.kind = "error"
-        result.error = {"type": "internal", "message": f"a2a-lab reference client failed unexpectedly ({type(exc).__name__}: {exc}); please report it"}
+        result.error = {
+            "type": "internal",
+            "message": f"a2a-lab reference client failed unexpectedly ({type(exc).__name__}: {exc}); please report it",
+        }
     finally:
         if own:
             client.close()
@@ -114,21 +119,28 @@ def _select(card: dict[str, Any], options: ClientOptions, result: Result) -> Sel
     if not selection.candidates:
         declared = [i.label for i in cards.interfaces(card)]
         limit = f" {options.binding.value}" if options.binding else " JSONRPC or HTTP+JSON"
-        raise ClientFailure("selection", f"the card declares no interface this client speaks ({limit.strip()}, A2A 1.0 or 0.3); declared: "
-                            + ("; ".join(declared) or "none"))
+        raise ClientFailure(
+            "selection",
+            f"the card declares no interface this client speaks ({limit.strip()}, A2A 1.0 or 0.3); declared: "
+            + ("; ".join(declared) or "none"),
+        )
     return selection
 
 
 def _may_stream(card: dict[str, Any], options: ClientOptions, result: Result) -> bool:
     if options.stream and not cards.capability(card, cards.STREAMING):
-        result.warnings.append("streaming was asked for, but the card does not declare capabilities.streaming: used SendMessage instead")
+        result.warnings.append(
+            "streaming was asked for, but the card does not declare capabilities.streaming: used SendMessage instead"
+        )
         return False
     return options.stream
 
 
 def _may_push(card: dict[str, Any], options: ClientOptions, result: Result) -> bool:
     if options.webhook and not cards.capability(card, cards.PUSH_NOTIFICATIONS):
-        result.warnings.append("a webhook was asked for, but the card does not declare capabilities.pushNotifications: none registered")
+        result.warnings.append(
+            "a webhook was asked for, but the card does not declare capabilities.pushNotifications: none registered"
+        )
         return False
     return options.webhook
 
@@ -153,7 +165,9 @@ def _converse(session: Session, selection: Selection, text: str) -> None:
             if invites_fallback(failure) and position + 1 < len(selection.candidates):
                 nxt = selection.candidates[position + 1]
                 result.attempts.append({"interface": iface.label, "error": failure.message, **_brief(failure)})
-                result.warnings.append(f"{iface.label} does not serve this call ({failure.message}); falling back to {nxt.label}")
+                result.warnings.append(
+                    f"{iface.label} does not serve this call ({failure.message}); falling back to {nxt.label}"
+                )
                 continue
             raise
         _finish(transport, turn, session)
@@ -165,13 +179,22 @@ def _brief(failure: ClientFailure) -> dict[str, Any]:
     return {k: failure.details[k] for k in ("code", "http_status", "reason") if k in failure.details}
 
 
-def _send(transport: Transport, message: dict[str, Any], session: Session, register: bool, resumes: TaskState | None = None) -> Turn:
+def _send(
+    transport: Transport, message: dict[str, Any], session: Session, register: bool, resumes: TaskState | None = None
+) -> Turn:
     """Send one message (streamed when allowed); with a webhook, registered inline on the first message and
     the call made non-blocking (the notifications, or GetTask, follow the task up). `resumes`: the state of
     the task the message continues."""
     receiver, result = session.receiver, session.result
-    push = requests.push_config(receiver.url, receiver.credentials, receiver.token) if receiver is not None and register else None
-    params = {"message": message, "configuration": requests.send_configuration(return_immediately=receiver is not None, push=push)}
+    push = (
+        requests.push_config(receiver.url, receiver.credentials, receiver.token)
+        if receiver is not None and register
+        else None
+    )
+    params = {
+        "message": message,
+        "configuration": requests.send_configuration(return_immediately=receiver is not None, push=push),
+    }
     since = receiver.mark() if receiver is not None else 0
     if not session.stream:
         body = transport.call(Operation.SEND_MESSAGE, params, result.warnings)
@@ -203,8 +226,11 @@ def _finish(transport: Transport, turn: Turn, session: Session) -> None:
         _take_task(result, follower.task)
     if not task.stops:
         state = task.state.short if task.state else repr(task.raw_state)
-        why = ("no follow-up was allowed (--follow 0)" if options.follow <= 0 else
-               f"still {state} after {follower.polls} GetTask follow-up{'s' if follower.polls != 1 else ''}")
+        why = (
+            "no follow-up was allowed (--follow 0)"
+            if options.follow <= 0
+            else f"still {state} after {follower.polls} GetTask follow-up{'s' if follower.polls != 1 else ''}"
+        )
         if task.id is None:
             why = "the task has no id to follow up"
         result.error = {"type": "no_answer", "message": f"the task did not finish: {why}"}
@@ -235,7 +261,9 @@ def _answer_once(transport: Transport, session: Session) -> None:
     try:
         turn = _send(transport, message, session, register=False, resumes=state if state.interrupted else None)
     except ClientFailure as failure:
-        raise ClientFailure(failure.type, f"the follow-up to task {task_id} ({state.short}): {failure.message}", failure.details) from None
+        raise ClientFailure(
+            failure.type, f"the follow-up to task {task_id} ({state.short}): {failure.message}", failure.details
+        ) from None
     if turn.answer.kind == "task" and turn.answer.task is not None and turn.answer.task.id not in (None, task_id):
         result.warnings.append(f"the follow-up to task {task_id} was answered with another task, {turn.answer.task.id}")
     _finish(transport, turn, session)

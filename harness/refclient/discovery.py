@@ -51,7 +51,11 @@ def _fetch(http: httpx.Client, url: str, options: ClientOptions) -> tuple[httpx.
                 if response.is_redirect and response.headers.get("location"):
                     url = str(response.url.join(response.headers["location"]))
                     continue
-                body = read_limited(response, options.card_size_limit, f"card {url}") if response.status_code == 200 else read_head(response)
+                body = (
+                    read_limited(response, options.card_size_limit, f"card {url}")
+                    if response.status_code == 200
+                    else read_head(response)
+                )
                 return response, body
     raise ClientFailure("discovery", f"fetching the card: more than {_MAX_REDIRECTS} redirects (last {url})")
 
@@ -73,18 +77,27 @@ def discover(http: httpx.Client, target: str, options: ClientOptions) -> Discove
             warnings.append(f"{primary} answered 404; used the legacy pre-0.3 card path {legacy}")
             response, body = legacy_response, legacy_body
         else:
-            raise ClientFailure("discovery", f"no agent card: {primary} answered 404 and {legacy} answered {legacy_response.status_code}",
-                                {"url": primary, "http_status": 404})
+            raise ClientFailure(
+                "discovery",
+                f"no agent card: {primary} answered 404 and {legacy} answered {legacy_response.status_code}",
+                {"url": primary, "http_status": 404},
+            )
     url = str(response.url)
     if response.status_code != 200:
         shown = f": {snippet(body)!r}" if body else ""
-        raise ClientFailure("discovery", f"the card {url} answered HTTP {response.status_code}{shown}", {"url": url, "http_status": response.status_code})
+        raise ClientFailure(
+            "discovery",
+            f"the card {url} answered HTTP {response.status_code}{shown}",
+            {"url": url, "http_status": response.status_code},
+        )
     try:
         card = decode_json(body, response, f"card {url}")
     except ClientFailure as failure:
         raise ClientFailure("discovery", failure.message, {"url": url, **failure.details}) from None
     if not isinstance(card, dict):
-        raise ClientFailure("discovery", f"the card {url} is JSON but not an object (got {type(card).__name__})", {"url": url})
+        raise ClientFailure(
+            "discovery", f"the card {url} is JSON but not an object (got {type(card).__name__})", {"url": url}
+        )
     kind = media_type(response)
     if kind and kind != JSON and not kind.endswith("+json"):
         warnings.append(f"the card is served as {kind!r}, not {JSON}")

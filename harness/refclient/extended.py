@@ -21,20 +21,27 @@ def fetch_extended_card(transport: Transport, warnings: list[str]) -> dict[str, 
     """GetExtendedAgentCard (0.3: agent/getAuthenticatedExtendedCard) on one interface; the card object."""
     body = transport.call(Operation.GET_EXTENDED_CARD, {}, warnings)
     if not isinstance(body, dict):
-        raise ClientFailure("invalid_response", f"the extended card from {transport.iface.url} is not an object (got {type(body).__name__})",
-                            {"operation": Operation.GET_EXTENDED_CARD.value, "binding": transport.binding.value})
+        raise ClientFailure(
+            "invalid_response",
+            f"the extended card from {transport.iface.url} is not an object (got {type(body).__name__})",
+            {"operation": Operation.GET_EXTENDED_CARD.value, "binding": transport.binding.value},
+        )
     return body
 
 
-def use_extended_card(http: httpx.Client, card: dict[str, Any], selection: Selection, options: ClientOptions, result: Result) -> Selection:
+def use_extended_card(
+    http: httpx.Client, card: dict[str, Any], selection: Selection, options: ClientOptions, result: Result
+) -> Selection:
     """The interfaces to use after asking for the extended card on the first chosen interface.
 
     Only when the public card declares capabilities.extendedAgentCard (0.3: supportsAuthenticatedExtendedCard).
     A failure is a warning: the public card still works.
     """
     if not cards.capability(card, cards.EXTENDED_CARD):
-        result.warnings.append("the extended card was asked for, but the card declares neither capabilities.extendedAgentCard nor "
-                               "supportsAuthenticatedExtendedCard: not fetched")
+        result.warnings.append(
+            "the extended card was asked for, but the card declares neither capabilities.extendedAgentCard nor "
+            "supportsAuthenticatedExtendedCard: not fetched"
+        )
         return selection
     iface = selection.candidates[0]
     try:

@@ -37,10 +37,19 @@ class UsageFailure(ClientFailure):
         super().__init__("usage", message)
 
 
-def remote_error(message: str, *, code: int | None = None, http_status: int | None = None, reason: str | None = None,
-                 data: Any = None, **details: Any) -> ClientFailure:
+def remote_error(
+    message: str,
+    *,
+    code: int | None = None,
+    http_status: int | None = None,
+    reason: str | None = None,
+    data: Any = None,
+    **details: Any,
+) -> ClientFailure:
     """The server answered with an error (JSON-RPC error object, or an HTTP+JSON error status)."""
-    info: dict[str, Any] = {k: v for k, v in (("code", code), ("http_status", http_status), ("reason", reason)) if v is not None}
+    info: dict[str, Any] = {
+        k: v for k, v in (("code", code), ("http_status", http_status), ("reason", reason)) if v is not None
+    }
     known = by_code(code) if code is not None else None
     if known is not None:
         info["name"] = known.kind.name
@@ -65,5 +74,9 @@ def invites_fallback(failure: ClientFailure) -> bool:
     d = failure.details
     if failure.type == "remote" and (d.get("code") in _FALLBACK_CODES or d.get("reason") in _FALLBACK_REASONS):
         return True
-    return (failure.type in ("remote", "http") and d.get("binding") == Binding.HTTP_JSON.value
-            and d.get("http_status") in _FALLBACK_HTTP and d.get("reason") != ErrorType.TASK_NOT_FOUND.kind.reason)
+    return (
+        failure.type in ("remote", "http")
+        and d.get("binding") == Binding.HTTP_JSON.value
+        and d.get("http_status") in _FALLBACK_HTTP
+        and d.get("reason") != ErrorType.TASK_NOT_FOUND.kind.reason
+    )

@@ -31,8 +31,15 @@ def _stops(note: Notification) -> bool:
 class Follower:
     """One turn's follow-up of one task. `task` is always the latest view the client has of it."""
 
-    def __init__(self, transport: Transport, options: ClientOptions, result: Result, task: TaskView,
-                 receiver: WebhookReceiver | None = None, since: int = 0) -> None:
+    def __init__(
+        self,
+        transport: Transport,
+        options: ClientOptions,
+        result: Result,
+        task: TaskView,
+        receiver: WebhookReceiver | None = None,
+        since: int = 0,
+    ) -> None:
         self.transport, self.options, self.result = transport, options, result
         self.task = task
         self.receiver = receiver
@@ -73,7 +80,9 @@ class Follower:
         try:
             body = self.transport.call(Operation.GET_TASK, {"id": task.id}, self.warnings)
         except ClientFailure as failure:
-            raise ClientFailure(failure.type, f"GetTask follow-up #{self.result.follow_ups}: {failure.message}", failure.details) from None
+            raise ClientFailure(
+                failure.type, f"GetTask follow-up #{self.result.follow_ups}: {failure.message}", failure.details
+            ) from None
         fresh = read_task(body, self.transport.form, "GetTask result", self.warnings)
         if fresh.id != task.id:
             self.warnings.append(f"GetTask for {task.id!r} answered task {fresh.id!r}")
@@ -91,7 +100,9 @@ class Follower:
         try:
             end = consume(self.transport, Operation.SUBSCRIBE_TO_TASK, {"id": task.id}, self.warnings)
         except ClientFailure as failure:
-            self.warnings.append(f"SubscribeToTask for task {task.id} failed ({failure.message}); following up with GetTask")
+            self.warnings.append(
+                f"SubscribeToTask for task {task.id} failed ({failure.message}); following up with GetTask"
+            )
             return self.poll()
         fresh = end.answer.task
         if end.answer.kind != "task" or fresh is None:
@@ -140,7 +151,9 @@ class Follower:
                     self.fold_notifications()
                 continue
             if not budget or time.monotonic() >= deadline:
-                self.warnings.append(f"no push notification said task {self.task.id} stopped within {self.options.read_timeout:g} s")
+                self.warnings.append(
+                    f"no push notification said task {self.task.id} stopped within {self.options.read_timeout:g} s"
+                )
                 break
             self.get_task()
         return self.task
@@ -167,4 +180,6 @@ class Follower:
         if receiver is None or task.id is None or task.state is None or not task.stops:
             return
         if receiver.wait(task.id, self.since, lambda note: note.state is task.state, self.options.push_wait) is None:
-            self.warnings.append(f"no push notification reported task {task.id} {task.state.short} within {self.options.push_wait:g} s")
+            self.warnings.append(
+                f"no push notification reported task {task.id} {task.state.short} within {self.options.push_wait:g} s"
+            )

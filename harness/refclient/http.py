@@ -28,7 +28,9 @@ def user_agent() -> str:
 def make_client(options: ClientOptions, transport: httpx.BaseTransport | None = None) -> httpx.Client:
     """The client's httpx client; `transport` replaces the network layer (e.g. a recording one)."""
     timeout = httpx.Timeout(options.read_timeout, connect=options.connect_timeout)
-    return httpx.Client(timeout=timeout, headers={"User-Agent": user_agent()}, follow_redirects=False, transport=transport)
+    return httpx.Client(
+        timeout=timeout, headers={"User-Agent": user_agent()}, follow_redirects=False, transport=transport
+    )
 
 
 def describe(exc: httpx.HTTPError, what: str, options: ClientOptions) -> ClientFailure:
@@ -58,13 +60,18 @@ def read_limited(response: httpx.Response, limit: int, what: str) -> bytes:
     """Read a streamed body, refusing more than `limit` bytes (checked before and while reading)."""
     declared = response.headers.get("content-length")
     if declared and declared.isdigit() and int(declared) > limit:
-        raise ClientFailure("invalid_response", f"{what}: the answer declares {declared} bytes, more than the limit of {limit} bytes",
-                            {"limit": limit, "size": int(declared)})
+        raise ClientFailure(
+            "invalid_response",
+            f"{what}: the answer declares {declared} bytes, more than the limit of {limit} bytes",
+            {"limit": limit, "size": int(declared)},
+        )
     chunks, size = [], 0
     for chunk in response.iter_bytes():
         size += len(chunk)
         if size > limit:
-            raise ClientFailure("invalid_response", f"{what}: the answer is larger than the limit of {limit} bytes", {"limit": limit})
+            raise ClientFailure(
+                "invalid_response", f"{what}: the answer is larger than the limit of {limit} bytes", {"limit": limit}
+            )
         chunks.append(chunk)
     return b"".join(chunks)
 
@@ -109,5 +116,8 @@ def decode_json(body: bytes, response: httpx.Response, what: str) -> Any:
     except (UnicodeDecodeError, ValueError, RecursionError):
         kind = media_type(response) or "no content type"
         shown = f": {snippet(body)!r}" if body else " (empty body)"
-        raise ClientFailure("invalid_response", f"{what}: HTTP {response.status_code} answer is not JSON ({kind}){shown}",
-                            {"http_status": response.status_code, "content_type": kind}) from None
+        raise ClientFailure(
+            "invalid_response",
+            f"{what}: HTTP {response.status_code} answer is not JSON ({kind}){shown}",
+            {"http_status": response.status_code, "content_type": kind},
+        ) from None

@@ -83,7 +83,10 @@ def read_parts(raw: Any, form: Form, path: str, warnings: list[str]) -> list[dic
         warnings.append(f"{path}: expected a list of parts")
         return []
     problems: list[shapes.Problem] = []
-    parts = [shapes.parse_part(p, form.version, form.rest, f"{path}[{i}]", problems, lenient_kind=True) for i, p in enumerate(raw)]
+    parts = [
+        shapes.parse_part(p, form.version, form.rest, f"{path}[{i}]", problems, lenient_kind=True)
+        for i, p in enumerate(raw)
+    ]
     _note(warnings, "answer", problems)
     return [p for p in parts if p is not None]
 
@@ -103,8 +106,10 @@ def read_message(raw: Any, form: Form, path: str, warnings: list[str]) -> dict[s
 def read_task(raw: Any, form: Form, path: str, warnings: list[str]) -> TaskView:
     if not isinstance(raw, dict):
         raise ClientFailure("invalid_response", f"{path}: a task must be an object, got {type(raw).__name__}")
-    view = TaskView(id=raw.get("id") if isinstance(raw.get("id"), str) else None,
-                    context_id=raw.get("contextId") if isinstance(raw.get("contextId"), str) else None)
+    view = TaskView(
+        id=raw.get("id") if isinstance(raw.get("id"), str) else None,
+        context_id=raw.get("contextId") if isinstance(raw.get("contextId"), str) else None,
+    )
     if view.id is None:
         warnings.append(f"{path}.id: a task needs an id")
     status = raw.get("status")
@@ -159,11 +164,15 @@ def classify(body: Any, form: Form, kinds: tuple[str, ...], what: str, warnings:
         kind = shapes.stream_event_kind(body, candidate.version, candidate.rest)
         if kind in kinds:
             if candidate != form:
-                warnings.append(f"{what} is in the {candidate.label} form, not the {form.label} form its interface declares")
+                warnings.append(
+                    f"{what} is in the {candidate.label} form, not the {form.label} form its interface declares"
+                )
             inner = body if (candidate.version is Version.V0_3 and not candidate.rest) else body[kind]
             return kind, inner, candidate
     shown = ", ".join(sorted(body)) if isinstance(body, dict) else type(body).__name__
-    raise ClientFailure("invalid_response", f"{what} is neither {' nor '.join(kinds)} in the {form.label} form (got {shown})")
+    raise ClientFailure(
+        "invalid_response", f"{what} is neither {' nor '.join(kinds)} in the {form.label} form (got {shown})"
+    )
 
 
 def read_send_result(body: Any, form: Form, warnings: list[str]) -> Answer:
@@ -188,7 +197,9 @@ class StreamFold:
         where = f"event[{self.events}]"
         if kind == "message":
             if self.answer is not None:
-                warnings.append(f"{where}: a message arrived in a task stream; a stream carries one message or one task")
+                warnings.append(
+                    f"{where}: a message arrived in a task stream; a stream carries one message or one task"
+                )
             self.answer = Answer("message", message=read_message(inner, used, f"{where}.message", warnings))
             self.done = True
             return
@@ -207,7 +218,9 @@ class StreamFold:
                 if isinstance(inner, dict) and inner.get("final") is True:
                     self.done = True
             elif isinstance(inner, dict):
-                add_artifact(task, inner.get("artifact"), used, f"{where}.artifact", warnings, append=inner.get("append") is True)
+                add_artifact(
+                    task, inner.get("artifact"), used, f"{where}.artifact", warnings, append=inner.get("append") is True
+                )
         assert self.answer is not None and self.answer.task is not None
         if self.answer.task.stops:
             self.done = True

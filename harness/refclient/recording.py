@@ -70,8 +70,14 @@ class Recorder(httpx.BaseTransport):
         self._t0 = time.monotonic()
 
     def handle_request(self, request: httpx.Request) -> httpx.Response:
-        exchange = Exchange(len(self.exchanges) + 1, round(time.monotonic() - self._t0, 4), request.method, str(request.url),
-                            list(request.headers.multi_items()), request.read())
+        exchange = Exchange(
+            len(self.exchanges) + 1,
+            round(time.monotonic() - self._t0, 4),
+            request.method,
+            str(request.url),
+            list(request.headers.multi_items()),
+            request.read(),
+        )
         self.exchanges.append(exchange)
         try:
             response = self.inner.handle_request(request)
@@ -81,8 +87,13 @@ class Recorder(httpx.BaseTransport):
         exchange.status = response.status_code
         exchange.response_headers = list(response.headers.multi_items())
         assert isinstance(response.stream, httpx.SyncByteStream)
-        return httpx.Response(response.status_code, headers=response.headers, stream=_Tee(response.stream, exchange),
-                              extensions=response.extensions, request=request)
+        return httpx.Response(
+            response.status_code,
+            headers=response.headers,
+            stream=_Tee(response.stream, exchange),
+            extensions=response.extensions,
+            request=request,
+        )
 
     def close(self) -> None:
         self.inner.close()

@@ -71,8 +71,14 @@ class Result:
             "task_id": self.task_id,
             "context_id": self.context_id,
             "interrupted": self.interrupted,
-            "interface": None if iface is None else {"url": iface.url, "binding": iface.binding, "version": iface.version,
-                                                      **({"tenant": iface.tenant} if iface.tenant else {})},
+            "interface": None
+            if iface is None
+            else {
+                "url": iface.url,
+                "binding": iface.binding,
+                "version": iface.version,
+                **({"tenant": iface.tenant} if iface.tenant else {}),
+            },
             "card_url": self.card_url,
             "streamed": self.streamed,
             "follow_ups": self.follow_ups,
@@ -118,9 +124,15 @@ def render_text(result: Result) -> str:
     if result.extended_card:
         row("card", "extended card fetched")
     if result.interface is not None:
-        row("interface", result.interface.label + (f" (tenant {result.interface.tenant})" if result.interface.tenant else ""))
+        row(
+            "interface",
+            result.interface.label + (f" (tenant {result.interface.tenant})" if result.interface.tenant else ""),
+        )
     if result.webhook is not None:
-        row("webhook", f"{result.webhook['url']}: {result.webhook['notifications']} notification(s) accepted, {result.webhook['refused']} refused")
+        row(
+            "webhook",
+            f"{result.webhook['url']}: {result.webhook['notifications']} notification(s) accepted, {result.webhook['refused']} refused",
+        )
     if result.resubscribed:
         row("stream", "resubscribed to the task after the stream ended early")
     if result.follow_up:
@@ -129,8 +141,16 @@ def render_text(result: Result) -> str:
         row("answer", "a message" + (" (streamed)" if result.streamed else ""))
     elif result.kind == "task":
         state = result.state.short if result.state is not None else "unknown state"
-        how = "interrupted: the agent waits for the user" if result.interrupted else ("finished" if result.answered else "not finished")
-        extra = f", {result.follow_ups} GetTask follow-up{'s' if result.follow_ups != 1 else ''}" if result.follow_ups else ""
+        how = (
+            "interrupted: the agent waits for the user"
+            if result.interrupted
+            else ("finished" if result.answered else "not finished")
+        )
+        extra = (
+            f", {result.follow_ups} GetTask follow-up{'s' if result.follow_ups != 1 else ''}"
+            if result.follow_ups
+            else ""
+        )
         row("answer", f"task {result.task_id or '?'} {state} ({how}{extra}{', streamed' if result.streamed else ''})")
     if result.text:
         text_lines = result.text.splitlines() or [""]

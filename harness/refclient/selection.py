@@ -16,7 +16,9 @@ from a2a_lab.protocol.cards import Interface, Support
 from a2a_lab.protocol.versions import Version
 
 #: What the reference client speaks, in no particular order (the card's order decides).
-SUPPORTED: tuple[Support, ...] = tuple((b, v) for b in (Binding.JSONRPC, Binding.HTTP_JSON) for v in (Version.V1_0, Version.V0_3))
+SUPPORTED: tuple[Support, ...] = tuple(
+    (b, v) for b in (Binding.JSONRPC, Binding.HTTP_JSON) for v in (Version.V1_0, Version.V0_3)
+)
 
 
 @dataclass
@@ -48,8 +50,10 @@ def card_warnings(card: dict[str, Any], listed: list[Interface]) -> list[str]:
     top = card.get("protocolVersion")
     if shape == "1.0" and top is not None:
         declared = sorted({i.version for i in listed})
-        out.append(f"mixed-version card: top-level protocolVersion {top!r} is a 0.3 field; the interfaces declare "
-                   f"{', '.join(declared) or 'nothing'} (the interface list is what counts)")
+        out.append(
+            f"mixed-version card: top-level protocolVersion {top!r} is a 0.3 field; the interfaces declare "
+            f"{', '.join(declared) or 'nothing'} (the interface list is what counts)"
+        )
     if shape == "0.3" and top is None:
         out.append("0.3 card without protocolVersion; read as 0.3")
     for iface in listed:
@@ -57,7 +61,9 @@ def card_warnings(card: dict[str, Any], listed: list[Interface]) -> list[str]:
             continue  # a 0.3 card's protocolVersion is "0.3.0" by its schema: no Major.Minor rule there
         where = f"interface #{iface.index} ({iface.binding} {iface.url})"
         if versions.has_patch(iface.declared_version):
-            out.append(f"{where} declares protocolVersion {iface.declared_version!r}; versions are Major.Minor, read as {iface.version}")
+            out.append(
+                f"{where} declares protocolVersion {iface.declared_version!r}; versions are Major.Minor, read as {iface.version}"
+            )
         elif iface.declared_version is None or not str(iface.declared_version).strip():
             out.append(f"{where} declares no protocolVersion; read as 0.3 (§3.6.2)")
     return out
@@ -77,7 +83,7 @@ def select_interfaces(card: dict[str, Any], binding: Binding | None = None) -> S
             break
         position = remaining.index(chosen)
         skipped.extend(_why_skipped(passed) for passed in remaining[:position])
-        remaining = remaining[position + 1:]
+        remaining = remaining[position + 1 :]
         key = (chosen.url, chosen.binding, chosen.version)
         if key in seen:
             continue

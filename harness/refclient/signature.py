@@ -21,9 +21,18 @@ def verify_card(card: dict[str, Any], jwks: Mapping[str, Any]) -> dict[str, Any]
     if not verdicts:
         why = "the card carries no signature"
     else:
-        why = "; ".join(f"signature #{v.index}" + (f" (kid {v.kid!r})" if v.kid else "") + f": {v.reason}" for v in verdicts)
-    raise ClientFailure("signature", f"card signature does not verify: {why}; the agent was not called",
-                        {"signatures": [{"index": v.index, "kid": v.kid, "alg": v.alg, "valid": v.valid, "reason": v.reason} for v in verdicts]})
+        why = "; ".join(
+            f"signature #{v.index}" + (f" (kid {v.kid!r})" if v.kid else "") + f": {v.reason}" for v in verdicts
+        )
+    raise ClientFailure(
+        "signature",
+        f"card signature does not verify: {why}; the agent was not called",
+        {
+            "signatures": [
+                {"index": v.index, "kid": v.kid, "alg": v.alg, "valid": v.valid, "reason": v.reason} for v in verdicts
+            ]
+        },
+    )
 
 
 def load_jwks(path: str | Path) -> dict[str, Any]:
@@ -38,4 +47,4 @@ def load_jwks(path: str | Path) -> dict[str, Any]:
         return value
     if isinstance(value, dict) and "kty" in value:
         return {"keys": [value]}
-    raise UsageFailure(f"the key set {path} is neither a JWKS ({{\"keys\": [...]}}) nor a JWK")
+    raise UsageFailure(f'the key set {path} is neither a JWKS ({{"keys": [...]}}) nor a JWK')

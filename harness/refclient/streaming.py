@@ -27,8 +27,13 @@ class StreamEnd:
         return self.answer.kind == "message" or (task is not None and task.stops)
 
 
-def consume(transport: Transport, op: Operation, params: dict[str, Any], warnings: list[str],
-            resumed_from: TaskState | None = None) -> StreamEnd:
+def consume(
+    transport: Transport,
+    op: Operation,
+    params: dict[str, Any],
+    warnings: list[str],
+    resumed_from: TaskState | None = None,
+) -> StreamEnd:
     """Read events until a message, a stop state or a 0.3 `final`, or until the stream ends or breaks.
 
     A stream that breaks before any task id is known raises (there is nothing to follow up); one that
@@ -53,8 +58,11 @@ def consume(transport: Transport, op: Operation, params: dict[str, Any], warning
     finally:
         events.close()
     if fold.answer is None:
-        raise ClientFailure("invalid_response", f"the stream from {transport.iface.url} closed without any event",
-                            {"operation": op.value, "binding": transport.binding.value})
+        raise ClientFailure(
+            "invalid_response",
+            f"the stream from {transport.iface.url} closed without any event",
+            {"operation": op.value, "binding": transport.binding.value},
+        )
     end = StreamEnd(fold.answer, broken)
     if broken is None and not fold.done and not end.stopped:
         task = fold.answer.task

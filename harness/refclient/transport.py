@@ -48,13 +48,19 @@ class Transport:
         return {**params, "tenant": self.iface.tenant} if self.iface.tenant else params
 
     def _headers(self, accept: str) -> dict[str, str]:
-        return {"Content-Type": requests.content_type(self.binding, self.version), "Accept": accept,
-                **requests.version_headers(self.version), **requests.auth_headers(self.options.token)}
+        return {
+            "Content-Type": requests.content_type(self.binding, self.version),
+            "Accept": accept,
+            **requests.version_headers(self.version),
+            **requests.auth_headers(self.options.token),
+        }
 
     def _accept(self) -> str:
         return A2A_JSON + ", " + JSON if self.binding is Binding.HTTP_JSON and self.version is Version.V1_0 else JSON
 
-    def _prepare(self, op: Operation, params: dict[str, Any]) -> tuple[str, str, dict[str, str], bytes | None, Any, str]:
+    def _prepare(
+        self, op: Operation, params: dict[str, Any]
+    ) -> tuple[str, str, dict[str, str], bytes | None, Any, str]:
         """(verb, url, query, body bytes, JSON-RPC id or None, a label for messages)."""
         try:
             wire = requests.build(op, self.version, self.binding, self._params(params))
@@ -81,7 +87,9 @@ class Transport:
                 raw = read_limited(response, self.options.response_size_limit, label)
         return self._answer(op, response, raw, req_id, label, warnings)
 
-    def _answer(self, op: Operation, response: httpx.Response, raw: bytes, req_id: Any, label: str, warnings: list[str]) -> Any:
+    def _answer(
+        self, op: Operation, response: httpx.Response, raw: bytes, req_id: Any, label: str, warnings: list[str]
+    ) -> Any:
         if req_id is not None:
             return self._rpc_answer(op, response, raw, req_id, label, warnings)
         return self._rest_answer(op, response, raw, label, warnings)
@@ -95,9 +103,16 @@ class Transport:
             raise
 
     def _context(self, op: Operation) -> dict[str, Any]:
-        return {"operation": op.value, "binding": self.binding.value, "version": self.version.value, "url": self.iface.url}
+        return {
+            "operation": op.value,
+            "binding": self.binding.value,
+            "version": self.version.value,
+            "url": self.iface.url,
+        }
 
-    def _rpc_answer(self, op: Operation, response: httpx.Response, raw: bytes, req_id: Any, label: str, warnings: list[str]) -> Any:
+    def _rpc_answer(
+        self, op: Operation, response: httpx.Response, raw: bytes, req_id: Any, label: str, warnings: list[str]
+    ) -> Any:
         value = self._decode(response, raw, label)
         result = self._unwrap(op, value, req_id, label, response.status_code, warnings)
         if response.status_code != 200:
@@ -107,11 +122,17 @@ class Transport:
             warnings.append(f"{label}: answer Content-Type is {kind!r}, not {JSON}")
         return result
 
-    def _unwrap(self, op: Operation, value: Any, req_id: Any, label: str, status: int | None, warnings: list[str]) -> Any:
+    def _unwrap(
+        self, op: Operation, value: Any, req_id: Any, label: str, status: int | None, warnings: list[str]
+    ) -> Any:
         """Check a JSON-RPC 2.0 response object and return its result, or raise its error."""
+
         def violation(problem: str) -> ClientFailure:
-            return ClientFailure("invalid_response", f"{label}: not a valid JSON-RPC 2.0 response: {problem}",
-                                 {**self._context(op), **({"http_status": status} if status else {})})
+            return ClientFailure(
+                "invalid_response",
+                f"{label}: not a valid JSON-RPC 2.0 response: {problem}",
+                {**self._context(op), **({"http_status": status} if status else {})},
+            )
 
         if not isinstance(value, dict):
             raise violation(f"expected an object, got {type(value).__name__}")
@@ -133,8 +154,14 @@ class Transport:
             raise violation(f"error must be an object with an integer code, got {err!r}")
         message = err.get("message") if isinstance(err.get("message"), str) else "(no message)"
         data = err.get("data")
-        raise remote_error(f"{label} answered JSON-RPC error {err['code']}: {message}", code=err["code"], http_status=status if status != 200 else None,
-                           reason=error_info_reason(data), data=data, **self._context(op))
+        raise remote_error(
+            f"{label} answered JSON-RPC error {err['code']}: {message}",
+            code=err["code"],
+            http_status=status if status != 200 else None,
+            reason=error_info_reason(data),
+            data=data,
+            **self._context(op),
+        )
 
     def _rest_answer(self, op: Operation, response: httpx.Response, raw: bytes, label: str, warnings: list[str]) -> Any:
         status = response.status_code
@@ -142,11 +169,15 @@ class Transport:
             value = self._decode(response, raw, label)
             kind = media_type(response)
             if kind and kind not in _JSON_TYPES:
-                warnings.append(f"{label}: answer Content-Type is {kind!r}, not {requests.content_type(self.binding, self.version)}")
+                warnings.append(
+                    f"{label}: answer Content-Type is {kind!r}, not {requests.content_type(self.binding, self.version)}"
+                )
             return value
         raise self._rest_error(op, status, response, raw, label)
 
-    def _rest_error(self, op: Operation, status: int | None, response: httpx.Response | None, raw: bytes, label: str) -> ClientFailure:
+    def _rest_error(
+        self, op: Operation, status: int | None, response: httpx.Response | None, raw: bytes, label: str
+    ) -> ClientFailure:
         """An HTTP+JSON error: google.rpc.Status (1.0), `{"message"}` (0.3 SDKs), or anything else."""
         try:
             value: Any = json.loads(raw.decode("utf-8"))
@@ -155,18 +186,32 @@ class Transport:
         body = value.get("error") if isinstance(value, dict) and isinstance(value.get("error"), dict) else value
         if isinstance(body, dict) and isinstance(body.get("message"), str):
             reason = error_info_reason(body.get("details"))
-            code = value.get("code") if isinstance(value, dict) and isinstance(value.get("code"), int) and value.get("code", 0) < 0 else None
+            code = (
+                value.get("code")
+                if isinstance(value, dict) and isinstance(value.get("code"), int) and value.get("code", 0) < 0
+                else None
+            )
             known = errors.by_name(reason) if reason else None
             if code is None and known is not None:
                 code = known.code  # the ErrorInfo reason names the A2A error (§11.6)
             said = f"answered HTTP {status}" if status is not None else "sent an error"
-            return remote_error(f"{label} {said}: {body['message']}" + (f" ({reason})" if reason else ""),
-                                http_status=status, reason=reason, code=code, **self._context(op))
+            return remote_error(
+                f"{label} {said}: {body['message']}" + (f" ({reason})" if reason else ""),
+                http_status=status,
+                reason=reason,
+                code=code,
+                **self._context(op),
+            )
         kind = (media_type(response) if response is not None else "") or "no content type"
         shown = f": {snippet(raw)!r}" if raw else " (empty body)"
-        said = f"answered HTTP {status} ({kind})" if status is not None else "sent an error event the client cannot read"
-        return ClientFailure("http" if status is not None else "invalid_response", f"{label} {said}{shown}",
-                             {**({"http_status": status} if status is not None else {}), **self._context(op)})
+        said = (
+            f"answered HTTP {status} ({kind})" if status is not None else "sent an error event the client cannot read"
+        )
+        return ClientFailure(
+            "http" if status is not None else "invalid_response",
+            f"{label} {said}{shown}",
+            {**({"http_status": status} if status is not None else {}), **self._context(op)},
+        )
 
     # --------------------------------------------------------------------------------- streams
 
@@ -184,7 +229,9 @@ class Transport:
                 if response.status_code != 200 or media_type(response) != EVENT_STREAM:
                     raw = read_limited(response, self.options.response_size_limit, label)
                     value = self._answer(op, response, raw, req_id, label, warnings)
-                    warnings.append(f"{label}: asked for a stream, got a plain {media_type(response) or 'untyped'} answer")
+                    warnings.append(
+                        f"{label}: asked for a stream, got a plain {media_type(response) or 'untyped'} answer"
+                    )
                     yield value
                     return
                 count = 0
@@ -196,14 +243,24 @@ class Transport:
                             continue
                         count += 1
                         if count > self.options.stream_event_limit:
-                            raise ClientFailure("invalid_response", f"{label}: more than {self.options.stream_event_limit} stream events; hung up",
-                                                self._context(op))
+                            raise ClientFailure(
+                                "invalid_response",
+                                f"{label}: more than {self.options.stream_event_limit} stream events; hung up",
+                                self._context(op),
+                            )
                         try:
                             value = json.loads(event.data)
                         except (ValueError, RecursionError):
-                            raise ClientFailure("invalid_response", f"{label}: stream event #{count} is not JSON: {snippet(event.data.encode())!r}",
-                                                self._context(op)) from None
-                        yield self._unwrap(op, value, req_id, f"{label} (stream event #{count})", None, warnings) if req_id is not None else value
+                            raise ClientFailure(
+                                "invalid_response",
+                                f"{label}: stream event #{count} is not JSON: {snippet(event.data.encode())!r}",
+                                self._context(op),
+                            ) from None
+                        yield (
+                            self._unwrap(op, value, req_id, f"{label} (stream event #{count})", None, warnings)
+                            if req_id is not None
+                            else value
+                        )
                 except SSEError as exc:
                     raise ClientFailure("invalid_response", f"{label}: {exc}", self._context(op)) from None
 
@@ -215,6 +272,9 @@ class Transport:
                 return failure
             except (ValueError, RecursionError):
                 pass
-            return ClientFailure("invalid_response", f"{label}: an error event the client cannot read: {snippet(data.encode())!r}", self._context(op))
+            return ClientFailure(
+                "invalid_response",
+                f"{label}: an error event the client cannot read: {snippet(data.encode())!r}",
+                self._context(op),
+            )
         return self._rest_error(op, None, None, data.encode(), f"{label} (error event)")
-

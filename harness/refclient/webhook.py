@@ -86,7 +86,9 @@ class WebhookReceiver:
         self._closed = False
         self._server = _Server((host, 0), _Handler)
         self._server.receiver = self
-        self._thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, name="a2a-lab-webhook", daemon=True)
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, name="a2a-lab-webhook", daemon=True
+        )
         self._thread.start()
 
     @property
@@ -107,7 +109,9 @@ class WebhookReceiver:
             return Verdict(HTTPStatus.NOT_FOUND, f"not the webhook path {PATH}")
         given = (authorization or "").encode()
         if not hmac.compare_digest(given, self._expected):
-            return Verdict(HTTPStatus.UNAUTHORIZED, "missing Authorization" if not authorization else "wrong credentials")
+            return Verdict(
+                HTTPStatus.UNAUTHORIZED, "missing Authorization" if not authorization else "wrong credentials"
+            )
         if token is not None and not hmac.compare_digest(token.encode(), self.token.encode()):
             return Verdict(HTTPStatus.UNAUTHORIZED, f"wrong {TOKEN_HEADER}")
         try:
@@ -150,7 +154,9 @@ class WebhookReceiver:
         with self._cond:
             return [n for n in self._notes[since:] if task_id is None or n.task_id == task_id]
 
-    def wait(self, task_id: str, since: int, until: Callable[[Notification], bool], timeout: float) -> Notification | None:
+    def wait(
+        self, task_id: str, since: int, until: Callable[[Notification], bool], timeout: float
+    ) -> Notification | None:
         """The first notification about the task (from `since` on) that satisfies `until`, waiting up to `timeout` s."""
         deadline = time.monotonic() + max(timeout, 0.0)
         with self._cond:
@@ -212,7 +218,7 @@ class _Handler(BaseHTTPRequestHandler):
     sys_version = ""
     timeout = _SOCKET_TIMEOUT_S
 
-    def do_POST(self) -> None:  # noqa: N802 - the stdlib's naming
+    def do_POST(self) -> None:
         receiver = self.server.receiver
         receiver.touch()
         length = self.headers.get("Content-Length", "")
@@ -263,5 +269,5 @@ class _Handler(BaseHTTPRequestHandler):
         except OSError:
             pass
 
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the stdlib's signature
+    def log_message(self, format: str, *args: Any) -> None:
         """Quiet: the client reports what its webhook saw in its result, not on stderr."""

@@ -7,9 +7,17 @@ from typing import Any, TextIO
 
 from ..model import Outcome, ScenarioResult
 
-_MARK = {Outcome.PASS: "PASS", Outcome.NON_STRICT: "WARN", Outcome.FAIL: "FAIL", Outcome.TIMEOUT: "TIME",
-         Outcome.NO_CONTACT: "NONE", Outcome.ERROR: "ERR!", Outcome.SKIPPED: "SKIP", Outcome.UNIMPLEMENTED: "UNIM",
-         Outcome.INFORMATIONAL: "INFO"}
+_MARK = {
+    Outcome.PASS: "PASS",
+    Outcome.NON_STRICT: "WARN",
+    Outcome.FAIL: "FAIL",
+    Outcome.TIMEOUT: "TIME",
+    Outcome.NO_CONTACT: "NONE",
+    Outcome.ERROR: "ERR!",
+    Outcome.SKIPPED: "SKIP",
+    Outcome.UNIMPLEMENTED: "UNIM",
+    Outcome.INFORMATIONAL: "INFO",
+}
 
 
 def progress_line(index: int, total: int, scenario_id: str, seconds: float, note: str = "") -> str:
@@ -17,8 +25,12 @@ def progress_line(index: int, total: int, scenario_id: str, seconds: float, note
     return f"[{index:>{width}}/{total}] {scenario_id} ({seconds:.1f}s){' ' + note if note else ''}"
 
 
-def scorecard(results: list[ScenarioResult], summary: dict[str, Any], out: TextIO | None = None, verbose: bool = False) -> None:
-    out = out if out is not None else sys.stdout  # looked up per call: a default bound at import outlives redirected streams
+def scorecard(
+    results: list[ScenarioResult], summary: dict[str, Any], out: TextIO | None = None, verbose: bool = False
+) -> None:
+    out = (
+        out if out is not None else sys.stdout
+    )  # looked up per call: a default bound at import outlives redirected streams
     width = max((len(r.id) for r in results), default=8)
     print(f"\n{'SCENARIO'.ljust(width)}  RESULT  DETAIL", file=out)
     for r in results:

@@ -8,8 +8,17 @@ import json
 from pathlib import Path
 from typing import Any
 
-COLOURS = {"PASS": "#1a7f37", "NON_STRICT": "#bf8700", "FAIL": "#cf222e", "TIMEOUT": "#8250df", "NO_CONTACT": "#6e7781",
-           "ERROR": "#000000", "SKIPPED": "#afb8c1", "UNIMPLEMENTED": "#57606a", "INFORMATIONAL": "#0969da"}
+COLOURS = {
+    "PASS": "#1a7f37",
+    "NON_STRICT": "#bf8700",
+    "FAIL": "#cf222e",
+    "TIMEOUT": "#8250df",
+    "NO_CONTACT": "#6e7781",
+    "ERROR": "#000000",
+    "SKIPPED": "#afb8c1",
+    "UNIMPLEMENTED": "#57606a",
+    "INFORMATIONAL": "#0969da",
+}
 CSS = """
 body{font-family:system-ui,-apple-system,"Segoe UI",sans-serif;margin:24px;color:#1f2328;background:#fff}
 h1{font-size:22px}h2{font-size:18px;margin-top:32px;border-bottom:1px solid #d0d7de}h3{font-size:15px}
@@ -39,12 +48,14 @@ def sequence_svg(journal: list[dict[str, Any]], limit: int = 40) -> str:
     row, top = 34, 40
     height = top + row * len(entries) + 20
     left, right, width = 90, 610, 700
-    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" role="img" aria-label="sequence diagram">',
-             '<defs><marker id="ah" markerWidth="8" markerHeight="8" refX="7" refY="4" orient="auto"><path d="M0,0 L8,4 L0,8 z" fill="#57606a"/></marker></defs>',
-             f'<text x="{left}" y="20" text-anchor="middle" font-size="13" font-weight="600">client</text>',
-             f'<text x="{right}" y="20" text-anchor="middle" font-size="13" font-weight="600">a2a-lab server</text>',
-             f'<line x1="{left}" y1="28" x2="{left}" y2="{height - 10}" stroke="#d0d7de" stroke-width="2"/>',
-             f'<line x1="{right}" y1="28" x2="{right}" y2="{height - 10}" stroke="#d0d7de" stroke-width="2"/>']
+    parts = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" role="img" aria-label="sequence diagram">',
+        '<defs><marker id="ah" markerWidth="8" markerHeight="8" refX="7" refY="4" orient="auto"><path d="M0,0 L8,4 L0,8 z" fill="#57606a"/></marker></defs>',
+        f'<text x="{left}" y="20" text-anchor="middle" font-size="13" font-weight="600">client</text>',
+        f'<text x="{right}" y="20" text-anchor="middle" font-size="13" font-weight="600">a2a-lab server</text>',
+        f'<line x1="{left}" y1="28" x2="{left}" y2="{height - 10}" stroke="#d0d7de" stroke-width="2"/>',
+        f'<line x1="{right}" y1="28" x2="{right}" y2="{height - 10}" stroke="#d0d7de" stroke-width="2"/>',
+    ]
     for i, entry in enumerate(entries):
         y = top + i * row
         push = entry.get("kind") == "push"
@@ -52,18 +63,30 @@ def sequence_svg(journal: list[dict[str, Any]], limit: int = 40) -> str:
         label = entry.get("rpc", {}).get("method") or f"{entry.get('method', '')} {entry.get('path', '')}"
         response = entry.get("response") or {}
         answer = entry.get("answer") or {}
-        back = answer.get("result_kind") or response.get("fault") or response.get("refused") or response.get("status", "")
+        back = (
+            answer.get("result_kind") or response.get("fault") or response.get("refused") or response.get("status", "")
+        )
         if answer.get("code") is not None:
             back = f"error {answer['code']}"
         elif answer.get("state"):
             back = f"task {str(answer['state']).removeprefix('TASK_STATE_')}"
         colour = "#cf222e" if entry.get("unmatched") or "error" in str(back) else "#57606a"
-        parts.append(f'<line x1="{x1}" y1="{y}" x2="{x2}" y2="{y}" stroke="{colour}" stroke-width="1.5" marker-end="url(#ah)"/>')
-        parts.append(f'<text x="{(left + right) / 2}" y="{y - 4}" text-anchor="middle" font-size="11">#{_e(entry.get("seq"))} {_e(label[:70])}</text>')
-        parts.append(f'<line x1="{x2}" y1="{y + 14}" x2="{x1}" y2="{y + 14}" stroke="{colour}" stroke-width="1" stroke-dasharray="4,3" marker-end="url(#ah)"/>')
-        parts.append(f'<text x="{(left + right) / 2}" y="{y + 26}" text-anchor="middle" font-size="10" fill="#57606a">{_e(str(back)[:70])}</text>')
+        parts.append(
+            f'<line x1="{x1}" y1="{y}" x2="{x2}" y2="{y}" stroke="{colour}" stroke-width="1.5" marker-end="url(#ah)"/>'
+        )
+        parts.append(
+            f'<text x="{(left + right) / 2}" y="{y - 4}" text-anchor="middle" font-size="11">#{_e(entry.get("seq"))} {_e(label[:70])}</text>'
+        )
+        parts.append(
+            f'<line x1="{x2}" y1="{y + 14}" x2="{x1}" y2="{y + 14}" stroke="{colour}" stroke-width="1" stroke-dasharray="4,3" marker-end="url(#ah)"/>'
+        )
+        parts.append(
+            f'<text x="{(left + right) / 2}" y="{y + 26}" text-anchor="middle" font-size="10" fill="#57606a">{_e(str(back)[:70])}</text>'
+        )
     if len(journal) > limit:
-        parts.append(f'<text x="{width / 2}" y="{height - 2}" text-anchor="middle" font-size="11">... {len(journal) - limit} more requests</text>')
+        parts.append(
+            f'<text x="{width / 2}" y="{height - 2}" text-anchor="middle" font-size="11">... {len(journal) - limit} more requests</text>'
+        )
     parts.append("</svg>")
     return "".join(parts)
 
@@ -75,20 +98,28 @@ def _transcript(journal: list[dict[str, Any]]) -> str:
         response = entry.get("response") or {}
         answer = response.get("body", {}).get("text", "") if isinstance(response.get("body"), dict) else ""
         events = "\n".join(json.dumps(ev.get("data", ev), separators=(",", ":")) for ev in entry.get("events") or [])
-        rows.append(f"#{entry.get('seq')} t={entry.get('t')}s {entry.get('method')} {entry.get('path')}{'?' + entry['query'] if entry.get('query') else ''}\n"
-                    + "".join(f"{k}: {v}\n" for k, v in (entry.get("headers") or {}).items())
-                    + (f"\n{body[:4000]}\n" if body else "")
-                    + f"-> {response.get('status', response.get('fault', response.get('refused', '')))}\n"
-                    + (f"{answer[:4000]}\n" if answer else "") + (f"{events[:8000]}\n" if events else ""))
+        rows.append(
+            f"#{entry.get('seq')} t={entry.get('t')}s {entry.get('method')} {entry.get('path')}{'?' + entry['query'] if entry.get('query') else ''}\n"
+            + "".join(f"{k}: {v}\n" for k, v in (entry.get("headers") or {}).items())
+            + (f"\n{body[:4000]}\n" if body else "")
+            + f"-> {response.get('status', response.get('fault', response.get('refused', '')))}\n"
+            + (f"{answer[:4000]}\n" if answer else "")
+            + (f"{events[:8000]}\n" if events else "")
+        )
     return "<pre>" + _e("\n".join(rows)) + "</pre>"
 
 
 def _scenario_section(client_index: int, client: str, scenario: dict[str, Any]) -> str:
-    out = [f'<h3 id="{_anchor(client_index, scenario["id"])}">{_e(scenario["id"])} {badge(scenario["outcome"])} '
-           f'<small>client {client_index + 1}</small></h3>', f"<p>{_e(scenario.get('title', ''))}</p>"]
+    out = [
+        f'<h3 id="{_anchor(client_index, scenario["id"])}">{_e(scenario["id"])} {badge(scenario["outcome"])} '
+        f"<small>client {client_index + 1}</small></h3>",
+        f"<p>{_e(scenario.get('title', ''))}</p>",
+    ]
     if scenario.get("error"):
         out.append(f"<p><b>{_e(scenario['error'])}</b></p>")
-    out.append("<table><tr><th>check</th><th>level</th><th>outcome</th><th>message</th><th>requirement / expected / actual</th></tr>")
+    out.append(
+        "<table><tr><th>check</th><th>level</th><th>outcome</th><th>message</th><th>requirement / expected / actual</th></tr>"
+    )
     for check in scenario["checks"]:
         detail = f"{_e(check.get('requirement', ''))}"
         if check.get("expected") or check.get("actual"):
@@ -97,17 +128,23 @@ def _scenario_section(client_index: int, client: str, scenario: dict[str, Any]) 
             detail += f"<pre>{_e(check['quote'])}</pre>"
         if check.get("baseline"):
             detail += f"<br><i>expected failure: {_e(check['baseline'])}</i>"
-        out.append(f"<tr><td>{_e(check['id'])}</td><td>{_e(check['level'])}</td><td>{badge(check['outcome'])}</td><td>{_e(check['message'])}</td><td>{detail}</td></tr>")
+        out.append(
+            f"<tr><td>{_e(check['id'])}</td><td>{_e(check['level'])}</td><td>{badge(check['outcome'])}</td><td>{_e(check['message'])}</td><td>{detail}</td></tr>"
+        )
     out.append("</table>")
     journal = scenario.get("journal") or []
     client_info = scenario.get("client") or {}
     opened = " open" if scenario["outcome"] not in ("PASS", "SKIPPED") else ""
-    out.append(f"<details{opened}><summary>sequence ({len(journal)} requests)</summary>{sequence_svg(journal)}</details>")
+    out.append(
+        f"<details{opened}><summary>sequence ({len(journal)} requests)</summary>{sequence_svg(journal)}</details>"
+    )
     out.append(f"<details><summary>transcript</summary>{_transcript(journal)}</details>")
     if client_info:
-        out.append(f"<details><summary>client process (exit {_e(client_info.get('exit_code'))})</summary>"
-                   f"<pre>{_e(' '.join(client_info.get('command') or []))}\n--- stdout (tail) ---\n{_e(client_info.get('stdout_tail', ''))}"
-                   f"\n--- stderr (tail) ---\n{_e(client_info.get('stderr_tail', ''))}</pre></details>")
+        out.append(
+            f"<details><summary>client process (exit {_e(client_info.get('exit_code'))})</summary>"
+            f"<pre>{_e(' '.join(client_info.get('command') or []))}\n--- stdout (tail) ---\n{_e(client_info.get('stdout_tail', ''))}"
+            f"\n--- stderr (tail) ---\n{_e(client_info.get('stderr_tail', ''))}</pre></details>"
+        )
     return "\n".join(out)
 
 
@@ -116,15 +153,23 @@ def build(reports: list[dict[str, Any]]) -> str:
     clients = [r.get("client", f"client {i + 1}") for i, r in enumerate(reports)]
     ids = sorted({s["id"] for r in reports for s in r["scenarios"]})
     by = [{s["id"]: s for s in r["scenarios"]} for r in reports]
-    head = [f"<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>a2a-lab report</title><style>{CSS}</style></head><body>",
-            "<h1>a2a-lab conformance report</h1>"]
+    head = [
+        f'<!doctype html><html lang="en"><head><meta charset="utf-8"><title>a2a-lab report</title><style>{CSS}</style></head><body>',
+        "<h1>a2a-lab conformance report</h1>",
+    ]
     for i, (client, report) in enumerate(zip(clients, reports)):
         summary = report.get("summary", {})
         levels = summary.get("levels", {})
         counts = ", ".join(f"{k} {v['passed']}/{v['judged']}" for k, v in levels.items() if v.get("judged"))
-        head.append(f'<p class="summary"><b>client {i + 1}</b>: <code>{_e(client)}</code> — {_e(summary.get("verdict", ""))} '
-                    f"({_e(counts)}; seed {_e(report.get('seed'))})</p>")
-    matrix = ["<h2>Matrix</h2><table><tr><th>scenario</th>" + "".join(f"<th>client {i + 1}</th>" for i in range(len(reports))) + "</tr>"]
+        head.append(
+            f'<p class="summary"><b>client {i + 1}</b>: <code>{_e(client)}</code> — {_e(summary.get("verdict", ""))} '
+            f"({_e(counts)}; seed {_e(report.get('seed'))})</p>"
+        )
+    matrix = [
+        "<h2>Matrix</h2><table><tr><th>scenario</th>"
+        + "".join(f"<th>client {i + 1}</th>" for i in range(len(reports)))
+        + "</tr>"
+    ]
     for sid in ids:
         cells = []
         for i, scenarios in enumerate(by):
@@ -132,7 +177,9 @@ def build(reports: list[dict[str, Any]]) -> str:
             cells.append(f'<td><a href="#{_anchor(i, sid)}">{badge(s["outcome"])}</a></td>' if s else "<td>—</td>")
         matrix.append(f"<tr><td>{_e(sid)}</td>{''.join(cells)}</tr>")
     matrix.append("</table>")
-    details = ["<h2>Scenarios</h2>"] + [_scenario_section(i, clients[i], by[i][sid]) for sid in ids for i in range(len(reports)) if sid in by[i]]
+    details = ["<h2>Scenarios</h2>"] + [
+        _scenario_section(i, clients[i], by[i][sid]) for sid in ids for i in range(len(reports)) if sid in by[i]
+    ]
     return "\n".join(head + matrix + details + ["</body></html>"])
 
 

@@ -13,18 +13,37 @@ from ..model import ScenarioResult
 FORMAT_VERSION = 1
 
 
-def build(results: list[ScenarioResult], summary: dict[str, Any], meta: dict[str, Any], with_journal: bool = True,
-          checks: Iterable[Any] | None = None) -> dict[str, Any]:
+def build(
+    results: list[ScenarioResult],
+    summary: dict[str, Any],
+    meta: dict[str, Any],
+    with_journal: bool = True,
+    checks: Iterable[Any] | None = None,
+) -> dict[str, Any]:
     """`checks`: the catalogue the results come from (anything with id, level, section, title, requirement,
     grading); the client checks by default, the probe's for `a2a-lab probe`."""
     return {
         "format": FORMAT_VERSION,
         "tool": "a2a-lab",
         **meta,
-        "summary": {**summary["outcomes"], "levels": summary["levels"], "gate": summary["gate"], "verdict": summary["verdict"],
-                    "scenarios": summary["scenarios"]},
-        "checks": [{"id": c.id, "level": c.level.value, "section": c.section, "title": c.title, "requirement": c.requirement, "grading": c.grading}
-                   for c in (catalogue() if checks is None else checks)],
+        "summary": {
+            **summary["outcomes"],
+            "levels": summary["levels"],
+            "gate": summary["gate"],
+            "verdict": summary["verdict"],
+            "scenarios": summary["scenarios"],
+        },
+        "checks": [
+            {
+                "id": c.id,
+                "level": c.level.value,
+                "section": c.section,
+                "title": c.title,
+                "requirement": c.requirement,
+                "grading": c.grading,
+            }
+            for c in (catalogue() if checks is None else checks)
+        ],
         "scenarios": [r.to_json(with_journal) for r in results],
     }
 

@@ -25,14 +25,22 @@ def build(report: dict[str, Any], strict: bool = False) -> ET.Element:
         counts = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0}
         for scenario in scenarios:
             if scenario["outcome"] in _ERRORING:
-                case = ET.SubElement(suite, "testcase", classname=scenario["id"], name="(scenario)", time=f"{scenario['duration']:.3f}")
+                case = ET.SubElement(
+                    suite, "testcase", classname=scenario["id"], name="(scenario)", time=f"{scenario['duration']:.3f}"
+                )
                 client = scenario.get("client") or {}
-                err = ET.SubElement(case, "error", type=scenario["outcome"], message=scenario.get("error") or scenario["outcome"])
-                err.text = f"exit code: {client.get('exit_code')}\n--- stderr (tail) ---\n{client.get('stderr_tail', '')}"
+                err = ET.SubElement(
+                    case, "error", type=scenario["outcome"], message=scenario.get("error") or scenario["outcome"]
+                )
+                err.text = (
+                    f"exit code: {client.get('exit_code')}\n--- stderr (tail) ---\n{client.get('stderr_tail', '')}"
+                )
                 counts["tests"] += 1
                 counts["errors"] += 1
             for check in scenario["checks"]:
-                case = ET.SubElement(suite, "testcase", classname=scenario["id"], name=f"{check['id']} [{check['level']}]")
+                case = ET.SubElement(
+                    suite, "testcase", classname=scenario["id"], name=f"{check['id']} [{check['level']}]"
+                )
                 counts["tests"] += 1
                 outcome = check["outcome"]
                 text = f"requirement: {check['requirement']}\nexpected: {check['expected']}\nactual: {check['actual']}\n{check['quote']}"

@@ -12,11 +12,11 @@ from typing import Any
 import pytest
 import yaml
 
+from a2a_lab.harness.model import ScenarioResult
+from a2a_lab.harness.runner import RunOptions, run_all
 from a2a_lab.protocol.bindings import Binding
 from a2a_lab.protocol.cards import Support
 from a2a_lab.protocol.versions import Version
-from a2a_lab.harness.model import ScenarioResult
-from a2a_lab.harness.runner import RunOptions, run_all
 from a2a_lab.server.catalogue import Catalogue
 from a2a_lab.server.scenario import Scenario, load_file
 
@@ -28,29 +28,62 @@ HTTP_JSON_1_0 = {"url": "{base_url}/rest", "protocolBinding": "HTTP+JSON", "prot
 
 
 def _scenario(title: str, spec: str, interfaces: list[dict[str, Any]], **rest: Any) -> dict[str, Any]:
-    card = {"name": "lab agent", "description": "a test scenario", "version": "1.0.0", "supportedInterfaces": interfaces,
-            "capabilities": {"streaming": False}, "defaultInputModes": ["text/plain"], "defaultOutputModes": ["text/plain"],
-            "skills": [{"id": "a", "name": "a", "description": "a", "tags": ["a"]}]}
+    card = {
+        "name": "lab agent",
+        "description": "a test scenario",
+        "version": "1.0.0",
+        "supportedInterfaces": interfaces,
+        "capabilities": {"streaming": False},
+        "defaultInputModes": ["text/plain"],
+        "defaultOutputModes": ["text/plain"],
+        "skills": [{"id": "a", "name": "a", "description": "a", "tags": ["a"]}],
+    }
     return {"title": title, "description": title + ".", "spec": spec, "card": {"object": card}, **rest}
 
 
 #: Scenarios the catalogue does not have, each written for one or two checks (written to YAML files, loaded as users' are).
 SCENARIOS: dict[str, dict[str, Any]] = {
-    "tenant": _scenario("Tenant acme on every interface", "A2A 1.0 §8.3.2 rule 4",
-                        [{**JSONRPC_1_0, "tenant": "acme"}, {**HTTP_JSON_1_0, "tenant": "acme"}], task={"steps": ["COMPLETED"]}),
-    "tenantless": _scenario("No tenant anywhere", "A2A 1.0 §8.3.2 rule 4", [JSONRPC_1_0, HTTP_JSON_1_0], task={"steps": ["COMPLETED"]}),
-    "fallback": _scenario("JSON-RPC answers method not found, HTTP+JSON works", "A2A 1.0 §5.2", [JSONRPC_1_0, HTTP_JSON_1_0],
-                          task={"steps": ["COMPLETED"]},
-                          behaviour={"SendMessage": [{"when": {"binding": "JSONRPC"}, "reply": {"error": "MethodNotFound"}}]}),
-    "interrupted": _scenario("The task stops to ask a question", "A2A 1.0 §3.2.2", [JSONRPC_1_0],
-                             task={"steps": ["WORKING", {"state": "INPUT_REQUIRED", "message": "Which city?"}]}),
-    "data-message": _scenario("SendMessage answers a message without text", "A2A 1.0 §3.1.1", [JSONRPC_1_0],
-                              behaviour={"SendMessage": [{"reply": {"message": [{"data": {"ok": True}}]}}]}),
-    "transient-error": _scenario("The first send fails with -32603, the next works", "A2A 1.0 §4.1.1", [JSONRPC_1_0],
-                                 task={"steps": ["COMPLETED"]},
-                                 behaviour={"SendMessage": [{"when": {"call": 1}, "reply": {"error": "InternalError"}}]}),
-    "working-forever": _scenario("SendMessage answers WORKING and GetTask never moves it", "A2A 1.0 §3.1.3", [JSONRPC_1_0],
-                                 task={"steps": ["WORKING", "COMPLETED"], "returns": "first", "advance": "never"}),
+    "tenant": _scenario(
+        "Tenant acme on every interface",
+        "A2A 1.0 §8.3.2 rule 4",
+        [{**JSONRPC_1_0, "tenant": "acme"}, {**HTTP_JSON_1_0, "tenant": "acme"}],
+        task={"steps": ["COMPLETED"]},
+    ),
+    "tenantless": _scenario(
+        "No tenant anywhere", "A2A 1.0 §8.3.2 rule 4", [JSONRPC_1_0, HTTP_JSON_1_0], task={"steps": ["COMPLETED"]}
+    ),
+    "fallback": _scenario(
+        "JSON-RPC answers method not found, HTTP+JSON works",
+        "A2A 1.0 §5.2",
+        [JSONRPC_1_0, HTTP_JSON_1_0],
+        task={"steps": ["COMPLETED"]},
+        behaviour={"SendMessage": [{"when": {"binding": "JSONRPC"}, "reply": {"error": "MethodNotFound"}}]},
+    ),
+    "interrupted": _scenario(
+        "The task stops to ask a question",
+        "A2A 1.0 §3.2.2",
+        [JSONRPC_1_0],
+        task={"steps": ["WORKING", {"state": "INPUT_REQUIRED", "message": "Which city?"}]},
+    ),
+    "data-message": _scenario(
+        "SendMessage answers a message without text",
+        "A2A 1.0 §3.1.1",
+        [JSONRPC_1_0],
+        behaviour={"SendMessage": [{"reply": {"message": [{"data": {"ok": True}}]}}]},
+    ),
+    "transient-error": _scenario(
+        "The first send fails with -32603, the next works",
+        "A2A 1.0 §4.1.1",
+        [JSONRPC_1_0],
+        task={"steps": ["COMPLETED"]},
+        behaviour={"SendMessage": [{"when": {"call": 1}, "reply": {"error": "InternalError"}}]},
+    ),
+    "working-forever": _scenario(
+        "SendMessage answers WORKING and GetTask never moves it",
+        "A2A 1.0 §3.1.3",
+        [JSONRPC_1_0],
+        task={"steps": ["WORKING", "COMPLETED"], "returns": "first", "advance": "never"},
+    ),
 }
 
 
@@ -80,11 +113,23 @@ RunClient = Callable[..., list[ScenarioResult]]
 
 @pytest.fixture(scope="session")
 def run_client(scenario: Callable[[str], Scenario]) -> RunClient:
-    def run(refs: str | Iterable[str], *args: str, supports: Iterable[Support] | None = JSONRPC_BOTH, timeout: float = 10.0,
-            jobs: int = 1, seed: int = 0, client: str | None = None) -> list[ScenarioResult]:
+    def run(
+        refs: str | Iterable[str],
+        *args: str,
+        supports: Iterable[Support] | None = JSONRPC_BOTH,
+        timeout: float = 10.0,
+        jobs: int = 1,
+        seed: int = 0,
+        client: str | None = None,
+    ) -> list[ScenarioResult]:
         refs = [refs] if isinstance(refs, str) else list(refs)
-        opts = RunOptions(client=client or fake_command(*args), seed=seed, timeout=timeout, jobs=jobs,
-                          supports=list(supports) if supports is not None else None)
+        opts = RunOptions(
+            client=client or fake_command(*args),
+            seed=seed,
+            timeout=timeout,
+            jobs=jobs,
+            supports=list(supports) if supports is not None else None,
+        )
         results, _ = run_all([scenario(r) for r in refs], opts)
         return results
 
@@ -135,10 +180,14 @@ def a2a_sdk_server() -> Iterator[str]:
     class EchoExecutor(AgentExecutor):
         async def execute(self, context: RequestContext, event_queue: EventQueue) -> None:
             assert context.task_id and context.context_id and context.message
-            await event_queue.enqueue_event(new_task(context.task_id, context.context_id, TaskState.TASK_STATE_SUBMITTED, history=[context.message]))
+            await event_queue.enqueue_event(
+                new_task(context.task_id, context.context_id, TaskState.TASK_STATE_SUBMITTED, history=[context.message])
+            )
             updater = TaskUpdater(event_queue, context.task_id, context.context_id)
             await updater.update_status(TaskState.TASK_STATE_WORKING)
-            await updater.add_artifact([Part(text=f"echo: {context.get_user_input()}")], artifact_id="result", name="result", last_chunk=True)
+            await updater.add_artifact(
+                [Part(text=f"echo: {context.get_user_input()}")], artifact_id="result", name="result", last_chunk=True
+            )
             await updater.complete()
 
         async def cancel(self, context: RequestContext, event_queue: EventQueue) -> None:
@@ -147,14 +196,26 @@ def a2a_sdk_server() -> Iterator[str]:
     app = Starlette()
     server = BackgroundServer(app)  # binds port 0 now, so the card can name the real URL
     card = AgentCard(
-        name="a2a-sdk echo", description="a2a-sdk 1.3.0 reference echo agent", version="0.0.1",
-        supported_interfaces=[AgentInterface(url=f"{server.url}/", protocol_binding="JSONRPC", protocol_version="1.0"),
-                              AgentInterface(url=f"{server.url}/rest", protocol_binding="HTTP+JSON", protocol_version="1.0"),
-                              AgentInterface(url=f"{server.url}/", protocol_binding="JSONRPC", protocol_version="0.3")],
-        capabilities=AgentCapabilities(streaming=True), default_input_modes=["text/plain"], default_output_modes=["text/plain"],
-        skills=[AgentSkill(id="echo", name="echo", description="echoes text", tags=["echo"])])
+        name="a2a-sdk echo",
+        description="a2a-sdk 1.3.0 reference echo agent",
+        version="0.0.1",
+        supported_interfaces=[
+            AgentInterface(url=f"{server.url}/", protocol_binding="JSONRPC", protocol_version="1.0"),
+            AgentInterface(url=f"{server.url}/rest", protocol_binding="HTTP+JSON", protocol_version="1.0"),
+            AgentInterface(url=f"{server.url}/", protocol_binding="JSONRPC", protocol_version="0.3"),
+        ],
+        capabilities=AgentCapabilities(streaming=True),
+        default_input_modes=["text/plain"],
+        default_output_modes=["text/plain"],
+        skills=[AgentSkill(id="echo", name="echo", description="echoes text", tags=["echo"])],
+    )
     handler = DefaultRequestHandler(EchoExecutor(), InMemoryTaskStore(), card)
-    app.router.routes.extend([*create_agent_card_routes(card), *create_jsonrpc_routes(handler, rpc_url="/", enable_v0_3_compat=True),
-                              *create_rest_routes(handler, path_prefix="/rest")])
+    app.router.routes.extend(
+        [
+            *create_agent_card_routes(card),
+            *create_jsonrpc_routes(handler, rpc_url="/", enable_v0_3_compat=True),
+            *create_rest_routes(handler, path_prefix="/rest"),
+        ]
+    )
     with server:
         yield server.url

@@ -14,10 +14,14 @@ UNJUDGED = (Outcome.PASS, Outcome.SKIPPED, Outcome.INFORMATIONAL, Outcome.UNIMPL
 
 def explain(result: ScenarioResult, check: CheckResult | None) -> str:
     client = result.client
-    others = "\n".join(f"  {c.id} {c.outcome.value}: {c.message} / {c.actual}" for c in result.checks if c.outcome not in UNJUDGED)
-    return (f"{result.id}: scenario {result.outcome.value}; check {check.to_json() if check else None}\n{others}\n"
-            f"client exit {client.exit_code if client else None}, result {client.result if client else None}\n"
-            f"{client.stderr_tail[-800:] if client else ''}")
+    others = "\n".join(
+        f"  {c.id} {c.outcome.value}: {c.message} / {c.actual}" for c in result.checks if c.outcome not in UNJUDGED
+    )
+    return (
+        f"{result.id}: scenario {result.outcome.value}; check {check.to_json() if check else None}\n{others}\n"
+        f"client exit {client.exit_code if client else None}, result {client.result if client else None}\n"
+        f"{client.stderr_tail[-800:] if client else ''}"
+    )
 
 
 def verify(proof: Any, outcomes: dict[Any, ScenarioResult]) -> None:

@@ -17,11 +17,24 @@ from a2a_lab.protocol import signing
 
 
 def good_card(**extra: Any) -> dict[str, Any]:
-    card = {"name": "agent", "description": "d", "version": "1.0.0",
-            "supportedInterfaces": [{"url": "https://agent.example.com/a2a", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"},
-                                    {"url": "https://agent.example.com/a2a/rest", "protocolBinding": "HTTP+JSON", "protocolVersion": "1.0", "tenant": "acme"}],
-            "capabilities": {"streaming": True}, "defaultInputModes": ["text/plain"], "defaultOutputModes": ["text/plain"],
-            "skills": [{"id": "s", "name": "s", "description": "d", "tags": ["t"]}]}
+    card = {
+        "name": "agent",
+        "description": "d",
+        "version": "1.0.0",
+        "supportedInterfaces": [
+            {"url": "https://agent.example.com/a2a", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"},
+            {
+                "url": "https://agent.example.com/a2a/rest",
+                "protocolBinding": "HTTP+JSON",
+                "protocolVersion": "1.0",
+                "tenant": "acme",
+            },
+        ],
+        "capabilities": {"streaming": True},
+        "defaultInputModes": ["text/plain"],
+        "defaultOutputModes": ["text/plain"],
+        "skills": [{"id": "s", "name": "s", "description": "d", "tags": ["t"]}],
+    }
     card.update(extra)
     return card
 
@@ -34,7 +47,12 @@ def levels(card: Any, policy: str = "strict") -> dict[str, list[str]]:
 
 
 def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "a2a_lab.harness.cli", "card", "check", *args], capture_output=True, text=True, timeout=60)
+    return subprocess.run(
+        [sys.executable, "-m", "a2a_lab.harness.cli", "card", "check", *args],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
 
 
 def test_a_clean_public_card_has_no_findings() -> None:
@@ -50,7 +68,9 @@ def test_missing_required_fields_are_errors() -> None:
 def test_version_mix_is_a_warning_never_an_error() -> None:
     """Field note S1: top-level 0.3.0, JSON-RPC 1.0 first, the same URL again as 0.3."""
     card = good_card(protocolVersion="0.3.0")
-    card["supportedInterfaces"].append({"url": "https://agent.example.com/a2a", "protocolBinding": "JSONRPC", "protocolVersion": "0.3"})
+    card["supportedInterfaces"].append(
+        {"url": "https://agent.example.com/a2a", "protocolBinding": "JSONRPC", "protocolVersion": "0.3"}
+    )
     found = levels(card)
     assert "protocolVersion" in found["warning"] and "error" not in found
 
@@ -75,14 +95,31 @@ def test_url_policy_strict_and_lenient() -> None:
 
 
 def test_security_requirements_must_name_defined_schemes() -> None:
-    card = good_card(securitySchemes={"bearer": {"httpAuthSecurityScheme": {"scheme": "Bearer"}}, "bad": {"apiKeySecurityScheme": {"name": "k"}}},
-                     securityRequirements=[{"schemes": {"bearer": {"list": []}, "missing": {"list": []}}}])
-    assert set(levels(card)["error"]) == {"securitySchemes.bad.apiKeySecurityScheme.location", "securityRequirements[0].schemes.missing"}
+    card = good_card(
+        securitySchemes={
+            "bearer": {"httpAuthSecurityScheme": {"scheme": "Bearer"}},
+            "bad": {"apiKeySecurityScheme": {"name": "k"}},
+        },
+        securityRequirements=[{"schemes": {"bearer": {"list": []}, "missing": {"list": []}}}],
+    )
+    assert set(levels(card)["error"]) == {
+        "securitySchemes.bad.apiKeySecurityScheme.location",
+        "securityRequirements[0].schemes.missing",
+    }
 
 
 def test_v03_and_dual_cards() -> None:
-    v03 = {"protocolVersion": "0.3.0", "name": "n", "description": "d", "url": "https://a.example.com/a2a", "version": "1",
-           "capabilities": {}, "defaultInputModes": [], "defaultOutputModes": [], "skills": [{"id": "s", "name": "s", "description": "d", "tags": []}]}
+    v03 = {
+        "protocolVersion": "0.3.0",
+        "name": "n",
+        "description": "d",
+        "url": "https://a.example.com/a2a",
+        "version": "1",
+        "capabilities": {},
+        "defaultInputModes": [],
+        "defaultOutputModes": [],
+        "skills": [{"id": "s", "name": "s", "description": "d", "tags": []}],
+    }
     assert "error" not in levels(v03)
     assert levels({**v03, "url": None} | {"url": "ftp://x"})["error"] == ["url"]
     dual = good_card(protocolVersion="0.3", url="https://agent.example.com/a2a", preferredTransport="JSONRPC")
@@ -91,11 +128,21 @@ def test_v03_and_dual_cards() -> None:
 
 def test_derived_requests_per_interface(tmp_path: Path) -> None:
     card = good_card()
-    card["supportedInterfaces"].append({"url": "https://agent.example.com/a2a", "protocolBinding": "JSONRPC", "protocolVersion": "0.3"})
+    card["supportedInterfaces"].append(
+        {"url": "https://agent.example.com/a2a", "protocolBinding": "JSONRPC", "protocolVersion": "0.3"}
+    )
     report = command.check(command.Loaded("x", json.dumps(card).encode()), "strict", None)
     r0, r1, r2 = report["requests"]
-    assert (r0["jsonrpc_method"], r0["headers"]["A2A-Version"], r0["url"]) == ("SendMessage", "1.0", "https://agent.example.com/a2a")
-    assert (r1["http_method"], r1["url"], r1["headers"]["Content-Type"]) == ("POST", "https://agent.example.com/a2a/rest/acme/message:send", "application/a2a+json")
+    assert (r0["jsonrpc_method"], r0["headers"]["A2A-Version"], r0["url"]) == (
+        "SendMessage",
+        "1.0",
+        "https://agent.example.com/a2a",
+    )
+    assert (r1["http_method"], r1["url"], r1["headers"]["Content-Type"]) == (
+        "POST",
+        "https://agent.example.com/a2a/rest/acme/message:send",
+        "application/a2a+json",
+    )
     assert r2["jsonrpc_method"] == "message/send" and "A2A-Version" not in r2["headers"]
     assert r2["body"]["params"]["message"]["kind"] == "message"
     assert r0["curl"].startswith("curl -sS -X POST")

@@ -14,7 +14,6 @@ from dataclasses import dataclass
 
 import pytest
 
-
 from a2a_lab.harness.checks import catalogue
 from a2a_lab.harness.model import Outcome, ScenarioResult
 from a2a_lab.protocol.bindings import Binding
@@ -27,7 +26,11 @@ REST = ((Binding.HTTP_JSON, Version.V1_0),)
 BOTH_1_0 = ((Binding.JSONRPC, Version.V1_0), (Binding.HTTP_JSON, Version.V1_0))
 
 CONFORMANT, SUBMITTED = "spec/conformant", "spec/task/submitted-needs-get-task"
-MIXED, METHOD_NOT_FOUND, V03_TASK = "quirks/mixed-version-direct-message", "quirks/advertised-method-not-found", "quirks/v03-completed-task-artifacts"
+MIXED, METHOD_NOT_FOUND, V03_TASK = (
+    "quirks/mixed-version-direct-message",
+    "quirks/advertised-method-not-found",
+    "quirks/v03-completed-task-artifacts",
+)
 
 
 @dataclass(frozen=True)
@@ -70,26 +73,51 @@ PASSES = [
     Proof("INTERFACE-SELECTION", "0.3-card", case(V03_TASK), Outcome.PASS),
     Proof("URL-FROM-CARD", "declared-url", case(CONFORMANT), Outcome.PASS),
     Proof("TENANT", "jsonrpc-copies-tenant", case("tenant"), Outcome.PASS, says="tenant copied exactly"),
-    Proof("TENANT", "http-json-copies-tenant", case("tenant", "--binding", "http+json", supports=REST), Outcome.PASS, says="tenant copied exactly"),
+    Proof(
+        "TENANT",
+        "http-json-copies-tenant",
+        case("tenant", "--binding", "http+json", supports=REST),
+        Outcome.PASS,
+        says="tenant copied exactly",
+    ),
     Proof("TENANT", "none-declared-none-sent", case("tenantless"), Outcome.PASS),
     Proof("VERSION-HEADER", "major-minor", case(CONFORMANT), Outcome.PASS, says="A2A-Version: 1.0"),
     Proof("VERSION-MATCHES-METHOD", "1.0-header", case(CONFORMANT), Outcome.PASS),
     Proof("VERSION-MATCHES-METHOD", "0.3-without-header", case(V03_TASK), Outcome.PASS),
     Proof("METHOD-MATCHES-INTERFACE", "0.3-method-on-0.3", case(V03_TASK), Outcome.PASS),
     Proof("JSONRPC-ENVELOPE", "well-formed", case(SUBMITTED), Outcome.PASS, says="3 well-formed"),
-    Proof("HTTP-JSON-REQUEST", "a2a-json-body", case(CONFORMANT, "--binding", "http+json", supports=REST), Outcome.PASS),
+    Proof(
+        "HTTP-JSON-REQUEST", "a2a-json-body", case(CONFORMANT, "--binding", "http+json", supports=REST), Outcome.PASS
+    ),
     Proof("BODY-SHAPE", "1.0-message", case(CONFORMANT), Outcome.PASS),
     Proof("BODY-SHAPE", "0.3-message", case(V03_TASK), Outcome.PASS),
-    Proof("MESSAGE-ID-UNIQUE", "two-messages-two-ids", case(CONFORMANT, "--messages", "2"), Outcome.PASS, says="2 distinct"),
+    Proof(
+        "MESSAGE-ID-UNIQUE",
+        "two-messages-two-ids",
+        case(CONFORMANT, "--messages", "2"),
+        Outcome.PASS,
+        says="2 distinct",
+    ),
     # Regression: a retry resends the same message under a new JSON-RPC id; that is not reuse for a different message.
-    Proof("MESSAGE-ID-UNIQUE", "retry-resends-the-same-message", case("transient-error", "--retries", "1"), Outcome.PASS, says="1 distinct"),
+    Proof(
+        "MESSAGE-ID-UNIQUE",
+        "retry-resends-the-same-message",
+        case("transient-error", "--retries", "1"),
+        Outcome.PASS,
+        says="1 distinct",
+    ),
     Proof("NO-POLL-AFTER-MESSAGE", "message-is-the-answer", case(MIXED), Outcome.PASS),
     Proof("POLL-BOUNDED", "polite-until-completed", case(SUBMITTED), Outcome.PASS),
     Proof("POLL-BOUNDED", "gives-up-on-a-stuck-task", case("working-forever"), Outcome.PASS),
     Proof("FOLLOW-UP-TO-END", "polls-submitted-task", case(SUBMITTED), Outcome.PASS),
     Proof("INTERRUPTED-HANDLED", "reports-input-required", case("interrupted"), Outcome.PASS, says="INPUT_REQUIRED"),
     Proof("NO-RETRY-LOOP", "gives-up-once", case(METHOD_NOT_FOUND), Outcome.PASS),
-    Proof("FALLBACK", "jsonrpc-to-http-json", case("fallback", "--binding", "jsonrpc", "--binding", "http+json", supports=BOTH_1_0), Outcome.PASS),
+    Proof(
+        "FALLBACK",
+        "jsonrpc-to-http-json",
+        case("fallback", "--binding", "jsonrpc", "--binding", "http+json", supports=BOTH_1_0),
+        Outcome.PASS,
+    ),
     Proof("CAPABILITIES-RESPECTED", "streams-where-offered", case(CONFORMANT, "--stream"), Outcome.PASS),
     Proof("RESULT-MATCHES", "completed-task", case(CONFORMANT), Outcome.PASS, says="COMPLETED"),
     Proof("RESULT-MATCHES", "direct-message", case(MIXED), Outcome.PASS),
@@ -98,64 +126,307 @@ PASSES = [
     Proof("RESULT-MATCHES", "no-result-written", case(CONFORMANT, "--no-result"), Outcome.UNIMPLEMENTED),
     Proof("CLIENT-INFO", "correct-client", case(CONFORMANT), Outcome.INFORMATIONAL, says="a2a-lab-fake-client/1.0"),
     # RESULT-EXPECTED and MULTI-TURN (the catalogue's `expect` and A2A_LAB_ACTION follow_up).
-    Proof("RESULT-EXPECTED", "reports-the-garbage-as-error", case("errors/html-500-page"), Outcome.PASS, says="expected conclusion"),
-    Proof("RESULT-EXPECTED", "leaves-a-cardless-agent-alone", case("discovery/no-card"), Outcome.PASS, says="no A2A call"),
-    Proof("RESULT-EXPECTED", "either-refuses-or-uses-a-big-card", case("discovery/oversize-card"), Outcome.PASS, says="left the agent alone"),
+    Proof(
+        "RESULT-EXPECTED",
+        "reports-the-garbage-as-error",
+        case("errors/html-500-page"),
+        Outcome.PASS,
+        says="expected conclusion",
+    ),
+    Proof(
+        "RESULT-EXPECTED", "leaves-a-cardless-agent-alone", case("discovery/no-card"), Outcome.PASS, says="no A2A call"
+    ),
+    Proof(
+        "RESULT-EXPECTED",
+        "either-refuses-or-uses-a-big-card",
+        case("discovery/oversize-card"),
+        Outcome.PASS,
+        says="left the agent alone",
+    ),
     Proof("RESULT-EXPECTED", "interrupted-state", case("responses/input-required"), Outcome.PASS),
-    Proof("MULTI-TURN", "answers-on-the-same-task", case("responses/multi-turn-follow-up"), Outcome.PASS, says="continued task"),
+    Proof(
+        "MULTI-TURN",
+        "answers-on-the-same-task",
+        case("responses/multi-turn-follow-up"),
+        Outcome.PASS,
+        says="continued task",
+    ),
     Proof("MULTI-TURN", "writes-to-the-finished-task", case("errors/message-to-terminal-task"), Outcome.PASS),
 ]
 
 FAILS = [
-    Proof("CARD-DISCOVERY", "no-card", defect(MIXED, "no-card"), Outcome.FAIL, Outcome.FAIL, "without reading its card"),
+    Proof(
+        "CARD-DISCOVERY", "no-card", defect(MIXED, "no-card"), Outcome.FAIL, Outcome.FAIL, "without reading its card"
+    ),
     # Regression: a 404 on a card path the client guessed used to count as reading the card.
-    Proof("CARD-DISCOVERY", "only-a-404-card", defect(MIXED, "legacy-card-path"), Outcome.FAIL, Outcome.FAIL, "agent.json (404)"),
-    Proof("INTERFACE-SELECTION", "last-interface", defect(MIXED, "ignore-interfaces"), Outcome.FAIL, Outcome.FAIL, "JSONRPC 0.3"),
-    Proof("INTERFACE-SELECTION", "last-interface-other-binding", defect(CONFORMANT, "ignore-interfaces"), Outcome.FAIL, Outcome.FAIL, "HTTP+JSON 0.3"),
+    Proof(
+        "CARD-DISCOVERY",
+        "only-a-404-card",
+        defect(MIXED, "legacy-card-path"),
+        Outcome.FAIL,
+        Outcome.FAIL,
+        "agent.json (404)",
+    ),
+    Proof(
+        "INTERFACE-SELECTION",
+        "last-interface",
+        defect(MIXED, "ignore-interfaces"),
+        Outcome.FAIL,
+        Outcome.FAIL,
+        "JSONRPC 0.3",
+    ),
+    Proof(
+        "INTERFACE-SELECTION",
+        "last-interface-other-binding",
+        defect(CONFORMANT, "ignore-interfaces"),
+        Outcome.FAIL,
+        Outcome.FAIL,
+        "HTTP+JSON 0.3",
+    ),
     Proof("URL-FROM-CARD", "wrong-url", defect(CONFORMANT, "wrong-url"), Outcome.FAIL, Outcome.FAIL, "POST /wrong"),
     Proof("TENANT", "jsonrpc-drops-tenant", case("tenant", "--drop-tenant"), Outcome.FAIL, Outcome.FAIL),
-    Proof("TENANT", "http-json-drops-tenant", case("tenant", "--binding", "http+json", "--drop-tenant", supports=REST), Outcome.FAIL, Outcome.FAIL),
-    Proof("TENANT", "jsonrpc-invents-tenant", case("tenantless", "--send-tenant"), Outcome.FAIL, Outcome.FAIL, "intruder"),
-    Proof("TENANT", "http-json-invents-tenant", case("tenantless", "--binding", "http+json", "--send-tenant", supports=REST), Outcome.FAIL, Outcome.FAIL, "intruder"),
+    Proof(
+        "TENANT",
+        "http-json-drops-tenant",
+        case("tenant", "--binding", "http+json", "--drop-tenant", supports=REST),
+        Outcome.FAIL,
+        Outcome.FAIL,
+    ),
+    Proof(
+        "TENANT", "jsonrpc-invents-tenant", case("tenantless", "--send-tenant"), Outcome.FAIL, Outcome.FAIL, "intruder"
+    ),
+    Proof(
+        "TENANT",
+        "http-json-invents-tenant",
+        case("tenantless", "--binding", "http+json", "--send-tenant", supports=REST),
+        Outcome.FAIL,
+        Outcome.FAIL,
+        "intruder",
+    ),
     Proof("VERSION-HEADER", "no-header", defect(CONFORMANT, "no-header"), Outcome.FAIL, Outcome.FAIL, "header absent"),
-    Proof("VERSION-HEADER", "patch-version", defect(CONFORMANT, "patch-header"), Outcome.NON_STRICT, Outcome.NON_STRICT, "1.0.1"),
-    Proof("VERSION-MATCHES-METHOD", "0.3-header-on-1.0-method", defect(CONFORMANT, "wrong-header"), Outcome.FAIL, Outcome.FAIL, "'0.3'"),
-    Proof("METHOD-MATCHES-INTERFACE", "1.0-method-on-0.3", defect(V03_TASK, "v1-method-on-v03"), Outcome.FAIL, Outcome.FAIL, "SendMessage (A2A 1.0)"),
-    Proof("JSONRPC-ENVELOPE", "jsonrpc-1.0", defect(CONFORMANT, "bad-envelope"), Outcome.FAIL, Outcome.FAIL, '"jsonrpc"'),
+    Proof(
+        "VERSION-HEADER",
+        "patch-version",
+        defect(CONFORMANT, "patch-header"),
+        Outcome.NON_STRICT,
+        Outcome.NON_STRICT,
+        "1.0.1",
+    ),
+    Proof(
+        "VERSION-MATCHES-METHOD",
+        "0.3-header-on-1.0-method",
+        defect(CONFORMANT, "wrong-header"),
+        Outcome.FAIL,
+        Outcome.FAIL,
+        "'0.3'",
+    ),
+    Proof(
+        "METHOD-MATCHES-INTERFACE",
+        "1.0-method-on-0.3",
+        defect(V03_TASK, "v1-method-on-v03"),
+        Outcome.FAIL,
+        Outcome.FAIL,
+        "SendMessage (A2A 1.0)",
+    ),
+    Proof(
+        "JSONRPC-ENVELOPE", "jsonrpc-1.0", defect(CONFORMANT, "bad-envelope"), Outcome.FAIL, Outcome.FAIL, '"jsonrpc"'
+    ),
     Proof("JSONRPC-ENVELOPE", "no-id", defect(CONFORMANT, "no-id"), Outcome.FAIL, Outcome.FAIL, '"id"'),
-    Proof("JSONRPC-ENVELOPE", "text-plain", defect(CONFORMANT, "wrong-content-type"), Outcome.FAIL, Outcome.FAIL, "text/plain"),
-    Proof("HTTP-JSON-REQUEST", "text-plain", defect(CONFORMANT, "wrong-content-type", "--binding", "http+json", supports=REST), Outcome.FAIL, Outcome.FAIL, "text/plain"),
-    Proof("BODY-SHAPE", "0.3-body-under-1.0", defect(CONFORMANT, "v03-body-under-v1"), Outcome.FAIL, Outcome.FAIL, "ROLE_USER"),
-    Proof("MESSAGE-ID-UNIQUE", "reused-id", defect(CONFORMANT, "duplicate-message-id"), Outcome.FAIL, Outcome.FAIL, "twice"),
-    Proof("NO-POLL-AFTER-MESSAGE", "polls-after-message", defect(MIXED, "poll-after-message"), Outcome.FAIL, Outcome.FAIL, "GetTask"),
-    Proof("POLL-BOUNDED", "polls-past-completed", defect(SUBMITTED, "get-task-loop"), Outcome.FAIL, Outcome.FAIL, "after it"),
-    Proof("POLL-BOUNDED", "unbounded", defect("working-forever", "get-task-loop"), Outcome.FAIL, Outcome.FAIL, "50 calls"),
-    Proof("POLL-BOUNDED", "too-fast", case("working-forever", "--polls", "20", "--poll-gap", "0"), Outcome.FAIL, Outcome.FAIL, "over 20 calls"),
-    Proof("FOLLOW-UP-TO-END", "no-follow-up", defect(SUBMITTED, "no-follow-up"), Outcome.NON_STRICT, Outcome.NON_STRICT, "nothing for task"),
-    Proof("INTERRUPTED-HANDLED", "reported-as-failure", defect("interrupted", "interrupted-as-failure"), Outcome.NON_STRICT, Outcome.FAIL, "'failed'"),
-    Proof("NO-RETRY-LOOP", "retries-five-times", defect(METHOD_NOT_FOUND, "retry-loop"), Outcome.FAIL, Outcome.FAIL, "5 repeats"),
-    Proof("FALLBACK", "gives-up", defect("fallback", "no-fallback", "--binding", "jsonrpc", "--binding", "http+json", supports=BOTH_1_0),
-          Outcome.NON_STRICT, Outcome.NON_STRICT, "no other interface tried"),
-    Proof("CAPABILITIES-RESPECTED", "streams-without-capability", defect(MIXED, "stream-without-capability"), Outcome.FAIL, Outcome.FAIL, "capabilities.streaming"),
+    Proof(
+        "JSONRPC-ENVELOPE",
+        "text-plain",
+        defect(CONFORMANT, "wrong-content-type"),
+        Outcome.FAIL,
+        Outcome.FAIL,
+        "text/plain",
+    ),
+    Proof(
+        "HTTP-JSON-REQUEST",
+        "text-plain",
+        defect(CONFORMANT, "wrong-content-type", "--binding", "http+json", supports=REST),
+        Outcome.FAIL,
+        Outcome.FAIL,
+        "text/plain",
+    ),
+    Proof(
+        "BODY-SHAPE",
+        "0.3-body-under-1.0",
+        defect(CONFORMANT, "v03-body-under-v1"),
+        Outcome.FAIL,
+        Outcome.FAIL,
+        "ROLE_USER",
+    ),
+    Proof(
+        "MESSAGE-ID-UNIQUE",
+        "reused-id",
+        defect(CONFORMANT, "duplicate-message-id"),
+        Outcome.FAIL,
+        Outcome.FAIL,
+        "twice",
+    ),
+    Proof(
+        "NO-POLL-AFTER-MESSAGE",
+        "polls-after-message",
+        defect(MIXED, "poll-after-message"),
+        Outcome.FAIL,
+        Outcome.FAIL,
+        "GetTask",
+    ),
+    Proof(
+        "POLL-BOUNDED",
+        "polls-past-completed",
+        defect(SUBMITTED, "get-task-loop"),
+        Outcome.FAIL,
+        Outcome.FAIL,
+        "after it",
+    ),
+    Proof(
+        "POLL-BOUNDED", "unbounded", defect("working-forever", "get-task-loop"), Outcome.FAIL, Outcome.FAIL, "50 calls"
+    ),
+    Proof(
+        "POLL-BOUNDED",
+        "too-fast",
+        case("working-forever", "--polls", "20", "--poll-gap", "0"),
+        Outcome.FAIL,
+        Outcome.FAIL,
+        "over 20 calls",
+    ),
+    Proof(
+        "FOLLOW-UP-TO-END",
+        "no-follow-up",
+        defect(SUBMITTED, "no-follow-up"),
+        Outcome.NON_STRICT,
+        Outcome.NON_STRICT,
+        "nothing for task",
+    ),
+    Proof(
+        "INTERRUPTED-HANDLED",
+        "reported-as-failure",
+        defect("interrupted", "interrupted-as-failure"),
+        Outcome.NON_STRICT,
+        Outcome.FAIL,
+        "'failed'",
+    ),
+    Proof(
+        "NO-RETRY-LOOP",
+        "retries-five-times",
+        defect(METHOD_NOT_FOUND, "retry-loop"),
+        Outcome.FAIL,
+        Outcome.FAIL,
+        "5 repeats",
+    ),
+    Proof(
+        "FALLBACK",
+        "gives-up",
+        defect("fallback", "no-fallback", "--binding", "jsonrpc", "--binding", "http+json", supports=BOTH_1_0),
+        Outcome.NON_STRICT,
+        Outcome.NON_STRICT,
+        "no other interface tried",
+    ),
+    Proof(
+        "CAPABILITIES-RESPECTED",
+        "streams-without-capability",
+        defect(MIXED, "stream-without-capability"),
+        Outcome.FAIL,
+        Outcome.FAIL,
+        "capabilities.streaming",
+    ),
     Proof("RESULT-MATCHES", "wrong-state", defect(CONFORMANT, "wrong-result"), Outcome.FAIL, Outcome.FAIL, "'failed'"),
     Proof("RESULT-MATCHES", "wrong-text", defect(MIXED, "wrong-result"), Outcome.FAIL, Outcome.FAIL, "never gave"),
     # Regression: a server answer without text used to excuse any text the client claimed (empty string is "in" everything).
-    Proof("RESULT-MATCHES", "text-the-server-never-sent", defect("data-message", "wrong-result"), Outcome.FAIL, Outcome.FAIL, "never gave"),
+    Proof(
+        "RESULT-MATCHES",
+        "text-the-server-never-sent",
+        defect("data-message", "wrong-result"),
+        Outcome.FAIL,
+        Outcome.FAIL,
+        "never gave",
+    ),
     # Regression: an unreadable result file used to be scored as if none had been written (UNIMPLEMENTED).
-    Proof("RESULT-MATCHES", "unreadable-result", defect(CONFORMANT, "garbled-result"), Outcome.FAIL, Outcome.FAIL, "not JSON"),
+    Proof(
+        "RESULT-MATCHES",
+        "unreadable-result",
+        defect(CONFORMANT, "garbled-result"),
+        Outcome.FAIL,
+        Outcome.FAIL,
+        "not JSON",
+    ),
     # INFORMATIONAL never fails: a thoroughly broken client is still only described.
-    Proof("CLIENT-INFO", "defective-client", defect(CONFORMANT, "wrong-url"), Outcome.INFORMATIONAL, Outcome.FAIL, "a2a-lab-fake-client/1.0"),
-    Proof("CLIENT-INFO", "crashing-client", defect(CONFORMANT, "crash"), Outcome.INFORMATIONAL, Outcome.NO_CONTACT, "exit code 3"),
+    Proof(
+        "CLIENT-INFO",
+        "defective-client",
+        defect(CONFORMANT, "wrong-url"),
+        Outcome.INFORMATIONAL,
+        Outcome.FAIL,
+        "a2a-lab-fake-client/1.0",
+    ),
+    Proof(
+        "CLIENT-INFO",
+        "crashing-client",
+        defect(CONFORMANT, "crash"),
+        Outcome.INFORMATIONAL,
+        Outcome.NO_CONTACT,
+        "exit code 3",
+    ),
     # RESULT-EXPECTED and MULTI-TURN.
-    Proof("RESULT-EXPECTED", "garbage-taken-as-an-answer", defect("errors/html-500-page", "assume-success"), Outcome.FAIL, Outcome.FAIL, "kind: error"),
-    Proof("RESULT-EXPECTED", "guesses-without-a-card", defect("discovery/no-card", "guess-without-card"), Outcome.FAIL, Outcome.FAIL, "no A2A call"),
-    Proof("RESULT-EXPECTED", "interrupted-reported-as-failed", defect("responses/input-required", "interrupted-as-failure"), Outcome.FAIL, Outcome.FAIL, "INPUT_REQUIRED"),
+    Proof(
+        "RESULT-EXPECTED",
+        "garbage-taken-as-an-answer",
+        defect("errors/html-500-page", "assume-success"),
+        Outcome.FAIL,
+        Outcome.FAIL,
+        "kind: error",
+    ),
+    Proof(
+        "RESULT-EXPECTED",
+        "guesses-without-a-card",
+        defect("discovery/no-card", "guess-without-card"),
+        Outcome.FAIL,
+        Outcome.FAIL,
+        "no A2A call",
+    ),
+    Proof(
+        "RESULT-EXPECTED",
+        "interrupted-reported-as-failed",
+        defect("responses/input-required", "interrupted-as-failure"),
+        Outcome.FAIL,
+        Outcome.FAIL,
+        "INPUT_REQUIRED",
+    ),
     Proof("RESULT-EXPECTED", "no-result-written", case("errors/html-500-page", "--no-result"), Outcome.UNIMPLEMENTED),
-    Proof("MULTI-TURN", "follow-up-starts-a-new-task", defect("responses/multi-turn-follow-up", "follow-up-new-task"), Outcome.FAIL, Outcome.FAIL, "no taskId"),
-    Proof("MULTI-TURN", "invented-task-id", defect("responses/multi-turn-follow-up", "follow-up-unknown-task"), Outcome.FAIL, Outcome.FAIL, "never created"),
-    Proof("MULTI-TURN", "foreign-context-id", defect("responses/multi-turn-follow-up", "follow-up-wrong-context"), Outcome.FAIL, Outcome.FAIL, "contextId"),
+    Proof(
+        "MULTI-TURN",
+        "follow-up-starts-a-new-task",
+        defect("responses/multi-turn-follow-up", "follow-up-new-task"),
+        Outcome.FAIL,
+        Outcome.FAIL,
+        "no taskId",
+    ),
+    Proof(
+        "MULTI-TURN",
+        "invented-task-id",
+        defect("responses/multi-turn-follow-up", "follow-up-unknown-task"),
+        Outcome.FAIL,
+        Outcome.FAIL,
+        "never created",
+    ),
+    Proof(
+        "MULTI-TURN",
+        "foreign-context-id",
+        defect("responses/multi-turn-follow-up", "follow-up-wrong-context"),
+        Outcome.FAIL,
+        Outcome.FAIL,
+        "contextId",
+    ),
     # Not acting on the request is not a mistake in itself (the conclusion then is: RESULT-EXPECTED fails it).
-    Proof("MULTI-TURN", "ignores-the-request", case("responses/multi-turn-follow-up", "--ignore-action"), Outcome.UNIMPLEMENTED, Outcome.PASS, "no follow-up"),
+    Proof(
+        "MULTI-TURN",
+        "ignores-the-request",
+        case("responses/multi-turn-follow-up", "--ignore-action"),
+        Outcome.UNIMPLEMENTED,
+        Outcome.PASS,
+        "no follow-up",
+    ),
 ]
 
 
@@ -176,8 +447,13 @@ def test_a_correct_client_passes(proof: Proof, outcomes: dict[Case, ScenarioResu
     verify(proof, outcomes)
     result = outcomes[proof.case]
     # The fake client is correct by default: nothing else in the scenario may be judged against it.
-    assert result.outcome is Outcome.PASS, explain(result, None) + "\n" + "\n".join(
-        f"{c.id} {c.outcome.value}: {c.message} / {c.actual}" for c in result.checks if c.outcome not in UNJUDGED)
+    assert result.outcome is Outcome.PASS, (
+        explain(result, None)
+        + "\n"
+        + "\n".join(
+            f"{c.id} {c.outcome.value}: {c.message} / {c.actual}" for c in result.checks if c.outcome not in UNJUDGED
+        )
+    )
 
 
 @pytest.mark.parametrize("proof", FAILS, ids=lambda p: f"{p.check}:{p.name}")
@@ -201,14 +477,27 @@ def test_every_check_has_both_proofs() -> None:
     for check in catalogue():
         # A judged check is proven by a miss at its own level; an INFO check by staying INFORMATIONAL; a MAY (an
         # opt-in the client may decline) by UNIMPLEMENTED.
-        wanted = {"MUST": Outcome.FAIL, "SHOULD": Outcome.NON_STRICT, "INFO": Outcome.INFORMATIONAL, "MAY": Outcome.UNIMPLEMENTED}[check.level.value]
+        wanted = {
+            "MUST": Outcome.FAIL,
+            "SHOULD": Outcome.NON_STRICT,
+            "INFO": Outcome.INFORMATIONAL,
+            "MAY": Outcome.UNIMPLEMENTED,
+        }[check.level.value]
         assert any(p.check == check.id and p.outcome is wanted for p in fails), check.id
 
 
 def test_checks_that_do_not_apply_are_skipped(outcomes: dict[Case, ScenarioResult]) -> None:
     """The other side of a proof: a check that judges a situation says SKIPPED when the situation never arises."""
     mixed = outcomes[case(MIXED)]
-    for check_id in ("POLL-BOUNDED", "FOLLOW-UP-TO-END", "INTERRUPTED-HANDLED", "NO-RETRY-LOOP", "FALLBACK", "CAPABILITIES-RESPECTED", "HTTP-JSON-REQUEST"):
+    for check_id in (
+        "POLL-BOUNDED",
+        "FOLLOW-UP-TO-END",
+        "INTERRUPTED-HANDLED",
+        "NO-RETRY-LOOP",
+        "FALLBACK",
+        "CAPABILITIES-RESPECTED",
+        "HTTP-JSON-REQUEST",
+    ):
         assert mixed.check(check_id).outcome is Outcome.SKIPPED, check_id  # type: ignore[union-attr]
     v03 = outcomes[case(V03_TASK)]
     assert v03.check("VERSION-HEADER").outcome is Outcome.SKIPPED  # type: ignore[union-attr]  # 0.3 clients send no header
@@ -225,7 +514,11 @@ def test_a_failure_quotes_the_offending_request(outcomes: dict[Case, ScenarioRes
 def test_client_info_records_the_user_agent_and_exit_code(outcomes: dict[Case, ScenarioResult]) -> None:
     info = outcomes[case(CONFORMANT)].check("CLIENT-INFO")
     assert info is not None and info.outcome is Outcome.INFORMATIONAL
-    assert "user-agent a2a-lab-fake-client/1.0" in info.message and "exit code 0" in info.message and "JSONRPC 1.0" in info.message
+    assert (
+        "user-agent a2a-lab-fake-client/1.0" in info.message
+        and "exit code 0" in info.message
+        and "JSONRPC 1.0" in info.message
+    )
     crashed = outcomes[defect(CONFORMANT, "crash")].check("CLIENT-INFO")
     assert crashed is not None and "(no request)" in crashed.message
 

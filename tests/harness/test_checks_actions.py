@@ -18,7 +18,6 @@ from pathlib import Path
 
 import pytest
 
-
 from a2a_lab.harness.checks import REGISTRY
 from a2a_lab.harness.model import Level, Outcome, ScenarioResult
 
@@ -30,7 +29,14 @@ STREAM, DROP, NO_STREAM = "streaming/v1-stream", "streaming/resubscribe-after-dr
 PUSH, NO_PUSH = "push/webhook-with-credentials", "push/not-advertised"
 BEARER, EXTENDED = "auth/bearer-required", "auth/extended-card"
 SIGNED, TAMPERED, UNKNOWN_KEY = "auth/signed-card", "auth/signed-card-tampered", "auth/signed-card-unknown-key"
-ACTION_CHECKS = ("STREAMING-USED", "PUSH-RECEIVER", "AUTH-PRESENTED", "EXTENDED-CARD", "RESUBSCRIBE", "SIGNATURE-VERIFIED")
+ACTION_CHECKS = (
+    "STREAMING-USED",
+    "PUSH-RECEIVER",
+    "AUTH-PRESENTED",
+    "EXTENDED-CARD",
+    "RESUBSCRIBE",
+    "SIGNATURE-VERIFIED",
+)
 
 
 @dataclass(frozen=True)
@@ -67,34 +73,144 @@ class Proof:
 
 PASSES = [
     Proof("STREAMING-USED", "streams-when-asked-and-allowed", case(STREAM), Outcome.PASS, Outcome.PASS, "streamed"),
-    Proof("PUSH-RECEIVER", "acknowledges-genuine-refuses-forged", case(PUSH), Outcome.PASS, Outcome.PASS, "forged one(s) refused"),
+    Proof(
+        "PUSH-RECEIVER",
+        "acknowledges-genuine-refuses-forged",
+        case(PUSH),
+        Outcome.PASS,
+        Outcome.PASS,
+        "forged one(s) refused",
+    ),
     Proof("AUTH-PRESENTED", "token-on-every-call", case(BEARER), Outcome.PASS, Outcome.PASS, "authenticated"),
     Proof("AUTH-PRESENTED", "token-on-the-extended-card", case(EXTENDED), Outcome.PASS, Outcome.PASS),
     Proof("EXTENDED-CARD", "fetched-authenticated", case(EXTENDED), Outcome.PASS, Outcome.PASS, "fetched"),
     Proof("RESUBSCRIBE", "subscribes-again", case(DROP), Outcome.PASS, Outcome.PASS, "SubscribeToTask"),
-    Proof("RESUBSCRIBE", "polls-the-task-instead", case(DROP, "--poll-to-resume"), Outcome.PASS, Outcome.PASS, "GetTask"),
-    Proof("SIGNATURE-VERIFIED", "uses-a-card-that-verifies", case(SIGNED), Outcome.PASS, Outcome.PASS, "verifies and the client used it"),
-    Proof("SIGNATURE-VERIFIED", "refuses-a-tampered-card", case(TAMPERED), Outcome.PASS, Outcome.PASS, "did not use it"),
-    Proof("SIGNATURE-VERIFIED", "refuses-an-unknown-key", case(UNKNOWN_KEY), Outcome.PASS, Outcome.PASS, "did not use it"),
+    Proof(
+        "RESUBSCRIBE", "polls-the-task-instead", case(DROP, "--poll-to-resume"), Outcome.PASS, Outcome.PASS, "GetTask"
+    ),
+    Proof(
+        "SIGNATURE-VERIFIED",
+        "uses-a-card-that-verifies",
+        case(SIGNED),
+        Outcome.PASS,
+        Outcome.PASS,
+        "verifies and the client used it",
+    ),
+    Proof(
+        "SIGNATURE-VERIFIED", "refuses-a-tampered-card", case(TAMPERED), Outcome.PASS, Outcome.PASS, "did not use it"
+    ),
+    Proof(
+        "SIGNATURE-VERIFIED", "refuses-an-unknown-key", case(UNKNOWN_KEY), Outcome.PASS, Outcome.PASS, "did not use it"
+    ),
 ]
 
 FAILS = [
     # A MAY: not streaming when asked is UNIMPLEMENTED (the scenario still passes); streaming where the card does not
     # allow it is CAPABILITIES-RESPECTED's failure, and this check stays out of it.
-    Proof("STREAMING-USED", "does-not-stream", case(STREAM, "--ignore-action"), Outcome.UNIMPLEMENTED, Outcome.PASS, "did not stream"),
-    Proof("STREAMING-USED", "streams-against-the-card", case(NO_STREAM, "--stream-anyway"), Outcome.SKIPPED, Outcome.FAIL, "CAPABILITIES-RESPECTED"),
-    Proof("PUSH-RECEIVER", "accepts-forged-credentials", case(PUSH, "--accept-any-credentials"), Outcome.FAIL, Outcome.FAIL, "wrong credentials"),
-    Proof("PUSH-RECEIVER", "answers-500", case(PUSH, "--webhook-500", "--push-wait", "1"), Outcome.FAIL, Outcome.FAIL, "500"),
-    Proof("PUSH-RECEIVER", "registers-no-webhook", case(PUSH, "--ignore-action"), Outcome.UNIMPLEMENTED, Outcome.PASS, "registered no webhook"),
-    Proof("AUTH-PRESENTED", "wrong-token", case(BEARER, "--wrong-token"), Outcome.FAIL, Outcome.FAIL, "credentials invalid"),
-    Proof("AUTH-PRESENTED", "wrong-token-on-the-extended-card", case(EXTENDED, "--wrong-token"), Outcome.FAIL, Outcome.FAIL, "credentials invalid"),
-    Proof("AUTH-PRESENTED", "no-token", case(BEARER, "--ignore-action"), Outcome.UNIMPLEMENTED, Outcome.PASS, "no credentials"),
-    Proof("EXTENDED-CARD", "refused-for-a-wrong-token", case(EXTENDED, "--wrong-token"), Outcome.NON_STRICT, Outcome.FAIL, "never obtained"),
-    Proof("EXTENDED-CARD", "not-fetched", case(EXTENDED, "--ignore-action", "--token", "a2a-lab-test-token-extended"), Outcome.UNIMPLEMENTED, Outcome.PASS, "did not call"),
-    Proof("RESUBSCRIBE", "gives-up-after-the-drop", case(DROP, "--no-resume"), Outcome.NON_STRICT, Outcome.NON_STRICT, "gave up"),
-    Proof("SIGNATURE-VERIFIED", "refuses-a-good-card-by-a-wrong-canonical-form", case(SIGNED, "--no-strip-defaults"), Outcome.FAIL, Outcome.FAIL,
-          "refused a card whose signature verifies"),
-    Proof("SIGNATURE-VERIFIED", "uses-a-tampered-card", case(TAMPERED, "--skip-verification"), Outcome.UNIMPLEMENTED, Outcome.PASS, "does not verify"),
+    Proof(
+        "STREAMING-USED",
+        "does-not-stream",
+        case(STREAM, "--ignore-action"),
+        Outcome.UNIMPLEMENTED,
+        Outcome.PASS,
+        "did not stream",
+    ),
+    Proof(
+        "STREAMING-USED",
+        "streams-against-the-card",
+        case(NO_STREAM, "--stream-anyway"),
+        Outcome.SKIPPED,
+        Outcome.FAIL,
+        "CAPABILITIES-RESPECTED",
+    ),
+    Proof(
+        "PUSH-RECEIVER",
+        "accepts-forged-credentials",
+        case(PUSH, "--accept-any-credentials"),
+        Outcome.FAIL,
+        Outcome.FAIL,
+        "wrong credentials",
+    ),
+    Proof(
+        "PUSH-RECEIVER",
+        "answers-500",
+        case(PUSH, "--webhook-500", "--push-wait", "1"),
+        Outcome.FAIL,
+        Outcome.FAIL,
+        "500",
+    ),
+    Proof(
+        "PUSH-RECEIVER",
+        "registers-no-webhook",
+        case(PUSH, "--ignore-action"),
+        Outcome.UNIMPLEMENTED,
+        Outcome.PASS,
+        "registered no webhook",
+    ),
+    Proof(
+        "AUTH-PRESENTED",
+        "wrong-token",
+        case(BEARER, "--wrong-token"),
+        Outcome.FAIL,
+        Outcome.FAIL,
+        "credentials invalid",
+    ),
+    Proof(
+        "AUTH-PRESENTED",
+        "wrong-token-on-the-extended-card",
+        case(EXTENDED, "--wrong-token"),
+        Outcome.FAIL,
+        Outcome.FAIL,
+        "credentials invalid",
+    ),
+    Proof(
+        "AUTH-PRESENTED",
+        "no-token",
+        case(BEARER, "--ignore-action"),
+        Outcome.UNIMPLEMENTED,
+        Outcome.PASS,
+        "no credentials",
+    ),
+    Proof(
+        "EXTENDED-CARD",
+        "refused-for-a-wrong-token",
+        case(EXTENDED, "--wrong-token"),
+        Outcome.NON_STRICT,
+        Outcome.FAIL,
+        "never obtained",
+    ),
+    Proof(
+        "EXTENDED-CARD",
+        "not-fetched",
+        case(EXTENDED, "--ignore-action", "--token", "a2a-lab-test-token-extended"),
+        Outcome.UNIMPLEMENTED,
+        Outcome.PASS,
+        "did not call",
+    ),
+    Proof(
+        "RESUBSCRIBE",
+        "gives-up-after-the-drop",
+        case(DROP, "--no-resume"),
+        Outcome.NON_STRICT,
+        Outcome.NON_STRICT,
+        "gave up",
+    ),
+    Proof(
+        "SIGNATURE-VERIFIED",
+        "refuses-a-good-card-by-a-wrong-canonical-form",
+        case(SIGNED, "--no-strip-defaults"),
+        Outcome.FAIL,
+        Outcome.FAIL,
+        "refused a card whose signature verifies",
+    ),
+    Proof(
+        "SIGNATURE-VERIFIED",
+        "uses-a-tampered-card",
+        case(TAMPERED, "--skip-verification"),
+        Outcome.UNIMPLEMENTED,
+        Outcome.PASS,
+        "does not verify",
+    ),
 ]
 
 #: Where each check does not apply, it says SKIPPED: (case, check).
@@ -137,7 +253,9 @@ def test_a_defective_client_misses(proof: Proof, outcomes: dict[Case, ScenarioRe
 
 
 @pytest.mark.parametrize("pair", SKIPS, ids=lambda p: f"{p[1]}:{p[0]}")
-def test_an_action_check_that_does_not_apply_is_skipped(pair: tuple[Case, str], outcomes: dict[Case, ScenarioResult]) -> None:
+def test_an_action_check_that_does_not_apply_is_skipped(
+    pair: tuple[Case, str], outcomes: dict[Case, ScenarioResult]
+) -> None:
     c, check_id = pair
     check = outcomes[c].check(check_id)
     assert check is not None and check.outcome is Outcome.SKIPPED, explain(outcomes[c], check)

@@ -21,7 +21,13 @@ CASE_NAME = re.compile(r"^[A-Z][A-Z0-9-]+ \[(MUST|SHOULD|MAY|INFO)\]$")
 
 
 def a2a_lab_run(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "a2a_lab.harness.cli", "run", *args], cwd=cwd, capture_output=True, text=True, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "a2a_lab.harness.cli", "run", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
 
 
 def _scenario_args(ids: list[str]) -> list[str]:
@@ -31,16 +37,44 @@ def _scenario_args(ids: list[str]) -> list[str]:
 @pytest.fixture(scope="module")
 def good_run(tmp_path_factory: pytest.TempPathFactory, fake: Callable[..., str]) -> dict[str, Any]:
     out = tmp_path_factory.mktemp("good-run")
-    proc = a2a_lab_run("--client", fake(), *_scenario_args(GOOD_SCENARIOS), "-j", "2", "--client-supports", SUPPORTS, "--seed", "3",
-                       "--json", str(out / "run.json"), "--junit", str(out / "run.xml"), "--report-dir", str(out / "reports"), cwd=out)
+    proc = a2a_lab_run(
+        "--client",
+        fake(),
+        *_scenario_args(GOOD_SCENARIOS),
+        "-j",
+        "2",
+        "--client-supports",
+        SUPPORTS,
+        "--seed",
+        "3",
+        "--json",
+        str(out / "run.json"),
+        "--junit",
+        str(out / "run.xml"),
+        "--report-dir",
+        str(out / "reports"),
+        cwd=out,
+    )
     return {"proc": proc, "dir": out}
 
 
 @pytest.fixture(scope="module")
 def bad_run(tmp_path_factory: pytest.TempPathFactory, fake: Callable[..., str]) -> dict[str, Any]:
     out = tmp_path_factory.mktemp("bad-run")
-    proc = a2a_lab_run("--client", fake("--defect", "no-header"), *_scenario_args(GOOD_SCENARIOS[:2]), "-j", "2", "--client-supports", SUPPORTS,
-                       "--json", str(out / "run.json"), "--junit", str(out / "run.xml"), cwd=out)
+    proc = a2a_lab_run(
+        "--client",
+        fake("--defect", "no-header"),
+        *_scenario_args(GOOD_SCENARIOS[:2]),
+        "-j",
+        "2",
+        "--client-supports",
+        SUPPORTS,
+        "--json",
+        str(out / "run.json"),
+        "--junit",
+        str(out / "run.xml"),
+        cwd=out,
+    )
     return {"proc": proc, "dir": out}
 
 
@@ -55,7 +89,9 @@ def test_a_correct_client_passes_the_gate(good_run: dict[str, Any]) -> None:
 
 def test_the_json_report_has_the_summary_the_checks_and_the_journal(good_run: dict[str, Any]) -> None:
     report = json.loads((good_run["dir"] / "run.json").read_text(encoding="utf-8"))
-    assert report["summary"]["gate"] == "passed" and report["summary"]["scenarios"] == 3 and report["summary"]["PASS"] == 3
+    assert (
+        report["summary"]["gate"] == "passed" and report["summary"]["scenarios"] == 3 and report["summary"]["PASS"] == 3
+    )
     assert report["seed"] == 3 and report["supports"] == ["JSONRPC@0.3", "JSONRPC@1.0"]
     assert [c["id"] for c in report["checks"]] == [c.id for c in catalogue()]
     assert sorted(s["id"] for s in report["scenarios"]) == sorted(GOOD_SCENARIOS)
@@ -77,8 +113,13 @@ def test_junit_has_one_suite_per_group_and_a_case_per_check(good_run: dict[str, 
     assert set(suites) == {"spec", "quirks"}
     cases = [c for s in suites.values() for c in s.findall("testcase")]
     assert len(cases) == len(GOOD_SCENARIOS) * len(catalogue())
-    assert all(CASE_NAME.match(c.get("name", "")) for c in cases), [c.get("name") for c in cases if not CASE_NAME.match(c.get("name", ""))]
-    assert {c.get("classname") for c in suites["spec"].findall("testcase")} == {"spec/conformant", "spec/task/submitted-needs-get-task"}
+    assert all(CASE_NAME.match(c.get("name", "")) for c in cases), [
+        c.get("name") for c in cases if not CASE_NAME.match(c.get("name", ""))
+    ]
+    assert {c.get("classname") for c in suites["spec"].findall("testcase")} == {
+        "spec/conformant",
+        "spec/task/submitted-needs-get-task",
+    }
     assert not root.findall(".//failure") and not root.findall(".//error")
     for suite in suites.values():
         assert int(suite.get("tests", "0")) == len(suite.findall("testcase")) and suite.get("failures") == "0"
@@ -106,14 +147,25 @@ def test_a_defective_client_fails_the_gate_and_names_the_check(bad_run: dict[str
     assert "VERSION-HEADER [MUST]" in failed
 
 
-@pytest.mark.parametrize("args, says", [
-    (["--client", "no-such-preset-or-program"], "neither a preset"),
-    (["--client-supports", "carrier-pigeon@1.0"], "carrier-pigeon"),
-    (["--scenario", "no/such/scenario*"], "no scenario matches"),
-    (["--baseline", "{broken}"], "expected a mapping"),
-    (["--baseline", "{missing}"], "cannot read the baseline"),
-    (["--jobs", "0"], "--jobs"),
-], ids=["unknown-client", "bad-client-supports", "no-matching-scenario", "broken-baseline", "missing-baseline", "zero-jobs"])
+@pytest.mark.parametrize(
+    "args, says",
+    [
+        (["--client", "no-such-preset-or-program"], "neither a preset"),
+        (["--client-supports", "carrier-pigeon@1.0"], "carrier-pigeon"),
+        (["--scenario", "no/such/scenario*"], "no scenario matches"),
+        (["--baseline", "{broken}"], "expected a mapping"),
+        (["--baseline", "{missing}"], "cannot read the baseline"),
+        (["--jobs", "0"], "--jobs"),
+    ],
+    ids=[
+        "unknown-client",
+        "bad-client-supports",
+        "no-matching-scenario",
+        "broken-baseline",
+        "missing-baseline",
+        "zero-jobs",
+    ],
+)
 def test_usage_errors_exit_2(args: list[str], says: str, tmp_path: Path, fake: Callable[..., str]) -> None:
     broken = tmp_path / "broken.yaml"
     broken.write_text("- just\n- a list\n", encoding="utf-8")
@@ -125,24 +177,51 @@ def test_usage_errors_exit_2(args: list[str], says: str, tmp_path: Path, fake: C
     assert says in proc.stderr
 
 
-def test_a_baseline_accepts_known_failures_and_reports_entries_that_now_pass(tmp_path: Path, fake: Callable[..., str]) -> None:
+def test_a_baseline_accepts_known_failures_and_reports_entries_that_now_pass(
+    tmp_path: Path, fake: Callable[..., str]
+) -> None:
     baseline = tmp_path / "baseline.yaml"
-    baseline.write_text("spec/conformant:\n  VERSION-HEADER: issue 12, no A2A-Version yet\n  VERSION-MATCHES-METHOD: issue 12\n"
-                        "  CARD-DISCOVERY: fixed in 2.0\n", encoding="utf-8")
-    proc = a2a_lab_run("--client", fake("--defect", "no-header"), "--scenario", "spec/conformant", "--client-supports", SUPPORTS,
-                       "--baseline", str(baseline), "--json", str(tmp_path / "run.json"), cwd=tmp_path)
+    baseline.write_text(
+        "spec/conformant:\n  VERSION-HEADER: issue 12, no A2A-Version yet\n  VERSION-MATCHES-METHOD: issue 12\n"
+        "  CARD-DISCOVERY: fixed in 2.0\n",
+        encoding="utf-8",
+    )
+    proc = a2a_lab_run(
+        "--client",
+        fake("--defect", "no-header"),
+        "--scenario",
+        "spec/conformant",
+        "--client-supports",
+        SUPPORTS,
+        "--baseline",
+        str(baseline),
+        "--json",
+        str(tmp_path / "run.json"),
+        cwd=tmp_path,
+    )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "CARD-DISCOVERY: listed as an expected failure (fixed in 2.0) but it now PASS" in proc.stdout
     assert "expected failure(s) from the baseline" in proc.stdout
     [scenario] = json.loads((tmp_path / "run.json").read_text(encoding="utf-8"))["scenarios"]
     checks = {c["id"]: c for c in scenario["checks"]}
-    assert checks["VERSION-HEADER"]["outcome"] == "FAIL" and checks["VERSION-HEADER"]["baseline"] == "issue 12, no A2A-Version yet"
+    assert (
+        checks["VERSION-HEADER"]["outcome"] == "FAIL"
+        and checks["VERSION-HEADER"]["baseline"] == "issue 12, no A2A-Version yet"
+    )
     assert checks["CARD-DISCOVERY"]["baseline"] is None and "now PASS" in scenario["error"]
 
 
 @pytest.mark.parametrize("strict, code", [(False, 0), (True, 1)], ids=["lenient", "strict"])
 def test_strict_gates_on_a_missed_should(strict: bool, code: int, tmp_path: Path, fake: Callable[..., str]) -> None:
-    proc = a2a_lab_run("--client", fake("--defect", "patch-header"), "--scenario", "spec/conformant", "--client-supports", SUPPORTS,
-                       *(["--strict"] if strict else []), cwd=tmp_path)
+    proc = a2a_lab_run(
+        "--client",
+        fake("--defect", "patch-header"),
+        "--scenario",
+        "spec/conformant",
+        "--client-supports",
+        SUPPORTS,
+        *(["--strict"] if strict else []),
+        cwd=tmp_path,
+    )
     assert proc.returncode == code, proc.stdout + proc.stderr
     assert "VERSION-HEADER (NON_STRICT)" in proc.stdout

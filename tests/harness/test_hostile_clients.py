@@ -45,8 +45,11 @@ def hostile_run(catalogue: Catalogue, tmp_path_factory: pytest.TempPathFactory) 
     pid_dir = tmp_path_factory.mktemp("hostile-pids")
     base = catalogue.get(CONFORMANT)
     scenarios = [replace(base, id=f"hostile/{name}", timeout=timeout) for name, timeout in TIMEOUTS.items()] + [base]
-    opts = RunOptions(client=" ".join(shlex.quote(a) for a in (sys.executable, str(HOSTILE / "launch.py"))), jobs=1,
-                      env={"HOSTILE_PID_DIR": str(pid_dir)})
+    opts = RunOptions(
+        client=" ".join(shlex.quote(a) for a in (sys.executable, str(HOSTILE / "launch.py"))),
+        jobs=1,
+        env={"HOSTILE_PID_DIR": str(pid_dir)},
+    )
     run_all([base], opts)  # warm-up: whatever the first run opens once and keeps (imports, caches) is not a leak
     finished: dict[str, float] = {}
     began = time.monotonic()
@@ -57,8 +60,14 @@ def hostile_run(catalogue: Catalogue, tmp_path_factory: pytest.TempPathFactory) 
     before = _fds()
     results, _ = run_all(scenarios, opts, progress)
     after = _fds()
-    return {"results": {r.id: r for r in results}, "durations": finished, "before": before, "after": after,
-            "wall": time.monotonic() - began, "pids": pid_dir}
+    return {
+        "results": {r.id: r for r in results},
+        "durations": finished,
+        "before": before,
+        "after": after,
+        "wall": time.monotonic() - began,
+        "pids": pid_dir,
+    }
 
 
 def _result(hostile_run: dict[str, object], name: str) -> ScenarioResult:
@@ -66,8 +75,10 @@ def _result(hostile_run: dict[str, object], name: str) -> ScenarioResult:
 
 
 def test_no_file_descriptor_leaks(hostile_run: dict[str, object]) -> None:
-    print(f"fds before {hostile_run['before']}, after {hostile_run['after']}; wall {hostile_run['wall']:.1f} s; "
-          f"per scenario {hostile_run['durations']}")
+    print(
+        f"fds before {hostile_run['before']}, after {hostile_run['after']}; wall {hostile_run['wall']:.1f} s; "
+        f"per scenario {hostile_run['durations']}"
+    )
     assert hostile_run["after"] == hostile_run["before"]
 
 
@@ -102,14 +113,19 @@ def test_a_gigabyte_of_stdout_keeps_only_a_tail(hostile_run: dict[str, object]) 
     result = _result(hostile_run, "gigabytes")
     client = result.client
     assert client is not None
-    assert len(client.stdout_tail.encode()) <= process.TAIL_BYTES + 100 and len(client.stderr_tail.encode()) <= process.TAIL_BYTES + 100
+    assert (
+        len(client.stdout_tail.encode()) <= process.TAIL_BYTES + 100
+        and len(client.stderr_tail.encode()) <= process.TAIL_BYTES + 100
+    )
     dropped = re.match(r"\[\.\.\. (\d+) earlier bytes dropped\]", client.stdout_tail)
     assert dropped is not None
     if client.timed_out:  # a slow machine: as much as fitted in the timeout, and still only its tail
         assert int(dropped.group(1)) > 64 * 1024 * 1024
     else:
         assert client.exit_code == 0 and client.stdout_tail.rstrip().endswith("THE-END-OF-A-GIGABYTE")
-        assert int(dropped.group(1)) == 1024 * 1024 * 1024 + len("THE-END-OF-A-GIGABYTE\n") - len(client.stdout_tail.split("\n", 1)[1].encode())
+        assert int(dropped.group(1)) == 1024 * 1024 * 1024 + len("THE-END-OF-A-GIGABYTE\n") - len(
+            client.stdout_tail.split("\n", 1)[1].encode()
+        )
 
 
 def test_two_thousand_connections_do_not_take_the_server_down(hostile_run: dict[str, object]) -> None:
@@ -125,11 +141,15 @@ def test_two_thousand_connections_do_not_take_the_server_down(hostile_run: dict[
     assert after.outcome is Outcome.PASS, [(c.id, c.outcome, c.message) for c in after.checks]
 
 
-def test_a_process_that_escapes_the_group_and_holds_stdout_is_killed_too(hostile_run: dict[str, object], is_alive: Callable[[int], bool]) -> None:
+def test_a_process_that_escapes_the_group_and_holds_stdout_is_killed_too(
+    hostile_run: dict[str, object], is_alive: Callable[[int], bool]
+) -> None:
     result = _result(hostile_run, "escapee")
     client = result.client
     assert client is not None and client.exit_code == 0 and not client.timed_out
-    assert hostile_run["durations"]["hostile/escapee"] < 2.0, "the harness did not wait long for the escaped processes' pipes"  # type: ignore[index]
+    assert hostile_run["durations"]["hostile/escapee"] < 2.0, (
+        "the harness did not wait long for the escaped processes' pipes"
+    )  # type: ignore[index]
     client_pid, *escaped = _pids(hostile_run["pids"], "escapee")  # type: ignore[arg-type]
     assert len(escaped) == 2 and not any(is_alive(p) for p in escaped)
     assert "escapee: two processes in a session of their own" in client.stdout_tail

@@ -15,8 +15,16 @@ from a2a_lab.harness import merge_command
 from a2a_lab.harness.reports import html
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
-         "--disable-component-update", "--disable-sync"]
+FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 
 
 @pytest.fixture(scope="module")
@@ -28,8 +36,28 @@ def reports(tmp_path_factory: pytest.TempPathFactory) -> list[dict]:
     for name, client in (("builtin", "builtin"), ("bad", f"{sys.executable} {fake} --defect poll-after-message")):
         for k in (1, 2):
             path = out / f"{name}-{k}.json"
-            subprocess.run([sys.executable, "-m", "a2a_lab.harness.cli", "run", "--client", client, "--shard", f"{k}/2", "-j", "2",
-                            "--scenario", "spec/*", "--scenario", "quirks/*", "--json", str(path)], capture_output=True, timeout=300)
+            subprocess.run(
+                [
+                    sys.executable,
+                    "-m",
+                    "a2a_lab.harness.cli",
+                    "run",
+                    "--client",
+                    client,
+                    "--shard",
+                    f"{k}/2",
+                    "-j",
+                    "2",
+                    "--scenario",
+                    "spec/*",
+                    "--scenario",
+                    "quirks/*",
+                    "--json",
+                    str(path),
+                ],
+                capture_output=True,
+                timeout=300,
+            )
             paths.append(path)
     return merge_command.merge([json.loads(p.read_text()) for p in paths])
 
@@ -56,14 +84,28 @@ def test_page_is_self_contained(reports: list[dict]) -> None:
 @pytest.mark.skipif(CHROMIUM is None, reason="Debian's chromium is not installed (.ci/run installs it)")
 def test_chromium_renders_the_matrix(reports: list[dict], tmp_path: Path) -> None:
     page = html.write(tmp_path / "html", reports)
-    dom = subprocess.run([CHROMIUM, *FLAGS, f"--user-data-dir={tmp_path / 'profile'}", "--dump-dom", page.as_uri()],
-                         capture_output=True, text=True, timeout=120)
+    dom = subprocess.run(
+        [CHROMIUM, *FLAGS, f"--user-data-dir={tmp_path / 'profile'}", "--dump-dom", page.as_uri()],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert dom.returncode == 0, dom.stderr[-2000:]
     rendered = dom.stdout
     assert "<h2>Matrix</h2>" in rendered
     assert "quirks/mixed-version-direct-message" in rendered
     assert rendered.count('class="o"') > 50
     shot = tmp_path / "shot.png"
-    subprocess.run([CHROMIUM, *FLAGS, f"--user-data-dir={tmp_path / 'profile2'}", "--window-size=1200,900", f"--screenshot={shot}", page.as_uri()],
-                   capture_output=True, timeout=120)
+    subprocess.run(
+        [
+            CHROMIUM,
+            *FLAGS,
+            f"--user-data-dir={tmp_path / 'profile2'}",
+            "--window-size=1200,900",
+            f"--screenshot={shot}",
+            page.as_uri(),
+        ],
+        capture_output=True,
+        timeout=120,
+    )
     assert shot.stat().st_size > 10_000  # a real picture, not a blank page

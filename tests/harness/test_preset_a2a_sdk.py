@@ -10,20 +10,31 @@ from a2a_lab.server.catalogue import Catalogue
 
 pytest.importorskip("a2a.client")
 
-SCENARIOS = ["spec/conformant", "spec/task/submitted-needs-get-task", "quirks/mixed-version-direct-message",
-             "quirks/advertised-method-not-found", "quirks/v03-completed-task-artifacts"]
+SCENARIOS = [
+    "spec/conformant",
+    "spec/task/submitted-needs-get-task",
+    "quirks/mixed-version-direct-message",
+    "quirks/advertised-method-not-found",
+    "quirks/v03-completed-task-artifacts",
+]
 
 
 @pytest.fixture(scope="module")
 def scored() -> dict[str, object]:
     cat = Catalogue.load()
-    results, supports = runner.run_all([cat.get(s) for s in SCENARIOS], runner.RunOptions(presets.resolve("a2a-sdk"), jobs=2, timeout=30))
+    results, supports = runner.run_all(
+        [cat.get(s) for s in SCENARIOS], runner.RunOptions(presets.resolve("a2a-sdk"), jobs=2, timeout=30)
+    )
     return {"results": {r.id: r for r in results}, "supports": supports}
 
 
 def test_sdk_runs_through_the_preset_without_harness_errors(scored: dict) -> None:
     for result in scored["results"].values():
-        assert result.outcome not in (Outcome.ERROR, Outcome.NO_CONTACT, Outcome.TIMEOUT), (result.id, result.error, result.client)
+        assert result.outcome not in (Outcome.ERROR, Outcome.NO_CONTACT, Outcome.TIMEOUT), (
+            result.id,
+            result.error,
+            result.client,
+        )
         assert all(c.outcome is not Outcome.ERROR for c in result.checks), result.id
 
 

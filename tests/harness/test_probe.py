@@ -27,7 +27,9 @@ from a2a_lab.server.app import ScenarioApp
 from a2a_lab.server.hosting import BackgroundServer
 from a2a_lab.server.scenario import load_file
 
-FAST = ProbeOptions(timeout=5, sleep=lambda _: None)  # the follow-up's polite waits are skipped: the scenarios move per GetTask
+FAST = ProbeOptions(
+    timeout=5, sleep=lambda _: None
+)  # the follow-up's polite waits are skipped: the scenarios move per GetTask
 PASS, FAIL, NON_STRICT, SKIPPED = Outcome.PASS, Outcome.FAIL, Outcome.NON_STRICT, Outcome.SKIPPED
 ALL_PASS = {c.id: PASS for c in CATALOGUE[1:]}
 
@@ -74,25 +76,47 @@ def serve_file(tmp_path: Path) -> Iterator[Any]:
 def test_conformant_passes_every_probe_check_on_all_four_interfaces(serve: Any) -> None:
     run = run_probe(serve, "spec/conformant")
     results = by_id(run)
-    assert list(results) == ["probe/card", "probe/0-JSONRPC-1.0", "probe/1-HTTP+JSON-1.0", "probe/2-JSONRPC-0.3", "probe/3-HTTP+JSON-0.3"]
-    assert outcomes(results["probe/card"]) == {"CARD-VALID": PASS}  # its dual card's 0.3 fields describe its own 0.3 interface
+    assert list(results) == [
+        "probe/card",
+        "probe/0-JSONRPC-1.0",
+        "probe/1-HTTP+JSON-1.0",
+        "probe/2-JSONRPC-0.3",
+        "probe/3-HTTP+JSON-0.3",
+    ]
+    assert outcomes(results["probe/card"]) == {
+        "CARD-VALID": PASS
+    }  # its dual card's 0.3 fields describe its own 0.3 interface
     for sid in ("probe/0-JSONRPC-1.0", "probe/1-HTTP+JSON-1.0"):
         assert outcomes(results[sid]) == ALL_PASS, results[sid].checks
     for sid in ("probe/2-JSONRPC-0.3", "probe/3-HTTP+JSON-0.3"):  # 0.3 has no version header to negotiate
         assert outcomes(results[sid]) == {**ALL_PASS, "VERSION-NEGOTIATION": SKIPPED}, results[sid].checks
     assert all(r.outcome is PASS for r in run.results)
-    assert "4 event(s) (task -> statusUpdate -> artifactUpdate -> statusUpdate), closed after COMPLETED" in check(run, "probe/3-HTTP+JSON-0.3", "STREAMING").message
-    assert check(run, "probe/1-HTTP+JSON-1.0", "UNKNOWN-TASK").message.endswith("HTTP 404 with ErrorInfo reason TASK_NOT_FOUND")
+    assert (
+        "4 event(s) (task -> statusUpdate -> artifactUpdate -> statusUpdate), closed after COMPLETED"
+        in check(run, "probe/3-HTTP+JSON-0.3", "STREAMING").message
+    )
+    assert check(run, "probe/1-HTTP+JSON-1.0", "UNKNOWN-TASK").message.endswith(
+        "HTTP 404 with ErrorInfo reason TASK_NOT_FOUND"
+    )
 
 
 def test_advertised_method_not_found_fails_send_message_naming_32601(serve: Any) -> None:
     run = run_probe(serve, "quirks/advertised-method-not-found")
     result = by_id(run)["probe/0-JSONRPC-1.0"]
-    assert outcomes(result) == {"SEND-MESSAGE": FAIL, "RESPONSE-SHAPE": SKIPPED, "TASK-FOLLOW-UP": SKIPPED, "UNKNOWN-TASK": PASS,
-                                "STREAMING": SKIPPED, "VERSION-NEGOTIATION": PASS, "ERROR-ENVELOPE": PASS}
+    assert outcomes(result) == {
+        "SEND-MESSAGE": FAIL,
+        "RESPONSE-SHAPE": SKIPPED,
+        "TASK-FOLLOW-UP": SKIPPED,
+        "UNKNOWN-TASK": PASS,
+        "STREAMING": SKIPPED,
+        "VERSION-NEGOTIATION": PASS,
+        "ERROR-ENVELOPE": PASS,
+    }
     send = check(run, "probe/0-JSONRPC-1.0", "SEND-MESSAGE")
     assert send.message.startswith("the card advertises SendMessage (JSONRPC 1.0 at ")
-    assert send.message.endswith("but the server answers method not found (-32601)")  # no other version answers there either
+    assert send.message.endswith(
+        "but the server answers method not found (-32601)"
+    )  # no other version answers there either
     assert "-32601" in send.actual and send.requirement and send.section.startswith("A2A 1.0 §3.1.1")
 
 
@@ -100,7 +124,10 @@ def test_mixed_version_direct_message(serve: Any) -> None:
     run = run_probe(serve, "quirks/mixed-version-direct-message")
     card = check(run, "probe/card", "CARD-VALID")
     assert card.outcome is NON_STRICT  # a warning, not a FAIL (field note S1)
-    assert card.message == "1 warning(s): protocolVersion: top-level protocolVersion '0.3.0' differs from the interfaces' versions (0.3, 1.0)"
+    assert (
+        card.message
+        == "1 warning(s): protocolVersion: top-level protocolVersion '0.3.0' differs from the interfaces' versions (0.3, 1.0)"
+    )
     for sid, method in (("probe/0-JSONRPC-1.0", "SendMessage"), ("probe/1-JSONRPC-0.3", "message/send")):
         send, follow = check(run, sid, "SEND-MESSAGE"), check(run, sid, "TASK-FOLLOW-UP")
         assert (send.outcome, send.message) == (PASS, f"{method} answered a message")
@@ -116,7 +143,12 @@ def test_patch_version_binding_mix(serve: Any) -> None:
     assert "supportedInterfaces[0].protocolVersion: '0.3.0' carries a patch number" in card.message
     results = by_id(run)
     assert list(results) == ["probe/card", "probe/0-JSONRPC-0.3", "probe/1-HTTP+JSON-1.0"]  # "0.3.0" is read as 0.3
-    assert outcomes(results["probe/0-JSONRPC-0.3"]) == {**ALL_PASS, "TASK-FOLLOW-UP": SKIPPED, "STREAMING": SKIPPED, "VERSION-NEGOTIATION": SKIPPED}
+    assert outcomes(results["probe/0-JSONRPC-0.3"]) == {
+        **ALL_PASS,
+        "TASK-FOLLOW-UP": SKIPPED,
+        "STREAMING": SKIPPED,
+        "VERSION-NEGOTIATION": SKIPPED,
+    }
     assert check(run, "probe/0-JSONRPC-0.3", "SEND-MESSAGE").message == "message/send answered a message"
 
 
@@ -136,7 +168,9 @@ def test_submitted_needs_get_task_shows_the_task_moving_on(serve: Any) -> None:
     for sid, what in (("probe/0-JSONRPC-1.0", "GetTask"), ("probe/1-HTTP+JSON-1.0", "GET /tasks/{id}")):
         follow = check(run, sid, "TASK-FOLLOW-UP")
         assert follow.outcome is PASS
-        assert follow.message.startswith(f"{what} returned task ") and follow.message.endswith(": SUBMITTED -> WORKING -> COMPLETED")
+        assert follow.message.startswith(f"{what} returned task ") and follow.message.endswith(
+            ": SUBMITTED -> WORKING -> COMPLETED"
+        )
         assert check(run, sid, "RESPONSE-SHAPE").message.endswith("and 2 GetTask answer(s)")
         assert len(follow.evidence) == 2
 
@@ -146,25 +180,74 @@ def test_card_claims_1_0_while_the_wire_speaks_0_3(serve: Any) -> None:
     sid = "probe/0-JSONRPC-1.0"
     send = check(run, sid, "SEND-MESSAGE")
     assert send.outcome is FAIL
-    assert send.message.endswith("but the server answers method not found (-32601); the same URL answers the A2A 0.3 message/send "
-                                 "with a task: the card claims 1.0, the wire speaks 0.3")
+    assert send.message.endswith(
+        "but the server answers method not found (-32601); the same URL answers the A2A 0.3 message/send "
+        "with a task: the card claims 1.0, the wire speaks 0.3"
+    )
     unknown = check(run, sid, "UNKNOWN-TASK")
-    assert unknown.outcome is FAIL and "the server answers method not found (error -32601) instead of TaskNotFound" in unknown.message
+    assert (
+        unknown.outcome is FAIL
+        and "the server answers method not found (error -32601) instead of TaskNotFound" in unknown.message
+    )
     version = check(run, sid, "VERSION-NEGOTIATION")
-    assert version.outcome is NON_STRICT and "refused, but not with VersionNotSupportedError (error -32601)" in version.message
+    assert (
+        version.outcome is NON_STRICT
+        and "refused, but not with VersionNotSupportedError (error -32601)" in version.message
+    )
     assert by_id(run)[sid].outcome is FAIL
 
 
-@pytest.mark.parametrize(("scenario_id", "sid", "check_id", "outcome", "says"), [
-    ("errors/task-not-found-on-get-task", "probe/0-JSONRPC-1.0", "TASK-FOLLOW-UP", FAIL, "which SendMessage just returned, failed"),
-    ("streaming/no-terminal-event", "probe/0-JSONRPC-1.0", "STREAMING", FAIL, "the stream closed at WORKING, before a terminal state"),
-    ("streaming/status-first", "probe/1-HTTP+JSON-1.0", "STREAMING", FAIL, "the first event of a task stream should be the task"),
-    ("streaming/duplicate-events", "probe/0-JSONRPC-1.0", "STREAMING", FAIL, "1 event(s) after the stream's end (statusUpdate)"),
-    ("errors/result-and-error", "probe/0-JSONRPC-1.0", "ERROR-ENVELOPE", FAIL, "it has both result and error"),
-    ("errors/html-500-page", "probe/0-JSONRPC-1.0", "ERROR-ENVELOPE", FAIL, "HTTP 500 answer is not a JSON-RPC error object (text/html)"),
-    ("discovery/nonsense-version-first", "probe/card", "CARD-VALID", FAIL, "supportedInterfaces[0].protocolVersion: 'banana' is not a protocol version"),
-])
-def test_servers_that_break_a_check_fail_it(serve: Any, scenario_id: str, sid: str, check_id: str, outcome: Outcome, says: str) -> None:
+@pytest.mark.parametrize(
+    ("scenario_id", "sid", "check_id", "outcome", "says"),
+    [
+        (
+            "errors/task-not-found-on-get-task",
+            "probe/0-JSONRPC-1.0",
+            "TASK-FOLLOW-UP",
+            FAIL,
+            "which SendMessage just returned, failed",
+        ),
+        (
+            "streaming/no-terminal-event",
+            "probe/0-JSONRPC-1.0",
+            "STREAMING",
+            FAIL,
+            "the stream closed at WORKING, before a terminal state",
+        ),
+        (
+            "streaming/status-first",
+            "probe/1-HTTP+JSON-1.0",
+            "STREAMING",
+            FAIL,
+            "the first event of a task stream should be the task",
+        ),
+        (
+            "streaming/duplicate-events",
+            "probe/0-JSONRPC-1.0",
+            "STREAMING",
+            FAIL,
+            "1 event(s) after the stream's end (statusUpdate)",
+        ),
+        ("errors/result-and-error", "probe/0-JSONRPC-1.0", "ERROR-ENVELOPE", FAIL, "it has both result and error"),
+        (
+            "errors/html-500-page",
+            "probe/0-JSONRPC-1.0",
+            "ERROR-ENVELOPE",
+            FAIL,
+            "HTTP 500 answer is not a JSON-RPC error object (text/html)",
+        ),
+        (
+            "discovery/nonsense-version-first",
+            "probe/card",
+            "CARD-VALID",
+            FAIL,
+            "supportedInterfaces[0].protocolVersion: 'banana' is not a protocol version",
+        ),
+    ],
+)
+def test_servers_that_break_a_check_fail_it(
+    serve: Any, scenario_id: str, sid: str, check_id: str, outcome: Outcome, says: str
+) -> None:
     found = check(run_probe(serve, scenario_id), sid, check_id)
     assert found.outcome is outcome and says in found.message, found
     assert found.expected and found.actual and found.requirement
@@ -182,7 +265,10 @@ def test_an_agent_that_requires_credentials_is_not_judged_without_them(serve: An
     for sid in ("probe/0-JSONRPC-1.0", "probe/1-HTTP+JSON-1.0"):
         for check_id in ("SEND-MESSAGE", "UNKNOWN-TASK"):
             found = check(run, sid, check_id)
-            assert (found.outcome, found.message) == (SKIPPED, "not judged: the server requires credentials (HTTP 401); give the probe a token (--token)")
+            assert (found.outcome, found.message) == (
+                SKIPPED,
+                "not judged: the server requires credentials (HTTP 401); give the probe a token (--token)",
+            )
     assert served.app.scenario.auth is not None
     with_token = probe(served.url, dataclasses.replace(FAST, token=served.app.scenario.auth.bearer))
     for sid in ("probe/0-JSONRPC-1.0", "probe/1-HTTP+JSON-1.0"):
@@ -200,50 +286,90 @@ def test_binding_restricts_the_probe(serve: Any) -> None:
 
 # ------------------------------------------------------------------------------- servers of our own making
 
-CARD = {"name": "shape agent", "description": "answers in some form", "version": "1.0.0",
-        "supportedInterfaces": [{"url": "{base_url}/a2a", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}],
-        "capabilities": {"streaming": False}, "defaultInputModes": ["text/plain"], "defaultOutputModes": ["text/plain"],
-        "skills": [{"id": "a", "name": "a", "description": "a", "tags": ["a"]}]}
+CARD = {
+    "name": "shape agent",
+    "description": "answers in some form",
+    "version": "1.0.0",
+    "supportedInterfaces": [{"url": "{base_url}/a2a", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}],
+    "capabilities": {"streaming": False},
+    "defaultInputModes": ["text/plain"],
+    "defaultOutputModes": ["text/plain"],
+    "skills": [{"id": "a", "name": "a", "description": "a", "tags": ["a"]}],
+}
 
 
 def answering(body: dict[str, Any]) -> dict[str, Any]:
     """A scenario whose 1.0 SendMessage answers these exact bytes (the client's id echoed)."""
-    return {"title": "a 1.0 interface answering a given body", "description": "RESPONSE-SHAPE's failing server.", "spec": "A2A 1.0 §9.4.1",
-            "card": {"object": CARD}, "behaviour": {"SendMessage": [{"reply": {"raw": {"status": 200, "echo_id": True,
-                                                                                            "body": json.dumps(body)}}}]}}
+    return {
+        "title": "a 1.0 interface answering a given body",
+        "description": "RESPONSE-SHAPE's failing server.",
+        "spec": "A2A 1.0 §9.4.1",
+        "card": {"object": CARD},
+        "behaviour": {"SendMessage": [{"reply": {"raw": {"status": 200, "echo_id": True, "body": json.dumps(body)}}}]},
+    }
 
 
-@pytest.mark.parametrize(("name", "result", "says"), [
-    ("v03-form", {"kind": "task", "id": "t-1", "contextId": "c-1", "status": {"state": "completed"}},
-     "the SendMessage result is in the 0.3 JSON-RPC form, not the 1.0 JSON-RPC form its interface declares"),
-    ("kind-in-1.0", {"task": {"kind": "task", "id": "t-1", "contextId": "c-1", "status": {"state": "TASK_STATE_COMPLETED"}}},
-     "result.task.kind: the 1.0 form has no `kind`"),
-    ("lowercase-state", {"task": {"id": "t-1", "contextId": "c-1", "status": {"state": "completed"}}},
-     "result.task.status.state: 'completed' is not the 1.0 JSON-RPC spelling ('TASK_STATE_COMPLETED')"),
-])
+@pytest.mark.parametrize(
+    ("name", "result", "says"),
+    [
+        (
+            "v03-form",
+            {"kind": "task", "id": "t-1", "contextId": "c-1", "status": {"state": "completed"}},
+            "the SendMessage result is in the 0.3 JSON-RPC form, not the 1.0 JSON-RPC form its interface declares",
+        ),
+        (
+            "kind-in-1.0",
+            {"task": {"kind": "task", "id": "t-1", "contextId": "c-1", "status": {"state": "TASK_STATE_COMPLETED"}}},
+            "result.task.kind: the 1.0 form has no `kind`",
+        ),
+        (
+            "lowercase-state",
+            {"task": {"id": "t-1", "contextId": "c-1", "status": {"state": "completed"}}},
+            "result.task.status.state: 'completed' is not the 1.0 JSON-RPC spelling ('TASK_STATE_COMPLETED')",
+        ),
+    ],
+)
 def test_response_shape_fails_on_another_form(serve_file: Any, name: str, result: dict[str, Any], says: str) -> None:
     url = serve_file(name, answering({"jsonrpc": "2.0", "id": 0, "result": result}))
     run = probe(url, FAST)
     assert check(run, "probe/0-JSONRPC-1.0", "SEND-MESSAGE").outcome is PASS  # readable, in some form
     shape = check(run, "probe/0-JSONRPC-1.0", "RESPONSE-SHAPE")
     assert shape.outcome is FAIL and says in shape.message, shape
-    assert shape.expected == 'a result shaped like {"task": {"id": "…", "contextId": "…", "status": {"state": "TASK_STATE_COMPLETED"}}}'
+    assert (
+        shape.expected
+        == 'a result shaped like {"task": {"id": "…", "contextId": "…", "status": {"state": "TASK_STATE_COMPLETED"}}}'
+    )
 
 
 @pytest.fixture
 def version_blind_server() -> Iterator[str]:
     """A JSON-RPC 1.0 server that ignores A2A-Version: every GetTask is served (TaskNotFound for unknown ids)."""
+
     async def card(request: Request) -> JSONResponse:
         base = str(request.base_url).rstrip("/")
-        return JSONResponse({**CARD, "supportedInterfaces": [{"url": f"{base}/a2a", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}]})
+        return JSONResponse(
+            {
+                **CARD,
+                "supportedInterfaces": [{"url": f"{base}/a2a", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}],
+            }
+        )
 
     async def rpc(request: Request) -> JSONResponse:
         body = await request.json()
         if body.get("method") == "SendMessage":
             message = {"messageId": "m-1", "role": "ROLE_AGENT", "parts": [{"text": "hi"}]}
             return JSONResponse({"jsonrpc": "2.0", "id": body["id"], "result": {"message": message}})
-        error = {"code": -32001, "message": "Task not found", "data": [{"@type": "type.googleapis.com/google.rpc.ErrorInfo", "reason": "TASK_NOT_FOUND",
-                                                                         "domain": "a2a-protocol.org"}]}
+        error = {
+            "code": -32001,
+            "message": "Task not found",
+            "data": [
+                {
+                    "@type": "type.googleapis.com/google.rpc.ErrorInfo",
+                    "reason": "TASK_NOT_FOUND",
+                    "domain": "a2a-protocol.org",
+                }
+            ],
+        }
         return JSONResponse({"jsonrpc": "2.0", "id": body["id"], "error": error})
 
     app = Starlette(routes=[Route("/.well-known/agent-card.json", card), Route("/a2a", rpc, methods=["POST"])])
@@ -255,7 +381,10 @@ def test_version_negotiation_fails_when_the_header_is_ignored(version_blind_serv
     run = probe(version_blind_server, FAST)
     version = check(run, "probe/0-JSONRPC-1.0", "VERSION-NEGOTIATION")
     assert version.outcome is FAIL
-    assert version.message == "a request with no A2A-Version header (which means 0.3) was served as A2A 1.0 (it answered TaskNotFound for the unknown id, §3.6.2)"
+    assert (
+        version.message
+        == "a request with no A2A-Version header (which means 0.3) was served as A2A 1.0 (it answered TaskNotFound for the unknown id, §3.6.2)"
+    )
     assert version.expected == "JSON-RPC error -32009 (VersionNotSupportedError)"
     assert check(run, "probe/0-JSONRPC-1.0", "UNKNOWN-TASK").outcome is PASS
 
@@ -275,7 +404,9 @@ def test_the_official_a2a_sdk_server(a2a_sdk_server: str) -> None:
     assert outcomes(results["probe/2-JSONRPC-0.3"]) == {**ALL_PASS, "VERSION-NEGOTIATION": SKIPPED}
     envelope = check(run, "probe/1-HTTP+JSON-1.0", "ERROR-ENVELOPE")
     assert envelope.message.startswith("4 error answer(s) well-formed, but: ")
-    assert envelope.message.endswith("Content-Type 'application/json', not application/a2a+json (v1.0.1 SHOULD; v1.0.0 said application/json)")
+    assert envelope.message.endswith(
+        "Content-Type 'application/json', not application/a2a+json (v1.0.1 SHOULD; v1.0.0 said application/json)"
+    )
     assert check(run, "probe/2-JSONRPC-0.3", "SEND-MESSAGE").message == "message/send answered a task in COMPLETED"
     assert check(run, "probe/2-JSONRPC-0.3", "STREAMING").message.endswith("closed after COMPLETED")
 
@@ -283,14 +414,29 @@ def test_the_official_a2a_sdk_server(a2a_sdk_server: str) -> None:
 # ------------------------------------------------------------------------------- the command and reports
 
 
-def test_command_writes_the_harness_reports_and_exits_0_without_fail(serve: Any, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_command_writes_the_harness_reports_and_exits_0_without_fail(
+    serve: Any, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     served = serve("spec/conformant")
-    code = main(["probe", served.url, "--json", str(tmp_path / "r.json"), "--junit", str(tmp_path / "j.xml"), "--html", str(tmp_path / "html")])
+    code = main(
+        [
+            "probe",
+            served.url,
+            "--json",
+            str(tmp_path / "r.json"),
+            "--junit",
+            str(tmp_path / "j.xml"),
+            "--html",
+            str(tmp_path / "html"),
+        ]
+    )
     assert code == 0
     out = capsys.readouterr().out
     assert "probe/0-JSONRPC-1.0" in out and "verdict: conformant: every MUST and SHOULD passed" in out
     report = json.loads((tmp_path / "r.json").read_text())
-    assert [c["id"] for c in report["checks"]] == [c.id for c in CATALOGUE]  # the probe's catalogue, not the client checks
+    assert [c["id"] for c in report["checks"]] == [
+        c.id for c in CATALOGUE
+    ]  # the probe's catalogue, not the client checks
     assert report["summary"]["gate"] == "passed" and report["probe"]["policy"] == "lenient"
     scenario = next(s for s in report["scenarios"] if s["id"] == "probe/0-JSONRPC-1.0")
     assert scenario["group"] == "probe" and {"rpc", "probe", "response"} <= set(scenario["journal"][0])
@@ -316,24 +462,51 @@ def test_command_exit_codes(serve: Any, monkeypatch: pytest.MonkeyPatch, capsys:
 
 
 def test_error_envelope_validators() -> None:
-    info = {"@type": "type.googleapis.com/google.rpc.ErrorInfo", "reason": "TASK_NOT_FOUND", "domain": "a2a-protocol.org"}
+    info = {
+        "@type": "type.googleapis.com/google.rpc.ErrorInfo",
+        "reason": "TASK_NOT_FOUND",
+        "domain": "a2a-protocol.org",
+    }
     assert jsonrpc.error_problems({"code": -32001, "message": "Task not found", "data": [info]}, Version.V1_0) == []
     missing = jsonrpc.error_problems({"code": -32001, "message": "Task not found"}, Version.V1_0)
-    assert [(p.text, p.should) for p in missing] == [("error.data carries no google.rpc.ErrorInfo for TaskNotFoundError (reason TASK_NOT_FOUND)", True)]
-    assert jsonrpc.error_problems({"code": -32601, "message": "Method not found"}, Version.V1_0) == []  # not an A2A error
-    assert jsonrpc.error_problems({"code": -32001, "message": "x", "data": None}, Version.V0_3) == []  # 0.3 data is free-form
+    assert [(p.text, p.should) for p in missing] == [
+        ("error.data carries no google.rpc.ErrorInfo for TaskNotFoundError (reason TASK_NOT_FOUND)", True)
+    ]
+    assert (
+        jsonrpc.error_problems({"code": -32601, "message": "Method not found"}, Version.V1_0) == []
+    )  # not an A2A error
+    assert (
+        jsonrpc.error_problems({"code": -32001, "message": "x", "data": None}, Version.V0_3) == []
+    )  # 0.3 data is free-form
     assert {p.text for p in jsonrpc.error_problems({"code": "1", "data": {"x": 1}}, Version.V1_0)} >= {
-        "error.code must be an integer, not '1'", "error.message must be a string, not None", "error.data must be a list of objects with @type, not dict"}
+        "error.code must be an integer, not '1'",
+        "error.message must be a string, not None",
+        "error.data must be a list of objects with @type, not dict",
+    }
     good = {"error": {"code": 404, "status": "NOT_FOUND", "message": "Task not found", "details": [info]}}
     assert rest.status_problems(good, 404, Version.V1_0) == []
-    assert [p.text for p in rest.status_problems(good, 400, Version.V1_0)] == ["error.code 404 differs from the HTTP status 400"]
-    assert [p.text for p in rest.status_problems({"message": "nope"}, 404, Version.V1_0)][0].startswith("not a google.rpc.Status body")
+    assert [p.text for p in rest.status_problems(good, 400, Version.V1_0)] == [
+        "error.code 404 differs from the HTTP status 400"
+    ]
+    assert [p.text for p in rest.status_problems({"message": "nope"}, 404, Version.V1_0)][0].startswith(
+        "not a google.rpc.Status body"
+    )
     assert rest.status_problems({"message": "nope"}, 404, Version.V0_3) == []
 
 
 def test_kind_problems_know_each_form() -> None:
-    v03 = {"kind": "task", "id": "t", "status": {"state": "completed", "message": {"kind": "message", "parts": [{"text": "x"}]}}}
-    assert [str(p) for p in shapes.kind_problems(v03, "task", Version.V0_3, False, "r")] == ["r.status.message.parts[0].kind: a 0.3 part names its kind (text), found None"]
-    assert shapes.kind_problems(v03, "task", Version.V0_3, True, "r")[0].path == "r.kind"  # 0.3 HTTP+JSON is ProtoJSON: no kind
+    v03 = {
+        "kind": "task",
+        "id": "t",
+        "status": {"state": "completed", "message": {"kind": "message", "parts": [{"text": "x"}]}},
+    }
+    assert [str(p) for p in shapes.kind_problems(v03, "task", Version.V0_3, False, "r")] == [
+        "r.status.message.parts[0].kind: a 0.3 part names its kind (text), found None"
+    ]
+    assert (
+        shapes.kind_problems(v03, "task", Version.V0_3, True, "r")[0].path == "r.kind"
+    )  # 0.3 HTTP+JSON is ProtoJSON: no kind
     v1 = {"id": "t", "artifacts": [{"parts": [{"kind": "text", "text": "x"}]}]}
-    assert [p.path for p in shapes.kind_problems(v1, "task", Version.V1_0, False, "r")] == ["r.artifacts[0].parts[0].kind"]
+    assert [p.path for p in shapes.kind_problems(v1, "task", Version.V1_0, False, "r")] == [
+        "r.artifacts[0].parts[0].kind"
+    ]

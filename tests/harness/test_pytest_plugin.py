@@ -6,7 +6,7 @@ import pytest
 
 pytest_plugins = ["pytester"]
 
-GOOD_CLIENT = '''
+GOOD_CLIENT = """
 import uuid, httpx
 
 def send(card_url, text):
@@ -15,12 +15,13 @@ def send(card_url, text):
     body = {"jsonrpc": "2.0", "id": 1, "method": "SendMessage",
             "params": {"message": {"messageId": str(uuid.uuid4()), "role": "ROLE_USER", "parts": [{"text": text}]}}}
     return httpx.post(iface["url"], json=body, headers={"A2A-Version": "1.0"}, timeout=10).json()
-'''
+"""
 
 
 def test_fixture_scores_a_good_and_a_bad_client(pytester: pytest.Pytester) -> None:
     pytester.makepyfile(client=GOOD_CLIENT)
-    pytester.makepyfile(test_client='''
+    pytester.makepyfile(
+        test_client="""
 import httpx, client
 
 def test_method_not_found_is_handled(a2a_lab):
@@ -60,15 +61,18 @@ def test_unknown_scenario_is_a_clear_error(a2a_lab):
         assert "unknown scenario" in str(exc)
     else:
         raise AssertionError("expected KeyError")
-''')
+"""
+    )
     result = pytester.runpytest_subprocess("-q", "-p", "no:cacheprovider")
     result.assert_outcomes(passed=5)
 
 
 def test_plugin_is_registered_through_the_entry_point(pytester: pytest.Pytester) -> None:
-    pytester.makepyfile(test_fixture_exists='''
+    pytester.makepyfile(
+        test_fixture_exists="""
 def test_fixture(a2a_lab):
     assert "spec/conformant" in a2a_lab.scenarios()
-''')
+"""
+    )
     result = pytester.runpytest_subprocess("-q", "-p", "no:cacheprovider")
     result.assert_outcomes(passed=1)

@@ -46,7 +46,11 @@ def record(url: str, out: Path, *extra: str) -> dict[str, Any]:
 
 
 def replies(data: dict[str, Any]) -> list[tuple[str, str, str, dict[str, Any]]]:
-    return [(op, rule["when"]["binding"], rule["when"]["version"], rule["reply"]["raw"]) for op, rules in data["behaviour"].items() for rule in rules]
+    return [
+        (op, rule["when"]["binding"], rule["when"]["version"], rule["reply"]["raw"])
+        for op, rules in data["behaviour"].items()
+        for rule in rules
+    ]
 
 
 def assert_same_recording(first: dict[str, Any], second: dict[str, Any]) -> None:
@@ -62,8 +66,12 @@ def assert_same_recording(first: dict[str, Any], second: dict[str, Any]) -> None
         assert (op, binding, version) == (op2, binding2, version2)
         assert (a["status"], a["content_type"], a.get("echo_id")) == (b["status"], b["content_type"], b.get("echo_id"))
         if binding == "JSONRPC":
-            assert a["echo_id"] is True and json.loads(b["body"])["id"] == ids[(op, binding, version)]  # the replay echoed it
-            assert b["body"] == replace_id(a["body"].encode(), ids[(op, binding, version)]).decode()  # and nothing else changed
+            assert (
+                a["echo_id"] is True and json.loads(b["body"])["id"] == ids[(op, binding, version)]
+            )  # the replay echoed it
+            assert (
+                b["body"] == replace_id(a["body"].encode(), ids[(op, binding, version)]).decode()
+            )  # and nothing else changed
         else:
             assert b["body"] == a["body"]
     gets = [(e["binding"], e["version"]) for e in second["recorded"]["exchanges"] if e["operation"] == "GetTask"]
@@ -76,12 +84,25 @@ def test_record_conformant_serve_it_and_record_it_again(serve: Any, serve_path: 
     card_bytes = served.http.get("/.well-known/agent-card.json").content
     assert first["recorded"]["card_sha256"] == hashlib.sha256(card_bytes).hexdigest()
     assert first["card"]["raw"] == card_bytes.decode().replace(served.url, "{base_url}")
-    assert first["recorded"]["from"] == served.url and first["recorded"]["tool"].startswith("a2a-lab ") and first["recorded"]["at"].endswith("Z")
-    assert first["endpoints"] == [{"path": "/a2a/jsonrpc", "binding": "JSONRPC", "versions": ["1.0", "0.3"]},
-                                  {"path": "/a2a/rest", "binding": "HTTP+JSON", "versions": ["1.0", "0.3"]}]
+    assert (
+        first["recorded"]["from"] == served.url
+        and first["recorded"]["tool"].startswith("a2a-lab ")
+        and first["recorded"]["at"].endswith("Z")
+    )
+    assert first["endpoints"] == [
+        {"path": "/a2a/jsonrpc", "binding": "JSONRPC", "versions": ["1.0", "0.3"]},
+        {"path": "/a2a/rest", "binding": "HTTP+JSON", "versions": ["1.0", "0.3"]},
+    ]
     assert [(op, b, v) for op, b, v, _ in replies(first)] == [
-        ("SendMessage", "JSONRPC", "1.0"), ("SendMessage", "HTTP+JSON", "1.0"), ("SendMessage", "JSONRPC", "0.3"), ("SendMessage", "HTTP+JSON", "0.3"),
-        ("GetTask", "JSONRPC", "1.0"), ("GetTask", "HTTP+JSON", "1.0"), ("GetTask", "JSONRPC", "0.3"), ("GetTask", "HTTP+JSON", "0.3")]
+        ("SendMessage", "JSONRPC", "1.0"),
+        ("SendMessage", "HTTP+JSON", "1.0"),
+        ("SendMessage", "JSONRPC", "0.3"),
+        ("SendMessage", "HTTP+JSON", "0.3"),
+        ("GetTask", "JSONRPC", "1.0"),
+        ("GetTask", "HTTP+JSON", "1.0"),
+        ("GetTask", "JSONRPC", "0.3"),
+        ("GetTask", "HTTP+JSON", "0.3"),
+    ]
     assert first["client"] == {"message": "record me"} and "spec" not in first and "observed" not in first
 
     replay = serve_path(tmp_path / "conformant.yaml")
@@ -94,7 +115,10 @@ def test_record_conformant_serve_it_and_record_it_again(serve: Any, serve_path: 
 
 def test_record_mixed_version_direct_message(serve: Any, serve_path: Any, tmp_path: Path) -> None:
     first = record(serve("quirks/mixed-version-direct-message").url, tmp_path / "mixed.yaml")
-    assert [(op, b, v) for op, b, v, _ in replies(first)] == [("SendMessage", "JSONRPC", "1.0"), ("SendMessage", "JSONRPC", "0.3")]  # messages: no GetTask
+    assert [(op, b, v) for op, b, v, _ in replies(first)] == [
+        ("SendMessage", "JSONRPC", "1.0"),
+        ("SendMessage", "JSONRPC", "0.3"),
+    ]  # messages: no GetTask
     assert json.loads(replies(first)[1][3]["body"])["result"]["kind"] == "message"
     second = record(serve_path(tmp_path / "mixed.yaml"), tmp_path / "again.yaml")
     assert_same_recording(first, second)
@@ -102,10 +126,17 @@ def test_record_mixed_version_direct_message(serve: Any, serve_path: Any, tmp_pa
 
 def test_record_the_official_a2a_sdk_server(a2a_sdk_server: str, serve_path: Any, tmp_path: Path) -> None:
     first = record(a2a_sdk_server, tmp_path / "sdk.yaml")
-    assert first["endpoints"] == [{"path": "/", "binding": "JSONRPC", "versions": ["1.0", "0.3"]}, {"path": "/rest", "binding": "HTTP+JSON", "versions": ["1.0"]}]
+    assert first["endpoints"] == [
+        {"path": "/", "binding": "JSONRPC", "versions": ["1.0", "0.3"]},
+        {"path": "/rest", "binding": "HTTP+JSON", "versions": ["1.0"]},
+    ]
     assert json.loads(first["card"]["raw"])["url"] == "{base_url}/"  # its dual card, origin replaced
     raw = {(op, b, v): r for op, b, v, r in replies(first)}
-    assert set(raw) == {(op, b, v) for op in ("SendMessage", "GetTask") for b, v in (("JSONRPC", "1.0"), ("HTTP+JSON", "1.0"), ("JSONRPC", "0.3"))}
+    assert set(raw) == {
+        (op, b, v)
+        for op in ("SendMessage", "GetTask")
+        for b, v in (("JSONRPC", "1.0"), ("HTTP+JSON", "1.0"), ("JSONRPC", "0.3"))
+    }
     assert raw[("SendMessage", "HTTP+JSON", "1.0")]["content_type"] == "application/a2a+json"
     assert json.loads(raw[("SendMessage", "JSONRPC", "0.3")]["body"])["result"]["status"]["state"] == "completed"
     second = record(serve_path(tmp_path / "sdk.yaml"), tmp_path / "again.yaml")
@@ -117,12 +148,16 @@ def test_keep_origin_leaves_the_card_untouched(serve: Any, serve_path: Any, tmp_
     data = record(served.url, tmp_path / "kept.yaml", "--keep-origin")
     card_bytes = served.http.get("/.well-known/agent-card.json").content
     assert data["card"]["raw"] == card_bytes.decode() and data["card"]["substitute_raw"] is False
-    assert replies(data)[0][3]["status"] == 200 and json.loads(replies(data)[0][3]["body"])["error"]["code"] == -32601  # errors are recorded too
+    assert (
+        replies(data)[0][3]["status"] == 200 and json.loads(replies(data)[0][3]["body"])["error"]["code"] == -32601
+    )  # errors are recorded too
     replay = serve_path(tmp_path / "kept.yaml")
     assert httpx.get(f"{replay}/.well-known/agent-card.json").content == card_bytes
 
 
-def test_refuses_to_overwrite_and_writes_nothing_on_failure(serve: Any, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_refuses_to_overwrite_and_writes_nothing_on_failure(
+    serve: Any, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     out = tmp_path / "deep" / "x.yaml"
     assert main(["record", serve("discovery/no-card").url, "--out", str(out)]) == 2  # no card: unusable input
     assert not out.parent.exists()
@@ -152,21 +187,51 @@ def test_replace_id_rewrites_only_the_top_level_id() -> None:
 
 def test_echo_id_is_a_general_raw_reply_option(tmp_path: Path, serve_path: Any) -> None:
     body = '{"jsonrpc": "2.0",  "id": "from-elsewhere", "result": {"message": {"messageId": "m", "role": "ROLE_AGENT", "parts": [{"text": "hi"}]}}}'
-    card = {"name": "echo", "description": "d", "version": "1", "capabilities": {}, "defaultInputModes": ["text/plain"], "defaultOutputModes": ["text/plain"],
-            "skills": [], "supportedInterfaces": [{"url": "{base_url}/a2a", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"},
-                                                  {"url": "{base_url}/rest", "protocolBinding": "HTTP+JSON", "protocolVersion": "1.0"}]}
+    card = {
+        "name": "echo",
+        "description": "d",
+        "version": "1",
+        "capabilities": {},
+        "defaultInputModes": ["text/plain"],
+        "defaultOutputModes": ["text/plain"],
+        "skills": [],
+        "supportedInterfaces": [
+            {"url": "{base_url}/a2a", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"},
+            {"url": "{base_url}/rest", "protocolBinding": "HTTP+JSON", "protocolVersion": "1.0"},
+        ],
+    }
     raw = {"status": 200, "body": body, "content_type": "application/json"}
     path = tmp_path / "echo.yaml"
-    path.write_text(yaml.safe_dump({"title": "echo ids", "description": "d", "spec": "JSON-RPC 2.0 §5", "card": {"object": card}, "behaviour": {
-        "SendMessage": [{"when": {"binding": "JSONRPC"}, "reply": {"raw": {**raw, "echo_id": True}}}, {"reply": {"raw": {**raw, "echo_id": True}}}],
-        "GetTask": [{"reply": {"raw": raw}}]}}))
+    path.write_text(
+        yaml.safe_dump(
+            {
+                "title": "echo ids",
+                "description": "d",
+                "spec": "JSON-RPC 2.0 §5",
+                "card": {"object": card},
+                "behaviour": {
+                    "SendMessage": [
+                        {"when": {"binding": "JSONRPC"}, "reply": {"raw": {**raw, "echo_id": True}}},
+                        {"reply": {"raw": {**raw, "echo_id": True}}},
+                    ],
+                    "GetTask": [{"reply": {"raw": raw}}],
+                },
+            }
+        )
+    )
     url = serve_path(path)
     params = {"message": {"messageId": "q", "role": "ROLE_USER", "parts": [{"text": "hi"}]}}
     headers = {"A2A-Version": "1.0"}
     for req_id in ("abc", 7):
-        got = httpx.post(f"{url}/a2a", json={"jsonrpc": "2.0", "id": req_id, "method": "SendMessage", "params": params}, headers=headers)
+        got = httpx.post(
+            f"{url}/a2a",
+            json={"jsonrpc": "2.0", "id": req_id, "method": "SendMessage", "params": params},
+            headers=headers,
+        )
         assert got.content == replace_id(body.encode(), req_id) and got.json()["id"] == req_id
-    plain = httpx.post(f"{url}/a2a", json={"jsonrpc": "2.0", "id": 5, "method": "GetTask", "params": {"id": "t"}}, headers=headers)
+    plain = httpx.post(
+        f"{url}/a2a", json={"jsonrpc": "2.0", "id": 5, "method": "GetTask", "params": {"id": "t"}}, headers=headers
+    )
     assert plain.content == body.encode()  # without echo_id the bytes are exact
     rest = httpx.post(f"{url}/rest/message:send", json=params, headers=headers)
     assert rest.content == body.encode()  # HTTP+JSON answers have no JSON-RPC id: echo_id changes nothing there

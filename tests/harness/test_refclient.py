@@ -15,7 +15,17 @@ import httpx
 import pytest
 
 from a2a_lab.harness.refclient import (
-    ENV_CARD_URL, ENV_MESSAGE, ENV_RESULT, ClientOptions, Result, card_urls, render_text, report_to_env, run, select_interfaces, user_agent,
+    ENV_CARD_URL,
+    ENV_MESSAGE,
+    ENV_RESULT,
+    ClientOptions,
+    Result,
+    card_urls,
+    render_text,
+    report_to_env,
+    run,
+    select_interfaces,
+    user_agent,
 )
 from a2a_lab.harness.refclient.failures import ClientFailure, UsageFailure, invites_fallback
 from a2a_lab.protocol import operations
@@ -154,7 +164,12 @@ def test_conformant_streaming(serve) -> None:
     served = serve("spec/conformant")
     result = run(served.card_url, "stream it", options(stream=True))
     assert result.exit_code == 0, result.to_json()
-    assert (result.kind, result.state, result.text, result.streamed) == ("task", TaskState.COMPLETED, "echo: stream it", True)
+    assert (result.kind, result.state, result.text, result.streamed) == (
+        "task",
+        TaskState.COMPLETED,
+        "echo: stream it",
+        True,
+    )
     (call,) = a2a_calls(served.journal)
     assert call["rpc"]["method"] == STREAM_V1
     assert call["headers"][VERSION_HEADER] == V1.value
@@ -164,7 +179,12 @@ def test_conformant_streaming(serve) -> None:
 def test_conformant_streaming_over_http_json(serve) -> None:
     served = serve("spec/conformant")
     result = run(served.card_url, "rest stream", options(stream=True, binding=Binding.HTTP_JSON))
-    assert (result.kind, result.state, result.text, result.streamed) == ("task", TaskState.COMPLETED, "echo: rest stream", True)
+    assert (result.kind, result.state, result.text, result.streamed) == (
+        "task",
+        TaskState.COMPLETED,
+        "echo: rest stream",
+        True,
+    )
     (call,) = a2a_calls(served.journal)
     assert (call["method"], call["path"]) == ("POST", "/a2a/rest/message:stream")
 
@@ -178,7 +198,11 @@ def test_submitted_task_is_followed_up_until_completed(serve) -> None:
     result = run(served.card_url, "work", options(sleep=sleep))
     assert result.exit_code == 0, result.to_json()
     assert (result.kind, result.state, result.text) == ("task", TaskState.COMPLETED, "done: work")
-    assert operations_called(served.journal) == [Operation.SEND_MESSAGE.value, Operation.GET_TASK.value, Operation.GET_TASK.value]
+    assert operations_called(served.journal) == [
+        Operation.SEND_MESSAGE.value,
+        Operation.GET_TASK.value,
+        Operation.GET_TASK.value,
+    ]
     assert result.follow_ups == 2
     assert sleep.delays == [0.2, 0.3]  # polite and increasing
     gets = [e for e in a2a_calls(served.journal) if e.get("operation") == Operation.GET_TASK.value]
@@ -272,7 +296,10 @@ def test_falls_back_to_the_next_interface_once(serve_yaml) -> None:
     assert (result.kind, result.state, result.text) == ("task", TaskState.COMPLETED, "echo: fall back")
     assert result.interface is not None and result.interface.binding == Binding.HTTP_JSON.value
     calls = a2a_calls(app.state.journal.snapshot()["entries"])
-    assert [(c["kind"], c.get("operation")) for c in calls] == [("jsonrpc", Operation.SEND_MESSAGE.value), ("rest", Operation.SEND_MESSAGE.value)]
+    assert [(c["kind"], c.get("operation")) for c in calls] == [
+        ("jsonrpc", Operation.SEND_MESSAGE.value),
+        ("rest", Operation.SEND_MESSAGE.value),
+    ]
     assert calls[1]["path"] == "/a2a/rest/message:send"
     rpc_id = json.loads(calls[0]["body"]["text"])["params"]["message"]["messageId"]
     rest_id = json.loads(calls[1]["body"]["text"])["message"]["messageId"]
@@ -308,7 +335,9 @@ def test_interrupted_task_is_an_answer(serve_yaml) -> None:
 
 
 def test_failed_task_is_an_answer(serve_yaml) -> None:
-    app, card_url = serve_yaml(with_behaviour("    - reply: {task: {steps: [{state: FAILED, message: 'no luck'}], artifacts: []}}\n"))
+    app, card_url = serve_yaml(
+        with_behaviour("    - reply: {task: {steps: [{state: FAILED, message: 'no luck'}], artifacts: []}}\n")
+    )
     result = run(card_url, "try", options())
     assert (result.kind, result.state, result.text, result.exit_code) == ("task", TaskState.FAILED, "no luck", 0)
 
@@ -357,7 +386,12 @@ def journal_of(app: ScenarioApp) -> list[dict[str, Any]]:
 def test_v03_json_rpc_stream_ends_at_final(serve_yaml) -> None:
     app, card_url = serve_yaml(CARD_HEAD + V03_CARD)
     result = run(card_url, "old stream", options(stream=True))
-    assert (result.kind, result.state, result.text, result.streamed) == ("task", TaskState.COMPLETED, "echo: old stream", True)
+    assert (result.kind, result.state, result.text, result.streamed) == (
+        "task",
+        TaskState.COMPLETED,
+        "echo: old stream",
+        True,
+    )
     (call,) = a2a_calls(journal_of(app))
     assert call["rpc"]["method"] == operations.method_name(Operation.SEND_STREAMING_MESSAGE, V03)
     assert VERSION_HEADER not in call["headers"]
@@ -367,11 +401,21 @@ def test_v03_json_rpc_stream_ends_at_final(serve_yaml) -> None:
 def test_v03_rest_send_and_get_task(serve_yaml) -> None:
     app, card_url = serve_yaml(CARD_HEAD + V03_CARD + SLOW_TASK)
     result = run(card_url, "old rest", options(binding=Binding.HTTP_JSON))
-    assert (result.kind, result.state, result.text, result.follow_ups) == ("task", TaskState.COMPLETED, "echo: old rest", 2)
+    assert (result.kind, result.state, result.text, result.follow_ups) == (
+        "task",
+        TaskState.COMPLETED,
+        "echo: old rest",
+        2,
+    )
     calls = a2a_calls(journal_of(app))
-    assert [(c["method"], c["path"]) for c in calls] == [("POST", "/rest/v1/message:send"), ("GET", f"/rest/v1/tasks/{result.task_id}"),
-                                                         ("GET", f"/rest/v1/tasks/{result.task_id}")]
-    assert all(c["headers"]["content-type"] == JSON for c in calls[:1]) and all(VERSION_HEADER not in c["headers"] for c in calls)
+    assert [(c["method"], c["path"]) for c in calls] == [
+        ("POST", "/rest/v1/message:send"),
+        ("GET", f"/rest/v1/tasks/{result.task_id}"),
+        ("GET", f"/rest/v1/tasks/{result.task_id}"),
+    ]
+    assert all(c["headers"]["content-type"] == JSON for c in calls[:1]) and all(
+        VERSION_HEADER not in c["headers"] for c in calls
+    )
     assert json.loads(calls[0]["body"]["text"])["message"]["content"] == [{"text": "old rest"}]
 
 
@@ -385,13 +429,21 @@ def test_tenant_is_copied_into_every_request(serve_yaml) -> None:
     result = run(card_url, "t", options(binding=Binding.HTTP_JSON))
     assert result.state is TaskState.COMPLETED
     paths = [c["path"] for c in a2a_calls(journal_of(app))]
-    assert paths == ["/rest/acme/message:send", f"/rest/acme/tasks/{result.task_id}", f"/rest/acme/tasks/{result.task_id}"]
+    assert paths == [
+        "/rest/acme/message:send",
+        f"/rest/acme/tasks/{result.task_id}",
+        f"/rest/acme/tasks/{result.task_id}",
+    ]
 
 
-@pytest.mark.parametrize(("stream_rule", "warning"), [
-    ("{omit_terminal: true}", "the stream closed at WORKING"),
-    ("{error_after: 1}", "the stream broke off"),
-], ids=["no-terminal-event", "error-mid-stream"])
+@pytest.mark.parametrize(
+    ("stream_rule", "warning"),
+    [
+        ("{omit_terminal: true}", "the stream closed at WORKING"),
+        ("{error_after: 1}", "the stream broke off"),
+    ],
+    ids=["no-terminal-event", "error-mid-stream"],
+)
 def test_a_stream_that_stops_early_is_followed_up(serve_yaml, stream_rule: str, warning: str) -> None:
     behaviour = f"behaviour:\n  SendStreamingMessage:\n    - reply: {{stream: {stream_rule}}}\n"
     app, card_url = serve_yaml(CARD_HEAD + TENANT_CARD + behaviour)
@@ -410,7 +462,9 @@ def test_a_stream_that_starts_without_the_task_is_read_with_a_warning(serve_yaml
 
 
 def test_streamed_message(serve_yaml) -> None:
-    app, card_url = serve_yaml(CARD_HEAD + TENANT_CARD + "behaviour:\n  SendStreamingMessage:\n    - reply: {message: hi there}\n")
+    app, card_url = serve_yaml(
+        CARD_HEAD + TENANT_CARD + "behaviour:\n  SendStreamingMessage:\n    - reply: {message: hi there}\n"
+    )
     result = run(card_url, "s", options(stream=True, binding=Binding.HTTP_JSON))
     assert (result.kind, result.text, result.streamed) == ("message", "hi there", True)
     assert operations_called(journal_of(app)) == [Operation.SEND_STREAMING_MESSAGE.value]
@@ -419,15 +473,27 @@ def test_streamed_message(serve_yaml) -> None:
 # ----------------------------------------------------------------------------------- misbehaving servers
 
 
-@pytest.mark.parametrize(("rule", "kind", "words"), [
-    ("{raw: {status: 500, body: '<html><body>Internal Server Error</body></html>', content_type: text/html}}", "http", ["HTTP 500", "text/html", "<html>"]),
-    ("{raw: {status: 200, body: 'this is not json', content_type: application/json}}", "invalid_response", ["not JSON"]),
-    ("{envelope: {id: wrong}}", "invalid_response", ["does not match the request id"]),
-    ("{envelope: {both: true}}", "invalid_response", ["both result and error"]),
-    ("{envelope: {neither: true}}", "invalid_response", ["neither result nor error"]),
-    ("{fault: {kind: truncate, after_bytes: 20}}", "transport", ["SendMessage", "(broke off|reset)"]),
-    ("{fault: reset}", "transport", ["SendMessage", "(broke off|reset)"]),
-], ids=["html-500", "not-json", "wrong-id", "both", "neither", "truncated", "reset"])
+@pytest.mark.parametrize(
+    ("rule", "kind", "words"),
+    [
+        (
+            "{raw: {status: 500, body: '<html><body>Internal Server Error</body></html>', content_type: text/html}}",
+            "http",
+            ["HTTP 500", "text/html", "<html>"],
+        ),
+        (
+            "{raw: {status: 200, body: 'this is not json', content_type: application/json}}",
+            "invalid_response",
+            ["not JSON"],
+        ),
+        ("{envelope: {id: wrong}}", "invalid_response", ["does not match the request id"]),
+        ("{envelope: {both: true}}", "invalid_response", ["both result and error"]),
+        ("{envelope: {neither: true}}", "invalid_response", ["neither result nor error"]),
+        ("{fault: {kind: truncate, after_bytes: 20}}", "transport", ["SendMessage", "(broke off|reset)"]),
+        ("{fault: reset}", "transport", ["SendMessage", "(broke off|reset)"]),
+    ],
+    ids=["html-500", "not-json", "wrong-id", "both", "neither", "truncated", "reset"],
+)
 def test_misbehaviour_is_reported_clearly(serve_yaml, rule: str, kind: str, words: list[str]) -> None:
     app, card_url = serve_yaml(with_behaviour(f"    - reply: {rule}\n"))
     result = run(card_url, "x", options())
@@ -470,18 +536,28 @@ def test_base_url_and_legacy_card_on_404(serve_yaml) -> None:
 
 
 def test_no_legacy_fallback_on_other_statuses(serve_yaml) -> None:
-    card = TWO_INTERFACES_CARD.replace("card:\n  object:", "card:\n  well_known: {status: 500, body: oops, content_type: text/plain}\n  legacy: serve\n  object:")
+    card = TWO_INTERFACES_CARD.replace(
+        "card:\n  object:",
+        "card:\n  well_known: {status: 500, body: oops, content_type: text/plain}\n  legacy: serve\n  object:",
+    )
     app, card_url = serve_yaml(CARD_HEAD + card)
     result = run(card_url, "x", options())
     assert result.error is not None and result.error["type"] == "discovery" and "HTTP 500" in result.error["message"]
     assert [e["path"] for e in app.state.journal.snapshot()["entries"]] == [WELL_KNOWN_PATH]
 
 
-@pytest.mark.parametrize(("card", "words"), [
-    ("card:\n  raw: '<html>not a card</html>'\n  content_type: text/html\n", ["not JSON", "text/html"]),
-    ("card:\n  raw: '[1, 2, 3]'\n", ["not an object", "list"]),
-    (TWO_INTERFACES_CARD.replace("card:\n  object:", "card:\n  pad_to: 70000\n  object:"), ["more than the limit of 65536 bytes"]),
-], ids=["html", "array", "oversize"])
+@pytest.mark.parametrize(
+    ("card", "words"),
+    [
+        ("card:\n  raw: '<html>not a card</html>'\n  content_type: text/html\n", ["not JSON", "text/html"]),
+        ("card:\n  raw: '[1, 2, 3]'\n", ["not an object", "list"]),
+        (
+            TWO_INTERFACES_CARD.replace("card:\n  object:", "card:\n  pad_to: 70000\n  object:"),
+            ["more than the limit of 65536 bytes"],
+        ),
+    ],
+    ids=["html", "array", "oversize"],
+)
 def test_bad_cards_are_reported(serve_yaml, card: str, words: list[str]) -> None:
     app, card_url = serve_yaml(CARD_HEAD + card)
     result = run(card_url, "x", options())
@@ -493,7 +569,9 @@ def test_bad_cards_are_reported(serve_yaml, card: str, words: list[str]) -> None
 
 
 def test_card_without_a_spoken_interface(serve_yaml) -> None:
-    card = TWO_INTERFACES_CARD.replace("protocolBinding: JSONRPC", "protocolBinding: GRPC").replace("protocolBinding: HTTP+JSON", "protocolBinding: GRPC")
+    card = TWO_INTERFACES_CARD.replace("protocolBinding: JSONRPC", "protocolBinding: GRPC").replace(
+        "protocolBinding: HTTP+JSON", "protocolBinding: GRPC"
+    )
     _, card_url = serve_yaml(CARD_HEAD + card)
     result = run(card_url, "x", options())
     assert result.error is not None and result.error["type"] == "selection"
@@ -502,7 +580,9 @@ def test_card_without_a_spoken_interface(serve_yaml) -> None:
 
 def test_card_size_limit_holds_without_content_length() -> None:
     def handler(request: httpx.Request) -> httpx.Response:
-        return httpx.Response(200, stream=httpx.ByteStream(b'{"name": "' + b"x" * 100 + b'"}'), headers={"content-type": JSON})
+        return httpx.Response(
+            200, stream=httpx.ByteStream(b'{"name": "' + b"x" * 100 + b'"}'), headers={"content-type": JSON}
+        )
 
     with httpx.Client(transport=httpx.MockTransport(handler)) as http:
         result = run("http://agent.test", "x", options(card_size_limit=64), http=http)
@@ -512,8 +592,14 @@ def test_card_size_limit_holds_without_content_length() -> None:
 
 def test_card_urls() -> None:
     assert card_urls("http://h:1") == ("http://h:1" + WELL_KNOWN_PATH, "http://h:1" + LEGACY_WELL_KNOWN_PATH)
-    assert card_urls("http://h:1/scn/x/") == ("http://h:1/scn/x" + WELL_KNOWN_PATH, "http://h:1/scn/x" + LEGACY_WELL_KNOWN_PATH)
-    assert card_urls("http://h:1" + WELL_KNOWN_PATH) == ("http://h:1" + WELL_KNOWN_PATH, "http://h:1" + LEGACY_WELL_KNOWN_PATH)
+    assert card_urls("http://h:1/scn/x/") == (
+        "http://h:1/scn/x" + WELL_KNOWN_PATH,
+        "http://h:1/scn/x" + LEGACY_WELL_KNOWN_PATH,
+    )
+    assert card_urls("http://h:1" + WELL_KNOWN_PATH) == (
+        "http://h:1" + WELL_KNOWN_PATH,
+        "http://h:1" + LEGACY_WELL_KNOWN_PATH,
+    )
     assert card_urls("https://h/cards/agent.json") == ("https://h/cards/agent.json", None)
     with pytest.raises(UsageFailure):
         card_urls("ftp://h/card.json")
@@ -528,18 +614,32 @@ def test_bad_url_is_a_usage_error() -> None:
 
 
 def card_with(*interfaces: dict[str, Any], **top: Any) -> dict[str, Any]:
-    return {"name": "n", "description": "d", "version": "1", "capabilities": {}, "defaultInputModes": [], "defaultOutputModes": [],
-            "skills": [], "supportedInterfaces": list(interfaces), **top}
+    return {
+        "name": "n",
+        "description": "d",
+        "version": "1",
+        "capabilities": {},
+        "defaultInputModes": [],
+        "defaultOutputModes": [],
+        "skills": [],
+        "supportedInterfaces": list(interfaces),
+        **top,
+    }
 
 
 def test_selection_keeps_card_order_and_skips_what_it_does_not_speak() -> None:
-    card = card_with({"url": "http://h/g", "protocolBinding": "GRPC", "protocolVersion": "1.0"},
-                     {"url": "http://h/r", "protocolBinding": "HTTP+JSON", "protocolVersion": "1.0"},
-                     {"url": "http://h/x", "protocolBinding": "JSONRPC", "protocolVersion": "2.0"},
-                     {"url": "http://h/j", "protocolBinding": "JSONRPC", "protocolVersion": "0.3"},
-                     {"url": "http://h/j", "protocolBinding": "JSONRPC", "protocolVersion": "0.3"})
+    card = card_with(
+        {"url": "http://h/g", "protocolBinding": "GRPC", "protocolVersion": "1.0"},
+        {"url": "http://h/r", "protocolBinding": "HTTP+JSON", "protocolVersion": "1.0"},
+        {"url": "http://h/x", "protocolBinding": "JSONRPC", "protocolVersion": "2.0"},
+        {"url": "http://h/j", "protocolBinding": "JSONRPC", "protocolVersion": "0.3"},
+        {"url": "http://h/j", "protocolBinding": "JSONRPC", "protocolVersion": "0.3"},
+    )
     sel = select_interfaces(card)
-    assert [(i.url, i.binding, i.version) for i in sel.candidates] == [("http://h/r", "HTTP+JSON", "1.0"), ("http://h/j", "JSONRPC", "0.3")]
+    assert [(i.url, i.binding, i.version) for i in sel.candidates] == [
+        ("http://h/r", "HTTP+JSON", "1.0"),
+        ("http://h/j", "JSONRPC", "0.3"),
+    ]
     assert len(sel.skipped) == 2 and all("not spoken" in s for s in sel.skipped)
     only_rpc = select_interfaces(card, Binding.JSONRPC)
     assert [i.url for i in only_rpc.candidates] == ["http://h/j"]
@@ -552,8 +652,11 @@ def test_selection_copies_the_tenant() -> None:
 
 
 def test_selection_warns_but_never_gives_up() -> None:
-    card = card_with({"url": "http://h/a", "protocolBinding": "JSONRPC", "protocolVersion": "1.0.1"},
-                     {"url": "http://h/b", "protocolBinding": "JSONRPC"}, protocolVersion="0.3.0")
+    card = card_with(
+        {"url": "http://h/a", "protocolBinding": "JSONRPC", "protocolVersion": "1.0.1"},
+        {"url": "http://h/b", "protocolBinding": "JSONRPC"},
+        protocolVersion="0.3.0",
+    )
     sel = select_interfaces(card)
     assert [i.version for i in sel.candidates] == ["1.0", "0.3"]
     assert any("mixed-version" in w for w in sel.warnings)
@@ -562,12 +665,20 @@ def test_selection_warns_but_never_gives_up() -> None:
 
 
 def test_fallback_rules() -> None:
-    assert invites_fallback(ClientFailure("remote", "x", {"code": ErrorType.METHOD_NOT_FOUND.code, "binding": "JSONRPC"}))
-    assert invites_fallback(ClientFailure("remote", "x", {"code": ErrorType.VERSION_NOT_SUPPORTED.code, "binding": "JSONRPC"}))
-    assert invites_fallback(ClientFailure("remote", "x", {"http_status": 400, "reason": "VERSION_NOT_SUPPORTED", "binding": "HTTP+JSON"}))
+    assert invites_fallback(
+        ClientFailure("remote", "x", {"code": ErrorType.METHOD_NOT_FOUND.code, "binding": "JSONRPC"})
+    )
+    assert invites_fallback(
+        ClientFailure("remote", "x", {"code": ErrorType.VERSION_NOT_SUPPORTED.code, "binding": "JSONRPC"})
+    )
+    assert invites_fallback(
+        ClientFailure("remote", "x", {"http_status": 400, "reason": "VERSION_NOT_SUPPORTED", "binding": "HTTP+JSON"})
+    )
     assert invites_fallback(ClientFailure("http", "x", {"http_status": 405, "binding": "HTTP+JSON"}))
     assert not invites_fallback(ClientFailure("http", "x", {"http_status": 404, "binding": "JSONRPC"}))
-    assert not invites_fallback(ClientFailure("remote", "x", {"code": ErrorType.INTERNAL_ERROR.code, "binding": "JSONRPC"}))
+    assert not invites_fallback(
+        ClientFailure("remote", "x", {"code": ErrorType.INTERNAL_ERROR.code, "binding": "JSONRPC"})
+    )
     assert not invites_fallback(ClientFailure("transport", "x", {"binding": "HTTP+JSON"}))
 
 
@@ -585,8 +696,14 @@ def test_report_to_env_writes_the_result(tmp_path: Path) -> None:
 
 def cli(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     base = {k: v for k, v in os.environ.items() if not k.startswith("A2A_LAB_")}
-    return subprocess.run([sys.executable, "-m", "a2a_lab.harness.cli", "client", *args], capture_output=True, text=True,
-                          timeout=60, env={**base, **(env or {})}, check=False)
+    return subprocess.run(
+        [sys.executable, "-m", "a2a_lab.harness.cli", "client", *args],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**base, **(env or {})},
+        check=False,
+    )
 
 
 def test_cli_json_and_result_file(serve, tmp_path: Path) -> None:

@@ -20,7 +20,16 @@ from joserfc.jwk import ECKey
 from a2a_lab.harness import handshake
 from a2a_lab.harness.model import Outcome, ScenarioResult
 from a2a_lab.harness.refclient import (
-    ClientOptions, Result, UsageFailure, WebhookReceiver, action_options, load_jwks, read_action, render_text, run, verify_card,
+    ClientOptions,
+    Result,
+    UsageFailure,
+    WebhookReceiver,
+    action_options,
+    load_jwks,
+    read_action,
+    render_text,
+    run,
+    verify_card,
 )
 from a2a_lab.harness.refclient.actions import OPTION_FOR
 from a2a_lab.harness.refclient.failures import ClientFailure
@@ -39,9 +48,14 @@ from a2a_lab.server.scenario import ACTIONS, Scenario, load_file
 
 V1, V03 = Version.V1_0, Version.V0_3
 JSONRPC, HTTP_JSON = Binding.JSONRPC.value, Binding.HTTP_JSON.value
-INTERRUPTED_SCRIPT = {"steps": ["WORKING", {"state": "INPUT_REQUIRED", "message": "Which city?"}, "WORKING", "COMPLETED"]}
-WIRE = pytest.mark.parametrize(("version", "binding"), [("1.0", JSONRPC), ("0.3", JSONRPC), ("1.0", HTTP_JSON), ("0.3", HTTP_JSON)],
-                               ids=["jsonrpc-1.0", "jsonrpc-0.3", "rest-1.0", "rest-0.3"])
+INTERRUPTED_SCRIPT = {
+    "steps": ["WORKING", {"state": "INPUT_REQUIRED", "message": "Which city?"}, "WORKING", "COMPLETED"]
+}
+WIRE = pytest.mark.parametrize(
+    ("version", "binding"),
+    [("1.0", JSONRPC), ("0.3", JSONRPC), ("1.0", HTTP_JSON), ("0.3", HTTP_JSON)],
+    ids=["jsonrpc-1.0", "jsonrpc-0.3", "rest-1.0", "rest-0.3"],
+)
 
 
 class Recorder:
@@ -68,15 +82,28 @@ def iface(binding: str = JSONRPC, version: str = "1.0", path: str | None = None)
 
 
 def card(*interfaces: dict[str, str], **capabilities: bool) -> dict[str, Any]:
-    return {"name": "actions agent", "description": "An agent for the client's actions.", "version": "1.0.0",
-            "supportedInterfaces": list(interfaces) or [iface()], "capabilities": capabilities,
-            "defaultInputModes": ["text/plain"], "defaultOutputModes": ["text/plain"],
-            "skills": [{"id": "echo", "name": "Echo", "description": "Echoes.", "tags": ["echo"]}]}
+    return {
+        "name": "actions agent",
+        "description": "An agent for the client's actions.",
+        "version": "1.0.0",
+        "supportedInterfaces": list(interfaces) or [iface()],
+        "capabilities": capabilities,
+        "defaultInputModes": ["text/plain"],
+        "defaultOutputModes": ["text/plain"],
+        "skills": [{"id": "echo", "name": "Echo", "description": "Echoes.", "tags": ["echo"]}],
+    }
 
 
-def scenario_data(title: str, card_object: dict[str, Any], action: dict[str, Any] | None = None, **rest: Any) -> dict[str, Any]:
-    data: dict[str, Any] = {"title": title, "description": title + ".", "spec": "A2A 1.0 (tests/harness/test_refclient_actions.py)",
-                            "card": {"object": card_object}, **rest}
+def scenario_data(
+    title: str, card_object: dict[str, Any], action: dict[str, Any] | None = None, **rest: Any
+) -> dict[str, Any]:
+    data: dict[str, Any] = {
+        "title": title,
+        "description": title + ".",
+        "spec": "A2A 1.0 (tests/harness/test_refclient_actions.py)",
+        "card": {"object": card_object},
+        **rest,
+    }
     data["client"] = {"message": "weather please", "action": action or {}}
     return data
 
@@ -154,9 +181,28 @@ def test_every_action_has_an_option() -> None:
 
 def test_action_options_map_and_validate() -> None:
     jwks = {"keys": [{"kty": "EC"}]}
-    chosen, warnings = action_options({"follow_up": "Paris", "stream": True, "webhook": True, "token": "t", "extended_card": True,
-                                       "resubscribe": True, "verify_signature": True, "jwks": jwks, "dance": True})
-    assert chosen == {"follow_up": "Paris", "stream": True, "webhook": True, "token": "t", "extended_card": True, "resubscribe": True, "jwks": jwks}
+    chosen, warnings = action_options(
+        {
+            "follow_up": "Paris",
+            "stream": True,
+            "webhook": True,
+            "token": "t",
+            "extended_card": True,
+            "resubscribe": True,
+            "verify_signature": True,
+            "jwks": jwks,
+            "dance": True,
+        }
+    )
+    assert chosen == {
+        "follow_up": "Paris",
+        "stream": True,
+        "webhook": True,
+        "token": "t",
+        "extended_card": True,
+        "resubscribe": True,
+        "jwks": jwks,
+    }
     assert len(warnings) == 1 and "'dance'" in warnings[0]
     ClientOptions(**chosen)  # every key is a field
     assert action_options({"verify_signature": True}) == ({"jwks": {"keys": []}}, [])  # nothing to trust the card with
@@ -183,12 +229,15 @@ def test_read_action_from_the_environment() -> None:
 # ----------------------------------------------------------------------------------- protocol helpers
 
 
-@pytest.mark.parametrize(("version", "binding", "key", "auth"), [
-    (V1, Binding.JSONRPC, "taskPushNotificationConfig", {"scheme": "Bearer", "credentials": "c"}),
-    (V1, Binding.HTTP_JSON, "taskPushNotificationConfig", {"scheme": "Bearer", "credentials": "c"}),
-    (V03, Binding.JSONRPC, "pushNotificationConfig", {"schemes": ["Bearer"], "credentials": "c"}),
-    (V03, Binding.HTTP_JSON, "pushNotification", {"schemes": ["Bearer"], "credentials": "c"}),
-])
+@pytest.mark.parametrize(
+    ("version", "binding", "key", "auth"),
+    [
+        (V1, Binding.JSONRPC, "taskPushNotificationConfig", {"scheme": "Bearer", "credentials": "c"}),
+        (V1, Binding.HTTP_JSON, "taskPushNotificationConfig", {"scheme": "Bearer", "credentials": "c"}),
+        (V03, Binding.JSONRPC, "pushNotificationConfig", {"schemes": ["Bearer"], "credentials": "c"}),
+        (V03, Binding.HTTP_JSON, "pushNotification", {"schemes": ["Bearer"], "credentials": "c"}),
+    ],
+)
 def test_inline_webhook_in_every_wire_form(version: Version, binding: Binding, key: str, auth: dict[str, Any]) -> None:
     message = {"messageId": "m", "role": "ROLE_USER", "parts": [{"text": "x"}]}
     cfg = requests.send_configuration(True, requests.push_config("http://127.0.0.1:9/hook", "c", "t"))
@@ -228,7 +277,9 @@ def post(hook: WebhookReceiver, body: bytes | None, authorization: str | None, *
 
 
 def status_event(task_id: str, state: TaskState) -> bytes:
-    return json.dumps({"statusUpdate": {"taskId": task_id, "contextId": "c", "status": {"state": state.value}}}).encode()
+    return json.dumps(
+        {"statusUpdate": {"taskId": task_id, "contextId": "c", "status": {"state": state.value}}}
+    ).encode()
 
 
 def test_receiver_listens_on_loopback_with_fresh_secrets(receiver: WebhookReceiver) -> None:
@@ -256,11 +307,19 @@ def test_receiver_checks_credentials_then_the_body(receiver: WebhookReceiver) ->
     v03_task = {"kind": "task", "id": "t1", "contextId": "c", "status": {"state": "completed"}}
     assert post(receiver, json.dumps(v03_task).encode(), good).status_code == 200
     notes = receiver.notifications("t1")
-    assert [(n.index, n.task_id, n.state) for n in notes] == [(0, "t1", TaskState.WORKING), (1, "t1", TaskState.COMPLETED)]
+    assert [(n.index, n.task_id, n.state) for n in notes] == [
+        (0, "t1", TaskState.WORKING),
+        (1, "t1", TaskState.COMPLETED),
+    ]
     assert receiver.summary() == {"url": receiver.url, "notifications": 2, "refused": 8}
     with httpx.Client(trust_env=False) as http:
         assert http.get(receiver.url).status_code == 405
-        assert http.post(receiver.url.rsplit("/", 1)[0] + "/elsewhere", content=event, headers={"Authorization": good}).status_code == 404
+        assert (
+            http.post(
+                receiver.url.rsplit("/", 1)[0] + "/elsewhere", content=event, headers={"Authorization": good}
+            ).status_code
+            == 404
+        )
 
 
 def test_receiver_wait_returns_what_arrived(receiver: WebhookReceiver) -> None:
@@ -279,7 +338,9 @@ def test_receiver_wait_returns_what_arrived(receiver: WebhookReceiver) -> None:
 
 
 @WIRE
-def test_follow_up_answers_the_question_on_the_same_task(serve: Callable[..., Served], version: str, binding: str) -> None:
+def test_follow_up_answers_the_question_on_the_same_task(
+    serve: Callable[..., Served], version: str, binding: str
+) -> None:
     served = serve("multi", scenario_data("Which city?", card(iface(binding, version)), task=INTERRUPTED_SCRIPT))
     result = run(served.card_url, "weather please", options(follow_up="Paris"))
     assert result.exit_code == 0, result.to_json()
@@ -315,15 +376,29 @@ def test_follow_up_to_a_finished_task_reports_the_refusal(serve: Callable[..., S
 
 
 def test_never_more_than_one_follow_up(serve: Callable[..., Served]) -> None:
-    script = {"steps": ["WORKING", {"state": "INPUT_REQUIRED", "message": "City?"}, {"state": "INPUT_REQUIRED", "message": "Which country?"}, "COMPLETED"]}
+    script = {
+        "steps": [
+            "WORKING",
+            {"state": "INPUT_REQUIRED", "message": "City?"},
+            {"state": "INPUT_REQUIRED", "message": "Which country?"},
+            "COMPLETED",
+        ]
+    }
     served = serve("asks-twice", scenario_data("Asks twice", card(), task=script))
     result = run(served.card_url, "x", options(follow_up="Paris"))
-    assert (result.kind, result.state, result.text, result.exit_code) == ("task", TaskState.INPUT_REQUIRED, "Which country?", 0)
+    assert (result.kind, result.state, result.text, result.exit_code) == (
+        "task",
+        TaskState.INPUT_REQUIRED,
+        "Which country?",
+        0,
+    )
     assert served.operations().count(Operation.SEND_MESSAGE.value) == 2
 
 
 def test_no_follow_up_after_a_message(serve: Callable[..., Served]) -> None:
-    served = serve("direct", scenario_data("A direct message", card(), behaviour={"SendMessage": [{"reply": {"message": "hi"}}]}))
+    served = serve(
+        "direct", scenario_data("A direct message", card(), behaviour={"SendMessage": [{"reply": {"message": "hi"}}]})
+    )
     result = run(served.card_url, "x", options(follow_up="more"))
     assert (result.kind, result.follow_up) == ("message", False)
     assert any("follow-up was not sent" in w for w in result.warnings)
@@ -342,12 +417,18 @@ def test_streamed_follow_up_reads_past_the_old_interrupted_snapshot(serve: Calla
 
 
 def push_scenario(version: str = "1.0", binding: str = JSONRPC, **rest: Any) -> dict[str, Any]:
-    return scenario_data("Push to the client's webhook", card(iface(binding, version), pushNotifications=True),
-                         push={"probe_bad_credentials": True}, **rest)
+    return scenario_data(
+        "Push to the client's webhook",
+        card(iface(binding, version), pushNotifications=True),
+        push={"probe_bad_credentials": True},
+        **rest,
+    )
 
 
 @WIRE
-def test_webhook_registered_inline_and_notifications_acknowledged(serve: Callable[..., Served], version: str, binding: str) -> None:
+def test_webhook_registered_inline_and_notifications_acknowledged(
+    serve: Callable[..., Served], version: str, binding: str
+) -> None:
     served = serve("push", push_scenario(version, binding))
     result = run(served.card_url, "x", options(webhook=True))
     assert result.exit_code == 0, result.to_json()
@@ -379,8 +460,11 @@ def test_webhook_waits_for_the_interrupted_state_then_follows_up(serve: Callable
     sends = [c for c in served.calls() if c["operation"] == Operation.SEND_MESSAGE.value]
     assert len(sends) == 2 and "configuration" in body_of(sends[1])
     assert "taskPushNotificationConfig" not in body_of(sends[1])["configuration"]  # registered once, with the task
-    states = [json.loads(p["body"]["text"]).get("statusUpdate", {}).get("status", {}).get("state") for p in served.pushes()
-              if not p["push"]["probe"]]
+    states = [
+        json.loads(p["body"]["text"]).get("statusUpdate", {}).get("status", {}).get("state")
+        for p in served.pushes()
+        if not p["push"]["probe"]
+    ]
     assert TaskState.INPUT_REQUIRED.value in states and states[-1] == TaskState.COMPLETED.value
     assert all(p["response"]["status"] == (401 if p["push"]["probe"] else 200) for p in served.pushes())
 
@@ -395,7 +479,9 @@ def test_no_webhook_without_the_capability(serve: Callable[..., Served]) -> None
 
 
 def test_webhook_falls_back_to_get_task(serve: Callable[..., Served]) -> None:
-    served = serve("push-get", push_scenario(task={"steps": ["SUBMITTED", "WORKING", "COMPLETED"], "advance": "get_task"}))
+    served = serve(
+        "push-get", push_scenario(task={"steps": ["SUBMITTED", "WORKING", "COMPLETED"], "advance": "get_task"})
+    )
     result = run(served.card_url, "x", options(webhook=True))
     assert result.state is TaskState.COMPLETED and result.follow_ups == 2
     assert served.operations() == [Operation.SEND_MESSAGE.value, Operation.GET_TASK.value, Operation.GET_TASK.value]
@@ -405,21 +491,37 @@ def test_webhook_falls_back_to_get_task(serve: Callable[..., Served]) -> None:
 
 
 def test_token_on_every_call(serve: Callable[..., Served]) -> None:
-    served = serve("token", scenario_data("Bearer everywhere", card(), auth={"bearer": "s3cret", "scope": "all"},
-                                          task={"steps": ["SUBMITTED", "WORKING", "COMPLETED"], "returns": "first"}))
+    served = serve(
+        "token",
+        scenario_data(
+            "Bearer everywhere",
+            card(),
+            auth={"bearer": "s3cret", "scope": "all"},
+            task={"steps": ["SUBMITTED", "WORKING", "COMPLETED"], "returns": "first"},
+        ),
+    )
     result = run(served.card_url, "x", options(token="s3cret"))
     assert result.state is TaskState.COMPLETED and result.follow_ups == 2
     assert [c["credentials"] for c in served.calls()] == ["valid"] * 3
     without = run(served.card_url, "x", options())
-    assert without.kind == "error" and without.error is not None and without.error["code"] == ErrorType.UNAUTHENTICATED.code
+    assert (
+        without.kind == "error"
+        and without.error is not None
+        and without.error["code"] == ErrorType.UNAUTHENTICATED.code
+    )
 
 
 EXTENDED_CARD = {**card(iface(HTTP_JSON)), "name": "actions agent (extended)"}
 
 
 def extended_scenario(**rest: Any) -> dict[str, Any]:
-    return scenario_data("Extended card behind a token", card(iface(JSONRPC), iface(HTTP_JSON), extendedAgentCard=True),
-                         extended_card=EXTENDED_CARD, auth={"bearer": "s3cret", "scope": "extended_card"}, **rest)
+    return scenario_data(
+        "Extended card behind a token",
+        card(iface(JSONRPC), iface(HTTP_JSON), extendedAgentCard=True),
+        extended_card=EXTENDED_CARD,
+        auth={"bearer": "s3cret", "scope": "extended_card"},
+        **rest,
+    )
 
 
 def test_extended_card_fetched_with_the_token_and_its_interfaces_used(serve: Callable[..., Served]) -> None:
@@ -428,8 +530,15 @@ def test_extended_card_fetched_with_the_token_and_its_interfaces_used(serve: Cal
     assert result.exit_code == 0, result.to_json()
     assert result.extended_card and result.state is TaskState.COMPLETED
     first, second = served.calls()
-    assert (first["operation"], first["kind"], first["credentials"]) == (Operation.GET_EXTENDED_CARD.value, "jsonrpc", "valid")
-    assert (second["operation"], second["kind"]) == (Operation.SEND_MESSAGE.value, "rest")  # the extended card lists HTTP+JSON only
+    assert (first["operation"], first["kind"], first["credentials"]) == (
+        Operation.GET_EXTENDED_CARD.value,
+        "jsonrpc",
+        "valid",
+    )
+    assert (second["operation"], second["kind"]) == (
+        Operation.SEND_MESSAGE.value,
+        "rest",
+    )  # the extended card lists HTTP+JSON only
     assert result.interface is not None and result.interface.binding == HTTP_JSON
     assert result.to_json()["extended_card"] is True
 
@@ -451,11 +560,28 @@ def test_extended_card_only_when_the_card_offers_it(serve: Callable[..., Served]
 
 
 def test_v03_authenticated_extended_card(serve: Callable[..., Served]) -> None:
-    public = {"protocolVersion": "0.3.0", "name": "old agent", "description": "d", "url": "{base_url}/a2a/jsonrpc", "preferredTransport": "JSONRPC",
-              "version": "1", "capabilities": {}, "supportsAuthenticatedExtendedCard": True, "defaultInputModes": ["text/plain"],
-              "defaultOutputModes": ["text/plain"], "skills": []}
-    served = serve("v03-extended", scenario_data("0.3 extended card", public, extended_card={**public, "name": "old agent (extended)"},
-                                                 auth={"bearer": "s3cret", "scope": "extended_card"}))
+    public = {
+        "protocolVersion": "0.3.0",
+        "name": "old agent",
+        "description": "d",
+        "url": "{base_url}/a2a/jsonrpc",
+        "preferredTransport": "JSONRPC",
+        "version": "1",
+        "capabilities": {},
+        "supportsAuthenticatedExtendedCard": True,
+        "defaultInputModes": ["text/plain"],
+        "defaultOutputModes": ["text/plain"],
+        "skills": [],
+    }
+    served = serve(
+        "v03-extended",
+        scenario_data(
+            "0.3 extended card",
+            public,
+            extended_card={**public, "name": "old agent (extended)"},
+            auth={"bearer": "s3cret", "scope": "extended_card"},
+        ),
+    )
     result = run(served.card_url, "x", options(token="s3cret", extended_card=True))
     assert result.extended_card and result.state is TaskState.COMPLETED
     assert json.loads(served.calls()[0]["body"]["text"])["method"] == "agent/getAuthenticatedExtendedCard"
@@ -467,9 +593,13 @@ def test_v03_authenticated_extended_card(serve: Callable[..., Served]) -> None:
 def dropped_stream(interface: dict[str, str] | None = None, **rest: Any) -> dict[str, Any]:
     """The stream is reset right after the task's first snapshot; the task moves on every 400 ms (time enough to
     resubscribe before it finishes)."""
-    return scenario_data("The stream drops, the task goes on", card(interface or iface(), streaming=True),
-                         task={"steps": ["SUBMITTED", "WORKING", "COMPLETED"], "advance": {"after_ms": 400}},
-                         behaviour={"SendStreamingMessage": [{"reply": {"stream": {"drop_after": 1}}}], **rest.pop("behaviour", {})}, **rest)
+    return scenario_data(
+        "The stream drops, the task goes on",
+        card(interface or iface(), streaming=True),
+        task={"steps": ["SUBMITTED", "WORKING", "COMPLETED"], "advance": {"after_ms": 400}},
+        behaviour={"SendStreamingMessage": [{"reply": {"stream": {"drop_after": 1}}}], **rest.pop("behaviour", {})},
+        **rest,
+    )
 
 
 @WIRE
@@ -497,11 +627,17 @@ def test_without_the_action_a_dropped_stream_is_followed_up_with_get_task(serve:
 
 
 def test_failed_resubscription_falls_back_to_get_task(serve: Callable[..., Served]) -> None:
-    served = serve("drop-refused", dropped_stream(behaviour={"SubscribeToTask": [{"reply": {"error": "InternalError"}}]}))
+    served = serve(
+        "drop-refused", dropped_stream(behaviour={"SubscribeToTask": [{"reply": {"error": "InternalError"}}]})
+    )
     result = run(served.card_url, "x", options(stream=True, resubscribe=True))
     assert result.resubscribed and result.kind == "task"
     ops = served.operations()
-    assert ops[:3] == [Operation.SEND_STREAMING_MESSAGE.value, Operation.SUBSCRIBE_TO_TASK.value, Operation.GET_TASK.value]
+    assert ops[:3] == [
+        Operation.SEND_STREAMING_MESSAGE.value,
+        Operation.SUBSCRIBE_TO_TASK.value,
+        Operation.GET_TASK.value,
+    ]
     assert ops.count(Operation.SUBSCRIBE_TO_TASK.value) == 1
     assert any("SubscribeToTask for task" in w and "failed" in w for w in result.warnings)
 
@@ -571,19 +707,33 @@ def test_verify_card_and_load_jwks(tmp_path: Path) -> None:
 # ----------------------------------------------------------------------------------- unusable answers
 
 
-@pytest.mark.parametrize("reply", [
-    {"raw": {"status": 500, "body": "<html><body>Internal Server Error</body></html>", "content_type": "text/html"}},
-    {"raw": {"status": 200, "body": "this is not json", "content_type": "application/json"}},
-    {"envelope": {"id": "wrong"}},
-    {"envelope": {"both": True}},
-    {"envelope": {"neither": True}},
-    {"fault": {"kind": "truncate", "after_bytes": 20}},
-    {"fault": "reset"},
-], ids=["html-500", "not-json", "wrong-id", "both", "neither", "truncated", "reset"])
+@pytest.mark.parametrize(
+    "reply",
+    [
+        {
+            "raw": {
+                "status": 500,
+                "body": "<html><body>Internal Server Error</body></html>",
+                "content_type": "text/html",
+            }
+        },
+        {"raw": {"status": 200, "body": "this is not json", "content_type": "application/json"}},
+        {"envelope": {"id": "wrong"}},
+        {"envelope": {"both": True}},
+        {"envelope": {"neither": True}},
+        {"fault": {"kind": "truncate", "after_bytes": 20}},
+        {"fault": "reset"},
+    ],
+    ids=["html-500", "not-json", "wrong-id", "both", "neither", "truncated", "reset"],
+)
 @pytest.mark.parametrize("operation", [Operation.SEND_MESSAGE, Operation.GET_TASK])
-def test_an_unusable_answer_is_an_error(serve: Callable[..., Served], reply: dict[str, Any], operation: Operation) -> None:
+def test_an_unusable_answer_is_an_error(
+    serve: Callable[..., Served], reply: dict[str, Any], operation: Operation
+) -> None:
     script = {"steps": ["SUBMITTED", "COMPLETED"], "returns": "first"}
-    served = serve("unusable", scenario_data("Garbage", card(), task=script, behaviour={operation.value: [{"reply": reply}]}))
+    served = serve(
+        "unusable", scenario_data("Garbage", card(), task=script, behaviour={operation.value: [{"reply": reply}]})
+    )
     result = run(served.card_url, "x", options())
     assert result.kind == "error" and result.exit_code == 1, result.to_json()
     assert result.error is not None and result.error["type"] in ("http", "invalid_response", "transport")
@@ -593,16 +743,27 @@ def test_an_unusable_answer_is_an_error(serve: Callable[..., Served], reply: dic
 # ----------------------------------------------------------------------------------- the command line
 
 
-def cli(*args: str, action: dict[str, Any] | None = None, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+def cli(
+    *args: str, action: dict[str, Any] | None = None, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
     base = {k: v for k, v in os.environ.items() if not k.startswith("A2A_LAB_")}
     if action is not None:
         base[handshake.ENV_ACTION] = json.dumps(action)
-    return subprocess.run([sys.executable, "-m", "a2a_lab.harness.cli", "client", *args], capture_output=True, text=True,
-                          timeout=60, env={**base, **(env or {})}, check=False)
+    return subprocess.run(
+        [sys.executable, "-m", "a2a_lab.harness.cli", "client", *args],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**base, **(env or {})},
+        check=False,
+    )
 
 
 def test_cli_acts_on_the_environment(serve: Callable[..., Served]) -> None:
-    served = serve("cli-action", scenario_data("Which city?", card(), task=INTERRUPTED_SCRIPT, auth={"bearer": "tok", "scope": "all"}))
+    served = serve(
+        "cli-action",
+        scenario_data("Which city?", card(), task=INTERRUPTED_SCRIPT, auth={"bearer": "tok", "scope": "all"}),
+    )
     proc = cli(served.card_url, "weather", "--json", action={"follow_up": "Paris", "token": "tok", "surprise": 1})
     assert proc.returncode == 0, proc.stdout + proc.stderr
     printed = json.loads(proc.stdout)
@@ -620,7 +781,15 @@ def test_cli_flags_win_over_the_action(serve: Callable[..., Served], tmp_path: P
     refused = cli(served.card_url, "--json", action={"verify_signature": True, "jwks": wrong})
     assert refused.returncode == 1 and json.loads(refused.stdout)["error"]["type"] == "signature"
     assert served.calls() == []
-    used = cli(served.card_url, "--json", "--verify-signature", str(path), "--follow-up", "more", action={"verify_signature": True, "jwks": wrong})
+    used = cli(
+        served.card_url,
+        "--json",
+        "--verify-signature",
+        str(path),
+        "--follow-up",
+        "more",
+        action={"verify_signature": True, "jwks": wrong},
+    )
     printed = json.loads(used.stdout)
     assert printed["signature"]["verified"] is True
     assert printed["follow_up"] is True and printed["error"]["code"] == ErrorType.UNSUPPORTED_OPERATION.code
@@ -640,17 +809,43 @@ def harness_scenarios() -> dict[str, tuple[dict[str, Any], tuple[str, ...]]]:
     """Scenario name -> (YAML data, the checks that must PASS)."""
     key = test_key()
     expect_completed = {"result": "task", "state": "COMPLETED"}
-    multi = scenario_data("Which city?", card(), {"follow_up": "Paris"}, task=INTERRUPTED_SCRIPT, expect=expect_completed)
-    terminal = scenario_data("Writing to a finished task", card(), {"follow_up": "one more"}, task={"steps": ["COMPLETED"]},
-                             expect={"result": "error"})
-    stream = scenario_data("Streams when asked", card(iface(HTTP_JSON, "0.3"), streaming=True), {"stream": True}, expect=expect_completed)
-    push = scenario_data("Push to the client's webhook", card(iface(JSONRPC, "0.3"), pushNotifications=True), {"webhook": True},
-                         push={"probe_bad_credentials": True}, task=INTERRUPTED_SCRIPT, expect={"result": "task", "state": "INPUT_REQUIRED"})
-    push_v1 = scenario_data("Push to the client's webhook (1.0)", card(iface(HTTP_JSON), pushNotifications=True), {"webhook": True, "follow_up": "Lyon"},
-                            push={"probe_bad_credentials": True}, task=INTERRUPTED_SCRIPT, expect=expect_completed)
-    auth = scenario_data("Token and extended card", card(iface(JSONRPC), iface(HTTP_JSON), extendedAgentCard=True),
-                         {"token": "s3cret", "extended_card": True}, extended_card=EXTENDED_CARD,
-                         auth={"bearer": "s3cret", "scope": "all"}, expect=expect_completed)
+    multi = scenario_data(
+        "Which city?", card(), {"follow_up": "Paris"}, task=INTERRUPTED_SCRIPT, expect=expect_completed
+    )
+    terminal = scenario_data(
+        "Writing to a finished task",
+        card(),
+        {"follow_up": "one more"},
+        task={"steps": ["COMPLETED"]},
+        expect={"result": "error"},
+    )
+    stream = scenario_data(
+        "Streams when asked", card(iface(HTTP_JSON, "0.3"), streaming=True), {"stream": True}, expect=expect_completed
+    )
+    push = scenario_data(
+        "Push to the client's webhook",
+        card(iface(JSONRPC, "0.3"), pushNotifications=True),
+        {"webhook": True},
+        push={"probe_bad_credentials": True},
+        task=INTERRUPTED_SCRIPT,
+        expect={"result": "task", "state": "INPUT_REQUIRED"},
+    )
+    push_v1 = scenario_data(
+        "Push to the client's webhook (1.0)",
+        card(iface(HTTP_JSON), pushNotifications=True),
+        {"webhook": True, "follow_up": "Lyon"},
+        push={"probe_bad_credentials": True},
+        task=INTERRUPTED_SCRIPT,
+        expect=expect_completed,
+    )
+    auth = scenario_data(
+        "Token and extended card",
+        card(iface(JSONRPC), iface(HTTP_JSON), extendedAgentCard=True),
+        {"token": "s3cret", "extended_card": True},
+        extended_card=EXTENDED_CARD,
+        auth={"bearer": "s3cret", "scope": "all"},
+        expect=expect_completed,
+    )
     resub = dropped_stream(expect=expect_completed)
     resub["client"]["action"] = {"stream": True, "resubscribe": True}
     signed = signed_scenario(key)
@@ -685,9 +880,15 @@ def scored(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[Scenario
 
 
 @pytest.mark.parametrize("name", list(harness_scenarios()))
-def test_the_harness_scores_every_action_as_passed(scored: dict[str, tuple[ScenarioResult, tuple[str, ...]]], name: str) -> None:
+def test_the_harness_scores_every_action_as_passed(
+    scored: dict[str, tuple[ScenarioResult, tuple[str, ...]]], name: str
+) -> None:
     result, must_pass = scored[name]
-    report = {c.id: f"{c.outcome.value}: {c.message}" for c in result.checks if c.outcome not in (Outcome.SKIPPED, Outcome.INFORMATIONAL)}
+    report = {
+        c.id: f"{c.outcome.value}: {c.message}"
+        for c in result.checks
+        if c.outcome not in (Outcome.SKIPPED, Outcome.INFORMATIONAL)
+    }
     for check_id in must_pass:
         found = result.check(check_id)
         assert found is not None and found.outcome is Outcome.PASS, (check_id, report, result.client)
@@ -696,8 +897,15 @@ def test_the_harness_scores_every_action_as_passed(scored: dict[str, tuple[Scena
 
 def test_a_result_is_never_a_task_with_an_error_type(serve: Callable[..., Served]) -> None:
     """A GetTask that breaks mid-follow-up leaves an `error` result (its task id kept for the record)."""
-    served = serve("half", scenario_data("GetTask breaks", card(), task={"steps": ["SUBMITTED", "COMPLETED"], "returns": "first"},
-                                         behaviour={"GetTask": [{"reply": {"fault": "reset"}}]}))
+    served = serve(
+        "half",
+        scenario_data(
+            "GetTask breaks",
+            card(),
+            task={"steps": ["SUBMITTED", "COMPLETED"], "returns": "first"},
+            behaviour={"GetTask": [{"reply": {"fault": "reset"}}]},
+        ),
+    )
     result: Result = run(served.card_url, "x", options())
     assert result.kind == "error" and result.task_id is not None
     assert result.to_json()["kind"] == "error"

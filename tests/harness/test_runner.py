@@ -17,7 +17,11 @@ from a2a_lab.harness.model import Outcome, ScenarioResult
 from a2a_lab.harness.runner import command_for
 
 RunClient = Callable[..., list[ScenarioResult]]
-CONFORMANT, MIXED, SUBMITTED = "spec/conformant", "quirks/mixed-version-direct-message", "spec/task/submitted-needs-get-task"
+CONFORMANT, MIXED, SUBMITTED = (
+    "spec/conformant",
+    "quirks/mixed-version-direct-message",
+    "spec/task/submitted-needs-get-task",
+)
 
 
 def _pids(path: Path) -> list[int]:
@@ -25,11 +29,20 @@ def _pids(path: Path) -> list[int]:
 
 
 @pytest.mark.parametrize("stubborn", [False, True], ids=["obeys-sigterm", "ignores-sigterm"])
-def test_a_hanging_client_times_out_on_time_and_its_process_group_is_killed(stubborn: bool, run_client: RunClient, tmp_path: Path,
-                                                                           is_alive: Callable[[int], bool]) -> None:
+def test_a_hanging_client_times_out_on_time_and_its_process_group_is_killed(
+    stubborn: bool, run_client: RunClient, tmp_path: Path, is_alive: Callable[[int], bool]
+) -> None:
     pid_file = tmp_path / "pids.json"
     began = time.monotonic()
-    [result] = run_client(CONFORMANT, "--defect", "hang", "--pid-file", str(pid_file), *(["--ignore-sigterm"] if stubborn else []), timeout=1.5)
+    [result] = run_client(
+        CONFORMANT,
+        "--defect",
+        "hang",
+        "--pid-file",
+        str(pid_file),
+        *(["--ignore-sigterm"] if stubborn else []),
+        timeout=1.5,
+    )
     elapsed = time.monotonic() - began
     assert result.outcome is Outcome.TIMEOUT
     assert elapsed < 1.5 + 2.0, elapsed
@@ -46,7 +59,10 @@ def test_a_crashing_client_is_reported_with_its_exit_code_and_traceback(run_clie
     [result] = run_client(CONFORMANT, "--defect", "crash", supports=None)
     assert result.client is not None
     assert result.client.exit_code == 3
-    assert "Traceback (most recent call last)" in result.client.stderr_tail and "RuntimeError: fake_client: crashing on purpose" in result.client.stderr_tail
+    assert (
+        "Traceback (most recent call last)" in result.client.stderr_tail
+        and "RuntimeError: fake_client: crashing on purpose" in result.client.stderr_tail
+    )
     assert result.outcome is Outcome.NO_CONTACT
     selection = result.check("INTERFACE-SELECTION")
     assert selection is not None and selection.outcome is Outcome.FAIL, selection
@@ -60,7 +76,9 @@ def test_a_client_that_never_connects_is_no_contact(run_client: RunClient) -> No
     assert result.check("INTERFACE-SELECTION").outcome is Outcome.FAIL  # type: ignore[union-attr]
 
 
-def test_a_client_that_cannot_start_is_a_harness_error_for_its_scenario_only(run_client: RunClient, tmp_path: Path) -> None:
+def test_a_client_that_cannot_start_is_a_harness_error_for_its_scenario_only(
+    run_client: RunClient, tmp_path: Path
+) -> None:
     [result] = run_client(CONFORMANT, client=str(tmp_path / "no-such-client"))
     assert result.outcome is Outcome.ERROR
     assert result.error and "cannot start" in result.error
@@ -68,7 +86,9 @@ def test_a_client_that_cannot_start_is_a_harness_error_for_its_scenario_only(run
 
 def test_a_hanging_client_never_aborts_the_run(run_client: RunClient, fake: Callable[..., str]) -> None:
     # One command for the run; the defect applies in one scenario only, the others see a correct client.
-    results = run_client([CONFORMANT, MIXED, SUBMITTED], "--defect", "hang", "--defects-for", MIXED, timeout=1.5, jobs=2)
+    results = run_client(
+        [CONFORMANT, MIXED, SUBMITTED], "--defect", "hang", "--defects-for", MIXED, timeout=1.5, jobs=2
+    )
     by_id = {r.id: r for r in results}
     assert [r.id for r in results] == [CONFORMANT, MIXED, SUBMITTED]  # catalogue order, whatever finished first
     assert by_id[MIXED].outcome is Outcome.TIMEOUT
@@ -84,7 +104,9 @@ def test_a_flooding_client_affects_only_its_own_scenario(run_client: RunClient) 
     assert all("/a2a/jsonrpc" not in e["path"] for e in other.journal)
 
 
-def test_fork_and_exit_leaves_no_child_behind(run_client: RunClient, tmp_path: Path, is_alive: Callable[[int], bool]) -> None:
+def test_fork_and_exit_leaves_no_child_behind(
+    run_client: RunClient, tmp_path: Path, is_alive: Callable[[int], bool]
+) -> None:
     pid_file = tmp_path / "pids.json"
     began = time.monotonic()
     [result] = run_client(CONFORMANT, "--defect", "fork-and-exit", "--pid-file", str(pid_file))
@@ -105,13 +127,17 @@ def test_fifty_megabytes_of_stdout_keep_only_a_tail(run_client: RunClient) -> No
     assert dropped and int(dropped.group(1)) > 50 * 1024 * 1024 - process.TAIL_BYTES
 
 
-def _invocation(run_client: RunClient, fake: Callable[..., str], tmp_path: Path, template_tail: str, scenario: str = MIXED) -> tuple[dict[str, Any], ScenarioResult]:
+def _invocation(
+    run_client: RunClient, fake: Callable[..., str], tmp_path: Path, template_tail: str, scenario: str = MIXED
+) -> tuple[dict[str, Any], ScenarioResult]:
     argv_file = tmp_path / "argv.json"
     [result] = run_client(scenario, client=fake("--argv-file", str(argv_file)) + template_tail)
     return json.loads(argv_file.read_text(encoding="utf-8")), result
 
 
-def test_without_a_placeholder_the_card_url_is_appended(run_client: RunClient, fake: Callable[..., str], tmp_path: Path) -> None:
+def test_without_a_placeholder_the_card_url_is_appended(
+    run_client: RunClient, fake: Callable[..., str], tmp_path: Path
+) -> None:
     seen, result = _invocation(run_client, fake, tmp_path, "")
     card_url = seen["env"]["A2A_LAB_CARD_URL"]
     assert re.fullmatch(r"http://127\.0\.0\.1:\d+/\.well-known/agent-card\.json", card_url)
@@ -120,7 +146,9 @@ def test_without_a_placeholder_the_card_url_is_appended(run_client: RunClient, f
     assert result.outcome is Outcome.PASS
 
 
-def test_card_url_placeholder_is_filled_in_and_nothing_is_appended(run_client: RunClient, fake: Callable[..., str], tmp_path: Path) -> None:
+def test_card_url_placeholder_is_filled_in_and_nothing_is_appended(
+    run_client: RunClient, fake: Callable[..., str], tmp_path: Path
+) -> None:
     seen, result = _invocation(run_client, fake, tmp_path, " {card_url}")
     assert seen["argv"][-1] == seen["env"]["A2A_LAB_CARD_URL"]
     assert seen["argv"].count(seen["env"]["A2A_LAB_CARD_URL"]) == 1
@@ -135,7 +163,9 @@ def test_base_url_placeholder_is_filled_in(run_client: RunClient, fake: Callable
     assert result.outcome is Outcome.PASS  # the client found the card from the origin alone
 
 
-def test_the_client_environment_names_the_scenario_and_its_ask(run_client: RunClient, fake: Callable[..., str], tmp_path: Path) -> None:
+def test_the_client_environment_names_the_scenario_and_its_ask(
+    run_client: RunClient, fake: Callable[..., str], tmp_path: Path
+) -> None:
     seen, result = _invocation(run_client, fake, tmp_path, "", scenario=SUBMITTED)
     env = seen["env"]
     assert env["A2A_LAB_SCENARIO"] == SUBMITTED
@@ -148,7 +178,12 @@ def test_the_client_environment_names_the_scenario_and_its_ask(run_client: RunCl
 def test_command_for_placeholders_and_quoting() -> None:
     card, base = "http://h:1/.well-known/agent-card.json", "http://h:1"
     assert command_for("client --x 'a b'", card, base) == ["client", "--x", "a b", card]
-    assert command_for("client --card={card_url} --base {base_url}", card, base) == ["client", f"--card={card}", "--base", base]
+    assert command_for("client --card={card_url} --base {base_url}", card, base) == [
+        "client",
+        f"--card={card}",
+        "--base",
+        base,
+    ]
     assert command_for("client {base_url}", card, base) == ["client", base]
 
 

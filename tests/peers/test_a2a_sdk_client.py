@@ -47,8 +47,9 @@ def user_message(text: str, message_id: str = "sdk-msg-1") -> SendMessageRequest
 
 
 @asynccontextmanager
-async def sdk_client(base_url: str, keep: Callable[[AgentInterface], bool] | None = None,
-                     **config: Any) -> AsyncIterator[tuple[Client, AgentCard]]:
+async def sdk_client(
+    base_url: str, keep: Callable[[AgentInterface], bool] | None = None, **config: Any
+) -> AsyncIterator[tuple[Client, AgentCard]]:
     """An SDK client for the agent at `base_url`, made the way the SDK's README does it.
 
     The factory is built first so that it puts its `A2A-Version: 1.0` default header on the shared
@@ -114,14 +115,36 @@ class Route:
 
 ROUTES = [
     Route("JSONRPC", "1.0", False, "/a2a/jsonrpc", "SendMessage", "SendMessage", "GetTask", "/a2a/jsonrpc"),
-    Route("JSONRPC", "1.0", True, "/a2a/jsonrpc", "SendStreamingMessage", "SendStreamingMessage", "GetTask", "/a2a/jsonrpc"),
+    Route(
+        "JSONRPC",
+        "1.0",
+        True,
+        "/a2a/jsonrpc",
+        "SendStreamingMessage",
+        "SendStreamingMessage",
+        "GetTask",
+        "/a2a/jsonrpc",
+    ),
     Route("HTTP+JSON", "1.0", False, "/a2a/rest/message:send", None, "SendMessage", None, "/a2a/rest/tasks/{id}"),
-    Route("HTTP+JSON", "1.0", True, "/a2a/rest/message:stream", None, "SendStreamingMessage", None, "/a2a/rest/tasks/{id}"),
+    Route(
+        "HTTP+JSON", "1.0", True, "/a2a/rest/message:stream", None, "SendStreamingMessage", None, "/a2a/rest/tasks/{id}"
+    ),
     # The 0.3 interfaces of the same card: the SDK's compat transports (CompatJsonRpcTransport, CompatRestTransport).
     Route("JSONRPC", "0.3", False, "/a2a/jsonrpc", "message/send", "SendMessage", "tasks/get", "/a2a/jsonrpc"),
-    Route("JSONRPC", "0.3", True, "/a2a/jsonrpc", "message/stream", "SendStreamingMessage", "tasks/get", "/a2a/jsonrpc"),
+    Route(
+        "JSONRPC", "0.3", True, "/a2a/jsonrpc", "message/stream", "SendStreamingMessage", "tasks/get", "/a2a/jsonrpc"
+    ),
     Route("HTTP+JSON", "0.3", False, "/a2a/rest/v1/message:send", None, "SendMessage", None, "/a2a/rest/v1/tasks/{id}"),
-    Route("HTTP+JSON", "0.3", True, "/a2a/rest/v1/message:stream", None, "SendStreamingMessage", None, "/a2a/rest/v1/tasks/{id}"),
+    Route(
+        "HTTP+JSON",
+        "0.3",
+        True,
+        "/a2a/rest/v1/message:stream",
+        None,
+        "SendStreamingMessage",
+        None,
+        "/a2a/rest/v1/tasks/{id}",
+    ),
 ]
 
 
@@ -134,7 +157,10 @@ def test_conformant_sdk_client_gets_completed_echo_task(serve, route: Route) -> 
     bindings = [] if route.binding == "JSONRPC" else [route.binding]  # [] is the SDK default: JSON-RPC only
 
     async def conversation() -> tuple[list[StreamResponse], Any, str]:
-        async with sdk_client(served.url, keep, streaming=route.streaming, supported_protocol_bindings=bindings) as (client, card):
+        async with sdk_client(served.url, keep, streaming=route.streaming, supported_protocol_bindings=bindings) as (
+            client,
+            card,
+        ):
             assert card.capabilities.streaming is True
             assert card.name == "a2a-lab conformant agent"
             events = await collect(client, user_message(text))
@@ -200,15 +226,27 @@ def test_conformant_sdk_client_gets_completed_echo_task(serve, route: Route) -> 
         assert get["method"] == "GET" and body_of(get) is None
     if route.version == "1.0":
         # 1.0 ProtoJSON: ROLE_USER, bare text part, an (empty) configuration object.
-        assert params == {"message": {"messageId": "sdk-msg-1", "role": "ROLE_USER", "parts": [{"text": text}]}, "configuration": {}}
+        assert params == {
+            "message": {"messageId": "sdk-msg-1", "role": "ROLE_USER", "parts": [{"text": text}]},
+            "configuration": {},
+        }
     elif route.binding == "JSONRPC":
         # 0.3 JSON-RPC: kind discriminators, lowercase role, blocking: true.
-        assert params == {"configuration": {"blocking": True},
-                          "message": {"kind": "message", "messageId": "sdk-msg-1", "parts": [{"kind": "text", "text": text}], "role": "user"}}
+        assert params == {
+            "configuration": {"blocking": True},
+            "message": {
+                "kind": "message",
+                "messageId": "sdk-msg-1",
+                "parts": [{"kind": "text", "text": text}],
+                "role": "user",
+            },
+        }
     else:
         # 0.3 REST: ProtoJSON of the 0.3 proto with proto field names (`request`, `message_id`, `content`).
-        assert params == {"request": {"message_id": "sdk-msg-1", "role": "ROLE_USER", "content": [{"text": text}]},
-                          "configuration": {"blocking": True}}
+        assert params == {
+            "request": {"message_id": "sdk-msg-1", "role": "ROLE_USER", "content": [{"text": text}]},
+            "configuration": {"blocking": True},
+        }
 
 
 def test_conformant_sdk_picks_the_first_listed_1_0_interface_by_default(serve) -> None:
@@ -217,7 +255,7 @@ def test_conformant_sdk_picks_the_first_listed_1_0_interface_by_default(serve) -
 
     async def conversation() -> str:
         async with sdk_client(served.url) as (client, _card):
-            return type(client._transport).__name__  # noqa: SLF001 - the only way to see the SDK's pick
+            return type(client._transport).__name__
 
     assert run(conversation()) == "JsonRpcTransport"
     assert a2a_calls(served.journal) == []  # creating a client sends nothing
@@ -235,7 +273,10 @@ def test_mixed_version_card_sdk_gets_direct_message_and_does_not_poll(serve) -> 
 
     card, events = run(conversation())
     # parse_agent_card drops the leftover top-level protocolVersion; the interface list stands.
-    assert [(i.protocol_binding, i.protocol_version) for i in card.supported_interfaces] == [("JSONRPC", "1.0"), ("JSONRPC", "0.3")]
+    assert [(i.protocol_binding, i.protocol_version) for i in card.supported_interfaces] == [
+        ("JSONRPC", "1.0"),
+        ("JSONRPC", "0.3"),
+    ]
     assert [kind_of(e) for e in events] == ["message"]
     message = events[0].message
     assert message.role == Role.ROLE_AGENT
@@ -243,7 +284,9 @@ def test_mixed_version_card_sdk_gets_direct_message_and_does_not_poll(serve) -> 
     assert message.message_id and message.context_id
 
     calls = a2a_calls(served.journal)
-    assert [(c["path"], c["rpc"]["method"], c["version"], c["headers"].get("a2a-version")) for c in calls] == [("/a2a", "SendMessage", "1.0", "1.0")]
+    assert [(c["path"], c["rpc"]["method"], c["version"], c["headers"].get("a2a-version")) for c in calls] == [
+        ("/a2a", "SendMessage", "1.0", "1.0")
+    ]
     assert calls[0]["answer"] == {"result_kind": "message"}
     assert not any(c.get("operation") == "GetTask" for c in calls)
 
@@ -299,14 +342,23 @@ def test_submitted_task_then_get_task_shows_working_then_completed(serve, pollin
     assert task.status.state == TaskState.TASK_STATE_SUBMITTED
     assert list(task.artifacts) == []
     assert [t.id for t in polled] == [task.id] * 3
-    assert [t.status.state for t in polled] == [TaskState.TASK_STATE_WORKING, TaskState.TASK_STATE_COMPLETED, TaskState.TASK_STATE_COMPLETED]
+    assert [t.status.state for t in polled] == [
+        TaskState.TASK_STATE_WORKING,
+        TaskState.TASK_STATE_COMPLETED,
+        TaskState.TASK_STATE_COMPLETED,
+    ]
     assert list(polled[0].artifacts) == []
     assert [[p.text for p in a.parts] for a in polled[1].artifacts] == [[f"done: {text}"]]
     assert polled[2] == polled[1]  # a terminal task does not change
 
     calls = a2a_calls(served.journal)
     assert [c["rpc"]["method"] for c in calls] == ["SendMessage", "GetTask", "GetTask", "GetTask"]
-    assert [c["answer"]["state"] for c in calls] == ["TASK_STATE_SUBMITTED", "TASK_STATE_WORKING", "TASK_STATE_COMPLETED", "TASK_STATE_COMPLETED"]
+    assert [c["answer"]["state"] for c in calls] == [
+        "TASK_STATE_SUBMITTED",
+        "TASK_STATE_WORKING",
+        "TASK_STATE_COMPLETED",
+        "TASK_STATE_COMPLETED",
+    ]
     assert all(c["headers"].get("a2a-version") == "1.0" for c in calls)
     # ClientConfig(polling=True) becomes configuration.returnImmediately; the default sends an empty configuration.
     assert body_of(calls[0])["params"]["configuration"] == ({"returnImmediately": True} if polling else {})
@@ -321,11 +373,13 @@ def test_v03_only_card_sdk_uses_compat_transport_and_reads_artifacts(serve) -> N
 
     async def conversation() -> tuple[AgentCard, str, list[StreamResponse]]:
         async with sdk_client(served.url) as (client, card):
-            return card, type(client._transport).__name__, await collect(client, user_message(text))  # noqa: SLF001
+            return card, type(client._transport).__name__, await collect(client, user_message(text))
 
     card, transport, events = run(conversation())
     # parse_agent_card rewrote the 0.3 card (url + protocolVersion) into one supportedInterfaces entry.
-    assert [(i.url, i.protocol_binding, i.protocol_version) for i in card.supported_interfaces] == [(f"{served.url}/a2a", "JSONRPC", "0.3.0")]
+    assert [(i.url, i.protocol_binding, i.protocol_version) for i in card.supported_interfaces] == [
+        (f"{served.url}/a2a", "JSONRPC", "0.3.0")
+    ]
     assert transport == CompatJsonRpcTransport.__name__
     assert [kind_of(e) for e in events] == ["task"]
     task = events[0].task
@@ -333,13 +387,23 @@ def test_v03_only_card_sdk_uses_compat_transport_and_reads_artifacts(serve) -> N
     assert len(task.artifacts) == 1
     artifact = MessageToDict(task.artifacts[0])
     assert artifact["artifactId"] == "report" and artifact["name"] == "report"
-    assert artifact["parts"] == [{"text": "llms.txt is valid: score 100/100"}, {"data": {"ok": True, "score": 100, "issues": []}}]
+    assert artifact["parts"] == [
+        {"text": "llms.txt is valid: score 100/100"},
+        {"data": {"ok": True, "score": 100, "issues": []}},
+    ]
 
     calls = a2a_calls(served.journal)
     assert len(calls) == 1  # a completed task: no tasks/get follow-up
     (call,) = calls
     assert (call["method"], call["path"], call["rpc"]["method"]) == ("POST", "/a2a", "message/send")
     assert (call["operation"], call["version"], call["headers"].get("a2a-version")) == ("SendMessage", "0.3", "0.3")
-    assert body_of(call)["params"] == {"configuration": {"blocking": True},
-                                       "message": {"kind": "message", "messageId": "sdk-msg-1", "parts": [{"kind": "text", "text": text}], "role": "user"}}
+    assert body_of(call)["params"] == {
+        "configuration": {"blocking": True},
+        "message": {
+            "kind": "message",
+            "messageId": "sdk-msg-1",
+            "parts": [{"kind": "text", "text": text}],
+            "role": "user",
+        },
+    }
     assert call["answer"]["state"] == "TASK_STATE_COMPLETED"

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterator
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 import httpx
@@ -39,12 +39,14 @@ class EchoExecutor(AgentExecutor):
     async def execute(self, context: RequestContext, event_queue: EventQueue) -> None:
         assert context.task_id and context.context_id and context.message
         task = new_task(context.task_id, context.context_id, TaskState.TASK_STATE_SUBMITTED, history=[context.message])
-        task.status.timestamp.FromDatetime(datetime.now(timezone.utc))  # optional field; a2a-lab sets it
+        task.status.timestamp.FromDatetime(datetime.now(UTC))  # optional field; a2a-lab sets it
         await event_queue.enqueue_event(task)
         updater = TaskUpdater(event_queue, context.task_id, context.context_id)
         await updater.update_status(TaskState.TASK_STATE_WORKING)
         # lastChunk is optional; a2a-lab's one-piece artifacts say lastChunk: true.
-        await updater.add_artifact([Part(text=f"echo: {context.get_user_input()}")], artifact_id="result", name="result", last_chunk=True)
+        await updater.add_artifact(
+            [Part(text=f"echo: {context.get_user_input()}")], artifact_id="result", name="result", last_chunk=True
+        )
         await updater.complete()
 
     async def cancel(self, context: RequestContext, event_queue: EventQueue) -> None:
@@ -63,14 +65,26 @@ def sdk_server() -> Iterator[Peer]:
     app = Starlette()
     server = BackgroundServer(app)  # binds port 0 now, so the card can name the real URL
     card = AgentCard(
-        name="a2a-sdk echo", description="a2a-sdk 1.3.0 reference echo agent", version="0.0.1",
-        supported_interfaces=[AgentInterface(url=f"{server.url}/", protocol_binding="JSONRPC", protocol_version="1.0"),
-                              AgentInterface(url=f"{server.url}/rest", protocol_binding="HTTP+JSON", protocol_version="1.0")],
-        capabilities=AgentCapabilities(streaming=True), default_input_modes=["text/plain"], default_output_modes=["text/plain"],
-        skills=[AgentSkill(id="echo", name="echo", description="echoes text", tags=["echo"])])
+        name="a2a-sdk echo",
+        description="a2a-sdk 1.3.0 reference echo agent",
+        version="0.0.1",
+        supported_interfaces=[
+            AgentInterface(url=f"{server.url}/", protocol_binding="JSONRPC", protocol_version="1.0"),
+            AgentInterface(url=f"{server.url}/rest", protocol_binding="HTTP+JSON", protocol_version="1.0"),
+        ],
+        capabilities=AgentCapabilities(streaming=True),
+        default_input_modes=["text/plain"],
+        default_output_modes=["text/plain"],
+        skills=[AgentSkill(id="echo", name="echo", description="echoes text", tags=["echo"])],
+    )
     handler = DefaultRequestHandler(EchoExecutor(), InMemoryTaskStore(), card)
-    app.router.routes.extend([*create_agent_card_routes(card), *create_jsonrpc_routes(handler, rpc_url="/"),
-                              *create_rest_routes(handler, path_prefix="/rest")])
+    app.router.routes.extend(
+        [
+            *create_agent_card_routes(card),
+            *create_jsonrpc_routes(handler, rpc_url="/"),
+            *create_rest_routes(handler, path_prefix="/rest"),
+        ]
+    )
     with server:
         yield Peer("a2a-sdk", f"{server.url}/", f"{server.url}/rest")
 
@@ -92,7 +106,9 @@ def send_params(message_id: str) -> dict[str, Any]:
 
 
 def rpc(http: httpx.Client, peer: Peer, method: str, params: dict[str, Any], req_id: str) -> dict[str, Any]:
-    response = http.post(peer.jsonrpc_url, json={"jsonrpc": "2.0", "id": req_id, "method": method, "params": params}, headers=HEADERS)
+    response = http.post(
+        peer.jsonrpc_url, json={"jsonrpc": "2.0", "id": req_id, "method": method, "params": params}, headers=HEADERS
+    )
     assert response.status_code == 200, (peer.name, response.text)
     assert response.headers["content-type"].split(";")[0] == "application/json", peer.name
     body = response.json()
@@ -123,9 +139,21 @@ def normalise(value: Any, ids: dict[str, str]) -> Any:
 
 
 def expected_completed_task(message_id: str) -> dict[str, Any]:
-    return {"id": "<id1>", "contextId": "<id2>", "status": {"state": "TASK_STATE_COMPLETED", "timestamp": "<ts>"},
-            "artifacts": [{"artifactId": "result", "name": "result", "parts": [{"text": f"echo: {TEXT}"}]}],
-            "history": [{"messageId": message_id, "contextId": "<id2>", "taskId": "<id1>", "role": "ROLE_USER", "parts": [{"text": TEXT}]}]}
+    return {
+        "id": "<id1>",
+        "contextId": "<id2>",
+        "status": {"state": "TASK_STATE_COMPLETED", "timestamp": "<ts>"},
+        "artifacts": [{"artifactId": "result", "name": "result", "parts": [{"text": f"echo: {TEXT}"}]}],
+        "history": [
+            {
+                "messageId": message_id,
+                "contextId": "<id2>",
+                "taskId": "<id1>",
+                "role": "ROLE_USER",
+                "parts": [{"text": TEXT}],
+            }
+        ],
+    }
 
 
 def sse_data(response: httpx.Response) -> list[Any]:
@@ -145,7 +173,9 @@ def sse_data(response: httpx.Response) -> list[Any]:
 # --------------------------------------------------------------------------- JSON-RPC 1.0
 
 
-def test_jsonrpc_send_message_and_get_task_match_the_sdk_server(sdk_server: Peer, lab_server: Peer, http: httpx.Client) -> None:
+def test_jsonrpc_send_message_and_get_task_match_the_sdk_server(
+    sdk_server: Peer, lab_server: Peer, http: httpx.Client
+) -> None:
     answers = {}
     for peer in (sdk_server, lab_server):
         sent = rpc(http, peer, "SendMessage", send_params("wire-1"), "req-send")
@@ -164,8 +194,15 @@ def test_jsonrpc_send_message_and_get_task_match_the_sdk_server(sdk_server: Peer
 def test_jsonrpc_streaming_events_match_the_sdk_server(sdk_server: Peer, lab_server: Peer, http: httpx.Client) -> None:
     streams = {}
     for peer in (sdk_server, lab_server):
-        request = {"jsonrpc": "2.0", "id": "req-stream", "method": "SendStreamingMessage", "params": send_params("wire-2")}
-        with http.stream("POST", peer.jsonrpc_url, json=request, headers={**HEADERS, "Accept": "text/event-stream"}) as response:
+        request = {
+            "jsonrpc": "2.0",
+            "id": "req-stream",
+            "method": "SendStreamingMessage",
+            "params": send_params("wire-2"),
+        }
+        with http.stream(
+            "POST", peer.jsonrpc_url, json=request, headers={**HEADERS, "Accept": "text/event-stream"}
+        ) as response:
             assert response.status_code == 200, peer.name
             assert response.headers["content-type"].split(";")[0] == "text/event-stream", peer.name
             events = sse_data(response)
@@ -176,12 +213,17 @@ def test_jsonrpc_streaming_events_match_the_sdk_server(sdk_server: Peer, lab_ser
     assert streams["a2a-lab"] == streams["a2a-sdk"]
     kinds = [next(iter(e)) for e in streams["a2a-sdk"]]
     assert kinds == ["task", "statusUpdate", "artifactUpdate", "statusUpdate"]
-    assert [e["statusUpdate"]["status"]["state"] for e in streams["a2a-sdk"] if "statusUpdate" in e] == ["TASK_STATE_WORKING", "TASK_STATE_COMPLETED"]
+    assert [e["statusUpdate"]["status"]["state"] for e in streams["a2a-sdk"] if "statusUpdate" in e] == [
+        "TASK_STATE_WORKING",
+        "TASK_STATE_COMPLETED",
+    ]
     assert streams["a2a-sdk"][2]["artifactUpdate"]["artifact"]["parts"] == [{"text": f"echo: {TEXT}"}]
     assert "final" not in streams["a2a-sdk"][3]["statusUpdate"]  # 1.0 has no `final` flag
 
 
-def test_jsonrpc_task_not_found_error_matches_the_sdk_server(sdk_server: Peer, lab_server: Peer, http: httpx.Client) -> None:
+def test_jsonrpc_task_not_found_error_matches_the_sdk_server(
+    sdk_server: Peer, lab_server: Peer, http: httpx.Client
+) -> None:
     errors = {}
     for peer in (sdk_server, lab_server):
         body = rpc(http, peer, "GetTask", {"id": "no-such-task"}, "req-missing")
@@ -192,20 +234,37 @@ def test_jsonrpc_task_not_found_error_matches_the_sdk_server(sdk_server: Peer, l
         errors[peer.name] = (error["code"], [{k: d[k] for k in ("@type", "reason", "domain")} for d in error["data"]])
 
     assert errors["a2a-lab"] == errors["a2a-sdk"]
-    assert errors["a2a-sdk"] == (-32001, [{"@type": "type.googleapis.com/google.rpc.ErrorInfo", "reason": "TASK_NOT_FOUND", "domain": "a2a-protocol.org"}])
+    assert errors["a2a-sdk"] == (
+        -32001,
+        [
+            {
+                "@type": "type.googleapis.com/google.rpc.ErrorInfo",
+                "reason": "TASK_NOT_FOUND",
+                "domain": "a2a-protocol.org",
+            }
+        ],
+    )
 
 
 # --------------------------------------------------------------------------- HTTP+JSON 1.0
 
 
-def test_rest_send_message_and_get_task_match_the_sdk_server(sdk_server: Peer, lab_server: Peer, http: httpx.Client) -> None:
+def test_rest_send_message_and_get_task_match_the_sdk_server(
+    sdk_server: Peer, lab_server: Peer, http: httpx.Client
+) -> None:
     answers = {}
     for peer in (sdk_server, lab_server):
         sent = http.post(f"{peer.rest_url}/message:send", json=send_params("wire-3"), headers=HEADERS)
-        assert (sent.status_code, sent.headers["content-type"].split(";")[0]) == (200, "application/a2a+json"), (peer.name, sent.text)
+        assert (sent.status_code, sent.headers["content-type"].split(";")[0]) == (200, "application/a2a+json"), (
+            peer.name,
+            sent.text,
+        )
         task_id = sent.json()["task"]["id"]
         got = http.get(f"{peer.rest_url}/tasks/{task_id}", headers=HEADERS)
-        assert (got.status_code, got.headers["content-type"].split(";")[0]) == (200, "application/a2a+json"), (peer.name, got.text)
+        assert (got.status_code, got.headers["content-type"].split(";")[0]) == (200, "application/a2a+json"), (
+            peer.name,
+            got.text,
+        )
         ids: dict[str, str] = {}
         answers[peer.name] = (normalise(sent.json(), ids), normalise(got.json(), ids))
 
@@ -220,8 +279,23 @@ def test_rest_task_not_found_matches_the_sdk_server(sdk_server: Peer, lab_server
         # Content types differ and both are JSON: the SDK answers errors as application/json, a2a-lab as application/a2a+json.
         assert response.headers["content-type"].split(";")[0] in ("application/json", "application/a2a+json"), peer.name
         error = response.json()["error"]
-        errors[peer.name] = (response.status_code, error["code"], error["status"],
-                             [{k: d[k] for k in ("@type", "reason", "domain")} for d in error["details"]])
+        errors[peer.name] = (
+            response.status_code,
+            error["code"],
+            error["status"],
+            [{k: d[k] for k in ("@type", "reason", "domain")} for d in error["details"]],
+        )
 
     assert errors["a2a-lab"] == errors["a2a-sdk"]
-    assert errors["a2a-sdk"] == (404, 404, "NOT_FOUND", [{"@type": "type.googleapis.com/google.rpc.ErrorInfo", "reason": "TASK_NOT_FOUND", "domain": "a2a-protocol.org"}])
+    assert errors["a2a-sdk"] == (
+        404,
+        404,
+        "NOT_FOUND",
+        [
+            {
+                "@type": "type.googleapis.com/google.rpc.ErrorInfo",
+                "reason": "TASK_NOT_FOUND",
+                "domain": "a2a-protocol.org",
+            }
+        ],
+    )

@@ -12,30 +12,44 @@ from a2a_lab.protocol.versions import Version
 V1, V03 = Version.V1_0, Version.V0_3
 
 CARD_V1 = {
-    "name": "a", "description": "d", "version": "1.0.0",
+    "name": "a",
+    "description": "d",
+    "version": "1.0.0",
     "supportedInterfaces": [
         {"url": "https://h/rpc", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"},
         {"url": "https://h/rest", "protocolBinding": "HTTP+JSON", "protocolVersion": "1.0", "tenant": "acme"},
         {"url": "h:443", "protocolBinding": "GRPC", "protocolVersion": "1.0"},
         {"url": "https://h/rpc03", "protocolBinding": "JSONRPC", "protocolVersion": "0.3"},
     ],
-    "capabilities": {"streaming": True}, "defaultInputModes": ["text/plain"], "defaultOutputModes": ["text/plain"], "skills": [],
+    "capabilities": {"streaming": True},
+    "defaultInputModes": ["text/plain"],
+    "defaultOutputModes": ["text/plain"],
+    "skills": [],
 }
 
 CARD_V03 = {
-    "protocolVersion": "0.3.0", "name": "b", "description": "d", "version": "1", "url": "https://h/a2a",
+    "protocolVersion": "0.3.0",
+    "name": "b",
+    "description": "d",
+    "version": "1",
+    "url": "https://h/a2a",
     "preferredTransport": "JSONRPC",
     "additionalInterfaces": [
-        {"url": "https://h/a2a", "transport": "JSONRPC"},      # the main pair again: not listed twice
+        {"url": "https://h/a2a", "transport": "JSONRPC"},  # the main pair again: not listed twice
         {"url": "https://h/rest", "transport": "HTTP+JSON"},
         {"url": "h:50051", "transport": "GRPC"},
     ],
-    "capabilities": {}, "defaultInputModes": [], "defaultOutputModes": [], "skills": [],
+    "capabilities": {},
+    "defaultInputModes": [],
+    "defaultOutputModes": [],
+    "skills": [],
 }
 
 CARD_DUAL = {
     **CARD_V1,
-    "protocolVersion": "0.3", "url": "https://h/rpc03", "preferredTransport": "JSONRPC",
+    "protocolVersion": "0.3",
+    "url": "https://h/rpc03",
+    "preferredTransport": "JSONRPC",
     "additionalInterfaces": [{"url": "https://h/rest03", "transport": "HTTP+JSON"}],
 }
 
@@ -59,7 +73,11 @@ def test_interfaces_of_a_v1_card_keep_card_order_and_tenant() -> None:
         ("h:443", "GRPC", "1.0", None, 2, "supportedInterfaces"),
         ("https://h/rpc03", "JSONRPC", "0.3", None, 3, "supportedInterfaces"),
     ]
-    assert found[0].core_binding is Binding.JSONRPC and found[1].core_binding is Binding.HTTP_JSON and found[2].core_binding is Binding.GRPC
+    assert (
+        found[0].core_binding is Binding.JSONRPC
+        and found[1].core_binding is Binding.HTTP_JSON
+        and found[2].core_binding is Binding.GRPC
+    )
     assert found[0].known_version is V1 and found[3].known_version is V03
     assert found[1].label == "HTTP+JSON 1.0 https://h/rest"
 
@@ -77,7 +95,12 @@ def test_interfaces_of_a_v03_card() -> None:
 
 def test_v03_card_defaults_to_jsonrpc_and_0_3() -> None:
     (only,) = interfaces({"url": "https://h/a2a"})
-    assert only.binding == "JSONRPC" and only.declared_version is None and only.version == "0.3" and only.known_version is V03
+    assert (
+        only.binding == "JSONRPC"
+        and only.declared_version is None
+        and only.version == "0.3"
+        and only.known_version is V03
+    )
 
 
 def test_a_dual_card_is_read_as_v1() -> None:
@@ -87,12 +110,19 @@ def test_a_dual_card_is_read_as_v1() -> None:
 
 
 def test_broken_entries_are_skipped_or_kept_as_text() -> None:
-    card = {"supportedInterfaces": ["junk", {"url": "https://h/x", "protocolBinding": "https://example.com/custom-binding"},
-                                    {"protocolBinding": "JSONRPC", "protocolVersion": 1.0, "tenant": ""}]}
+    card = {
+        "supportedInterfaces": [
+            "junk",
+            {"url": "https://h/x", "protocolBinding": "https://example.com/custom-binding"},
+            {"protocolBinding": "JSONRPC", "protocolVersion": 1.0, "tenant": ""},
+        ]
+    }
     found = interfaces(card)
     assert len(found) == 2
     assert found[0].core_binding is None and found[0].version == "0.3"  # custom binding, absent version
-    assert found[1].url == "" and found[1].declared_version == "1.0" and found[1].tenant is None  # empty tenant means none
+    assert (
+        found[1].url == "" and found[1].declared_version == "1.0" and found[1].tenant is None
+    )  # empty tenant means none
     assert interfaces(None) == [] and interfaces({"name": "x"}) == [] and interfaces({"url": 5}) == []
 
 
@@ -117,8 +147,12 @@ def test_selected_interface_carries_its_tenant() -> None:
 
 
 def test_select_matches_patch_level_versions() -> None:
-    card = {"supportedInterfaces": [{"url": "u1", "protocolBinding": "JSONRPC", "protocolVersion": "0.3.0"},
-                                    {"url": "u2", "protocolBinding": "HTTP+JSON", "protocolVersion": "1.0.1"}]}
+    card = {
+        "supportedInterfaces": [
+            {"url": "u1", "protocolBinding": "JSONRPC", "protocolVersion": "0.3.0"},
+            {"url": "u2", "protocolBinding": "HTTP+JSON", "protocolVersion": "1.0.1"},
+        ]
+    }
     found = interfaces(card)
     assert select(found, [(Binding.JSONRPC, V03)]) is found[0]
     assert select(found, [(Binding.HTTP_JSON, V1)]) is found[1]
@@ -131,7 +165,11 @@ def test_select_skips_unknown_versions_and_bindings() -> None:
 
 def test_parse_support() -> None:
     assert parse_support("jsonrpc@1.0, http+json@0.3") == [(Binding.JSONRPC, V1), (Binding.HTTP_JSON, V03)]
-    assert parse_support("rest@1.0,JSONRPC@0.3.0,HTTP+JSON@1.0") == [(Binding.HTTP_JSON, V1), (Binding.JSONRPC, V03), (Binding.HTTP_JSON, V1)]
+    assert parse_support("rest@1.0,JSONRPC@0.3.0,HTTP+JSON@1.0") == [
+        (Binding.HTTP_JSON, V1),
+        (Binding.JSONRPC, V03),
+        (Binding.HTTP_JSON, V1),
+    ]
     assert parse_support("") == []
     for bad in ("jsonrpc", "jsonrpc@2.0", "soap@1.0", "@1.0"):
         with pytest.raises(ValueError, match="BINDING@VERSION"):

@@ -61,17 +61,38 @@ def test_every_operation_has_a_v1_name_and_list_tasks_has_no_v03_name() -> None:
     assert len(Operation) == 11 and set(SPECS) == set(Operation)
 
 
-@pytest.mark.parametrize("method", ["sendMessage", "SendMessages", "message/Send", "tasks/list", "ListTask",
-                                    "ListTaskPushNotificationConfig", "tasks/subscribe", "", " SendMessage", "task/get"])
+@pytest.mark.parametrize(
+    "method",
+    [
+        "sendMessage",
+        "SendMessages",
+        "message/Send",
+        "tasks/list",
+        "ListTask",
+        "ListTaskPushNotificationConfig",
+        "tasks/subscribe",
+        "",
+        " SendMessage",
+        "task/get",
+    ],
+)
 def test_unknown_or_misspelled_methods_are_not_found(method: str) -> None:
     assert by_method(method) is None
 
 
 def test_capabilities_and_streaming_flags() -> None:
-    assert SPECS[Operation.SEND_STREAMING_MESSAGE].streaming and SPECS[Operation.SEND_STREAMING_MESSAGE].capability == "streaming"
+    assert (
+        SPECS[Operation.SEND_STREAMING_MESSAGE].streaming
+        and SPECS[Operation.SEND_STREAMING_MESSAGE].capability == "streaming"
+    )
     assert SPECS[Operation.SUBSCRIBE_TO_TASK].streaming and SPECS[Operation.SUBSCRIBE_TO_TASK].capability == "streaming"
     assert not SPECS[Operation.SEND_MESSAGE].streaming and SPECS[Operation.SEND_MESSAGE].capability is None
-    for op in (Operation.CREATE_PUSH_CONFIG, Operation.GET_PUSH_CONFIG, Operation.LIST_PUSH_CONFIGS, Operation.DELETE_PUSH_CONFIG):
+    for op in (
+        Operation.CREATE_PUSH_CONFIG,
+        Operation.GET_PUSH_CONFIG,
+        Operation.LIST_PUSH_CONFIGS,
+        Operation.DELETE_PUSH_CONFIG,
+    ):
         assert SPECS[op].capability == "pushNotifications"
     assert SPECS[Operation.GET_EXTENDED_CARD].capability == "extendedAgentCard"
 
@@ -103,7 +124,12 @@ V03_ROUTES = [
     ("POST", "/v1/tasks/t-1/pushNotificationConfigs", Operation.CREATE_PUSH_CONFIG, {"taskId": "t-1"}),
     ("GET", "/v1/tasks/t-1/pushNotificationConfigs/c-9", Operation.GET_PUSH_CONFIG, {"taskId": "t-1", "id": "c-9"}),
     ("GET", "/v1/tasks/t-1/pushNotificationConfigs", Operation.LIST_PUSH_CONFIGS, {"taskId": "t-1"}),
-    ("DELETE", "/v1/tasks/t-1/pushNotificationConfigs/c-9", Operation.DELETE_PUSH_CONFIG, {"taskId": "t-1", "id": "c-9"}),
+    (
+        "DELETE",
+        "/v1/tasks/t-1/pushNotificationConfigs/c-9",
+        Operation.DELETE_PUSH_CONFIG,
+        {"taskId": "t-1", "id": "c-9"},
+    ),
     ("GET", "/v1/card", Operation.GET_EXTENDED_CARD, {}),
 ]
 
@@ -141,20 +167,23 @@ def test_versions_restrict_and_order_the_match() -> None:
     assert match_route("GET", "/v1/tasks/abc", (V1, V03)) == (Operation.GET_TASK, V03, {"id": "abc"}, None)
 
 
-@pytest.mark.parametrize(("verb", "path"), [
-    ("GET", "/message:send"),          # wrong verb
-    ("PUT", "/tasks/t-1"),
-    ("POST", "/tasks/t-1"),
-    ("GET", "/tasks/t-1/extra"),
-    ("GET", "/tasks/a/b/c/d"),
-    ("POST", "/message:sendx"),
-    ("POST", "/messages:send"),
-    ("GET", "/"),
-    ("GET", ""),
-    ("GET", "/t/"),
-    ("POST", "/tasks/:cancel"),        # an empty id is no id
-    ("DELETE", "/tasks/t-1/pushNotificationConfigs"),
-])
+@pytest.mark.parametrize(
+    ("verb", "path"),
+    [
+        ("GET", "/message:send"),  # wrong verb
+        ("PUT", "/tasks/t-1"),
+        ("POST", "/tasks/t-1"),
+        ("GET", "/tasks/t-1/extra"),
+        ("GET", "/tasks/a/b/c/d"),
+        ("POST", "/message:sendx"),
+        ("POST", "/messages:send"),
+        ("GET", "/"),
+        ("GET", ""),
+        ("GET", "/t/"),
+        ("POST", "/tasks/:cancel"),  # an empty id is no id
+        ("DELETE", "/tasks/t-1/pushNotificationConfigs"),
+    ],
+)
 def test_non_routes(verb: str, path: str) -> None:
     assert match_route(verb, path) is None
 
@@ -175,7 +204,10 @@ def test_path_exists_lists_verbs_for_405() -> None:
 
 
 def test_route_builds_paths() -> None:
-    assert Route("GET", "/tasks/{taskId}/pushNotificationConfigs/{id}").path(taskId="t", id="c") == "/tasks/t/pushNotificationConfigs/c"
+    assert (
+        Route("GET", "/tasks/{taskId}/pushNotificationConfigs/{id}").path(taskId="t", id="c")
+        == "/tasks/t/pushNotificationConfigs/c"
+    )
     for spec in SPECS.values():
         for version, routes in spec.rest.items():
             for route in routes:
@@ -198,22 +230,25 @@ def test_parse_request_accepts_a_valid_envelope() -> None:
     assert null_id.has_id is True and null_id.id is None
 
 
-@pytest.mark.parametrize(("body", "field"), [
-    ([{"jsonrpc": "2.0", "id": 1, "method": "GetTask"}], None),
-    ("GetTask", None),
-    (None, None),
-    ({"id": 1, "method": "GetTask"}, "jsonrpc"),
-    ({"jsonrpc": "1.0", "id": 1, "method": "GetTask"}, "jsonrpc"),
-    ({"jsonrpc": 2.0, "id": 1, "method": "GetTask"}, "jsonrpc"),
-    ({"jsonrpc": "2.0", "id": True, "method": "GetTask"}, "id"),
-    ({"jsonrpc": "2.0", "id": {"a": 1}, "method": "GetTask"}, "id"),
-    ({"jsonrpc": "2.0", "id": [1], "method": "GetTask"}, "id"),
-    ({"jsonrpc": "2.0", "id": 1}, "method"),
-    ({"jsonrpc": "2.0", "id": 1, "method": ""}, "method"),
-    ({"jsonrpc": "2.0", "id": 1, "method": 7}, "method"),
-    ({"jsonrpc": "2.0", "id": 1, "method": "GetTask", "params": "x"}, "params"),
-    ({"jsonrpc": "2.0", "id": 1, "method": "GetTask", "params": 3}, "params"),
-])
+@pytest.mark.parametrize(
+    ("body", "field"),
+    [
+        ([{"jsonrpc": "2.0", "id": 1, "method": "GetTask"}], None),
+        ("GetTask", None),
+        (None, None),
+        ({"id": 1, "method": "GetTask"}, "jsonrpc"),
+        ({"jsonrpc": "1.0", "id": 1, "method": "GetTask"}, "jsonrpc"),
+        ({"jsonrpc": 2.0, "id": 1, "method": "GetTask"}, "jsonrpc"),
+        ({"jsonrpc": "2.0", "id": True, "method": "GetTask"}, "id"),
+        ({"jsonrpc": "2.0", "id": {"a": 1}, "method": "GetTask"}, "id"),
+        ({"jsonrpc": "2.0", "id": [1], "method": "GetTask"}, "id"),
+        ({"jsonrpc": "2.0", "id": 1}, "method"),
+        ({"jsonrpc": "2.0", "id": 1, "method": ""}, "method"),
+        ({"jsonrpc": "2.0", "id": 1, "method": 7}, "method"),
+        ({"jsonrpc": "2.0", "id": 1, "method": "GetTask", "params": "x"}, "params"),
+        ({"jsonrpc": "2.0", "id": 1, "method": "GetTask", "params": 3}, "params"),
+    ],
+)
 def test_parse_request_rejects_invalid_envelopes(body: object, field: str | None) -> None:
     with pytest.raises(A2AError) as info:
         jsonrpc.parse_request(body)
@@ -221,10 +256,21 @@ def test_parse_request_rejects_invalid_envelopes(body: object, field: str | None
     assert info.value.field == field
 
 
-@pytest.mark.parametrize(("body", "expected"), [
-    ({"id": 5}, 5), ({"id": "x"}, "x"), ({"id": 1.5}, 1.5), ({"id": None}, None), ({}, None),
-    ({"id": True}, None), ({"id": [1]}, None), ({"id": {"a": 1}}, None), ([{"id": 1}], None), ("x", None),
-])
+@pytest.mark.parametrize(
+    ("body", "expected"),
+    [
+        ({"id": 5}, 5),
+        ({"id": "x"}, "x"),
+        ({"id": 1.5}, 1.5),
+        ({"id": None}, None),
+        ({}, None),
+        ({"id": True}, None),
+        ({"id": [1]}, None),
+        ({"id": {"a": 1}}, None),
+        ([{"id": 1}], None),
+        ("x", None),
+    ],
+)
 def test_request_id_of_echoes_only_usable_ids(body: object, expected: object) -> None:
     assert jsonrpc.request_id_of(body) == expected
 
@@ -235,7 +281,12 @@ def test_error_bodies_by_version() -> None:
     assert v1["jsonrpc"] == "2.0" and v1["id"] == 3 and "result" not in v1
     assert v1["error"]["code"] == -32001 and v1["error"]["message"] == "Task not found: t"
     (info,) = v1["error"]["data"]
-    assert info == {"@type": "type.googleapis.com/google.rpc.ErrorInfo", "reason": "TASK_NOT_FOUND", "domain": "a2a-protocol.org", "metadata": {"taskId": "t"}}
+    assert info == {
+        "@type": "type.googleapis.com/google.rpc.ErrorInfo",
+        "reason": "TASK_NOT_FOUND",
+        "domain": "a2a-protocol.org",
+        "metadata": {"taskId": "t"},
+    }
     v03 = jsonrpc.error(3, err, V03)
     assert v03["error"] == {"code": -32001, "message": "Task not found: t"}  # 0.3 data is free-form; none needed
     bad = A2AError(ErrorType.INVALID_PARAMS, "Invalid parameters: params.x: nope", field="params.x")
@@ -244,4 +295,9 @@ def test_error_bodies_by_version() -> None:
     assert v1_bad[0]["@type"] == "type.googleapis.com/google.rpc.BadRequest"
     assert v1_bad[0]["fieldViolations"][0]["field"] == "params.x"
     assert jsonrpc.result(9, {"a": 1}) == {"jsonrpc": "2.0", "id": 9, "result": {"a": 1}}
-    assert jsonrpc.envelope("GetTask", {"id": "t"}, 4) == {"jsonrpc": "2.0", "id": 4, "method": "GetTask", "params": {"id": "t"}}
+    assert jsonrpc.envelope("GetTask", {"id": "t"}, 4) == {
+        "jsonrpc": "2.0",
+        "id": 4,
+        "method": "GetTask",
+        "params": {"id": "t"},
+    }

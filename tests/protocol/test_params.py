@@ -22,8 +22,14 @@ MSG_V03_REST = {"messageId": "m-1", "role": "ROLE_USER", "content": [{"text": "h
 CANONICAL_MSG = {"messageId": "m-1", "role": "ROLE_USER", "parts": [{"text": "hi"}]}
 
 
-def invalid(op: Operation, version: Version, rest: bool, body: Any, path_params: dict[str, str] | None = None,
-            query: dict[str, str] | None = None) -> A2AError:
+def invalid(
+    op: Operation,
+    version: Version,
+    rest: bool,
+    body: Any,
+    path_params: dict[str, str] | None = None,
+    query: dict[str, str] | None = None,
+) -> A2AError:
     with pytest.raises(A2AError) as info:
         params.read(op, version, rest, body, path_params, query)
     assert info.value.type is ErrorType.INVALID_PARAMS and info.value.code == -32602, info.value
@@ -34,31 +40,91 @@ def invalid(op: Operation, version: Version, rest: bool, body: Any, path_params:
 
 
 def test_send_message_v1_jsonrpc() -> None:
-    out = params.read(O.SEND_MESSAGE, V1, False, {"message": MSG_V1, "configuration": {"historyLength": 2, "returnImmediately": True,
-                                                   "taskPushNotificationConfig": {"url": "http://127.0.0.1/h", "authentication": {"scheme": "Bearer", "credentials": "c"}}},
-                                                   "metadata": {"a": 1}, "tenant": "acme"})
-    assert out == {"tenant": "acme", "message": CANONICAL_MSG, "metadata": {"a": 1},
-                   "configuration": {"returnImmediately": True, "historyLength": 2,
-                                     "taskPushNotificationConfig": {"url": "http://127.0.0.1/h", "authentication": {"scheme": "Bearer", "credentials": "c"}}}}
+    out = params.read(
+        O.SEND_MESSAGE,
+        V1,
+        False,
+        {
+            "message": MSG_V1,
+            "configuration": {
+                "historyLength": 2,
+                "returnImmediately": True,
+                "taskPushNotificationConfig": {
+                    "url": "http://127.0.0.1/h",
+                    "authentication": {"scheme": "Bearer", "credentials": "c"},
+                },
+            },
+            "metadata": {"a": 1},
+            "tenant": "acme",
+        },
+    )
+    assert out == {
+        "tenant": "acme",
+        "message": CANONICAL_MSG,
+        "metadata": {"a": 1},
+        "configuration": {
+            "returnImmediately": True,
+            "historyLength": 2,
+            "taskPushNotificationConfig": {
+                "url": "http://127.0.0.1/h",
+                "authentication": {"scheme": "Bearer", "credentials": "c"},
+            },
+        },
+    }
 
 
 def test_send_message_defaults_to_blocking() -> None:
     assert params.read(O.SEND_MESSAGE, V1, False, {"message": MSG_V1})["configuration"] == {"returnImmediately": False}
-    assert params.read(O.SEND_MESSAGE, V03, False, {"message": MSG_V03})["configuration"] == {"returnImmediately": False}
+    assert params.read(O.SEND_MESSAGE, V03, False, {"message": MSG_V03})["configuration"] == {
+        "returnImmediately": False
+    }
 
 
 def test_send_message_v03_jsonrpc_blocking_and_push() -> None:
-    out = params.read(O.SEND_MESSAGE, V03, False, {"message": MSG_V03, "configuration": {"blocking": False, "historyLength": 0,
-                                                    "pushNotificationConfig": {"url": "http://127.0.0.1/h", "token": "tok", "authentication": {"schemes": ["Bearer"], "credentials": "c"}}}})
+    out = params.read(
+        O.SEND_MESSAGE,
+        V03,
+        False,
+        {
+            "message": MSG_V03,
+            "configuration": {
+                "blocking": False,
+                "historyLength": 0,
+                "pushNotificationConfig": {
+                    "url": "http://127.0.0.1/h",
+                    "token": "tok",
+                    "authentication": {"schemes": ["Bearer"], "credentials": "c"},
+                },
+            },
+        },
+    )
     assert out["message"] == CANONICAL_MSG
-    assert out["configuration"] == {"returnImmediately": True, "historyLength": 0,
-                                    "taskPushNotificationConfig": {"url": "http://127.0.0.1/h", "token": "tok", "authentication": {"scheme": "Bearer", "credentials": "c"}}}
+    assert out["configuration"] == {
+        "returnImmediately": True,
+        "historyLength": 0,
+        "taskPushNotificationConfig": {
+            "url": "http://127.0.0.1/h",
+            "token": "tok",
+            "authentication": {"scheme": "Bearer", "credentials": "c"},
+        },
+    }
 
 
 def test_send_message_v03_rest_uses_content_and_push_notification() -> None:
-    out = params.read(O.SEND_MESSAGE, V03, True, {"message": MSG_V03_REST, "configuration": {"blocking": True, "pushNotification": {"url": "http://127.0.0.1/h"}}})
+    out = params.read(
+        O.SEND_MESSAGE,
+        V03,
+        True,
+        {
+            "message": MSG_V03_REST,
+            "configuration": {"blocking": True, "pushNotification": {"url": "http://127.0.0.1/h"}},
+        },
+    )
     assert out["message"] == CANONICAL_MSG
-    assert out["configuration"] == {"returnImmediately": False, "taskPushNotificationConfig": {"url": "http://127.0.0.1/h"}}
+    assert out["configuration"] == {
+        "returnImmediately": False,
+        "taskPushNotificationConfig": {"url": "http://127.0.0.1/h"},
+    }
     # the 0.3 proto names the message `request`
     assert params.read(O.SEND_MESSAGE, V03, True, {"request": MSG_V03_REST})["message"] == CANONICAL_MSG
 
@@ -75,27 +141,40 @@ def test_lenient_kind_is_passed_through() -> None:
     assert invalid(O.SEND_MESSAGE, V03, False, {"message": raw}).field == "params.message.kind"
 
 
-@pytest.mark.parametrize(("body", "field"), [
-    ({}, "params.message"),
-    ({"message": "hi"}, "params.message"),
-    ({"message": {**MSG_V1, "role": "user"}}, "params.message.role"),
-    ({"message": {**MSG_V1, "role": "ROLE_UNSPECIFIED"}}, "params.message.role"),
-    ({"message": {**MSG_V1, "messageId": None}}, "params.message.messageId"),
-    ({"message": {**MSG_V1, "parts": []}}, "params.message.parts"),
-    ({"message": {**MSG_V1, "parts": [{"text": "a", "url": "b"}]}}, "params.message.parts[0]"),
-    ({"message": {**MSG_V1, "parts": [{"text": "a"}, {"raw": "%%%"}]}}, "params.message.parts[1].raw"),
-    ({"message": {**MSG_V1, "contextId": 1}}, "params.message.contextId"),
-    ({"message": MSG_V1, "configuration": []}, "params.configuration"),
-    ({"message": MSG_V1, "configuration": {"returnImmediately": "yes"}}, "params.configuration.returnImmediately"),
-    ({"message": MSG_V1, "configuration": {"historyLength": -1}}, "params.configuration.historyLength"),
-    ({"message": MSG_V1, "configuration": {"historyLength": 1.5}}, "params.configuration.historyLength"),
-    ({"message": MSG_V1, "configuration": {"historyLength": True}}, "params.configuration.historyLength"),
-    ({"message": MSG_V1, "configuration": {"taskPushNotificationConfig": {}}}, "params.configuration.taskPushNotificationConfig.url"),
-    ({"message": MSG_V1, "configuration": {"taskPushNotificationConfig": {"url": "http://h", "authentication": {}}}},
-     "params.configuration.taskPushNotificationConfig.authentication.scheme"),
-    ({"message": MSG_V1, "configuration": {"taskPushNotificationConfig": {"url": "http://h", "id": 7}}},
-     "params.configuration.taskPushNotificationConfig.id"),
-])
+@pytest.mark.parametrize(
+    ("body", "field"),
+    [
+        ({}, "params.message"),
+        ({"message": "hi"}, "params.message"),
+        ({"message": {**MSG_V1, "role": "user"}}, "params.message.role"),
+        ({"message": {**MSG_V1, "role": "ROLE_UNSPECIFIED"}}, "params.message.role"),
+        ({"message": {**MSG_V1, "messageId": None}}, "params.message.messageId"),
+        ({"message": {**MSG_V1, "parts": []}}, "params.message.parts"),
+        ({"message": {**MSG_V1, "parts": [{"text": "a", "url": "b"}]}}, "params.message.parts[0]"),
+        ({"message": {**MSG_V1, "parts": [{"text": "a"}, {"raw": "%%%"}]}}, "params.message.parts[1].raw"),
+        ({"message": {**MSG_V1, "contextId": 1}}, "params.message.contextId"),
+        ({"message": MSG_V1, "configuration": []}, "params.configuration"),
+        ({"message": MSG_V1, "configuration": {"returnImmediately": "yes"}}, "params.configuration.returnImmediately"),
+        ({"message": MSG_V1, "configuration": {"historyLength": -1}}, "params.configuration.historyLength"),
+        ({"message": MSG_V1, "configuration": {"historyLength": 1.5}}, "params.configuration.historyLength"),
+        ({"message": MSG_V1, "configuration": {"historyLength": True}}, "params.configuration.historyLength"),
+        (
+            {"message": MSG_V1, "configuration": {"taskPushNotificationConfig": {}}},
+            "params.configuration.taskPushNotificationConfig.url",
+        ),
+        (
+            {
+                "message": MSG_V1,
+                "configuration": {"taskPushNotificationConfig": {"url": "http://h", "authentication": {}}},
+            },
+            "params.configuration.taskPushNotificationConfig.authentication.scheme",
+        ),
+        (
+            {"message": MSG_V1, "configuration": {"taskPushNotificationConfig": {"url": "http://h", "id": 7}}},
+            "params.configuration.taskPushNotificationConfig.id",
+        ),
+    ],
+)
 def test_send_message_v1_invalid_params_name_the_field(body: dict[str, Any], field: str) -> None:
     err = invalid(O.SEND_MESSAGE, V1, False, body)
     assert err.field == field
@@ -104,7 +183,10 @@ def test_send_message_v1_invalid_params_name_the_field(body: dict[str, Any], fie
 
 
 def test_v03_blocking_must_be_boolean() -> None:
-    assert invalid(O.SEND_MESSAGE, V03, False, {"message": MSG_V03, "configuration": {"blocking": 1}}).field == "params.configuration.blocking"
+    assert (
+        invalid(O.SEND_MESSAGE, V03, False, {"message": MSG_V03, "configuration": {"blocking": 1}}).field
+        == "params.configuration.blocking"
+    )
 
 
 @pytest.mark.parametrize("body", [[], "x", 3, [MSG_V1]])
@@ -135,7 +217,10 @@ def test_task_id_operations(op: Operation) -> None:
 def test_get_task_history_length_from_params_and_query() -> None:
     assert params.read(O.GET_TASK, V1, False, {"id": "t", "historyLength": 0}) == {"id": "t", "historyLength": 0}
     assert params.read(O.GET_TASK, V1, True, {}, {"id": "t"}, {"historyLength": "3"}) == {"id": "t", "historyLength": 3}
-    assert params.read(O.GET_TASK, V1, True, {}, {"id": "t"}, {"history_length": "2"}) == {"id": "t", "historyLength": 2}  # snake_case query
+    assert params.read(O.GET_TASK, V1, True, {}, {"id": "t"}, {"history_length": "2"}) == {
+        "id": "t",
+        "historyLength": 2,
+    }  # snake_case query
     assert invalid(O.GET_TASK, V1, True, {}, {"id": "t"}, {"historyLength": "-1"}).field == "historyLength"
     assert invalid(O.GET_TASK, V1, True, {}, {"id": "t"}, {"historyLength": "lots"}).field == "historyLength"
     assert invalid(O.GET_TASK, V1, False, {"id": "t", "historyLength": "2x"}).field == "params.historyLength"
@@ -143,7 +228,10 @@ def test_get_task_history_length_from_params_and_query() -> None:
 
 def test_the_path_wins_over_the_body() -> None:
     assert params.read(O.CANCEL_TASK, V1, True, {"id": "from-body"}, {"id": "from-path"})["id"] == "from-path"
-    assert params.read(O.CREATE_PUSH_CONFIG, V1, True, {"url": "http://h", "taskId": "other"}, {"taskId": "t"}) == {"taskId": "t", "url": "http://h"}
+    assert params.read(O.CREATE_PUSH_CONFIG, V1, True, {"url": "http://h", "taskId": "other"}, {"taskId": "t"}) == {
+        "taskId": "t",
+        "url": "http://h",
+    }
 
 
 def test_v03_rest_resource_names() -> None:
@@ -161,30 +249,58 @@ def test_odd_numbers_in_query_are_invalid_params_not_crashes(text: str) -> None:
 
 
 def test_list_tasks_defaults() -> None:
-    assert params.read(O.LIST_TASKS, V1, False, {}) == {"pageSize": 50, "offset": 0, "includeArtifacts": False, "statusTimestampAfter": None}
+    assert params.read(O.LIST_TASKS, V1, False, {}) == {
+        "pageSize": 50,
+        "offset": 0,
+        "includeArtifacts": False,
+        "statusTimestampAfter": None,
+    }
 
 
 def test_list_tasks_from_query() -> None:
-    out = params.read(O.LIST_TASKS, V1, True, {}, {}, {"pageSize": "10", "status": "TASK_STATE_WORKING", "includeArtifacts": "true",
-                                                       "pageToken": "20", "contextId": "c", "historyLength": "0",
-                                                       "statusTimestampAfter": "2026-01-01T00:00:00Z"})
-    assert out == {"contextId": "c", "status": TaskState.WORKING, "pageSize": 10, "offset": 20, "historyLength": 0,
-                   "includeArtifacts": True, "statusTimestampAfter": "2026-01-01T00:00:00Z"}
+    out = params.read(
+        O.LIST_TASKS,
+        V1,
+        True,
+        {},
+        {},
+        {
+            "pageSize": "10",
+            "status": "TASK_STATE_WORKING",
+            "includeArtifacts": "true",
+            "pageToken": "20",
+            "contextId": "c",
+            "historyLength": "0",
+            "statusTimestampAfter": "2026-01-01T00:00:00Z",
+        },
+    )
+    assert out == {
+        "contextId": "c",
+        "status": TaskState.WORKING,
+        "pageSize": 10,
+        "offset": 20,
+        "historyLength": 0,
+        "includeArtifacts": True,
+        "statusTimestampAfter": "2026-01-01T00:00:00Z",
+    }
 
 
-@pytest.mark.parametrize(("body", "field"), [
-    ({"pageSize": 0}, "params.pageSize"),
-    ({"pageSize": 101}, "params.pageSize"),
-    ({"pageSize": "many"}, "params.pageSize"),
-    ({"status": "working"}, "params.status"),  # the 0.3 spelling is not a 1.0 enum value
-    ({"status": "TASK_STATE_CANCELLED"}, "params.status"),
-    ({"status": 3}, "params.status"),
-    ({"pageToken": "abc"}, "params.pageToken"),
-    ({"pageToken": 5}, "params.pageToken"),
-    ({"includeArtifacts": "yes"}, "params.includeArtifacts"),
-    ({"historyLength": -2}, "params.historyLength"),
-    ({"statusTimestampAfter": 5}, "params.statusTimestampAfter"),
-])
+@pytest.mark.parametrize(
+    ("body", "field"),
+    [
+        ({"pageSize": 0}, "params.pageSize"),
+        ({"pageSize": 101}, "params.pageSize"),
+        ({"pageSize": "many"}, "params.pageSize"),
+        ({"status": "working"}, "params.status"),  # the 0.3 spelling is not a 1.0 enum value
+        ({"status": "TASK_STATE_CANCELLED"}, "params.status"),
+        ({"status": 3}, "params.status"),
+        ({"pageToken": "abc"}, "params.pageToken"),
+        ({"pageToken": 5}, "params.pageToken"),
+        ({"includeArtifacts": "yes"}, "params.includeArtifacts"),
+        ({"historyLength": -2}, "params.historyLength"),
+        ({"statusTimestampAfter": 5}, "params.statusTimestampAfter"),
+    ],
+)
 def test_list_tasks_validation(body: dict[str, Any], field: str) -> None:
     assert invalid(O.LIST_TASKS, V1, False, body).field == field
 
@@ -198,20 +314,45 @@ def test_list_tasks_page_size_bounds_are_inclusive() -> None:
 
 
 def test_create_push_config_v1() -> None:
-    body = {"taskId": "t", "url": "http://127.0.0.1/h", "token": "x", "authentication": {"scheme": "Bearer", "credentials": "c"}}
+    body = {
+        "taskId": "t",
+        "url": "http://127.0.0.1/h",
+        "token": "x",
+        "authentication": {"scheme": "Bearer", "credentials": "c"},
+    }
     assert params.read(O.CREATE_PUSH_CONFIG, V1, False, body) == body
     assert invalid(O.CREATE_PUSH_CONFIG, V1, False, {"url": "http://h"}).field == "params.taskId"
     assert invalid(O.CREATE_PUSH_CONFIG, V1, False, {"taskId": "t"}).field == "params.url"
 
 
 def test_create_push_config_v03_jsonrpc_and_rest() -> None:
-    body = {"taskId": "t", "pushNotificationConfig": {"id": "p", "url": "http://127.0.0.1/h", "authentication": {"schemes": ["Bearer"], "credentials": "c"}}}
-    expected = {"taskId": "t", "id": "p", "url": "http://127.0.0.1/h", "authentication": {"scheme": "Bearer", "credentials": "c"}}
+    body = {
+        "taskId": "t",
+        "pushNotificationConfig": {
+            "id": "p",
+            "url": "http://127.0.0.1/h",
+            "authentication": {"schemes": ["Bearer"], "credentials": "c"},
+        },
+    }
+    expected = {
+        "taskId": "t",
+        "id": "p",
+        "url": "http://127.0.0.1/h",
+        "authentication": {"scheme": "Bearer", "credentials": "c"},
+    }
     assert params.read(O.CREATE_PUSH_CONFIG, V03, False, body) == expected
     # 0.3 REST: the body may be wrapped in `config` or bare; the task comes from the path
-    assert params.read(O.CREATE_PUSH_CONFIG, V03, True, {"config": body["pushNotificationConfig"]}, {"taskId": "t"}) == expected
+    assert (
+        params.read(O.CREATE_PUSH_CONFIG, V03, True, {"config": body["pushNotificationConfig"]}, {"taskId": "t"})
+        == expected
+    )
     assert params.read(O.CREATE_PUSH_CONFIG, V03, True, body["pushNotificationConfig"], {"taskId": "t"}) == expected
-    err = invalid(O.CREATE_PUSH_CONFIG, V03, False, {"taskId": "t", "pushNotificationConfig": {"url": "http://h", "authentication": {"schemes": "Bearer"}}})
+    err = invalid(
+        O.CREATE_PUSH_CONFIG,
+        V03,
+        False,
+        {"taskId": "t", "pushNotificationConfig": {"url": "http://h", "authentication": {"schemes": "Bearer"}}},
+    )
     assert err.field == "params.pushNotificationConfig.authentication.schemes"
 
 
@@ -223,11 +364,20 @@ def test_get_list_delete_push_config_params() -> None:
     assert invalid(O.LIST_PUSH_CONFIGS, V1, False, {"id": "t"}).field == "params.taskId"
     # 0.3 JSON-RPC: `id` is the task, `pushNotificationConfigId` the config (optional for get, required for delete)
     assert params.read(O.GET_PUSH_CONFIG, V03, False, {"id": "t"}) == {"taskId": "t"}
-    assert params.read(O.GET_PUSH_CONFIG, V03, False, {"id": "t", "pushNotificationConfigId": "p"}) == {"taskId": "t", "id": "p"}
+    assert params.read(O.GET_PUSH_CONFIG, V03, False, {"id": "t", "pushNotificationConfigId": "p"}) == {
+        "taskId": "t",
+        "id": "p",
+    }
     assert params.read(O.LIST_PUSH_CONFIGS, V03, False, {"id": "t"}) == {"taskId": "t"}
-    assert params.read(O.DELETE_PUSH_CONFIG, V03, False, {"id": "t", "pushNotificationConfigId": "p"}) == {"taskId": "t", "id": "p"}
+    assert params.read(O.DELETE_PUSH_CONFIG, V03, False, {"id": "t", "pushNotificationConfigId": "p"}) == {
+        "taskId": "t",
+        "id": "p",
+    }
     assert invalid(O.DELETE_PUSH_CONFIG, V03, False, {"id": "t"}).field == "params.pushNotificationConfigId"
-    assert invalid(O.GET_PUSH_CONFIG, V03, False, {"id": "t", "pushNotificationConfigId": 3}).field == "params.pushNotificationConfigId"
+    assert (
+        invalid(O.GET_PUSH_CONFIG, V03, False, {"id": "t", "pushNotificationConfigId": 3}).field
+        == "params.pushNotificationConfigId"
+    )
     # 0.3 REST: both from the path
     assert params.read(O.GET_PUSH_CONFIG, V03, True, {}, {"taskId": "t", "id": "p"}) == {"taskId": "t", "id": "p"}
 

@@ -50,20 +50,34 @@ def test_jsonrpc_0_3_send_message_has_kind_and_blocking() -> None:
     wire = requests.build(Operation.SEND_MESSAGE, V03, Binding.JSONRPC, send_params())
     assert isinstance(wire, RpcRequest)
     assert wire.method == "message/send"
-    assert wire.params["message"] == {"kind": "message", "messageId": "m-1", "role": "user",
-                                      "parts": [{"kind": "text", "text": "hi"}, {"kind": "data", "data": {"k": 1}}]}
+    assert wire.params["message"] == {
+        "kind": "message",
+        "messageId": "m-1",
+        "role": "user",
+        "parts": [{"kind": "text", "text": "hi"}, {"kind": "data", "data": {"k": 1}}],
+    }
     assert wire.params["configuration"] == {"blocking": True}
 
 
 def test_jsonrpc_0_3_return_immediately_becomes_blocking_false() -> None:
-    wire = requests.build(Operation.SEND_MESSAGE, V03, Binding.JSONRPC, {"message": MESSAGE, "configuration": {"returnImmediately": True, "historyLength": 2}})
+    wire = requests.build(
+        Operation.SEND_MESSAGE,
+        V03,
+        Binding.JSONRPC,
+        {"message": MESSAGE, "configuration": {"returnImmediately": True, "historyLength": 2}},
+    )
     assert isinstance(wire, RpcRequest)
     assert wire.params["configuration"] == {"blocking": False, "historyLength": 2}
 
 
 def test_streaming_method_names() -> None:
-    assert requests.build(Operation.SEND_STREAMING_MESSAGE, V1, Binding.JSONRPC, send_params()).method == "SendStreamingMessage"  # type: ignore[union-attr]
-    assert requests.build(Operation.SEND_STREAMING_MESSAGE, V03, Binding.JSONRPC, send_params()).method == "message/stream"  # type: ignore[union-attr]
+    assert (
+        requests.build(Operation.SEND_STREAMING_MESSAGE, V1, Binding.JSONRPC, send_params()).method
+        == "SendStreamingMessage"
+    )  # type: ignore[union-attr]
+    assert (
+        requests.build(Operation.SEND_STREAMING_MESSAGE, V03, Binding.JSONRPC, send_params()).method == "message/stream"
+    )  # type: ignore[union-attr]
 
 
 def test_tenant_goes_into_jsonrpc_params() -> None:
@@ -81,15 +95,33 @@ def test_no_configuration_when_none_given() -> None:
 
 
 def test_get_task_both_versions() -> None:
-    assert requests.build(Operation.GET_TASK, V1, Binding.JSONRPC, {"id": "t-1", "historyLength": 0}) == RpcRequest("GetTask", {"id": "t-1", "historyLength": 0})
-    assert requests.build(Operation.GET_TASK, V03, Binding.JSONRPC, {"id": "t-1"}) == RpcRequest("tasks/get", {"id": "t-1"})
+    assert requests.build(Operation.GET_TASK, V1, Binding.JSONRPC, {"id": "t-1", "historyLength": 0}) == RpcRequest(
+        "GetTask", {"id": "t-1", "historyLength": 0}
+    )
+    assert requests.build(Operation.GET_TASK, V03, Binding.JSONRPC, {"id": "t-1"}) == RpcRequest(
+        "tasks/get", {"id": "t-1"}
+    )
 
 
 def test_push_config_params_0_3_use_old_names() -> None:
     wire = requests.build(Operation.GET_PUSH_CONFIG, V03, Binding.JSONRPC, {"taskId": "t", "id": "c"})
     assert wire == RpcRequest("tasks/pushNotificationConfig/get", {"id": "t", "pushNotificationConfigId": "c"})
-    create = requests.build(Operation.CREATE_PUSH_CONFIG, V03, Binding.JSONRPC, {"taskId": "t", "url": "https://hook", "authentication": {"scheme": "Bearer", "credentials": "x"}})
-    assert create == RpcRequest("tasks/pushNotificationConfig/set", {"taskId": "t", "pushNotificationConfig": {"url": "https://hook", "authentication": {"schemes": ["Bearer"], "credentials": "x"}}})
+    create = requests.build(
+        Operation.CREATE_PUSH_CONFIG,
+        V03,
+        Binding.JSONRPC,
+        {"taskId": "t", "url": "https://hook", "authentication": {"scheme": "Bearer", "credentials": "x"}},
+    )
+    assert create == RpcRequest(
+        "tasks/pushNotificationConfig/set",
+        {
+            "taskId": "t",
+            "pushNotificationConfig": {
+                "url": "https://hook",
+                "authentication": {"schemes": ["Bearer"], "credentials": "x"},
+            },
+        },
+    )
 
 
 def test_list_tasks_has_no_0_3_jsonrpc_method() -> None:
@@ -114,7 +146,9 @@ def test_grpc_is_not_built() -> None:
 
 def test_rest_1_0_send_message() -> None:
     wire = requests.build(Operation.SEND_MESSAGE, V1, Binding.HTTP_JSON, send_params())
-    assert wire == RestRequest("POST", "/message:send", {}, {"message": MESSAGE, "configuration": {"returnImmediately": False}})
+    assert wire == RestRequest(
+        "POST", "/message:send", {}, {"message": MESSAGE, "configuration": {"returnImmediately": False}}
+    )
 
 
 def test_rest_1_0_tenant_is_a_path_prefix_not_a_body_field() -> None:
@@ -128,23 +162,36 @@ def test_rest_0_3_send_message_uses_content_and_v1_prefix() -> None:
     wire = requests.build(Operation.SEND_MESSAGE, V03, Binding.HTTP_JSON, send_params(tenant="ignored"))
     assert isinstance(wire, RestRequest)
     assert (wire.verb, wire.path) == ("POST", "/v1/message:send")
-    assert wire.body == {"message": {"messageId": "m-1", "role": "ROLE_USER", "content": [{"text": "hi"}, {"data": {"data": {"k": 1}}}]},
-                         "configuration": {"blocking": True}}
+    assert wire.body == {
+        "message": {"messageId": "m-1", "role": "ROLE_USER", "content": [{"text": "hi"}, {"data": {"data": {"k": 1}}}]},
+        "configuration": {"blocking": True},
+    }
 
 
 def test_rest_get_task_query_and_encoded_id() -> None:
     wire = requests.build(Operation.GET_TASK, V1, Binding.HTTP_JSON, {"id": "a/b", "historyLength": 3})
     assert wire == RestRequest("GET", "/tasks/a%2Fb", {"historyLength": "3"}, None)
-    assert requests.build(Operation.GET_TASK, V03, Binding.HTTP_JSON, {"id": "t"}) == RestRequest("GET", "/v1/tasks/t", {}, None)
+    assert requests.build(Operation.GET_TASK, V03, Binding.HTTP_JSON, {"id": "t"}) == RestRequest(
+        "GET", "/v1/tasks/t", {}, None
+    )
 
 
 def test_rest_list_tasks_query_spelling() -> None:
-    wire = requests.build(Operation.LIST_TASKS, V1, Binding.HTTP_JSON, {"status": TaskState.WORKING, "includeArtifacts": True, "pageSize": 5})
-    assert wire == RestRequest("GET", "/tasks", {"status": "TASK_STATE_WORKING", "pageSize": "5", "includeArtifacts": "true"}, None)
+    wire = requests.build(
+        Operation.LIST_TASKS,
+        V1,
+        Binding.HTTP_JSON,
+        {"status": TaskState.WORKING, "includeArtifacts": True, "pageSize": 5},
+    )
+    assert wire == RestRequest(
+        "GET", "/tasks", {"status": "TASK_STATE_WORKING", "pageSize": "5", "includeArtifacts": "true"}, None
+    )
 
 
 def test_rest_cancel_body_is_an_empty_object() -> None:
-    assert requests.build(Operation.CANCEL_TASK, V1, Binding.HTTP_JSON, {"id": "t"}) == RestRequest("POST", "/tasks/t:cancel", {}, {})
+    assert requests.build(Operation.CANCEL_TASK, V1, Binding.HTTP_JSON, {"id": "t"}) == RestRequest(
+        "POST", "/tasks/t:cancel", {}, {}
+    )
 
 
 def test_rest_subscribe_uses_post() -> None:
@@ -153,8 +200,12 @@ def test_rest_subscribe_uses_post() -> None:
 
 
 def test_rest_extended_card_paths() -> None:
-    assert requests.build(Operation.GET_EXTENDED_CARD, V1, Binding.HTTP_JSON, {}) == RestRequest("GET", "/extendedAgentCard", {}, None)
-    assert requests.build(Operation.GET_EXTENDED_CARD, V03, Binding.HTTP_JSON, {}) == RestRequest("GET", "/v1/card", {}, None)
+    assert requests.build(Operation.GET_EXTENDED_CARD, V1, Binding.HTTP_JSON, {}) == RestRequest(
+        "GET", "/extendedAgentCard", {}, None
+    )
+    assert requests.build(Operation.GET_EXTENDED_CARD, V03, Binding.HTTP_JSON, {}) == RestRequest(
+        "GET", "/v1/card", {}, None
+    )
 
 
 # ----------------------------------------------------------------------------- service parameters
@@ -177,7 +228,14 @@ def test_version_header_only_for_1_0() -> None:
 
 ROUND_TRIPS: list[tuple[Operation, dict[str, Any]]] = [
     (Operation.SEND_MESSAGE, send_params()),
-    (Operation.SEND_MESSAGE, {"message": {**MESSAGE, "contextId": "c-1"}, "configuration": {"returnImmediately": True, "historyLength": 1}, "metadata": {"a": 1}}),
+    (
+        Operation.SEND_MESSAGE,
+        {
+            "message": {**MESSAGE, "contextId": "c-1"},
+            "configuration": {"returnImmediately": True, "historyLength": 1},
+            "metadata": {"a": 1},
+        },
+    ),
     (Operation.SEND_STREAMING_MESSAGE, send_params()),
     (Operation.GET_TASK, {"id": "t-1", "historyLength": 2}),
     (Operation.CANCEL_TASK, {"id": "t-1"}),
@@ -191,8 +249,12 @@ ROUND_TRIPS: list[tuple[Operation, dict[str, Any]]] = [
 
 @pytest.mark.parametrize("binding", [Binding.JSONRPC, Binding.HTTP_JSON], ids=["jsonrpc", "rest"])
 @pytest.mark.parametrize("version", [V1, V03], ids=["1.0", "0.3"])
-@pytest.mark.parametrize(("op", "canonical"), ROUND_TRIPS, ids=[f"{op.value}-{i}" for i, (op, _) in enumerate(ROUND_TRIPS)])
-def test_round_trip_through_params_read(op: Operation, canonical: dict[str, Any], version: Version, binding: Binding) -> None:
+@pytest.mark.parametrize(
+    ("op", "canonical"), ROUND_TRIPS, ids=[f"{op.value}-{i}" for i, (op, _) in enumerate(ROUND_TRIPS)]
+)
+def test_round_trip_through_params_read(
+    op: Operation, canonical: dict[str, Any], version: Version, binding: Binding
+) -> None:
     got = read_back(op, version, binding, canonical)
     for key, value in canonical.items():
         assert got[key] == value, key
@@ -205,5 +267,15 @@ def test_round_trip_keeps_tenant_in_1_0(binding: Binding) -> None:
 
 
 def test_round_trip_list_tasks_rest() -> None:
-    got = read_back(Operation.LIST_TASKS, V1, Binding.HTTP_JSON, {"contextId": "c", "status": "TASK_STATE_COMPLETED", "pageSize": 7, "includeArtifacts": True})
-    assert got["contextId"] == "c" and got["status"] is TaskState.COMPLETED and got["pageSize"] == 7 and got["includeArtifacts"] is True
+    got = read_back(
+        Operation.LIST_TASKS,
+        V1,
+        Binding.HTTP_JSON,
+        {"contextId": "c", "status": "TASK_STATE_COMPLETED", "pageSize": 7, "includeArtifacts": True},
+    )
+    assert (
+        got["contextId"] == "c"
+        and got["status"] is TaskState.COMPLETED
+        and got["pageSize"] == 7
+        and got["includeArtifacts"] is True
+    )

@@ -16,14 +16,25 @@ from a2a_lab.protocol.versions import Version
 
 V1, V03 = Version.V1_0, Version.V0_3
 
-USER_MSG = {"messageId": "m-1", "role": "ROLE_USER", "parts": [{"text": "hi"}], "contextId": "c-1", "taskId": "t-1",
-            "referenceTaskIds": ["t-0"], "metadata": {"k": "v"}}
+USER_MSG = {
+    "messageId": "m-1",
+    "role": "ROLE_USER",
+    "parts": [{"text": "hi"}],
+    "contextId": "c-1",
+    "taskId": "t-1",
+    "referenceTaskIds": ["t-0"],
+    "metadata": {"k": "v"},
+}
 FILE_BYTES = {"raw": "aGk=", "mediaType": "text/plain", "filename": "a.txt"}
 FILE_URL = {"url": "https://x/y.pdf", "mediaType": "application/pdf"}
 TASK = {
-    "id": "t-1", "contextId": "c-1",
-    "status": {"state": "TASK_STATE_CANCELED", "timestamp": "2026-01-01T00:00:00.000Z",
-               "message": {"messageId": "m-2", "role": "ROLE_AGENT", "parts": [{"text": "stopped"}]}},
+    "id": "t-1",
+    "contextId": "c-1",
+    "status": {
+        "state": "TASK_STATE_CANCELED",
+        "timestamp": "2026-01-01T00:00:00.000Z",
+        "message": {"messageId": "m-2", "role": "ROLE_AGENT", "parts": [{"text": "stopped"}]},
+    },
     "history": [USER_MSG],
     "artifacts": [{"artifactId": "a-1", "name": "r", "parts": [{"text": "x"}, {"data": {"ok": True}}, FILE_BYTES]}],
     "metadata": {"m": 1},
@@ -33,11 +44,20 @@ TASK = {
 # ------------------------------------------------------------------------------------ states and roles
 
 
-@pytest.mark.parametrize(("state", "v03"), [
-    (TaskState.SUBMITTED, "submitted"), (TaskState.WORKING, "working"), (TaskState.COMPLETED, "completed"),
-    (TaskState.FAILED, "failed"), (TaskState.CANCELED, "canceled"), (TaskState.INPUT_REQUIRED, "input-required"),
-    (TaskState.REJECTED, "rejected"), (TaskState.AUTH_REQUIRED, "auth-required"), (TaskState.UNSPECIFIED, "unknown"),
-])
+@pytest.mark.parametrize(
+    ("state", "v03"),
+    [
+        (TaskState.SUBMITTED, "submitted"),
+        (TaskState.WORKING, "working"),
+        (TaskState.COMPLETED, "completed"),
+        (TaskState.FAILED, "failed"),
+        (TaskState.CANCELED, "canceled"),
+        (TaskState.INPUT_REQUIRED, "input-required"),
+        (TaskState.REJECTED, "rejected"),
+        (TaskState.AUTH_REQUIRED, "auth-required"),
+        (TaskState.UNSPECIFIED, "unknown"),
+    ],
+)
 def test_state_spellings(state: TaskState, v03: str) -> None:
     assert states.spell(state, V1) == state.value
     assert states.spell(state, V03) == v03
@@ -60,7 +80,12 @@ def test_strict_state_parsing_refuses_other_versions_spellings() -> None:
 
 
 def test_state_classes() -> None:
-    assert {s for s in TaskState if s.terminal} == {TaskState.COMPLETED, TaskState.FAILED, TaskState.CANCELED, TaskState.REJECTED}
+    assert {s for s in TaskState if s.terminal} == {
+        TaskState.COMPLETED,
+        TaskState.FAILED,
+        TaskState.CANCELED,
+        TaskState.REJECTED,
+    }
     assert {s for s in TaskState if s.interrupted} == {TaskState.INPUT_REQUIRED, TaskState.AUTH_REQUIRED}
     assert {s for s in TaskState if s.stops} == {s for s in TaskState if s.terminal or s.interrupted}
     assert not TaskState.SUBMITTED.stops and not TaskState.WORKING.stops
@@ -73,7 +98,11 @@ def test_roles() -> None:
     assert states.parse_role("ROLE_USER", V03, rest=True) is Role.USER
     assert states.parse_role("user", V1) is None and states.parse_role("ROLE_USER", V03) is None
     assert states.parse_role("user", V03, rest=True) is None
-    assert states.parse_role("ROLE_UNSPECIFIED", V1) is None and states.parse_role(None, V1) is None and states.parse_role(1, V1) is None
+    assert (
+        states.parse_role("ROLE_UNSPECIFIED", V1) is None
+        and states.parse_role(None, V1) is None
+        and states.parse_role(1, V1) is None
+    )
 
 
 # ------------------------------------------------------------------------------------ output: 1.0 is canonical
@@ -92,30 +121,54 @@ def test_v1_output_is_the_canonical_form_unchanged() -> None:
 
 
 def test_v03_jsonrpc_parts_have_kind() -> None:
-    assert shapes.part_out({"text": "hi", "metadata": {"a": 1}}, V03) == {"kind": "text", "text": "hi", "metadata": {"a": 1}}
+    assert shapes.part_out({"text": "hi", "metadata": {"a": 1}}, V03) == {
+        "kind": "text",
+        "text": "hi",
+        "metadata": {"a": 1},
+    }
     assert shapes.part_out({"data": {"ok": True}}, V03) == {"kind": "data", "data": {"ok": True}}
-    assert shapes.part_out({"data": [1, 2]}, V03) == {"kind": "data", "data": {"value": [1, 2]}}  # 0.3 data holds an object
-    assert shapes.part_out(FILE_BYTES, V03) == {"kind": "file", "file": {"bytes": "aGk=", "mimeType": "text/plain", "name": "a.txt"}}
-    assert shapes.part_out(FILE_URL, V03) == {"kind": "file", "file": {"uri": "https://x/y.pdf", "mimeType": "application/pdf"}}
+    assert shapes.part_out({"data": [1, 2]}, V03) == {
+        "kind": "data",
+        "data": {"value": [1, 2]},
+    }  # 0.3 data holds an object
+    assert shapes.part_out(FILE_BYTES, V03) == {
+        "kind": "file",
+        "file": {"bytes": "aGk=", "mimeType": "text/plain", "name": "a.txt"},
+    }
+    assert shapes.part_out(FILE_URL, V03) == {
+        "kind": "file",
+        "file": {"uri": "https://x/y.pdf", "mimeType": "application/pdf"},
+    }
 
 
 def test_v03_jsonrpc_message() -> None:
     out = shapes.message_out(USER_MSG, V03)
-    assert out == {"kind": "message", "messageId": "m-1", "role": "user", "parts": [{"kind": "text", "text": "hi"}], "contextId": "c-1",
-                   "taskId": "t-1", "referenceTaskIds": ["t-0"], "metadata": {"k": "v"}}
+    assert out == {
+        "kind": "message",
+        "messageId": "m-1",
+        "role": "user",
+        "parts": [{"kind": "text", "text": "hi"}],
+        "contextId": "c-1",
+        "taskId": "t-1",
+        "referenceTaskIds": ["t-0"],
+        "metadata": {"k": "v"},
+    }
     assert shapes.message_out({**USER_MSG, "role": "ROLE_AGENT"}, V03)["role"] == "agent"
 
 
 def test_v03_jsonrpc_task() -> None:
     before = copy.deepcopy(TASK)
     out = shapes.task_out(TASK, V03)
-    assert TASK == before  # conversion never mutates the canonical task
+    assert before == TASK  # conversion never mutates the canonical task
     assert out["kind"] == "task" and out["id"] == "t-1" and out["contextId"] == "c-1" and out["metadata"] == {"m": 1}
     assert out["status"]["state"] == "canceled" and out["status"]["timestamp"] == "2026-01-01T00:00:00.000Z"
     assert out["status"]["message"]["kind"] == "message" and out["status"]["message"]["role"] == "agent"
     assert out["history"][0]["role"] == "user" and out["history"][0]["parts"] == [{"kind": "text", "text": "hi"}]
-    assert out["artifacts"][0]["parts"] == [{"kind": "text", "text": "x"}, {"kind": "data", "data": {"ok": True}},
-                                            {"kind": "file", "file": {"bytes": "aGk=", "mimeType": "text/plain", "name": "a.txt"}}]
+    assert out["artifacts"][0]["parts"] == [
+        {"kind": "text", "text": "x"},
+        {"kind": "data", "data": {"ok": True}},
+        {"kind": "file", "file": {"bytes": "aGk=", "mimeType": "text/plain", "name": "a.txt"}},
+    ]
     assert out["artifacts"][0]["artifactId"] == "a-1" and out["artifacts"][0]["name"] == "r"
 
 
@@ -125,24 +178,48 @@ def test_v03_jsonrpc_send_result_is_bare_with_kind() -> None:
     assert msg["kind"] == "message" and msg["role"] == "agent" and "message" not in msg
 
 
-@pytest.mark.parametrize(("state", "final"), [
-    ("TASK_STATE_WORKING", False), ("TASK_STATE_SUBMITTED", False), ("TASK_STATE_COMPLETED", True), ("TASK_STATE_FAILED", True),
-    ("TASK_STATE_CANCELED", True), ("TASK_STATE_REJECTED", True), ("TASK_STATE_INPUT_REQUIRED", True), ("TASK_STATE_AUTH_REQUIRED", True),
-])
+@pytest.mark.parametrize(
+    ("state", "final"),
+    [
+        ("TASK_STATE_WORKING", False),
+        ("TASK_STATE_SUBMITTED", False),
+        ("TASK_STATE_COMPLETED", True),
+        ("TASK_STATE_FAILED", True),
+        ("TASK_STATE_CANCELED", True),
+        ("TASK_STATE_REJECTED", True),
+        ("TASK_STATE_INPUT_REQUIRED", True),
+        ("TASK_STATE_AUTH_REQUIRED", True),
+    ],
+)
 def test_v03_status_updates_carry_final(state: str, final: bool) -> None:
     event = {"statusUpdate": {"taskId": "t", "contextId": "c", "status": {"state": state}}}
     out = shapes.stream_response_out(event, V03)
     assert out["kind"] == "status-update" and out["final"] is final
     assert out["status"]["state"] == states.spell(TaskState(state), V03)
     rest = shapes.stream_response_out(event, V03, rest=True)
-    assert set(rest) == {"statusUpdate"} and rest["statusUpdate"]["final"] is final and "kind" not in rest["statusUpdate"]
+    assert (
+        set(rest) == {"statusUpdate"} and rest["statusUpdate"]["final"] is final and "kind" not in rest["statusUpdate"]
+    )
     assert event["statusUpdate"].get("final") is None  # not written back into the canonical event
 
 
 def test_v03_stream_events() -> None:
-    art = {"artifactUpdate": {"taskId": "t", "contextId": "c", "artifact": {"artifactId": "a", "parts": [{"text": "x"}]}, "lastChunk": True}}
+    art = {
+        "artifactUpdate": {
+            "taskId": "t",
+            "contextId": "c",
+            "artifact": {"artifactId": "a", "parts": [{"text": "x"}]},
+            "lastChunk": True,
+        }
+    }
     out = shapes.stream_response_out(art, V03)
-    assert out == {"kind": "artifact-update", "taskId": "t", "contextId": "c", "artifact": {"artifactId": "a", "parts": [{"kind": "text", "text": "x"}]}, "lastChunk": True}
+    assert out == {
+        "kind": "artifact-update",
+        "taskId": "t",
+        "contextId": "c",
+        "artifact": {"artifactId": "a", "parts": [{"kind": "text", "text": "x"}]},
+        "lastChunk": True,
+    }
     assert shapes.stream_response_out({"task": TASK}, V03)["kind"] == "task"
     assert shapes.stream_response_out({"message": USER_MSG}, V03)["kind"] == "message"
 
@@ -153,8 +230,12 @@ def test_v03_stream_events() -> None:
 def test_v03_rest_parts() -> None:
     assert shapes.part_out({"text": "hi"}, V03, rest=True) == {"text": "hi"}
     assert shapes.part_out({"data": {"ok": True}}, V03, rest=True) == {"data": {"data": {"ok": True}}}
-    assert shapes.part_out(FILE_BYTES, V03, rest=True) == {"file": {"fileWithBytes": "aGk=", "mimeType": "text/plain", "name": "a.txt"}}
-    assert shapes.part_out(FILE_URL, V03, rest=True) == {"file": {"fileWithUri": "https://x/y.pdf", "mimeType": "application/pdf"}}
+    assert shapes.part_out(FILE_BYTES, V03, rest=True) == {
+        "file": {"fileWithBytes": "aGk=", "mimeType": "text/plain", "name": "a.txt"}
+    }
+    assert shapes.part_out(FILE_URL, V03, rest=True) == {
+        "file": {"fileWithUri": "https://x/y.pdf", "mimeType": "application/pdf"}
+    }
 
 
 def test_v03_rest_message_uses_content_and_proto_roles() -> None:
@@ -167,21 +248,42 @@ def test_v03_rest_task_uses_cancelled_and_wraps_results() -> None:
     out = shapes.task_out(TASK, V03, rest=True)
     assert "kind" not in out
     assert out["status"]["state"] == "TASK_STATE_CANCELLED"
-    assert out["status"]["message"]["role"] == "ROLE_AGENT" and out["status"]["message"]["content"] == [{"text": "stopped"}]
+    assert out["status"]["message"]["role"] == "ROLE_AGENT" and out["status"]["message"]["content"] == [
+        {"text": "stopped"}
+    ]
     assert out["history"][0]["content"] == [{"text": "hi"}]
     assert out["artifacts"][0]["parts"][1] == {"data": {"data": {"ok": True}}}
     wrapped = shapes.send_result_out({"task": TASK}, V03, rest=True)
     assert set(wrapped) == {"task"} and wrapped["task"]["status"]["state"] == "TASK_STATE_CANCELLED"
-    assert shapes.stream_response_out({"task": TASK}, V03, rest=True)["task"]["status"]["state"] == "TASK_STATE_CANCELLED"
+    assert (
+        shapes.stream_response_out({"task": TASK}, V03, rest=True)["task"]["status"]["state"] == "TASK_STATE_CANCELLED"
+    )
 
 
 def test_push_config_shapes() -> None:
-    cfg = {"id": "p-1", "taskId": "t-1", "url": "https://hook", "token": "tok", "authentication": {"scheme": "Bearer", "credentials": "s"}, "tenant": "x"}
+    cfg = {
+        "id": "p-1",
+        "taskId": "t-1",
+        "url": "https://hook",
+        "token": "tok",
+        "authentication": {"scheme": "Bearer", "credentials": "s"},
+        "tenant": "x",
+    }
     assert shapes.push_config_out(cfg, V1) == cfg
-    assert shapes.push_config_out(cfg, V03) == {"taskId": "t-1", "pushNotificationConfig": {
-        "id": "p-1", "url": "https://hook", "token": "tok", "authentication": {"schemes": ["Bearer"], "credentials": "s"}}}
+    assert shapes.push_config_out(cfg, V03) == {
+        "taskId": "t-1",
+        "pushNotificationConfig": {
+            "id": "p-1",
+            "url": "https://hook",
+            "token": "tok",
+            "authentication": {"schemes": ["Bearer"], "credentials": "s"},
+        },
+    }
     rest = shapes.push_config_out(cfg, V03, rest=True)
-    assert rest["name"] == "tasks/t-1/pushNotificationConfigs/p-1" and rest["pushNotificationConfig"]["url"] == "https://hook"
+    assert (
+        rest["name"] == "tasks/t-1/pushNotificationConfigs/p-1"
+        and rest["pushNotificationConfig"]["url"] == "https://hook"
+    )
 
 
 # ------------------------------------------------------------------------------------ input
@@ -195,19 +297,36 @@ def test_parse_v1_message() -> None:
 
 
 def test_parse_v03_jsonrpc_message_into_canonical_form() -> None:
-    raw = {"kind": "message", "messageId": "m", "role": "user", "parts": [
-        {"kind": "text", "text": "a"},
-        {"kind": "file", "file": {"bytes": "aGk=", "mimeType": "text/plain", "name": "a.txt"}},
-        {"kind": "file", "file": {"uri": "https://x/y.pdf"}},
-        {"kind": "data", "data": {"k": 1}}]}
+    raw = {
+        "kind": "message",
+        "messageId": "m",
+        "role": "user",
+        "parts": [
+            {"kind": "text", "text": "a"},
+            {"kind": "file", "file": {"bytes": "aGk=", "mimeType": "text/plain", "name": "a.txt"}},
+            {"kind": "file", "file": {"uri": "https://x/y.pdf"}},
+            {"kind": "data", "data": {"k": 1}},
+        ],
+    }
     msg, problems = shapes.parse_message(raw, V03)
     assert problems == []
-    assert msg == {"messageId": "m", "role": "ROLE_USER", "parts": [{"text": "a"}, FILE_BYTES, {"url": "https://x/y.pdf"}, {"data": {"k": 1}}]}
+    assert msg == {
+        "messageId": "m",
+        "role": "ROLE_USER",
+        "parts": [{"text": "a"}, FILE_BYTES, {"url": "https://x/y.pdf"}, {"data": {"k": 1}}],
+    }
 
 
 def test_parse_v03_rest_message_with_content() -> None:
-    raw = {"messageId": "m", "role": "ROLE_USER", "content": [
-        {"text": "a"}, {"file": {"fileWithBytes": "aGk=", "mimeType": "text/plain", "name": "a.txt"}}, {"data": {"data": {"k": 1}}}]}
+    raw = {
+        "messageId": "m",
+        "role": "ROLE_USER",
+        "content": [
+            {"text": "a"},
+            {"file": {"fileWithBytes": "aGk=", "mimeType": "text/plain", "name": "a.txt"}},
+            {"data": {"data": {"k": 1}}},
+        ],
+    }
     msg, problems = shapes.parse_message(raw, V03, rest=True)
     assert problems == []
     assert msg == {"messageId": "m", "role": "ROLE_USER", "parts": [{"text": "a"}, FILE_BYTES, {"data": {"k": 1}}]}
@@ -217,7 +336,11 @@ def test_parse_v03_rest_message_with_content() -> None:
 
 
 def test_round_trip_through_every_form() -> None:
-    canonical = {"messageId": "m", "role": "ROLE_USER", "parts": [{"text": "a"}, FILE_BYTES, FILE_URL, {"data": {"k": 1}}]}
+    canonical = {
+        "messageId": "m",
+        "role": "ROLE_USER",
+        "parts": [{"text": "a"}, FILE_BYTES, FILE_URL, {"data": {"k": 1}}],
+    }
     for rest in (False, True):
         wire = shapes.message_out(canonical, V03, rest)
         back, problems = shapes.parse_message(wire, V03, rest)
@@ -238,32 +361,86 @@ def test_message_problems_name_their_fields() -> None:
 
 
 def test_part_problems_name_their_index() -> None:
-    raw = {"messageId": "m", "role": "ROLE_USER", "parts": [{"text": "a", "raw": "b"}, 5, {"raw": "!!!"}, {"text": 3}, {}, {"url": 9}]}
+    raw = {
+        "messageId": "m",
+        "role": "ROLE_USER",
+        "parts": [{"text": "a", "raw": "b"}, 5, {"raw": "!!!"}, {"text": 3}, {}, {"url": 9}],
+    }
     msg, problems = shapes.parse_message(raw, V1)
     assert msg is None
-    assert paths(problems) == ["message.parts[0]", "message.parts[1]", "message.parts[2].raw", "message.parts[3].text", "message.parts[4]", "message.parts[5].url"]
+    assert paths(problems) == [
+        "message.parts[0]",
+        "message.parts[1]",
+        "message.parts[2].raw",
+        "message.parts[3].text",
+        "message.parts[4]",
+        "message.parts[5].url",
+    ]
 
 
-@pytest.mark.parametrize(("raw", "path"), [
-    ({"messageId": "m", "role": "user", "parts": [{"kind": "text", "text": "a"}]}, "message.kind"),
-    ({"kind": "msg", "messageId": "m", "role": "user", "parts": [{"kind": "text", "text": "a"}]}, "message.kind"),
-    ({"kind": "message", "messageId": "m", "role": "ROLE_USER", "parts": [{"kind": "text", "text": "a"}]}, "message.role"),
-    ({"kind": "message", "messageId": "m", "role": "user", "parts": [{"text": "a"}]}, "message.parts[0].kind"),
-    ({"kind": "message", "messageId": "m", "role": "user", "parts": [{"kind": "image", "image": "a"}]}, "message.parts[0].kind"),
-    ({"kind": "message", "messageId": "m", "role": "user", "parts": [{"kind": "text"}]}, "message.parts[0].text"),
-    ({"kind": "message", "messageId": "m", "role": "user", "parts": [{"kind": "data", "data": [1]}]}, "message.parts[0].data"),
-    ({"kind": "message", "messageId": "m", "role": "user", "parts": [{"kind": "file", "file": {"bytes": "a", "uri": "b"}}]}, "message.parts[0].file"),
-    ({"kind": "message", "messageId": "", "role": "user", "parts": [{"kind": "text", "text": "a"}]}, "message.messageId"),
-    ({"kind": "message", "messageId": "m", "role": "user", "parts": [{"kind": "text", "text": "a"}], "taskId": 5}, "message.taskId"),
-    ({"kind": "message", "messageId": "m", "role": "user", "parts": [{"kind": "text", "text": "a"}], "metadata": []}, "message.metadata"),
-])
+@pytest.mark.parametrize(
+    ("raw", "path"),
+    [
+        ({"messageId": "m", "role": "user", "parts": [{"kind": "text", "text": "a"}]}, "message.kind"),
+        ({"kind": "msg", "messageId": "m", "role": "user", "parts": [{"kind": "text", "text": "a"}]}, "message.kind"),
+        (
+            {"kind": "message", "messageId": "m", "role": "ROLE_USER", "parts": [{"kind": "text", "text": "a"}]},
+            "message.role",
+        ),
+        ({"kind": "message", "messageId": "m", "role": "user", "parts": [{"text": "a"}]}, "message.parts[0].kind"),
+        (
+            {"kind": "message", "messageId": "m", "role": "user", "parts": [{"kind": "image", "image": "a"}]},
+            "message.parts[0].kind",
+        ),
+        ({"kind": "message", "messageId": "m", "role": "user", "parts": [{"kind": "text"}]}, "message.parts[0].text"),
+        (
+            {"kind": "message", "messageId": "m", "role": "user", "parts": [{"kind": "data", "data": [1]}]},
+            "message.parts[0].data",
+        ),
+        (
+            {
+                "kind": "message",
+                "messageId": "m",
+                "role": "user",
+                "parts": [{"kind": "file", "file": {"bytes": "a", "uri": "b"}}],
+            },
+            "message.parts[0].file",
+        ),
+        (
+            {"kind": "message", "messageId": "", "role": "user", "parts": [{"kind": "text", "text": "a"}]},
+            "message.messageId",
+        ),
+        (
+            {
+                "kind": "message",
+                "messageId": "m",
+                "role": "user",
+                "parts": [{"kind": "text", "text": "a"}],
+                "taskId": 5,
+            },
+            "message.taskId",
+        ),
+        (
+            {
+                "kind": "message",
+                "messageId": "m",
+                "role": "user",
+                "parts": [{"kind": "text", "text": "a"}],
+                "metadata": [],
+            },
+            "message.metadata",
+        ),
+    ],
+)
 def test_v03_jsonrpc_problems(raw: dict, path: str) -> None:
     msg, problems = shapes.parse_message(raw, V03)
     assert msg is None and path in paths(problems)
 
 
 def test_v03_rest_problems() -> None:
-    msg, problems = shapes.parse_message({"messageId": "m", "role": "user", "content": [{"text": "a", "data": {}}]}, V03, rest=True)
+    msg, problems = shapes.parse_message(
+        {"messageId": "m", "role": "user", "content": [{"text": "a", "data": {}}]}, V03, rest=True
+    )
     assert msg is None and paths(problems) == ["message.role", "message.content[0]"]
     _, problems = shapes.parse_message({"messageId": "m", "role": "ROLE_USER"}, V03, rest=True)
     assert paths(problems) == ["message.content"]
@@ -279,7 +456,12 @@ def test_lenient_kind_accepts_a_v03_message_without_kind() -> None:
 
 
 def test_foreign_spellings_are_reported_but_tolerated() -> None:
-    raw = {"message_id": "m", "role": "ROLE_USER", "kind": "message", "parts": [{"kind": "text", "text": "a", "mimeType": "text/plain"}]}
+    raw = {
+        "message_id": "m",
+        "role": "ROLE_USER",
+        "kind": "message",
+        "parts": [{"kind": "text", "text": "a", "mimeType": "text/plain"}],
+    }
     msg, problems = shapes.parse_message(raw, V1)
     assert msg is not None and msg["messageId"] == "m"
     foreign = {p.path for p in problems if p.foreign}
@@ -289,36 +471,94 @@ def test_foreign_spellings_are_reported_but_tolerated() -> None:
 
 def test_parse_message_or_raise_gives_invalid_params_with_the_field() -> None:
     with pytest.raises(A2AError) as info:
-        shapes.parse_message_or_raise({"messageId": "m", "role": "user", "parts": [{"text": "a"}]}, V1, path="params.message")
+        shapes.parse_message_or_raise(
+            {"messageId": "m", "role": "user", "parts": [{"text": "a"}]}, V1, path="params.message"
+        )
     err = info.value
     assert err.type is ErrorType.INVALID_PARAMS and err.code == -32602 and err.field == "params.message.role"
     assert "params.message.role" in err.text
-    assert shapes.parse_message_or_raise({"messageId": "m", "role": "ROLE_USER", "parts": [{"text": "a"}]}, V1)["role"] == "ROLE_USER"
+    assert (
+        shapes.parse_message_or_raise({"messageId": "m", "role": "ROLE_USER", "parts": [{"text": "a"}]}, V1)["role"]
+        == "ROLE_USER"
+    )
     with pytest.raises(A2AError):
         shapes.parse_message_or_raise("nope", V1)
 
 
 def test_parse_push_config_from_each_version() -> None:
-    v1, problems = shapes.parse_push_config({"url": "http://h/x", "token": "t", "authentication": {"scheme": "Bearer", "credentials": "c"}, "taskId": "t-1"}, V1, False, "params")
-    assert problems == [] and v1 == {"taskId": "t-1", "url": "http://h/x", "token": "t", "authentication": {"scheme": "Bearer", "credentials": "c"}}
-    v03, problems = shapes.parse_push_config({"taskId": "t-1", "pushNotificationConfig": {"id": "p", "url": "http://h/x", "authentication": {"schemes": ["Bearer"], "credentials": "c"}}}, V03, False, "params")
-    assert problems == [] and v03 == {"id": "p", "url": "http://h/x", "authentication": {"scheme": "Bearer", "credentials": "c"}, "taskId": "t-1"}
+    v1, problems = shapes.parse_push_config(
+        {
+            "url": "http://h/x",
+            "token": "t",
+            "authentication": {"scheme": "Bearer", "credentials": "c"},
+            "taskId": "t-1",
+        },
+        V1,
+        False,
+        "params",
+    )
+    assert problems == [] and v1 == {
+        "taskId": "t-1",
+        "url": "http://h/x",
+        "token": "t",
+        "authentication": {"scheme": "Bearer", "credentials": "c"},
+    }
+    v03, problems = shapes.parse_push_config(
+        {
+            "taskId": "t-1",
+            "pushNotificationConfig": {
+                "id": "p",
+                "url": "http://h/x",
+                "authentication": {"schemes": ["Bearer"], "credentials": "c"},
+            },
+        },
+        V03,
+        False,
+        "params",
+    )
+    assert problems == [] and v03 == {
+        "id": "p",
+        "url": "http://h/x",
+        "authentication": {"scheme": "Bearer", "credentials": "c"},
+        "taskId": "t-1",
+    }
     _, problems = shapes.parse_push_config({"taskId": "t"}, V1, False, "params")
     assert paths(problems) == ["params.url"]
-    _, problems = shapes.parse_push_config({"url": "http://h", "authentication": {"credentials": "c"}}, V1, False, "params")
+    _, problems = shapes.parse_push_config(
+        {"url": "http://h", "authentication": {"credentials": "c"}}, V1, False, "params"
+    )
     assert paths(problems) == ["params.authentication.scheme"]
 
 
-@pytest.mark.parametrize(("raw", "version", "path"), [
-    ({"url": "http://h", "id": ["x"]}, V1, "params.id"),
-    ({"url": "http://h", "taskId": {"a": 1}}, V1, "params.taskId"),
-    ({"url": "http://h", "token": 5}, V1, "params.token"),
-    ({"url": "http://h", "authentication": {"scheme": "Bearer", "credentials": 5}}, V1, "params.authentication.credentials"),
-    ({"taskId": "t", "pushNotificationConfig": {"url": "http://h", "authentication": {"schemes": 5}}}, V03, "params.pushNotificationConfig.authentication.schemes"),
-    ({"taskId": "t", "pushNotificationConfig": {"url": "http://h", "authentication": {"schemes": [{}]}}}, V03, "params.pushNotificationConfig.authentication.schemes"),
-    ({"taskId": "t", "pushNotificationConfig": {"url": "http://h", "id": [1]}}, V03, "params.pushNotificationConfig.id"),
-    ({"taskId": 5, "pushNotificationConfig": {"url": "http://h"}}, V03, "params.taskId"),
-])
+@pytest.mark.parametrize(
+    ("raw", "version", "path"),
+    [
+        ({"url": "http://h", "id": ["x"]}, V1, "params.id"),
+        ({"url": "http://h", "taskId": {"a": 1}}, V1, "params.taskId"),
+        ({"url": "http://h", "token": 5}, V1, "params.token"),
+        (
+            {"url": "http://h", "authentication": {"scheme": "Bearer", "credentials": 5}},
+            V1,
+            "params.authentication.credentials",
+        ),
+        (
+            {"taskId": "t", "pushNotificationConfig": {"url": "http://h", "authentication": {"schemes": 5}}},
+            V03,
+            "params.pushNotificationConfig.authentication.schemes",
+        ),
+        (
+            {"taskId": "t", "pushNotificationConfig": {"url": "http://h", "authentication": {"schemes": [{}]}}},
+            V03,
+            "params.pushNotificationConfig.authentication.schemes",
+        ),
+        (
+            {"taskId": "t", "pushNotificationConfig": {"url": "http://h", "id": [1]}},
+            V03,
+            "params.pushNotificationConfig.id",
+        ),
+        ({"taskId": 5, "pushNotificationConfig": {"url": "http://h"}}, V03, "params.taskId"),
+    ],
+)
 def test_push_config_field_types_are_checked(raw: dict, version: Version, path: str) -> None:
     cfg, problems = shapes.parse_push_config(raw, version, False, "params")
     assert cfg is None and path in paths(problems)
@@ -332,7 +572,13 @@ def test_stream_event_kind_and_state() -> None:
     assert shapes.stream_event_kind({"artifactUpdate": {}}, V03, rest=True) == "artifactUpdate"
     assert shapes.stream_event_kind([], V1) is None
     assert shapes.event_state({"task": {"status": {"state": "TASK_STATE_WORKING"}}}, V1) is TaskState.WORKING
-    assert shapes.event_state({"kind": "status-update", "status": {"state": "input-required"}}, V03) is TaskState.INPUT_REQUIRED
-    assert shapes.event_state({"statusUpdate": {"status": {"state": "TASK_STATE_CANCELLED"}}}, V03, rest=True) is TaskState.CANCELED
+    assert (
+        shapes.event_state({"kind": "status-update", "status": {"state": "input-required"}}, V03)
+        is TaskState.INPUT_REQUIRED
+    )
+    assert (
+        shapes.event_state({"statusUpdate": {"status": {"state": "TASK_STATE_CANCELLED"}}}, V03, rest=True)
+        is TaskState.CANCELED
+    )
     assert shapes.event_state({"artifactUpdate": {"artifact": {}}}, V1) is None
     assert shapes.camel("push_notification_config") == "pushNotificationConfig"

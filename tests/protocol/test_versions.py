@@ -12,20 +12,25 @@ from a2a_lab.protocol.versions import Version
 V1, V03 = Version.V1_0, Version.V0_3
 
 
-@pytest.mark.parametrize(("text", "parsed"), [
-    ("1.0", (1, 0, None)),
-    ("1.0.1", (1, 0, 1)),
-    ("0.3", (0, 3, None)),
-    ("0.3.0", (0, 3, 0)),
-    (" 1.0 ", (1, 0, None)),
-    ("10.20.30", (10, 20, 30)),
-    ("2.0", (2, 0, None)),
-])
+@pytest.mark.parametrize(
+    ("text", "parsed"),
+    [
+        ("1.0", (1, 0, None)),
+        ("1.0.1", (1, 0, 1)),
+        ("0.3", (0, 3, None)),
+        ("0.3.0", (0, 3, 0)),
+        (" 1.0 ", (1, 0, None)),
+        ("10.20.30", (10, 20, 30)),
+        ("2.0", (2, 0, None)),
+    ],
+)
 def test_parse_versions(text: str, parsed: tuple[int, int, int | None]) -> None:
     assert versions.parse(text) == parsed
 
 
-@pytest.mark.parametrize("text", [None, "", "1", "v1.0", "1.0.", "1.0.1.2", "1.x", "one", "1,0", "-1.0", "1.0-rc1", "1..0"])
+@pytest.mark.parametrize(
+    "text", [None, "", "1", "v1.0", "1.0.", "1.0.1.2", "1.x", "one", "1,0", "-1.0", "1.0-rc1", "1..0"]
+)
 def test_parse_rejects_non_versions(text: str | None) -> None:
     assert versions.parse(text) is None
     assert versions.major_minor(text) is None
@@ -33,34 +38,65 @@ def test_parse_rejects_non_versions(text: str | None) -> None:
     assert versions.has_patch(text) is False
 
 
-@pytest.mark.parametrize(("text", "mm", "patch"), [("1.0.1", "1.0", True), ("1.0", "1.0", False), ("0.3.0", "0.3", True), ("0.3", "0.3", False)])
+@pytest.mark.parametrize(
+    ("text", "mm", "patch"),
+    [("1.0.1", "1.0", True), ("1.0", "1.0", False), ("0.3.0", "0.3", True), ("0.3", "0.3", False)],
+)
 def test_major_minor_drops_the_patch(text: str, mm: str, patch: bool) -> None:
     assert versions.major_minor(text) == mm
     assert versions.has_patch(text) is patch
 
 
-@pytest.mark.parametrize(("text", "known"), [
-    ("1.0", V1), ("1.0.1", V1), ("1.0.99", V1), ("0.3", V03), ("0.3.0", V03), ("0.3.7", V03),
-    ("1.1", None), ("2.0", None), ("0.2", None), ("0.2.6", None),
-])
+@pytest.mark.parametrize(
+    ("text", "known"),
+    [
+        ("1.0", V1),
+        ("1.0.1", V1),
+        ("1.0.99", V1),
+        ("0.3", V03),
+        ("0.3.0", V03),
+        ("0.3.7", V03),
+        ("1.1", None),
+        ("2.0", None),
+        ("0.2", None),
+        ("0.2.6", None),
+    ],
+)
 def test_to_known(text: str, known: Version | None) -> None:
     assert versions.to_known(text) is known
 
 
-@pytest.mark.parametrize(("declared", "expected"), [
-    (None, "0.3"), ("", "0.3"), ("   ", "0.3"),  # absent means 0.3 (§3.6.2)
-    ("1.0", "1.0"), ("1.0.1", "1.0"), ("0.3.0", "0.3"), ("2.5", "2.5"),
-    ("weird", "weird"),  # unparseable versions are kept as given, so that a report can name them
-])
+@pytest.mark.parametrize(
+    ("declared", "expected"),
+    [
+        (None, "0.3"),
+        ("", "0.3"),
+        ("   ", "0.3"),  # absent means 0.3 (§3.6.2)
+        ("1.0", "1.0"),
+        ("1.0.1", "1.0"),
+        ("0.3.0", "0.3"),
+        ("2.5", "2.5"),
+        ("weird", "weird"),  # unparseable versions are kept as given, so that a report can name them
+    ],
+)
 def test_interface_version(declared: str | None, expected: str) -> None:
     assert versions.interface_version(declared) == expected
 
 
-@pytest.mark.parametrize(("header", "expected"), [
-    (None, "0.3"), ("", "0.3"), ("  ", "0.3"),
-    ("1.0", "1.0"), ("1.0.1", "1.0"), (" 1.0 ", "1.0"), ("0.3", "0.3"), ("2.0", "2.0"),
-    ("banana", "banana"),
-])
+@pytest.mark.parametrize(
+    ("header", "expected"),
+    [
+        (None, "0.3"),
+        ("", "0.3"),
+        ("  ", "0.3"),
+        ("1.0", "1.0"),
+        ("1.0.1", "1.0"),
+        (" 1.0 ", "1.0"),
+        ("0.3", "0.3"),
+        ("2.0", "2.0"),
+        ("banana", "banana"),
+    ],
+)
 def test_requested_version(header: str | None, expected: str) -> None:
     assert versions.requested(header) == expected
 

@@ -18,11 +18,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from a2a_lab.harness.model import CheckResult, Outcome, ScenarioResult
+from a2a_lab.harness.model import Outcome, ScenarioResult
 from a2a_lab.harness.runner import RunOptions, run_all
 from a2a_lab.server.catalogue import Catalogue
 
-from .catalogue_runs import UNJUDGED, explain  # noqa: F401 - one way to explain a result, for every scenario test
+from .catalogue_runs import UNJUDGED, explain  # noqa: F401  (re-exported: one way to explain a result)
 
 ACTION_CLIENT = Path(__file__).resolve().parent.parent / "harness" / "clients" / "action_client.py"
 #: Outcomes that judge nothing: a correct client may meet them on any check.
@@ -70,7 +70,9 @@ def run_cases(catalogue: Catalogue, cases: Iterable[Case]) -> dict[Case, Scenari
     def one(key: tuple[tuple[str, ...], float]) -> list[tuple[Case, ScenarioResult]]:
         args, timeout = key
         members = groups[key]
-        results, _ = run_all([catalogue.get(c.scenario) for c in members], RunOptions(client=command(args), timeout=timeout, jobs=2))
+        results, _ = run_all(
+            [catalogue.get(c.scenario) for c in members], RunOptions(client=command(args), timeout=timeout, jobs=2)
+        )
         return list(zip(members, results))
 
     with ThreadPoolExecutor(max_workers=2) as pool:
@@ -110,7 +112,13 @@ def message(text: str = "hi", message_id: str = "m-1", **extra: Any) -> dict[str
 
 
 def message03(text: str = "hi", message_id: str = "m-1", **extra: Any) -> dict[str, Any]:
-    return {"kind": "message", "messageId": message_id, "role": "user", "parts": [{"kind": "text", "text": text}], **extra}
+    return {
+        "kind": "message",
+        "messageId": message_id,
+        "role": "user",
+        "parts": [{"kind": "text", "text": text}],
+        **extra,
+    }
 
 
 def rpc_json(method: str, params: dict[str, Any], req_id: Any = 1) -> bytes:

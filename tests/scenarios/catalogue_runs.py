@@ -87,11 +87,16 @@ def run_cases(catalogue: Catalogue, runs: Iterable[Run], timeout: float = 20.0) 
 
 def explain(result: ScenarioResult, check: CheckResult | None = None) -> str:
     client = result.client
-    judged = "\n".join(f"  {c.id} {c.outcome.value}: {c.message} / expected {c.expected} / actual {c.actual}"
-                       for c in result.checks if c.outcome not in UNJUDGED)
-    return (f"{result.id}: scenario {result.outcome.value}; check {check.to_json() if check else None}\n"
-            f"client exit {client.exit_code if client else None}, result {client.result if client else None}\n{judged}\n"
-            f"{(client.stderr_tail[-800:] if client else '')}")
+    judged = "\n".join(
+        f"  {c.id} {c.outcome.value}: {c.message} / expected {c.expected} / actual {c.actual}"
+        for c in result.checks
+        if c.outcome not in UNJUDGED
+    )
+    return (
+        f"{result.id}: scenario {result.outcome.value}; check {check.to_json() if check else None}\n"
+        f"client exit {client.exit_code if client else None}, result {client.result if client else None}\n{judged}\n"
+        f"{(client.stderr_tail[-800:] if client else '')}"
+    )
 
 
 def assert_passes(result: ScenarioResult) -> None:
@@ -108,7 +113,9 @@ def assert_misses(miss: Miss, result: ScenarioResult) -> None:
     if miss.outcome in (Outcome.FAIL, Outcome.NON_STRICT):
         assert check.expected and check.actual, "a miss states what was expected and what was seen"
         # The scenario fails with it (a SHOULD miss makes it at least NON_STRICT).
-        assert result.outcome in ((Outcome.FAIL,) if miss.outcome is Outcome.FAIL else (Outcome.FAIL, Outcome.NON_STRICT)), explain(result, check)
+        assert result.outcome in (
+            (Outcome.FAIL,) if miss.outcome is Outcome.FAIL else (Outcome.FAIL, Outcome.NON_STRICT)
+        ), explain(result, check)
     if miss.says:
         assert miss.says in f"{check.message} {check.expected} {check.actual}", explain(result, check)
 

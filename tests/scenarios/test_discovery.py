@@ -13,10 +13,25 @@ import pytest
 from a2a_lab.harness.model import Outcome, ScenarioResult
 from a2a_lab.server.catalogue import Catalogue
 
-from .catalogue_runs import BOTH_1_0, BOTH_ARGS, REST, REST_ARGS, Miss, Run, assert_misses, assert_passes, defect, group_ids, run, run_cases
+from .catalogue_runs import (
+    BOTH_1_0,
+    BOTH_ARGS,
+    REST,
+    REST_ARGS,
+    Miss,
+    Run,
+    assert_misses,
+    assert_passes,
+    defect,
+    group_ids,
+    run,
+    run_cases,
+)
 
 V1_MESSAGE = {"message": {"messageId": "m-1", "role": "ROLE_USER", "parts": [{"text": "hi"}]}}
-V03_MESSAGE = {"message": {"kind": "message", "messageId": "m-1", "role": "user", "parts": [{"kind": "text", "text": "hi"}]}}
+V03_MESSAGE = {
+    "message": {"kind": "message", "messageId": "m-1", "role": "user", "parts": [{"kind": "text", "text": "hi"}]}
+}
 
 
 def card_of(served: Any) -> dict[str, Any]:
@@ -45,9 +60,14 @@ def test_legacy_card_path_only(serve: Callable[[str], Any]) -> None:
     served = serve("discovery/legacy-card-path-only")
     assert served.http.get("/.well-known/agent-card.json").status_code == 404
     legacy = served.http.get("/.well-known/agent.json")
-    assert legacy.status_code == 200 and legacy.json()["supportedInterfaces"][0]["url"] == served.url + "/agents/legacy/rpc"
+    assert (
+        legacy.status_code == 200
+        and legacy.json()["supportedInterfaces"][0]["url"] == served.url + "/agents/legacy/rpc"
+    )
     task = result_of(served.rpc("/agents/legacy/rpc", "SendMessage", V1_MESSAGE))["task"]
-    assert task["status"]["state"] == "TASK_STATE_COMPLETED" and "has shipped" in task["artifacts"][0]["parts"][0]["text"]
+    assert (
+        task["status"]["state"] == "TASK_STATE_COMPLETED" and "has shipped" in task["artifacts"][0]["parts"][0]["text"]
+    )
 
 
 def test_no_card(serve: Callable[[str], Any]) -> None:
@@ -69,8 +89,10 @@ def test_malformed_card_json(serve: Callable[[str], Any]) -> None:
     assert "task" in result_of(served.rpc("/a2a", "SendMessage", V1_MESSAGE))
 
 
-@pytest.mark.parametrize(("scenario", "size", "path"), [("discovery/oversize-card", 70_000, "/agents/big/rpc"),
-                                                          ("discovery/huge-card", 8_000_000, "/agents/huge/rpc")])
+@pytest.mark.parametrize(
+    ("scenario", "size", "path"),
+    [("discovery/oversize-card", 70_000, "/agents/big/rpc"), ("discovery/huge-card", 8_000_000, "/agents/huge/rpc")],
+)
 def test_oversize_cards(serve: Callable[[str], Any], scenario: str, size: int, path: str) -> None:
     served = serve(scenario)
     resp = served.http.get("/.well-known/agent-card.json")
@@ -91,7 +113,9 @@ def test_card_served_as_html(serve: Callable[[str], Any]) -> None:
 def test_v02_card(serve: Callable[[str], Any]) -> None:
     served = serve("discovery/v02-card")
     card = card_of(served)
-    assert card["protocolVersion"] == "0.2.5" and card["url"] == served.url + "/a2a" and "supportedInterfaces" not in card
+    assert (
+        card["protocolVersion"] == "0.2.5" and card["url"] == served.url + "/a2a" and "supportedInterfaces" not in card
+    )
     assert served.http.get("/.well-known/agent.json").json() == card
     # The wire behind it is 0.3-like JSON-RPC: a client that ignores the version gets an answer.
     task = result_of(served.rpc("/a2a", "message/send", V03_MESSAGE, version=None))
@@ -148,8 +172,10 @@ def test_interface_tenant(serve: Callable[[str], Any]) -> None:
     assert routes == ["acme-eu"]  # the journal records the tenant the harness judges
 
 
-@pytest.mark.parametrize(("scenario", "order"), [("discovery/same-binding-1.0-then-0.3", ["1.0", "0.3"]),
-                                                   ("discovery/same-binding-0.3-then-1.0", ["0.3", "1.0"])])
+@pytest.mark.parametrize(
+    ("scenario", "order"),
+    [("discovery/same-binding-1.0-then-0.3", ["1.0", "0.3"]), ("discovery/same-binding-0.3-then-1.0", ["0.3", "1.0"])],
+)
 def test_same_binding_twice(serve: Callable[[str], Any], scenario: str, order: list[str]) -> None:
     served = serve(scenario)
     ifaces = card_of(served)["supportedInterfaces"]
@@ -164,7 +190,11 @@ def test_same_binding_twice(serve: Callable[[str], Any], scenario: str, order: l
 def test_unknown_fields_everywhere(serve: Callable[[str], Any]) -> None:
     served = serve("discovery/unknown-fields")
     card = card_of(served)
-    assert "futureTopLevel" in card and "x-weight" in card["supportedInterfaces"][0] and "futureCapability" in card["capabilities"]
+    assert (
+        "futureTopLevel" in card
+        and "x-weight" in card["supportedInterfaces"][0]
+        and "futureCapability" in card["capabilities"]
+    )
     task = result_of(served.rpc("/a2a/jsonrpc", "SendMessage", V1_MESSAGE))["task"]
     for obj in (task, task["status"], task["artifacts"][0], task["artifacts"][0]["parts"][0], task["history"][0]):
         assert obj["futureField"] == "ignore me" and obj["x-vendor-trace"] == "trace-0042", obj
@@ -180,7 +210,11 @@ def test_interface_on_other_origin(serve: Callable[[str], Any]) -> None:
     url = card_of(served)["supportedInterfaces"][0]["url"]
     card_host, iface_host = urlsplit(served.url).hostname, urlsplit(url).hostname
     assert {card_host, iface_host} == {"127.0.0.1", "localhost"} and urlsplit(url).port == urlsplit(served.url).port
-    resp = served.http.post(url, json={"jsonrpc": "2.0", "id": 1, "method": "SendMessage", "params": V1_MESSAGE}, headers={"A2A-Version": "1.0"})
+    resp = served.http.post(
+        url,
+        json={"jsonrpc": "2.0", "id": 1, "method": "SendMessage", "params": V1_MESSAGE},
+        headers={"A2A-Version": "1.0"},
+    )
     assert "task" in result_of(resp)
     assert served.journal[-1]["headers"]["host"] == urlsplit(url).netloc
 
@@ -213,7 +247,9 @@ CORRECT = [
 ]
 
 MISSES = [
-    Miss(defect("discovery/legacy-card-path-only", "guess-without-card"), "CARD-DISCOVERY", says="agent-card.json (404)"),
+    Miss(
+        defect("discovery/legacy-card-path-only", "guess-without-card"), "CARD-DISCOVERY", says="agent-card.json (404)"
+    ),
     Miss(defect("discovery/no-card", "guess-without-card"), "CARD-DISCOVERY"),
     Miss(defect("discovery/no-card", "guess-without-card"), "RESULT-EXPECTED", says="no A2A call"),
     Miss(defect("discovery/no-card", "no-card"), "RESULT-EXPECTED"),
@@ -224,14 +260,22 @@ MISSES = [
     Miss(defect("discovery/v02-card", "any-version"), "RESULT-EXPECTED", says="no A2A call"),
     Miss(defect("discovery/v02-card", "any-version"), "METHOD-MATCHES-INTERFACE", says="message/send"),
     Miss(defect("discovery/interface-without-version", "no-version-as-1.0"), "INTERFACE-SELECTION", says="JSONRPC 1.0"),
-    Miss(defect("discovery/interface-without-version", "no-version-as-1.0"), "METHOD-MATCHES-INTERFACE", says="SendMessage (A2A 1.0)"),
+    Miss(
+        defect("discovery/interface-without-version", "no-version-as-1.0"),
+        "METHOD-MATCHES-INTERFACE",
+        says="SendMessage (A2A 1.0)",
+    ),
     Miss(defect("discovery/interface-without-version", "no-version-as-1.0"), "RESULT-EXPECTED", says="kind: message"),
     Miss(defect("discovery/patch-version-interface", "exact-version"), "INTERFACE-SELECTION", says="gave up"),
     Miss(defect("discovery/patch-version-interface", "patch-header"), "VERSION-HEADER", Outcome.NON_STRICT, "1.0.1"),
     Miss(defect("discovery/nonsense-version-first", "any-version"), "INTERFACE-SELECTION", says="#1 JSONRPC 1.0"),
     Miss(defect("discovery/nonsense-version-first", "any-version"), "METHOD-MATCHES-INTERFACE", says="message/send"),
     Miss(defect("discovery/custom-binding-first", "first-interface"), "INTERFACE-SELECTION", says="/a2a/ws"),
-    Miss(defect("discovery/http-json-before-jsonrpc", "own-binding-order", *BOTH_ARGS, supports=BOTH_1_0), "INTERFACE-SELECTION", says="#0 HTTP+JSON"),
+    Miss(
+        defect("discovery/http-json-before-jsonrpc", "own-binding-order", *BOTH_ARGS, supports=BOTH_1_0),
+        "INTERFACE-SELECTION",
+        says="#0 HTTP+JSON",
+    ),
     Miss(run("discovery/interface-tenant", "--drop-tenant"), "TENANT", says="acme-eu"),
     Miss(run("discovery/interface-tenant", *REST_ARGS, "--send-tenant", supports=REST), "TENANT", says="intruder"),
     Miss(defect("discovery/same-binding-1.0-then-0.3", "ignore-interfaces"), "INTERFACE-SELECTION", says="JSONRPC 0.3"),
@@ -291,5 +335,7 @@ def test_expect_and_unknown_fields_are_validated() -> None:
     with pytest.raises(ScenarioError) as err:
         parse({**base, "behaviour": {"SendMessage": [{"reply": {"unknown_fields": {}}}]}}, "x/bad", "bad.yaml")
     assert err.value.field_path.endswith("unknown_fields")
-    rule = parse({**base, "behaviour": {"GetTask": [{"reply": {"unknown_fields": {"futureField": 1}}}]}}, "x/u", "u.yaml")
+    rule = parse(
+        {**base, "behaviour": {"GetTask": [{"reply": {"unknown_fields": {"futureField": 1}}}]}}, "x/u", "u.yaml"
+    )
     assert next(iter(rule.rules.values()))[0].reply.unknown_fields == (("futureField", 1),)

@@ -12,10 +12,23 @@ import pytest
 from a2a_lab.harness.model import Outcome, ScenarioResult
 from a2a_lab.server.catalogue import Catalogue
 
-from .catalogue_runs import BOTH_1_0, BOTH_ARGS, Miss, Run, assert_misses, assert_passes, defect, group_ids, run, run_cases
+from .catalogue_runs import (
+    BOTH_1_0,
+    BOTH_ARGS,
+    Miss,
+    Run,
+    assert_misses,
+    assert_passes,
+    defect,
+    group_ids,
+    run,
+    run_cases,
+)
 
 V1_MESSAGE = {"message": {"messageId": "m-1", "role": "ROLE_USER", "parts": [{"text": "hi"}]}}
-V03_MESSAGE = {"message": {"kind": "message", "messageId": "m-1", "role": "user", "parts": [{"kind": "text", "text": "hi"}]}}
+V03_MESSAGE = {
+    "message": {"kind": "message", "messageId": "m-1", "role": "user", "parts": [{"kind": "text", "text": "hi"}]}
+}
 
 
 def body_of(resp: Any) -> dict[str, Any]:
@@ -56,10 +69,13 @@ def test_task_not_found_on_get_task(serve: Callable[[str], Any]) -> None:
     assert got["error"]["code"] == -32001 and got["id"] == 1
 
 
-@pytest.mark.parametrize(("scenario", "code", "says"), [
-    ("errors/content-type-not-supported", -32005, "application/pdf"),
-    ("errors/internal-error", -32603, "Internal error"),
-])
+@pytest.mark.parametrize(
+    ("scenario", "code", "says"),
+    [
+        ("errors/content-type-not-supported", -32005, "application/pdf"),
+        ("errors/internal-error", -32603, "Internal error"),
+    ],
+)
 def test_scripted_errors(serve: Callable[[str], Any], scenario: str, code: int, says: str) -> None:
     served = serve(scenario)
     for _ in range(2):  # every time, not only the first
@@ -67,10 +83,13 @@ def test_scripted_errors(serve: Callable[[str], Any], scenario: str, code: int, 
         assert data["error"]["code"] == code and says in data["error"]["message"]
 
 
-@pytest.mark.parametrize(("scenario", "status", "marker"), [
-    ("errors/html-500-page", 500, "500 Internal Server Error"),
-    ("errors/proxy-502", 502, "nginx/1.24.0"),
-])
+@pytest.mark.parametrize(
+    ("scenario", "status", "marker"),
+    [
+        ("errors/html-500-page", 500, "500 Internal Server Error"),
+        ("errors/proxy-502", 502, "nginx/1.24.0"),
+    ],
+)
 def test_html_error_pages(serve: Callable[[str], Any], scenario: str, status: int, marker: str) -> None:
     served = serve(scenario)
     resp = served.rpc("/a2a", "SendMessage", V1_MESSAGE)
@@ -82,7 +101,11 @@ def test_html_error_pages(serve: Callable[[str], Any], scenario: str, status: in
 def test_non_json_body(serve: Callable[[str], Any]) -> None:
     served = serve("errors/non-json-body")
     resp = served.rpc("/a2a", "SendMessage", V1_MESSAGE)
-    assert resp.status_code == 200 and resp.headers["content-type"] == "application/json" and resp.text.startswith("<html>")
+    assert (
+        resp.status_code == 200
+        and resp.headers["content-type"] == "application/json"
+        and resp.text.startswith("<html>")
+    )
 
 
 def test_card_1_0_wire_0_3(serve: Callable[[str], Any]) -> None:
@@ -96,7 +119,9 @@ def test_card_1_0_wire_0_3(serve: Callable[[str], Any]) -> None:
 def test_card_0_3_wire_1_0(serve: Callable[[str], Any]) -> None:
     served = serve("errors/card-0.3-wire-1.0")
     card = served.http.get("/.well-known/agent-card.json").json()
-    assert card["protocolVersion"] == "0.3.0" and card["url"] == served.url + "/a2a" and "supportedInterfaces" not in card
+    assert (
+        card["protocolVersion"] == "0.3.0" and card["url"] == served.url + "/a2a" and "supportedInterfaces" not in card
+    )
     data = body_of(served.rpc("/a2a", "message/send", V03_MESSAGE, version=None))
     assert data["error"]["code"] == -32601 and "serves A2A 1.0" in data["error"]["message"]
     assert "task" in body_of(served.rpc("/a2a", "SendMessage", V1_MESSAGE))["result"]
@@ -116,7 +141,9 @@ def test_message_to_terminal_task(serve: Callable[[str], Any], catalogue: Catalo
     served = serve("errors/message-to-terminal-task")
     task = body_of(served.rpc("/a2a", "SendMessage", V1_MESSAGE))["result"]["task"]
     assert task["status"]["state"] == "TASK_STATE_COMPLETED"
-    follow = {"message": {**V1_MESSAGE["message"], "messageId": "m-2", "taskId": task["id"], "contextId": task["contextId"]}}
+    follow = {
+        "message": {**V1_MESSAGE["message"], "messageId": "m-2", "taskId": task["id"], "contextId": task["contextId"]}
+    }
     data = body_of(served.rpc("/a2a", "SendMessage", follow))
     assert data["error"]["code"] == -32004 and data["error"]["data"][0]["reason"] == "UNSUPPORTED_OPERATION"
 
@@ -143,10 +170,23 @@ CORRECT = [
 ]
 
 MISSES = [
-    Miss(defect("errors/method-not-found-with-fallback", "no-fallback", *BOTH_ARGS, supports=BOTH_1_0), "FALLBACK", Outcome.NON_STRICT,
-         "no other interface tried"),
-    Miss(defect("errors/method-not-found-with-fallback", "retry-loop", *BOTH_ARGS, supports=BOTH_1_0), "NO-RETRY-LOOP", says="5 repeats"),
-    Miss(defect("errors/version-not-supported-with-fallback", "no-fallback"), "FALLBACK", Outcome.NON_STRICT, "JSONRPC 0.3"),
+    Miss(
+        defect("errors/method-not-found-with-fallback", "no-fallback", *BOTH_ARGS, supports=BOTH_1_0),
+        "FALLBACK",
+        Outcome.NON_STRICT,
+        "no other interface tried",
+    ),
+    Miss(
+        defect("errors/method-not-found-with-fallback", "retry-loop", *BOTH_ARGS, supports=BOTH_1_0),
+        "NO-RETRY-LOOP",
+        says="5 repeats",
+    ),
+    Miss(
+        defect("errors/version-not-supported-with-fallback", "no-fallback"),
+        "FALLBACK",
+        Outcome.NON_STRICT,
+        "JSONRPC 0.3",
+    ),
     Miss(defect("errors/version-not-supported-with-fallback", "retry-loop"), "NO-RETRY-LOOP", says="5 repeats"),
     Miss(defect("errors/task-not-found-on-get-task", "stale-task-on-error"), "RESULT-EXPECTED", says="kind: error"),
     Miss(defect("errors/task-not-found-on-get-task", "get-task-loop"), "POLL-BOUNDED", says="50 calls"),
@@ -159,7 +199,9 @@ MISSES = [
     Miss(defect("errors/card-1.0-wire-0.3", "guess-other-version"), "RESULT-EXPECTED", says="kind: error"),
     Miss(defect("errors/card-1.0-wire-0.3", "retry-loop"), "NO-RETRY-LOOP", says="5 repeats"),
     Miss(defect("errors/card-0.3-wire-1.0", "guess-other-version"), "METHOD-MATCHES-INTERFACE", says="SendMessage"),
-    Miss(defect("errors/card-0.3-wire-1.0", "v1-method-on-v03"), "METHOD-MATCHES-INTERFACE", says="SendMessage (A2A 1.0)"),
+    Miss(
+        defect("errors/card-0.3-wire-1.0", "v1-method-on-v03"), "METHOD-MATCHES-INTERFACE", says="SendMessage (A2A 1.0)"
+    ),
     Miss(defect("errors/wrong-response-id", "lax-response"), "RESULT-EXPECTED", says="kind: error"),
     Miss(defect("errors/wrong-response-id", "lax-response"), "RESULT-MATCHES", says="never gave"),
     Miss(defect("errors/result-and-error", "lax-response"), "RESULT-EXPECTED", says="kind: error"),
@@ -188,7 +230,10 @@ def test_the_defect_fails_the_named_check(miss: Miss, results: dict[Run, Scenari
 
 def test_fallback_really_fell_back(results: dict[Run, ScenarioResult]) -> None:
     both = results[run("errors/method-not-found-with-fallback", *BOTH_ARGS, supports=BOTH_1_0)]
-    assert [e["endpoint"]["binding"] for e in both.journal if e.get("operation") == "SendMessage"] == ["JSONRPC", "HTTP+JSON"]
+    assert [e["endpoint"]["binding"] for e in both.journal if e.get("operation") == "SendMessage"] == [
+        "JSONRPC",
+        "HTTP+JSON",
+    ]
     assert both.check("FALLBACK").outcome is Outcome.PASS  # type: ignore[union-attr]
     version = results[run("errors/version-not-supported-with-fallback")]
     assert [e.get("version") for e in version.journal if e.get("operation") == "SendMessage"] == ["1.0", "0.3"]

@@ -41,7 +41,12 @@ MISSES = [
     Miss(case("faults/latency", "--deadline", "1"), "RESULT-EXPECTED", says="kind: task"),
     Miss(case("faults/slow-drip", "--deadline", "1"), "RESULT-EXPECTED", says="kind: task"),
     # No timeout at all: the client hangs until the harness kills it.
-    Miss(case(NEVER, "--read-timeout", "0", timeout=NEVER_TIMEOUT), "RESULT-EXPECTED", Outcome.UNIMPLEMENTED, Outcome.TIMEOUT),
+    Miss(
+        case(NEVER, "--read-timeout", "0", timeout=NEVER_TIMEOUT),
+        "RESULT-EXPECTED",
+        Outcome.UNIMPLEMENTED,
+        Outcome.TIMEOUT,
+    ),
     # Swallowing the failure and claiming a completed task.
     Miss(case("faults/connection-reset", "--optimistic"), "RESULT-MATCHES", says="never gave"),
     Miss(case("faults/connection-reset", "--optimistic"), "RESULT-EXPECTED", says="kind: error"),
@@ -59,8 +64,15 @@ def outcomes(catalogue: Catalogue) -> dict[Case, ScenarioResult]:
 
 
 def test_every_faults_scenario_is_covered(catalogue: Catalogue) -> None:
-    ours = {"faults/latency", NEVER, "faults/connection-reset", "faults/truncated-body", "faults/slow-drip",
-            "faults/first-call-internal-error", "faults/first-calls-503"}
+    ours = {
+        "faults/latency",
+        NEVER,
+        "faults/connection-reset",
+        "faults/truncated-body",
+        "faults/slow-drip",
+        "faults/first-call-internal-error",
+        "faults/first-calls-503",
+    }
     assert ours <= group_ids(catalogue, "faults")
     assert set(CORRECT) == ours and {m.case.scenario for m in MISSES} == ours
     for sid in ours:
@@ -74,7 +86,9 @@ def test_a_correct_client_passes(scenario: str, outcomes: dict[Case, ScenarioRes
 
 
 @pytest.mark.parametrize("scenario", sorted(NO_RETRY))
-def test_a_client_that_does_not_retry_reports_the_error_and_passes(scenario: str, outcomes: dict[Case, ScenarioResult]) -> None:
+def test_a_client_that_does_not_retry_reports_the_error_and_passes(
+    scenario: str, outcomes: dict[Case, ScenarioResult]
+) -> None:
     result = outcomes[NO_RETRY[scenario]]
     assert_passes(result)
     assert result.client is not None and result.client.result is not None and result.client.result["kind"] == "error"
@@ -96,7 +110,9 @@ def test_the_correct_client_gives_up_on_silence_by_itself(outcomes: dict[Case, S
 
 
 @pytest.mark.parametrize("miss", MISSES, ids=str)
-def test_a_defective_client_misses_the_named_check(miss: Miss, outcomes: dict[Case, ScenarioResult], catalogue: Catalogue) -> None:
+def test_a_defective_client_misses_the_named_check(
+    miss: Miss, outcomes: dict[Case, ScenarioResult], catalogue: Catalogue
+) -> None:
     assert miss.check in catalogue.get(miss.case.scenario).checks, "the scenario names the check it exercises"
     assert_misses(miss, outcomes[miss.case])
 
@@ -104,7 +120,7 @@ def test_a_defective_client_misses_the_named_check(miss: Miss, outcomes: dict[Ca
 # ==================================================================================== behaviour over real HTTP
 
 
-def send(served, text: str = "hi", timeout: float | None = None) -> httpx.Response:  # noqa: ANN001 - tests.conftest.Served
+def send(served, text: str = "hi", timeout: float | None = None) -> httpx.Response:
     extra = {"timeout": timeout} if timeout is not None else {}
     return served.http.post("/a2a", content=rpc_json("SendMessage", {"message": message(text)}), headers=V1, **extra)
 
@@ -115,7 +131,9 @@ def test_latency_answers_a_completed_task_after_1_5_s(serve: Callable) -> None:
     body = send(s, "think").json()
     assert time.monotonic() - started >= 1.45
     task = body["result"]["task"]
-    assert task["status"]["state"] == "TASK_STATE_COMPLETED" and task["artifacts"][0]["parts"] == [{"text": "after some thought: think"}]
+    assert task["status"]["state"] == "TASK_STATE_COMPLETED" and task["artifacts"][0]["parts"] == [
+        {"text": "after some thought: think"}
+    ]
     assert s.journal[-1]["response"]["delay_ms"] == 1500
     with pytest.raises(httpx.ReadTimeout):
         send(s, timeout=0.3)  # an impatient client gets nothing
@@ -159,15 +177,21 @@ def test_slow_drip_delivers_a_whole_answer_in_small_chunks_over_about_two_second
     s = serve("faults/slow-drip")
     chunks: list[bytes] = []
     started = time.monotonic()
-    with s.http.stream("POST", "/a2a", content=rpc_json("SendMessage", {"message": message("Slowly, please.")}), headers=V1) as r:
+    with s.http.stream(
+        "POST", "/a2a", content=rpc_json("SendMessage", {"message": message("Slowly, please.")}), headers=V1
+    ) as r:
         for chunk in r.iter_raw():
             chunks.append(chunk)
     took = time.monotonic() - started
     body = b"".join(chunks)
     assert took >= 1.5, took
-    assert len(chunks) >= 5 and max(len(c) for c in chunks) <= 16 * 4, "small pieces (a busy reader may find a few merged)"
+    assert len(chunks) >= 5 and max(len(c) for c in chunks) <= 16 * 4, (
+        "small pieces (a busy reader may find a few merged)"
+    )
     task = httpx.Response(200, content=body).json()["result"]["task"]
-    assert task["status"]["state"] == "TASK_STATE_COMPLETED" and task["artifacts"][0]["parts"] == [{"text": "dripped: Slowly, please."}]
+    assert task["status"]["state"] == "TASK_STATE_COMPLETED" and task["artifacts"][0]["parts"] == [
+        {"text": "dripped: Slowly, please."}
+    ]
 
 
 def test_first_call_internal_error_then_completed_tasks(serve: Callable) -> None:
@@ -182,7 +206,11 @@ def test_first_two_calls_get_a_503_page_with_retry_after(serve: Callable) -> Non
     s = serve("faults/first-calls-503")
     for _ in range(2):
         r = send(s)
-        assert r.status_code == 503 and r.headers["content-type"].startswith("text/html") and r.headers["retry-after"] == "1"
+        assert (
+            r.status_code == 503
+            and r.headers["content-type"].startswith("text/html")
+            and r.headers["retry-after"] == "1"
+        )
         assert "503 Service Temporarily Unavailable" in r.text
     third = send(s, "now").json()
     assert third["result"]["task"]["artifacts"][0]["parts"] == [{"text": "through the gateway: now"}]

@@ -39,9 +39,23 @@ MISSES = [
     Miss(case(EXTENDED, "--ignore-action"), "EXTENDED-CARD", Outcome.UNIMPLEMENTED, Outcome.PASS, "did not call"),
     Miss(case(SIGNED, "--no-strip-defaults"), "SIGNATURE-VERIFIED", says="refused a card whose signature verifies"),
     Miss(case(TAMPERED, "--skip-verification"), "RESULT-EXPECTED", Outcome.UNIMPLEMENTED, Outcome.PASS, "did not act"),
-    Miss(case(TAMPERED, "--skip-verification"), "SIGNATURE-VERIFIED", Outcome.UNIMPLEMENTED, Outcome.PASS, "does not verify"),
-    Miss(case(UNKNOWN_KEY, "--skip-verification"), "RESULT-EXPECTED", Outcome.UNIMPLEMENTED, Outcome.PASS, "did not act"),
-    Miss(case(UNKNOWN_KEY, "--skip-verification"), "SIGNATURE-VERIFIED", Outcome.UNIMPLEMENTED, Outcome.PASS, "does not verify"),
+    Miss(
+        case(TAMPERED, "--skip-verification"),
+        "SIGNATURE-VERIFIED",
+        Outcome.UNIMPLEMENTED,
+        Outcome.PASS,
+        "does not verify",
+    ),
+    Miss(
+        case(UNKNOWN_KEY, "--skip-verification"), "RESULT-EXPECTED", Outcome.UNIMPLEMENTED, Outcome.PASS, "did not act"
+    ),
+    Miss(
+        case(UNKNOWN_KEY, "--skip-verification"),
+        "SIGNATURE-VERIFIED",
+        Outcome.UNIMPLEMENTED,
+        Outcome.PASS,
+        "does not verify",
+    ),
 ]
 
 
@@ -64,7 +78,9 @@ def test_a_correct_client_passes(scenario: str, outcomes: dict[Case, ScenarioRes
 
 
 @pytest.mark.parametrize("miss", MISSES, ids=str)
-def test_a_defective_client_misses_the_named_check(miss: Miss, outcomes: dict[Case, ScenarioResult], catalogue: Catalogue) -> None:
+def test_a_defective_client_misses_the_named_check(
+    miss: Miss, outcomes: dict[Case, ScenarioResult], catalogue: Catalogue
+) -> None:
     assert miss.check in catalogue.get(miss.case.scenario).checks, "the scenario names the check it exercises"
     assert_misses(miss, outcomes[miss.case])
 
@@ -96,7 +112,7 @@ class Hook:
         hook = self
 
         class Handler(BaseHTTPRequestHandler):
-            def do_POST(self) -> None:  # noqa: N802
+            def do_POST(self) -> None:
                 body = json.loads(self.rfile.read(int(self.headers.get("content-length") or 0)))
                 status = 204 if self.headers.get("authorization") == f"Bearer {hook.secret}" else 401
                 with hook.changed:
@@ -115,7 +131,9 @@ class Hook:
 
     def wait_for(self, count: int, timeout: float = 5.0) -> list[tuple[int, dict[str, str], Any]]:
         with self.changed:
-            assert self.changed.wait_for(lambda: len(self.calls) >= count, timeout), f"{len(self.calls)} of {count} deliveries arrived"
+            assert self.changed.wait_for(lambda: len(self.calls) >= count, timeout), (
+                f"{len(self.calls)} of {count} deliveries arrived"
+            )
             return list(self.calls)
 
 
@@ -132,8 +150,12 @@ def config(url: str, secret: str = "s3cret") -> dict[str, Any]:
 
 
 def states_of(calls: list[tuple[int, dict[str, str], Any]]) -> list[str]:
-    return [next(iter(body)) if "statusUpdate" not in body else body["statusUpdate"]["status"]["state"].removeprefix("TASK_STATE_")
-            for _, _, body in calls]
+    return [
+        next(iter(body))
+        if "statusUpdate" not in body
+        else body["statusUpdate"]["status"]["state"].removeprefix("TASK_STATE_")
+        for _, _, body in calls
+    ]
 
 
 def test_push_probe_first_then_every_event_while_the_task_moves_by_itself(serve: Callable, hook: Hook) -> None:
@@ -143,9 +165,14 @@ def test_push_probe_first_then_every_event_while_the_task_moves_by_itself(serve:
     assert task["status"]["state"] == "TASK_STATE_SUBMITTED", "returnImmediately: the answer comes at once"
     calls = hook.wait_for(4)  # nobody polls: the task moves on by itself and the webhook hears of it
     assert [c[0] for c in calls] == [401, 204, 204, 204]
-    assert calls[0][1]["authorization"] == "Bearer a2a-lab-wrong-credentials" and calls[0][2] == calls[1][2], "the probe is the same event"
+    assert calls[0][1]["authorization"] == "Bearer a2a-lab-wrong-credentials" and calls[0][2] == calls[1][2], (
+        "the probe is the same event"
+    )
     assert states_of(calls[1:]) == ["WORKING", "artifactUpdate", "COMPLETED"]
-    assert all(c[1]["content-type"] == "application/a2a+json" and next(iter(c[2].values()))["taskId"] == task["id"] for c in calls)
+    assert all(
+        c[1]["content-type"] == "application/a2a+json" and next(iter(c[2].values()))["taskId"] == task["id"]
+        for c in calls
+    )
     assert calls[2][2]["artifactUpdate"]["artifact"]["parts"] == [{"text": "called back: later"}]
     pushes = [e for e in s.journal if e["kind"] == "push"]
     assert [e["push"]["probe"] for e in pushes] == [True, False, False, False] and "s3cret" not in json.dumps(pushes)
@@ -153,18 +180,28 @@ def test_push_probe_first_then_every_event_while_the_task_moves_by_itself(serve:
 
 def test_push_with_a_blocking_send(serve: Callable, hook: Hook) -> None:
     s = serve(PUSH)
-    answer = s.http.post("/a2a", content=rpc_json("SendMessage", {"message": message(), "configuration": config(hook.url)}), headers=V1).json()
+    answer = s.http.post(
+        "/a2a", content=rpc_json("SendMessage", {"message": message(), "configuration": config(hook.url)}), headers=V1
+    ).json()
     assert answer["result"]["task"]["status"]["state"] == "TASK_STATE_COMPLETED"
     assert states_of(hook.wait_for(4)[1:]) == ["WORKING", "artifactUpdate", "COMPLETED"]
 
 
 def test_push_not_advertised_refuses_every_registration(serve: Callable, hook: Hook) -> None:
     s = serve(NO_PUSH)
-    inline = s.http.post("/a2a", content=rpc_json("SendMessage", {"message": message(), "configuration": config(hook.url)}), headers=V1).json()
+    inline = s.http.post(
+        "/a2a", content=rpc_json("SendMessage", {"message": message(), "configuration": config(hook.url)}), headers=V1
+    ).json()
     assert inline["error"]["code"] == -32003
-    task = s.http.post("/a2a", content=rpc_json("SendMessage", {"message": message()}), headers=V1).json()["result"]["task"]
+    task = s.http.post("/a2a", content=rpc_json("SendMessage", {"message": message()}), headers=V1).json()["result"][
+        "task"
+    ]
     assert task["status"]["state"] == "TASK_STATE_COMPLETED"
-    created = s.http.post("/a2a", content=rpc_json("CreateTaskPushNotificationConfig", {"taskId": task["id"], "url": hook.url}), headers=V1).json()
+    created = s.http.post(
+        "/a2a",
+        content=rpc_json("CreateTaskPushNotificationConfig", {"taskId": task["id"], "url": hook.url}),
+        headers=V1,
+    ).json()
     assert created["error"]["code"] == -32003 and hook.calls == []
 
 
@@ -201,7 +238,10 @@ def test_extended_card_only_with_the_token(serve: Callable) -> None:
     assert open_send["result"]["task"]["status"]["state"] == "TASK_STATE_COMPLETED", "the other operations are open"
 
 
-@pytest.mark.parametrize("sid,valid,why", [(SIGNED, True, "valid"), (TAMPERED, False, "does not verify"), (UNKNOWN_KEY, False, "no key with kid")])
+@pytest.mark.parametrize(
+    "sid,valid,why",
+    [(SIGNED, True, "valid"), (TAMPERED, False, "does not verify"), (UNKNOWN_KEY, False, "no key with kid")],
+)
 def test_signed_cards(serve: Callable, sid: str, valid: bool, why: str) -> None:
     s = serve(sid)
     card = s.http.get("/.well-known/agent-card.json").json()
@@ -209,9 +249,13 @@ def test_signed_cards(serve: Callable, sid: str, valid: bool, why: str) -> None:
     header = json.loads(__import__("base64").urlsafe_b64decode(signature["protected"] + "=="))
     assert header["alg"] == "ES256" and header["typ"] == "JOSE" and header["kid"].startswith("a2a-lab-test-key-1")
     jwks = s.app.scenario.client.action["jwks"]
-    assert [k["kid"] for k in jwks["keys"]] == ["a2a-lab-test-key-1"] and "d" not in jwks["keys"][0], "the public key only"
+    assert [k["kid"] for k in jwks["keys"]] == ["a2a-lab-test-key-1"] and "d" not in jwks["keys"][0], (
+        "the public key only"
+    )
     (verdict,) = signing.verify(card, jwks)
     assert verdict.valid is valid and why in verdict.reason
     assert card["skills"][0]["examples"] == [], "a default-valued field the canonical form must drop"
     answer = s.http.post("/a2a", content=rpc_json("SendMessage", {"message": message()}), headers=V1).json()
-    assert answer["result"]["task"]["status"]["state"] == "TASK_STATE_COMPLETED", "the agent itself works: only the card is in question"
+    assert answer["result"]["task"]["status"]["state"] == "TASK_STATE_COMPLETED", (
+        "the agent itself works: only the card is in question"
+    )

@@ -13,34 +13,85 @@ import pytest
 from a2a_lab.harness.model import Outcome, ScenarioResult
 from a2a_lab.server.catalogue import Catalogue
 
-from .action_runs import (Case, Miss, SseEvent, assert_misses, assert_passes, case, group_ids, kinds, message, message03,
-                          results, rpc_json, run_cases, sse_events)
+from .action_runs import (
+    Case,
+    Miss,
+    SseEvent,
+    assert_misses,
+    assert_passes,
+    case,
+    group_ids,
+    kinds,
+    message,
+    message03,
+    results,
+    rpc_json,
+    run_cases,
+    sse_events,
+)
 
 V1 = {"A2A-Version": "1.0", "Content-Type": "application/json", "Accept": "text/event-stream"}
 V03 = {"Content-Type": "application/json", "Accept": "text/event-stream"}
 
-OURS = ["streaming/v1-stream", "streaming/v03-stream", "streaming/no-terminal-event", "streaming/closed-at-input-required",
-        "streaming/status-first", "streaming/duplicate-events", "streaming/comments-and-pings", "streaming/error-mid-stream",
-        "streaming/not-advertised", "streaming/resubscribe-after-drop"]
+OURS = [
+    "streaming/v1-stream",
+    "streaming/v03-stream",
+    "streaming/no-terminal-event",
+    "streaming/closed-at-input-required",
+    "streaming/status-first",
+    "streaming/duplicate-events",
+    "streaming/comments-and-pings",
+    "streaming/error-mid-stream",
+    "streaming/not-advertised",
+    "streaming/resubscribe-after-drop",
+]
 #: The correct client acts on A2A_LAB_ACTION (stream, resubscribe) with its defaults.
 CORRECT = {sid: case(sid) for sid in OURS}
 #: Correct as well: after a dropped stream, resume by polling GetTask instead of SubscribeToTask.
 POLL_TO_RESUME = case("streaming/resubscribe-after-drop", "--poll-to-resume")
 MISSES = [
-    Miss(case("streaming/v1-stream", "--ignore-action"), "STREAMING-USED", Outcome.UNIMPLEMENTED, Outcome.PASS, "did not stream"),
+    Miss(
+        case("streaming/v1-stream", "--ignore-action"),
+        "STREAMING-USED",
+        Outcome.UNIMPLEMENTED,
+        Outcome.PASS,
+        "did not stream",
+    ),
     Miss(case("streaming/v03-stream", "--v1-events-only"), "RESULT-MATCHES", says="another task state"),
     Miss(case("streaming/v03-stream", "--ignore-action"), "STREAMING-USED", Outcome.UNIMPLEMENTED, Outcome.PASS),
     Miss(case("streaming/no-terminal-event", "--no-follow-up"), "RESULT-EXPECTED", says="COMPLETED"),
-    Miss(case("streaming/no-terminal-event", "--no-follow-up"), "FOLLOW-UP-TO-END", Outcome.NON_STRICT, Outcome.FAIL, "nothing for task"),
-    Miss(case("streaming/closed-at-input-required", "--interrupted-as-failure"), "INTERRUPTED-HANDLED", Outcome.NON_STRICT, Outcome.FAIL, "FAILED"),
-    Miss(case("streaming/closed-at-input-required", "--interrupted-as-failure"), "RESULT-EXPECTED", says="INPUT_REQUIRED"),
+    Miss(
+        case("streaming/no-terminal-event", "--no-follow-up"),
+        "FOLLOW-UP-TO-END",
+        Outcome.NON_STRICT,
+        Outcome.FAIL,
+        "nothing for task",
+    ),
+    Miss(
+        case("streaming/closed-at-input-required", "--interrupted-as-failure"),
+        "INTERRUPTED-HANDLED",
+        Outcome.NON_STRICT,
+        Outcome.FAIL,
+        "FAILED",
+    ),
+    Miss(
+        case("streaming/closed-at-input-required", "--interrupted-as-failure"), "RESULT-EXPECTED", says="INPUT_REQUIRED"
+    ),
     Miss(case("streaming/status-first", "--strict-stream"), "RESULT-EXPECTED", says="kind: task"),
     Miss(case("streaming/duplicate-events", "--strict-stream"), "RESULT-EXPECTED", says="kind: task"),
     Miss(case("streaming/comments-and-pings", "--naive-sse"), "RESULT-EXPECTED", says="kind: task"),
-    Miss(case("streaming/error-mid-stream", "--ignore-stream-errors", "--no-follow-up"), "RESULT-EXPECTED", says="FAILED"),
+    Miss(
+        case("streaming/error-mid-stream", "--ignore-stream-errors", "--no-follow-up"), "RESULT-EXPECTED", says="FAILED"
+    ),
     Miss(case("streaming/not-advertised", "--stream-anyway"), "CAPABILITIES-RESPECTED", says="capabilities.streaming"),
     # Reporting the broken stream as an error is an honest conclusion; the missed recovery is a SHOULD.
-    Miss(case("streaming/resubscribe-after-drop", "--no-resume"), "RESUBSCRIBE", Outcome.NON_STRICT, Outcome.NON_STRICT, "gave up"),
+    Miss(
+        case("streaming/resubscribe-after-drop", "--no-resume"),
+        "RESUBSCRIBE",
+        Outcome.NON_STRICT,
+        Outcome.NON_STRICT,
+        "gave up",
+    ),
 ]
 
 
@@ -64,7 +115,9 @@ def test_a_correct_client_passes(scenario: str, outcomes: dict[Case, ScenarioRes
 
 
 @pytest.mark.parametrize("miss", MISSES, ids=str)
-def test_a_defective_client_misses_the_named_check(miss: Miss, outcomes: dict[Case, ScenarioResult], catalogue: Catalogue) -> None:
+def test_a_defective_client_misses_the_named_check(
+    miss: Miss, outcomes: dict[Case, ScenarioResult], catalogue: Catalogue
+) -> None:
     assert miss.check in catalogue.get(miss.case.scenario).checks, "the scenario names the check it exercises"
     assert_misses(miss, outcomes[miss.case])
 
@@ -75,13 +128,19 @@ def test_the_correct_client_streamed_where_allowed_and_only_there(outcomes: dict
         streamed = any(e.get("operation") == "SendStreamingMessage" for e in result.journal)
         assert streamed is (sid != "streaming/not-advertised"), sid
         used = result.check("STREAMING-USED")
-        assert used is not None and used.outcome is (Outcome.SKIPPED if sid == "streaming/not-advertised" else Outcome.PASS), sid
+        assert used is not None and used.outcome is (
+            Outcome.SKIPPED if sid == "streaming/not-advertised" else Outcome.PASS
+        ), sid
 
 
 def test_the_correct_client_followed_up_the_unfinished_stream(outcomes: dict[Case, ScenarioResult]) -> None:
     ops = [e.get("operation") for e in outcomes[CORRECT["streaming/no-terminal-event"]].journal if e.get("operation")]
     assert ops[0] == "SendStreamingMessage" and ops[1:] and set(ops[1:]) <= {"GetTask", "SubscribeToTask"}
-    interrupted = [e.get("operation") for e in outcomes[CORRECT["streaming/closed-at-input-required"]].journal if e.get("operation")]
+    interrupted = [
+        e.get("operation")
+        for e in outcomes[CORRECT["streaming/closed-at-input-required"]].journal
+        if e.get("operation")
+    ]
     assert interrupted == ["SendStreamingMessage"], "nothing to poll at an interrupted state"
 
 
@@ -96,8 +155,13 @@ def test_resuming_after_the_drop(outcomes: dict[Case, ScenarioResult]) -> None:
 # ==================================================================================== behaviour over real HTTP
 
 
-def stream(served: Any, method: str = "SendStreamingMessage", params: dict[str, Any] | None = None, headers: dict[str, str] = V1,
-           req_id: Any = 1) -> list[SseEvent]:
+def stream(
+    served: Any,
+    method: str = "SendStreamingMessage",
+    params: dict[str, Any] | None = None,
+    headers: dict[str, str] = V1,
+    req_id: Any = 1,
+) -> list[SseEvent]:
     """A whole SSE stream, read as it arrives."""
     params = params if params is not None else {"message": message("go")}
     with served.http.stream("POST", "/a2a", content=rpc_json(method, params, req_id), headers=headers) as r:
@@ -106,7 +170,11 @@ def stream(served: Any, method: str = "SendStreamingMessage", params: dict[str, 
 
 
 def get_task(served: Any, task_id: str) -> dict[str, Any]:
-    return served.http.post("/a2a", content=rpc_json("GetTask", {"id": task_id}), headers={"A2A-Version": "1.0", "Content-Type": "application/json"}).json()["result"]
+    return served.http.post(
+        "/a2a",
+        content=rpc_json("GetTask", {"id": task_id}),
+        headers={"A2A-Version": "1.0", "Content-Type": "application/json"},
+    ).json()["result"]
 
 
 def test_v1_stream_task_first_then_updates_then_close(serve: Callable) -> None:
@@ -125,7 +193,10 @@ def test_v03_stream_kind_events_and_final(serve: Callable) -> None:
     s = serve("streaming/v03-stream")
     values = results(stream(s, "message/stream", {"message": message03("old")}, headers=V03))
     assert [v["kind"] for v in values] == ["task", "status-update", "artifact-update", "status-update"]
-    assert [(v["status"]["state"], v["final"]) for v in values if v["kind"] == "status-update"] == [("working", False), ("completed", True)]
+    assert [(v["status"]["state"], v["final"]) for v in values if v["kind"] == "status-update"] == [
+        ("working", False),
+        ("completed", True),
+    ]
     assert values[2]["artifact"]["parts"] == [{"kind": "text", "text": "streamed (0.3): old"}]
     refused = s.http.post("/a2a", content=rpc_json("SendStreamingMessage", {"message": message()}), headers=V1).json()
     assert refused["error"]["code"] == -32601, "a 0.3-only agent does not know the 1.0 method"
@@ -142,7 +213,9 @@ def test_stream_closes_at_input_required_with_the_question(serve: Callable) -> N
     s = serve("streaming/closed-at-input-required")
     values = results(stream(s))
     assert kinds(values) == ["task", "status:WORKING", "status:INPUT_REQUIRED"]
-    assert values[-1]["statusUpdate"]["status"]["message"]["parts"] == [{"text": "Which city should the forecast be for?"}]
+    assert values[-1]["statusUpdate"]["status"]["message"]["parts"] == [
+        {"text": "Which city should the forecast be for?"}
+    ]
     task = get_task(s, values[0]["task"]["id"])
     assert task["status"]["state"] == "TASK_STATE_INPUT_REQUIRED", "an interrupted task waits for the user"
 
@@ -158,8 +231,16 @@ def test_first_event_is_a_status_update_carrying_the_task_id(serve: Callable) ->
 def test_every_event_twice(serve: Callable) -> None:
     s = serve("streaming/duplicate-events")
     values = results(stream(s))
-    assert kinds(values) == ["task", "task", "status:WORKING", "status:WORKING", "artifactUpdate", "artifactUpdate",
-                             "status:COMPLETED", "status:COMPLETED"]
+    assert kinds(values) == [
+        "task",
+        "task",
+        "status:WORKING",
+        "status:WORKING",
+        "artifactUpdate",
+        "artifactUpdate",
+        "status:COMPLETED",
+        "status:COMPLETED",
+    ]
     assert all(values[i] == values[i + 1] for i in range(0, len(values), 2))
 
 
@@ -167,7 +248,9 @@ def test_comments_and_pings_between_events(serve: Callable) -> None:
     s = serve("streaming/comments-and-pings")
     events = stream(s)
     comments = [c for e in events for c in e.comments]
-    assert comments[:2] == ["a2a-lab stream opened", "events follow"] and events[0].data is None, "comments open the stream"
+    assert comments[:2] == ["a2a-lab stream opened", "events follow"] and events[0].data is None, (
+        "comments open the stream"
+    )
     pings = [c for c in comments if c.startswith("ping")]
     assert len(pings) >= 2, "keep-alive pings every 100 ms while the events come 250 ms apart"
     assert kinds(results(events)) == ["task", "status:WORKING", "artifactUpdate", "status:COMPLETED"]
@@ -180,7 +263,9 @@ def test_error_event_mid_stream_and_the_task_fails(serve: Callable) -> None:
     assert kinds(values) == ["task", "status:WORKING", "error"]
     assert values[-1]["id"] == 9 and values[-1]["error"]["code"] == -32603
     task = get_task(s, values[0]["task"]["id"])
-    assert task["status"]["state"] == "TASK_STATE_FAILED" and task["status"]["message"]["parts"] == [{"text": "The agent crashed while working."}]
+    assert task["status"]["state"] == "TASK_STATE_FAILED" and task["status"]["message"]["parts"] == [
+        {"text": "The agent crashed while working."}
+    ]
 
 
 def test_streaming_not_advertised_is_refused(serve: Callable) -> None:
@@ -188,23 +273,28 @@ def test_streaming_not_advertised_is_refused(serve: Callable) -> None:
     assert s.http.get("/.well-known/agent-card.json").json()["capabilities"]["streaming"] is False
     refused = s.http.post("/a2a", content=rpc_json("SendStreamingMessage", {"message": message()}), headers=V1)
     assert refused.headers["content-type"].startswith("application/json") and refused.json()["error"]["code"] == -32004
-    answer = s.http.post("/a2a", content=rpc_json("SendMessage", {"message": message("x")}), headers=V1).json()["result"]["task"]
+    answer = s.http.post("/a2a", content=rpc_json("SendMessage", {"message": message("x")}), headers=V1).json()[
+        "result"
+    ]["task"]
     assert answer["status"]["state"] == "TASK_STATE_COMPLETED"
 
 
 def test_stream_drops_mid_task_and_subscribe_picks_it_up(serve: Callable) -> None:
     s = serve("streaming/resubscribe-after-drop")
     lines: list[str] = []
-    with pytest.raises(httpx.TransportError):
-        with s.http.stream("POST", "/a2a", content=rpc_json("SendStreamingMessage", {"message": message("again")}), headers=V1) as r:
-            for line in r.iter_lines():
-                lines.append(line)
+    with pytest.raises(httpx.TransportError), s.http.stream(
+        "POST", "/a2a", content=rpc_json("SendStreamingMessage", {"message": message("again")}), headers=V1
+    ) as r:
+        for line in r.iter_lines():
+            lines.append(line)
     before = results(sse_events(lines))
     assert kinds(before) == ["task", "status:WORKING"], "two events, then a reset"
     task_id = before[0]["task"]["id"]
     assert s.journal[-1]["events"][-1] == {"t": s.journal[-1]["events"][-1]["t"], "dropped": True}
     after = results(stream(s, "SubscribeToTask", {"id": task_id}))
-    assert after[0]["task"]["id"] == task_id and after[0]["task"]["status"]["state"] == "TASK_STATE_WORKING", "a snapshot first"
+    assert after[0]["task"]["id"] == task_id and after[0]["task"]["status"]["state"] == "TASK_STATE_WORKING", (
+        "a snapshot first"
+    )
     assert kinds(after)[1:] == ["artifactUpdate", "status:COMPLETED"]
     assert after[1]["artifactUpdate"]["artifact"]["parts"] == [{"text": "recovered: again"}]
 
@@ -223,10 +313,11 @@ def test_the_dropped_task_goes_on_by_itself(serve: Callable) -> None:
             completed.set()
 
     engine.on_event = watch
-    with pytest.raises(httpx.TransportError):
-        with s.http.stream("POST", "/a2a", content=rpc_json("SendStreamingMessage", {"message": message()}), headers=V1) as r:
-            for _ in r.iter_lines():
-                pass
+    with pytest.raises(httpx.TransportError), s.http.stream(
+        "POST", "/a2a", content=rpc_json("SendStreamingMessage", {"message": message()}), headers=V1
+    ) as r:
+        for _ in r.iter_lines():
+            pass
     assert completed.wait(5), "the task never completed after its stream dropped"
     (rec,) = engine.tasks.values()
     assert rec.state.value == "TASK_STATE_COMPLETED"

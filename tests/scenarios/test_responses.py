@@ -54,12 +54,29 @@ def test_every_part_kind_in_both_versions(serve: Callable[[str], Any]) -> None:
     parts = [p for a in task["artifacts"] for p in a["parts"]]
     assert [next(k for k in ("text", "raw", "url", "data") if k in p) for p in parts] == ["text", "data", "raw", "url"]
     raw = next(p for p in parts if "raw" in p)
-    assert base64.b64decode(raw["raw"]).startswith(b"quarter,revenue") and raw["mediaType"] == "text/csv" and raw["filename"] == "q3.csv"
+    assert (
+        base64.b64decode(raw["raw"]).startswith(b"quarter,revenue")
+        and raw["mediaType"] == "text/csv"
+        and raw["filename"] == "q3.csv"
+    )
     url = next(p for p in parts if "url" in p)
     assert url["url"].endswith("/q3.pdf") and url["mediaType"] == "application/pdf" and url["filename"] == "q3.pdf"
     # The same parts in 0.3 form: kind text / data / file (bytes or uri, mimeType, name).
-    v03 = result_of(served.rpc("/a2a", "message/send", {"message": {"kind": "message", "messageId": "m-2", "role": "user",
-                                                                  "parts": [{"kind": "text", "text": "hi"}]}}, version=None))
+    v03 = result_of(
+        served.rpc(
+            "/a2a",
+            "message/send",
+            {
+                "message": {
+                    "kind": "message",
+                    "messageId": "m-2",
+                    "role": "user",
+                    "parts": [{"kind": "text", "text": "hi"}],
+                }
+            },
+            version=None,
+        )
+    )
     kinds = [p["kind"] for a in v03["artifacts"] for p in a["parts"]]
     files = [p["file"] for a in v03["artifacts"] for p in a["parts"] if p["kind"] == "file"]
     assert v03["status"]["state"] == "completed" and kinds == ["text", "data", "file", "file"]
@@ -75,11 +92,16 @@ def test_working_for_a_long_time(serve: Callable[[str], Any]) -> None:
         assert state(result_of(served.rpc("/a2a", "GetTask", {"id": task["id"]}))) == "TASK_STATE_WORKING"
 
 
-@pytest.mark.parametrize(("scenario", "interrupted", "says"), [
-    ("responses/input-required", "TASK_STATE_INPUT_REQUIRED", "Which city"),
-    ("responses/auth-required", "TASK_STATE_AUTH_REQUIRED", "Sign in"),
-])
-def test_interrupted_states_wait_for_input(serve: Callable[[str], Any], scenario: str, interrupted: str, says: str) -> None:
+@pytest.mark.parametrize(
+    ("scenario", "interrupted", "says"),
+    [
+        ("responses/input-required", "TASK_STATE_INPUT_REQUIRED", "Which city"),
+        ("responses/auth-required", "TASK_STATE_AUTH_REQUIRED", "Sign in"),
+    ],
+)
+def test_interrupted_states_wait_for_input(
+    serve: Callable[[str], Any], scenario: str, interrupted: str, says: str
+) -> None:
     served = serve(scenario)
     task = result_of(served.rpc("/a2a", "SendMessage", message()))["task"]
     assert state(task) == interrupted and says in status_text(task)
@@ -93,20 +115,33 @@ def test_multi_turn_follow_up(serve: Callable[[str], Any], catalogue: Catalogue)
     task = result_of(served.rpc("/a2a", "SendMessage", message("weather tomorrow?")))["task"]
     assert state(task) == "TASK_STATE_INPUT_REQUIRED" and status_text(task) == "Which city?"
     # A wrong contextId or an unknown task is refused; a new message without taskId starts over.
-    assert served.rpc("/a2a", "SendMessage", message("Paris", "m-2", taskId=task["id"], contextId="other")).json()["error"]["code"] == -32602
-    assert served.rpc("/a2a", "SendMessage", message("Paris", "m-3", taskId="no-such-task")).json()["error"]["code"] == -32001
+    assert (
+        served.rpc("/a2a", "SendMessage", message("Paris", "m-2", taskId=task["id"], contextId="other")).json()[
+            "error"
+        ]["code"]
+        == -32602
+    )
+    assert (
+        served.rpc("/a2a", "SendMessage", message("Paris", "m-3", taskId="no-such-task")).json()["error"]["code"]
+        == -32001
+    )
     fresh = result_of(served.rpc("/a2a", "SendMessage", message("Paris", "m-4")))["task"]
     assert fresh["id"] != task["id"] and state(fresh) == "TASK_STATE_INPUT_REQUIRED"
-    done = result_of(served.rpc("/a2a", "SendMessage", message("Paris", "m-5", taskId=task["id"], contextId=task["contextId"])))["task"]
+    done = result_of(
+        served.rpc("/a2a", "SendMessage", message("Paris", "m-5", taskId=task["id"], contextId=task["contextId"]))
+    )["task"]
     assert done["id"] == task["id"] and state(done) == "TASK_STATE_COMPLETED"
     assert "sunny" in done["artifacts"][0]["parts"][0]["text"]
     assert [m["role"] for m in done["history"]][-2:] == ["ROLE_AGENT", "ROLE_USER"]
 
 
-@pytest.mark.parametrize(("scenario", "terminal", "says"), [
-    ("responses/rejected", "TASK_STATE_REJECTED", "English and French"),
-    ("responses/failed-with-message", "TASK_STATE_FAILED", "timed out"),
-])
+@pytest.mark.parametrize(
+    ("scenario", "terminal", "says"),
+    [
+        ("responses/rejected", "TASK_STATE_REJECTED", "English and French"),
+        ("responses/failed-with-message", "TASK_STATE_FAILED", "timed out"),
+    ],
+)
 def test_terminal_failures_are_tasks(serve: Callable[[str], Any], scenario: str, terminal: str, says: str) -> None:
     served = serve(scenario)
     task = result_of(served.rpc("/a2a", "SendMessage", message()))["task"]
@@ -135,15 +170,38 @@ MISSES = [
     Miss(defect("responses/completed-task-every-part-kind", "text-only-parts"), "RESULT-EXPECTED", says="kind: task"),
     Miss(defect("responses/completed-task-every-part-kind", "get-task-loop"), "POLL-BOUNDED", says="after it"),
     Miss(defect("responses/working-for-a-long-time", "get-task-loop"), "POLL-BOUNDED", says="50 calls"),
-    Miss(defect("responses/working-for-a-long-time", "no-follow-up"), "FOLLOW-UP-TO-END", Outcome.NON_STRICT, "nothing for task"),
+    Miss(
+        defect("responses/working-for-a-long-time", "no-follow-up"),
+        "FOLLOW-UP-TO-END",
+        Outcome.NON_STRICT,
+        "nothing for task",
+    ),
     Miss(defect("responses/working-for-a-long-time", "wrong-result"), "RESULT-EXPECTED", says="WORKING"),
-    Miss(defect("responses/input-required", "interrupted-as-failure"), "INTERRUPTED-HANDLED", Outcome.NON_STRICT, "'failed'"),
+    Miss(
+        defect("responses/input-required", "interrupted-as-failure"),
+        "INTERRUPTED-HANDLED",
+        Outcome.NON_STRICT,
+        "'failed'",
+    ),
     Miss(defect("responses/input-required", "interrupted-as-failure"), "RESULT-EXPECTED", says="INPUT_REQUIRED"),
     Miss(defect("responses/multi-turn-follow-up", "follow-up-new-task"), "MULTI-TURN", says="no taskId"),
     Miss(defect("responses/multi-turn-follow-up", "follow-up-new-task"), "RESULT-EXPECTED", says="COMPLETED"),
-    Miss(defect("responses/multi-turn-follow-up", "follow-up-wrong-context"), "MULTI-TURN", says="fake-client-own-context"),
-    Miss(defect("responses/multi-turn-follow-up", "follow-up-unknown-task", *REST_ARGS, supports=REST), "MULTI-TURN", says="never created"),
-    Miss(defect("responses/auth-required", "interrupted-as-failure"), "INTERRUPTED-HANDLED", Outcome.NON_STRICT, "AUTH_REQUIRED"),
+    Miss(
+        defect("responses/multi-turn-follow-up", "follow-up-wrong-context"),
+        "MULTI-TURN",
+        says="fake-client-own-context",
+    ),
+    Miss(
+        defect("responses/multi-turn-follow-up", "follow-up-unknown-task", *REST_ARGS, supports=REST),
+        "MULTI-TURN",
+        says="never created",
+    ),
+    Miss(
+        defect("responses/auth-required", "interrupted-as-failure"),
+        "INTERRUPTED-HANDLED",
+        Outcome.NON_STRICT,
+        "AUTH_REQUIRED",
+    ),
     Miss(defect("responses/auth-required", "interrupted-as-failure"), "RESULT-EXPECTED", says="AUTH_REQUIRED"),
     Miss(defect("responses/rejected", "get-task-loop"), "POLL-BOUNDED", says="after it"),
     Miss(defect("responses/rejected", "failed-as-error"), "RESULT-EXPECTED", says="kind: task"),
@@ -175,9 +233,15 @@ def test_a_long_working_task_is_given_up_boundedly(results: dict[Run, ScenarioRe
 
 
 def test_the_follow_up_continued_the_task(results: dict[Run, ScenarioResult]) -> None:
-    for case in (run("responses/multi-turn-follow-up"), run("responses/multi-turn-follow-up", *REST_ARGS, supports=REST)):
+    for case in (
+        run("responses/multi-turn-follow-up"),
+        run("responses/multi-turn-follow-up", *REST_ARGS, supports=REST),
+    ):
         sends = [e for e in results[case].journal if e.get("operation") == "SendMessage"]
-        assert len(sends) == 2 and [s["answer"]["state"] for s in sends] == ["TASK_STATE_INPUT_REQUIRED", "TASK_STATE_COMPLETED"]
+        assert len(sends) == 2 and [s["answer"]["state"] for s in sends] == [
+            "TASK_STATE_INPUT_REQUIRED",
+            "TASK_STATE_COMPLETED",
+        ]
         assert sends[0]["answer"]["task_id"] == sends[1]["answer"]["task_id"]
 
 

@@ -46,9 +46,15 @@ card:
 """
 
 
-def scenario_text(body: str = "", caps: str = "{streaming: true, pushNotifications: true}", head: str | None = None) -> str:
+def scenario_text(
+    body: str = "", caps: str = "{streaming: true, pushNotifications: true}", head: str | None = None
+) -> str:
     """A whole scenario file: title, description, spec, the test card, then `body` (dedented YAML)."""
-    head = head if head is not None else "title: a test scenario\ndescription: Used by a test.\nspec: A2A 1.0 (test)\nseed: 7\n"
+    head = (
+        head
+        if head is not None
+        else "title: a test scenario\ndescription: Used by a test.\nspec: A2A 1.0 (test)\nseed: 7\n"
+    )
     return head + CARD_YAML.format(caps=caps) + textwrap.dedent(body)
 
 
@@ -66,7 +72,13 @@ def message(text: str = "hi", message_id: str = "m-1", **extra: Any) -> dict[str
 
 def message03(text: str = "hi", message_id: str = "m-1", **extra: Any) -> dict[str, Any]:
     """A 0.3 JSON-RPC user message."""
-    return {"kind": "message", "messageId": message_id, "role": "user", "parts": [{"kind": "text", "text": text}], **extra}
+    return {
+        "kind": "message",
+        "messageId": message_id,
+        "role": "user",
+        "parts": [{"kind": "text", "text": text}],
+        **extra,
+    }
 
 
 @dataclass
@@ -119,10 +131,19 @@ class Lab:
     def journal(self) -> list[dict[str, Any]]:
         return self.app.state.journal.snapshot()["entries"]
 
-    def rpc(self, method: str, params: dict[str, Any] | None = None, version: str | None = "1.0", req_id: Any = 1,
-            path: str = RPC_PATH, **kw: Any) -> httpx.Response:
+    def rpc(
+        self,
+        method: str,
+        params: dict[str, Any] | None = None,
+        version: str | None = "1.0",
+        req_id: Any = 1,
+        path: str = RPC_PATH,
+        **kw: Any,
+    ) -> httpx.Response:
         headers = {"A2A-Version": version} if version else {}
-        return self.http.post(path, json={"jsonrpc": "2.0", "id": req_id, "method": method, "params": params or {}}, headers=headers, **kw)
+        return self.http.post(
+            path, json={"jsonrpc": "2.0", "id": req_id, "method": method, "params": params or {}}, headers=headers, **kw
+        )
 
     def send(self, text: str = "hi", method: str = "SendMessage", **kw: Any) -> httpx.Response:
         return self.rpc(method, {"message": message(text)}, **kw)
@@ -137,7 +158,12 @@ def lab(tmp_path: Path) -> Iterator[Callable[..., Lab]]:
     """`lab(body_yaml, caps=...)` serves a scenario written to tmp_path; stopped after the test."""
     started: list[Lab] = []
 
-    def _lab(body: str = "", caps: str = "{streaming: true, pushNotifications: true}", name: str = "scenario.yaml", timeout: float = 10) -> Lab:
+    def _lab(
+        body: str = "",
+        caps: str = "{streaming: true, pushNotifications: true}",
+        name: str = "scenario.yaml",
+        timeout: float = 10,
+    ) -> Lab:
         path = write_scenario(tmp_path, scenario_text(body, caps), name)
         served = Lab(load_file(path, f"test/{path.stem}"), timeout)
         started.append(served)
@@ -155,7 +181,9 @@ class Receiver:
         self.status, self.location = status, location or {}
         self.received: list[tuple[str, dict[str, str], Any]] = []
         self._lock = threading.Lock()
-        self.server = BackgroundServer(Starlette(routes=[Route("/{name}", self._hook, methods=["GET", "POST"])])).start()
+        self.server = BackgroundServer(
+            Starlette(routes=[Route("/{name}", self._hook, methods=["GET", "POST"])])
+        ).start()
 
     def url(self, name: str) -> str:
         return f"{self.server.url}/{name}"

@@ -68,7 +68,11 @@ def test_run_to_stop_runs_a_blocking_call_to_the_terminal_state() -> None:
     rec = engine.create(user("hi"), DEFAULT_TASK)
     events = engine.run_to_stop(rec)
     assert rec.state is S.COMPLETED
-    assert [next(iter(e)) for e in events] == ["statusUpdate", "artifactUpdate", "statusUpdate"]  # artifacts before the final status
+    assert [next(iter(e)) for e in events] == [
+        "statusUpdate",
+        "artifactUpdate",
+        "statusUpdate",
+    ]  # artifacts before the final status
     assert states_of(events) == ["TASK_STATE_WORKING", "TASK_STATE_COMPLETED"]
     art = events[1]["artifactUpdate"]
     assert art["artifact"]["parts"] == [{"text": "echo: hi"}] and art["lastChunk"] is True and art["taskId"] == rec.id
@@ -103,7 +107,9 @@ def test_a_one_step_terminal_script_has_artifacts_at_creation_without_events() -
 
 def test_step_messages_are_agent_messages_in_history() -> None:
     engine = Engine(1)
-    rec = engine.create(user("cats"), TaskScript((Step(S.SUBMITTED), Step(S.INPUT_REQUIRED, message="more about {text}?"))))
+    rec = engine.create(
+        user("cats"), TaskScript((Step(S.SUBMITTED), Step(S.INPUT_REQUIRED, message="more about {text}?")))
+    )
     engine.run_to_stop(rec)
     status_msg = rec.task["status"]["message"]
     assert status_msg["role"] == "ROLE_AGENT" and status_msg["parts"] == [{"text": "more about cats?"}]
@@ -114,7 +120,9 @@ def test_step_messages_are_agent_messages_in_history() -> None:
 def test_step_artifacts_replace_the_script_artifacts() -> None:
     own = ({"artifactId": "mid", "parts": [{"text": "partial {text}"}]},)
     engine = Engine(1)
-    rec = engine.create(user("q"), TaskScript((Step(S.SUBMITTED), Step(S.WORKING, artifacts=own), Step(S.COMPLETED)), artifacts=(ART,)))
+    rec = engine.create(
+        user("q"), TaskScript((Step(S.SUBMITTED), Step(S.WORKING, artifacts=own), Step(S.COMPLETED)), artifacts=(ART,))
+    )
     engine.run_to_stop(rec)
     assert [a["artifactId"] for a in rec.task["artifacts"]] == ["mid"]
     assert rec.task["artifacts"][0]["parts"] == [{"text": "partial q"}]
@@ -132,7 +140,9 @@ def test_history_can_be_switched_off() -> None:
 
 def test_get_task_advances_one_step_per_call_and_then_stays() -> None:
     engine = Engine(2)
-    rec = engine.create(user(), TaskScript(DEFAULT_TASK.steps, DEFAULT_TASK.artifacts, returns="first", advance_on_get=1))
+    rec = engine.create(
+        user(), TaskScript(DEFAULT_TASK.steps, DEFAULT_TASK.artifacts, returns="first", advance_on_get=1)
+    )
     seen = []
     for _ in range(4):
         engine.tick(rec, on_get=True)
@@ -269,7 +279,11 @@ def test_terminal_tasks_are_not_cancelable_and_stay_terminal(final: TaskState) -
     before = dict(rec.task["status"])
     with pytest.raises(A2AError) as info:
         engine.cancel(rec)
-    assert info.value.type is ErrorType.TASK_NOT_CANCELABLE and info.value.code == -32002 and info.value.metadata == {"taskId": rec.id}
+    assert (
+        info.value.type is ErrorType.TASK_NOT_CANCELABLE
+        and info.value.code == -32002
+        and info.value.metadata == {"taskId": rec.id}
+    )
     for _ in range(3):
         engine.tick(rec, on_get=True)
         engine.run_to_stop(rec)
@@ -386,7 +400,10 @@ def test_task_cap_forgets_the_oldest() -> None:
     from a2a_lab.server.scenario import DEFAULT_TASK
 
     engine = Engine(1, max_tasks=3)
-    made = [engine.create({"messageId": f"m{i}", "role": "ROLE_USER", "parts": [{"text": "x"}]}, DEFAULT_TASK).id for i in range(5)]
+    made = [
+        engine.create({"messageId": f"m{i}", "role": "ROLE_USER", "parts": [{"text": "x"}]}, DEFAULT_TASK).id
+        for i in range(5)
+    ]
     assert list(engine.tasks) == made[2:] and engine.evicted == 2
     try:
         engine.lookup(made[0])

@@ -22,15 +22,16 @@ from a2a_lab.server.faults import TRANSPORT_KEY
 from a2a_lab.server.hosting import BackgroundServer
 from a2a_lab.server.scenario import load_file
 
-from .helpers import (REST_PATH, RPC_PATH, Lab, client, data_events, lab, message, message03,  # noqa: F401 - `lab` is a fixture
-                      sse_events, write_scenario)
+from .helpers import REST_PATH, RPC_PATH, Lab, client, data_events, message, message03, sse_events, write_scenario
 
 V1 = {"A2A-Version": "1.0"}
 MakeLab = Callable[..., Lab]
 
 
 def rpc_body(response: httpx.Response) -> dict[str, Any]:
-    assert response.status_code == 200 and response.headers["content-type"].startswith("application/json"), response.text
+    assert response.status_code == 200 and response.headers["content-type"].startswith("application/json"), (
+        response.text
+    )
     body = response.json()
     assert body["jsonrpc"] == "2.0"
     return body
@@ -54,7 +55,12 @@ def test_fail_the_first_two_calls_then_succeed(lab: MakeLab) -> None:
     assert third["result"]["task"]["status"]["state"] == "TASK_STATE_COMPLETED"
     assert third["result"]["task"]["artifacts"][0]["parts"] == [{"text": "echo: third"}]
     assert rpc_body(s.send())["result"]["task"]
-    assert [e["answer"]["result_kind"] for e in s.journal if e.get("operation") == "SendMessage"] == ["error", "error", "task", "task"]
+    assert [e["answer"]["result_kind"] for e in s.journal if e.get("operation") == "SendMessage"] == [
+        "error",
+        "error",
+        "task",
+        "task",
+    ]
 
 
 def test_rules_match_on_version_binding_text_header_and_task_id(lab: MakeLab) -> None:
@@ -72,15 +78,23 @@ def test_rules_match_on_version_binding_text_header_and_task_id(lab: MakeLab) ->
             - when: {message_id_prefix: retry-}
               reply: {error: TaskNotFound}
     """)
-    assert rpc_body(s.rpc("message/send", {"message": message03()}, version=None))["result"]["parts"] == [{"kind": "text", "text": "old client"}]
+    assert rpc_body(s.rpc("message/send", {"message": message03()}, version=None))["result"]["parts"] == [
+        {"kind": "text", "text": "old client"}
+    ]
     rest = s.http.post(f"{REST_PATH}/message:send", json={"message": message()}, headers=V1)
     assert rest.json()["message"]["parts"] == [{"text": "rest client"}]
-    special = s.http.post(RPC_PATH, json={"jsonrpc": "2.0", "id": 1, "method": "SendMessage", "params": {"message": message()}}, headers={**V1, "X-Mode": "special"})
+    special = s.http.post(
+        RPC_PATH,
+        json={"jsonrpc": "2.0", "id": 1, "method": "SendMessage", "params": {"message": message()}},
+        headers={**V1, "X-Mode": "special"},
+    )
     assert rpc_body(special)["result"]["message"]["parts"] == [{"text": "special"}]
     magic = rpc_body(s.send("a magic word"))["result"]["message"]
     assert magic["parts"] == [{"text": "you said a magic word"}, {"data": {"n": 1}}] and magic["role"] == "ROLE_AGENT"
     assert rpc_body(s.rpc("SendMessage", {"message": message(message_id="retry-1")}))["error"]["code"] == -32001
-    assert rpc_body(s.send("plain"))["result"]["task"]["status"]["state"] == "TASK_STATE_COMPLETED"  # no rule: default behaviour
+    assert (
+        rpc_body(s.send("plain"))["result"]["task"]["status"]["state"] == "TASK_STATE_COMPLETED"
+    )  # no rule: default behaviour
 
 
 def test_has_task_id_rule_and_an_input_required_conversation(lab: MakeLab) -> None:
@@ -97,7 +111,12 @@ def test_has_task_id_rule_and_an_input_required_conversation(lab: MakeLab) -> No
     assert task["status"]["message"]["parts"] == [{"text": "which one?"}]
     stop = rpc_body(s.rpc("SendMessage", {"message": message("stop", taskId=task["id"])}))
     assert stop["error"] == {"code": -32050, "message": "custom"}
-    done = rpc_body(s.rpc("SendMessage", {"message": message("the blue one", message_id="m-2", taskId=task["id"], contextId=task["contextId"])}))
+    done = rpc_body(
+        s.rpc(
+            "SendMessage",
+            {"message": message("the blue one", message_id="m-2", taskId=task["id"], contextId=task["contextId"])},
+        )
+    )
     finished = done["result"]["task"]
     assert finished["id"] == task["id"] and finished["status"]["state"] == "TASK_STATE_COMPLETED"
     assert [m["role"] for m in finished["history"]] == ["ROLE_USER", "ROLE_AGENT", "ROLE_USER"]
@@ -197,11 +216,15 @@ def test_truncated_body(lab: MakeLab) -> None:
 def test_truncated_body_reads_short(lab: MakeLab) -> None:
     s = lab(FAULTS)
     received = b""
-    with pytest.raises(httpx.TransportError):
-        with s.http.stream("POST", RPC_PATH, json={"jsonrpc": "2.0", "id": 1, "method": "SendMessage", "params": {"message": message("truncate")}}, headers=V1) as r:
-            declared = int(r.headers["content-length"])
-            for chunk in r.iter_raw():
-                received += chunk
+    with pytest.raises(httpx.TransportError), s.http.stream(
+        "POST",
+        RPC_PATH,
+        json={"jsonrpc": "2.0", "id": 1, "method": "SendMessage", "params": {"message": message("truncate")}},
+        headers=V1,
+    ) as r:
+        declared = int(r.headers["content-length"])
+        for chunk in r.iter_raw():
+            received += chunk
     assert len(received) <= 20 < declared, "never more than after_bytes of the declared body"
 
 
@@ -210,7 +233,11 @@ def test_stall_makes_the_client_time_out(lab: MakeLab) -> None:
     with client(s.url, timeout=0.3) as impatient:
         started = time.monotonic()
         with pytest.raises(httpx.ReadTimeout):
-            impatient.post(RPC_PATH, json={"jsonrpc": "2.0", "id": 1, "method": "SendMessage", "params": {"message": message("stall")}}, headers=V1)
+            impatient.post(
+                RPC_PATH,
+                json={"jsonrpc": "2.0", "id": 1, "method": "SendMessage", "params": {"message": message("stall")}},
+                headers=V1,
+            )
         assert time.monotonic() - started < 5
     assert s.journal[-1]["response"]["fault"] == "stall"
     assert rpc_body(s.send("fine"))["result"]["task"]
@@ -275,11 +302,14 @@ def test_envelope_applies_to_error_replies(lab: MakeLab) -> None:
     body = rpc_body(s.rpc("SendMessage", {"message": message("errwrong")}, req_id="r"))
     # the first matching rule wins: "errwrong" contains "wrong", so this is the plain wrong-id reply
     assert body["id"] == "a2a-lab-wrong-id-r" and "result" in body
-    s2 = lab("""
+    s2 = lab(
+        """
         behaviour:
           GetTask:
             - reply: {error: TaskNotFound, envelope: {id: wrong, both: true}}
-    """, name="second.yaml")
+    """,
+        name="second.yaml",
+    )
     body = rpc_body(s2.rpc("GetTask", {"id": "x"}, req_id=3))
     assert body["id"] == "a2a-lab-wrong-id-3" and body["error"]["code"] == -32001 and body["result"] is None
 
@@ -335,7 +365,16 @@ def test_stream_that_omits_the_terminal_event(lab: MakeLab) -> None:
 def test_duplicated_events(lab: MakeLab) -> None:
     s = lab(STREAMS)
     results = [e["result"] for e in data_events(stream(s, "dup").text)]
-    assert kinds(results) == ["task", "task", "status:WORKING", "status:WORKING", "artifactUpdate", "artifactUpdate", "status:COMPLETED", "status:COMPLETED"]
+    assert kinds(results) == [
+        "task",
+        "task",
+        "status:WORKING",
+        "status:WORKING",
+        "artifactUpdate",
+        "artifactUpdate",
+        "status:COMPLETED",
+        "status:COMPLETED",
+    ]
     assert results[0] == results[1] and results[-1] == results[-2]
 
 
@@ -344,7 +383,12 @@ def test_comments_before_the_first_event(lab: MakeLab) -> None:
     events = sse_events(stream(s, "comments").text)
     assert [(e.comments, e.data) for e in events[:2]] == [(("hello there",), None), (("keep-alive",), None)]
     assert [e for e in events[2:] if e.comments] == [] and all(e.data for e in events[2:])
-    assert kinds([e.data["result"] for e in events[2:]]) == ["task", "status:WORKING", "artifactUpdate", "status:COMPLETED"]
+    assert kinds([e.data["result"] for e in events[2:]]) == [
+        "task",
+        "status:WORKING",
+        "artifactUpdate",
+        "status:COMPLETED",
+    ]
     assert [x.get("comment") for x in s.journal[0]["events"][:2]] == ["hello there", "keep-alive"]
 
 
@@ -386,7 +430,10 @@ def test_v03_stream_of_a_resumed_task(lab: MakeLab) -> None:
     follow = message03("more", message_id="m-2", taskId=task_id)
     second = [e["result"] for e in data_events(s.rpc("message/stream", {"message": follow}, version=None).text)]
     assert [e["kind"] for e in second] == ["task", "status-update", "artifact-update", "status-update"]
-    assert [(e["status"]["state"], e["final"]) for e in second if e["kind"] == "status-update"] == [("working", False), ("completed", True)]
+    assert [(e["status"]["state"], e["final"]) for e in second if e["kind"] == "status-update"] == [
+        ("working", False),
+        ("completed", True),
+    ]
 
 
 def test_streaming_needs_the_capability(lab: MakeLab) -> None:
@@ -403,11 +450,17 @@ def test_bearer_auth(lab: MakeLab) -> None:
     assert s.http.get("/.well-known/agent-card.json").status_code == 200  # the card stays public
     r = s.send()
     assert r.status_code == 401 and r.json()["error"]["code"] == -32010
-    wrong = s.http.post(RPC_PATH, json={"jsonrpc": "2.0", "id": 1, "method": "SendMessage", "params": {"message": message()}},
-                        headers={**V1, "Authorization": "Bearer nope"})
+    wrong = s.http.post(
+        RPC_PATH,
+        json={"jsonrpc": "2.0", "id": 1, "method": "SendMessage", "params": {"message": message()}},
+        headers={**V1, "Authorization": "Bearer nope"},
+    )
     assert wrong.status_code == 401 and "not valid" in wrong.json()["error"]["message"]
-    ok = s.http.post(RPC_PATH, json={"jsonrpc": "2.0", "id": 1, "method": "SendMessage", "params": {"message": message()}},
-                     headers={**V1, "Authorization": "Bearer letmein"})
+    ok = s.http.post(
+        RPC_PATH,
+        json={"jsonrpc": "2.0", "id": 1, "method": "SendMessage", "params": {"message": message()}},
+        headers={**V1, "Authorization": "Bearer letmein"},
+    )
     assert rpc_body(ok)["result"]["task"]
     assert "letmein" not in json.dumps(s.journal)
 
@@ -458,7 +511,9 @@ def test_push_delivery_for_an_inline_config(lab: MakeLab, webhook: Callable[...,
     hook = webhook(3)
     s = lab()
     config = {"url": hook.url, "token": "tok-1", "authentication": {"scheme": "Bearer", "credentials": "push-secret"}}
-    task = rpc_body(s.rpc("SendMessage", {"message": message("pushed"), "configuration": {"taskPushNotificationConfig": config}}))["result"]["task"]
+    task = rpc_body(
+        s.rpc("SendMessage", {"message": message("pushed"), "configuration": {"taskPushNotificationConfig": config}})
+    )["result"]["task"]
     got = hook.wait()
     assert len(got) == 3
     for delivery in got:
@@ -469,7 +524,10 @@ def test_push_delivery_for_an_inline_config(lab: MakeLab, webhook: Callable[...,
         assert delivery["body"][kind]["taskId"] == task["id"]
     bodies = [d["body"] for d in got]
     assert [next(iter(b)) for b in bodies] == ["statusUpdate", "artifactUpdate", "statusUpdate"]
-    assert [b["statusUpdate"]["status"]["state"] for b in bodies if "statusUpdate" in b] == ["TASK_STATE_WORKING", "TASK_STATE_COMPLETED"]
+    assert [b["statusUpdate"]["status"]["state"] for b in bodies if "statusUpdate" in b] == [
+        "TASK_STATE_WORKING",
+        "TASK_STATE_COMPLETED",
+    ]
     assert bodies[1]["artifactUpdate"]["artifact"]["parts"] == [{"text": "echo: pushed"}]
     pushes = [e for e in s.journal if e["kind"] == "push"]
     assert len(pushes) == 3 and all(e["headers"]["authorization"] == "Bearer <redacted>" for e in pushes)
@@ -480,9 +538,15 @@ def test_push_delivery_for_an_inline_config(lab: MakeLab, webhook: Callable[...,
 def test_push_delivery_for_a_created_config_as_the_task_moves(lab: MakeLab, webhook: Callable[..., Webhook]) -> None:
     hook = webhook(2)
     s = lab()
-    task = rpc_body(s.rpc("SendMessage", {"message": message("later"), "configuration": {"returnImmediately": True}}))["result"]["task"]
-    cfg = rpc_body(s.rpc("CreateTaskPushNotificationConfig", {"taskId": task["id"], "url": hook.url,
-                                                                "authentication": {"scheme": "Bearer", "credentials": "c2"}}))["result"]
+    task = rpc_body(s.rpc("SendMessage", {"message": message("later"), "configuration": {"returnImmediately": True}}))[
+        "result"
+    ]["task"]
+    cfg = rpc_body(
+        s.rpc(
+            "CreateTaskPushNotificationConfig",
+            {"taskId": task["id"], "url": hook.url, "authentication": {"scheme": "Bearer", "credentials": "c2"}},
+        )
+    )["result"]
     assert cfg["taskId"] == task["id"] and cfg["id"]
     assert rpc_body(s.rpc("GetTask", {"id": task["id"]}))["result"]["status"]["state"] == "TASK_STATE_WORKING"
     assert rpc_body(s.rpc("CancelTask", {"id": task["id"]}))["result"]["status"]["state"] == "TASK_STATE_CANCELED"
@@ -495,9 +559,18 @@ def test_push_delivery_for_a_v03_config_posts_the_task(lab: MakeLab, webhook: Ca
     hook = webhook(3)
     s = lab()
     config = {"url": hook.url, "authentication": {"schemes": ["Bearer"], "credentials": "old-secret"}}
-    rpc_body(s.rpc("message/send", {"message": message03("legacy"), "configuration": {"pushNotificationConfig": config}}, version=None))
+    rpc_body(
+        s.rpc(
+            "message/send",
+            {"message": message03("legacy"), "configuration": {"pushNotificationConfig": config}},
+            version=None,
+        )
+    )
     got = hook.wait()
-    assert all(d["headers"]["authorization"] == "Bearer old-secret" and d["headers"]["content-type"] == "application/json" for d in got)
+    assert all(
+        d["headers"]["authorization"] == "Bearer old-secret" and d["headers"]["content-type"] == "application/json"
+        for d in got
+    )
     assert all(d["body"]["kind"] == "task" for d in got)
     assert got[-1]["body"]["status"]["state"] == "completed"
     assert got[-1]["body"]["artifacts"][0]["parts"] == [{"kind": "text", "text": "echo: legacy"}]
@@ -506,13 +579,22 @@ def test_push_delivery_for_a_v03_config_posts_the_task(lab: MakeLab, webhook: Ca
 def test_malformed_webhook_is_refused_and_other_hosts_are_never_called(lab: MakeLab) -> None:
     s = lab()
     for url in ("ftp://127.0.0.1/x", "not a url", "http:///nohost"):
-        inline = rpc_body(s.rpc("SendMessage", {"message": message(), "configuration": {"taskPushNotificationConfig": {"url": url}}}))
+        inline = rpc_body(
+            s.rpc("SendMessage", {"message": message(), "configuration": {"taskPushNotificationConfig": {"url": url}}})
+        )
         assert inline["error"]["code"] == -32602, url
     assert s.app.state.engine.tasks == {}, "a refused SendMessage leaves no task behind"
     # A config for another host is stored (CRUD works), but deliveries to it are refused (SSRF, §13.2).
-    answer = rpc_body(s.rpc("SendMessage", {"message": message(), "configuration": {"taskPushNotificationConfig": {"url": "http://10.1.2.3/hook"}}}))
+    answer = rpc_body(
+        s.rpc(
+            "SendMessage",
+            {"message": message(), "configuration": {"taskPushNotificationConfig": {"url": "http://10.1.2.3/hook"}}},
+        )
+    )
     task = answer["result"]["task"]
-    stored = rpc_body(s.rpc("CreateTaskPushNotificationConfig", {"taskId": task["id"], "url": "http://192.168.1.1/hook"}))
+    stored = rpc_body(
+        s.rpc("CreateTaskPushNotificationConfig", {"taskId": task["id"], "url": "http://192.168.1.1/hook"})
+    )
     assert stored["result"]["url"] == "http://192.168.1.1/hook"
     assert s.app.state.journal.wait_for(lambda entries: any(e["kind"] == "push" and "response" in e for e in entries))
     pushes = [e for e in s.journal if e["kind"] == "push"]
@@ -528,8 +610,15 @@ def test_push_allow_list(lab: MakeLab) -> None:
 
 def test_push_needs_the_capability(lab: MakeLab) -> None:
     s = lab(caps="{streaming: true, pushNotifications: false}")
-    inline = rpc_body(s.rpc("SendMessage", {"message": message(), "configuration": {"taskPushNotificationConfig": {"url": "http://127.0.0.1:9/"}}}))
-    assert inline["error"]["code"] == -32003 and inline["error"]["data"][0]["reason"] == "PUSH_NOTIFICATION_NOT_SUPPORTED"
+    inline = rpc_body(
+        s.rpc(
+            "SendMessage",
+            {"message": message(), "configuration": {"taskPushNotificationConfig": {"url": "http://127.0.0.1:9/"}}},
+        )
+    )
+    assert (
+        inline["error"]["code"] == -32003 and inline["error"]["data"][0]["reason"] == "PUSH_NOTIFICATION_NOT_SUPPORTED"
+    )
     assert s.app.state.engine.tasks == {}
 
 
@@ -560,7 +649,10 @@ def test_subscribe_to_an_interrupted_task_stays_open_until_terminal(lab: MakeLab
     reader.start()
     assert subscribed.wait(10)
     answer = {"messageId": "m2", "role": "ROLE_USER", "parts": [{"text": "Paris"}], "taskId": task["id"]}
-    assert rpc_body(s.rpc("SendMessage", {"message": answer}))["result"]["task"]["status"]["state"] == "TASK_STATE_COMPLETED"
+    assert (
+        rpc_body(s.rpc("SendMessage", {"message": answer}))["result"]["task"]["status"]["state"]
+        == "TASK_STATE_COMPLETED"
+    )
     reader.join(10)
     assert not reader.is_alive() and states == ["TASK_STATE_INPUT_REQUIRED", "TASK_STATE_COMPLETED"]
 
@@ -580,7 +672,12 @@ card:
     served = Lab(load_file(write_scenario(tmp_path, text)))
     try:
         r = served.http.get("/.well-known/agent-card.json")
-        assert r.status_code == 200 and len(r.content) == 4096 and r.headers["cache-control"] == "no-store" and "etag" not in r.headers
+        assert (
+            r.status_code == 200
+            and len(r.content) == 4096
+            and r.headers["cache-control"] == "no-store"
+            and "etag" not in r.headers
+        )
         assert r.json()["url"] == f"{served.url}/a2a"
         assert served.http.get("/.well-known/agent.json").json()["name"] == "padded"
     finally:
@@ -600,17 +697,26 @@ card:
         down = served.http.get("/.well-known/agent-card.json")
         assert down.status_code == 500 and down.text == "<h1>down</h1>"
         broken = served.http.get("/.well-known/agent.json")
-        assert broken.headers["content-type"] == "text/plain" and broken.text == f'{{"name": "raw", "url": "{served.url}/x",'
+        assert (
+            broken.headers["content-type"] == "text/plain"
+            and broken.text == f'{{"name": "raw", "url": "{served.url}/x",'
+        )
     finally:
         served.close()
 
 
 def test_extended_card_needs_the_capability_and_a_configured_card(lab: MakeLab) -> None:
-    s = lab("extended_card: {name: secret agent, url: '{base_url}/x'}\nauth: {bearer: t0k, scope: extended_card}\n",
-            caps="{streaming: true, extendedAgentCard: true}")
+    s = lab(
+        "extended_card: {name: secret agent, url: '{base_url}/x'}\nauth: {bearer: t0k, scope: extended_card}\n",
+        caps="{streaming: true, extendedAgentCard: true}",
+    )
     assert rpc_body(s.send())["result"]["task"], "scope extended_card leaves other operations open"
     assert s.rpc("GetExtendedAgentCard").status_code == 401
-    ok = s.http.post(RPC_PATH, json={"jsonrpc": "2.0", "id": 1, "method": "GetExtendedAgentCard"}, headers={**V1, "Authorization": "Bearer t0k"})
+    ok = s.http.post(
+        RPC_PATH,
+        json={"jsonrpc": "2.0", "id": 1, "method": "GetExtendedAgentCard"},
+        headers={**V1, "Authorization": "Bearer t0k"},
+    )
     assert rpc_body(ok)["result"] == {"name": "secret agent", "url": f"{s.url}/x"}
     rest = s.http.get(f"{REST_PATH}/extendedAgentCard", headers={**V1, "Authorization": "Bearer t0k"})
     assert rest.status_code == 200 and rest.json()["name"] == "secret agent"
@@ -622,12 +728,15 @@ def test_extended_card_needs_the_capability_and_a_configured_card(lab: MakeLab) 
 
 def test_connections_have_no_nagle_delay() -> None:
     """Answers are written in two pieces (headers, body); without TCP_NODELAY each waits ~40 ms for an ACK."""
+
     async def app(scope: Any, receive: Any, send: Any) -> None:
         if scope["type"] != "http":
             return
         sock = scope["extensions"][TRANSPORT_KEY].get_extra_info("socket")
         flag = str(sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY)).encode()
-        await send({"type": "http.response.start", "status": 200, "headers": [(b"content-length", str(len(flag)).encode())]})
+        await send(
+            {"type": "http.response.start", "status": 200, "headers": [(b"content-length", str(len(flag)).encode())]}
+        )
         await send({"type": "http.response.body", "body": flag})
 
     with BackgroundServer(app) as server, client(server.url) as http:

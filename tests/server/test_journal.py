@@ -18,14 +18,32 @@ def test_cap_drops_oldest_and_counts() -> None:
 
 def test_headers_and_body_credentials_are_redacted() -> None:
     journal = Journal()
-    body = json.dumps({"params": {"url": "http://127.0.0.1:9/hook", "token": "tok-secret", "authentication": {"scheme": "Bearer", "credentials": "cred-secret"}}}).encode()
-    journal.open("POST", "/a2a", "", [(b"authorization", b"Bearer top-secret"), (b"x-a2a-notification-token", b"tok-secret")], body, "jsonrpc")
+    body = json.dumps(
+        {
+            "params": {
+                "url": "http://127.0.0.1:9/hook",
+                "token": "tok-secret",
+                "authentication": {"scheme": "Bearer", "credentials": "cred-secret"},
+            }
+        }
+    ).encode()
+    journal.open(
+        "POST",
+        "/a2a",
+        "",
+        [(b"authorization", b"Bearer top-secret"), (b"x-a2a-notification-token", b"tok-secret")],
+        body,
+        "jsonrpc",
+    )
     exported = json.dumps(journal.snapshot())
     for secret in ("top-secret", "tok-secret", "cred-secret"):
         assert secret not in exported
     entry = journal.snapshot()["entries"][0]
     assert entry["headers"]["authorization"] == "Bearer <redacted>"
-    assert json.loads(entry["body"]["text"])["params"]["authentication"] == {"scheme": "Bearer", "credentials": "<redacted>"}
+    assert json.loads(entry["body"]["text"])["params"]["authentication"] == {
+        "scheme": "Bearer",
+        "credentials": "<redacted>",
+    }
 
 
 def test_redaction_leaves_other_text_alone() -> None:

@@ -13,12 +13,13 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import pytest
+
 from a2a_lab.server import http as lab_http
 from a2a_lab.server.app import ScenarioApp
 from a2a_lab.server.hosting import BackgroundServer
 from a2a_lab.server.scenario import Limits
 
-from .helpers import REST_PATH, RPC_PATH, Lab, Receiver, client, lab, message, receiver  # noqa: F401 - `lab`, `receiver` are fixtures
+from .helpers import REST_PATH, RPC_PATH, Lab, Receiver, client, message
 
 MakeLab = Callable[..., Lab]
 #: Only a safety net for a broken server: every wait below ends on the server's own answer or close.
@@ -55,8 +56,10 @@ def parse(raw: bytes) -> tuple[int, dict[str, str], bytes]:
 
 
 def post_head(path: str, length: int, content_type: str = "application/json") -> bytes:
-    return (f"POST {path} HTTP/1.1\r\nHost: lab\r\nA2A-Version: 1.0\r\nContent-Type: {content_type}\r\n"
-            f"Content-Length: {length}\r\n\r\n").encode()
+    return (
+        f"POST {path} HTTP/1.1\r\nHost: lab\r\nA2A-Version: 1.0\r\nContent-Type: {content_type}\r\n"
+        f"Content-Length: {length}\r\n\r\n"
+    ).encode()
 
 
 def trickle(sock: socket.socket, stop: threading.Event) -> threading.Thread:
@@ -85,7 +88,9 @@ def test_the_body_deadline_defaults_to_ten_seconds(lab: MakeLab) -> None:
 
 @pytest.mark.parametrize("binding", ["jsonrpc", "rest", "unmatched"])
 @pytest.mark.parametrize("style", ["stops", "trickles"])
-def test_a_body_that_does_not_arrive_in_time_gets_408_and_the_server_goes_on(lab: MakeLab, binding: str, style: str) -> None:
+def test_a_body_that_does_not_arrive_in_time_gets_408_and_the_server_goes_on(
+    lab: MakeLab, binding: str, style: str
+) -> None:
     s = lab(f"limits: {{body_seconds: {SHORT}}}\n")
     path = {"jsonrpc": RPC_PATH, "rest": f"{REST_PATH}/message:send", "unmatched": "/nowhere"}[binding]
     stop = threading.Event()
@@ -144,7 +149,11 @@ def test_body_seconds_is_validated(lab: MakeLab) -> None:
 @pytest.mark.parametrize("shape", ["one-huge-header", "many-headers"])
 def test_a_huge_request_head_gets_431_and_the_server_goes_on(lab: MakeLab, shape: str) -> None:
     s = lab()
-    extra = b"X-Big: " + b"a" * (1 << 20) + b"\r\n" if shape == "one-huge-header" else b"".join(b"X-H%d: %s\r\n" % (i, b"b" * 64) for i in range(5000))
+    extra = (
+        b"X-Big: " + b"a" * (1 << 20) + b"\r\n"
+        if shape == "one-huge-header"
+        else b"".join(b"X-H%d: %s\r\n" % (i, b"b" * 64) for i in range(5000))
+    )
     with connect(s.url) as sock:
         try:
             sock.sendall(b"GET /.well-known/agent-card.json HTTP/1.1\r\nHost: lab\r\n" + extra + b"\r\n")
@@ -184,9 +193,14 @@ def quick_heads(lab: MakeLab) -> Iterator[BackgroundServer]:
         yield server
 
 
-@pytest.mark.parametrize("sent, answered", [(b"", b""), (b"GET /.well-known/agent-card.json HTTP/1.1\r\nHost: lab\r\n", b"HTTP/1.1 408 ")],
-                         ids=["silent", "half-a-head"])
-def test_a_request_head_that_does_not_arrive_in_time_closes_the_connection(quick_heads: BackgroundServer, sent: bytes, answered: bytes) -> None:
+@pytest.mark.parametrize(
+    "sent, answered",
+    [(b"", b""), (b"GET /.well-known/agent-card.json HTTP/1.1\r\nHost: lab\r\n", b"HTTP/1.1 408 ")],
+    ids=["silent", "half-a-head"],
+)
+def test_a_request_head_that_does_not_arrive_in_time_closes_the_connection(
+    quick_heads: BackgroundServer, sent: bytes, answered: bytes
+) -> None:
     with connect(quick_heads.url) as sock:
         began = time.monotonic()
         sock.sendall(sent)
@@ -216,16 +230,27 @@ def test_the_head_deadline_leaves_answers_that_take_longer_alone(quick_heads: Ba
 
 def _settled(task_ids: set[str], deliveries: int) -> Callable[[list[dict[str, Any]]], bool]:
     """The journal shows `deliveries` answered push deliveries for these tasks."""
-    return lambda entries: sum(1 for e in entries if e["kind"] == "push" and "response" in e and e["push"]["task_id"] in task_ids) >= deliveries
+    return lambda entries: (
+        sum(1 for e in entries if e["kind"] == "push" and "response" in e and e["push"]["task_id"] in task_ids)
+        >= deliveries
+    )
 
 
-def test_push_deliveries_per_task_are_capped_and_the_rest_is_counted_in_the_journal(lab: MakeLab, receiver: Callable[..., Receiver]) -> None:
+def test_push_deliveries_per_task_are_capped_and_the_rest_is_counted_in_the_journal(
+    lab: MakeLab, receiver: Callable[..., Receiver]
+) -> None:
     hook = receiver()
     s = lab("limits: {push_deliveries_per_task: 2}\n")
     tasks = []
     for i in range(2):  # the cap is per task: each gets its own two
         config = {"url": hook.url("hook"), "authentication": {"scheme": "Bearer", "credentials": "cap-secret"}}
-        answer = s.rpc("SendMessage", {"message": message(f"task {i}", message_id=f"m-{i}"), "configuration": {"taskPushNotificationConfig": config}}).json()
+        answer = s.rpc(
+            "SendMessage",
+            {
+                "message": message(f"task {i}", message_id=f"m-{i}"),
+                "configuration": {"taskPushNotificationConfig": config},
+            },
+        ).json()
         tasks.append(answer["result"]["task"]["id"])
     assert s.app.state.journal.wait_for(_settled(set(tasks), 4))
     pushes = [e for e in s.journal if e["kind"] == "push"]

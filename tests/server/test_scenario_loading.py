@@ -86,7 +86,9 @@ def test_catalogue_get_unknown_suggests(catalogue: Catalogue) -> None:
 def test_catalogue_select(catalogue: Catalogue) -> None:
     assert [s.id for s in catalogue.select(["quirks/*"])] == [i for i in CATALOGUE_IDS if i.startswith("quirks/")]
     assert "spec/conformant" not in [s.id for s in catalogue.select(None, ["spec/*"])]
-    assert [s.id for s in catalogue.select(["spec/**"], ["spec/task/*"])] == [i for i in CATALOGUE_IDS if i.startswith("spec/") and not i.startswith("spec/task/")]
+    assert [s.id for s in catalogue.select(["spec/**"], ["spec/task/*"])] == [
+        i for i in CATALOGUE_IDS if i.startswith("spec/") and not i.startswith("spec/task/")
+    ]
 
 
 def test_resolve_by_id_and_by_path(tmp_path: Path, catalogue: Catalogue) -> None:
@@ -99,7 +101,9 @@ def test_resolve_by_id_and_by_path(tmp_path: Path, catalogue: Catalogue) -> None
 
 
 def test_a_full_scenario_file_loads(tmp_path: Path) -> None:
-    path = write_scenario(tmp_path, scenario_text("""
+    path = write_scenario(
+        tmp_path,
+        scenario_text("""
         task:
           steps: [SUBMITTED, {state: WORKING, message: "thinking about {text}"}, INPUT_REQUIRED, COMPLETED]
           artifacts: [{name: out, text: "got {text}"}]
@@ -114,16 +118,26 @@ def test_a_full_scenario_file_loads(tmp_path: Path) -> None:
             reply: {stream: {duplicate_events: true, comments: [hi]}}
         limits: {body_bytes: 1000}
         push: {allow: [hooks.example]}
-    """))
+    """),
+    )
     s = load_file(path)
     assert s.id == "scenario" and s.seed == 7
-    assert [st.state for st in s.task.steps] == [TaskState.SUBMITTED, TaskState.WORKING, TaskState.INPUT_REQUIRED, TaskState.COMPLETED]
+    assert [st.state for st in s.task.steps] == [
+        TaskState.SUBMITTED,
+        TaskState.WORKING,
+        TaskState.INPUT_REQUIRED,
+        TaskState.COMPLETED,
+    ]
     assert s.task.steps[1].message == "thinking about {text}"
     assert s.task.artifacts == ({"artifactId": "artifact-1", "name": "out", "parts": [{"text": "got {text}"}]},)
     assert s.task.advance_on_get == 2
     first, second = s.rules[Operation.SEND_MESSAGE]
     assert first.when.calls == (1, 2) and first.when.binding is Binding.JSONRPC
-    assert first.reply.error is not None and first.reply.error.type is ErrorType.INTERNAL_ERROR and first.reply.error_http_status == 503
+    assert (
+        first.reply.error is not None
+        and first.reply.error.type is ErrorType.INTERNAL_ERROR
+        and first.reply.error_http_status == 503
+    )
     assert second.when.calls == (3, 3) and second.reply.message == ({"text": "a"}, {"data": {"k": 1}})
     assert second.reply.headers == (("X-Test", "ok"),) and second.reply.delay_ms == 5
     (stream_rule,) = s.rules[Operation.SEND_STREAMING_MESSAGE]  # a single mapping is a one-rule list
@@ -132,21 +146,35 @@ def test_a_full_scenario_file_loads(tmp_path: Path) -> None:
 
 
 def test_reply_task_overrides_inherit_the_scenario_task(tmp_path: Path) -> None:
-    s = load_file(write_scenario(tmp_path, scenario_text("""
+    s = load_file(
+        write_scenario(
+            tmp_path,
+            scenario_text("""
         behaviour:
           SendMessage:
             - reply: {task: {returns: first}}
-    """)))
+    """),
+        )
+    )
     (rule,) = s.rules[Operation.SEND_MESSAGE]
-    assert rule.reply.task is not None and rule.reply.task.steps == DEFAULT_TASK.steps and rule.reply.task.returns == "first"
+    assert (
+        rule.reply.task is not None
+        and rule.reply.task.steps == DEFAULT_TASK.steps
+        and rule.reply.task.returns == "first"
+    )
 
 
 def test_numeric_error_codes(tmp_path: Path) -> None:
-    s = load_file(write_scenario(tmp_path, scenario_text("""
+    s = load_file(
+        write_scenario(
+            tmp_path,
+            scenario_text("""
         behaviour:
           GetTask: [{reply: {error: -32001}}]
           CancelTask: [{reply: {error: {code: -31999, message: custom}}}]
-    """)))
+    """),
+        )
+    )
     get_err = s.rules[Operation.GET_TASK][0].reply.error
     custom = s.rules[Operation.CANCEL_TASK][0].reply.error
     assert get_err is not None and get_err.type is ErrorType.TASK_NOT_FOUND
@@ -174,12 +202,15 @@ def test_unknown_top_level_field_suggests_the_near_one(tmp_path: Path) -> None:
 
 
 def test_unknown_nested_field_names_its_path(tmp_path: Path) -> None:
-    err = refused(tmp_path, scenario_text("""
+    err = refused(
+        tmp_path,
+        scenario_text("""
         behaviour:
           SendMessage:
             - when: {text_contain: x}
               reply: {message: hi}
-    """))
+    """),
+    )
     assert err.field_path == "behaviour.SendMessage[0].when.text_contain"
     assert err.hint == "did you mean 'text_contains'?"
 
@@ -232,10 +263,13 @@ def test_terminal_step_followed_by_another(tmp_path: Path) -> None:
 
 
 def test_terminal_step_in_a_reply_task(tmp_path: Path) -> None:
-    err = refused(tmp_path, scenario_text("""
+    err = refused(
+        tmp_path,
+        scenario_text("""
         behaviour:
           SendMessage: [{reply: {task: {steps: [CANCELED, COMPLETED]}}}]
-    """))
+    """),
+    )
     assert err.field_path == "behaviour.SendMessage[0].reply.task.steps[0]"
 
 
@@ -250,31 +284,78 @@ def test_v03_method_names_are_not_operations(tmp_path: Path) -> None:
     assert err.field_path == "behaviour.message/send" and err.problem == "unknown operation"
 
 
-@pytest.mark.parametrize(("body", "field", "needle"), [
-    ("behaviour: {SendMessage: [{when: {}}]}\n", "behaviour.SendMessage[0].reply", "required"),
-    ("behaviour: {SendMessage: []}\n", "behaviour.SendMessage", "list of rules"),
-    ("behaviour: {SendMessage: [{reply: {message: hi, error: InternalError}}]}\n", "behaviour.SendMessage[0].reply", "at most one"),
-    ("behaviour: {SendMessage: [{reply: {error: TaskNotFund}}]}\n", "behaviour.SendMessage[0].reply.error.code", "unknown error"),
-    ("behaviour: {SendMessage: [{reply: {fault: explode}}]}\n", "behaviour.SendMessage[0].reply.fault.kind", "unknown fault"),
-    ("behaviour: {SendMessage: [{reply: {envelope: {id: random}}}]}\n", "behaviour.SendMessage[0].reply.envelope.id", "unknown value"),
-    ("behaviour: {SendMessage: [{reply: {delay_ms: -5}}]}\n", "behaviour.SendMessage[0].reply.delay_ms", "whole number"),
-    ("behaviour: {SendMessage: [{when: {version: '2.0'}, reply: {}}]}\n", "behaviour.SendMessage[0].when.version", "unknown protocol version"),
-    ("behaviour: {SendMessage: [{when: {binding: grpc}, reply: {}}]}\n", "behaviour.SendMessage[0].when.binding", "JSONRPC and HTTP+JSON"),
-    ("behaviour: {SendMessage: [{when: {calls: {to: 0}}, reply: {}}]}\n", "behaviour.SendMessage[0].when.calls.to", "whole number"),
-    ("behaviour: {SendStreamingMessage: [{reply: {stream: {first_event: artifact}}}]}\n", "behaviour.SendStreamingMessage[0].reply.stream.first_event", "unknown value"),
-    ("behaviour: {SendMessage: [{reply: {message: []}}]}\n", "behaviour.SendMessage[0].reply.message", "non-empty list of parts"),
-    ("behaviour: {SendMessage: [{reply: {message: [{text: a, url: b}]}}]}\n", "behaviour.SendMessage[0].reply.message[0]", "exactly one"),
-    ("task: {steps: []}\n", "task.steps", "non-empty list"),
-    ("task: {steps: [COMPLETED], returns: last}\n", "task.returns", "unknown value"),
-    ("task: {steps: [COMPLETED], artifacts: [{name: x}]}\n", "task.artifacts[0]", "`parts` or `text`"),
-    ("endpoints: [{path: rpc, binding: JSONRPC, versions: ['1.0']}]\n", "endpoints[0].path", "must start with /"),
-    ("endpoints: [{path: /rpc, binding: JSONRPC, versions: []}]\n", "endpoints[0].versions", "non-empty list"),
-    ("auth: {bearer: x, scope: some}\n", "auth.scope", "unknown value"),
-    ("limits: {body_bytes: 0}\n", "limits.body_bytes", "whole number"),
-    ("timeout: -1\n", "timeout", "positive number"),
-    ("seed: abc\n", "seed", "whole number"),
-    ("checks: check-1\n", "checks", "list of check ids"),
-])
+@pytest.mark.parametrize(
+    ("body", "field", "needle"),
+    [
+        ("behaviour: {SendMessage: [{when: {}}]}\n", "behaviour.SendMessage[0].reply", "required"),
+        ("behaviour: {SendMessage: []}\n", "behaviour.SendMessage", "list of rules"),
+        (
+            "behaviour: {SendMessage: [{reply: {message: hi, error: InternalError}}]}\n",
+            "behaviour.SendMessage[0].reply",
+            "at most one",
+        ),
+        (
+            "behaviour: {SendMessage: [{reply: {error: TaskNotFund}}]}\n",
+            "behaviour.SendMessage[0].reply.error.code",
+            "unknown error",
+        ),
+        (
+            "behaviour: {SendMessage: [{reply: {fault: explode}}]}\n",
+            "behaviour.SendMessage[0].reply.fault.kind",
+            "unknown fault",
+        ),
+        (
+            "behaviour: {SendMessage: [{reply: {envelope: {id: random}}}]}\n",
+            "behaviour.SendMessage[0].reply.envelope.id",
+            "unknown value",
+        ),
+        (
+            "behaviour: {SendMessage: [{reply: {delay_ms: -5}}]}\n",
+            "behaviour.SendMessage[0].reply.delay_ms",
+            "whole number",
+        ),
+        (
+            "behaviour: {SendMessage: [{when: {version: '2.0'}, reply: {}}]}\n",
+            "behaviour.SendMessage[0].when.version",
+            "unknown protocol version",
+        ),
+        (
+            "behaviour: {SendMessage: [{when: {binding: grpc}, reply: {}}]}\n",
+            "behaviour.SendMessage[0].when.binding",
+            "JSONRPC and HTTP+JSON",
+        ),
+        (
+            "behaviour: {SendMessage: [{when: {calls: {to: 0}}, reply: {}}]}\n",
+            "behaviour.SendMessage[0].when.calls.to",
+            "whole number",
+        ),
+        (
+            "behaviour: {SendStreamingMessage: [{reply: {stream: {first_event: artifact}}}]}\n",
+            "behaviour.SendStreamingMessage[0].reply.stream.first_event",
+            "unknown value",
+        ),
+        (
+            "behaviour: {SendMessage: [{reply: {message: []}}]}\n",
+            "behaviour.SendMessage[0].reply.message",
+            "non-empty list of parts",
+        ),
+        (
+            "behaviour: {SendMessage: [{reply: {message: [{text: a, url: b}]}}]}\n",
+            "behaviour.SendMessage[0].reply.message[0]",
+            "exactly one",
+        ),
+        ("task: {steps: []}\n", "task.steps", "non-empty list"),
+        ("task: {steps: [COMPLETED], returns: last}\n", "task.returns", "unknown value"),
+        ("task: {steps: [COMPLETED], artifacts: [{name: x}]}\n", "task.artifacts[0]", "`parts` or `text`"),
+        ("endpoints: [{path: rpc, binding: JSONRPC, versions: ['1.0']}]\n", "endpoints[0].path", "must start with /"),
+        ("endpoints: [{path: /rpc, binding: JSONRPC, versions: []}]\n", "endpoints[0].versions", "non-empty list"),
+        ("auth: {bearer: x, scope: some}\n", "auth.scope", "unknown value"),
+        ("limits: {body_bytes: 0}\n", "limits.body_bytes", "whole number"),
+        ("timeout: -1\n", "timeout", "positive number"),
+        ("seed: abc\n", "seed", "whole number"),
+        ("checks: check-1\n", "checks", "list of check ids"),
+    ],
+)
 def test_more_broken_fields(tmp_path: Path, body: str, field: str, needle: str) -> None:
     err = refused(tmp_path, scenario_text(body))
     assert err.field_path == field

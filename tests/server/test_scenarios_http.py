@@ -10,9 +10,9 @@ import httpx
 import pytest
 
 from a2a_lab.server.app import ScenarioApp
-from a2a_lab.server.shared import CatalogueApp
 from a2a_lab.server.catalogue import Catalogue
 from a2a_lab.server.hosting import BackgroundServer
+from a2a_lab.server.shared import CatalogueApp
 
 from .helpers import client, data_events, message, message03
 
@@ -68,8 +68,17 @@ def test_card_with_etag_and_cache_control(serve: Serve) -> None:
     assert "max-age=" in r.headers["cache-control"]
     etag = r.headers["etag"]
     card = r.json()
-    assert [i["url"] for i in card["supportedInterfaces"]] == [f"{s.url}{RPC}", f"{s.url}{REST}", f"{s.url}{RPC}", f"{s.url}{REST}"]
-    assert card["supportedInterfaces"][0] == {"url": f"{s.url}{RPC}", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}
+    assert [i["url"] for i in card["supportedInterfaces"]] == [
+        f"{s.url}{RPC}",
+        f"{s.url}{REST}",
+        f"{s.url}{RPC}",
+        f"{s.url}{REST}",
+    ]
+    assert card["supportedInterfaces"][0] == {
+        "url": f"{s.url}{RPC}",
+        "protocolBinding": "JSONRPC",
+        "protocolVersion": "1.0",
+    }
     assert card["url"] == f"{s.url}{RPC}" and card["protocolVersion"] == "0.3"  # the dual card's 0.3 view
     assert card["capabilities"] == {"streaming": True, "pushNotifications": True}
     again = s.http.get(s.card_url, headers={"If-None-Match": etag})
@@ -136,10 +145,16 @@ def test_v03_message_send_with_a_0_3_header(serve: Serve) -> None:
     assert result(s.rpc(RPC, "message/send", {"message": message03()}, version="0.3"))["status"]["state"] == "completed"
 
 
-@pytest.mark.parametrize("content_type", ["application/a2a+json", "application/json", "application/json; charset=utf-8"])
+@pytest.mark.parametrize(
+    "content_type", ["application/a2a+json", "application/json", "application/json; charset=utf-8"]
+)
 def test_http_json_v1_send(serve: Serve, content_type: str) -> None:
     s = serve("spec/conformant")
-    r = s.http.post(f"{REST}/message:send", content=json.dumps({"message": message("rest")}), headers={**V1, "content-type": content_type})
+    r = s.http.post(
+        f"{REST}/message:send",
+        content=json.dumps({"message": message("rest")}),
+        headers={**V1, "content-type": content_type},
+    )
     assert r.status_code == 200 and r.headers["content-type"] == "application/a2a+json"
     body = r.json()
     assert set(body) == {"task"} and body["task"]["status"]["state"] == "TASK_STATE_COMPLETED"
@@ -148,7 +163,9 @@ def test_http_json_v1_send(serve: Serve, content_type: str) -> None:
 
 def test_http_json_v1_refuses_other_content_types(serve: Serve) -> None:
     s = serve("spec/conformant")
-    r = s.http.post(f"{REST}/message:send", content=json.dumps({"message": message()}), headers={**V1, "content-type": "text/plain"})
+    r = s.http.post(
+        f"{REST}/message:send", content=json.dumps({"message": message()}), headers={**V1, "content-type": "text/plain"}
+    )
     error = status_error(r, 400, "INVALID_ARGUMENT")
     assert error["details"][0]["reason"] == "CONTENT_TYPE_NOT_SUPPORTED"
 
@@ -221,9 +238,20 @@ def test_list_tasks_pages_and_artifacts(serve: Serve) -> None:
     stamps = [t["status"]["timestamp"] for t in first["tasks"] + second["tasks"]]
     assert stamps == sorted(stamps, reverse=True)
     with_art = result(s.rpc(RPC, "ListTasks", {"includeArtifacts": True}))
-    assert with_art["nextPageToken"] == "" and all(t["artifacts"][0]["parts"][0]["text"].startswith("echo: t") for t in with_art["tasks"])
-    r = s.http.get(f"{REST}/tasks", headers=V1, params={"pageSize": 1, "includeArtifacts": "true", "status": "TASK_STATE_COMPLETED"})
-    assert r.status_code == 200 and len(r.json()["tasks"]) == 1 and r.json()["tasks"][0]["artifacts"] and r.json()["nextPageToken"] == "1"
+    assert with_art["nextPageToken"] == "" and all(
+        t["artifacts"][0]["parts"][0]["text"].startswith("echo: t") for t in with_art["tasks"]
+    )
+    r = s.http.get(
+        f"{REST}/tasks",
+        headers=V1,
+        params={"pageSize": 1, "includeArtifacts": "true", "status": "TASK_STATE_COMPLETED"},
+    )
+    assert (
+        r.status_code == 200
+        and len(r.json()["tasks"]) == 1
+        and r.json()["tasks"][0]["artifacts"]
+        and r.json()["nextPageToken"] == "1"
+    )
 
 
 def test_list_tasks_filters_and_validation(serve: Serve) -> None:
@@ -281,8 +309,15 @@ def test_subscribe_to_a_running_task_follows_it_to_the_end(serve: Serve) -> None
         assert first["id"] == "sub" and first["result"]["task"]["status"]["state"] == "TASK_STATE_SUBMITTED"
         # Each GetTask moves the task one step; the subscriber sees the events live.
         for _ in range(2):
-            assert other.post(RPC, json={"jsonrpc": "2.0", "id": 2, "method": "GetTask", "params": {"id": task["id"]}}, headers=V1).status_code == 200
-        rest = [json.loads(line[5:])["result"] for line in lines if line.startswith("data:")]  # ends when the server closes
+            assert (
+                other.post(
+                    RPC, json={"jsonrpc": "2.0", "id": 2, "method": "GetTask", "params": {"id": task["id"]}}, headers=V1
+                ).status_code
+                == 200
+            )
+        rest = [
+            json.loads(line[5:])["result"] for line in lines if line.startswith("data:")
+        ]  # ends when the server closes
     assert [next(iter(e)) for e in rest] == ["statusUpdate", "artifactUpdate", "statusUpdate"]
     assert rest[0]["statusUpdate"]["status"]["state"] == "TASK_STATE_WORKING"
     assert rest[-1]["statusUpdate"]["status"]["state"] == "TASK_STATE_COMPLETED"
@@ -295,18 +330,33 @@ def test_subscribe_to_a_running_task_follows_it_to_the_end(serve: Serve) -> None
 def test_push_configs_v1(serve: Serve) -> None:
     s = serve("spec/conformant")
     task = send(s)
-    cfg = {"taskId": task["id"], "id": "cfg-1", "url": "http://127.0.0.1:9/hook", "token": "tok", "authentication": {"scheme": "Bearer", "credentials": "secret"}}
+    cfg = {
+        "taskId": task["id"],
+        "id": "cfg-1",
+        "url": "http://127.0.0.1:9/hook",
+        "token": "tok",
+        "authentication": {"scheme": "Bearer", "credentials": "secret"},
+    }
     created = result(s.rpc(RPC, "CreateTaskPushNotificationConfig", cfg))
     assert created == cfg
-    generated = result(s.rpc(RPC, "CreateTaskPushNotificationConfig", {"taskId": task["id"], "url": "http://localhost:9/other"}))
+    generated = result(
+        s.rpc(RPC, "CreateTaskPushNotificationConfig", {"taskId": task["id"], "url": "http://localhost:9/other"})
+    )
     assert generated["id"] and generated["id"] != "cfg-1" and generated["taskId"] == task["id"]
     assert result(s.rpc(RPC, "GetTaskPushNotificationConfig", {"taskId": task["id"], "id": "cfg-1"})) == cfg
     listed = result(s.rpc(RPC, "ListTaskPushNotificationConfigs", {"taskId": task["id"]}))
     assert [c["id"] for c in listed["configs"]] == ["cfg-1", generated["id"]] and listed["nextPageToken"] == ""
     assert result(s.rpc(RPC, "DeleteTaskPushNotificationConfig", {"taskId": task["id"], "id": "cfg-1"})) == {}
-    assert result(s.rpc(RPC, "DeleteTaskPushNotificationConfig", {"taskId": task["id"], "id": "cfg-1"})) == {}  # idempotent
-    assert reason(rpc_error(s.rpc(RPC, "GetTaskPushNotificationConfig", {"taskId": task["id"], "id": "cfg-1"}), -32001)) == "TASK_NOT_FOUND"
-    assert [c["id"] for c in result(s.rpc(RPC, "ListTaskPushNotificationConfigs", {"taskId": task["id"]}))["configs"]] == [generated["id"]]
+    assert (
+        result(s.rpc(RPC, "DeleteTaskPushNotificationConfig", {"taskId": task["id"], "id": "cfg-1"})) == {}
+    )  # idempotent
+    assert (
+        reason(rpc_error(s.rpc(RPC, "GetTaskPushNotificationConfig", {"taskId": task["id"], "id": "cfg-1"}), -32001))
+        == "TASK_NOT_FOUND"
+    )
+    assert [
+        c["id"] for c in result(s.rpc(RPC, "ListTaskPushNotificationConfigs", {"taskId": task["id"]}))["configs"]
+    ] == [generated["id"]]
     rpc_error(s.rpc(RPC, "ListTaskPushNotificationConfigs", {"taskId": "ghost"}), -32001)
 
 
@@ -326,13 +376,34 @@ def test_push_configs_v03(serve: Serve) -> None:
     s = serve("spec/conformant")
     task = result(s.rpc(RPC, "message/send", {"message": message03()}, version=None))
     inner = {"id": "p03", "url": "http://127.0.0.1:9/h", "authentication": {"schemes": ["Bearer"], "credentials": "z"}}
-    created = result(s.rpc(RPC, "tasks/pushNotificationConfig/set", {"taskId": task["id"], "pushNotificationConfig": inner}, version=None))
+    created = result(
+        s.rpc(
+            RPC,
+            "tasks/pushNotificationConfig/set",
+            {"taskId": task["id"], "pushNotificationConfig": inner},
+            version=None,
+        )
+    )
     assert created == {"taskId": task["id"], "pushNotificationConfig": inner}
-    got = result(s.rpc(RPC, "tasks/pushNotificationConfig/get", {"id": task["id"], "pushNotificationConfigId": "p03"}, version=None))
+    got = result(
+        s.rpc(
+            RPC, "tasks/pushNotificationConfig/get", {"id": task["id"], "pushNotificationConfigId": "p03"}, version=None
+        )
+    )
     assert got == created
     listed = result(s.rpc(RPC, "tasks/pushNotificationConfig/list", {"id": task["id"]}, version=None))
     assert listed == [created]  # a bare array in 0.3
-    assert result(s.rpc(RPC, "tasks/pushNotificationConfig/delete", {"id": task["id"], "pushNotificationConfigId": "p03"}, version=None)) is None
+    assert (
+        result(
+            s.rpc(
+                RPC,
+                "tasks/pushNotificationConfig/delete",
+                {"id": task["id"], "pushNotificationConfigId": "p03"},
+                version=None,
+            )
+        )
+        is None
+    )
     assert result(s.rpc(RPC, "tasks/pushNotificationConfig/list", {"id": task["id"]}, version=None)) == []
 
 
@@ -340,9 +411,13 @@ def test_push_config_to_a_non_loopback_url_is_kept_but_never_called(serve: Serve
     """SSRF (§13.2): the config is stored (CRUD works as the spec says), but nothing is delivered to that host."""
     s = serve("spec/conformant")
     task = send(s)
-    stored = result(s.rpc(RPC, "CreateTaskPushNotificationConfig", {"taskId": task["id"], "url": "http://10.1.2.3/hook"}))
+    stored = result(
+        s.rpc(RPC, "CreateTaskPushNotificationConfig", {"taskId": task["id"], "url": "http://10.1.2.3/hook"})
+    )
     assert stored["url"] == "http://10.1.2.3/hook"
-    assert [c["url"] for c in result(s.rpc(RPC, "ListTaskPushNotificationConfigs", {"taskId": task["id"]}))["configs"]] == ["http://10.1.2.3/hook"]
+    assert [
+        c["url"] for c in result(s.rpc(RPC, "ListTaskPushNotificationConfigs", {"taskId": task["id"]}))["configs"]
+    ] == ["http://10.1.2.3/hook"]
     assert not [e for e in s.journal if e["kind"] == "push" and "status" in e.get("response", {})]
 
 
@@ -351,7 +426,11 @@ def test_push_config_to_a_non_loopback_url_is_kept_but_never_called(serve: Serve
 
 def test_stream_v1_jsonrpc(serve: Serve) -> None:
     s = serve("spec/conformant")
-    r = s.http.post(RPC, json={"jsonrpc": "2.0", "id": "s-1", "method": "SendStreamingMessage", "params": {"message": message("flow")}}, headers=V1)
+    r = s.http.post(
+        RPC,
+        json={"jsonrpc": "2.0", "id": "s-1", "method": "SendStreamingMessage", "params": {"message": message("flow")}},
+        headers=V1,
+    )
     assert r.status_code == 200 and r.headers["content-type"].startswith("text/event-stream")
     events = data_events(r.text)
     assert all(e["jsonrpc"] == "2.0" and e["id"] == "s-1" and "error" not in e for e in events)
@@ -360,9 +439,14 @@ def test_stream_v1_jsonrpc(serve: Serve) -> None:
     assert kinds == ["task", "statusUpdate", "artifactUpdate", "statusUpdate"]
     task_id = results[0]["task"]["id"]
     assert results[0]["task"]["status"]["state"] == "TASK_STATE_SUBMITTED"
-    assert [x["statusUpdate"]["status"]["state"] for x in results if "statusUpdate" in x] == ["TASK_STATE_WORKING", "TASK_STATE_COMPLETED"]
+    assert [x["statusUpdate"]["status"]["state"] for x in results if "statusUpdate" in x] == [
+        "TASK_STATE_WORKING",
+        "TASK_STATE_COMPLETED",
+    ]
     assert all(x[k]["taskId"] == task_id for x, k in zip(results[1:], kinds[1:]))
-    assert all("final" not in x["statusUpdate"] and "kind" not in x["statusUpdate"] for x in results if "statusUpdate" in x)
+    assert all(
+        "final" not in x["statusUpdate"] and "kind" not in x["statusUpdate"] for x in results if "statusUpdate" in x
+    )
     assert results[2]["artifactUpdate"]["artifact"]["parts"] == [{"text": "echo: flow"}]
     assert s.journal[-1]["response"]["closed"] == "complete"
     assert result(s.rpc(RPC, "GetTask", {"id": task_id}))["status"]["state"] == "TASK_STATE_COMPLETED"
@@ -380,7 +464,9 @@ def test_stream_v1_rest(serve: Serve) -> None:
 
 def test_stream_v03_jsonrpc_has_final(serve: Serve) -> None:
     s = serve("spec/conformant")
-    r = s.http.post(RPC, json={"jsonrpc": "2.0", "id": 5, "method": "message/stream", "params": {"message": message03("old")}})
+    r = s.http.post(
+        RPC, json={"jsonrpc": "2.0", "id": 5, "method": "message/stream", "params": {"message": message03("old")}}
+    )
     events = [e["result"] for e in data_events(r.text)]
     assert [e["kind"] for e in events] == ["task", "status-update", "artifact-update", "status-update"]
     assert events[0]["status"]["state"] == "submitted"
@@ -391,10 +477,16 @@ def test_stream_v03_jsonrpc_has_final(serve: Serve) -> None:
 
 def test_stream_v03_rest(serve: Serve) -> None:
     s = serve("spec/conformant")
-    r = s.http.post(f"{REST}/v1/message:stream", json={"message": {"messageId": "m", "role": "ROLE_USER", "content": [{"text": "x"}]}})
+    r = s.http.post(
+        f"{REST}/v1/message:stream",
+        json={"message": {"messageId": "m", "role": "ROLE_USER", "content": [{"text": "x"}]}},
+    )
     events = data_events(r.text)
     assert [next(iter(e)) for e in events] == ["task", "statusUpdate", "artifactUpdate", "statusUpdate"]
-    assert events[-1]["statusUpdate"]["final"] is True and events[-1]["statusUpdate"]["status"]["state"] == "TASK_STATE_COMPLETED"
+    assert (
+        events[-1]["statusUpdate"]["final"] is True
+        and events[-1]["statusUpdate"]["status"]["state"] == "TASK_STATE_COMPLETED"
+    )
 
 
 # ==================================================================================== spec/conformant: versions
@@ -412,12 +504,18 @@ def test_v1_method_without_a_version_header(serve: Serve) -> None:
 @pytest.mark.parametrize("version", ["2.0", "1.1", "0.2", "latest", "1"])
 def test_unsupported_versions(serve: Serve, version: str) -> None:
     s = serve("spec/conformant")
-    assert reason(rpc_error(s.rpc(RPC, "SendMessage", {"message": message()}, version=version), -32009)) == "VERSION_NOT_SUPPORTED"
+    assert (
+        reason(rpc_error(s.rpc(RPC, "SendMessage", {"message": message()}, version=version), -32009))
+        == "VERSION_NOT_SUPPORTED"
+    )
 
 
 def test_patch_version_header_is_accepted(serve: Serve) -> None:
     s = serve("spec/conformant")
-    assert result(s.rpc(RPC, "SendMessage", {"message": message()}, version="1.0.1"))["task"]["status"]["state"] == "TASK_STATE_COMPLETED"
+    assert (
+        result(s.rpc(RPC, "SendMessage", {"message": message()}, version="1.0.1"))["task"]["status"]["state"]
+        == "TASK_STATE_COMPLETED"
+    )
     assert s.journal[-1]["requested_version"] == "1.0"
 
 
@@ -446,16 +544,19 @@ def test_malformed_json(serve: Serve) -> None:
     rpc_error(r, -32700, req_id=None)
 
 
-@pytest.mark.parametrize(("body", "req_id"), [
-    ({"jsonrpc": "1.0", "id": 3, "method": "SendMessage"}, 3),
-    ({"id": 3, "method": "SendMessage"}, 3),
-    ({"jsonrpc": "2.0", "id": 3}, 3),
-    ({"jsonrpc": "2.0", "id": 3, "method": "SendMessage", "params": "x"}, 3),
-    ({"jsonrpc": "2.0", "id": {"no": 1}, "method": "SendMessage"}, None),
-    ({"jsonrpc": "2.0", "method": "SendMessage", "params": {}}, None),  # a notification: A2A needs an id
-    ([{"jsonrpc": "2.0", "id": 1, "method": "SendMessage"}], None),  # batch
-    ("SendMessage", None),
-])
+@pytest.mark.parametrize(
+    ("body", "req_id"),
+    [
+        ({"jsonrpc": "1.0", "id": 3, "method": "SendMessage"}, 3),
+        ({"id": 3, "method": "SendMessage"}, 3),
+        ({"jsonrpc": "2.0", "id": 3}, 3),
+        ({"jsonrpc": "2.0", "id": 3, "method": "SendMessage", "params": "x"}, 3),
+        ({"jsonrpc": "2.0", "id": {"no": 1}, "method": "SendMessage"}, None),
+        ({"jsonrpc": "2.0", "method": "SendMessage", "params": {}}, None),  # a notification: A2A needs an id
+        ([{"jsonrpc": "2.0", "id": 1, "method": "SendMessage"}], None),  # batch
+        ("SendMessage", None),
+    ],
+)
 def test_invalid_envelopes(serve: Serve, body: Any, req_id: Any) -> None:
     s = serve("spec/conformant")
     rpc_error(s.http.post(RPC, json=body, headers=V1), -32600, req_id=req_id)
@@ -480,7 +581,11 @@ def test_bad_params_name_the_field(serve: Serve) -> None:
 
 def test_wrong_content_type_and_verb_on_jsonrpc(serve: Serve) -> None:
     s = serve("spec/conformant")
-    r = s.http.post(RPC, content=b'{"jsonrpc":"2.0","id":1,"method":"GetTask","params":{"id":"x"}}', headers={**V1, "content-type": "text/plain"})
+    r = s.http.post(
+        RPC,
+        content=b'{"jsonrpc":"2.0","id":1,"method":"GetTask","params":{"id":"x"}}',
+        headers={**V1, "content-type": "text/plain"},
+    )
     assert r.status_code == 200 and rpc_error(r, -32005, req_id=None)
     r = s.http.get(RPC, headers=V1)
     assert r.status_code == 405 and rpc_error(r, -32600, req_id=None)
@@ -523,8 +628,12 @@ def test_unknown_path_is_404_and_marked_unmatched(serve: Serve) -> None:
 def test_journal_records_requests_and_redacts_secrets(serve: Serve) -> None:
     s = serve("spec/conformant")
     secret = "s3cr3t-t0ken"
-    s.http.post(RPC, params={"x": "1"}, json={"jsonrpc": "2.0", "id": 9, "method": "SendMessage", "params": {"message": message("j")}},
-                headers={**V1, "Authorization": f"Bearer {secret}", "X-API-Key": secret, "X-Custom": "kept"})
+    s.http.post(
+        RPC,
+        params={"x": "1"},
+        json={"jsonrpc": "2.0", "id": 9, "method": "SendMessage", "params": {"message": message("j")}},
+        headers={**V1, "Authorization": f"Bearer {secret}", "X-API-Key": secret, "X-Custom": "kept"},
+    )
     (entry,) = s.journal
     assert entry["method"] == "POST" and entry["path"] == RPC and entry["query"] == "x=1" and entry["kind"] == "jsonrpc"
     headers = entry["headers"]
@@ -554,7 +663,12 @@ def test_submitted_then_get_task_finishes_it(serve: Serve) -> None:
     task = result(s.rpc("/a2a", "SendMessage", {"message": message("job")}))["task"]
     assert task["status"]["state"] == "TASK_STATE_SUBMITTED" and "artifacts" not in task
     seen = [result(s.rpc("/a2a", "GetTask", {"id": task["id"]})) for _ in range(4)]
-    assert [t["status"]["state"] for t in seen] == ["TASK_STATE_WORKING", "TASK_STATE_COMPLETED", "TASK_STATE_COMPLETED", "TASK_STATE_COMPLETED"]
+    assert [t["status"]["state"] for t in seen] == [
+        "TASK_STATE_WORKING",
+        "TASK_STATE_COMPLETED",
+        "TASK_STATE_COMPLETED",
+        "TASK_STATE_COMPLETED",
+    ]
     assert "artifacts" not in seen[0]
     assert seen[1]["artifacts"] == [{"artifactId": "result", "name": "result", "parts": [{"text": "done: job"}]}]
     assert seen[3] == seen[1], "a terminal task never changes"
@@ -567,8 +681,13 @@ def test_submitted_scenario_over_rest_and_capabilities(serve: Serve) -> None:
     task_id = r.json()["task"]["id"]
     assert s.http.get(f"/a2a/rest/tasks/{task_id}", headers=V1).json()["status"]["state"] == "TASK_STATE_WORKING"
     # streaming and push are not on its card
-    assert reason(rpc_error(s.rpc("/a2a", "SendStreamingMessage", {"message": message()}), -32004)) == "UNSUPPORTED_OPERATION"
-    error = rpc_error(s.rpc("/a2a", "CreateTaskPushNotificationConfig", {"taskId": task_id, "url": "http://127.0.0.1:9/"}), -32003)
+    assert (
+        reason(rpc_error(s.rpc("/a2a", "SendStreamingMessage", {"message": message()}), -32004))
+        == "UNSUPPORTED_OPERATION"
+    )
+    error = rpc_error(
+        s.rpc("/a2a", "CreateTaskPushNotificationConfig", {"taskId": task_id, "url": "http://127.0.0.1:9/"}), -32003
+    )
     assert reason(error) == "PUSH_NOTIFICATION_NOT_SUPPORTED"
     rpc_error(s.rpc("/a2a", "message/send", {"message": message03()}, version=None), -32601)  # a 1.0-only interface
 
@@ -580,11 +699,17 @@ def test_mixed_version_direct_message(serve: Serve) -> None:
     s = serve("quirks/mixed-version-direct-message")
     card = s.http.get(s.card_url).json()
     assert card["protocolVersion"] == "0.3.0"
-    assert card["supportedInterfaces"][0] == {"url": f"{s.url}/a2a", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}
+    assert card["supportedInterfaces"][0] == {
+        "url": f"{s.url}/a2a",
+        "protocolBinding": "JSONRPC",
+        "protocolVersion": "1.0",
+    }
     answer = result(s.rpc("/a2a", "SendMessage", {"message": message("help")}))
     assert set(answer) == {"message"}
     msg = answer["message"]
-    assert msg["role"] == "ROLE_AGENT" and msg["parts"] == [{"text": "peerlace understands: search <term>, stats, help."}]
+    assert msg["role"] == "ROLE_AGENT" and msg["parts"] == [
+        {"text": "peerlace understands: search <term>, stats, help."}
+    ]
     assert msg["messageId"] and msg["contextId"] and "taskId" not in msg
     legacy = result(s.rpc("/a2a", "message/send", {"message": message03("help")}, version=None))
     assert legacy["kind"] == "message" and legacy["role"] == "agent"
@@ -595,7 +720,9 @@ def test_mixed_version_direct_message(serve: Serve) -> None:
 def test_advertised_method_not_found(serve: Serve) -> None:
     s = serve("quirks/advertised-method-not-found")
     card = s.http.get(s.card_url).json()
-    assert card["supportedInterfaces"] == [{"url": f"{s.url}/api/a2a", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}]
+    assert card["supportedInterfaces"] == [
+        {"url": f"{s.url}/api/a2a", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}
+    ]
     for _ in range(2):
         error = rpc_error(s.rpc("/api/a2a", "SendMessage", {"message": message()}), -32601)
         assert error["message"] == "Method not found"
@@ -608,7 +735,11 @@ def test_patch_version_binding_mix(serve: Serve) -> None:
     assert [i["protocolVersion"] for i in card["supportedInterfaces"]] == ["0.3.0", "1.0"]
     no_kind = {k: v for k, v in message03("list").items() if k != "kind"}
     legacy = result(s.rpc("/a2a/jsonrpc", "message/send", {"message": no_kind}, version=None))
-    assert legacy["kind"] == "message" and legacy["role"] == "agent" and legacy["parts"][0]["text"] == "The commons lists 42 agents."
+    assert (
+        legacy["kind"] == "message"
+        and legacy["role"] == "agent"
+        and legacy["parts"][0]["text"] == "The commons lists 42 agents."
+    )
     assert result(s.rpc("/a2a/jsonrpc", "message/send", {"message": message03()}, version=None))["kind"] == "message"
     r = s.http.post("/a2a/rest/message:send", json={"message": message("list")}, headers=V1)
     assert r.status_code == 200 and r.json()["message"]["role"] == "ROLE_AGENT"
@@ -623,11 +754,15 @@ def test_v03_completed_task_artifacts(serve: Serve) -> None:
     assert task["kind"] == "task" and task["status"]["state"] == "completed"
     (artifact,) = task["artifacts"]
     assert artifact["artifactId"] == "report"
-    assert artifact["parts"] == [{"kind": "text", "text": "llms.txt is valid: score 100/100"},
-                                 {"kind": "data", "data": {"ok": True, "score": 100, "issues": []}}]
+    assert artifact["parts"] == [
+        {"kind": "text", "text": "llms.txt is valid: score 100/100"},
+        {"kind": "data", "data": {"ok": True, "score": 100, "issues": []}},
+    ]
     again = result(s.rpc("/a2a", "tasks/get", {"id": task["id"]}, version=None))
     assert again["status"]["state"] == "completed" and again["artifacts"] == task["artifacts"]
-    rpc_error(s.rpc("/a2a", "message/stream", {"message": message03()}, version=None), -32004)  # streaming: false on its card
+    rpc_error(
+        s.rpc("/a2a", "message/stream", {"message": message03()}, version=None), -32004
+    )  # streaming: false on its card
 
 
 # ==================================================================================== hostile JSON (regressions)
@@ -639,7 +774,9 @@ def test_nesting_deeper_than_the_limit(serve: Serve) -> None:
     nested: Any = "x"
     for _ in range(depth):
         nested = [nested]
-    r = s.http.post(RPC, json={"jsonrpc": "2.0", "id": 1, "method": "SendMessage", "params": {"message": nested}}, headers=V1)
+    r = s.http.post(
+        RPC, json={"jsonrpc": "2.0", "id": 1, "method": "SendMessage", "params": {"message": nested}}, headers=V1
+    )
     assert "nested deeper" in rpc_error(r, -32600, req_id=None)["message"]
     r = s.http.post(RPC, content=b"[" * 10000 + b"]" * 10000, headers={**V1, "content-type": "application/json"})
     rpc_error(r, -32600, req_id=None)
@@ -648,7 +785,11 @@ def test_nesting_deeper_than_the_limit(serve: Serve) -> None:
 @pytest.mark.parametrize("raw_id", [b"NaN", b"Infinity", b"-Infinity", b"1e400"])
 def test_non_finite_numbers_are_parse_errors(serve: Serve, raw_id: bytes) -> None:
     s = serve("spec/conformant")
-    r = s.http.post(RPC, content=b'{"jsonrpc":"2.0","id":' + raw_id + b',"method":"GetTask","params":{"id":"x"}}', headers={**V1, "content-type": "application/json"})
+    r = s.http.post(
+        RPC,
+        content=b'{"jsonrpc":"2.0","id":' + raw_id + b',"method":"GetTask","params":{"id":"x"}}',
+        headers={**V1, "content-type": "application/json"},
+    )
     json.loads(r.text, parse_constant=lambda c: pytest.fail(f"the answer holds {c}"))
     rpc_error(r, -32700, req_id=None)
 
@@ -667,21 +808,35 @@ def test_lone_surrogates_are_echoed_escaped(serve: Serve) -> None:
 
 
 def test_catalogue_app_serves_every_scenario_under_its_id(catalogue: Catalogue) -> None:
-    with BackgroundServer(CatalogueApp([catalogue.get(i) for i in catalogue.ids()])) as server, client(server.url) as http:
+    with (
+        BackgroundServer(CatalogueApp([catalogue.get(i) for i in catalogue.ids()])) as server,
+        client(server.url) as http,
+    ):
         listing = http.get("/").json()["scenarios"]
         assert [x["id"] for x in listing] == catalogue.ids()
         card = http.get("/spec/conformant/.well-known/agent-card.json").json()
         assert card["supportedInterfaces"][0]["url"] == f"{server.url}/spec/conformant{RPC}"
-        r = http.post(f"/spec/conformant{RPC}", json={"jsonrpc": "2.0", "id": 1, "method": "SendMessage", "params": {"message": message("cat")}}, headers=V1)
+        r = http.post(
+            f"/spec/conformant{RPC}",
+            json={"jsonrpc": "2.0", "id": 1, "method": "SendMessage", "params": {"message": message("cat")}},
+            headers=V1,
+        )
         assert result(r)["task"]["artifacts"][0]["parts"] == [{"text": "echo: cat"}]
-        r = http.post("/quirks/advertised-method-not-found/api/a2a", json={"jsonrpc": "2.0", "id": 1, "method": "SendMessage", "params": {"message": message()}}, headers=V1)
+        r = http.post(
+            "/quirks/advertised-method-not-found/api/a2a",
+            json={"jsonrpc": "2.0", "id": 1, "method": "SendMessage", "params": {"message": message()}},
+            headers=V1,
+        )
         rpc_error(r, -32601)
         missing = http.get("/no/such/scenario")
         assert missing.status_code == 404 and "no scenario" in missing.json()["error"]
 
 
 def test_admin_api_with_a_token(catalogue: Catalogue) -> None:
-    with BackgroundServer(ScenarioApp(catalogue.get("spec/conformant"), admin_token="adm1n")) as server, client(server.url) as http:
+    with (
+        BackgroundServer(ScenarioApp(catalogue.get("spec/conformant"), admin_token="adm1n")) as server,
+        client(server.url) as http,
+    ):
         assert http.get("/_lab/journal").status_code == 403
         assert http.get("/_lab/journal", headers={"Authorization": "Bearer wrong"}).status_code == 403
         assert http.get("/_lab/journal", headers={"Authorization": "Bearer adm1n"}).status_code == 200

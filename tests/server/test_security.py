@@ -19,7 +19,7 @@ from a2a_lab.server.catalogue import Catalogue
 from a2a_lab.server.push import TIMEOUT_S
 from a2a_lab.server.scenario import ScenarioError, load_file
 
-from .helpers import Lab, Receiver, lab, message, receiver, scenario_text, write_scenario  # noqa: F401 - `lab`, `receiver` are fixtures
+from .helpers import Lab, Receiver, message, scenario_text, write_scenario
 
 MakeLab = Callable[..., Lab]
 #: Non-routable: if anything ever tried it, the delivery would hang until TIMEOUT_S and be journaled as failed.
@@ -36,10 +36,14 @@ def test_push_follows_no_redirect_not_even_to_loopback(lab: MakeLab, receiver: C
     tasks = set()
     for name in ("away", "home"):
         config = {"url": hook.url(name), "authentication": {"scheme": "Bearer", "credentials": "redirect-secret"}}
-        answer = s.rpc("SendMessage", {"message": message(name, message_id=name), "configuration": {"taskPushNotificationConfig": config}}).json()
+        answer = s.rpc(
+            "SendMessage",
+            {"message": message(name, message_id=name), "configuration": {"taskPushNotificationConfig": config}},
+        ).json()
         tasks.add(answer["result"]["task"]["id"])
     assert s.app.state.journal.wait_for(
-        lambda entries: sum(1 for e in entries if e["kind"] == "push" and "response" in e) >= 6)
+        lambda entries: sum(1 for e in entries if e["kind"] == "push" and "response" in e) >= 6
+    )
     pushes = [e for e in s.journal if e["kind"] == "push"]
     assert {e["push"]["task_id"] for e in pushes} == tasks
     assert [e["response"] for e in pushes] == [{"status": 302}] * 6, "each delivery ends at the 302"
@@ -50,11 +54,15 @@ def test_push_follows_no_redirect_not_even_to_loopback(lab: MakeLab, receiver: C
 
 def test_push_to_another_host_is_stored_but_never_sent(lab: MakeLab) -> None:
     s = lab()
-    answer = s.rpc("SendMessage", {"message": message(), "configuration": {"taskPushNotificationConfig": {"url": ELSEWHERE}}}).json()
+    answer = s.rpc(
+        "SendMessage", {"message": message(), "configuration": {"taskPushNotificationConfig": {"url": ELSEWHERE}}}
+    ).json()
     task = answer["result"]["task"]
     stored = s.rpc("ListTaskPushNotificationConfigs", {"taskId": task["id"]}).json()["result"]
     assert [c["url"] for c in stored["configs"]] == [ELSEWHERE]
-    assert s.app.state.journal.wait_for(lambda entries: sum(1 for e in entries if e["kind"] == "push" and "response" in e) >= 3)
+    assert s.app.state.journal.wait_for(
+        lambda entries: sum(1 for e in entries if e["kind"] == "push" and "response" in e) >= 3
+    )
     refused = [e["response"] for e in s.journal if e["kind"] == "push"]
     assert len(refused) == 3 and all(set(r) == {"refused"} and "neither loopback" in r["refused"] for r in refused)
 
@@ -62,8 +70,9 @@ def test_push_to_another_host_is_stored_but_never_sent(lab: MakeLab) -> None:
 # ==================================================================================== credentials never in journals or reports
 
 
-def test_webhook_credentials_never_reach_a_journal_or_a_report(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                                              capsys: pytest.CaptureFixture[str]) -> None:
+def test_webhook_credentials_never_reach_a_journal_or_a_report(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     apps: list[ScenarioApp] = []
 
     class Recording(ScenarioApp):
@@ -73,8 +82,21 @@ def test_webhook_credentials_never_reach_a_journal_or_a_report(tmp_path: Path, m
 
     monkeypatch.setattr(runner, "ScenarioApp", Recording)
     reports = tmp_path / "reports"
-    code = cli.main(["run", "--scenario", "push/webhook-with-credentials", "--client", "builtin", "--report-dir", str(reports),
-                     "--json", str(tmp_path / "run.json"), "--junit", str(tmp_path / "junit.xml")])
+    code = cli.main(
+        [
+            "run",
+            "--scenario",
+            "push/webhook-with-credentials",
+            "--client",
+            "builtin",
+            "--report-dir",
+            str(reports),
+            "--json",
+            str(tmp_path / "run.json"),
+            "--junit",
+            str(tmp_path / "junit.xml"),
+        ]
+    )
     console = capsys.readouterr()
     assert code == 0, console.err
     # The secrets the reference client chose, read back from the server that was sent them.
@@ -84,13 +106,21 @@ def test_webhook_credentials_never_reach_a_journal_or_a_report(tmp_path: Path, m
     secrets = [config["authentication"]["credentials"], config["token"]]
     assert all(isinstance(x, str) and len(x) >= 16 for x in secrets)
     sent = [value for entry in app.state.journal.entries for _, value in entry.get("_headers", [])]
-    assert all(any(secret.encode() in value for value in sent) for secret in secrets), "the search below looks for what was really sent"
+    assert all(any(secret.encode() in value for value in sent) for secret in secrets), (
+        "the search below looks for what was really sent"
+    )
     report = json.loads((reports / "report.json").read_text(encoding="utf-8"))
     [result] = report["scenarios"]
     checks = {c["id"]: c["outcome"] for c in result["checks"]}
     assert checks["PUSH-RECEIVER"] == "PASS", "the webhook really was called with those credentials"
     written = [p for p in [*reports.rglob("*"), tmp_path / "run.json", tmp_path / "junit.xml"] if p.is_file()]
-    assert {p.name for p in written} >= {"report.json", "junit.xml", "index.html", "webhook-with-credentials.jsonl", "run.json"}
+    assert {p.name for p in written} >= {
+        "report.json",
+        "junit.xml",
+        "index.html",
+        "webhook-with-credentials.jsonl",
+        "run.json",
+    }
     for path in written:
         data = path.read_bytes()
         for secret in secrets:
@@ -98,13 +128,17 @@ def test_webhook_credentials_never_reach_a_journal_or_a_report(tmp_path: Path, m
     for secret in secrets:
         assert secret not in console.out and secret not in console.err
         assert secret not in app.state.journal.jsonl()
-    assert "Bearer <redacted>" in (reports / "journals" / "push" / "webhook-with-credentials.jsonl").read_text(encoding="utf-8")
+    assert "Bearer <redacted>" in (reports / "journals" / "push" / "webhook-with-credentials.jsonl").read_text(
+        encoding="utf-8"
+    )
 
 
 # ==================================================================================== scenario files are data
 
 
-@pytest.mark.parametrize("tag", ["!!python/object/apply:os.system", "!!python/object/new:os.system", "!!python/name:os.system"])
+@pytest.mark.parametrize(
+    "tag", ["!!python/object/apply:os.system", "!!python/object/new:os.system", "!!python/name:os.system"]
+)
 def test_a_yaml_object_tag_is_refused_and_runs_nothing(tmp_path: Path, tag: str) -> None:
     marker = tmp_path / "pwned"
     text = scenario_text().replace("title: a test scenario", f'title: {tag} ["touch {marker}"]')
@@ -118,7 +152,18 @@ def test_a_yaml_object_tag_is_refused_and_runs_nothing(tmp_path: Path, tag: str)
     assert not marker.exists()
 
 
-@pytest.mark.parametrize("ref", ["../x", "../../etc/passwd", "/etc/passwd", "spec/../../pyproject", "..", "spec/conformant/../../x", "spec/%2e%2e/x"])
+@pytest.mark.parametrize(
+    "ref",
+    [
+        "../x",
+        "../../etc/passwd",
+        "/etc/passwd",
+        "spec/../../pyproject",
+        "..",
+        "spec/conformant/../../x",
+        "spec/%2e%2e/x",
+    ],
+)
 def test_a_scenario_id_cannot_leave_the_catalogue(catalogue: Catalogue, ref: str) -> None:
     """Nothing in a scenario names a file (cards, keys and bodies are inline; `load_file` is the only read), so the one
     way out would be the id: ids are keys of the catalogue's own listing, never paths joined to its root."""
@@ -143,9 +188,16 @@ def test_the_admin_token_is_compared_in_constant_time(monkeypatch: pytest.Monkey
     assert admin.allowed({**remote, "headers": [(b"authorization", b"Bearer s3cret")]}, "s3cret")
     assert not admin.allowed({**remote, "headers": [(b"authorization", b"Bearer s3creT")]}, "s3cret")
     assert not admin.allowed({**remote, "headers": []}, "s3cret")
-    assert not admin.allowed({**remote, "headers": [(b"x-a2a-lab-token", "sécret".encode())]}, "s3cret")  # non-ASCII: no TypeError
-    assert compared == [(b"s3cret", b"s3cret"), (b"s3cret", b"s3cret"), (b"s3creT", b"s3cret"), (b"", b"s3cret"),
-                        ("sécret".encode().decode("latin-1").encode(), b"s3cret")]
+    assert not admin.allowed(
+        {**remote, "headers": [(b"x-a2a-lab-token", "sécret".encode())]}, "s3cret"
+    )  # non-ASCII: no TypeError
+    assert compared == [
+        (b"s3cret", b"s3cret"),
+        (b"s3cret", b"s3cret"),
+        (b"s3creT", b"s3cret"),
+        (b"", b"s3cret"),
+        ("sécret".encode().decode("latin-1").encode(), b"s3cret"),
+    ]
     # Without a token only loopback callers are let in, and nothing is compared.
     assert not admin.allowed({**remote, "headers": []}, None)
     assert admin.allowed({"type": "http", "client": ("127.0.0.1", 1), "headers": []}, None)

@@ -64,14 +64,31 @@ class Dropped(Exception):
 #: Proto field presence (§8.4.1, §5.7): REQUIRED fields always stay; `optional` fields stay when present; other
 #: fields are left out when they hold their default ("", 0, false, empty list or map).
 REQUIRED = {
-    "AgentCard": {"name", "description", "supportedInterfaces", "version", "capabilities", "defaultInputModes", "defaultOutputModes", "skills"},
+    "AgentCard": {
+        "name",
+        "description",
+        "supportedInterfaces",
+        "version",
+        "capabilities",
+        "defaultInputModes",
+        "defaultOutputModes",
+        "skills",
+    },
     "AgentInterface": {"url", "protocolBinding", "protocolVersion"},
     "AgentProvider": {"url", "organization"},
     "AgentSkill": {"id", "name", "description", "tags"},
 }
-OPTIONAL = {"AgentCard": {"documentationUrl", "iconUrl"}, "AgentCapabilities": {"streaming", "pushNotifications", "extendedAgentCard"}}
+OPTIONAL = {
+    "AgentCard": {"documentationUrl", "iconUrl"},
+    "AgentCapabilities": {"streaming", "pushNotifications", "extendedAgentCard"},
+}
 CHILDREN = {
-    "AgentCard": {"supportedInterfaces": "AgentInterface", "provider": "AgentProvider", "capabilities": "AgentCapabilities", "skills": "AgentSkill"},
+    "AgentCard": {
+        "supportedInterfaces": "AgentInterface",
+        "provider": "AgentProvider",
+        "capabilities": "AgentCapabilities",
+        "skills": "AgentSkill",
+    },
 }
 
 
@@ -118,9 +135,11 @@ def verify_card(card: dict[str, Any], jwks: Any, strip: bool = True) -> str | No
             if jwk is None:
                 reasons.append(f"unknown key id {header.get('kid')!r}")
                 continue
-            jws.deserialize_compact(f"{protected}..{sig['signature']}", ECKey.import_key(jwk), payload=payload, algorithms=[header["alg"]])
+            jws.deserialize_compact(
+                f"{protected}..{sig['signature']}", ECKey.import_key(jwk), payload=payload, algorithms=[header["alg"]]
+            )
             return None
-        except Exception as exc:  # noqa: BLE001 - any failure means this signature does not verify
+        except Exception as exc:
             reasons.append(f"{type(exc).__name__}")
     return "the card's signature does not verify: " + "; ".join(reasons)
 
@@ -140,7 +159,7 @@ class Receiver:
         receiver = self
 
         class Handler(BaseHTTPRequestHandler):
-            def do_POST(self) -> None:  # noqa: N802 - http.server's name
+            def do_POST(self) -> None:
                 body = self.rfile.read(int(self.headers.get("content-length") or 0))
                 genuine = self.headers.get("authorization") == f"Bearer {receiver.secret}"
                 if receiver.fail:
@@ -189,7 +208,11 @@ class Receiver:
 def _state_of(notification: Any) -> str:
     if not isinstance(notification, dict):
         return ""
-    inner = notification.get("statusUpdate") or notification.get("task") or (notification if "status" in notification else {})
+    inner = (
+        notification.get("statusUpdate")
+        or notification.get("task")
+        or (notification if "status" in notification else {})
+    )
     status = inner.get("status") if isinstance(inner, dict) else None
     return str(status.get("state", "")) if isinstance(status, dict) else ""
 
@@ -279,6 +302,7 @@ class Fold:
 
 def interfaces(card: dict[str, Any]) -> list[dict[str, str]]:
     """JSON-RPC interfaces of version 1.0 or 0.3, in card order ({url, version})."""
+
     def version(value: Any) -> str | None:
         if value is None:
             return "0.3"
@@ -297,8 +321,20 @@ def interfaces(card: dict[str, Any]) -> list[dict[str, str]]:
 
 
 METHODS = {
-    "1.0": {"send": "SendMessage", "stream": "SendStreamingMessage", "get": "GetTask", "subscribe": "SubscribeToTask", "card": "GetExtendedAgentCard"},
-    "0.3": {"send": "message/send", "stream": "message/stream", "get": "tasks/get", "subscribe": "tasks/resubscribe", "card": "agent/getAuthenticatedExtendedCard"},
+    "1.0": {
+        "send": "SendMessage",
+        "stream": "SendStreamingMessage",
+        "get": "GetTask",
+        "subscribe": "SubscribeToTask",
+        "card": "GetExtendedAgentCard",
+    },
+    "0.3": {
+        "send": "message/send",
+        "stream": "message/stream",
+        "get": "tasks/get",
+        "subscribe": "tasks/resubscribe",
+        "card": "agent/getAuthenticatedExtendedCard",
+    },
 }
 
 
@@ -325,7 +361,9 @@ class Client:
         read = args.read_timeout if args.read_timeout > 0 else None
         if args.deadline and read:
             read = min(read, args.deadline)
-        self.http = httpx.Client(timeout=httpx.Timeout(read, connect=5.0), trust_env=False, headers={"User-Agent": USER_AGENT})
+        self.http = httpx.Client(
+            timeout=httpx.Timeout(read, connect=5.0), trust_env=False, headers={"User-Agent": USER_AGENT}
+        )
         self.rpc_id = 0
         self.receiver: Receiver | None = None
 
@@ -366,7 +404,9 @@ class Client:
         deadline = time.monotonic() + self.args.deadline if self.args.deadline else None
         content = b""
         try:
-            with self.http.stream("POST", iface["url"], content=self.body(method, params), headers=self.headers(iface)) as resp:
+            with self.http.stream(
+                "POST", iface["url"], content=self.body(method, params), headers=self.headers(iface)
+            ) as resp:
                 for chunk in resp.iter_bytes():
                     content += chunk
                     if deadline is not None and time.monotonic() > deadline:
@@ -386,7 +426,9 @@ class Client:
             raise Failure("the answer is not a JSON-RPC response")
         if isinstance(data.get("error"), dict):
             err = data["error"]
-            raise Failure(f"error {err.get('code')}: {err.get('message', '')}", transient=err.get("code") in TRANSIENT_CODES)
+            raise Failure(
+                f"error {err.get('code')}: {err.get('message', '')}", transient=err.get("code") in TRANSIENT_CODES
+            )
         if "result" not in data:
             raise Failure("the answer has no result")
         return data["result"]
@@ -394,7 +436,9 @@ class Client:
     def stream_rpc(self, iface: dict[str, str], method: str, params: dict[str, Any], fold: Fold) -> None:
         """Read an SSE stream into `fold`. Failure on an error answer or event; Dropped when the stream breaks."""
         try:
-            with self.http.stream("POST", iface["url"], content=self.body(method, params), headers=self.headers(iface, stream=True)) as resp:
+            with self.http.stream(
+                "POST", iface["url"], content=self.body(method, params), headers=self.headers(iface, stream=True)
+            ) as resp:
                 if "text/event-stream" not in resp.headers.get("content-type", ""):
                     content = resp.read()
                     failed = self._failure_for(resp, content)
@@ -468,14 +512,19 @@ class Client:
             return {"kind": "error", "state": None, "text": "no JSON-RPC interface of A2A 1.0 or 0.3"}
         iface = found[0]
         caps = card.get("capabilities") if isinstance(card.get("capabilities"), dict) else {}
-        if self.extended and (caps.get("extendedAgentCard") is True or card.get("supportsAuthenticatedExtendedCard") is True):
+        if self.extended and (
+            caps.get("extendedAgentCard") is True or card.get("supportsAuthenticatedExtendedCard") is True
+        ):
             try:
                 extended = self.rpc(iface, METHODS[iface["version"]]["card"], {})
             except Failure as failure:
                 print(f"action_client: no extended card: {failure.text}", file=sys.stderr)
             else:
                 if isinstance(extended, dict):
-                    card, caps = extended, extended.get("capabilities") if isinstance(extended.get("capabilities"), dict) else caps
+                    card, caps = (
+                        extended,
+                        extended.get("capabilities") if isinstance(extended.get("capabilities"), dict) else caps,
+                    )
                     iface = (interfaces(card) or [iface])[0]
         streaming_allowed = caps.get("streaming") is True
         stream = (self.stream and streaming_allowed) or self.args.stream_anyway
@@ -485,9 +534,19 @@ class Client:
         params: dict[str, Any] = {"message": self.message(iface["version"])}
         if self.receiver is not None:
             if iface["version"] == "1.0":
-                params["configuration"] = {"taskPushNotificationConfig": {"url": self.receiver.url, "authentication": {"scheme": "Bearer", "credentials": self.receiver.secret}}}
+                params["configuration"] = {
+                    "taskPushNotificationConfig": {
+                        "url": self.receiver.url,
+                        "authentication": {"scheme": "Bearer", "credentials": self.receiver.secret},
+                    }
+                }
             else:
-                params["configuration"] = {"pushNotificationConfig": {"url": self.receiver.url, "authentication": {"schemes": ["Bearer"], "credentials": self.receiver.secret}}}
+                params["configuration"] = {
+                    "pushNotificationConfig": {
+                        "url": self.receiver.url,
+                        "authentication": {"schemes": ["Bearer"], "credentials": self.receiver.secret},
+                    }
+                }
         fold = Fold(strict=self.args.strict_stream)
         for attempt in range(self.args.retries + 1):
             try:
@@ -579,31 +638,66 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--stream", action="store_true", help="stream when the card allows it")
     parser.add_argument("--webhook", action="store_true", help="register a loopback webhook when the card allows push")
     parser.add_argument("--token", help="present Authorization: Bearer TOKEN on every call")
-    parser.add_argument("--extended-card", action="store_true", help="fetch the extended card when the card declares one")
-    parser.add_argument("--resubscribe", action="store_true", help="after a dropped stream, SubscribeToTask (the default anyway)")
-    parser.add_argument("--poll-to-resume", action="store_true", help="after a dropped stream, GetTask instead of SubscribeToTask")
-    parser.add_argument("--verify-signature", action="store_true", help="verify the card's signature with the JWKS in A2A_LAB_ACTION")
-    parser.add_argument("--retries", type=int, default=0, help="resend the same message after a transient failure (5xx, -32603, transport)")
-    parser.add_argument("--read-timeout", type=float, default=10.0, help="seconds without a byte before giving up (0: wait forever)")
+    parser.add_argument(
+        "--extended-card", action="store_true", help="fetch the extended card when the card declares one"
+    )
+    parser.add_argument(
+        "--resubscribe", action="store_true", help="after a dropped stream, SubscribeToTask (the default anyway)"
+    )
+    parser.add_argument(
+        "--poll-to-resume", action="store_true", help="after a dropped stream, GetTask instead of SubscribeToTask"
+    )
+    parser.add_argument(
+        "--verify-signature", action="store_true", help="verify the card's signature with the JWKS in A2A_LAB_ACTION"
+    )
+    parser.add_argument(
+        "--retries",
+        type=int,
+        default=0,
+        help="resend the same message after a transient failure (5xx, -32603, transport)",
+    )
+    parser.add_argument(
+        "--read-timeout", type=float, default=10.0, help="seconds without a byte before giving up (0: wait forever)"
+    )
     parser.add_argument("--deadline", type=float, default=0.0, help="seconds for a whole answer (0: none)")
     parser.add_argument("--polls", type=int, default=10, help="GetTask calls at most")
     parser.add_argument("--poll-gap", type=float, default=0.2, help="seconds between GetTask calls")
     parser.add_argument("--push-wait", type=float, default=5.0, help="seconds to wait for the terminal notification")
     # Defects
     parser.add_argument("--wrong-token", action="store_true", help="defect: present a token that is not the one given")
-    parser.add_argument("--stream-anyway", action="store_true", help="defect: stream even when the card does not declare streaming")
-    parser.add_argument("--push-anyway", action="store_true", help="defect: register the webhook even when the card does not declare push")
-    parser.add_argument("--accept-any-credentials", action="store_true", help="defect: the webhook accepts every notification")
+    parser.add_argument(
+        "--stream-anyway", action="store_true", help="defect: stream even when the card does not declare streaming"
+    )
+    parser.add_argument(
+        "--push-anyway",
+        action="store_true",
+        help="defect: register the webhook even when the card does not declare push",
+    )
+    parser.add_argument(
+        "--accept-any-credentials", action="store_true", help="defect: the webhook accepts every notification"
+    )
     parser.add_argument("--webhook-500", action="store_true", help="defect: the webhook answers 500 to everything")
     parser.add_argument("--no-resume", action="store_true", help="defect: give up when a stream drops")
     parser.add_argument("--skip-verification", action="store_true", help="defect: never verify the card's signature")
-    parser.add_argument("--no-strip-defaults", action="store_true", help="defect: verify over the card as served, not its canonical form")
+    parser.add_argument(
+        "--no-strip-defaults",
+        action="store_true",
+        help="defect: verify over the card as served, not its canonical form",
+    )
     parser.add_argument("--naive-sse", action="store_true", help="defect: take every stream line for `data: <json>`")
-    parser.add_argument("--strict-stream", action="store_true", help="defect: fail a stream that repeats an event or does not start with a task")
+    parser.add_argument(
+        "--strict-stream",
+        action="store_true",
+        help="defect: fail a stream that repeats an event or does not start with a task",
+    )
     parser.add_argument("--ignore-stream-errors", action="store_true", help="defect: skip error events in a stream")
-    parser.add_argument("--v1-events-only", action="store_true", help="defect: read only 1.0 wrapper events (not 0.3 `kind` events)")
+    parser.add_argument(
+        "--v1-events-only", action="store_true", help="defect: read only 1.0 wrapper events (not 0.3 `kind` events)"
+    )
     parser.add_argument("--no-follow-up", action="store_true", help="defect: never GetTask a task left unfinished")
-    parser.add_argument("--interrupted-as-failure", action="store_true", help="defect: report INPUT_REQUIRED / AUTH_REQUIRED as failed")
+    parser.add_argument(
+        "--interrupted-as-failure", action="store_true", help="defect: report INPUT_REQUIRED / AUTH_REQUIRED as failed"
+    )
     parser.add_argument("--optimistic", action="store_true", help="defect: report any failure as a completed task")
     parser.add_argument("url", nargs="?", help="the card URL (or a base URL)")
     args = parser.parse_args(argv)

@@ -94,15 +94,58 @@ DEFECTS = {
 
 #: The members the spec defines (1.0 and 0.3), for the reject-unknown-fields defect.
 KNOWN_MEMBERS = {
-    "card": {"name", "description", "supportedInterfaces", "provider", "version", "documentationUrl", "capabilities", "securitySchemes",
-             "securityRequirements", "defaultInputModes", "defaultOutputModes", "skills", "signatures", "iconUrl", "protocolVersion", "url",
-             "preferredTransport", "additionalInterfaces", "supportsAuthenticatedExtendedCard", "security"},
+    "card": {
+        "name",
+        "description",
+        "supportedInterfaces",
+        "provider",
+        "version",
+        "documentationUrl",
+        "capabilities",
+        "securitySchemes",
+        "securityRequirements",
+        "defaultInputModes",
+        "defaultOutputModes",
+        "skills",
+        "signatures",
+        "iconUrl",
+        "protocolVersion",
+        "url",
+        "preferredTransport",
+        "additionalInterfaces",
+        "supportsAuthenticatedExtendedCard",
+        "security",
+    },
     "supportedInterfaces": {"url", "protocolBinding", "protocolVersion", "tenant"},
     "capabilities": {"streaming", "pushNotifications", "extensions", "extendedAgentCard", "stateTransitionHistory"},
     "provider": {"url", "organization"},
-    "skills": {"id", "name", "description", "tags", "examples", "inputModes", "outputModes", "securityRequirements", "security"},
-    "answer": {"kind", "id", "contextId", "status", "artifacts", "history", "metadata", "messageId", "role", "parts", "taskId",
-               "referenceTaskIds", "extensions", "content"},
+    "skills": {
+        "id",
+        "name",
+        "description",
+        "tags",
+        "examples",
+        "inputModes",
+        "outputModes",
+        "securityRequirements",
+        "security",
+    },
+    "answer": {
+        "kind",
+        "id",
+        "contextId",
+        "status",
+        "artifacts",
+        "history",
+        "metadata",
+        "messageId",
+        "role",
+        "parts",
+        "taskId",
+        "referenceTaskIds",
+        "extensions",
+        "content",
+    },
 }
 
 
@@ -152,7 +195,9 @@ def major_minor(value: Any, defects: Defects | None = None) -> str | None:
 
 def binding_name(value: Any) -> str:
     text = str(value or "").strip().upper()
-    return {"JSONRPC": "jsonrpc", "JSON-RPC": "jsonrpc", "HTTP+JSON": "http+json", "REST": "http+json"}.get(text, text.lower())
+    return {"JSONRPC": "jsonrpc", "JSON-RPC": "jsonrpc", "HTTP+JSON": "http+json", "REST": "http+json"}.get(
+        text, text.lower()
+    )
 
 
 def interfaces(card: dict[str, Any], defects: Defects | None = None) -> list[dict[str, Any]]:
@@ -163,16 +208,32 @@ def interfaces(card: dict[str, Any], defects: Defects | None = None) -> list[dic
     if isinstance(listed, list) and not ("top-level-first" in defects and isinstance(card.get("url"), str)):
         for entry in listed:
             if isinstance(entry, dict):
-                out.append({"url": str(entry.get("url", "")), "binding": binding_name(entry.get("protocolBinding")),
-                            "version": major_minor(entry.get("protocolVersion"), defects), "tenant": entry.get("tenant") or None})
+                out.append(
+                    {
+                        "url": str(entry.get("url", "")),
+                        "binding": binding_name(entry.get("protocolBinding")),
+                        "version": major_minor(entry.get("protocolVersion"), defects),
+                        "tenant": entry.get("tenant") or None,
+                    }
+                )
         return out
     if isinstance(card.get("url"), str):
         version = major_minor(card.get("protocolVersion"), defects)
         main = binding_name(card.get("preferredTransport") or "JSONRPC")
         out.append({"url": card["url"], "binding": main, "version": version, "tenant": None})
         for entry in card.get("additionalInterfaces") or []:
-            if isinstance(entry, dict) and (entry.get("url"), binding_name(entry.get("transport"))) != (card["url"], main):
-                out.append({"url": str(entry.get("url", "")), "binding": binding_name(entry.get("transport")), "version": version, "tenant": None})
+            if isinstance(entry, dict) and (entry.get("url"), binding_name(entry.get("transport"))) != (
+                card["url"],
+                main,
+            ):
+                out.append(
+                    {
+                        "url": str(entry.get("url", "")),
+                        "binding": binding_name(entry.get("transport")),
+                        "version": version,
+                        "tenant": None,
+                    }
+                )
     return out
 
 
@@ -237,7 +298,11 @@ class Client:
         tenant = self.tenant_of(iface)
         if tenant:
             params = {**params, "tenant": tenant}
-        body: dict[str, Any] = {"jsonrpc": "1.0" if "bad-envelope" in self.defects else "2.0", "method": method, "params": params}
+        body: dict[str, Any] = {
+            "jsonrpc": "1.0" if "bad-envelope" in self.defects else "2.0",
+            "method": method,
+            "params": params,
+        }
         if "no-id" not in self.defects:
             body["id"] = self.rpc_id
         resp = self.http.post(self.url_of(iface), content=json.dumps(body).encode(), headers=self.headers(iface))
@@ -251,7 +316,12 @@ class Client:
             return {"result": data["result"]} if "result" in data else data
         # A JSON-RPC 2.0 response answers this request: the same id, exactly one of result and error.
         if data.get("jsonrpc") != "2.0" or data.get("id") != body.get("id") or ("result" in data) == ("error" in data):
-            return {"error": {"code": None, "message": f"not a JSON-RPC response to request {body.get('id')!r}: {json.dumps(data)[:120]}"}}
+            return {
+                "error": {
+                    "code": None,
+                    "message": f"not a JSON-RPC response to request {body.get('id')!r}: {json.dumps(data)[:120]}",
+                }
+            }
         return data
 
     def rest(self, iface: dict[str, Any], verb: str, path: str, body: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -285,8 +355,14 @@ class Client:
             return {"role": "ROLE_USER", "content": [{"text": text}], "messageId": mid}
         return {"kind": "message", "role": "user", "parts": [{"kind": "text", "text": text}], "messageId": mid}
 
-    def send(self, iface: dict[str, Any], text: str, stream: bool = False, again: dict[str, Any] | None = None,
-             task_ids: tuple[str, str | None] | None = None) -> dict[str, Any]:
+    def send(
+        self,
+        iface: dict[str, Any],
+        text: str,
+        stream: bool = False,
+        again: dict[str, Any] | None = None,
+        task_ids: tuple[str, str | None] | None = None,
+    ) -> dict[str, Any]:
         """One send (`again`: resend that exact message; `task_ids`: continue that task and context); returns
         {"result"}, {"error"} or, for a stream, {"stream": [events]}."""
         v1 = iface["version"] == "1.0" or "v1-method-on-v03" in self.defects
@@ -295,11 +371,19 @@ class Client:
         self.last_message = again or self.message(iface, text, v1)
         if task_ids is not None:
             task_id, context_id = task_ids
-            self.last_message = {**self.last_message, **({"taskId": task_id} if task_id else {}), **({"contextId": context_id} if context_id else {})}
+            self.last_message = {
+                **self.last_message,
+                **({"taskId": task_id} if task_id else {}),
+                **({"contextId": context_id} if context_id else {}),
+            }
         body = {"message": self.last_message}
         if iface["binding"] == "http+json":
             return self.rest(iface, "POST", "/message:stream" if stream else "/message:send", body)
-        method = ("SendStreamingMessage" if v1 else "message/stream") if stream else ("SendMessage" if v1 else "message/send")
+        method = (
+            ("SendStreamingMessage" if v1 else "message/stream")
+            if stream
+            else ("SendMessage" if v1 else "message/send")
+        )
         if stream:
             return self.stream_rpc(iface, method, body)
         return self.rpc(iface, method, body)
@@ -384,7 +468,13 @@ class Client:
                 return found[-1:]
             return found[:1]
         if "first-interface" in self.defects and found:
-            return [{**found[0], "binding": "jsonrpc", "version": found[0]["version"] if found[0]["version"] in ("1.0", "0.3") else "1.0"}]
+            return [
+                {
+                    **found[0],
+                    "binding": "jsonrpc",
+                    "version": found[0]["version"] if found[0]["version"] in ("1.0", "0.3") else "1.0",
+                }
+            ]
         supported = self.args.binding or ["jsonrpc"]
         usable = [i for i in found if i["binding"] in supported and i["version"] in ("1.0", "0.3")]
         if "prefer-1.0" in self.defects:
@@ -481,7 +571,9 @@ class Client:
     def conclude(self, iface: dict[str, Any], resp: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any] | None]:
         """What an answer to a send says, following a task up; and the task it was about (if any)."""
         if "error" in resp:
-            return self.failure(str((resp["error"] or {}).get("message", "")) if isinstance(resp["error"], dict) else ""), None
+            return self.failure(
+                str((resp["error"] or {}).get("message", "")) if isinstance(resp["error"], dict) else ""
+            ), None
         if "stream" in resp:
             return self.read_stream(resp["stream"]), None
         answer = self.read(resp.get("result"))
@@ -489,13 +581,19 @@ class Client:
             return self.failure("unreadable answer"), None
         kind, value = answer
         if "reject-unknown-fields" in self.defects and set(value) - KNOWN_MEMBERS["answer"]:
-            return self.failure(f"the answer has members the spec does not define: {sorted(set(value) - KNOWN_MEMBERS['answer'])}"), None
+            return self.failure(
+                f"the answer has members the spec does not define: {sorted(set(value) - KNOWN_MEMBERS['answer'])}"
+            ), None
         if "text-only-parts" in self.defects and self.non_text_parts(value):
             return self.failure("the answer holds a part that is not text"), None
         if kind == "message":
             if "poll-after-message" in self.defects:
                 self.get_task(iface, str(value.get("taskId") or "no-such-task"))
-            return {"kind": "message", "state": None, "text": " ".join(self.texts(value.get("parts") or value.get("content")))}, None
+            return {
+                "kind": "message",
+                "state": None,
+                "text": " ".join(self.texts(value.get("parts") or value.get("content"))),
+            }, None
         return self.follow(iface, value), value
 
     def failure(self, text: str) -> dict[str, Any]:
@@ -505,7 +603,9 @@ class Client:
 
     @staticmethod
     def non_text_parts(value: dict[str, Any]) -> bool:
-        groups = [value.get("parts") or value.get("content")] + [a.get("parts") for a in value.get("artifacts") or [] if isinstance(a, dict)]
+        groups = [value.get("parts") or value.get("content")] + [
+            a.get("parts") for a in value.get("artifacts") or [] if isinstance(a, dict)
+        ]
         return any(isinstance(p, dict) and "text" not in p for group in groups for p in group or [])
 
     def follow(self, iface: dict[str, Any], task: dict[str, Any]) -> dict[str, Any]:
@@ -529,7 +629,9 @@ class Client:
                     if "stale-task-on-error" in self.defects:
                         break
                     error = resp.get("error")
-                    return self.failure(f"GetTask failed: {error.get('message', '') if isinstance(error, dict) else 'unreadable answer'}")
+                    return self.failure(
+                        f"GetTask failed: {error.get('message', '') if isinstance(error, dict) else 'unreadable answer'}"
+                    )
                 task, state = got[1], self.state_of(got[1])
                 texts.append(self.task_text(task))
         if "failed-as-error" in self.defects and self.short(state) in ("failed", "rejected"):
@@ -542,7 +644,7 @@ class Client:
             if not isinstance(ev, dict):
                 continue
             k = ev.get("kind")
-            if k == "message" or "message" in ev and k is None:
+            if k == "message" or ("message" in ev and k is None):
                 msg = ev if k == "message" else ev["message"]
                 return {"kind": "message", "state": None, "text": " ".join(self.texts(msg.get("parts")))}
             if k == "task" or (k is None and "task" in ev):
@@ -567,7 +669,10 @@ def finish(client: Client, outcome: dict[str, Any]) -> None:
     defects = client.defects
     if "wrong-result" in defects:
         if outcome["kind"] == "task":
-            outcome = {**outcome, "state": "failed" if client.short(outcome.get("state") or "") != "failed" else "completed"}
+            outcome = {
+                **outcome,
+                "state": "failed" if client.short(outcome.get("state") or "") != "failed" else "completed",
+            }
         outcome = {**outcome, "text": "an answer the server never gave"}
     if "interrupted-as-failure" in defects and client.short(outcome.get("state") or "") in INTERRUPTED:
         outcome = {**outcome, "state": "failed"}
@@ -583,19 +688,41 @@ def finish(client: Client, outcome: dict[str, Any]) -> None:
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="fake_client")
     parser.add_argument("--defect", action="append", choices=sorted(DEFECTS))
-    parser.add_argument("--binding", action="append", choices=["jsonrpc", "http+json"], help="bindings supported, in no particular order (default jsonrpc)")
+    parser.add_argument(
+        "--binding",
+        action="append",
+        choices=["jsonrpc", "http+json"],
+        help="bindings supported, in no particular order (default jsonrpc)",
+    )
     parser.add_argument("--stream", action="store_true", help="use streaming when the card's capabilities allow it")
-    parser.add_argument("--polls", type=int, default=MAX_POLLS, help=f"GetTask calls at most per task (default {MAX_POLLS})")
-    parser.add_argument("--poll-gap", type=float, default=POLL_GAP_S, help=f"seconds between GetTask calls (default {POLL_GAP_S})")
-    parser.add_argument("--defects-for", metavar="SCENARIO", help="apply the defects only when A2A_LAB_SCENARIO is this id")
-    parser.add_argument("--retries", type=int, default=0, help="resend the same message (same messageId) after a transient error")
+    parser.add_argument(
+        "--polls", type=int, default=MAX_POLLS, help=f"GetTask calls at most per task (default {MAX_POLLS})"
+    )
+    parser.add_argument(
+        "--poll-gap", type=float, default=POLL_GAP_S, help=f"seconds between GetTask calls (default {POLL_GAP_S})"
+    )
+    parser.add_argument(
+        "--defects-for", metavar="SCENARIO", help="apply the defects only when A2A_LAB_SCENARIO is this id"
+    )
+    parser.add_argument(
+        "--retries", type=int, default=0, help="resend the same message (same messageId) after a transient error"
+    )
     parser.add_argument("--messages", type=int, default=1, help="messages to send (each with its own messageId)")
     parser.add_argument("--send-tenant", action="store_true", help='send tenant "intruder" whatever the interface says')
     parser.add_argument("--drop-tenant", action="store_true", help="never send the interface's tenant")
-    parser.add_argument("--ignore-sigterm", action="store_true", help="with --defect hang: ignore SIGTERM (so does the child)")
+    parser.add_argument(
+        "--ignore-sigterm", action="store_true", help="with --defect hang: ignore SIGTERM (so does the child)"
+    )
     parser.add_argument("--no-result", action="store_true", help="do not write A2A_LAB_RESULT")
-    parser.add_argument("--ignore-action", action="store_true", help="do not act on A2A_LAB_ACTION (a client that knows nothing of it)")
-    parser.add_argument("--card-limit", type=int, default=CARD_LIMIT, help=f"refuse a card larger than this many bytes (default {CARD_LIMIT}; 0: no limit)")
+    parser.add_argument(
+        "--ignore-action", action="store_true", help="do not act on A2A_LAB_ACTION (a client that knows nothing of it)"
+    )
+    parser.add_argument(
+        "--card-limit",
+        type=int,
+        default=CARD_LIMIT,
+        help=f"refuse a card larger than this many bytes (default {CARD_LIMIT}; 0: no limit)",
+    )
     parser.add_argument("--pid-file", help="write the pids of this client (and its children) here as JSON")
     parser.add_argument("--argv-file", help="write argv and the A2A_LAB_* environment here as JSON")
     parser.add_argument("url", nargs="?", help="the card URL (or a base URL: the well-known path is added)")

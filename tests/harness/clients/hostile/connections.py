@@ -37,14 +37,21 @@ for i in range(COUNT):
     if i % 3 == 1:
         sock.sendall(b"GET /.well-known/agent-card.json HTTP/1.1\r\nHost: flood\r\nX-Slow: ")
     elif i % 3 == 2:
-        sock.sendall(f"POST {rpc} HTTP/1.1\r\nHost: flood\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{{".encode())
+        sock.sendall(
+            f"POST {rpc} HTTP/1.1\r\nHost: flood\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{{".encode()
+        )
 began = time.monotonic()
 try:
     status = urllib.request.urlopen(url, timeout=10).status
 except OSError as exc:
     status = f"{type(exc).__name__}: {exc}"
-result = {"kind": "none", "opened": len(held), "failed": failed, "card_during_flood": status,
-          "card_seconds": round(time.monotonic() - began, 3)}
+result = {
+    "kind": "none",
+    "opened": len(held),
+    "failed": failed,
+    "card_during_flood": status,
+    "card_seconds": round(time.monotonic() - began, 3),
+}
 with open(os.environ["A2A_LAB_RESULT"], "w", encoding="utf-8") as fh:
     json.dump(result, fh)
 print(json.dumps(result), flush=True)
