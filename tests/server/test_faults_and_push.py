@@ -216,12 +216,15 @@ def test_truncated_body(lab: MakeLab) -> None:
 def test_truncated_body_reads_short(lab: MakeLab) -> None:
     s = lab(FAULTS)
     received = b""
-    with pytest.raises(httpx.TransportError), s.http.stream(
-        "POST",
-        RPC_PATH,
-        json={"jsonrpc": "2.0", "id": 1, "method": "SendMessage", "params": {"message": message("truncate")}},
-        headers=V1,
-    ) as r:
+    with (
+        pytest.raises(httpx.TransportError),
+        s.http.stream(
+            "POST",
+            RPC_PATH,
+            json={"jsonrpc": "2.0", "id": 1, "method": "SendMessage", "params": {"message": message("truncate")}},
+            headers=V1,
+        ) as r,
+    ):
         declared = int(r.headers["content-length"])
         for chunk in r.iter_raw():
             received += chunk

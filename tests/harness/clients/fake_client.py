@@ -532,7 +532,7 @@ class Client:
         if "flood" in self.defects:
             for _ in range(300):
                 self.http.get(self.card_url)
-        caps = card.get("capabilities") if isinstance(card.get("capabilities"), dict) else {}
+        caps: dict[str, Any] = card["capabilities"] if isinstance(card.get("capabilities"), dict) else {}
         stream = "stream-without-capability" in self.defects or (self.args.stream and caps.get("streaming") is True)
         resp: dict[str, Any] = {}
         iface = candidates[0]
