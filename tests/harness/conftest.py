@@ -41,7 +41,8 @@ def _scenario(title: str, spec: str, interfaces: list[dict[str, Any]], **rest: A
     return {"title": title, "description": title + ".", "spec": spec, "card": {"object": card}, **rest}
 
 
-#: Scenarios the catalogue does not have, each written for one or two checks (written to YAML files, loaded as users' are).
+#: Scenarios the catalogue does not have, each written for one or two checks (written to YAML files, loaded as users'
+#: are).
 SCENARIOS: dict[str, dict[str, Any]] = {
     "tenant": _scenario(
         "Tenant acme on every interface",

@@ -334,7 +334,8 @@ FAILS = [
     ),
     Proof("RESULT-MATCHES", "wrong-state", defect(CONFORMANT, "wrong-result"), Outcome.FAIL, Outcome.FAIL, "'failed'"),
     Proof("RESULT-MATCHES", "wrong-text", defect(MIXED, "wrong-result"), Outcome.FAIL, Outcome.FAIL, "never gave"),
-    # Regression: a server answer without text used to excuse any text the client claimed (empty string is "in" everything).
+    # Regression: a server answer without text used to excuse any text the client claimed (empty string is "in"
+    # everything).
     Proof(
         "RESULT-MATCHES",
         "text-the-server-never-sent",
@@ -440,7 +441,7 @@ def outcomes(run_client: Callable[..., list[ScenarioResult]]) -> dict[Case, Scen
         return run_client(c.scenario, *c.args, supports=c.supports, timeout=15)[0]
 
     with ThreadPoolExecutor(max_workers=4) as pool:
-        return dict(zip(cases, pool.map(one, cases)))
+        return dict(zip(cases, pool.map(one, cases), strict=True))
 
 
 @pytest.mark.parametrize("proof", PASSES, ids=lambda p: f"{p.check}:{p.name}")

@@ -335,7 +335,7 @@ def test_interrupted_task_is_an_answer(serve_yaml) -> None:
 
 
 def test_failed_task_is_an_answer(serve_yaml) -> None:
-    app, card_url = serve_yaml(
+    _app, card_url = serve_yaml(
         with_behaviour("    - reply: {task: {steps: [{state: FAILED, message: 'no luck'}], artifacts: []}}\n")
     )
     result = run(card_url, "try", options())

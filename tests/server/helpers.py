@@ -95,7 +95,7 @@ def sse_events(text: str) -> list[SseEvent]:
     data: list[str] = []
     name: str | None = None
     comments: list[str] = []
-    for line in text.replace("\r\n", "\n").split("\n") + [""]:
+    for line in [*text.replace("\r\n", "\n").split("\n"), ""]:
         if line == "":
             if data or comments or name:
                 events.append(SseEvent(json.loads("\n".join(data)) if data else None, name, tuple(comments)))

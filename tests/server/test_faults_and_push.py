@@ -156,7 +156,11 @@ def test_raw_html_500(lab: MakeLab) -> None:
     s = lab("""
         behaviour:
           SendMessage:
-            - reply: {raw: {status: 500, body: "<html><body>Internal Server Error</body></html>", content_type: text/html}}
+            - reply:
+                raw:
+                  status: 500
+                  body: "<html><body>Internal Server Error</body></html>"
+                  content_type: text/html
     """)
     r = s.send()
     assert r.status_code == 500 and r.headers["content-type"] == "text/html"
@@ -625,7 +629,7 @@ def test_push_needs_the_capability(lab: MakeLab) -> None:
     assert s.app.state.engine.tasks == {}
 
 
-# ==================================================================================== subscriptions, cards, extended cards, hosting
+# ======================================================================== subscriptions, cards, extended cards, hosting
 
 
 def test_subscribe_to_an_interrupted_task_stays_open_until_terminal(lab: MakeLab) -> None:
@@ -759,7 +763,8 @@ def test_stream_limit_refuses_more_streams_than_allowed(tmp_path) -> None:
         "title: t\ndescription: d\nspec: s\nlimits: {streams: 1}\n"
         "card:\n  object:\n    name: n\n    description: d\n    version: '1'\n"
         "    supportedInterfaces: [{url: '{base_url}/a2a', protocolBinding: JSONRPC, protocolVersion: '1.0'}]\n"
-        "    capabilities: {streaming: true}\n    defaultInputModes: [text/plain]\n    defaultOutputModes: [text/plain]\n    skills: []\n"
+        "    capabilities: {streaming: true}\n    defaultInputModes: [text/plain]\n"
+        "    defaultOutputModes: [text/plain]\n    skills: []\n"
         "task: {steps: [SUBMITTED, WORKING, COMPLETED]}\n"
         "behaviour:\n  SendStreamingMessage:\n    - reply: {stream: {interval_ms: 200}}\n",
         encoding="utf-8",

@@ -42,7 +42,8 @@ CONTENT_TYPES = [
     "application/jsonx",
     "APPLICATION/JSON",
 ]
-METHODS = all_method_names() + [
+METHODS = [
+    *all_method_names(),
     "tasks/list",
     "sendMessage",
     "",
@@ -391,7 +392,7 @@ def envelopes(draw: st.DrawFn) -> tuple[Any, dict[str, Any]]:
 def path_segment(task_ids: list[str]) -> st.SearchStrategy[str]:
     return st.one_of(
         st.sampled_from(
-            task_ids + ["nope", "x", "%00", "%FF%FE", "..", ".", "tasks", "v1", "a%2Fb", "%E2%82%AC", "\u00e9"]
+            [*task_ids, "nope", "x", "%00", "%FF%FE", "..", ".", "tasks", "v1", "a%2Fb", "%E2%82%AC", "\u00e9"]
         ),
         st.text(
             alphabet=st.characters(
@@ -458,7 +459,7 @@ def rest_requests(
     query = draw(
         st.lists(
             st.tuples(
-                st.sampled_from(KEYS + ["A2A-Version", "history_length", "page_size"]) | st.text(max_size=6),
+                st.sampled_from([*KEYS, "A2A-Version", "history_length", "page_size"]) | st.text(max_size=6),
                 st.sampled_from(
                     [
                         "",
@@ -572,7 +573,7 @@ def test_fuzz_headers_and_other_paths(fuzz: Fuzz) -> None:
     fuzz.assert_healthy()
 
 
-# ------------------------------------------------------------------------------------ seeded mutations of valid requests
+# ----------------------------------------------------------------------------------- seeded mutations of valid requests
 
 
 def valid_corpus(task_id: str) -> list[tuple[str, str, Any, dict[str, str]]]:

@@ -77,7 +77,7 @@ def test_catalogue_scripts_and_rules(catalogue: Catalogue) -> None:
 
 
 def test_catalogue_get_unknown_suggests(catalogue: Catalogue) -> None:
-    with pytest.raises(KeyError, match="did you mean.*spec/conformant"):
+    with pytest.raises(KeyError, match=r"did you mean.*spec/conformant"):
         catalogue.get("spec/conformnt")
     with pytest.raises(KeyError, match="a2a-lab scenarios"):
         catalogue.get("zzzzzzzzzzzzzzzz")

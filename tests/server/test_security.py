@@ -67,7 +67,7 @@ def test_push_to_another_host_is_stored_but_never_sent(lab: MakeLab) -> None:
     assert len(refused) == 3 and all(set(r) == {"refused"} and "neither loopback" in r["refused"] for r in refused)
 
 
-# ==================================================================================== credentials never in journals or reports
+# ============================================================================= credentials never in journals or reports
 
 
 def test_webhook_credentials_never_reach_a_journal_or_a_report(

@@ -190,7 +190,8 @@ class Receiver:
         self.thread.start()
 
     def wait_for_stop(self, seconds: float) -> None:
-        """Until a notification of a terminal or interrupted state arrived and the line went quiet, or `seconds` passed."""
+        """Until a notification of a terminal or interrupted state arrived and the line went quiet, or `seconds`
+        passed."""
         deadline = time.monotonic() + seconds
         with self.changed:
             while time.monotonic() < deadline:
@@ -217,7 +218,7 @@ def _state_of(notification: Any) -> str:
     return str(status.get("state", "")) if isinstance(status, dict) else ""
 
 
-# ------------------------------------------------------------------------------------------ what a task looks like so far
+# ---------------------------------------------------------------------------------------- what a task looks like so far
 
 
 class Fold:
