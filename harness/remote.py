@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 from dataclasses import dataclass
 from typing import Any
 
@@ -11,7 +10,7 @@ import httpx
 
 from a2a_lab.server.shared import RUNS_PREFIX
 
-ADMIN_TOKEN_ENV = "A2A_LAB_ADMIN_TOKEN"
+from .command_line import ADMIN_TOKEN_ENV, admin_token
 
 
 class RemoteError(RuntimeError):
@@ -25,7 +24,7 @@ class RemoteServer:
 
     def __post_init__(self) -> None:
         self.url = self.url.rstrip("/")
-        self.token = self.token or os.environ.get(ADMIN_TOKEN_ENV) or None
+        self.token = admin_token(self.token)
 
     def _call(self, method: str, path: str, **kw: Any) -> Any:
         headers = {"Authorization": f"Bearer {self.token}"} if self.token else {}
