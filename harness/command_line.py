@@ -80,6 +80,27 @@ def add_jobs_and_timeout(p: argparse.ArgumentParser) -> None:
     p.add_argument("--timeout", type=float, help="seconds per scenario (default: each scenario's own)")
 
 
+def add_live_target(p: argparse.ArgumentParser) -> None:
+    """The live server a command talks to (`probe`, `record`)."""
+    p.add_argument(
+        "target",
+        metavar="BASE_URL",
+        help="the server's origin (its card is at BASE_URL/.well-known/agent-card.json) or its card URL",
+    )
+
+
+def add_answer_timeout(p: argparse.ArgumentParser) -> None:
+    """How long a command talking to a live server waits for any one answer."""
+    from .refclient.options import READ_TIMEOUT_S
+
+    p.add_argument(
+        "--timeout",
+        type=float,
+        default=READ_TIMEOUT_S,
+        help=f"seconds to wait for any one answer (default {READ_TIMEOUT_S:g})",
+    )
+
+
 def add_admin_token(p: argparse.ArgumentParser) -> None:
     p.add_argument("--admin-token", help=f"the shared server's admin token (also {ADMIN_TOKEN_ENV})")
 

@@ -11,9 +11,16 @@ from datetime import UTC, datetime
 from a2a_lab.protocol.bindings import SHORT_NAMES
 
 from ..cardcheck import urlpolicy
-from ..command_line import add_report_files, add_verbose, crashed, refuse, say
+from ..command_line import (
+    add_answer_timeout,
+    add_live_target,
+    add_report_files,
+    add_verbose,
+    crashed,
+    refuse,
+    say,
+)
 from ..gate import conclude
-from ..refclient.options import READ_TIMEOUT_S
 from ..reports.files import ReportFiles
 from .definitions import PROBE_CHECKS
 from .runner import NothingToProbe, ProbeOptions, probe
@@ -22,11 +29,7 @@ BINDINGS = ("jsonrpc", "http+json")
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument(
-        "target",
-        metavar="BASE_URL",
-        help="the server's origin (its card is at BASE_URL/.well-known/agent-card.json) or its card URL",
-    )
+    add_live_target(p)
     add_report_files(p, report_dir=False)
     p.add_argument("--binding", choices=BINDINGS, help="probe only the interfaces of this binding")
     p.add_argument(
@@ -37,12 +40,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--token", help="present Authorization: Bearer TOKEN on every A2A call (for agents whose card requires it)"
     )
-    p.add_argument(
-        "--timeout",
-        type=float,
-        default=READ_TIMEOUT_S,
-        help=f"seconds to wait for any one answer (default {READ_TIMEOUT_S:g})",
-    )
+    add_answer_timeout(p)
     add_verbose(p)
 
 

@@ -9,19 +9,15 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from ..command_line import crashed, refuse, say
+from ..command_line import add_answer_timeout, add_live_target, crashed, refuse, say
 from ..exit_codes import Exit
-from ..refclient.options import DEFAULT_TEXT, READ_TIMEOUT_S
+from ..refclient.options import DEFAULT_TEXT
 from .capture import RecordError, capture
 from .scenario_file import document, render, write
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument(
-        "target",
-        metavar="BASE_URL",
-        help="the server's origin (its card is at BASE_URL/.well-known/agent-card.json) or its card URL",
-    )
+    add_live_target(p)
     p.add_argument(
         "--out",
         type=Path,
@@ -36,12 +32,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="keep the card's bytes untouched (its URLs keep naming the recorded server)",
     )
     p.add_argument("--force", action="store_true", help="overwrite FILE.yaml if it exists")
-    p.add_argument(
-        "--timeout",
-        type=float,
-        default=READ_TIMEOUT_S,
-        help=f"seconds to wait for any one answer (default {READ_TIMEOUT_S:g})",
-    )
+    add_answer_timeout(p)
 
 
 def cmd_record(args: argparse.Namespace) -> int:
