@@ -33,7 +33,7 @@ def merge(reports: list[dict[str, Any]], strict: bool = False) -> list[dict[str,
             "seed": parts[0].get("seed"),
             "strict": strict,
             "merged_from": len(parts),
-            "shards": sorted({p.get("shard") for p in parts if p.get("shard")}),
+            "shards": sorted({str(p["shard"]) for p in parts if p.get("shard")}),
         }
         merged.append(json_report.build(results, summary, meta))
     return merged
@@ -72,7 +72,7 @@ def cmd_report(args: argparse.Namespace) -> int:
             return refuse(f"{path}: {exc}")
     merged = merge(loaded, args.strict)
     if args.json:
-        json_report.write(args.json, merged[0] if len(merged) == 1 else {"reports": merged})  # type: ignore[arg-type]
+        json_report.write(args.json, merged[0] if len(merged) == 1 else {"reports": merged})
     if args.junit:
         for i, report in enumerate(merged):
             target = (

@@ -43,16 +43,16 @@ class RemoteServer:
             raise RemoteError(f"{self.url}/_lab{path}: not an a2a-lab admin API (the answer is not JSON)") from None
 
     def start_run(self, seed: int) -> dict[str, Any]:
-        return self._call("POST", "/runs", content=json.dumps({"seed": seed}))  # type: ignore[no-any-return]
+        return self._call("POST", "/runs", content=json.dumps({"seed": seed}))
 
     def run_info(self, run_id: str) -> dict[str, Any]:
-        return self._call("GET", f"/runs/{run_id}")  # type: ignore[no-any-return]
+        return self._call("GET", f"/runs/{run_id}")
 
     def journal(self, run_id: str, scenario_id: str) -> dict[str, Any]:
-        return self._call("GET", f"/runs/{run_id}/journal", params={"scenario": scenario_id})  # type: ignore[no-any-return]
+        return self._call("GET", f"/runs/{run_id}/journal", params={"scenario": scenario_id})
 
     def facts(self, run_id: str, scenario_id: str) -> dict[str, Any]:
-        return self._call("GET", f"/runs/{run_id}/scenario", params={"scenario": scenario_id})  # type: ignore[no-any-return]
+        return self._call("GET", f"/runs/{run_id}/scenario", params={"scenario": scenario_id})
 
     def base_url(self, run_id: str, scenario_id: str) -> str:
         return f"{self.url}{RUNS_PREFIX}/{run_id}/{scenario_id}"
