@@ -15,7 +15,7 @@ from a2a_lab.protocol.versions import Version
 from ..model import CheckResult
 from ..refclient.failures import ClientFailure, invites_fallback
 from ..refclient.reading import Form, classify, read_send_result, read_task
-from .catalogue import CARD_VALID, RESPONSE_SHAPE, SEND_MESSAGE, TASK_FOLLOW_UP
+from .definitions import CARD_VALID, RESPONSE_SHAPE, SEND_MESSAGE, TASK_FOLLOW_UP
 from .context import DIAGNOSIS, InterfaceProbe, describe, needs_credentials, not_judged
 
 MAX_SHOWN = 5

@@ -8,7 +8,7 @@ from a2a_lab.protocol.operations import Operation
 from ..model import CheckResult
 from ..refclient.failures import ClientFailure
 from ..refclient.reading import StreamFold, classify
-from .catalogue import STREAMING
+from .definitions import STREAMING
 from .context import InterfaceProbe, describe, needs_credentials, not_judged
 
 MAX_SHOWN = 5

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from a2a_lab.harness.checks import catalogue
+from a2a_lab.harness.checks import client_checks
 from a2a_lab.harness.model import Outcome, ScenarioResult
 from a2a_lab.protocol.bindings import Binding
 from a2a_lab.protocol.versions import Version
@@ -475,10 +475,10 @@ def test_every_check_has_both_proofs() -> None:
     # Two proof types (run in-process here, through the runner there) with the same check/outcome fields.
     passes: list[Any] = [*PASSES, *ACTION_PASSES]
     fails: list[Any] = [*FAILS, *ACTION_FAILS]
-    ids = {c.id for c in catalogue()}
+    ids = {c.id for c in client_checks()}
     assert {p.check for p in passes} == ids
     assert {p.check for p in fails} == ids
-    for check in catalogue():
+    for check in client_checks():
         # A judged check is proven by a miss at its own level; an INFO check by staying INFORMATIONAL; a MAY (an
         # opt-in the client may decline) by UNIMPLEMENTED.
         wanted = {

@@ -20,7 +20,7 @@ from starlette.routing import Route
 
 from a2a_lab.harness.cli import main
 from a2a_lab.harness.model import CheckResult, Outcome, ScenarioResult
-from a2a_lab.harness.probe import CATALOGUE, ProbeOptions, ProbeRun, probe
+from a2a_lab.harness.probe import PROBE_CHECKS, ProbeOptions, ProbeRun, probe
 from a2a_lab.protocol import jsonrpc, rest, shapes
 from a2a_lab.protocol.versions import Version
 from a2a_lab.server.app import ScenarioApp
@@ -31,7 +31,7 @@ FAST = ProbeOptions(
     timeout=5, sleep=lambda _: None
 )  # the follow-up's polite waits are skipped: the scenarios move per GetTask
 PASS, FAIL, NON_STRICT, SKIPPED = Outcome.PASS, Outcome.FAIL, Outcome.NON_STRICT, Outcome.SKIPPED
-ALL_PASS = {c.id: PASS for c in CATALOGUE[1:]}
+ALL_PASS = {c.id: PASS for c in PROBE_CHECKS[1:]}
 
 
 def run_probe(serve: Any, scenario_id: str, **options: Any) -> ProbeRun:
@@ -434,9 +434,7 @@ def test_command_writes_the_harness_reports_and_exits_0_without_fail(
     out = capsys.readouterr().out
     assert "probe/0-JSONRPC-1.0" in out and "verdict: conformant: every MUST and SHOULD passed" in out
     report = json.loads((tmp_path / "r.json").read_text())
-    assert [c["id"] for c in report["checks"]] == [
-        c.id for c in CATALOGUE
-    ]  # the probe's catalogue, not the client checks
+    assert [c["id"] for c in report["checks"]] == [c.id for c in PROBE_CHECKS]  # the probe's checks, not the client's
     assert report["summary"]["gate"] == "passed" and report["probe"]["policy"] == "lenient"
     scenario = next(s for s in report["scenarios"] if s["id"] == "probe/0-JSONRPC-1.0")
     assert scenario["group"] == "probe" and {"rpc", "probe", "response"} <= set(scenario["journal"][0])
