@@ -165,8 +165,8 @@ def main() -> int:
     try:
         said = asyncio.run(converse(args.card_url, args.mode, text, action))
     except Exception as exc:  # what a script does: report and exit non-zero
-        said = " ".join(str(exc).split())
-        print(f"error: {type(exc).__name__}: {said[:400]}", file=sys.stderr)
+        reason = " ".join(str(exc).split())
+        print(f"error: {type(exc).__name__}: {reason[:400]}", file=sys.stderr)
         return 1
     for answer in said:
         print(json.dumps(answer))
