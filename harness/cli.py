@@ -8,7 +8,7 @@ import sys
 from collections.abc import Callable, Sequence
 
 from a2a_lab.server.catalogue import Catalogue, resolve
-from a2a_lab.server.scenario import ScenarioError
+from a2a_lab.server.loader import ScenarioError
 
 from . import catalogue_view
 

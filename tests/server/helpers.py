@@ -20,7 +20,8 @@ from starlette.routing import Route
 
 from a2a_lab.server.app import ScenarioApp
 from a2a_lab.server.hosting import BackgroundServer
-from a2a_lab.server.scenario import Scenario, load_file
+from a2a_lab.server.loader import load_file
+from a2a_lab.server.scenario import Scenario
 
 #: One TLS context for every client: building one per httpx.Client costs ~0.1 s (the CA bundle).
 TLS = ssl.create_default_context()

@@ -13,7 +13,8 @@ from a2a_lab.protocol.operations import Operation
 from a2a_lab.protocol.states import TaskState
 from a2a_lab.protocol.versions import Version
 from a2a_lab.server.catalogue import Catalogue, builtin_root, resolve
-from a2a_lab.server.scenario import DEFAULT_TASK, ScenarioError, load_file, parse
+from a2a_lab.server.loader import ScenarioError, load_file, parse
+from a2a_lab.server.scenario import DEFAULT_TASK, ArtifactSpec, Returns
 
 from .helpers import scenario_text, write_scenario
 
@@ -69,7 +70,7 @@ def test_endpoints_are_derived_from_the_card(catalogue: Catalogue) -> None:
 def test_catalogue_scripts_and_rules(catalogue: Catalogue) -> None:
     submitted = catalogue.get("spec/task/submitted-needs-get-task")
     assert [s.state for s in submitted.task.steps] == [TaskState.SUBMITTED, TaskState.WORKING, TaskState.COMPLETED]
-    assert submitted.task.returns == "first" and submitted.task.advance_on_get == 1
+    assert submitted.task.returns is Returns.FIRST and submitted.task.advance_on_get == 1
     (rule,) = catalogue.get("quirks/advertised-method-not-found").rules[Operation.SEND_MESSAGE]
     assert rule.reply.error is not None and rule.reply.error.type is ErrorType.METHOD_NOT_FOUND
     assert catalogue.get("quirks/patch-version-binding-mix").lenient_kind is True
@@ -129,7 +130,9 @@ def test_a_full_scenario_file_loads(tmp_path: Path) -> None:
         TaskState.COMPLETED,
     ]
     assert s.task.steps[1].message == "thinking about {text}"
-    assert s.task.artifacts == ({"artifactId": "artifact-1", "name": "out", "parts": [{"text": "got {text}"}]},)
+    assert s.task.artifacts == (
+        ArtifactSpec({"artifactId": "artifact-1", "name": "out", "parts": [{"text": "got {text}"}]}),
+    )
     assert s.task.advance_on_get == 2
     first, second = s.rules[Operation.SEND_MESSAGE]
     assert first.when.calls == (1, 2) and first.when.binding is Binding.JSONRPC
@@ -160,7 +163,7 @@ def test_reply_task_overrides_inherit_the_scenario_task(tmp_path: Path) -> None:
     assert (
         rule.reply.task is not None
         and rule.reply.task.steps == DEFAULT_TASK.steps
-        and rule.reply.task.returns == "first"
+        and rule.reply.task.returns is Returns.FIRST
     )
 
 
