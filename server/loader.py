@@ -565,22 +565,26 @@ def _behaviour(r: _Reader, value: Any, task: TaskScript) -> dict[Operation, tupl
     return rules
 
 
-def _card_path(r: _Reader, value: Any, path: str, option: str) -> CardPath:
-    if value == 404:
-        value = CardPathMode.MISSING.value
-    if isinstance(value, str):
-        mode = r.choice(value, path, option, "serve, missing (404), or {status, body, content_type}")
-        if mode is CardPathMode.RAW:
-            raise r.fail(path, "raw takes a mapping", "e.g. {status: 200, body: '<html>', content_type: text/html}")
-        return CardPath(mode, 404 if mode is CardPathMode.MISSING else 200)
-    p = r.mapping(value, path, "card path")
-    r.used.add((option, CardPathMode.RAW.value))
-    return CardPath(
-        CardPathMode.RAW,
-        r.integer(p.get("status", 200), f"{path}.status", 100),
-        r.string(p.get("body", ""), f"{path}.body").encode(),
-        r.string(p.get("content_type", "application/json"), f"{path}.content_type"),
+def _card_path(r: _Reader, value: Any, path: str, option: str, default: CardPathMode) -> CardPath:
+    """`serve`, `missing` (or 404), or a mapping: what one well-known path answers."""
+    if isinstance(value, dict):
+        p = r.mapping(value, path, "card path")
+        r.used.add((option, CardPathMode.RAW.value))
+        return CardPath(
+            CardPathMode.RAW,
+            r.integer(p.get("status", 200), f"{path}.status", 100),
+            r.string(p.get("body", ""), f"{path}.body").encode(),
+            r.string(p.get("content_type", "application/json"), f"{path}.content_type"),
+        )
+    hint = "serve, missing (404), or {status, body, content_type}"
+    mode = (
+        default
+        if value is None
+        else r.choice(CardPathMode.MISSING.value if value == 404 else value, path, option, hint)
     )
+    if mode is CardPathMode.RAW:
+        raise r.fail(path, "raw takes a mapping", "e.g. {status: 200, body: '<html>', content_type: text/html}")
+    return CardPath(mode, 404 if mode is CardPathMode.MISSING else 200)
 
 
 def _signing(r: _Reader, value: Any) -> CardSigning:
@@ -592,7 +596,7 @@ def _signing(r: _Reader, value: Any) -> CardSigning:
         raise r.fail(
             "card.sign.key", f"not a usable private JWK: {exc}", "an EC P-256 private JWK with kty, crv, x, y, d"
         ) from None
-    tamper = r.choice(s.get("tamper", Tamper.NONE.value), "card.sign.tamper", "card.sign.tamper")
+    tamper = r.choice(s["tamper"], "card.sign.tamper", "card.sign.tamper") if "tamper" in s else Tamper.NONE
     return CardSigning(key, r.string(s.get("kid", key.get("kid", "a2a-lab-test")), "card.sign.kid"), tamper)
 
 
@@ -610,8 +614,8 @@ def _card(r: _Reader, value: Any) -> CardSpec:
         if "cache_control" in c
         else "public, max-age=300",
         etag=r.boolean(c.get("etag", True), "card.etag"),
-        well_known=_card_path(r, c.get("well_known", CardPathMode.SERVE.value), "card.well_known", "card.well_known"),
-        legacy=_card_path(r, c.get("legacy", CardPathMode.MISSING.value), "card.legacy", "card.legacy"),
+        well_known=_card_path(r, c.get("well_known"), "card.well_known", "card.well_known", CardPathMode.SERVE),
+        legacy=_card_path(r, c.get("legacy"), "card.legacy", "card.legacy", CardPathMode.MISSING),
         pad_to=r.integer(c["pad_to"], "card.pad_to", 1) if "pad_to" in c else None,
         substitute_raw=r.boolean(c.get("substitute_raw", True), "card.substitute_raw"),
         sign=_signing(r, c["sign"]) if "sign" in c else None,

@@ -181,7 +181,7 @@ class Receiver:
     def __init__(self, status: int = 204, location: dict[str, str] | None = None) -> None:
         self.status, self.location = status, location or {}
         self.received: list[tuple[str, dict[str, str], Any]] = []
-        self._lock = threading.Lock()
+        self._lock = threading.Condition()
         self.server = BackgroundServer(
             Starlette(routes=[Route("/{name}", self._hook, methods=["GET", "POST"])])
         ).start()
@@ -194,6 +194,7 @@ class Receiver:
         name = request.path_params["name"]
         with self._lock:
             self.received.append((name, dict(request.headers), json.loads(body) if body else None))
+            self._lock.notify_all()
         if name in self.location:
             return Response(status_code=self.status, headers={"location": self.location[name]})
         return Response(status_code=204)
@@ -201,6 +202,12 @@ class Receiver:
     def paths(self) -> list[str]:
         with self._lock:
             return [name for name, _, _ in self.received]
+
+    def wait(self, count: int, timeout: float = 10) -> list[tuple[str, dict[str, str], Any]]:
+        """The first `count` requests, once they have arrived."""
+        with self._lock:
+            assert self._lock.wait_for(lambda: len(self.received) >= count, timeout), f"{len(self.received)} arrived"
+            return self.received[:count]
 
 
 @pytest.fixture
