@@ -13,7 +13,7 @@ import difflib
 import json
 from enum import StrEnum
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 import yaml
 
@@ -57,8 +57,6 @@ from .scenario import (
     TaskScript,
     When,
 )
-
-E = TypeVar("E", bound=StrEnum)
 
 
 class ScenarioError(ValueError):
