@@ -8,7 +8,7 @@ import sys
 from collections.abc import Callable, Sequence
 
 from a2a_lab.server.catalogue import resolve
-from a2a_lab.server.scenario import ScenarioError
+from a2a_lab.server.loader import ScenarioError
 
 from . import catalogue_view
 from .command_line import ADMIN_TOKEN_ENV, add_json_or_markdown, admin_token, load_catalogue, refuse, say

@@ -20,7 +20,7 @@ from a2a_lab.protocol.versions import Version
 from . import rules, streams
 from .engine import Event, TaskRecord, message_text
 from .push import malformed
-from .scenario import Reply, TaskScript
+from .scenario import AuthScope, Reply, Returns, TaskScript
 from .state import LabState, substitute
 
 
@@ -67,7 +67,7 @@ def credential_status(state: LabState, headers: Mapping[str, str]) -> str | None
 
 def check_auth(state: LabState, op: Operation | None, headers: Mapping[str, str]) -> A2AError | None:
     auth = state.scenario.auth
-    if auth is None or (auth.scope == "extended_card" and op is not Operation.GET_EXTENDED_CARD):
+    if auth is None or (auth.scope is AuthScope.EXTENDED_CARD and op is not Operation.GET_EXTENDED_CARD):
         return None
     given = headers.get("authorization", "")
     if credential_status(state, headers) == "valid":
@@ -182,7 +182,7 @@ def _send(state: LabState, call: Call, reply: Reply) -> Outcome:
                 events=streams.drive(state, rec, reply.stream),
                 summary={**_summarise_task(rec.task), "stream": True},
             )
-        if not cfg.get("returnImmediately") and script.returns == "stop":
+        if not cfg.get("returnImmediately") and script.returns is Returns.STOP:
             engine.run_to_stop(rec)
     task = engine.snapshot(rec, cfg.get("historyLength"))
     return Outcome(reply, value={"task": task}, summary=_summarise_task(task))

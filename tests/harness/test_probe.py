@@ -25,7 +25,7 @@ from a2a_lab.protocol import jsonrpc, rest, shapes
 from a2a_lab.protocol.versions import Version
 from a2a_lab.server.app import ScenarioApp
 from a2a_lab.server.hosting import BackgroundServer
-from a2a_lab.server.scenario import load_file
+from a2a_lab.server.loader import load_file
 
 FAST = ProbeOptions(
     timeout=5, sleep=lambda _: None

@@ -19,7 +19,7 @@ from a2a_lab.harness.cli import main
 from a2a_lab.protocol.jsonrpc import replace_id
 from a2a_lab.server.app import ScenarioApp
 from a2a_lab.server.hosting import BackgroundServer
-from a2a_lab.server.scenario import load_file
+from a2a_lab.server.loader import load_file
 
 
 @pytest.fixture

@@ -37,7 +37,7 @@ from a2a_lab.protocol.states import TaskState
 from a2a_lab.protocol.versions import HEADER, Version
 from a2a_lab.server.app import ScenarioApp
 from a2a_lab.server.hosting import BackgroundServer
-from a2a_lab.server.scenario import load_file
+from a2a_lab.server.loader import load_file
 
 V1, V03 = Version.V1_0, Version.V0_3
 VERSION_HEADER = HEADER.lower()

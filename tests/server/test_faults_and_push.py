@@ -20,7 +20,8 @@ from starlette.routing import Route
 
 from a2a_lab.server.faults import TRANSPORT_KEY
 from a2a_lab.server.hosting import BackgroundServer
-from a2a_lab.server.scenario import load_file
+from a2a_lab.server.loader import load_file
+from a2a_lab.server.scenario import STREAM_ERROR_MESSAGE
 
 from .helpers import REST_PATH, RPC_PATH, Lab, client, data_events, message, message03, sse_events, write_scenario
 
@@ -415,6 +416,68 @@ def test_error_mid_stream_rest(lab: MakeLab) -> None:
     assert error["code"] == 404 and error["status"] == "NOT_FOUND" and error["details"][0]["reason"] == "TASK_NOT_FOUND"
 
 
+STREAM_ERRORS = """
+    endpoints:
+      - {path: /rpc, binding: JSONRPC, versions: ["1.0", "0.3"]}
+      - {path: /rest, binding: HTTP+JSON, versions: ["1.0", "0.3"]}
+    behaviour:
+      SendStreamingMessage:
+        - when: {text_contains: custom}
+          reply: {stream: {error_after: 1, error: {code: -31999, message: "the model backend fell over"}}}
+        - when: {text_contains: named}
+          reply: {stream: {error_after: 1, error: {code: TaskNotFound, message: "gone mid-way"}}}
+        - reply: {stream: {error_after: 1, error: UnsupportedOperation}}
+"""
+
+
+def _stream_error_event(s: Lab, text: str, rest: bool, v03: bool) -> tuple[str | None, dict[str, Any]]:
+    """The last event of a stream that ends in an injected error: (SSE event name, the error object or body)."""
+    msg = message03(text) if v03 and not rest else message(text)  # 0.3 HTTP+JSON speaks the proto's JSON form
+    headers = {} if v03 else V1
+    if rest:
+        r = s.http.post(f"{REST_PATH}{'/v1' if v03 else ''}/message:stream", json={"message": msg}, headers=headers)
+    else:
+        r = s.rpc("message/stream" if v03 else "SendStreamingMessage", {"message": msg}, version=None if v03 else "1.0")
+    assert r.status_code == 200 and r.headers["content-type"].startswith("text/event-stream"), r.text
+    events = sse_events(r.text)
+    assert len(events) == 2, "the task, then the error; then the stream closes"
+    last = events[-1]
+    return last.event, (last.data if rest else last.data["error"])
+
+
+@pytest.mark.parametrize("v03", [False, True], ids=["1.0", "0.3"])
+def test_stream_error_serves_code_and_message_as_written_jsonrpc(lab: MakeLab, v03: bool) -> None:
+    s = lab(STREAM_ERRORS)
+    _, custom = _stream_error_event(s, "custom", rest=False, v03=v03)
+    assert custom["code"] == -31999 and custom["message"] == "the model backend fell over"
+    _, named = _stream_error_event(s, "named", rest=False, v03=v03)
+    assert named["code"] == -32001 and named["message"] == "gone mid-way"
+    _, by_name = _stream_error_event(s, "plain", rest=False, v03=v03)
+    assert by_name["code"] == -32004 and by_name["message"] == STREAM_ERROR_MESSAGE
+    assert all(e["response"]["closed"] == "complete" for e in s.journal)
+
+
+@pytest.mark.parametrize("v03", [False, True], ids=["1.0", "0.3"])
+def test_stream_error_serves_code_and_message_as_written_rest(lab: MakeLab, v03: bool) -> None:
+    """HTTP+JSON: 0.3 bodies carry the JSON-RPC code; 1.0 bodies are google.rpc.Status (code: the HTTP status)."""
+    s = lab(STREAM_ERRORS)
+    name, custom = _stream_error_event(s, "custom", rest=True, v03=v03)
+    assert name == "error"
+    if v03:
+        assert custom == {"message": "the model backend fell over", "code": -31999}
+    else:
+        assert custom["error"]["message"] == "the model backend fell over" and custom["error"]["code"] == 500
+    _, named = _stream_error_event(s, "named", rest=True, v03=v03)
+    if v03:
+        assert named == {"message": "gone mid-way", "code": -32001}
+    else:
+        assert named["error"]["message"] == "gone mid-way"
+        assert named["error"]["details"][0]["reason"] == "TASK_NOT_FOUND"
+    _, by_name = _stream_error_event(s, "plain", rest=True, v03=v03)
+    assert (by_name if v03 else by_name["error"])["message"] == STREAM_ERROR_MESSAGE
+    assert all(e["response"]["closed"] == "complete" for e in s.journal)
+
+
 def test_status_first_and_final_snapshot(lab: MakeLab) -> None:
     s = lab(STREAMS)
     results = [e["result"] for e in data_events(stream(s, "status-first").text)]
@@ -756,7 +819,7 @@ def test_stream_limit_refuses_more_streams_than_allowed(tmp_path) -> None:
 
     from a2a_lab.server.app import ScenarioApp
     from a2a_lab.server.hosting import BackgroundServer
-    from a2a_lab.server.scenario import load_file
+    from a2a_lab.server.loader import load_file
 
     path = tmp_path / "limited.yaml"
     path.write_text(

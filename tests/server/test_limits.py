@@ -137,7 +137,7 @@ def test_a_body_within_the_deadline_is_served(lab: MakeLab) -> None:
 
 
 def test_body_seconds_is_validated(lab: MakeLab) -> None:
-    from a2a_lab.server.scenario import ScenarioError
+    from a2a_lab.server.loader import ScenarioError
 
     with pytest.raises(ScenarioError, match=r"limits\.body_seconds"):
         lab("limits: {body_seconds: 0}\n")

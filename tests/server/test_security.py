@@ -16,8 +16,8 @@ from a2a_lab.harness import cli, runner
 from a2a_lab.server import admin
 from a2a_lab.server.app import ScenarioApp
 from a2a_lab.server.catalogue import Catalogue
+from a2a_lab.server.loader import ScenarioError, load_file
 from a2a_lab.server.push import TIMEOUT_S
-from a2a_lab.server.scenario import ScenarioError, load_file
 
 from .helpers import Lab, Receiver, message, scenario_text, write_scenario
 
