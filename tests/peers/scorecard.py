@@ -196,7 +196,22 @@ def shown(peer: Peer, peers: Path) -> str:
     return text.replace(sys.executable, "python").replace(str(peers), "$PEERS").replace(f"{REPO}/", "")
 
 
-def render(results: dict[str, dict[str, Any] | str], label: str, notes: dict[str, Any], when: str, peers: Path) -> str:
+def revision() -> str:
+    """The a2a-lab commit measured, marked when the work tree differs from it."""
+    git = ["git", "-C", str(REPO)]
+    head = subprocess.run([*git, "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
+    dirty = subprocess.run([*git, "status", "--porcelain", "--untracked-files=no"], capture_output=True, text=True)
+    return f"{head or 'unknown'}{' (with uncommitted changes)' if dirty.stdout.strip() else ''}"
+
+
+def render(
+    results: dict[str, dict[str, Any] | str],
+    label: str,
+    notes: dict[str, Any],
+    when: str,
+    peers: Path,
+    measured_on: str = "",
+) -> str:
     misses_notes: dict[str, dict[str, str]] = notes.get("misses") or {}
     passes_notes: dict[str, dict[str, str]] = notes.get("passes") or {}
     title = f"# Real clients over the catalogue: measured {when}" + (f", {label}" if label else "")
@@ -211,6 +226,7 @@ def render(results: dict[str, dict[str, Any] | str], label: str, notes: dict[str
         "`real deviation` (with the requirement it breaks) or `harness wrong` (why the verdict is not the",
         "client's fault); PASS verdicts known to be wrong in the client's favour are listed after. The lines",
         "live in `tests/peers/clients/explanations.yaml`.",
+        *(["", f"Measured on a2a-lab at commit {measured_on}."] if measured_on else []),
         "",
         "## Clients",
         "",
@@ -290,6 +306,10 @@ def main() -> int:
     notes = yaml.safe_load(EXPLANATIONS.read_text(encoding="utf-8")) or {}
     reports = Path(args.reports or tempfile.mkdtemp(prefix="a2a-lab-scorecard-"))
     reports.mkdir(parents=True, exist_ok=True)
+    meta = reports / "revision.txt"  # which a2a-lab the reports measured, kept for --rerender
+    if not args.rerender:
+        meta.write_text(revision(), encoding="utf-8")
+    measured_on = meta.read_text(encoding="utf-8").strip() if meta.exists() else ""
     results: dict[str, dict[str, Any] | str] = {}
     for peer in PEERS:
         if args.client and peer.name not in args.client:
@@ -314,7 +334,7 @@ def main() -> int:
                     print(f"scorecard: warning: explanations.yaml {kind} names no client: {key!r} ({sid})")
     started = [d["started"] for d in results.values() if isinstance(d, dict) and d.get("started")]
     when = min(started)[:10] if started else datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d")
-    Path(args.out).write_text(render(results, args.label, notes, when, peers), encoding="utf-8")
+    Path(args.out).write_text(render(results, args.label, notes, when, peers, measured_on), encoding="utf-8")
     print(f"scorecard: wrote {args.out} (reports in {reports})")
     return 0
 
