@@ -6,14 +6,14 @@ from typing import Any
 
 from starlette.types import Receive, Scope, Send
 
-from a2a_lab.protocol import jsonrpc, operations, params
+from a2a_lab.protocol import forms, jsonrpc, operations, params
 from a2a_lab.protocol.bindings import JSON, Binding
 from a2a_lab.protocol.errors import A2AError, ErrorType
 from a2a_lab.protocol.negotiation import negotiate
-from a2a_lab.protocol.shapes import stream_response_out
 from a2a_lab.protocol.versions import Version
 
-from . import answer, dispatch, http
+from . import answer, dispatch, http, intake
+from .journal_record import Answer, Entry, EntryKind, RpcRef
 from .scenario import Endpoint, Envelope, Reply
 from .state import LabState
 
@@ -42,7 +42,7 @@ async def _error(
     scope: Scope,
     receive: Receive,
     send: Send,
-    entry: dict[str, Any],
+    entry: Entry,
     req_id: Any,
     err: A2AError,
     version: Version,
@@ -53,7 +53,7 @@ async def _error(
     body = jsonrpc.error(req_id, err, version)
     if reply is not None:
         body = _with_envelope(body, reply.envelope, req_id)
-    entry.setdefault("answer", {}).update({"result_kind": "error", "code": err.code})
+    entry.answer = Answer.error(err.code)
     await answer.send_body(
         scope,
         receive,
@@ -72,43 +72,20 @@ async def handle(
 ) -> None:
     headers, query = http.headers_of(scope), http.query_of(scope)
     default_version = endpoint.versions[0]
-    try:
-        body = await http.read_body(receive, state.scenario.limits.body_bytes, state.scenario.limits.body_seconds)
-    except http.BodyTooLarge:
-        entry = state.journal.open(
-            scope["method"],
-            scope["path"],
-            scope.get("query_string", b"").decode("latin-1"),
-            scope["headers"],
-            b"",
-            "jsonrpc",
+    entry, body, refusal = await intake.take(state, endpoint, scope, receive, EntryKind.JSONRPC)
+    if refusal is not None:
+        await _error(
+            scope,
+            receive,
+            send,
+            entry,
+            None,
+            refusal.error,
+            default_version,
+            status=refusal.status,
+            extra=refusal.extra,
         )
-        entry["body_too_large"] = True
-        err = A2AError(ErrorType.INVALID_REQUEST, f"Request body larger than {state.scenario.limits.body_bytes} bytes")
-        await _error(scope, receive, send, entry, None, err, default_version, status=413)
         return
-    except http.BodyTimeout as exc:
-        entry = state.journal.open(
-            scope["method"],
-            scope["path"],
-            scope.get("query_string", b"").decode("latin-1"),
-            scope["headers"],
-            exc.received,
-            "jsonrpc",
-        )
-        entry["body_timeout"] = {"seconds": exc.seconds, "received": len(exc.received)}
-        err = A2AError(ErrorType.INVALID_REQUEST, http.timeout_message(exc))
-        await _error(scope, receive, send, entry, None, err, default_version, status=408, extra=http.CLOSE)
-        return
-    entry = state.journal.open(
-        scope["method"],
-        scope["path"],
-        scope.get("query_string", b"").decode("latin-1"),
-        scope["headers"],
-        body,
-        "jsonrpc",
-    )
-    entry["endpoint"] = {"path": endpoint.path, "binding": endpoint.binding.value}
     if scope["method"] != "POST":
         await _error(
             scope,
@@ -138,7 +115,7 @@ async def handle(
     except A2AError as err:
         await _error(scope, receive, send, entry, jsonrpc.request_id_of(decoded), err, default_version)
         return
-    entry["rpc"] = {"method": request.method, "id": request.id}
+    entry.rpc = RpcRef(request.method, request.id)
     if not request.has_id:
         err = A2AError(
             ErrorType.INVALID_REQUEST, "A2A requests need an `id` (notifications get no answer to read)", field="id"
@@ -158,9 +135,9 @@ async def handle(
         )
         return
     op, op_version = found
-    entry["operation"], entry["version"] = op.value, op_version.value
+    entry.operation, entry.version = op, op_version
     requested, given = http.requested_version(headers, query)
-    entry["requested_version"] = requested
+    entry.requested_version = requested
     if op_version not in endpoint.versions:
         err = A2AError(
             ErrorType.METHOD_NOT_FOUND,
@@ -185,10 +162,9 @@ async def handle(
     except A2AError as err:
         await _error(scope, receive, send, entry, request.id, err, op_version)
         return
-    call = dispatch.Call(op, op_version, Binding.JSONRPC, request.method, canonical, headers, base_url)
-    outcome = dispatch.execute(state, call, entry)
-    entry["answer"] = outcome.summary
-    await render(state, scope, receive, send, entry, call, outcome, request.id)
+    call = dispatch.Invocation(op, op_version, Binding.JSONRPC, request.method, canonical, headers, base_url)
+    decision = dispatch.execute(state, call, entry)
+    await render(state, scope, receive, send, entry, call, decision, request.id)
 
 
 async def render(
@@ -196,15 +172,15 @@ async def render(
     scope: Scope,
     receive: Receive,
     send: Send,
-    entry: dict[str, Any],
-    call: dispatch.Call,
-    outcome: dispatch.Outcome,
+    entry: Entry,
+    call: dispatch.Invocation,
+    decision: dispatch.Decision,
     req_id: Any,
 ) -> None:
-    reply, version = outcome.reply, call.version
-    if outcome.error is not None:
-        status = 401 if outcome.error.type is ErrorType.UNAUTHENTICATED else 200
-        await _error(scope, receive, send, entry, req_id, outcome.error, version, reply, status)
+    reply, version, form = decision.reply, call.version, call.form
+    if decision.error is not None:
+        status = 401 if decision.error.type is ErrorType.UNAUTHENTICATED else 200
+        await _error(scope, receive, send, entry, req_id, decision.error, version, reply, status)
         return
     if reply.raw_status is not None:
         raw = (
@@ -212,21 +188,19 @@ async def render(
         )  # bytes otherwise exact
         await answer.send_body(scope, receive, send, entry, reply.raw_status, raw, reply.raw_content_type, reply)
         return
-    if outcome.events is not None:
+    if decision.events is not None:
 
         def render_event(event: dict[str, Any]) -> Any:
-            value = dispatch.with_unknown_fields(stream_response_out(event, version), reply.unknown_fields)
+            value = dispatch.with_unknown_fields(forms.event_out(event, form), reply.unknown_fields)
             return _with_envelope(jsonrpc.result(req_id, value), reply.envelope, req_id)
 
         def render_error(err: A2AError) -> tuple[Any, str | None]:
             return jsonrpc.error(req_id, err, version), None
 
         await answer.send_stream(
-            scope, receive, send, entry, state.journal, outcome.events, render_event, render_error, reply
+            scope, receive, send, entry, state.journal, decision.events, render_event, render_error, reply
         )
         return
-    value = dispatch.with_unknown_fields(
-        dispatch.wire_value(call.op, outcome.value, version, False), reply.unknown_fields
-    )
+    value = dispatch.with_unknown_fields(forms.result_out(call.op, decision.value, form), reply.unknown_fields)
     body = _with_envelope(jsonrpc.result(req_id, value), reply.envelope, req_id)
     await answer.send_body(scope, receive, send, entry, 200, http.dumps(body), JSON, reply)
