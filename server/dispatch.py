@@ -51,7 +51,7 @@ class Decision:
     summary: Answer
     value: Any = None
     error: A2AError | None = None
-    events: AsyncIterator[Event] | None = None
+    events: AsyncIterator[streams.Item] | None = None
 
 
 def _refused(reply: Reply, err: A2AError) -> Decision:

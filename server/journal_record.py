@@ -525,8 +525,8 @@ class Entry:
         op, version, credentials = data.get("operation"), data.get("version"), data.get("credentials")
         events = data.get("events")
         return cls(
-            int(data.get("seq", 0)),
-            float(data.get("t", 0.0)),
+            data.get("seq", 0),
+            data.get("t", 0.0),
             EntryKind(data["kind"]),
             str(data.get("method", "")),
             str(data.get("path", "")),

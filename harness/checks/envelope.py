@@ -8,6 +8,7 @@ from typing import Any
 from a2a_lab.protocol import shapes
 from a2a_lab.protocol.bindings import A2A_JSON, JSON, Binding
 from a2a_lab.protocol.operations import Operation
+from a2a_lab.server.journal_record import EntryKind
 
 from ..journal_view import Call, RunView
 from ..model import CheckResult, Level
@@ -49,7 +50,7 @@ def _envelope_problem(call: Call) -> str | None:
     "Content-Type: application/json.",
 )
 def jsonrpc_envelope(view: RunView, c: Check) -> CheckResult:
-    rpc = [call for call in view.calls if call.entry.get("kind") == "jsonrpc"]
+    rpc = [call for call in view.calls if call.entry.kind is EntryKind.JSONRPC]
     if not rpc:
         return c.skipped("no JSON-RPC request")
     for call in rpc:
@@ -77,7 +78,7 @@ def http_json_request(view: RunView, c: Check) -> CheckResult:
     if not rest:
         return c.skipped("no HTTP+JSON request")
     for call in rest:
-        verb = call.entry.get("method")
+        verb = call.entry.method
         if verb in ("GET", "DELETE"):
             if call.body_text.strip():
                 return c.broken(f"{verb} with a body", "parameters in the path and query", "a request body", [call])
