@@ -19,7 +19,7 @@ from a2a_lab.protocol.operations import SPECS, Operation
 from a2a_lab.protocol.versions import Version
 
 from . import rules, streams
-from .engine import Event, TaskRecord, message_text
+from .engine import TaskRecord, message_text
 from .journal_record import Answer, CredentialStatus, Entry, ResultKind
 from .push import malformed
 from .scenario import Reply, TaskScript
