@@ -7,10 +7,10 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
-from a2a_lab.protocol import cards, forms, states
+from a2a_lab.protocol import cards, states, wire
 from a2a_lab.protocol.bindings import Binding
 from a2a_lab.protocol.cards import Interface
-from a2a_lab.protocol.forms import Form
+from a2a_lab.protocol.forms import Form, push_form
 from a2a_lab.protocol.operations import Operation
 from a2a_lab.protocol.states import TaskState
 from a2a_lab.protocol.versions import Version
@@ -186,7 +186,7 @@ def observe(call: Call) -> list[Observed]:
     for body in call.responses():
         if rpc and not valid_rpc_response(body, request_id):
             continue
-        said = forms.result_in(call.operation, body.get("result") if rpc else body, form)
+        said = wire.result_in(call.operation, body.get("result") if rpc else body, form)
         if said is not None:
             out.append(_observed(said, call.seq))
     return out
@@ -235,14 +235,9 @@ def observe_push(entry: Entry) -> list[Observed]:
         return []
     if not isinstance(body, dict):
         return []
-    form = _PUSH_V03 if "kind" in body else _PUSH_V1
-    said = forms.event_in(body, form)
+    form = push_form(Version.V0_3 if "kind" in body else Version.V1_0)
+    said = wire.event_in(body, form)
     return [_observed(said, entry.seq)] if said is not None else []
-
-
-#: The forms push notifications come in: 0.3 sends the Task as JSON-RPC spells it, 1.0 a StreamResponse in HTTP+JSON.
-_PUSH_V03 = Form(Version.V0_3, Binding.JSONRPC)
-_PUSH_V1 = Form(Version.V1_0, Binding.HTTP_JSON)
 
 
 @dataclass

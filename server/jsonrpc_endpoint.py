@@ -6,7 +6,7 @@ from typing import Any
 
 from starlette.types import Receive, Scope, Send
 
-from a2a_lab.protocol import forms, jsonrpc, operations, params
+from a2a_lab.protocol import jsonrpc, operations, params, wire
 from a2a_lab.protocol.bindings import JSON, Binding
 from a2a_lab.protocol.errors import A2AError, ErrorType
 from a2a_lab.protocol.negotiation import negotiate
@@ -191,7 +191,7 @@ async def render(
     if decision.events is not None:
 
         def render_event(event: dict[str, Any]) -> Any:
-            value = dispatch.with_unknown_fields(forms.event_out(event, form), reply.unknown_fields)
+            value = dispatch.with_unknown_fields(wire.event_out(event, form), reply.unknown_fields)
             return _with_envelope(jsonrpc.result(req_id, value), reply.envelope, req_id)
 
         def render_error(err: A2AError) -> tuple[Any, str | None]:
@@ -201,6 +201,6 @@ async def render(
             scope, receive, send, entry, state.journal, decision.events, render_event, render_error, reply
         )
         return
-    value = dispatch.with_unknown_fields(forms.result_out(call.op, decision.value, form), reply.unknown_fields)
+    value = dispatch.with_unknown_fields(wire.result_out(call.op, decision.value, form), reply.unknown_fields)
     body = _with_envelope(jsonrpc.result(req_id, value), reply.envelope, req_id)
     await answer.send_body(scope, receive, send, entry, 200, http.dumps(body), JSON, reply)

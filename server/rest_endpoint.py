@@ -6,7 +6,7 @@ from typing import Any
 
 from starlette.types import Receive, Scope, Send
 
-from a2a_lab.protocol import forms, operations, params, rest, versions
+from a2a_lab.protocol import operations, params, rest, versions, wire
 from a2a_lab.protocol.bindings import A2A_JSON, JSON, Binding
 from a2a_lab.protocol.errors import A2AError, ErrorType, grpc_status_for_http
 from a2a_lab.protocol.negotiation import negotiate
@@ -130,7 +130,7 @@ async def handle(
     if decision.events is not None:
 
         def render_event(event: dict[str, Any]) -> Any:
-            return dispatch.with_unknown_fields(forms.event_out(event, form), reply.unknown_fields)
+            return dispatch.with_unknown_fields(wire.event_out(event, form), reply.unknown_fields)
 
         def render_error(err: A2AError) -> tuple[Any, str | None]:
             return rest.error(err, op_version)[1], "error"
@@ -139,5 +139,5 @@ async def handle(
             scope, receive, send, entry, state.journal, decision.events, render_event, render_error, reply
         )
         return
-    value = dispatch.with_unknown_fields(forms.result_out(op, decision.value, form), reply.unknown_fields)
+    value = dispatch.with_unknown_fields(wire.result_out(op, decision.value, form), reply.unknown_fields)
     await answer.send_body(scope, receive, send, entry, 200, http.dumps(value), _content_type(op_version), reply)
