@@ -13,23 +13,22 @@ from .forms import Form
 from .operations import Operation
 from .versions import Version
 
-
 # ------------------------------------------------------------------------------------- canonical -> wire
 
 
 def result_out(op: Operation, value: Any, form: Form) -> Any:
     """A canonical result of an operation in a form's shape."""
-    version, rest = form.version, form.rest
+    version = form.version
     if op is Operation.SEND_MESSAGE:
-        return shapes.send_result_out(value, version, rest)
+        return shapes.send_result_out(value, form)
     if op in (Operation.GET_TASK, Operation.CANCEL_TASK):
-        return shapes.task_out(value, version, rest) if isinstance(value, dict) and "status" in value else value
+        return shapes.task_out(value, form) if isinstance(value, dict) and "status" in value else value
     if op is Operation.LIST_TASKS:
-        return {**value, "tasks": [shapes.task_out(t, version, rest) for t in value["tasks"]]}
+        return {**value, "tasks": [shapes.task_out(t, form) for t in value["tasks"]]}
     if op in (Operation.CREATE_PUSH_CONFIG, Operation.GET_PUSH_CONFIG):
-        return shapes.push_config_out(value, version, rest)
+        return shapes.push_config_out(value, form)
     if op is Operation.LIST_PUSH_CONFIGS:
-        configs = [shapes.push_config_out(c, version, rest) for c in value["configs"]]
+        configs = [shapes.push_config_out(c, form) for c in value["configs"]]
         if form.discriminated:
             return configs
         return {**value, "configs": configs}
@@ -40,7 +39,7 @@ def result_out(op: Operation, value: Any, form: Form) -> Any:
 
 def event_out(event: dict[str, Any], form: Form) -> dict[str, Any]:
     """A canonical StreamResponse (`{"task": ...}` etc.) in a form's shape."""
-    return shapes.stream_response_out(event, form.version, form.rest)
+    return shapes.stream_response_out(event, form)
 
 
 # ------------------------------------------------------------------------------------- wire -> canonical
@@ -51,7 +50,7 @@ def event_out(event: dict[str, Any], form: Form) -> dict[str, Any]:
 def event_member(body: Any, form: Form) -> tuple[str | None, Any]:
     """Which StreamResponse member (`task`, `message`, `statusUpdate`, `artifactUpdate`) a result or event
     carries in a form, and that member's object as spelled (None, None when it carries none)."""
-    kind = shapes.stream_event_kind(body, form.version, form.rest)
+    kind = shapes.stream_event_kind(body, form)
     if kind is None:
         return None, None
     return kind, body if form.discriminated else body[kind]
@@ -60,7 +59,7 @@ def event_member(body: Any, form: Form) -> tuple[str | None, Any]:
 def part_in(part: Any, form: Form) -> Any:
     if form.version is Version.V1_0 or not isinstance(part, dict):
         return part
-    read = shapes.parse_part(part, form.version, form.rest, "", [], lenient_kind=True)
+    read = shapes.parse_part(part, form, "", [], lenient_kind=True)
     return read if read is not None else part
 
 
@@ -68,7 +67,7 @@ def message_in(msg: Any, form: Form) -> Any:
     if form.version is Version.V1_0 or not isinstance(msg, dict):
         return msg
     out = {k: v for k, v in msg.items() if k not in ("kind", "parts", "content")}
-    role = states.parse_role(msg.get("role"), form.version, form.rest)
+    role = states.parse_role(msg.get("role"), form)
     if role is not None:
         out["role"] = role.value
     parts = msg.get(form.parts_key)

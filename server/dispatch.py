@@ -31,16 +31,20 @@ class Invocation:
     """One A2A operation a client invoked, parsed from the wire into canonical params."""
 
     op: Operation
-    version: Version
-    binding: Binding
+    #: The version and binding the invocation came in (its answer goes out in the same form).
+    form: Form
     method: str
     params: dict[str, Any]
     headers: Mapping[str, str]
     base_url: str = ""
 
     @property
-    def form(self) -> Form:
-        return Form(self.version, self.binding)
+    def version(self) -> Version:
+        return self.form.version
+
+    @property
+    def binding(self) -> Binding:
+        return self.form.binding
 
 
 @dataclass(slots=True)

@@ -9,6 +9,7 @@ from starlette.types import Receive, Scope, Send
 from a2a_lab.protocol import jsonrpc, operations, params, wire
 from a2a_lab.protocol.bindings import JSON, Binding
 from a2a_lab.protocol.errors import A2AError, ErrorType
+from a2a_lab.protocol.forms import Form
 from a2a_lab.protocol.negotiation import negotiate
 from a2a_lab.protocol.versions import Version
 
@@ -158,11 +159,12 @@ async def handle(
         )
         return
     try:
-        canonical = params.read(op, op_version, False, request.params, lenient_kind=state.scenario.lenient_kind)
+        form = Form(op_version, Binding.JSONRPC)
+        canonical = params.read(op, form, request.params, lenient_kind=state.scenario.lenient_kind)
     except A2AError as err:
         await _error(scope, receive, send, entry, request.id, err, op_version)
         return
-    call = dispatch.Invocation(op, op_version, Binding.JSONRPC, request.method, canonical, headers, base_url)
+    call = dispatch.Invocation(op, form, request.method, canonical, headers, base_url)
     decision = dispatch.execute(state, call, entry)
     await render(state, scope, receive, send, entry, call, decision, request.id)
 

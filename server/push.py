@@ -17,6 +17,7 @@ import httpx
 
 from a2a_lab.protocol import shapes
 from a2a_lab.protocol.bindings import A2A_JSON, JSON
+from a2a_lab.protocol.forms import V03_JSONRPC
 from a2a_lab.protocol.versions import Version
 
 from .engine import Event, TaskRecord
@@ -63,7 +64,7 @@ def target_refusal(url: str, allow: tuple[str, ...]) -> str | None:
 def payload(rec: TaskRecord, event: Event, version: str) -> tuple[bytes, str]:
     """1.0: the StreamResponse in HTTP+JSON form; 0.3: the whole Task (0.3 §9.5 example)."""
     if version == Version.V0_3.value:
-        return json.dumps(shapes.task_out(rec.task, Version.V0_3)).encode(), JSON
+        return json.dumps(shapes.task_out(rec.task, V03_JSONRPC)).encode(), JSON
     return json.dumps(event).encode(), A2A_JSON
 
 

@@ -9,6 +9,7 @@ from starlette.types import Receive, Scope, Send
 from a2a_lab.protocol import operations, params, rest, versions, wire
 from a2a_lab.protocol.bindings import A2A_JSON, JSON, Binding
 from a2a_lab.protocol.errors import A2AError, ErrorType, grpc_status_for_http
+from a2a_lab.protocol.forms import Form
 from a2a_lab.protocol.negotiation import negotiate
 from a2a_lab.protocol.versions import Version
 
@@ -110,13 +111,12 @@ async def handle(
         path_params = {**path_params, "tenant": tenant}
     query_params = {k: v for k, v in query.items() if k != versions.QUERY_PARAM}
     try:
-        canonical = params.read(
-            op, op_version, True, decoded, path_params, query_params, lenient_kind=state.scenario.lenient_kind
-        )
+        form = Form(op_version, Binding.HTTP_JSON)
+        canonical = params.read(op, form, decoded, path_params, query_params, lenient_kind=state.scenario.lenient_kind)
     except A2AError as err:
         await _error(scope, receive, send, entry, err, op_version)
         return
-    call = dispatch.Invocation(op, op_version, Binding.HTTP_JSON, f"{verb} {relative}", canonical, headers, base_url)
+    call = dispatch.Invocation(op, form, f"{verb} {relative}", canonical, headers, base_url)
     decision = dispatch.execute(state, call, entry)
     reply, form = decision.reply, call.form
     if decision.error is not None:

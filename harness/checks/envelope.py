@@ -111,8 +111,9 @@ def body_shape(view: RunView, c: Check) -> CheckResult:
     if not sends:
         return c.skipped("no message was sent")
     for call in sends:
-        message = call.message()
-        _, problems = shapes.parse_message(message, call.version, call.binding is Binding.HTTP_JSON, "message")  # type: ignore[arg-type]
+        form = call.form
+        assert form is not None and call.version is not None  # sends were chosen with a version
+        _, problems = shapes.parse_message(call.message(), form, "message")
         if problems:
             listed = "; ".join(str(p) for p in problems[:4])
             return c.broken(
@@ -128,9 +129,9 @@ def _sent_message(call: Call) -> Any:
     """The message a send carried, canonical where it parses: a retry resends it under a new JSON-RPC id (or on another
     interface, in another version's shape), and that is still the same message."""
     message = call.message()
-    canonical, _ = shapes.parse_message(
-        message, call.version, call.binding is Binding.HTTP_JSON, "message", lenient_kind=True
-    )  # type: ignore[arg-type]
+    if call.form is None:
+        return message
+    canonical, _ = shapes.parse_message(message, call.form, "message", lenient_kind=True)
     return canonical if canonical is not None else message
 
 

@@ -8,13 +8,14 @@ from typing import Any
 
 from a2a_lab.protocol import shapes
 from a2a_lab.protocol.errors import ErrorType
+from a2a_lab.protocol.forms import Form
 from a2a_lab.protocol.operations import Operation
 from a2a_lab.protocol.states import TaskState
 from a2a_lab.protocol.versions import Version
 
 from ..model import CheckResult
 from ..refclient.failures import ClientFailure, invites_fallback
-from ..refclient.reading import Form, classify, read_send_result, read_task
+from ..refclient.reading import classify, read_send_result, read_task
 from .catalogue import CARD_VALID, RESPONSE_SHAPE, SEND_MESSAGE, TASK_FOLLOW_UP
 from .context import DIAGNOSIS, InterfaceProbe, describe, needs_credentials, not_judged
 
@@ -117,11 +118,11 @@ def _diagnose(ctx: InterfaceProbe) -> str:
 def _example(form: Form) -> str:
     """What a SendMessage result looks like in a form, as protocol.shapes writes it."""
     task = {"id": "…", "contextId": "…", "status": {"state": TaskState.COMPLETED.value}}
-    return json.dumps(shapes.send_result_out({"task": task}, form.version, form.rest), ensure_ascii=False)
+    return json.dumps(shapes.send_result_out({"task": task}, form), ensure_ascii=False)
 
 
 def _kind_problems(inner: Any, kind: str, form: Form, path: str, already: list[str]) -> list[str]:
-    problems = [str(p) for p in shapes.kind_problems(inner, kind, form.version, form.rest, path)]
+    problems = [str(p) for p in shapes.kind_problems(inner, kind, form, path)]
     return [p for p in problems if not any(p.split(":", 1)[0] in seen for seen in already)]
 
 

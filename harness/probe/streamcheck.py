@@ -27,7 +27,7 @@ def streaming(ctx: InterfaceProbe) -> CheckResult:
     after: list[str] = []
     try:
         for body in ctx.stream(c.id, Operation.SEND_STREAMING_MESSAGE, ctx.send_params(), problems):
-            kind = shapes.stream_event_kind(body, form.version, form.rest) or "?"
+            kind = shapes.stream_event_kind(body, form) or "?"
             kinds.append(kind)
             if done_at is not None:
                 after.append(kind)
@@ -35,9 +35,7 @@ def streaming(ctx: InterfaceProbe) -> CheckResult:
             fold.apply(body, problems)
             if kind != "?":
                 _, inner, _ = classify(body, form, shapes.EVENT_KINDS_V1, "", [])
-                problems += [
-                    str(p) for p in shapes.kind_problems(inner, kind, form.version, form.rest, f"event[{fold.events}]")
-                ]
+                problems += [str(p) for p in shapes.kind_problems(inner, kind, form, f"event[{fold.events}]")]
             if fold.done:
                 done_at = fold.events
     except ClientFailure as failure:

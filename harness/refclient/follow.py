@@ -12,12 +12,12 @@ from __future__ import annotations
 import copy
 import time
 
+from a2a_lab.protocol.forms import Form, push_form
 from a2a_lab.protocol.operations import Operation
-from a2a_lab.protocol.versions import Version
 
 from .failures import ClientFailure
 from .options import ClientOptions
-from .reading import Answer, Form, StreamFold, TaskView, read_task
+from .reading import Answer, StreamFold, TaskView, read_task
 from .result import Result
 from .streaming import consume
 from .transport import Transport
@@ -124,8 +124,7 @@ class Follower:
 
     def _push_form(self) -> Form:
         """Push bodies: 1.0 uses the HTTP+JSON payload form whatever the binding (§3.5.1); 0.3 posts the Task."""
-        version = self.transport.version
-        return Form(version, version is Version.V1_0)
+        return push_form(self.transport.version)
 
     def await_push(self) -> TaskView:
         """Wait for a notification that the task stopped; when none comes within the next polite delay, GetTask.
