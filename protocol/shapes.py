@@ -97,7 +97,7 @@ def message_out(msg: dict[str, Any], form: Form) -> dict[str, Any]:
         if key == "role":
             out["role"] = states.spell_role(Role(value), form)
         elif key == "parts":
-            out["content" if rest else "parts"] = [part_out(p, form) for p in value]
+            out[form.parts_key] = [part_out(p, form) for p in value]
         elif key == "referenceTaskIds" and rest:
             continue
         else:
@@ -374,7 +374,7 @@ def parse_message(
         )
     else:
         out["role"] = role.value
-    parts_key = "content" if (version is V03 and rest) else "parts"
+    parts_key = form.parts_key
     parts_raw = msg.get(parts_key)
     if parts_raw is None and version is V03 and rest and "parts" in msg:
         parts_raw, parts_key = msg["parts"], "parts"
@@ -545,15 +545,15 @@ def _check_kind(obj: Any, what: str, form: Form, path: str, problems: list[Probl
             if given != wanted:
                 problems.append(Problem(f"{path}.kind", f'a 0.3 {what} needs "kind": "{wanted}", found {given!r}'))
     elif DISCRIMINATOR in obj:
-        form = "1.0" if version is V1 else "0.3 HTTP+JSON"
+        spelled = "1.0" if version is V1 else "0.3 HTTP+JSON"
         problems.append(
             Problem(
                 f"{path}.kind",
-                f"the {form} form has no `kind` (objects are discriminated by member name)",
+                f"the {spelled} form has no `kind` (objects are discriminated by member name)",
                 foreign=True,
             )
         )
-    parts_key = "content" if (version is V03 and rest) else "parts"
+    parts_key = form.parts_key
     children: list[tuple[Any, str, str]] = []
     status = obj.get("status")
     status = status if isinstance(status, dict) else {}
