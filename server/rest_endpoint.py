@@ -13,8 +13,8 @@ from a2a_lab.protocol.forms import Form
 from a2a_lab.protocol.negotiation import negotiate
 from a2a_lab.protocol.versions import Version
 
-from . import answer, dispatch, http, intake
-from .journal_record import Answer, Entry, EntryKind, RouteRef
+from . import dispatch, http, intake
+from .journal_record import Answer, EntryKind, RouteRef
 from .scenario import Endpoint, Reply
 from .state import LabState
 
@@ -27,10 +27,7 @@ def _content_type(version: Version) -> str:
 
 
 async def _error(
-    scope: Scope,
-    receive: Receive,
-    send: Send,
-    entry: Entry,
+    ex: intake.Exchange,
     err: A2AError,
     version: Version,
     reply: Reply | None = None,
@@ -46,23 +43,19 @@ async def _error(
             body["error"]["status"] = grpc_status or grpc_status_for_http(status)
     if reply is not None and reply.error_http_status:
         code = reply.error_http_status
-    entry.answer = Answer.error(err.code)
-    await answer.send_body(scope, receive, send, entry, code, http.dumps(body), _content_type(version), reply, extra)
+    ex.entry.answer = Answer.error(err.code)
+    await ex.answer(code, http.dumps(body), _content_type(version), reply, extra)
 
 
 async def handle(
     state: LabState, endpoint: Endpoint, scope: Scope, receive: Receive, send: Send, relative: str, base_url: str
 ) -> None:
-    headers, query = http.headers_of(scope), http.query_of(scope)
     verb = scope["method"]
     default_version = endpoint.versions[0]
-    entry, body, refusal = await intake.take(state, endpoint, scope, receive, EntryKind.REST)
+    ex, refusal = await intake.take(state, endpoint, scope, receive, send, EntryKind.REST)
     if refusal is not None:
         await _error(
-            scope,
-            receive,
-            send,
-            entry,
+            ex,
             refusal.error,
             default_version,
             status=refusal.status,
@@ -75,57 +68,55 @@ async def handle(
         allowed = operations.path_exists(relative, endpoint.versions)
         if allowed:
             err = A2AError(ErrorType.METHOD_NOT_FOUND, f"{verb} is not allowed on {relative}; use {', '.join(allowed)}")
-            await _error(scope, receive, send, entry, err, default_version, status=405)
+            await _error(ex, err, default_version, status=405)
         else:
-            entry.unmatched = True
+            ex.entry.unmatched = True
+            served = ", ".join(v.value for v in endpoint.versions)
             err = A2AError(
                 ErrorType.METHOD_NOT_FOUND,
-                f"a2a-lab: no HTTP+JSON route {verb} {relative} on this interface (A2A {', '.join(v.value for v in endpoint.versions)})",
+                f"a2a-lab: no HTTP+JSON route {verb} {relative} on this interface (A2A {served})",
             )
-            await _error(scope, receive, send, entry, err, default_version)
+            await _error(ex, err, default_version)
         return
     op, op_version, path_params, tenant = found
-    entry.operation, entry.version = op, op_version
-    entry.route = RouteRef(verb, relative, path_params, tenant)
-    requested, given = http.requested_version(headers, query)
-    entry.requested_version = requested
+    ex.entry.route = RouteRef(verb, relative, path_params, tenant)
+    requested, given = ex.identify(op, op_version)
     refused = negotiate(requested, given, op_version, endpoint.versions, f"{verb} {relative}")
     if refused is not None:
-        await _error(scope, receive, send, entry, refused, op_version)
+        await _error(ex, refused, op_version)
         return
     decoded: Any = {}
-    if verb in BODY_VERBS and body.strip():
-        if not http.is_json_type(headers.get("content-type"), (JSON, A2A_JSON)):
+    if verb in BODY_VERBS and ex.body.strip():
+        if not http.is_json_type(ex.headers.get("content-type"), (JSON, A2A_JSON)):
             err = A2AError(
                 ErrorType.CONTENT_TYPE_NOT_SUPPORTED,
-                f"Unsupported Content-Type {headers.get('content-type')!r}; use application/a2a+json or application/json",
+                f"Unsupported Content-Type {ex.headers.get('content-type')!r}; "
+                "use application/a2a+json or application/json",
             )
-            await _error(scope, receive, send, entry, err, op_version)
+            await _error(ex, err, op_version)
             return
         try:
-            decoded = http.decode_json(body, state.scenario.limits.json_depth)
+            decoded = http.decode_json(ex.body, state.scenario.limits.json_depth)
         except A2AError as err:
-            await _error(scope, receive, send, entry, err, op_version)
+            await _error(ex, err, op_version)
             return
     if tenant:
         path_params = {**path_params, "tenant": tenant}
-    query_params = {k: v for k, v in query.items() if k != versions.QUERY_PARAM}
+    query_params = {k: v for k, v in ex.query.items() if k != versions.QUERY_PARAM}
+    form = Form(op_version, Binding.HTTP_JSON)
     try:
-        form = Form(op_version, Binding.HTTP_JSON)
         canonical = params.read(op, form, decoded, path_params, query_params, lenient_kind=state.scenario.lenient_kind)
     except A2AError as err:
-        await _error(scope, receive, send, entry, err, op_version)
+        await _error(ex, err, op_version)
         return
-    call = dispatch.Invocation(op, form, f"{verb} {relative}", canonical, headers, base_url)
-    decision = dispatch.execute(state, call, entry)
-    reply, form = decision.reply, call.form
+    call = dispatch.Invocation(op, form, f"{verb} {relative}", canonical, ex.headers, base_url)
+    decision = dispatch.execute(state, call, ex.entry)
+    reply = decision.reply
     if decision.error is not None:
-        await _error(scope, receive, send, entry, decision.error, op_version, reply)
+        await _error(ex, decision.error, op_version, reply)
         return
     if reply.raw_status is not None:
-        await answer.send_body(
-            scope, receive, send, entry, reply.raw_status, reply.raw_body, reply.raw_content_type, reply
-        )
+        await ex.answer(reply.raw_status, reply.raw_body, reply.raw_content_type, reply)
         return
     if decision.events is not None:
 
@@ -135,9 +126,7 @@ async def handle(
         def render_error(err: A2AError) -> tuple[Any, str | None]:
             return rest.error(err, op_version)[1], "error"
 
-        await answer.send_stream(
-            scope, receive, send, entry, state.journal, decision.events, render_event, render_error, reply
-        )
+        await ex.stream(state, decision.events, render_event, render_error, reply)
         return
     value = dispatch.with_unknown_fields(wire.result_out(op, decision.value, form), reply.unknown_fields)
-    await answer.send_body(scope, receive, send, entry, 200, http.dumps(value), _content_type(op_version), reply)
+    await ex.answer(200, http.dumps(value), _content_type(op_version), reply)
