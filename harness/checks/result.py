@@ -64,7 +64,7 @@ def result_matches(view: RunView, c: Check) -> CheckResult:
     # An empty final text is "in" every string: only a non-empty one may excuse extra words around it.
     if text and text not in sent and not (final_text and final_text in text):
         return c.broken("the client's text is not what the server sent", final.text[:200] or "(no text)", text[:200])
-    return c.passed(f"the client understood a {final.kind}" + (f" in {final.state.short}" if final.state else ""))
+    return c.passed(f"the client understood a {final.kind.value}" + (f" in {final.state.short}" if final.state else ""))
 
 
 def _declined_actions(view: RunView) -> list[str]:

@@ -12,6 +12,7 @@ from a2a_lab.protocol.forms import Form
 from a2a_lab.protocol.operations import Operation
 from a2a_lab.protocol.states import TaskState
 from a2a_lab.protocol.versions import Version
+from a2a_lab.server.journal_record import ResultKind
 
 from ..model import CheckResult
 from ..refclient.failures import ClientFailure, invites_fallback
@@ -72,7 +73,7 @@ def send_message(ctx: InterfaceProbe) -> CheckResult:
         )
     task = ctx.answer.task
     state = f" in {task.state.short}" if task is not None and task.state is not None else ""
-    return c.passed(f"{what} answered a {ctx.answer.kind}{state}", ctx.evidence(c.id))
+    return c.passed(f"{what} answered a {ctx.answer.kind.value}{state}", ctx.evidence(c.id))
 
 
 def _send_failed(ctx: InterfaceProbe, failure: ClientFailure, label: str, expected: str) -> CheckResult:
@@ -106,7 +107,7 @@ def _diagnose(ctx: InterfaceProbe) -> str:
         except ClientFailure:
             continue
         return (
-            f"; the same URL answers the A2A {other.value} {describe(Operation.SEND_MESSAGE, other, transport)} with a {answer.kind}: "
+            f"; the same URL answers the A2A {other.value} {describe(Operation.SEND_MESSAGE, other, transport)} with a {answer.kind.value}: "
             f"the card claims {ctx.version.value}, the wire speaks {other.value}"
         )
     return ""
@@ -162,7 +163,7 @@ def task_follow_up(ctx: InterfaceProbe) -> CheckResult:
     c, form = TASK_FOLLOW_UP, ctx.transport.form
     if ctx.answer is None:
         return c.skipped("SendMessage gave no task to fetch")
-    if ctx.answer.kind == "message" or ctx.answer.task is None:
+    if ctx.answer.kind is ResultKind.MESSAGE or ctx.answer.task is None:
         return c.skipped(
             "SendMessage answered a message: there is no task to fetch (a message is the whole answer, §3.1.1)"
         )

@@ -12,6 +12,7 @@ from typing import Any
 from a2a_lab.protocol import shapes, states, wire
 from a2a_lab.protocol.forms import V03_JSONRPC, V1_JSONRPC, Form
 from a2a_lab.protocol.states import TaskState
+from a2a_lab.server.journal_record import ResultKind
 
 from .failures import ClientFailure
 
@@ -45,7 +46,7 @@ class TaskView:
 
 @dataclass
 class Answer:
-    kind: str  # message | task
+    kind: ResultKind  # MESSAGE or TASK
     message: dict[str, Any] | None = None
     task: TaskView | None = None
 
@@ -157,8 +158,8 @@ def classify(body: Any, form: Form, kinds: tuple[str, ...], what: str, warnings:
 def read_send_result(body: Any, form: Form, warnings: list[str]) -> Answer:
     kind, inner, used = classify(body, form, ("message", "task"), "the SendMessage result", warnings)
     if kind == "message":
-        return Answer("message", message=read_message(inner, used, "result.message", warnings))
-    return Answer("task", task=read_task(inner, used, "result.task", warnings))
+        return Answer(ResultKind.MESSAGE, message=read_message(inner, used, "result.message", warnings))
+    return Answer(ResultKind.TASK, task=read_task(inner, used, "result.task", warnings))
 
 
 @dataclass
@@ -179,15 +180,15 @@ class StreamFold:
                 warnings.append(
                     f"{where}: a message arrived in a task stream; a stream carries one message or one task"
                 )
-            self.answer = Answer("message", message=read_message(inner, used, f"{where}.message", warnings))
+            self.answer = Answer(ResultKind.MESSAGE, message=read_message(inner, used, f"{where}.message", warnings))
             self.done = True
             return
-        if self.answer is not None and self.answer.kind == "message":
+        if self.answer is not None and self.answer.kind is ResultKind.MESSAGE:
             warnings.append(f"{where}: events after a message; a message stream has exactly one event")
             self.done = True
             return
         if kind == "task":
-            self.answer = Answer("task", task=read_task(inner, used, f"{where}.task", warnings))
+            self.answer = Answer(ResultKind.TASK, task=read_task(inner, used, f"{where}.task", warnings))
         else:
             task = self._task(inner, where, warnings)
             if kind == "statusUpdate":
@@ -208,6 +209,6 @@ class StreamFold:
         if self.answer is None:
             warnings.append(f"{where}: the first event of a task stream should be the task (§3.1.2)")
             ids = inner if isinstance(inner, dict) else {}
-            self.answer = Answer("task", task=TaskView(id=ids.get("taskId"), context_id=ids.get("contextId")))
+            self.answer = Answer(ResultKind.TASK, task=TaskView(id=ids.get("taskId"), context_id=ids.get("contextId")))
         assert self.answer.task is not None
         return self.answer.task

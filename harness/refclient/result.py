@@ -11,6 +11,7 @@ from typing import Any
 
 from a2a_lab.protocol.cards import Interface
 from a2a_lab.protocol.states import TaskState
+from a2a_lab.server.journal_record import ResultKind
 
 from .options import ENV_RESULT
 
@@ -19,7 +20,7 @@ EXIT_ANSWER, EXIT_NO_ANSWER, EXIT_USAGE = 0, 1, 2
 
 @dataclass
 class Result:
-    kind: str = "error"  # message | task | error
+    kind: ResultKind = ResultKind.ERROR  # MESSAGE, TASK or ERROR
     state: TaskState | None = None
     text: str = ""
     task_id: str | None = None
@@ -54,7 +55,9 @@ class Result:
         """A message, or a task in a terminal or interrupted state (FAILED and REJECTED are answers too)."""
         if self.error is not None:
             return False
-        return self.kind == "message" or (self.kind == "task" and self.state is not None and self.state.stops)
+        return self.kind is ResultKind.MESSAGE or (
+            self.kind is ResultKind.TASK and self.state is not None and self.state.stops
+        )
 
     @property
     def exit_code(self) -> int:
@@ -65,7 +68,7 @@ class Result:
     def to_json(self) -> dict[str, Any]:
         iface = self.interface
         return {
-            "kind": self.kind,
+            "kind": self.kind.value,
             "state": self.state.value if self.state is not None else None,
             "text": self.text,
             "task_id": self.task_id,
@@ -137,9 +140,9 @@ def render_text(result: Result) -> str:
         row("stream", "resubscribed to the task after the stream ended early")
     if result.follow_up:
         row("follow-up", "a second message was sent to the task")
-    if result.kind == "message":
+    if result.kind is ResultKind.MESSAGE:
         row("answer", "a message" + (" (streamed)" if result.streamed else ""))
-    elif result.kind == "task":
+    elif result.kind is ResultKind.TASK:
         state = result.state.short if result.state is not None else "unknown state"
         how = (
             "interrupted: the agent waits for the user"
