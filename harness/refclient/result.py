@@ -46,6 +46,9 @@ class Result:
     #: What verified the card's signature: {"verified", "kid", "alg", "signatures"}; None when not asked.
     signature: dict[str, Any] | None = None
 
+    def __post_init__(self) -> None:
+        self.kind = ResultKind(self.kind)  # also from its spelling, "message", "task" or "error"
+
     @property
     def interrupted(self) -> bool:
         return self.state is not None and self.state.interrupted
