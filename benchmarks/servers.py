@@ -29,7 +29,7 @@ def listen() -> socket.socket:
 
 def lab_app():  # type: ignore[no-untyped-def]
     from a2a_lab.server.app import ScenarioApp
-    from a2a_lab.server.scenario import load_file
+    from a2a_lab.server.loader import load_file
 
     return ScenarioApp(load_file(HERE / "bench-scenario.yaml", "bench"))
 

@@ -7,33 +7,30 @@ import json
 import sys
 from collections.abc import Callable, Sequence
 
-from a2a_lab.server.catalogue import Catalogue, resolve
-from a2a_lab.server.scenario import ScenarioError
+from a2a_lab.server.catalogue import resolve
+from a2a_lab.server.loader import ScenarioError
 
 from . import catalogue_view
+from .command_line import ADMIN_TOKEN_ENV, add_json_or_markdown, admin_token, load_catalogue, refuse, say
+from .exit_codes import Exit
 
-EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_HARNESS = 0, 1, 2, 3
 
-
-def _err(text: str) -> None:
-    print(f"a2a-lab: {text}", file=sys.stderr)
+def _unresolved(exc: KeyError | ScenarioError) -> Exit:
+    """An unknown scenario id (a KeyError, whose text is quoted) or a broken scenario file."""
+    return refuse(str(exc).strip('"'))
 
 
 def cmd_scenarios(args: argparse.Namespace) -> int:
-    cat = Catalogue.load()
-    for sid, exc in sorted(cat.broken.items()):
-        _err(f"scenario {sid} is broken and was skipped:\n  {exc}")
+    cat = load_catalogue()
     if args.action == "show":
         if not args.id:
-            _err("usage: a2a-lab scenarios show ID")
-            return EXIT_USAGE
+            return refuse("usage: a2a-lab scenarios show ID")
         try:
             scenario = resolve(args.id, cat)
         except (KeyError, ScenarioError) as exc:
-            _err(str(exc).strip('"'))
-            return EXIT_USAGE
+            return _unresolved(exc)
         print(catalogue_view.explain(scenario))
-        return EXIT_OK
+        return Exit.OK
     scenarios = list(cat.scenarios.values())
     if args.json:
         print(json.dumps(catalogue_view.as_json(scenarios, cat.broken), indent=2))
@@ -41,10 +38,7 @@ def cmd_scenarios(args: argparse.Namespace) -> int:
         print(catalogue_view.as_markdown(scenarios), end="")
     else:
         print(catalogue_view.as_table(scenarios))
-    return EXIT_OK if not cat.broken else EXIT_USAGE
-
-
-ADMIN_TOKEN_ENV = "A2A_LAB_ADMIN_TOKEN"
+    return Exit.OK if not cat.broken else Exit.USAGE
 
 
 def _loopback_host(host: str) -> bool:
@@ -59,22 +53,17 @@ def _loopback_host(host: str) -> bool:
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
-    import os
-
     from a2a_lab.server.app import ScenarioApp
-    from a2a_lab.server.hosting import PortInUse, serve_forever
+    from a2a_lab.server.hosting import serve_forever
     from a2a_lab.server.shared import CatalogueApp
 
-    token = args.admin_token or os.environ.get(ADMIN_TOKEN_ENV) or None
+    token = admin_token(args.admin_token)
     if not _loopback_host(args.host) and token is None:
-        _err(
+        return refuse(
             f"listening on {args.host} exposes the admin API (/_lab/...) beyond this machine; give it a token with "
             f"--admin-token TOKEN or {ADMIN_TOKEN_ENV}=TOKEN (callers send Authorization: Bearer TOKEN)"
         )
-        return EXIT_USAGE
-    cat = Catalogue.load()
-    for sid, exc in sorted(cat.broken.items()):
-        _err(f"scenario {sid} is broken and was skipped:\n  {exc}")
+    cat = load_catalogue()
     try:
         if args.scenario:
             scenario = resolve(args.scenario, cat)
@@ -84,25 +73,20 @@ def cmd_serve(args: argparse.Namespace) -> int:
             app = CatalogueApp(list(cat.scenarios.values()), token)
             where = f"{len(cat.scenarios)} scenarios under /<scenario-id>/ (isolated runs: POST /_lab/runs)"
     except (KeyError, ScenarioError) as exc:
-        _err(str(exc).strip('"'))
-        return EXIT_USAGE
+        return _unresolved(exc)
 
     def ready(url: str) -> None:
-        print(f"a2a-lab: serving {where} on {url} (Ctrl-C to stop)", file=sys.stderr, flush=True)
+        say(f"serving {where} on {url} (Ctrl-C to stop)")
         guard = "requires the admin token" if token else "answers loopback callers only"
-        print(f"a2a-lab: the admin API at /_lab/ {guard}", file=sys.stderr, flush=True)
+        say(f"the admin API at /_lab/ {guard}")
 
     try:
         serve_forever(app, args.host, args.port, args.log_level, on_ready=ready)
-    except PortInUse as exc:
-        _err(str(exc))
-        return EXIT_USAGE
-    except OSError as exc:
-        _err(str(exc))
-        return EXIT_USAGE
+    except OSError as exc:  # PortInUse among them
+        return refuse(str(exc))
     except KeyboardInterrupt:
         pass
-    return EXIT_OK
+    return Exit.OK
 
 
 def cmd_client(args: argparse.Namespace) -> int:
@@ -119,9 +103,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("scenarios", help="list the scenario catalogue, or explain one scenario")
     p.add_argument("action", nargs="?", choices=["list", "show"], default="list")
     p.add_argument("id", nargs="?", help="scenario id (with `show`)")
-    fmt = p.add_mutually_exclusive_group()
-    fmt.add_argument("--json", action="store_true", help="machine-readable list")
-    fmt.add_argument("--markdown", action="store_true", help="the catalogue as a Markdown table")
+    add_json_or_markdown(p, "machine-readable list")
     p.set_defaults(func=cmd_scenarios)
 
     p = sub.add_parser("serve", help="serve one scenario at the origin root, or all of them under /<scenario-id>/")
@@ -210,7 +192,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):
         parser.print_help()
-        return EXIT_USAGE
+        return Exit.USAGE
     return int(args.func(args))
 
 

@@ -9,12 +9,12 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import sys
 from collections.abc import Mapping
 from typing import Any
 
 from a2a_lab.protocol.bindings import SHORT_NAMES, Binding
 
+from .command_line import refuse, say
 from .refclient import (
     DEFAULT_TEXT,
     ENV_ACTION,
@@ -30,12 +30,6 @@ from .refclient import (
     run,
 )
 from .refclient import options as client_options
-
-EXIT_USAGE = 2
-
-
-def _err(text: str) -> None:
-    print(f"a2a-lab: {text}", file=sys.stderr)
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -130,22 +124,19 @@ def cmd_client(args: argparse.Namespace) -> int:
     """The reference client: discover the card, send one message, follow up, print what was understood."""
     target = args.card_url or os.environ.get(ENV_CARD_URL)
     if not target:
-        _err(f"usage: a2a-lab client CARD_URL [TEXT] (or set {ENV_CARD_URL})")
-        return EXIT_USAGE
+        return refuse(f"usage: a2a-lab client CARD_URL [TEXT] (or set {ENV_CARD_URL})")
     if args.follow < 0 or args.timeout <= 0:
-        _err("--follow must be >= 0 and --timeout > 0")
-        return EXIT_USAGE
+        return refuse("--follow must be >= 0 and --timeout > 0")
     try:
         options, warnings = options_from(args, os.environ)
     except UsageFailure as failure:
-        _err(failure.message)
-        return EXIT_USAGE
+        return refuse(failure.message)
     text = args.text if args.text is not None else os.environ.get(ENV_MESSAGE, DEFAULT_TEXT)
     result = run(target, text, options)
     result.warnings[:0] = warnings
     try:
         report_to_env(result)
     except OSError as exc:
-        _err(f"cannot write the result file: {exc}")
+        say(f"cannot write the result file: {exc}")
     print(json.dumps(result.to_json(), indent=2, ensure_ascii=False) if args.json else render_text(result), flush=True)
     return result.exit_code

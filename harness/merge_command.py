@@ -4,15 +4,15 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from pathlib import Path
 from typing import Any
 
 from . import scoring
+from .command_line import refuse, say
+from .exit_codes import Exit
+from .gate import gate_exit
 from .model import ScenarioResult
 from .reports import html, json_report, junit
-
-EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
 
 def merge(reports: list[dict[str, Any]], strict: bool = False) -> list[dict[str, Any]]:
@@ -33,7 +33,7 @@ def merge(reports: list[dict[str, Any]], strict: bool = False) -> list[dict[str,
             "seed": parts[0].get("seed"),
             "strict": strict,
             "merged_from": len(parts),
-            "shards": sorted({p.get("shard") for p in parts if p.get("shard")}),
+            "shards": sorted({str(p["shard"]) for p in parts if p.get("shard")}),
         }
         merged.append(json_report.build(results, summary, meta))
     return merged
@@ -69,11 +69,10 @@ def cmd_report(args: argparse.Namespace) -> int:
                 raise ValueError("not an a2a-lab JSON report (no `scenarios` list)")
             loaded.append(data)
         except (OSError, ValueError) as exc:
-            print(f"a2a-lab: {path}: {exc}", file=sys.stderr)
-            return EXIT_USAGE
+            return refuse(f"{path}: {exc}")
     merged = merge(loaded, args.strict)
     if args.json:
-        json_report.write(args.json, merged[0] if len(merged) == 1 else {"reports": merged})  # type: ignore[arg-type]
+        json_report.write(args.json, merged[0] if len(merged) == 1 else {"reports": merged})
     if args.junit:
         for i, report in enumerate(merged):
             target = (
@@ -83,9 +82,11 @@ def cmd_report(args: argparse.Namespace) -> int:
             )
             junit.write(target, report, args.strict)
     if args.html:
-        print(f"a2a-lab: wrote {html.write(args.html, merged)}", file=sys.stderr)
+        say(f"wrote {html.write(args.html, merged)}")
     for report in merged:
+        summary = report["summary"]
         print(
-            f"{report['client']}: {report['summary']['verdict']} ({report['summary']['scenarios']} scenarios from {report['merged_from']} report(s))"
+            f"{report['client']}: {summary['verdict']} "
+            f"({summary['scenarios']} scenarios from {report['merged_from']} report(s))"
         )
-    return EXIT_FAILED if any(r["summary"]["gate"] == "failed" for r in merged) else EXIT_OK
+    return max((gate_exit(r["summary"]) for r in merged), default=Exit.OK)  # the worst gate

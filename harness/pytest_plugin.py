@@ -10,7 +10,6 @@ def test_my_client_handles_method_not_found(a2a_lab):
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -95,14 +94,8 @@ class ServedScenario:
         want RESULT-MATCHES judged; `supports` declares your client's bindings (`"jsonrpc@1.0"`), else inferred."""
         entries = entries_from_json(self.journal)
         declared = parse_support(supports) if isinstance(supports, str) else (supports or self.supports)
-        if declared:
-            pairs = set(declared)
-        else:
-            pairs = runner.infer_supports([entries])
-        try:
-            card = json.loads(self.app.state.card_bytes(self.base_url))
-        except ValueError:
-            card = None
+        pairs = set(declared) if declared else runner.infer_supports([entries])
+        card = runner.served_card(self.app, self.base_url)
         view = RunView(
             self.base_url, card, entries, pairs, result, None, self.scenario.client.action, None, self.scenario.expect
         )

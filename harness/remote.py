@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 from dataclasses import dataclass
 from typing import Any
 
@@ -11,7 +10,7 @@ import httpx
 
 from a2a_lab.server.shared import RUNS_PREFIX
 
-ADMIN_TOKEN_ENV = "A2A_LAB_ADMIN_TOKEN"
+from .command_line import ADMIN_TOKEN_ENV, admin_token
 
 
 class RemoteError(RuntimeError):
@@ -25,7 +24,7 @@ class RemoteServer:
 
     def __post_init__(self) -> None:
         self.url = self.url.rstrip("/")
-        self.token = self.token or os.environ.get(ADMIN_TOKEN_ENV) or None
+        self.token = admin_token(self.token)
 
     def _call(self, method: str, path: str, **kw: Any) -> Any:
         headers = {"Authorization": f"Bearer {self.token}"} if self.token else {}
@@ -44,16 +43,16 @@ class RemoteServer:
             raise RemoteError(f"{self.url}/_lab{path}: not an a2a-lab admin API (the answer is not JSON)") from None
 
     def start_run(self, seed: int) -> dict[str, Any]:
-        return self._call("POST", "/runs", content=json.dumps({"seed": seed}))  # type: ignore[no-any-return]
+        return self._call("POST", "/runs", content=json.dumps({"seed": seed}))
 
     def run_info(self, run_id: str) -> dict[str, Any]:
-        return self._call("GET", f"/runs/{run_id}")  # type: ignore[no-any-return]
+        return self._call("GET", f"/runs/{run_id}")
 
     def journal(self, run_id: str, scenario_id: str) -> dict[str, Any]:
-        return self._call("GET", f"/runs/{run_id}/journal", params={"scenario": scenario_id})  # type: ignore[no-any-return]
+        return self._call("GET", f"/runs/{run_id}/journal", params={"scenario": scenario_id})
 
     def facts(self, run_id: str, scenario_id: str) -> dict[str, Any]:
-        return self._call("GET", f"/runs/{run_id}/scenario", params={"scenario": scenario_id})  # type: ignore[no-any-return]
+        return self._call("GET", f"/runs/{run_id}/scenario", params={"scenario": scenario_id})
 
     def base_url(self, run_id: str, scenario_id: str) -> str:
         return f"{self.url}{RUNS_PREFIX}/{run_id}/{scenario_id}"

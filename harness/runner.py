@@ -1,5 +1,6 @@
-"""Running a client against scenarios: a fresh server per scenario, the client in its own process group,
-then scoring from the server's journal (and the client's optional result file)."""
+"""Running a client against scenarios: each served on a stage (a fresh local server per scenario, or a run of a
+shared server), the client in its own process group, then scoring from the server's journal (and the client's
+optional result file)."""
 
 from __future__ import annotations
 
@@ -7,11 +8,12 @@ import json
 import os
 import tempfile
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor, as_completed
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from a2a_lab.protocol.cards import WELL_KNOWN_PATH, Support
 from a2a_lab.server.app import ScenarioApp
@@ -55,6 +57,30 @@ class RawRun:
     duration: float
     setup_cost: float
     error: str | None = None
+
+    @classmethod
+    def of(
+        cls,
+        scenario: Scenario,
+        evidence: Evidence,
+        client: ClientRun,
+        seed: int,
+        duration: float,
+        setup_cost: float,
+        error: str | None = None,
+    ) -> RawRun:
+        return cls(
+            scenario,
+            evidence.base_url,
+            evidence.card,
+            evidence.journal,
+            evidence.dropped,
+            client,
+            seed,
+            duration,
+            setup_cost,
+            error,
+        )
 
     @property
     def records(self) -> list[Entry]:
@@ -105,11 +131,94 @@ def read_result(path: Path) -> tuple[dict[str, Any] | None, str | None]:
     return data, None
 
 
-def run_one(scenario: Scenario, opts: RunOptions) -> RawRun:
+@dataclass
+class Evidence:
+    """What a server saw of one scenario run: where it was served, its card, its journal."""
+
+    base_url: str
+    card: Any
+    journal: list[dict[str, Any]]
+    dropped: int
+
+
+@dataclass
+class Hosted:
+    """One scenario being served: the base URL the client is given, and how to read back what the server saw."""
+
+    base_url: str
+    evidence: Callable[[], Evidence]
+
+
+class Stage(Protocol):
+    """Where a client meets each scenario: a fresh local server per scenario, or a run of a shared server."""
+
+    def host(self, scenario: Scenario) -> AbstractContextManager[Hosted]: ...
+
+
+def served_card(app: ScenarioApp, base_url: str) -> Any:
+    """The card a local scenario server serves at `base_url`, parsed (None when it is not JSON)."""
+    try:
+        return json.loads(app.state.card_bytes(base_url))
+    except ValueError:
+        return None
+
+
+@dataclass
+class LocalServers:
+    """A fresh server of its own for every scenario, on a loopback port, stopped when the client is done."""
+
+    seed: int = 0
+
+    @contextmanager
+    def host(self, scenario: Scenario) -> Iterator[Hosted]:
+        app = ScenarioApp(scenario, seed=self.seed)
+        with BackgroundServer(app) as server:
+            base_url = server.url
+
+            def evidence() -> Evidence:
+                snapshot = app.state.journal.snapshot()
+                return Evidence(base_url, served_card(app, base_url), snapshot["entries"], snapshot["dropped"])
+
+            yield Hosted(base_url, evidence)
+
+
+@dataclass
+class SharedRun:
+    """A run on a long-lived shared server (`a2a-lab serve`): the run isolates this client's traffic."""
+
+    server: RemoteServer
+    run_id: str
+
+    @classmethod
+    def start(cls, server: RemoteServer, seed: int) -> SharedRun:
+        return cls(server, server.start_run(seed)["run"])
+
+    def evidence(self, scenario: Scenario) -> Evidence:
+        """What the shared server journaled for one scenario of the run."""
+        journal = self.server.journal(self.run_id, scenario.id)
+        facts = self.server.facts(self.run_id, scenario.id)
+        try:
+            card = json.loads(facts.get("card") or "null")
+        except ValueError:
+            card = None
+        return Evidence(
+            self.server.base_url(self.run_id, scenario.id), card, journal["entries"], journal.get("dropped", 0)
+        )
+
+    @contextmanager
+    def host(self, scenario: Scenario) -> Iterator[Hosted]:
+        yield Hosted(self.server.base_url(self.run_id, scenario.id), lambda: self.evidence(scenario))
+
+    def collect(self, scenario: Scenario, client: ClientRun, seed: int) -> RawRun:
+        """A RawRun of traffic a client produced by itself (`a2a-lab score`)."""
+        return RawRun.of(scenario, self.evidence(scenario), client, seed, 0.0, 0.0)
+
+
+def run_one(scenario: Scenario, opts: RunOptions, stage: Stage) -> RawRun:
+    """Serve one scenario on `stage`, run the client against it, and read back what the server saw."""
     started = time.monotonic()
-    app = ScenarioApp(scenario, seed=opts.seed)
-    with tempfile.TemporaryDirectory(prefix="a2a-lab-") as tmp, BackgroundServer(app) as server:
-        base_url = server.url
+    with tempfile.TemporaryDirectory(prefix="a2a-lab-") as tmp, stage.host(scenario) as hosted:
+        base_url = hosted.base_url
         card_url = base_url + WELL_KNOWN_PATH
         result_path = Path(tmp) / "result.json"
         argv = command_for(opts.client, card_url, base_url)
@@ -118,11 +227,7 @@ def run_one(scenario: Scenario, opts: RunOptions) -> RawRun:
             argv, client_env(scenario, card_url, base_url, str(result_path), opts.env), opts.timeout or scenario.timeout
         )
         result, result_error = read_result(result_path)
-        snapshot = app.state.journal.snapshot()
-        try:
-            card = json.loads(app.state.card_bytes(base_url))
-        except ValueError:
-            card = None
+        evidence = hosted.evidence()
     client = ClientRun(
         argv,
         finished.exit_code,
@@ -134,78 +239,7 @@ def run_one(scenario: Scenario, opts: RunOptions) -> RawRun:
         result_error,
         finished.start_error,
     )
-    return RawRun(
-        scenario,
-        base_url,
-        card,
-        snapshot["entries"],
-        snapshot["dropped"],
-        client,
-        opts.seed,
-        time.monotonic() - started,
-        setup,
-        finished.start_error,
-    )
-
-
-def run_one_remote(scenario: Scenario, opts: RunOptions, server: RemoteServer, run_id: str) -> RawRun:
-    """Like run_one, against a long-lived shared server: the run isolates this client's traffic."""
-    started = time.monotonic()
-    base_url = server.base_url(run_id, scenario.id)
-    card_url = base_url + WELL_KNOWN_PATH
-    with tempfile.TemporaryDirectory(prefix="a2a-lab-") as tmp:
-        result_path = Path(tmp) / "result.json"
-        argv = command_for(opts.client, card_url, base_url)
-        setup = time.monotonic() - started
-        finished = process.run(
-            argv, client_env(scenario, card_url, base_url, str(result_path), opts.env), opts.timeout or scenario.timeout
-        )
-        result, result_error = read_result(result_path)
-    client = ClientRun(
-        argv,
-        finished.exit_code,
-        round(finished.duration, 3),
-        finished.timed_out,
-        finished.stdout,
-        finished.stderr,
-        result,
-        result_error,
-        finished.start_error,
-    )
-    return collect_remote(
-        scenario, server, run_id, client, opts.seed, time.monotonic() - started, setup, finished.start_error
-    )
-
-
-def collect_remote(
-    scenario: Scenario,
-    server: RemoteServer,
-    run_id: str,
-    client: ClientRun,
-    seed: int,
-    duration: float = 0.0,
-    setup: float = 0.0,
-    error: str | None = None,
-) -> RawRun:
-    """A RawRun from what a shared server journaled for one scenario of a run."""
-    journal = server.journal(run_id, scenario.id)
-    facts = server.facts(run_id, scenario.id)
-    try:
-        card = json.loads(facts.get("card") or "null")
-    except ValueError:
-        card = None
-    return RawRun(
-        scenario,
-        server.base_url(run_id, scenario.id),
-        card,
-        journal["entries"],
-        journal.get("dropped", 0),
-        client,
-        seed,
-        duration,
-        setup,
-        error,
-    )
+    return RawRun.of(scenario, evidence, client, opts.seed, time.monotonic() - started, setup, finished.start_error)
 
 
 def infer_supports(journals: Iterable[list[Entry]]) -> set[Support]:
@@ -262,32 +296,20 @@ def execute_all(
     scenarios: list[Scenario],
     opts: RunOptions,
     progress: Callable[[RawRun, int, int], None] | None = None,
-    server: RemoteServer | None = None,
-    run_id: str | None = None,
+    stage: Stage | None = None,
 ) -> list[RawRun]:
-    """Run the client against each scenario (its own local server, or a run on a shared `server`); no scoring."""
+    """Run the client against each scenario on `stage` (default: a local server of its own each); no scoring."""
     total = len(scenarios)
+    where: Stage = stage or LocalServers(opts.seed)
 
     def one(s: Scenario) -> RawRun:
         try:
-            raw = run_one(s, opts) if server is None else run_one_remote(s, opts, server, run_id)  # type: ignore[arg-type]
+            return run_one(s, opts, where)
         except Exception as exc:
-            raw = RawRun(
-                s,
-                "",
-                None,
-                [],
-                0,
-                ClientRun([], None, 0.0, False),
-                opts.seed,
-                0.0,
-                0.0,
-                f"harness error: {type(exc).__name__}: {exc}",
-            )
-        return raw
+            empty = Evidence("", None, [], 0)
+            client = ClientRun([], None, 0.0, False)
+            return RawRun.of(s, empty, client, opts.seed, 0.0, 0.0, f"harness error: {type(exc).__name__}: {exc}")
 
-    if server is not None and run_id is None:
-        run_id = server.start_run(opts.seed)["run"]
     done: dict[str, RawRun] = {}
     with ThreadPoolExecutor(max_workers=max(1, opts.jobs)) as pool:
         for future in as_completed([pool.submit(one, s) for s in scenarios]):
@@ -304,5 +326,7 @@ def run_all(
     progress: Callable[[RawRun, int, int], None] | None = None,
     server: RemoteServer | None = None,
 ) -> tuple[list[ScenarioResult], set[Support]]:
-    """Run the client against each scenario, then score the whole run."""
-    return score_all(execute_all(scenarios, opts, progress, server), opts)
+    """Run the client against each scenario (on local servers, or in a new run of a shared `server`), then score the
+    whole run."""
+    stage = SharedRun.start(server, opts.seed) if server is not None else None
+    return score_all(execute_all(scenarios, opts, progress, stage), opts)

@@ -5,14 +5,14 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from .checks import catalogue
+from .checks import client_checks
 from .journal_view import RunView
 from .model import GATING, SEVERITY, CheckResult, Level, Outcome, ScenarioResult
 
 
 def evaluate(view: RunView) -> list[CheckResult]:
     results = []
-    for check in catalogue():
+    for check in client_checks():
         try:
             results.append(check.evaluate(view, check))
         except Exception as exc:

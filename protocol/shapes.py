@@ -526,7 +526,7 @@ def kind_problems(obj: Any, what: str, form: Form, path: str) -> list[Problem]:
 
 
 def _check_kind(obj: Any, what: str, form: Form, path: str, problems: list[Problem]) -> None:
-    version, rest = form.version, form.rest
+    version = form.version
     if not isinstance(obj, dict):
         return
     given = obj.get(DISCRIMINATOR)

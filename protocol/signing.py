@@ -105,49 +105,56 @@ def sign(
 
 
 @dataclass(frozen=True)
-class Verdict:
+class SignatureVerdict:
+    """What verifying one of a card's signatures found."""
+
     index: int
     kid: str | None
     alg: str | None
     valid: bool
     reason: str
 
+    def to_json(self) -> dict[str, Any]:
+        return {"index": self.index, "kid": self.kid, "alg": self.alg, "valid": self.valid, "reason": self.reason}
 
-def verify(card: dict[str, Any], jwks: dict[str, Any]) -> list[Verdict]:
+
+def verify(card: dict[str, Any], jwks: dict[str, Any]) -> list[SignatureVerdict]:
     """Check every signature on a card against a key set (§8.4.3). An empty list: the card is unsigned."""
     payload = canonical(card)
     try:
         keyset: KeySet | None = KeySet.import_key_set(jwks)
     except (JoseError, ValueError, TypeError):
         keyset = None
-    out: list[Verdict] = []
+    out: list[SignatureVerdict] = []
     for i, sig in enumerate(card.get(SIGNATURES) or []):
         if (
             not isinstance(sig, dict)
             or not isinstance(sig.get("protected"), str)
             or not isinstance(sig.get("signature"), str)
         ):
-            out.append(Verdict(i, None, None, False, "not a {protected, signature} object"))
+            out.append(SignatureVerdict(i, None, None, False, "not a {protected, signature} object"))
             continue
         try:
             header = json.loads(base64.urlsafe_b64decode(sig["protected"] + "=" * (-len(sig["protected"]) % 4)))
         except (ValueError, TypeError):
-            out.append(Verdict(i, None, None, False, "the protected header is not base64url JSON"))
+            out.append(SignatureVerdict(i, None, None, False, "the protected header is not base64url JSON"))
             continue
         kid, alg = header.get("kid"), header.get("alg")
         if not kid or not alg:
-            out.append(Verdict(i, kid, alg, False, "the protected header lacks alg or kid (both MUST be present)"))
+            out.append(
+                SignatureVerdict(i, kid, alg, False, "the protected header lacks alg or kid (both MUST be present)")
+            )
             continue
         try:
             if keyset is None:
                 raise KeyError(kid)
             key = keyset.get_by_kid(kid)
         except (ValueError, KeyError, JoseError):
-            out.append(Verdict(i, kid, alg, False, f"no key with kid {kid!r} in the key set"))
+            out.append(SignatureVerdict(i, kid, alg, False, f"no key with kid {kid!r} in the key set"))
             continue
         try:
             jws.deserialize_compact(f"{sig['protected']}..{sig['signature']}", key, payload=payload, algorithms=[alg])
-            out.append(Verdict(i, kid, alg, True, "signature valid over the canonical card"))
+            out.append(SignatureVerdict(i, kid, alg, True, "signature valid over the canonical card"))
         except (JoseError, ValueError) as exc:
-            out.append(Verdict(i, kid, alg, False, f"signature does not verify ({type(exc).__name__})"))
+            out.append(SignatureVerdict(i, kid, alg, False, f"signature does not verify ({type(exc).__name__})"))
     return out

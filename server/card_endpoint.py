@@ -11,6 +11,7 @@ from a2a_lab.protocol.cards import LEGACY_WELL_KNOWN_PATH
 
 from . import answer, http, intake
 from .journal_record import EntryKind
+from .scenario import CardPathMode
 from .state import LabState
 
 
@@ -24,10 +25,10 @@ async def handle(state: LabState, route_path: str, scope: Scope, receive: Receiv
             scope, receive, send, entry, 405, b'{"error":"use GET"}', "application/json", extra=[("allow", "GET")]
         )
         return
-    if serving.mode == "missing":
+    if serving.mode is CardPathMode.MISSING:
         await answer.send_body(scope, receive, send, entry, 404, b"Not Found", "text/plain; charset=utf-8")
         return
-    if serving.mode == "raw":
+    if serving.mode is CardPathMode.RAW:
         await answer.send_body(scope, receive, send, entry, serving.status, serving.body, serving.content_type)
         return
     body = state.card_bytes(base_url)

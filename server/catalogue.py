@@ -8,7 +8,8 @@ from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 
-from .scenario import Scenario, ScenarioError, load_file
+from .loader import ScenarioError, load_file
+from .scenario import Scenario
 
 
 def builtin_root() -> Path:

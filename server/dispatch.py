@@ -22,7 +22,7 @@ from . import rules, streams
 from .engine import TaskRecord, message_text
 from .journal_record import Answer, CredentialStatus, Entry, ResultKind
 from .push import malformed
-from .scenario import Reply, TaskScript
+from .scenario import AuthScope, Reply, Returns, TaskScript
 from .state import LabState, substitute
 
 
@@ -77,7 +77,7 @@ def credential_status(state: LabState, headers: Mapping[str, str]) -> Credential
 
 def check_auth(state: LabState, op: Operation | None, headers: Mapping[str, str]) -> A2AError | None:
     auth = state.scenario.auth
-    if auth is None or (auth.scope == "extended_card" and op is not Operation.GET_EXTENDED_CARD):
+    if auth is None or (auth.scope is AuthScope.EXTENDED_CARD and op is not Operation.GET_EXTENDED_CARD):
         return None
     given = headers.get("authorization", "")
     if credential_status(state, headers) is CredentialStatus.VALID:
@@ -187,7 +187,7 @@ def _send(state: LabState, call: Invocation, reply: Reply) -> Decision:
         state.keep_moving(rec)  # a task that time moves on moves by itself from now on
         if streaming:
             return Decision(reply, Answer.task(rec.task, stream=True), events=streams.drive(state, rec, reply.stream))
-        if not cfg.get("returnImmediately") and script.returns == "stop":
+        if not cfg.get("returnImmediately") and script.returns is Returns.STOP:
             engine.run_to_stop(rec)
     task = engine.snapshot(rec, cfg.get("historyLength"))
     return Decision(reply, Answer.task(task), value={"task": task})

@@ -20,7 +20,7 @@ from a2a_lab.protocol.states import Role, TaskState
 
 from .journal_record import Entry
 from .placeholders import TEXT, fill
-from .scenario import CHUNKED, Step, TaskScript
+from .scenario import Step, TaskScript
 
 Event = dict[str, Any]  # a canonical StreamResponse: {"task": ...} | {"statusUpdate": ...} | ...
 
@@ -145,20 +145,20 @@ class Engine:
     def _apply_step(self, rec: TaskRecord, step: Step, first: bool = False) -> list[Event]:
         """Set the task to a step and return the events that announce it (artifacts before status)."""
         events: list[Event] = []
-        artifacts = list(step.artifacts)
+        specs = step.artifacts
         if (
-            not artifacts
+            not specs
             and rec.script.artifacts
             and rec.pos == len(rec.script.steps) - 1
             and not any(s.artifacts for s in rec.script.steps)
         ):
-            artifacts = list(rec.script.artifacts)
-        for artifact in fill(artifacts, TEXT, rec.text):
-            chunked = artifact.pop(CHUNKED, False)
+            specs = rec.script.artifacts
+        for spec in specs:
+            artifact = fill(spec.artifact, TEXT, rec.text)
             rec.task.setdefault("artifacts", []).append(artifact)
             if first:
                 continue
-            pieces = [{**artifact, "parts": [part]} for part in artifact["parts"]] if chunked else [artifact]
+            pieces = [{**artifact, "parts": [part]} for part in artifact["parts"]] if spec.chunked else [artifact]
             for i, piece in enumerate(pieces):
                 update: dict[str, Any] = {
                     "taskId": rec.id,

@@ -13,7 +13,7 @@ from typing import Any
 
 from starlette.types import Receive, Scope, Send
 
-from .scenario import Fault
+from .scenario import Fault, FaultKind
 
 TRANSPORT_KEY = "a2a_lab.transport"
 #: A stalled answer is given up after this long even if the client never leaves.
@@ -62,17 +62,17 @@ async def deliver(
         await send({"type": "http.response.start", "status": status, "headers": headers})
         await send({"type": "http.response.body", "body": body})
         return "sent"
-    if fault.kind == "stall":
+    if fault.kind is FaultKind.STALL:
         await wait_disconnect(receive)
         return "stalled"
-    if fault.kind == "reset":
+    if fault.kind is FaultKind.RESET:
         if abort_connection(scope):
             await wait_disconnect(receive, 5.0)
             return "reset"
-        fault = Fault("truncate", 0)
+        fault = Fault(FaultKind.TRUNCATE)
     headers = [h for h in headers if h[0] != b"content-length"] + [(b"content-length", str(len(body)).encode())]
     await send({"type": "http.response.start", "status": status, "headers": headers})
-    if fault.kind == "truncate":
+    if fault.kind is FaultKind.TRUNCATE:
         await send({"type": "http.response.body", "body": body[: fault.after_bytes], "more_body": True})
         if not abort_connection(scope):
             raise ConnectionAbortedError("a2a-lab: truncated answer (fault injected by the scenario)")

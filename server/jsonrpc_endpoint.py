@@ -15,18 +15,18 @@ from a2a_lab.protocol.versions import Version
 
 from . import dispatch, http, intake
 from .journal_record import Answer, EntryKind, RpcRef
-from .scenario import Endpoint, Envelope, Reply
+from .scenario import Endpoint, Envelope, EnvelopeId, Reply
 from .state import LabState
 
 WRONG_ID_PREFIX = "a2a-lab-wrong-id-"
 
 
 def _with_envelope(body: dict[str, Any], env: Envelope, req_id: Any) -> dict[str, Any]:
-    if env.id == "wrong":
+    if env.id is EnvelopeId.WRONG:
         body["id"] = f"{WRONG_ID_PREFIX}{req_id}"
-    elif env.id == "null":
+    elif env.id is EnvelopeId.NULL:
         body["id"] = None
-    elif env.id == "omit":
+    elif env.id is EnvelopeId.OMIT:
         body.pop("id", None)
     if env.both:
         body.setdefault("result", None)

@@ -14,7 +14,7 @@ from a2a_lab.protocol import cards, signing
 from .engine import Engine, TaskRecord
 from .journal import Journal
 from .placeholders import ALT_BASE_URL, BASE_URL, alt_origin, fill_origins
-from .scenario import CardSigning, Scenario
+from .scenario import CardSigning, Scenario, Tamper
 
 PAD_FIELD = "x-a2a-lab-padding"
 
@@ -24,9 +24,9 @@ def substitute(value: Any, base_url: str) -> Any:
 
 
 def _signed(doc: dict[str, Any], spec: CardSigning) -> dict[str, Any]:
-    kid = f"{spec.kid}-unknown" if spec.tamper == "unknown-kid" else spec.kid
+    kid = f"{spec.kid}-unknown" if spec.tamper is Tamper.UNKNOWN_KID else spec.kid
     signed = signing.sign(doc, spec.key, kid)
-    if spec.tamper == "payload":
+    if spec.tamper is Tamper.PAYLOAD:
         signed["description"] = f"{signed.get('description', '')} (changed after signing)"
     return signed
 

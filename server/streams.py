@@ -11,11 +11,11 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Union
 
-from a2a_lab.protocol.errors import A2AError, ErrorType
+from a2a_lab.protocol.errors import A2AError
 from a2a_lab.protocol.states import TaskState
 
 from .engine import Event, TaskRecord
-from .scenario import StreamScript
+from .scenario import FirstEvent, StreamScript
 
 if TYPE_CHECKING:
     from .state import LabState
@@ -48,14 +48,6 @@ def _stops_here(rec: TaskRecord, script: StreamScript) -> bool:
     return rec.state.terminal or (rec.state.interrupted and script.close_at_interrupted)
 
 
-def _stream_error(script: StreamScript) -> StreamError:
-    from a2a_lab.protocol import errors
-
-    spec = script.error
-    etype = errors.by_name(spec) if isinstance(spec, str) else errors.by_code(spec)
-    return StreamError(A2AError(etype or ErrorType.INTERNAL_ERROR, "Error injected mid-stream by the scenario"))
-
-
 class _Emitter:
     """Applies duplicate / error-after / omit-terminal to the events of one stream."""
 
@@ -72,7 +64,7 @@ class _Emitter:
         self.count += 1
         if self.script.error_after is not None and self.count >= self.script.error_after:
             self.done = True
-            items.append(_stream_error(self.script))
+            items.append(StreamError(self.script.error))
         elif self.script.drop_after is not None and self.count >= self.script.drop_after:
             self.done = True
             items.append(Drop())
@@ -94,7 +86,7 @@ async def single(event: Event) -> AsyncIterator[Item]:
 
 
 def _first(rec: TaskRecord, script: StreamScript, snapshot: dict[str, Any]) -> Event:
-    if script.first_event == "status":
+    if script.first_event is FirstEvent.STATUS:
         return {"statusUpdate": {"taskId": rec.id, "contextId": rec.task["contextId"], "status": rec.task["status"]}}
     return {"task": snapshot}
 

@@ -12,7 +12,8 @@ from a2a_lab.server.app import ScenarioApp
 from a2a_lab.server.catalogue import Catalogue
 from a2a_lab.server.hosting import BackgroundServer
 
-#: One TLS context for every test client: building one per client reloads the CA bundle (slow); loopback is plain HTTP anyway.
+#: One TLS context for every test client: building one per client reloads the CA bundle (slow); loopback is plain
+#: HTTP anyway.
 _SSL = ssl.create_default_context()
 
 

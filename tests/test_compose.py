@@ -71,8 +71,13 @@ def test_compose_services_work_together(tmp_path: Path) -> None:
         )
         assert health.returncode == 0, health.stderr
         drive = subprocess.run(
-            _local(services["example-client"]["command"], url, tmp_path)
-            + ["--scenario", "spec/*", "--scenario", "quirks/*"],
+            [
+                *_local(services["example-client"]["command"], url, tmp_path),
+                "--scenario",
+                "spec/*",
+                "--scenario",
+                "quirks/*",
+            ],
             env=env,
             capture_output=True,
             text=True,
@@ -81,7 +86,7 @@ def test_compose_services_work_together(tmp_path: Path) -> None:
         assert drive.returncode == 0, drive.stderr
         assert (tmp_path / "run-id").read_text().strip() == drive.stdout.strip()
         score = subprocess.run(
-            _local(services["harness"]["command"], url, tmp_path) + ["--scenario", "spec/*", "--scenario", "quirks/*"],
+            [*_local(services["harness"]["command"], url, tmp_path), "--scenario", "spec/*", "--scenario", "quirks/*"],
             env=env,
             capture_output=True,
             text=True,

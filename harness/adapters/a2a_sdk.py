@@ -15,6 +15,8 @@ import sys
 import uuid
 from typing import Any
 
+from a2a_lab.harness.command_line import say
+from a2a_lab.harness.exit_codes import ClientExit
 from a2a_lab.harness.handshake import ENV_MESSAGE, ENV_RESULT
 
 POLLS, POLL_GAP_S = 10, 0.3
@@ -80,22 +82,19 @@ async def run(card_url: str, text: str) -> dict[str, Any]:
 def main() -> int:
     if len(sys.argv) < 2:
         print("usage: python -m a2a_lab.harness.adapters.a2a_sdk CARD_URL", file=sys.stderr)
-        return 2
+        return ClientExit.USAGE
     try:
         import a2a.client  # noqa: F401
     except ImportError:
-        print(
-            "a2a-lab: the a2a-sdk adapter needs the official SDK: pip install 'a2a-sdk[http-server]>=1.3'",
-            file=sys.stderr,
-        )
-        return 2
+        say("the a2a-sdk adapter needs the official SDK: pip install 'a2a-sdk[http-server]>=1.3'")
+        return ClientExit.USAGE
     text = os.environ.get(ENV_MESSAGE, "Hello from a2a-lab")
     try:
         result = asyncio.run(run(sys.argv[1], text))
-        code = 0 if result["kind"] != "error" else 1
+        code = ClientExit.ANSWER if result["kind"] != "error" else ClientExit.NO_ANSWER
     except Exception as exc:
         result = {"kind": "error", "state": None, "text": "", "error": f"{type(exc).__name__}: {exc}"}
-        code = 1
+        code = ClientExit.NO_ANSWER
     print(json.dumps(result))
     if os.environ.get(ENV_RESULT):
         with open(os.environ[ENV_RESULT], "w", encoding="utf-8") as fh:

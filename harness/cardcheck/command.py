@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -14,15 +13,15 @@ import httpx
 
 from a2a_lab.protocol import cards, signing
 
+from ..command_line import refuse
+from ..exit_codes import Exit
 from . import urlpolicy
 from .derive import derive
 from .lint import lint
 
-EXIT_OK, EXIT_ERRORS, EXIT_UNUSABLE = 0, 1, 2
 
-
-class Unusable(Exception):
-    pass
+class UnusableInput(Exception):
+    """The card or key set cannot be read or is not JSON (exit 2)."""
 
 
 @dataclass
@@ -39,18 +38,18 @@ def _read_url(url: str, limit: int) -> Loaded:
             http.stream("GET", url, headers={"Accept": "application/json"}) as r,
         ):
             if r.status_code != 200:
-                raise Unusable(f"{url}: HTTP {r.status_code}")
+                raise UnusableInput(f"{url}: HTTP {r.status_code}")
             chunks, size = [], 0
             for chunk in r.iter_bytes():
                 size += len(chunk)
                 if size > limit:
-                    raise Unusable(
+                    raise UnusableInput(
                         f"{url}: the card is larger than {limit} bytes (a careful client stops reading); raise --max-bytes to check it anyway"
                     )
                 chunks.append(chunk)
             return Loaded(url, b"".join(chunks), r.headers.get("content-type"))
     except httpx.HTTPError as exc:
-        raise Unusable(f"{url}: cannot fetch the card: {type(exc).__name__}: {exc}") from None
+        raise UnusableInput(f"{url}: cannot fetch the card: {type(exc).__name__}: {exc}") from None
 
 
 def load(source: str, limit: int) -> Loaded:
@@ -61,12 +60,12 @@ def load(source: str, limit: int) -> Loaded:
     try:
         size = path.stat().st_size
         if size > limit:
-            raise Unusable(
+            raise UnusableInput(
                 f"{source}: the card is {size} bytes, more than {limit}; raise --max-bytes to check it anyway"
             )
         return Loaded(source, path.read_bytes())
     except OSError as exc:
-        raise Unusable(f"{source}: cannot read: {exc.strerror or exc}") from None
+        raise UnusableInput(f"{source}: cannot read: {exc.strerror or exc}") from None
 
 
 def _jwks(source: str) -> dict[str, Any]:
@@ -74,11 +73,11 @@ def _jwks(source: str) -> dict[str, Any]:
     try:
         data = json.loads(loaded.raw)
     except ValueError as exc:
-        raise Unusable(f"{source}: the key set is not JSON: {exc}") from None
+        raise UnusableInput(f"{source}: the key set is not JSON: {exc}") from None
     if isinstance(data, dict) and "keys" not in data and "kty" in data:
         data = {"keys": [data]}
     if not isinstance(data, dict) or not isinstance(data.get("keys"), list):
-        raise Unusable(f'{source}: expected a JWKS ({{"keys": [...]}}) or a single JWK')
+        raise UnusableInput(f'{source}: expected a JWKS ({{"keys": [...]}}) or a single JWK')
     return data
 
 
@@ -86,9 +85,9 @@ def check(loaded: Loaded, policy: str, jwks_source: str | None) -> dict[str, Any
     try:
         card = json.loads(loaded.raw)
     except (ValueError, UnicodeDecodeError) as exc:
-        raise Unusable(f"{loaded.source}: not JSON: {exc}") from None
+        raise UnusableInput(f"{loaded.source}: not JSON: {exc}") from None
     if not isinstance(card, dict):
-        raise Unusable(f"{loaded.source}: the card is JSON but not an object")
+        raise UnusableInput(f"{loaded.source}: the card is JSON but not an object")
     findings = lint(card, policy)
     if loaded.content_type and "json" not in loaded.content_type.lower():
         findings.warning("(content-type)", f"served as {loaded.content_type!r}", "serve the card as application/json")
@@ -110,7 +109,7 @@ def check(loaded: Loaded, policy: str, jwks_source: str | None) -> dict[str, Any
         }
         if jwks_source:
             verdicts = signing.verify(card, _jwks(jwks_source))
-            sig["verdicts"] = [v.__dict__ for v in verdicts]
+            sig["verdicts"] = [v.to_json() for v in verdicts]
             if not any(v.valid for v in verdicts):
                 findings.error(
                     "signatures",
@@ -185,8 +184,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def cmd_card(args: argparse.Namespace) -> int:
     try:
         report = check(load(args.source, args.max_bytes), args.policy, args.jwks)
-    except Unusable as exc:
-        print(f"a2a-lab: {exc}", file=sys.stderr)
-        return EXIT_UNUSABLE
+    except UnusableInput as exc:
+        return refuse(str(exc))
     print(json.dumps(report, indent=2) if args.json else render(report))
-    return EXIT_ERRORS if report["errors"] else EXIT_OK
+    return Exit.FAILED if report["errors"] else Exit.OK

@@ -1,8 +1,8 @@
-"""The check catalogue. Importing this package registers every check, in catalogue order."""
+"""The client checks. Importing this package registers every check, in report order."""
 
 from __future__ import annotations
 
-# Registration happens on import; the order here is the catalogue's order.
+# Registration happens on import; the order here is the order of every listing and report.
 # isort: off
 from . import discovery  # noqa: F401
 from . import versioning  # noqa: F401
@@ -16,8 +16,9 @@ from . import result  # noqa: F401
 # isort: on
 from .base import REGISTRY, Check
 
-__all__ = ["REGISTRY", "Check", "catalogue"]
+__all__ = ["REGISTRY", "Check", "client_checks"]
 
 
-def catalogue() -> list[Check]:
+def client_checks() -> list[Check]:
+    """Every check that judges a client, in registration order (the probe's checks judging servers are separate)."""
     return list(REGISTRY.values())

@@ -121,7 +121,7 @@ def body_shape(view: RunView, c: Check) -> CheckResult:
                 f"an A2A {call.version.value} message",
                 listed,
                 [call],
-            )  # type: ignore[union-attr]
+            )
     return c.passed(f"{len(sends)} message(s) shaped for their version")
 
 

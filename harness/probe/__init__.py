@@ -5,13 +5,13 @@
     run.results[1].check("SEND-MESSAGE").outcome
 
 The card is fetched and linted (`probe/card`, CARD-VALID); then every declared interface a2a-lab speaks
-(JSON-RPC or HTTP+JSON, A2A 1.0 or 0.3) gets the checks of catalogue.py, as one result each
+(JSON-RPC or HTTP+JSON, A2A 1.0 or 0.3) gets the checks of definitions.py, as one result each
 (`probe/<index>-<binding>-<version>`), in the harness's result model and reports. Harmless calls only: one
 message (plus a GetTask follow-up, and a stream when the card declares streaming), and GetTask / CancelTask on
 an id no server issued.
 """
 
-from .catalogue import CATALOGUE, INTERFACE_CHECKS, ProbeCheck
-from .runner import ProbeOptions, ProbeRun, Unusable, probe
+from .definitions import INTERFACE_CHECKS, PROBE_CHECKS, ProbeCheck
+from .runner import NothingToProbe, ProbeOptions, ProbeRun, probe
 
-__all__ = ["CATALOGUE", "INTERFACE_CHECKS", "ProbeCheck", "ProbeOptions", "ProbeRun", "Unusable", "probe"]
+__all__ = ["INTERFACE_CHECKS", "PROBE_CHECKS", "NothingToProbe", "ProbeCheck", "ProbeOptions", "ProbeRun", "probe"]

@@ -17,7 +17,7 @@ from a2a_lab.server.journal_record import ResultKind
 from ..model import CheckResult
 from ..refclient.failures import ClientFailure, invites_fallback
 from ..refclient.reading import classify, read_send_result, read_task
-from .catalogue import CARD_VALID, RESPONSE_SHAPE, SEND_MESSAGE, TASK_FOLLOW_UP
+from .definitions import CARD_VALID, RESPONSE_SHAPE, SEND_MESSAGE, TASK_FOLLOW_UP
 from .context import DIAGNOSIS, InterfaceProbe, describe, needs_credentials, not_judged
 
 MAX_SHOWN = 5

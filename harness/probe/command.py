@@ -6,30 +6,31 @@ Exit codes are the harness's: 0 no FAIL, 1 a FAIL, 2 unusable input (no card), 3
 from __future__ import annotations
 
 import argparse
-import sys
 from datetime import UTC, datetime
-from pathlib import Path
 
 from a2a_lab.protocol.bindings import SHORT_NAMES
 
 from ..cardcheck import urlpolicy
-from ..refclient.options import READ_TIMEOUT_S
-from ..run_command import EXIT_HARNESS, EXIT_USAGE, finish
-from .catalogue import CATALOGUE
-from .runner import ProbeOptions, Unusable, probe
+from ..command_line import (
+    add_answer_timeout,
+    add_live_target,
+    add_report_files,
+    add_verbose,
+    crashed,
+    refuse,
+    say,
+)
+from ..gate import conclude
+from ..reports.files import ReportFiles
+from .definitions import PROBE_CHECKS
+from .runner import NothingToProbe, ProbeOptions, probe
 
 BINDINGS = ("jsonrpc", "http+json")
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument(
-        "target",
-        metavar="BASE_URL",
-        help="the server's origin (its card is at BASE_URL/.well-known/agent-card.json) or its card URL",
-    )
-    p.add_argument("--json", type=Path, metavar="FILE", help="write the JSON report")
-    p.add_argument("--junit", type=Path, metavar="FILE", help="write JUnit XML")
-    p.add_argument("--html", type=Path, metavar="DIR", help="write a self-contained HTML report to DIR/index.html")
+    add_live_target(p)
+    add_report_files(p, report_dir=False)
     p.add_argument("--binding", choices=BINDINGS, help="probe only the interfaces of this binding")
     p.add_argument(
         "--policy",
@@ -39,19 +40,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--token", help="present Authorization: Bearer TOKEN on every A2A call (for agents whose card requires it)"
     )
-    p.add_argument(
-        "--timeout",
-        type=float,
-        default=READ_TIMEOUT_S,
-        help=f"seconds to wait for any one answer (default {READ_TIMEOUT_S:g})",
-    )
-    p.add_argument("-v", "--verbose", action="store_true", help="show every miss in the scorecard")
+    add_answer_timeout(p)
+    add_verbose(p)
 
 
 def cmd_probe(args: argparse.Namespace) -> int:
     if args.timeout <= 0:
-        print("a2a-lab: --timeout must be positive", file=sys.stderr)
-        return EXIT_USAGE
+        return refuse("--timeout must be positive")
     options = ProbeOptions(
         binding=SHORT_NAMES[args.binding] if args.binding else None,
         policy=args.policy,
@@ -61,21 +56,17 @@ def cmd_probe(args: argparse.Namespace) -> int:
     started = datetime.now(UTC).isoformat(timespec="seconds")
     try:
         run = probe(args.target, options)
-    except Unusable as exc:
-        print(f"a2a-lab: nothing to probe: {exc}", file=sys.stderr)
-        return EXIT_USAGE
+    except NothingToProbe as exc:
+        return refuse(f"nothing to probe: {exc}")
     except Exception as exc:
-        print(f"a2a-lab: probe error: {type(exc).__name__}: {exc}", file=sys.stderr)
-        return EXIT_HARNESS
-    print(
-        f"a2a-lab: probed {run.card_url} ({len(run.results) - 1} interface(s), URL policy {run.policy})",
-        file=sys.stderr,
-    )
-    args.strict, args.report_dir = False, None
+        return crashed("probe error", exc)
+    say(f"probed {run.card_url} ({len(run.results) - 1} interface(s), URL policy {run.policy})")
     meta = {
         "client": f"a2a-lab probe {run.target}",
         "probe": {"target": run.target, "card_url": run.card_url, "policy": run.policy},
         "seed": 0,
         "started": started,
     }
-    return finish(run.results, run.probed, args, meta, checks=CATALOGUE)
+    return conclude(
+        run.results, run.probed, meta, ReportFiles.from_args(args), verbose=args.verbose, checks=PROBE_CHECKS
+    )

@@ -25,7 +25,7 @@ from ..refclient.options import ClientOptions
 from ..refclient.reading import Answer
 from ..refclient.recording import Exchange, Recorder
 from ..refclient.transport import Transport
-from .catalogue import ProbeCheck
+from .definitions import ProbeCheck
 
 #: The probe's own marker for ids no server issued (UNKNOWN-TASK, VERSION-NEGOTIATION).
 UNKNOWN_ID_PREFIX = "a2a-lab-probe-unknown-"

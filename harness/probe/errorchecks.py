@@ -15,7 +15,7 @@ from ..model import CheckResult, Outcome
 from ..refclient.failures import ClientFailure
 from ..refclient.http import snippet
 from ..refclient.recording import Exchange
-from .catalogue import ERROR_ENVELOPE, UNKNOWN_TASK, VERSION_NEGOTIATION
+from .definitions import ERROR_ENVELOPE, UNKNOWN_TASK, VERSION_NEGOTIATION
 from .context import (
     DIAGNOSIS,
     InterfaceProbe,

@@ -28,7 +28,7 @@ from ..refclient.http import make_client
 from ..refclient.options import CONNECT_TIMEOUT_S, POLL_START_S, READ_TIMEOUT_S, ClientOptions
 from ..refclient.recording import IDENTITY, Exchange, Recorder
 from ..refclient.selection import SUPPORTED
-from .catalogue import (
+from .definitions import (
     ERROR_ENVELOPE,
     INTERFACE_CHECKS,
     RESPONSE_SHAPE,
@@ -62,7 +62,7 @@ _RUN_ORDER: tuple[tuple[ProbeCheck, Callable[[InterfaceProbe], CheckResult]], ..
 )
 
 
-class Unusable(Exception):
+class NothingToProbe(Exception):
     """No card to probe (exit 2)."""
 
 
@@ -100,7 +100,7 @@ def default_policy(target: str) -> str:
 
 
 def probe(target: str, options: ProbeOptions | None = None) -> ProbeRun:
-    """Probe the server behind `target` (its origin, or its card URL). Raises Unusable when there is no usable card."""
+    """Probe the server behind `target` (its origin, or its card URL). Raises NothingToProbe without a usable card."""
     options = options or ProbeOptions()
     client_options = ClientOptions(
         follow=options.polls,
@@ -118,7 +118,7 @@ def probe(target: str, options: ProbeOptions | None = None) -> ProbeRun:
         try:
             found = discover(http, target, client_options)
         except ClientFailure as failure:
-            raise Unusable(failure.message) from None
+            raise NothingToProbe(failure.message) from None
         policy = options.policy or default_policy(found.url)
         run = ProbeRun(target, found.url, policy)
         card_exchanges = list(recorder.exchanges)

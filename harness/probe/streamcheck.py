@@ -9,7 +9,7 @@ from a2a_lab.server.journal_record import ResultKind
 from ..model import CheckResult
 from ..refclient.failures import ClientFailure
 from ..refclient.reading import StreamFold, classify
-from .catalogue import STREAMING
+from .definitions import STREAMING
 from .context import InterfaceProbe, describe, needs_credentials, not_judged
 
 MAX_SHOWN = 5

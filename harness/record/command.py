@@ -7,21 +7,17 @@ not a URL, the file exists without --force); 3 internal error. Nothing is writte
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 
-from ..refclient.options import DEFAULT_TEXT, READ_TIMEOUT_S
-from ..run_command import EXIT_FAILED, EXIT_HARNESS, EXIT_OK, EXIT_USAGE
+from ..command_line import add_answer_timeout, add_live_target, crashed, refuse, say
+from ..exit_codes import Exit
+from ..refclient.options import DEFAULT_TEXT
 from .capture import RecordError, capture
 from .scenario_file import document, render, write
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument(
-        "target",
-        metavar="BASE_URL",
-        help="the server's origin (its card is at BASE_URL/.well-known/agent-card.json) or its card URL",
-    )
+    add_live_target(p)
     p.add_argument(
         "--out",
         type=Path,
@@ -36,37 +32,22 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="keep the card's bytes untouched (its URLs keep naming the recorded server)",
     )
     p.add_argument("--force", action="store_true", help="overwrite FILE.yaml if it exists")
-    p.add_argument(
-        "--timeout",
-        type=float,
-        default=READ_TIMEOUT_S,
-        help=f"seconds to wait for any one answer (default {READ_TIMEOUT_S:g})",
-    )
-
-
-def _err(text: str) -> None:
-    print(f"a2a-lab: {text}", file=sys.stderr)
+    add_answer_timeout(p)
 
 
 def cmd_record(args: argparse.Namespace) -> int:
     out: Path = args.out
     if out.exists() and not args.force:
-        _err(f"{out} exists; give --force to overwrite it")
-        return EXIT_USAGE
+        return refuse(f"{out} exists; give --force to overwrite it")
     if args.timeout <= 0:
-        _err("--timeout must be positive")
-        return EXIT_USAGE
+        return refuse("--timeout must be positive")
     try:
         cap = capture(args.target, args.text, args.timeout)
         write(out, render(document(cap, args.keep_origin, args.text), out), args.force)
     except RecordError as exc:
-        _err(f"nothing written: {exc}")
-        return EXIT_USAGE if exc.usage else EXIT_FAILED
+        say(f"nothing written: {exc}")
+        return Exit.USAGE if exc.usage else Exit.FAILED
     except Exception as exc:
-        _err(f"nothing written: record error: {type(exc).__name__}: {exc}")
-        return EXIT_HARNESS
-    print(
-        f"a2a-lab: recorded {cap.card_url} ({len(cap.exchanges)} exchange(s)) to {out}; replay with: a2a-lab serve {out}",
-        file=sys.stderr,
-    )
-    return EXIT_OK
+        return crashed("nothing written: record error", exc)
+    say(f"recorded {cap.card_url} ({len(cap.exchanges)} exchange(s)) to {out}; replay with: a2a-lab serve {out}")
+    return Exit.OK

@@ -13,8 +13,8 @@ from typing import Any
 
 import yaml
 
+from a2a_lab.server.loader import ScenarioError, parse
 from a2a_lab.server.placeholders import BASE_URL
-from a2a_lab.server.scenario import ScenarioError, parse
 
 from .capture import Capture, Recorded, RecordError
 

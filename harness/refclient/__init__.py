@@ -15,13 +15,14 @@ answer the task once more (`follow_up`), stream, register a webhook of its own (
 bearer token, fetch the extended card, resubscribe after a dropped stream, verify the card's signature.
 """
 
+from ..exit_codes import ClientExit
 from .actions import action_options, read_action
 from .client import run, user_message
 from .discovery import Discovered, card_urls, discover
 from .failures import ClientFailure, UsageFailure, invites_fallback
 from .http import make_client, user_agent
 from .options import DEFAULT_TEXT, ENV_ACTION, ENV_CARD_URL, ENV_MESSAGE, ENV_RESULT, ClientOptions
-from .result import EXIT_ANSWER, EXIT_NO_ANSWER, EXIT_USAGE, Result, render_text, report_to_env, write_result
+from .result import Result, render_text, report_to_env, write_result
 from .selection import SUPPORTED, Selection, select_interfaces
 from .signature import load_jwks, verify_card
 from .webhook import Notification, WebhookReceiver
@@ -32,10 +33,8 @@ __all__ = [
     "ENV_CARD_URL",
     "ENV_MESSAGE",
     "ENV_RESULT",
-    "EXIT_ANSWER",
-    "EXIT_NO_ANSWER",
-    "EXIT_USAGE",
     "SUPPORTED",
+    "ClientExit",
     "ClientFailure",
     "ClientOptions",
     "Discovered",

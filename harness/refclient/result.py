@@ -13,9 +13,8 @@ from a2a_lab.protocol.cards import Interface
 from a2a_lab.protocol.states import TaskState
 from a2a_lab.server.journal_record import ResultKind
 
+from ..exit_codes import ClientExit
 from .options import ENV_RESULT
-
-EXIT_ANSWER, EXIT_NO_ANSWER, EXIT_USAGE = 0, 1, 2
 
 
 @dataclass
@@ -63,10 +62,10 @@ class Result:
         )
 
     @property
-    def exit_code(self) -> int:
+    def exit_code(self) -> ClientExit:
         if self.error is not None and self.error.get("type") == "usage":
-            return EXIT_USAGE
-        return EXIT_ANSWER if self.answered else EXIT_NO_ANSWER
+            return ClientExit.USAGE
+        return ClientExit.ANSWER if self.answered else ClientExit.NO_ANSWER
 
     def to_json(self) -> dict[str, Any]:
         iface = self.interface

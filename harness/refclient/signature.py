@@ -27,11 +27,7 @@ def verify_card(card: dict[str, Any], jwks: Mapping[str, Any]) -> dict[str, Any]
     raise ClientFailure(
         "signature",
         f"card signature does not verify: {why}; the agent was not called",
-        {
-            "signatures": [
-                {"index": v.index, "kid": v.kid, "alg": v.alg, "valid": v.valid, "reason": v.reason} for v in verdicts
-            ]
-        },
+        {"signatures": [v.to_json() for v in verdicts]},
     )
 
 

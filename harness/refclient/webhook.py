@@ -53,7 +53,9 @@ class Notification:
 
 
 @dataclass(frozen=True)
-class Verdict:
+class NotificationVerdict:
+    """How the client's webhook answered one delivery: the HTTP status, why, and what an accepted one named."""
+
     status: int
     reason: str
     task_id: str | None = None
@@ -104,31 +106,33 @@ class WebhookReceiver:
         with self._cond:
             self._tasks.add(task_id)
 
-    def judge(self, path: str, authorization: str | None, token: str | None, raw: bytes) -> Verdict:
+    def judge(self, path: str, authorization: str | None, token: str | None, raw: bytes) -> NotificationVerdict:
         """The answer to one POST (pure apart from reading which tasks are expected)."""
         if path.split("?", 1)[0] != PATH:
-            return Verdict(HTTPStatus.NOT_FOUND, f"not the webhook path {PATH}")
+            return NotificationVerdict(HTTPStatus.NOT_FOUND, f"not the webhook path {PATH}")
         given = (authorization or "").encode()
         if not hmac.compare_digest(given, self._expected):
-            return Verdict(
+            return NotificationVerdict(
                 HTTPStatus.UNAUTHORIZED, "missing Authorization" if not authorization else "wrong credentials"
             )
         if token is not None and not hmac.compare_digest(token.encode(), self.token.encode()):
-            return Verdict(HTTPStatus.UNAUTHORIZED, f"wrong {TOKEN_HEADER}")
+            return NotificationVerdict(HTTPStatus.UNAUTHORIZED, f"wrong {TOKEN_HEADER}")
         try:
             body = json.loads(raw.decode("utf-8"))
         except (UnicodeDecodeError, ValueError, RecursionError):
-            return Verdict(HTTPStatus.BAD_REQUEST, "the body is not JSON")
+            return NotificationVerdict(HTTPStatus.BAD_REQUEST, "the body is not JSON")
         task_id, state = read_event(body)
         if task_id is None:
-            return Verdict(HTTPStatus.BAD_REQUEST, "the body names no task (a StreamResponse or a Task)")
+            return NotificationVerdict(HTTPStatus.BAD_REQUEST, "the body names no task (a StreamResponse or a Task)")
         with self._cond:
             known = set(self._tasks)
         if known and task_id not in known:
-            return Verdict(HTTPStatus.BAD_REQUEST, f"task {task_id!r} is not one this client is waiting for")
-        return Verdict(HTTPStatus.OK, "accepted", task_id, state, body)
+            return NotificationVerdict(
+                HTTPStatus.BAD_REQUEST, f"task {task_id!r} is not one this client is waiting for"
+            )
+        return NotificationVerdict(HTTPStatus.OK, "accepted", task_id, state, body)
 
-    def record(self, verdict: Verdict) -> None:
+    def record(self, verdict: NotificationVerdict) -> None:
         with self._cond:
             if verdict.status == HTTPStatus.OK and verdict.task_id is not None:
                 self._notes.append(Notification(len(self._notes), verdict.task_id, verdict.state, verdict.body))
@@ -240,7 +244,7 @@ class _Handler(BaseHTTPRequestHandler):
     do_GET = do_PUT = do_DELETE = do_PATCH = do_HEAD = do_OPTIONS = _refuse_method
 
     def _refuse(self, status: int, reason: str, headers: dict[str, str] | None = None) -> None:
-        self.server.receiver.record(Verdict(status, reason))
+        self.server.receiver.record(NotificationVerdict(status, reason))
         self._answer(status, reason, headers)
 
     def _answer(self, status: int, reason: str, headers: dict[str, str] | None = None) -> None:

@@ -7,7 +7,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from ..checks import catalogue
+from ..checks import client_checks
 from ..model import ScenarioResult
 
 FORMAT_VERSION = 1
@@ -20,7 +20,7 @@ def build(
     with_journal: bool = True,
     checks: Iterable[Any] | None = None,
 ) -> dict[str, Any]:
-    """`checks`: the catalogue the results come from (anything with id, level, section, title, requirement,
+    """`checks`: the checks the results come from (anything with id, level, section, title, requirement,
     grading); the client checks by default, the probe's for `a2a-lab probe`."""
     return {
         "format": FORMAT_VERSION,
@@ -33,18 +33,20 @@ def build(
             "verdict": summary["verdict"],
             "scenarios": summary["scenarios"],
         },
-        "checks": [
-            {
-                "id": c.id,
-                "level": c.level.value,
-                "section": c.section,
-                "title": c.title,
-                "requirement": c.requirement,
-                "grading": c.grading,
-            }
-            for c in (catalogue() if checks is None else checks)
-        ],
+        "checks": [check_json(c) for c in (client_checks() if checks is None else checks)],
         "scenarios": [r.to_json(with_journal) for r in results],
+    }
+
+
+def check_json(check: Any) -> dict[str, Any]:
+    """A check as the reports and `a2a-lab checks --json` list it (a client check or a probe check)."""
+    return {
+        "id": check.id,
+        "level": check.level.value,
+        "section": check.section,
+        "title": check.title,
+        "requirement": check.requirement,
+        "grading": check.grading,
     }
 
 

@@ -18,7 +18,8 @@ from a2a_lab.protocol.bindings import Binding
 from a2a_lab.protocol.cards import Support
 from a2a_lab.protocol.versions import Version
 from a2a_lab.server.catalogue import Catalogue
-from a2a_lab.server.scenario import Scenario, load_file
+from a2a_lab.server.loader import load_file
+from a2a_lab.server.scenario import Scenario
 
 FAKE_CLIENT = Path(__file__).parent / "clients" / "fake_client.py"
 JSONRPC_BOTH: tuple[Support, ...] = ((Binding.JSONRPC, Version.V1_0), (Binding.JSONRPC, Version.V0_3))
@@ -41,7 +42,8 @@ def _scenario(title: str, spec: str, interfaces: list[dict[str, Any]], **rest: A
     return {"title": title, "description": title + ".", "spec": spec, "card": {"object": card}, **rest}
 
 
-#: Scenarios the catalogue does not have, each written for one or two checks (written to YAML files, loaded as users' are).
+#: Scenarios the catalogue does not have, each written for one or two checks (written to YAML files, loaded as users'
+#: are).
 SCENARIOS: dict[str, dict[str, Any]] = {
     "tenant": _scenario(
         "Tenant acme on every interface",

@@ -11,10 +11,11 @@ import json
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from typing import Any
 
 import pytest
 
-from a2a_lab.harness.checks import catalogue
+from a2a_lab.harness.checks import client_checks
 from a2a_lab.harness.model import Outcome, ScenarioResult
 from a2a_lab.protocol.bindings import Binding
 from a2a_lab.protocol.versions import Version
@@ -333,7 +334,8 @@ FAILS = [
     ),
     Proof("RESULT-MATCHES", "wrong-state", defect(CONFORMANT, "wrong-result"), Outcome.FAIL, Outcome.FAIL, "'failed'"),
     Proof("RESULT-MATCHES", "wrong-text", defect(MIXED, "wrong-result"), Outcome.FAIL, Outcome.FAIL, "never gave"),
-    # Regression: a server answer without text used to excuse any text the client claimed (empty string is "in" everything).
+    # Regression: a server answer without text used to excuse any text the client claimed (empty string is "in"
+    # everything).
     Proof(
         "RESULT-MATCHES",
         "text-the-server-never-sent",
@@ -439,7 +441,7 @@ def outcomes(run_client: Callable[..., list[ScenarioResult]]) -> dict[Case, Scen
         return run_client(c.scenario, *c.args, supports=c.supports, timeout=15)[0]
 
     with ThreadPoolExecutor(max_workers=4) as pool:
-        return dict(zip(cases, pool.map(one, cases)))
+        return dict(zip(cases, pool.map(one, cases), strict=True))
 
 
 @pytest.mark.parametrize("proof", PASSES, ids=lambda p: f"{p.check}:{p.name}")
@@ -470,11 +472,13 @@ def test_every_check_has_both_proofs() -> None:
     from .test_checks_actions import FAILS as ACTION_FAILS
     from .test_checks_actions import PASSES as ACTION_PASSES
 
-    passes, fails = [*PASSES, *ACTION_PASSES], [*FAILS, *ACTION_FAILS]
-    ids = {c.id for c in catalogue()}
+    # Two proof types (run in-process here, through the runner there) with the same check/outcome fields.
+    passes: list[Any] = [*PASSES, *ACTION_PASSES]
+    fails: list[Any] = [*FAILS, *ACTION_FAILS]
+    ids = {c.id for c in client_checks()}
     assert {p.check for p in passes} == ids
     assert {p.check for p in fails} == ids
-    for check in catalogue():
+    for check in client_checks():
         # A judged check is proven by a miss at its own level; an INFO check by staying INFORMATIONAL; a MAY (an
         # opt-in the client may decline) by UNIMPLEMENTED.
         wanted = {

@@ -235,7 +235,7 @@ def outcomes(run_client: Callable[..., list[ScenarioResult]]) -> dict[Case, Scen
         return run_client(c.scenario, client=c.command, timeout=15)[0]
 
     with ThreadPoolExecutor(max_workers=2) as pool:
-        return dict(zip(cases, pool.map(one, cases)))
+        return dict(zip(cases, pool.map(one, cases), strict=True))
 
 
 @pytest.mark.parametrize("proof", PASSES, ids=lambda p: f"{p.check}:{p.name}")

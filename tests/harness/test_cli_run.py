@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from a2a_lab.harness.checks import catalogue
+from a2a_lab.harness.checks import client_checks
 
 GOOD_SCENARIOS = ["spec/conformant", "quirks/mixed-version-direct-message", "spec/task/submitted-needs-get-task"]
 SUPPORTS = "jsonrpc@1.0,jsonrpc@0.3"
@@ -93,11 +93,11 @@ def test_the_json_report_has_the_summary_the_checks_and_the_journal(good_run: di
         report["summary"]["gate"] == "passed" and report["summary"]["scenarios"] == 3 and report["summary"]["PASS"] == 3
     )
     assert report["seed"] == 3 and report["supports"] == ["JSONRPC@0.3", "JSONRPC@1.0"]
-    assert [c["id"] for c in report["checks"]] == [c.id for c in catalogue()]
+    assert [c["id"] for c in report["checks"]] == [c.id for c in client_checks()]
     assert sorted(s["id"] for s in report["scenarios"]) == sorted(GOOD_SCENARIOS)
     for scenario in report["scenarios"]:
         assert scenario["outcome"] == "PASS" and scenario["seed"] == 3
-        assert [c["id"] for c in scenario["checks"]] == [c.id for c in catalogue()]
+        assert [c["id"] for c in scenario["checks"]] == [c.id for c in client_checks()]
         for check in scenario["checks"]:
             assert {"id", "level", "outcome", "message"} <= check.keys()
             assert check["outcome"] in ("PASS", "SKIPPED", "INFORMATIONAL")
@@ -112,7 +112,7 @@ def test_junit_has_one_suite_per_group_and_a_case_per_check(good_run: dict[str, 
     suites = {s.get("name"): s for s in root.findall("testsuite")}
     assert set(suites) == {"spec", "quirks"}
     cases = [c for s in suites.values() for c in s.findall("testcase")]
-    assert len(cases) == len(GOOD_SCENARIOS) * len(catalogue())
+    assert len(cases) == len(GOOD_SCENARIOS) * len(client_checks())
     assert all(CASE_NAME.match(c.get("name", "")) for c in cases), [
         c.get("name") for c in cases if not CASE_NAME.match(c.get("name", ""))
     ]

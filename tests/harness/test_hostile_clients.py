@@ -147,10 +147,10 @@ def test_a_process_that_escapes_the_group_and_holds_stdout_is_killed_too(
     result = _result(hostile_run, "escapee")
     client = result.client
     assert client is not None and client.exit_code == 0 and not client.timed_out
-    assert hostile_run["durations"]["hostile/escapee"] < 2.0, (
-        "the harness did not wait long for the escaped processes' pipes"
-    )  # type: ignore[index]
-    client_pid, *escaped = _pids(hostile_run["pids"], "escapee")  # type: ignore[arg-type]
+    durations = hostile_run["durations"]
+    assert isinstance(durations, dict)
+    assert durations["hostile/escapee"] < 2.0, "the harness did not wait long for the escaped processes' pipes"
+    _client_pid, *escaped = _pids(hostile_run["pids"], "escapee")  # type: ignore[arg-type]
     assert len(escaped) == 2 and not any(is_alive(p) for p in escaped)
     assert "escapee: two processes in a session of their own" in client.stdout_tail
     assert "killed 2 processes" in client.stderr_tail and all(str(p) in client.stderr_tail for p in escaped)

@@ -14,7 +14,7 @@ import pytest
 from a2a_lab.harness import merge_command
 from a2a_lab.harness.reports import html
 
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser") or ""
 FLAGS = [
     "--headless",
     "--no-sandbox",
@@ -81,7 +81,7 @@ def test_page_is_self_contained(reports: list[dict]) -> None:
     assert page.count("<svg") >= 12  # a sequence diagram per scenario and client
 
 
-@pytest.mark.skipif(CHROMIUM is None, reason="Debian's chromium is not installed (.ci/run installs it)")
+@pytest.mark.skipif(not CHROMIUM, reason="Debian's chromium is not installed (.ci/run installs it)")
 def test_chromium_renders_the_matrix(reports: list[dict], tmp_path: Path) -> None:
     page = html.write(tmp_path / "html", reports)
     dom = subprocess.run(

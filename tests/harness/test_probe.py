@@ -20,19 +20,19 @@ from starlette.routing import Route
 
 from a2a_lab.harness.cli import main
 from a2a_lab.harness.model import CheckResult, Outcome, ScenarioResult
-from a2a_lab.harness.probe import CATALOGUE, ProbeOptions, ProbeRun, probe
+from a2a_lab.harness.probe import PROBE_CHECKS, ProbeOptions, ProbeRun, probe
 from a2a_lab.protocol import jsonrpc, rest, shapes
 from a2a_lab.protocol.forms import V03_HTTP_JSON, V03_JSONRPC, V1_JSONRPC
 from a2a_lab.protocol.versions import Version
 from a2a_lab.server.app import ScenarioApp
 from a2a_lab.server.hosting import BackgroundServer
-from a2a_lab.server.scenario import load_file
+from a2a_lab.server.loader import load_file
 
 FAST = ProbeOptions(
     timeout=5, sleep=lambda _: None
 )  # the follow-up's polite waits are skipped: the scenarios move per GetTask
 PASS, FAIL, NON_STRICT, SKIPPED = Outcome.PASS, Outcome.FAIL, Outcome.NON_STRICT, Outcome.SKIPPED
-ALL_PASS = {c.id: PASS for c in CATALOGUE[1:]}
+ALL_PASS = {c.id: PASS for c in PROBE_CHECKS[1:]}
 
 
 def run_probe(serve: Any, scenario_id: str, **options: Any) -> ProbeRun:
@@ -125,9 +125,9 @@ def test_mixed_version_direct_message(serve: Any) -> None:
     run = run_probe(serve, "quirks/mixed-version-direct-message")
     card = check(run, "probe/card", "CARD-VALID")
     assert card.outcome is NON_STRICT  # a warning, not a FAIL (field note S1)
-    assert (
-        card.message
-        == "1 warning(s): protocolVersion: top-level protocolVersion '0.3.0' differs from the interfaces' versions (0.3, 1.0)"
+    assert card.message == (
+        "1 warning(s): protocolVersion: top-level protocolVersion '0.3.0' differs from the interfaces' versions"
+        " (0.3, 1.0)"
     )
     for sid, method in (("probe/0-JSONRPC-1.0", "SendMessage"), ("probe/1-JSONRPC-0.3", "message/send")):
         send, follow = check(run, sid, "SEND-MESSAGE"), check(run, sid, "TASK-FOLLOW-UP")
@@ -382,9 +382,9 @@ def test_version_negotiation_fails_when_the_header_is_ignored(version_blind_serv
     run = probe(version_blind_server, FAST)
     version = check(run, "probe/0-JSONRPC-1.0", "VERSION-NEGOTIATION")
     assert version.outcome is FAIL
-    assert (
-        version.message
-        == "a request with no A2A-Version header (which means 0.3) was served as A2A 1.0 (it answered TaskNotFound for the unknown id, §3.6.2)"
+    assert version.message == (
+        "a request with no A2A-Version header (which means 0.3) was served as A2A 1.0"
+        " (it answered TaskNotFound for the unknown id, §3.6.2)"
     )
     assert version.expected == "JSON-RPC error -32009 (VersionNotSupportedError)"
     assert check(run, "probe/0-JSONRPC-1.0", "UNKNOWN-TASK").outcome is PASS
@@ -394,8 +394,8 @@ def test_version_negotiation_fails_when_the_header_is_ignored(version_blind_serv
 
 
 def test_the_official_a2a_sdk_server(a2a_sdk_server: str) -> None:
-    """a2a-sdk 1.3.0 does almost everything by the book. What it does not, the probe names: its HTTP+JSON error answers are
-    application/json while its successes are application/a2a+json (v1.0.1 SHOULD: NON_STRICT)."""
+    """a2a-sdk 1.3.0 does almost everything by the book. What it does not, the probe names: its HTTP+JSON error answers
+    are application/json while its successes are application/a2a+json (v1.0.1 SHOULD: NON_STRICT)."""
     run = probe(a2a_sdk_server, FAST)
     results = by_id(run)
     assert list(results) == ["probe/card", "probe/0-JSONRPC-1.0", "probe/1-HTTP+JSON-1.0", "probe/2-JSONRPC-0.3"]
@@ -435,9 +435,7 @@ def test_command_writes_the_harness_reports_and_exits_0_without_fail(
     out = capsys.readouterr().out
     assert "probe/0-JSONRPC-1.0" in out and "verdict: conformant: every MUST and SHOULD passed" in out
     report = json.loads((tmp_path / "r.json").read_text())
-    assert [c["id"] for c in report["checks"]] == [
-        c.id for c in CATALOGUE
-    ]  # the probe's catalogue, not the client checks
+    assert [c["id"] for c in report["checks"]] == [c.id for c in PROBE_CHECKS]  # the probe's checks, not the client's
     assert report["summary"]["gate"] == "passed" and report["probe"]["policy"] == "lenient"
     scenario = next(s for s in report["scenarios"] if s["id"] == "probe/0-JSONRPC-1.0")
     assert scenario["group"] == "probe" and {"rpc", "probe", "response"} <= set(scenario["journal"][0])
@@ -489,7 +487,7 @@ def test_error_envelope_validators() -> None:
     assert [p.text for p in rest.status_problems(good, 400, Version.V1_0)] == [
         "error.code 404 differs from the HTTP status 400"
     ]
-    assert [p.text for p in rest.status_problems({"message": "nope"}, 404, Version.V1_0)][0].startswith(
+    assert rest.status_problems({"message": "nope"}, 404, Version.V1_0)[0].text.startswith(
         "not a google.rpc.Status body"
     )
     assert rest.status_problems({"message": "nope"}, 404, Version.V0_3) == []

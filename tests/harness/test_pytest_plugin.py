@@ -37,7 +37,11 @@ def test_polling_after_a_message_fails(a2a_lab):
     lab = a2a_lab.serve("quirks/mixed-version-direct-message")
     client.send(lab.card_url, lab.message)
     iface = httpx.get(lab.card_url).json()["supportedInterfaces"][0]["url"]
-    httpx.post(iface, json={"jsonrpc": "2.0", "id": 2, "method": "GetTask", "params": {"id": "x"}}, headers={"A2A-Version": "1.0"})
+    httpx.post(
+        iface,
+        json={"jsonrpc": "2.0", "id": 2, "method": "GetTask", "params": {"id": "x"}},
+        headers={"A2A-Version": "1.0"},
+    )
     score = lab.score()
     assert not score.passed
     assert score.check("NO-POLL-AFTER-MESSAGE").outcome == "FAIL"
@@ -46,7 +50,8 @@ def test_polling_after_a_message_fails(a2a_lab):
 def test_result_is_judged_when_given(a2a_lab):
     lab = a2a_lab.serve("spec/conformant")
     client.send(lab.card_url, "ping")
-    assert lab.score(result={"kind": "task", "state": "TASK_STATE_COMPLETED", "text": "echo: ping"}).check("RESULT-MATCHES").outcome == "PASS"
+    result = {"kind": "task", "state": "TASK_STATE_COMPLETED", "text": "echo: ping"}
+    assert lab.score(result=result).check("RESULT-MATCHES").outcome == "PASS"
     assert lab.score(result={"kind": "message", "text": "?"}).check("RESULT-MATCHES").outcome == "FAIL"
 
 def test_no_contact_does_not_pass(a2a_lab):

@@ -1,6 +1,7 @@
 """`a2a-lab record`: capture a live server into a scenario file, serve the file, record the replay again, and get the
 same card bytes (origin aside) and the same answers (JSON-RPC ids echoed, task ids as recorded). Plus the general
-`raw: {echo_id: true}` reply option it relies on, and the refusals (no overwrite without --force, nothing written on failure)."""
+`raw: {echo_id: true}` reply option it relies on, and the refusals (no overwrite without --force, nothing written on
+failure)."""
 
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ from a2a_lab.harness.cli import main
 from a2a_lab.protocol.jsonrpc import replace_id
 from a2a_lab.server.app import ScenarioApp
 from a2a_lab.server.hosting import BackgroundServer
-from a2a_lab.server.scenario import load_file
+from a2a_lab.server.loader import load_file
 
 
 @pytest.fixture
@@ -186,7 +187,10 @@ def test_replace_id_rewrites_only_the_top_level_id() -> None:
 
 
 def test_echo_id_is_a_general_raw_reply_option(tmp_path: Path, serve_path: Any) -> None:
-    body = '{"jsonrpc": "2.0",  "id": "from-elsewhere", "result": {"message": {"messageId": "m", "role": "ROLE_AGENT", "parts": [{"text": "hi"}]}}}'
+    body = (
+        '{"jsonrpc": "2.0",  "id": "from-elsewhere", '
+        '"result": {"message": {"messageId": "m", "role": "ROLE_AGENT", "parts": [{"text": "hi"}]}}}'
+    )
     card = {
         "name": "echo",
         "description": "d",

@@ -44,8 +44,9 @@ from a2a_lab.protocol.states import TaskState
 from a2a_lab.protocol.versions import Version
 from a2a_lab.server.app import ScenarioApp
 from a2a_lab.server.hosting import BackgroundServer
+from a2a_lab.server.loader import load_file
 from a2a_lab.server.push import PROBE_CREDENTIALS
-from a2a_lab.server.scenario import ACTIONS, Scenario, load_file
+from a2a_lab.server.scenario import ACTIONS, Scenario
 
 V1, V03 = Version.V1_0, Version.V0_3
 JSONRPC, HTTP_JSON = Binding.JSONRPC.value, Binding.HTTP_JSON.value

@@ -211,7 +211,7 @@ def test_the_same_seed_gives_the_same_journal(run_client: RunClient) -> None:
     first = run_client(scenarios, seed=7, jobs=2)
     second = run_client(scenarios, seed=7, jobs=2)
     other = run_client([SUBMITTED], seed=8)
-    for a, b in zip(first, second):
+    for a, b in zip(first, second, strict=True):
         assert a.outcome is Outcome.PASS and a.seed == 7
         assert len(a.journal) >= 2
         assert _normalised(a.journal) == _normalised(b.journal), a.id

@@ -255,7 +255,7 @@ def test_conformant_sdk_picks_the_first_listed_1_0_interface_by_default(serve) -
 
     async def conversation() -> str:
         async with sdk_client(served.url) as (client, _card):
-            return type(client._transport).__name__
+            return type(client._transport).__name__  # type: ignore[attr-defined]  # the SDK keeps it private
 
     assert run(conversation()) == "JsonRpcTransport"
     assert a2a_calls(served.journal) == []  # creating a client sends nothing
@@ -373,7 +373,8 @@ def test_v03_only_card_sdk_uses_compat_transport_and_reads_artifacts(serve) -> N
 
     async def conversation() -> tuple[AgentCard, str, list[StreamResponse]]:
         async with sdk_client(served.url) as (client, card):
-            return card, type(client._transport).__name__, await collect(client, user_message(text))
+            transport = type(client._transport).__name__  # type: ignore[attr-defined]  # the SDK keeps it private
+            return card, transport, await collect(client, user_message(text))
 
     card, transport, events = run(conversation())
     # parse_agent_card rewrote the 0.3 card (url + protocolVersion) into one supportedInterfaces entry.

@@ -276,7 +276,8 @@ def test_rest_task_not_found_matches_the_sdk_server(sdk_server: Peer, lab_server
     errors = {}
     for peer in (sdk_server, lab_server):
         response = http.get(f"{peer.rest_url}/tasks/no-such-task", headers=HEADERS)
-        # Content types differ and both are JSON: the SDK answers errors as application/json, a2a-lab as application/a2a+json.
+        # Content types differ and both are JSON: the SDK answers errors as application/json, a2a-lab as
+        # application/a2a+json.
         assert response.headers["content-type"].split(";")[0] in ("application/json", "application/a2a+json"), peer.name
         error = response.json()["error"]
         errors[peer.name] = (

@@ -61,6 +61,7 @@ def test_shape() -> None:
     assert shape({"url": "https://h/a2a"}) == "0.3"  # a url alone is a (sloppy) 0.3 card
     assert shape({"name": "x"}) == "unknown"
     assert shape({"supportedInterfaces": "nope"}) == "unknown"
+    not_a_card: object
     for not_a_card in (None, [], "card", 3):
         assert shape(not_a_card) == "unknown"
 

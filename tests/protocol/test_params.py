@@ -16,7 +16,7 @@ from a2a_lab.protocol.states import TaskState
 from a2a_lab.protocol.versions import Version
 
 V1, V03 = Version.V1_0, Version.V0_3
-O = Operation
+Op = Operation
 
 MSG_V1 = {"messageId": "m-1", "role": "ROLE_USER", "parts": [{"text": "hi"}]}
 MSG_V03 = {"kind": "message", "messageId": "m-1", "role": "user", "parts": [{"kind": "text", "text": "hi"}]}
@@ -43,7 +43,7 @@ def invalid(
 
 def test_send_message_v1_jsonrpc() -> None:
     out = params.read(
-        O.SEND_MESSAGE,
+        Op.SEND_MESSAGE,
         V1_JSONRPC,
         {
             "message": MSG_V1,
@@ -75,15 +75,17 @@ def test_send_message_v1_jsonrpc() -> None:
 
 
 def test_send_message_defaults_to_blocking() -> None:
-    assert params.read(O.SEND_MESSAGE, V1_JSONRPC, {"message": MSG_V1})["configuration"] == {"returnImmediately": False}
-    assert params.read(O.SEND_MESSAGE, V03_JSONRPC, {"message": MSG_V03})["configuration"] == {
+    assert params.read(Op.SEND_MESSAGE, V1_JSONRPC, {"message": MSG_V1})["configuration"] == {
+        "returnImmediately": False
+    }
+    assert params.read(Op.SEND_MESSAGE, V03_JSONRPC, {"message": MSG_V03})["configuration"] == {
         "returnImmediately": False
     }
 
 
 def test_send_message_v03_jsonrpc_blocking_and_push() -> None:
     out = params.read(
-        O.SEND_MESSAGE,
+        Op.SEND_MESSAGE,
         V03_JSONRPC,
         {
             "message": MSG_V03,
@@ -112,7 +114,7 @@ def test_send_message_v03_jsonrpc_blocking_and_push() -> None:
 
 def test_send_message_v03_rest_uses_content_and_push_notification() -> None:
     out = params.read(
-        O.SEND_MESSAGE,
+        Op.SEND_MESSAGE,
         V03_HTTP_JSON,
         {
             "message": MSG_V03_REST,
@@ -125,19 +127,19 @@ def test_send_message_v03_rest_uses_content_and_push_notification() -> None:
         "taskPushNotificationConfig": {"url": "http://127.0.0.1/h"},
     }
     # the 0.3 proto names the message `request`
-    assert params.read(O.SEND_MESSAGE, V03_HTTP_JSON, {"request": MSG_V03_REST})["message"] == CANONICAL_MSG
+    assert params.read(Op.SEND_MESSAGE, V03_HTTP_JSON, {"request": MSG_V03_REST})["message"] == CANONICAL_MSG
 
 
 def test_send_message_v1_rest_body_without_params_prefix() -> None:
-    assert params.read(O.SEND_MESSAGE, V1_HTTP_JSON, {"message": MSG_V1})["message"] == CANONICAL_MSG
-    err = invalid(O.SEND_MESSAGE, V1, True, {"message": {**MSG_V1, "role": "user"}})
+    assert params.read(Op.SEND_MESSAGE, V1_HTTP_JSON, {"message": MSG_V1})["message"] == CANONICAL_MSG
+    err = invalid(Op.SEND_MESSAGE, V1, True, {"message": {**MSG_V1, "role": "user"}})
     assert err.field == "message.role"  # REST fields are named from the body, without `params.`
 
 
 def test_lenient_kind_is_passed_through() -> None:
     raw = {k: v for k, v in MSG_V03.items() if k != "kind"}
-    assert params.read(O.SEND_MESSAGE, V03_JSONRPC, {"message": raw}, lenient_kind=True)["message"] == CANONICAL_MSG
-    assert invalid(O.SEND_MESSAGE, V03, False, {"message": raw}).field == "params.message.kind"
+    assert params.read(Op.SEND_MESSAGE, V03_JSONRPC, {"message": raw}, lenient_kind=True)["message"] == CANONICAL_MSG
+    assert invalid(Op.SEND_MESSAGE, V03, False, {"message": raw}).field == "params.message.kind"
 
 
 @pytest.mark.parametrize(
@@ -175,7 +177,7 @@ def test_lenient_kind_is_passed_through() -> None:
     ],
 )
 def test_send_message_v1_invalid_params_name_the_field(body: dict[str, Any], field: str) -> None:
-    err = invalid(O.SEND_MESSAGE, V1, False, body)
+    err = invalid(Op.SEND_MESSAGE, V1, False, body)
     assert err.field == field
     assert field in err.text
     assert err.details()[-1]["fieldViolations"][0]["field"] == field
@@ -183,26 +185,26 @@ def test_send_message_v1_invalid_params_name_the_field(body: dict[str, Any], fie
 
 def test_v03_blocking_must_be_boolean() -> None:
     assert (
-        invalid(O.SEND_MESSAGE, V03, False, {"message": MSG_V03, "configuration": {"blocking": 1}}).field
+        invalid(Op.SEND_MESSAGE, V03, False, {"message": MSG_V03, "configuration": {"blocking": 1}}).field
         == "params.configuration.blocking"
     )
 
 
 @pytest.mark.parametrize("body", [[], "x", 3, [MSG_V1]])
 def test_params_must_be_an_object(body: Any) -> None:
-    assert invalid(O.SEND_MESSAGE, V1, False, body).field == "params"
-    assert invalid(O.GET_TASK, V1, True, body).field == "body"
+    assert invalid(Op.SEND_MESSAGE, V1, False, body).field == "params"
+    assert invalid(Op.GET_TASK, V1, True, body).field == "body"
 
 
 def test_absent_params_are_empty() -> None:
-    assert params.read(O.GET_EXTENDED_CARD, V1_JSONRPC, None) == {}
-    assert invalid(O.GET_TASK, V1, False, None).field == "params.id"
+    assert params.read(Op.GET_EXTENDED_CARD, V1_JSONRPC, None) == {}
+    assert invalid(Op.GET_TASK, V1, False, None).field == "params.id"
 
 
 # ------------------------------------------------------------------------------------ task operations
 
 
-@pytest.mark.parametrize("op", [O.GET_TASK, O.CANCEL_TASK, O.SUBSCRIBE_TO_TASK])
+@pytest.mark.parametrize("op", [Op.GET_TASK, Op.CANCEL_TASK, Op.SUBSCRIBE_TO_TASK])
 def test_task_id_operations(op: Operation) -> None:
     assert params.read(op, V1_JSONRPC, {"id": "t-1"}) == {"id": "t-1"}
     assert params.read(op, V03_JSONRPC, {"id": "t-1", "metadata": {}}) == {"id": "t-1"}
@@ -214,44 +216,46 @@ def test_task_id_operations(op: Operation) -> None:
 
 
 def test_get_task_history_length_from_params_and_query() -> None:
-    assert params.read(O.GET_TASK, V1_JSONRPC, {"id": "t", "historyLength": 0}) == {"id": "t", "historyLength": 0}
-    assert params.read(O.GET_TASK, V1_HTTP_JSON, {}, {"id": "t"}, {"historyLength": "3"}) == {
+    assert params.read(Op.GET_TASK, V1_JSONRPC, {"id": "t", "historyLength": 0}) == {"id": "t", "historyLength": 0}
+    assert params.read(Op.GET_TASK, V1_HTTP_JSON, {}, {"id": "t"}, {"historyLength": "3"}) == {
         "id": "t",
         "historyLength": 3,
     }
-    assert params.read(O.GET_TASK, V1_HTTP_JSON, {}, {"id": "t"}, {"history_length": "2"}) == {
+    assert params.read(Op.GET_TASK, V1_HTTP_JSON, {}, {"id": "t"}, {"history_length": "2"}) == {
         "id": "t",
         "historyLength": 2,
     }  # snake_case query
-    assert invalid(O.GET_TASK, V1, True, {}, {"id": "t"}, {"historyLength": "-1"}).field == "historyLength"
-    assert invalid(O.GET_TASK, V1, True, {}, {"id": "t"}, {"historyLength": "lots"}).field == "historyLength"
-    assert invalid(O.GET_TASK, V1, False, {"id": "t", "historyLength": "2x"}).field == "params.historyLength"
+    assert invalid(Op.GET_TASK, V1, True, {}, {"id": "t"}, {"historyLength": "-1"}).field == "historyLength"
+    assert invalid(Op.GET_TASK, V1, True, {}, {"id": "t"}, {"historyLength": "lots"}).field == "historyLength"
+    assert invalid(Op.GET_TASK, V1, False, {"id": "t", "historyLength": "2x"}).field == "params.historyLength"
 
 
 def test_the_path_wins_over_the_body() -> None:
-    assert params.read(O.CANCEL_TASK, V1_HTTP_JSON, {"id": "from-body"}, {"id": "from-path"})["id"] == "from-path"
-    assert params.read(O.CREATE_PUSH_CONFIG, V1_HTTP_JSON, {"url": "http://h", "taskId": "other"}, {"taskId": "t"}) == {
+    assert params.read(Op.CANCEL_TASK, V1_HTTP_JSON, {"id": "from-body"}, {"id": "from-path"})["id"] == "from-path"
+    assert params.read(
+        Op.CREATE_PUSH_CONFIG, V1_HTTP_JSON, {"url": "http://h", "taskId": "other"}, {"taskId": "t"}
+    ) == {
         "taskId": "t",
         "url": "http://h",
     }
 
 
 def test_v03_rest_resource_names() -> None:
-    assert params.read(O.GET_TASK, V03_HTTP_JSON, {"name": "tasks/t-9"}) == {"id": "t-9"}
+    assert params.read(Op.GET_TASK, V03_HTTP_JSON, {"name": "tasks/t-9"}) == {"id": "t-9"}
 
 
 @pytest.mark.parametrize("text", ["²", "٣", "1e3", "0x10", " 4", "+4", "--4", "1" * 5000, "9" * 20])
 def test_odd_numbers_in_query_are_invalid_params_not_crashes(text: str) -> None:
-    assert invalid(O.GET_TASK, V1, True, {}, {"id": "t"}, {"historyLength": text}).field == "historyLength"
-    assert invalid(O.LIST_TASKS, V1, True, {}, {}, {"pageSize": text}).field == "pageSize"
-    assert invalid(O.LIST_TASKS, V1, True, {}, {}, {"pageToken": text}).field == "pageToken"
+    assert invalid(Op.GET_TASK, V1, True, {}, {"id": "t"}, {"historyLength": text}).field == "historyLength"
+    assert invalid(Op.LIST_TASKS, V1, True, {}, {}, {"pageSize": text}).field == "pageSize"
+    assert invalid(Op.LIST_TASKS, V1, True, {}, {}, {"pageToken": text}).field == "pageToken"
 
 
 # ------------------------------------------------------------------------------------ ListTasks
 
 
 def test_list_tasks_defaults() -> None:
-    assert params.read(O.LIST_TASKS, V1_JSONRPC, {}) == {
+    assert params.read(Op.LIST_TASKS, V1_JSONRPC, {}) == {
         "pageSize": 50,
         "offset": 0,
         "includeArtifacts": False,
@@ -261,7 +265,7 @@ def test_list_tasks_defaults() -> None:
 
 def test_list_tasks_from_query() -> None:
     out = params.read(
-        O.LIST_TASKS,
+        Op.LIST_TASKS,
         V1_HTTP_JSON,
         {},
         {},
@@ -303,12 +307,12 @@ def test_list_tasks_from_query() -> None:
     ],
 )
 def test_list_tasks_validation(body: dict[str, Any], field: str) -> None:
-    assert invalid(O.LIST_TASKS, V1, False, body).field == field
+    assert invalid(Op.LIST_TASKS, V1, False, body).field == field
 
 
 def test_list_tasks_page_size_bounds_are_inclusive() -> None:
-    assert params.read(O.LIST_TASKS, V1_JSONRPC, {"pageSize": 1})["pageSize"] == 1
-    assert params.read(O.LIST_TASKS, V1_JSONRPC, {"pageSize": 100})["pageSize"] == 100
+    assert params.read(Op.LIST_TASKS, V1_JSONRPC, {"pageSize": 1})["pageSize"] == 1
+    assert params.read(Op.LIST_TASKS, V1_JSONRPC, {"pageSize": 100})["pageSize"] == 100
 
 
 # ------------------------------------------------------------------------------------ push configs
@@ -321,9 +325,9 @@ def test_create_push_config_v1() -> None:
         "token": "x",
         "authentication": {"scheme": "Bearer", "credentials": "c"},
     }
-    assert params.read(O.CREATE_PUSH_CONFIG, V1_JSONRPC, body) == body
-    assert invalid(O.CREATE_PUSH_CONFIG, V1, False, {"url": "http://h"}).field == "params.taskId"
-    assert invalid(O.CREATE_PUSH_CONFIG, V1, False, {"taskId": "t"}).field == "params.url"
+    assert params.read(Op.CREATE_PUSH_CONFIG, V1_JSONRPC, body) == body
+    assert invalid(Op.CREATE_PUSH_CONFIG, V1, False, {"url": "http://h"}).field == "params.taskId"
+    assert invalid(Op.CREATE_PUSH_CONFIG, V1, False, {"taskId": "t"}).field == "params.url"
 
 
 def test_create_push_config_v03_jsonrpc_and_rest() -> None:
@@ -341,15 +345,17 @@ def test_create_push_config_v03_jsonrpc_and_rest() -> None:
         "url": "http://127.0.0.1/h",
         "authentication": {"scheme": "Bearer", "credentials": "c"},
     }
-    assert params.read(O.CREATE_PUSH_CONFIG, V03_JSONRPC, body) == expected
+    assert params.read(Op.CREATE_PUSH_CONFIG, V03_JSONRPC, body) == expected
     # 0.3 REST: the body may be wrapped in `config` or bare; the task comes from the path
     assert (
-        params.read(O.CREATE_PUSH_CONFIG, V03_HTTP_JSON, {"config": body["pushNotificationConfig"]}, {"taskId": "t"})
+        params.read(Op.CREATE_PUSH_CONFIG, V03_HTTP_JSON, {"config": body["pushNotificationConfig"]}, {"taskId": "t"})
         == expected
     )
-    assert params.read(O.CREATE_PUSH_CONFIG, V03_HTTP_JSON, body["pushNotificationConfig"], {"taskId": "t"}) == expected
+    assert (
+        params.read(Op.CREATE_PUSH_CONFIG, V03_HTTP_JSON, body["pushNotificationConfig"], {"taskId": "t"}) == expected
+    )
     err = invalid(
-        O.CREATE_PUSH_CONFIG,
+        Op.CREATE_PUSH_CONFIG,
         V03,
         False,
         {"taskId": "t", "pushNotificationConfig": {"url": "http://h", "authentication": {"schemes": "Bearer"}}},
@@ -358,31 +364,34 @@ def test_create_push_config_v03_jsonrpc_and_rest() -> None:
 
 
 def test_get_list_delete_push_config_params() -> None:
-    assert params.read(O.GET_PUSH_CONFIG, V1_JSONRPC, {"taskId": "t", "id": "p"}) == {"taskId": "t", "id": "p"}
-    assert params.read(O.LIST_PUSH_CONFIGS, V1_JSONRPC, {"taskId": "t"}) == {"taskId": "t"}
-    assert params.read(O.DELETE_PUSH_CONFIG, V1_HTTP_JSON, {}, {"taskId": "t", "id": "p"}) == {"taskId": "t", "id": "p"}
-    assert invalid(O.GET_PUSH_CONFIG, V1, False, {"taskId": "t"}).field == "params.id"
-    assert invalid(O.LIST_PUSH_CONFIGS, V1, False, {"id": "t"}).field == "params.taskId"
+    assert params.read(Op.GET_PUSH_CONFIG, V1_JSONRPC, {"taskId": "t", "id": "p"}) == {"taskId": "t", "id": "p"}
+    assert params.read(Op.LIST_PUSH_CONFIGS, V1_JSONRPC, {"taskId": "t"}) == {"taskId": "t"}
+    assert params.read(Op.DELETE_PUSH_CONFIG, V1_HTTP_JSON, {}, {"taskId": "t", "id": "p"}) == {
+        "taskId": "t",
+        "id": "p",
+    }
+    assert invalid(Op.GET_PUSH_CONFIG, V1, False, {"taskId": "t"}).field == "params.id"
+    assert invalid(Op.LIST_PUSH_CONFIGS, V1, False, {"id": "t"}).field == "params.taskId"
     # 0.3 JSON-RPC: `id` is the task, `pushNotificationConfigId` the config (optional for get, required for delete)
-    assert params.read(O.GET_PUSH_CONFIG, V03_JSONRPC, {"id": "t"}) == {"taskId": "t"}
-    assert params.read(O.GET_PUSH_CONFIG, V03_JSONRPC, {"id": "t", "pushNotificationConfigId": "p"}) == {
+    assert params.read(Op.GET_PUSH_CONFIG, V03_JSONRPC, {"id": "t"}) == {"taskId": "t"}
+    assert params.read(Op.GET_PUSH_CONFIG, V03_JSONRPC, {"id": "t", "pushNotificationConfigId": "p"}) == {
         "taskId": "t",
         "id": "p",
     }
-    assert params.read(O.LIST_PUSH_CONFIGS, V03_JSONRPC, {"id": "t"}) == {"taskId": "t"}
-    assert params.read(O.DELETE_PUSH_CONFIG, V03_JSONRPC, {"id": "t", "pushNotificationConfigId": "p"}) == {
+    assert params.read(Op.LIST_PUSH_CONFIGS, V03_JSONRPC, {"id": "t"}) == {"taskId": "t"}
+    assert params.read(Op.DELETE_PUSH_CONFIG, V03_JSONRPC, {"id": "t", "pushNotificationConfigId": "p"}) == {
         "taskId": "t",
         "id": "p",
     }
-    assert invalid(O.DELETE_PUSH_CONFIG, V03, False, {"id": "t"}).field == "params.pushNotificationConfigId"
+    assert invalid(Op.DELETE_PUSH_CONFIG, V03, False, {"id": "t"}).field == "params.pushNotificationConfigId"
     assert (
-        invalid(O.GET_PUSH_CONFIG, V03, False, {"id": "t", "pushNotificationConfigId": 3}).field
+        invalid(Op.GET_PUSH_CONFIG, V03, False, {"id": "t", "pushNotificationConfigId": 3}).field
         == "params.pushNotificationConfigId"
     )
     # 0.3 REST: both from the path
-    assert params.read(O.GET_PUSH_CONFIG, V03_HTTP_JSON, {}, {"taskId": "t", "id": "p"}) == {"taskId": "t", "id": "p"}
+    assert params.read(Op.GET_PUSH_CONFIG, V03_HTTP_JSON, {}, {"taskId": "t", "id": "p"}) == {"taskId": "t", "id": "p"}
 
 
 def test_extended_card_takes_only_a_tenant() -> None:
-    assert params.read(O.GET_EXTENDED_CARD, V1_JSONRPC, {"tenant": "acme", "other": 1}) == {"tenant": "acme"}
-    assert params.read(O.GET_EXTENDED_CARD, V1_JSONRPC, {"tenant": ""}) == {}
+    assert params.read(Op.GET_EXTENDED_CARD, V1_JSONRPC, {"tenant": "acme", "other": 1}) == {"tenant": "acme"}
+    assert params.read(Op.GET_EXTENDED_CARD, V1_JSONRPC, {"tenant": ""}) == {}

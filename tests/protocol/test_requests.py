@@ -72,13 +72,11 @@ def test_jsonrpc_0_3_return_immediately_becomes_blocking_false() -> None:
 
 
 def test_streaming_method_names() -> None:
-    assert (
-        requests.build(Operation.SEND_STREAMING_MESSAGE, V1, Binding.JSONRPC, send_params()).method
-        == "SendStreamingMessage"
-    )  # type: ignore[union-attr]
-    assert (
-        requests.build(Operation.SEND_STREAMING_MESSAGE, V03, Binding.JSONRPC, send_params()).method == "message/stream"
-    )  # type: ignore[union-attr]
+    v1 = requests.build(Operation.SEND_STREAMING_MESSAGE, V1, Binding.JSONRPC, send_params())
+    v03 = requests.build(Operation.SEND_STREAMING_MESSAGE, V03, Binding.JSONRPC, send_params())
+    assert isinstance(v1, requests.RpcRequest) and isinstance(v03, requests.RpcRequest)
+    assert v1.method == "SendStreamingMessage"
+    assert v03.method == "message/stream"
 
 
 def test_tenant_goes_into_jsonrpc_params() -> None:

@@ -16,7 +16,7 @@ FORMS = [V1_JSONRPC, V1_HTTP_JSON, V03_JSONRPC, V03_HTTP_JSON]
 FILE = {"raw": "aGk=", "mediaType": "text/plain", "filename": "a.txt"}
 MESSAGE = {"messageId": "m-1", "role": "ROLE_AGENT", "parts": [{"text": "hi"}, {"data": {"k": 1}}, FILE]}
 STATUS = {"state": "TASK_STATE_CANCELED", "timestamp": "2026-01-01T00:00:00Z", "message": MESSAGE}
-TASK = {
+TASK: dict[str, Any] = {
     "id": "t-1",
     "contextId": "c-1",
     "status": STATUS,

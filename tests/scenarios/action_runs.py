@@ -73,7 +73,7 @@ def run_cases(catalogue: Catalogue, cases: Iterable[Case]) -> dict[Case, Scenari
         results, _ = run_all(
             [catalogue.get(c.scenario) for c in members], RunOptions(client=command(args), timeout=timeout, jobs=2)
         )
-        return list(zip(members, results))
+        return list(zip(members, results, strict=True))
 
     with ThreadPoolExecutor(max_workers=2) as pool:
         return {c: result for pairs in pool.map(one, list(groups)) for c, result in pairs}
@@ -104,7 +104,7 @@ def group_ids(catalogue: Catalogue, group: str) -> set[str]:
     return {sid for sid in catalogue.ids() if sid.startswith(group + "/")}
 
 
-# ------------------------------------------------------------------------------------------ talking to a served scenario
+# ----------------------------------------------------------------------------------------- talking to a served scenario
 
 
 def message(text: str = "hi", message_id: str = "m-1", **extra: Any) -> dict[str, Any]:

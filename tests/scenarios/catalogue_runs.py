@@ -79,7 +79,7 @@ def run_cases(catalogue: Catalogue, runs: Iterable[Run], timeout: float = 20.0) 
         members = groups[key]
         opts = RunOptions(client=command(args), timeout=timeout, jobs=2, supports=list(supports))
         results, _ = run_all([catalogue.get(r.scenario) for r in members], opts)
-        return list(zip(members, results))
+        return list(zip(members, results, strict=True))
 
     with ThreadPoolExecutor(max_workers=2) as pool:
         return {r: result for pairs in pool.map(one, list(groups)) for r, result in pairs}

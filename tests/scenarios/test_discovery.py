@@ -322,7 +322,7 @@ def test_every_discovery_scenario_is_proven(catalogue: Catalogue) -> None:
 
 
 def test_expect_and_unknown_fields_are_validated() -> None:
-    from a2a_lab.server.scenario import ScenarioError, parse
+    from a2a_lab.server.loader import ScenarioError, parse
 
     base = {"title": "t", "description": "d", "spec": "s", "card": {"object": {"name": "x"}}}
     ok = parse({**base, "expect": {"result": ["none", "task", "task"], "state": "COMPLETED"}}, "x/ok", "ok.yaml")

@@ -240,7 +240,8 @@ def test_fallback_really_fell_back(results: dict[Run, ScenarioResult]) -> None:
 
 
 def test_the_reported_error_is_the_one_that_ended_the_exchange(results: dict[Run, ScenarioResult]) -> None:
-    """RESULT-MATCHES takes an error report as right when the last call gave no message or task, even after a task was seen."""
+    """RESULT-MATCHES takes an error report as right when the last call gave no message or task, even after a task was
+    seen."""
     for scenario in ("errors/task-not-found-on-get-task", "errors/message-to-terminal-task", "errors/result-and-error"):
         check = results[run(scenario)].check("RESULT-MATCHES")
         assert check is not None and check.outcome is Outcome.PASS, check

@@ -163,12 +163,14 @@ def test_connection_reset_on_every_send(serve: Callable) -> None:
 def test_truncated_body_stops_after_40_bytes(serve: Callable) -> None:
     s = serve("faults/truncated-body")
     received = b""
-    with pytest.raises(httpx.TransportError):
-        with s.http.stream("POST", "/a2a", content=rpc_json("SendMessage", {"message": message()}), headers=V1) as r:
-            assert r.status_code == 200 and r.headers["content-type"].startswith("application/json")
-            declared = int(r.headers["content-length"])
-            for chunk in r.iter_raw():
-                received += chunk
+    with (
+        pytest.raises(httpx.TransportError),
+        s.http.stream("POST", "/a2a", content=rpc_json("SendMessage", {"message": message()}), headers=V1) as r,
+    ):
+        assert r.status_code == 200 and r.headers["content-type"].startswith("application/json")
+        declared = int(r.headers["content-length"])
+        for chunk in r.iter_raw():
+            received += chunk
     assert len(received) <= 40 < declared
     assert received.startswith(b'{"jsonrpc":"2.0"')
 

@@ -282,9 +282,12 @@ def test_streaming_not_advertised_is_refused(serve: Callable) -> None:
 def test_stream_drops_mid_task_and_subscribe_picks_it_up(serve: Callable) -> None:
     s = serve("streaming/resubscribe-after-drop")
     lines: list[str] = []
-    with pytest.raises(httpx.TransportError), s.http.stream(
-        "POST", "/a2a", content=rpc_json("SendStreamingMessage", {"message": message("again")}), headers=V1
-    ) as r:
+    with (
+        pytest.raises(httpx.TransportError),
+        s.http.stream(
+            "POST", "/a2a", content=rpc_json("SendStreamingMessage", {"message": message("again")}), headers=V1
+        ) as r,
+    ):
         for line in r.iter_lines():
             lines.append(line)
     before = results(sse_events(lines))
@@ -313,9 +316,12 @@ def test_the_dropped_task_goes_on_by_itself(serve: Callable) -> None:
             completed.set()
 
     engine.on_event = watch
-    with pytest.raises(httpx.TransportError), s.http.stream(
-        "POST", "/a2a", content=rpc_json("SendStreamingMessage", {"message": message()}), headers=V1
-    ) as r:
+    with (
+        pytest.raises(httpx.TransportError),
+        s.http.stream(
+            "POST", "/a2a", content=rpc_json("SendStreamingMessage", {"message": message()}), headers=V1
+        ) as r,
+    ):
         for _ in r.iter_lines():
             pass
     assert completed.wait(5), "the task never completed after its stream dropped"

@@ -20,7 +20,8 @@ from starlette.routing import Route
 
 from a2a_lab.server.app import ScenarioApp
 from a2a_lab.server.hosting import BackgroundServer
-from a2a_lab.server.scenario import Scenario, load_file
+from a2a_lab.server.loader import load_file
+from a2a_lab.server.scenario import Scenario
 
 #: One TLS context for every client: building one per httpx.Client costs ~0.1 s (the CA bundle).
 TLS = ssl.create_default_context()
@@ -95,7 +96,7 @@ def sse_events(text: str) -> list[SseEvent]:
     data: list[str] = []
     name: str | None = None
     comments: list[str] = []
-    for line in text.replace("\r\n", "\n").split("\n") + [""]:
+    for line in [*text.replace("\r\n", "\n").split("\n"), ""]:
         if line == "":
             if data or comments or name:
                 events.append(SseEvent(json.loads("\n".join(data)) if data else None, name, tuple(comments)))
@@ -180,7 +181,7 @@ class Receiver:
     def __init__(self, status: int = 204, location: dict[str, str] | None = None) -> None:
         self.status, self.location = status, location or {}
         self.received: list[tuple[str, dict[str, str], Any]] = []
-        self._lock = threading.Lock()
+        self._lock = threading.Condition()
         self.server = BackgroundServer(
             Starlette(routes=[Route("/{name}", self._hook, methods=["GET", "POST"])])
         ).start()
@@ -193,6 +194,7 @@ class Receiver:
         name = request.path_params["name"]
         with self._lock:
             self.received.append((name, dict(request.headers), json.loads(body) if body else None))
+            self._lock.notify_all()
         if name in self.location:
             return Response(status_code=self.status, headers={"location": self.location[name]})
         return Response(status_code=204)
@@ -200,6 +202,12 @@ class Receiver:
     def paths(self) -> list[str]:
         with self._lock:
             return [name for name, _, _ in self.received]
+
+    def wait(self, count: int, timeout: float = 10) -> list[tuple[str, dict[str, str], Any]]:
+        """The first `count` requests, once they have arrived."""
+        with self._lock:
+            assert self._lock.wait_for(lambda: len(self.received) >= count, timeout), f"{len(self.received)} arrived"
+            return self.received[:count]
 
 
 @pytest.fixture

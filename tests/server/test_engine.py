@@ -12,12 +12,12 @@ from a2a_lab.protocol.errors import A2AError, ErrorType
 from a2a_lab.protocol.states import TaskState
 from a2a_lab.server.engine import Engine, TaskRecord, message_text
 from a2a_lab.server.placeholders import TEXT, fill
-from a2a_lab.server.scenario import DEFAULT_TASK, Step, TaskScript
+from a2a_lab.server.scenario import DEFAULT_TASK, ArtifactSpec, Returns, Step, TaskScript
 
 S = TaskState
 UUID4 = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$")
 ISO_Z = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$")
-ART = {"artifactId": "a-1", "name": "result", "parts": [{"text": "echo: {text}"}]}
+ART = ArtifactSpec({"artifactId": "a-1", "name": "result", "parts": [{"text": "echo: {text}"}]})
 
 
 def script(*states: TaskState, **kw: Any) -> TaskScript:
@@ -118,7 +118,7 @@ def test_step_messages_are_agent_messages_in_history() -> None:
 
 
 def test_step_artifacts_replace_the_script_artifacts() -> None:
-    own = ({"artifactId": "mid", "parts": [{"text": "partial {text}"}]},)
+    own = (ArtifactSpec({"artifactId": "mid", "parts": [{"text": "partial {text}"}]}),)
     engine = Engine(1)
     rec = engine.create(
         user("q"), TaskScript((Step(S.SUBMITTED), Step(S.WORKING, artifacts=own), Step(S.COMPLETED)), artifacts=(ART,))
@@ -141,7 +141,7 @@ def test_history_can_be_switched_off() -> None:
 def test_get_task_advances_one_step_per_call_and_then_stays() -> None:
     engine = Engine(2)
     rec = engine.create(
-        user(), TaskScript(DEFAULT_TASK.steps, DEFAULT_TASK.artifacts, returns="first", advance_on_get=1)
+        user(), TaskScript(DEFAULT_TASK.steps, DEFAULT_TASK.artifacts, returns=Returns.FIRST, advance_on_get=1)
     )
     seen = []
     for _ in range(4):

@@ -20,7 +20,8 @@ from starlette.routing import Route
 
 from a2a_lab.server.faults import TRANSPORT_KEY
 from a2a_lab.server.hosting import BackgroundServer
-from a2a_lab.server.scenario import load_file
+from a2a_lab.server.loader import load_file
+from a2a_lab.server.scenario import STREAM_ERROR_MESSAGE
 
 from .helpers import REST_PATH, RPC_PATH, Lab, client, data_events, message, message03, sse_events, write_scenario
 
@@ -156,7 +157,11 @@ def test_raw_html_500(lab: MakeLab) -> None:
     s = lab("""
         behaviour:
           SendMessage:
-            - reply: {raw: {status: 500, body: "<html><body>Internal Server Error</body></html>", content_type: text/html}}
+            - reply:
+                raw:
+                  status: 500
+                  body: "<html><body>Internal Server Error</body></html>"
+                  content_type: text/html
     """)
     r = s.send()
     assert r.status_code == 500 and r.headers["content-type"] == "text/html"
@@ -216,12 +221,15 @@ def test_truncated_body(lab: MakeLab) -> None:
 def test_truncated_body_reads_short(lab: MakeLab) -> None:
     s = lab(FAULTS)
     received = b""
-    with pytest.raises(httpx.TransportError), s.http.stream(
-        "POST",
-        RPC_PATH,
-        json={"jsonrpc": "2.0", "id": 1, "method": "SendMessage", "params": {"message": message("truncate")}},
-        headers=V1,
-    ) as r:
+    with (
+        pytest.raises(httpx.TransportError),
+        s.http.stream(
+            "POST",
+            RPC_PATH,
+            json={"jsonrpc": "2.0", "id": 1, "method": "SendMessage", "params": {"message": message("truncate")}},
+            headers=V1,
+        ) as r,
+    ):
         declared = int(r.headers["content-length"])
         for chunk in r.iter_raw():
             received += chunk
@@ -406,6 +414,68 @@ def test_error_mid_stream_rest(lab: MakeLab) -> None:
     assert [e.event for e in events] == [None, None, "error"]
     error = events[-1].data["error"]
     assert error["code"] == 404 and error["status"] == "NOT_FOUND" and error["details"][0]["reason"] == "TASK_NOT_FOUND"
+
+
+STREAM_ERRORS = """
+    endpoints:
+      - {path: /rpc, binding: JSONRPC, versions: ["1.0", "0.3"]}
+      - {path: /rest, binding: HTTP+JSON, versions: ["1.0", "0.3"]}
+    behaviour:
+      SendStreamingMessage:
+        - when: {text_contains: custom}
+          reply: {stream: {error_after: 1, error: {code: -31999, message: "the model backend fell over"}}}
+        - when: {text_contains: named}
+          reply: {stream: {error_after: 1, error: {code: TaskNotFound, message: "gone mid-way"}}}
+        - reply: {stream: {error_after: 1, error: UnsupportedOperation}}
+"""
+
+
+def _stream_error_event(s: Lab, text: str, rest: bool, v03: bool) -> tuple[str | None, dict[str, Any]]:
+    """The last event of a stream that ends in an injected error: (SSE event name, the error object or body)."""
+    msg = message03(text) if v03 and not rest else message(text)  # 0.3 HTTP+JSON speaks the proto's JSON form
+    headers = {} if v03 else V1
+    if rest:
+        r = s.http.post(f"{REST_PATH}{'/v1' if v03 else ''}/message:stream", json={"message": msg}, headers=headers)
+    else:
+        r = s.rpc("message/stream" if v03 else "SendStreamingMessage", {"message": msg}, version=None if v03 else "1.0")
+    assert r.status_code == 200 and r.headers["content-type"].startswith("text/event-stream"), r.text
+    events = sse_events(r.text)
+    assert len(events) == 2, "the task, then the error; then the stream closes"
+    last = events[-1]
+    return last.event, (last.data if rest else last.data["error"])
+
+
+@pytest.mark.parametrize("v03", [False, True], ids=["1.0", "0.3"])
+def test_stream_error_serves_code_and_message_as_written_jsonrpc(lab: MakeLab, v03: bool) -> None:
+    s = lab(STREAM_ERRORS)
+    _, custom = _stream_error_event(s, "custom", rest=False, v03=v03)
+    assert custom["code"] == -31999 and custom["message"] == "the model backend fell over"
+    _, named = _stream_error_event(s, "named", rest=False, v03=v03)
+    assert named["code"] == -32001 and named["message"] == "gone mid-way"
+    _, by_name = _stream_error_event(s, "plain", rest=False, v03=v03)
+    assert by_name["code"] == -32004 and by_name["message"] == STREAM_ERROR_MESSAGE
+    assert all(e["response"]["closed"] == "complete" for e in s.journal)
+
+
+@pytest.mark.parametrize("v03", [False, True], ids=["1.0", "0.3"])
+def test_stream_error_serves_code_and_message_as_written_rest(lab: MakeLab, v03: bool) -> None:
+    """HTTP+JSON: 0.3 bodies carry the JSON-RPC code; 1.0 bodies are google.rpc.Status (code: the HTTP status)."""
+    s = lab(STREAM_ERRORS)
+    name, custom = _stream_error_event(s, "custom", rest=True, v03=v03)
+    assert name == "error"
+    if v03:
+        assert custom == {"message": "the model backend fell over", "code": -31999}
+    else:
+        assert custom["error"]["message"] == "the model backend fell over" and custom["error"]["code"] == 500
+    _, named = _stream_error_event(s, "named", rest=True, v03=v03)
+    if v03:
+        assert named == {"message": "gone mid-way", "code": -32001}
+    else:
+        assert named["error"]["message"] == "gone mid-way"
+        assert named["error"]["details"][0]["reason"] == "TASK_NOT_FOUND"
+    _, by_name = _stream_error_event(s, "plain", rest=True, v03=v03)
+    assert (by_name if v03 else by_name["error"])["message"] == STREAM_ERROR_MESSAGE
+    assert all(e["response"]["closed"] == "complete" for e in s.journal)
 
 
 def test_status_first_and_final_snapshot(lab: MakeLab) -> None:
@@ -622,7 +692,7 @@ def test_push_needs_the_capability(lab: MakeLab) -> None:
     assert s.app.state.engine.tasks == {}
 
 
-# ==================================================================================== subscriptions, cards, extended cards, hosting
+# ======================================================================== subscriptions, cards, extended cards, hosting
 
 
 def test_subscribe_to_an_interrupted_task_stays_open_until_terminal(lab: MakeLab) -> None:
@@ -749,14 +819,15 @@ def test_stream_limit_refuses_more_streams_than_allowed(tmp_path) -> None:
 
     from a2a_lab.server.app import ScenarioApp
     from a2a_lab.server.hosting import BackgroundServer
-    from a2a_lab.server.scenario import load_file
+    from a2a_lab.server.loader import load_file
 
     path = tmp_path / "limited.yaml"
     path.write_text(
         "title: t\ndescription: d\nspec: s\nlimits: {streams: 1}\n"
         "card:\n  object:\n    name: n\n    description: d\n    version: '1'\n"
         "    supportedInterfaces: [{url: '{base_url}/a2a', protocolBinding: JSONRPC, protocolVersion: '1.0'}]\n"
-        "    capabilities: {streaming: true}\n    defaultInputModes: [text/plain]\n    defaultOutputModes: [text/plain]\n    skills: []\n"
+        "    capabilities: {streaming: true}\n    defaultInputModes: [text/plain]\n"
+        "    defaultOutputModes: [text/plain]\n    skills: []\n"
         "task: {steps: [SUBMITTED, WORKING, COMPLETED]}\n"
         "behaviour:\n  SendStreamingMessage:\n    - reply: {stream: {interval_ms: 200}}\n",
         encoding="utf-8",

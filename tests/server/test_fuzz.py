@@ -42,7 +42,8 @@ CONTENT_TYPES = [
     "application/jsonx",
     "APPLICATION/JSON",
 ]
-METHODS = all_method_names() + [
+METHODS = [
+    *all_method_names(),
     "tasks/list",
     "sendMessage",
     "",
@@ -136,10 +137,12 @@ class Fuzz:
     ) -> httpx.Response:
         self.sent += 1
         # Header values as bytes (latin-1), without the outer spaces h11 refuses to send.
-        raw_headers = {
-            k: v.strip(" \t").encode("latin-1") if isinstance(v, str) else v for k, v in (headers or {}).items()
-        }
-        request = self.http.build_request(verb, path, content=body, headers=raw_headers, params=params)
+        raw_headers = [
+            (k.encode("latin-1"), v.strip(" \t").encode("latin-1") if isinstance(v, str) else v)
+            for k, v in (headers or {}).items()
+        ]
+        query = httpx.QueryParams([(k, v) for k, v in params]) if params is not None else None
+        request = self.http.build_request(verb, path, content=body, headers=raw_headers, params=query)
         try:
             response = self.http.send(request)
         except httpx.TransportError as exc:  # pragma: no cover - a failure to report, with the request
@@ -292,7 +295,7 @@ json_values = st.recursive(
 
 #: Header values h11 will send: visible latin-1, inner spaces allowed.
 header_text = st.text(
-    alphabet=st.characters(min_codepoint=0x21, max_codepoint=0xFF, exclude_categories=("Cc",)), max_size=20
+    alphabet=st.characters(min_codepoint=0x21, max_codepoint=0xFF, exclude_categories=["Cc"]), max_size=20
 )
 
 
@@ -389,11 +392,11 @@ def envelopes(draw: st.DrawFn) -> tuple[Any, dict[str, Any]]:
 def path_segment(task_ids: list[str]) -> st.SearchStrategy[str]:
     return st.one_of(
         st.sampled_from(
-            task_ids + ["nope", "x", "%00", "%FF%FE", "..", ".", "tasks", "v1", "a%2Fb", "%E2%82%AC", "\u00e9"]
+            [*task_ids, "nope", "x", "%00", "%FF%FE", "..", ".", "tasks", "v1", "a%2Fb", "%E2%82%AC", "\u00e9"]
         ),
         st.text(
             alphabet=st.characters(
-                min_codepoint=0x20, max_codepoint=0x2FF, exclude_characters="/?#", exclude_categories=("Cc",)
+                min_codepoint=0x20, max_codepoint=0x2FF, exclude_characters="/?#", exclude_categories=["Cc"]
             ),
             min_size=1,
             max_size=10,
@@ -456,7 +459,7 @@ def rest_requests(
     query = draw(
         st.lists(
             st.tuples(
-                st.sampled_from(KEYS + ["A2A-Version", "history_length", "page_size"]) | st.text(max_size=6),
+                st.sampled_from([*KEYS, "A2A-Version", "history_length", "page_size"]) | st.text(max_size=6),
                 st.sampled_from(
                     [
                         "",
@@ -570,12 +573,13 @@ def test_fuzz_headers_and_other_paths(fuzz: Fuzz) -> None:
     fuzz.assert_healthy()
 
 
-# ------------------------------------------------------------------------------------ seeded mutations of valid requests
+# ----------------------------------------------------------------------------------- seeded mutations of valid requests
 
 
 def valid_corpus(task_id: str) -> list[tuple[str, str, Any, dict[str, str]]]:
     """(verb, path, body, headers) for valid requests of every operation, both versions, both bindings."""
-    v1, v03 = {"A2A-Version": "1.0"}, {}
+    v1: dict[str, str] = {"A2A-Version": "1.0"}
+    v03: dict[str, str] = {}
     push = {"url": "http://127.0.0.1:9/hook", "authentication": {"scheme": "Bearer", "credentials": "c"}}
 
     def rpc(method: str, params: Any, headers: dict[str, str]) -> tuple[str, str, Any, dict[str, str]]:

@@ -1,6 +1,6 @@
 """Limits with clear answers, over real HTTP on loopback: a body that never finishes arriving (408), request heads that
-are too large (431) or never finish (408, or the connection closed), notifications past the per-task cap (journaled), and
-the journal cap seen through the admin API. After each, the server answers the next request."""
+are too large (431) or never finish (408, or the connection closed), notifications past the per-task cap (journaled),
+and the journal cap seen through the admin API. After each, the server answers the next request."""
 
 from __future__ import annotations
 
@@ -137,9 +137,9 @@ def test_a_body_within_the_deadline_is_served(lab: MakeLab) -> None:
 
 
 def test_body_seconds_is_validated(lab: MakeLab) -> None:
-    from a2a_lab.server.scenario import ScenarioError
+    from a2a_lab.server.loader import ScenarioError
 
-    with pytest.raises(ScenarioError, match="limits.body_seconds"):
+    with pytest.raises(ScenarioError, match=r"limits\.body_seconds"):
         lab("limits: {body_seconds: 0}\n")
 
 

@@ -13,7 +13,23 @@ from a2a_lab.protocol.operations import Operation
 from a2a_lab.protocol.states import TaskState
 from a2a_lab.protocol.versions import Version
 from a2a_lab.server.catalogue import Catalogue, builtin_root, resolve
-from a2a_lab.server.scenario import DEFAULT_TASK, ScenarioError, load_file, parse
+from a2a_lab.server.loader import ScenarioError, load_file, parse
+from a2a_lab.server.scenario import (
+    DEFAULT_TASK,
+    STREAM_ERROR_MESSAGE,
+    ArtifactSpec,
+    AuthScope,
+    CardPath,
+    CardPathMode,
+    Conclusion,
+    Envelope,
+    EnvelopeId,
+    Fault,
+    FaultKind,
+    FirstEvent,
+    Returns,
+    StreamScript,
+)
 
 from .helpers import scenario_text, write_scenario
 
@@ -69,7 +85,7 @@ def test_endpoints_are_derived_from_the_card(catalogue: Catalogue) -> None:
 def test_catalogue_scripts_and_rules(catalogue: Catalogue) -> None:
     submitted = catalogue.get("spec/task/submitted-needs-get-task")
     assert [s.state for s in submitted.task.steps] == [TaskState.SUBMITTED, TaskState.WORKING, TaskState.COMPLETED]
-    assert submitted.task.returns == "first" and submitted.task.advance_on_get == 1
+    assert submitted.task.returns is Returns.FIRST and submitted.task.advance_on_get == 1
     (rule,) = catalogue.get("quirks/advertised-method-not-found").rules[Operation.SEND_MESSAGE]
     assert rule.reply.error is not None and rule.reply.error.type is ErrorType.METHOD_NOT_FOUND
     assert catalogue.get("quirks/patch-version-binding-mix").lenient_kind is True
@@ -77,7 +93,7 @@ def test_catalogue_scripts_and_rules(catalogue: Catalogue) -> None:
 
 
 def test_catalogue_get_unknown_suggests(catalogue: Catalogue) -> None:
-    with pytest.raises(KeyError, match="did you mean.*spec/conformant"):
+    with pytest.raises(KeyError, match=r"did you mean.*spec/conformant"):
         catalogue.get("spec/conformnt")
     with pytest.raises(KeyError, match="a2a-lab scenarios"):
         catalogue.get("zzzzzzzzzzzzzzzz")
@@ -129,7 +145,9 @@ def test_a_full_scenario_file_loads(tmp_path: Path) -> None:
         TaskState.COMPLETED,
     ]
     assert s.task.steps[1].message == "thinking about {text}"
-    assert s.task.artifacts == ({"artifactId": "artifact-1", "name": "out", "parts": [{"text": "got {text}"}]},)
+    assert s.task.artifacts == (
+        ArtifactSpec({"artifactId": "artifact-1", "name": "out", "parts": [{"text": "got {text}"}]}),
+    )
     assert s.task.advance_on_get == 2
     first, second = s.rules[Operation.SEND_MESSAGE]
     assert first.when.calls == (1, 2) and first.when.binding is Binding.JSONRPC
@@ -160,7 +178,7 @@ def test_reply_task_overrides_inherit_the_scenario_task(tmp_path: Path) -> None:
     assert (
         rule.reply.task is not None
         and rule.reply.task.steps == DEFAULT_TASK.steps
-        and rule.reply.task.returns == "first"
+        and rule.reply.task.returns is Returns.FIRST
     )
 
 
@@ -179,6 +197,40 @@ def test_numeric_error_codes(tmp_path: Path) -> None:
     custom = s.rules[Operation.CANCEL_TASK][0].reply.error
     assert get_err is not None and get_err.type is ErrorType.TASK_NOT_FOUND
     assert custom is not None and custom.code == -31999 and custom.text == "custom"
+
+
+def test_choices_and_errors_are_typed_on_load(tmp_path: Path) -> None:
+    """What the server consumes is parsed once here: enums, A2AErrors, artifact specs; never raw YAML."""
+    s = load_file(
+        write_scenario(
+            tmp_path,
+            scenario_text("""
+        task: {steps: [SUBMITTED, COMPLETED], artifacts: [{text: a, chunked: true}], returns: first}
+        behaviour:
+          SendMessage:
+            - reply: {fault: {kind: drip, chunk_bytes: 3}, envelope: {id: "null", both: true}}
+          SendStreamingMessage:
+            - when: {call: 1}
+              reply: {stream: {first_event: status, error_after: 1, error: {code: -31999, message: custom}}}
+            - reply: {stream: {error_after: 2, error: TaskNotFound}}
+        auth: {bearer: t, scope: extended_card}
+        expect: {result: [none, task]}
+    """),
+        )
+    )
+    assert s.task.returns is Returns.FIRST and s.task.artifacts[0].chunked is True
+    assert s.task.artifacts[0].artifact == {"artifactId": "artifact-1", "parts": [{"text": "a"}]}
+    (send,) = s.rules[Operation.SEND_MESSAGE]
+    assert send.reply.fault == Fault(FaultKind.DRIP, chunk_bytes=3)
+    assert send.reply.envelope == Envelope(EnvelopeId.NULL, both=True)
+    custom, named = (rule.reply.stream for rule in s.rules[Operation.SEND_STREAMING_MESSAGE])
+    assert custom.first_event is FirstEvent.STATUS
+    assert (custom.error.code, custom.error.text, custom.error.type) == (-31999, "custom", ErrorType.INTERNAL_ERROR)
+    assert (named.error.code, named.error.text) == (-32001, STREAM_ERROR_MESSAGE)
+    assert StreamScript().error.type is ErrorType.INTERNAL_ERROR and StreamScript().error.text == STREAM_ERROR_MESSAGE
+    assert s.auth is not None and s.auth.scope is AuthScope.EXTENDED_CARD
+    assert s.expect.results == (Conclusion.NONE, Conclusion.TASK) and s.expect.no_call_allowed
+    assert s.card.well_known == CardPath(CardPathMode.SERVE) and s.card.legacy == CardPath(CardPathMode.MISSING, 404)
 
 
 # ------------------------------------------------------------------------------------ broken files
@@ -354,6 +406,38 @@ def test_v03_method_names_are_not_operations(tmp_path: Path) -> None:
         ("timeout: -1\n", "timeout", "positive number"),
         ("seed: abc\n", "seed", "whole number"),
         ("checks: check-1\n", "checks", "list of check ids"),
+        # values the loader now types (the server used to re-read them from the YAML)
+        (
+            "behaviour: {SendStreamingMessage: [{reply: {stream: {error: {code: TaskNotFund}}}}]}\n",
+            "behaviour.SendStreamingMessage[0].reply.stream.error.code",
+            "unknown error",
+        ),
+        (
+            "behaviour: {SendStreamingMessage: [{reply: {stream: {error: {code: -1, message: [x]}}}}]}\n",
+            "behaviour.SendStreamingMessage[0].reply.stream.error.message",
+            "expected text",
+        ),
+        (
+            "behaviour: {SendStreamingMessage: [{reply: {stream: {error: {code: -1, http_status: 500}}}}]}\n",
+            "behaviour.SendStreamingMessage[0].reply.stream.error.http_status",
+            "unknown field",
+        ),
+        (
+            "behaviour: {SendMessage: [{reply: {error: {code: InternalError, message: 42}}}]}\n",
+            "behaviour.SendMessage[0].reply.error.message",
+            "expected text",
+        ),
+        (
+            "behaviour: {SendMessage: [{reply: {message: {parts: hi, text: hi}}}]}\n",
+            "behaviour.SendMessage[0].reply.message.text",
+            "unknown field",
+        ),
+        ("task: {returns: 1}\n", "task.returns", "unknown value"),
+        ("task: {artifacts: [{text: a, chunked: yes please}]}\n", "task.artifacts[0].chunked", "true or false"),
+        ("card: {object: {}, well_known: serv}\n", "card.well_known", "unknown value"),
+        ("card: {object: {}, legacy: raw}\n", "card.legacy", "raw takes a mapping"),
+        ("push: {allow: hooks.example}\n", "push.allow", "list of host names"),
+        ("expect: {result: [task, maybe]}\n", "expect.result[1]", "unknown value"),
     ],
 )
 def test_more_broken_fields(tmp_path: Path, body: str, field: str, needle: str) -> None:

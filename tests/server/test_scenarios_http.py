@@ -443,7 +443,7 @@ def test_stream_v1_jsonrpc(serve: Serve) -> None:
         "TASK_STATE_WORKING",
         "TASK_STATE_COMPLETED",
     ]
-    assert all(x[k]["taskId"] == task_id for x, k in zip(results[1:], kinds[1:]))
+    assert all(x[k]["taskId"] == task_id for x, k in zip(results[1:], kinds[1:], strict=True))
     assert all(
         "final" not in x["statusUpdate"] and "kind" not in x["statusUpdate"] for x in results if "statusUpdate" in x
     )
@@ -655,7 +655,7 @@ def test_admin_journal_over_http(serve: Serve) -> None:
     assert s.app.state.engine.tasks == {} and s.journal == []
 
 
-# ==================================================================================== spec/task/submitted-needs-get-task
+# =================================================================================== spec/task/submitted-needs-get-task
 
 
 def test_submitted_then_get_task_finishes_it(serve: Serve) -> None:
@@ -796,7 +796,10 @@ def test_non_finite_numbers_are_parse_errors(serve: Serve, raw_id: bytes) -> Non
 
 def test_lone_surrogates_are_echoed_escaped(serve: Serve) -> None:
     s = serve("spec/conformant")
-    body = b'{"jsonrpc":"2.0","id":"\\ud800","method":"SendMessage","params":{"message":{"messageId":"m","role":"ROLE_USER","parts":[{"text":"a\\udc00"}]}}}'
+    body = (
+        b'{"jsonrpc":"2.0","id":"\\ud800","method":"SendMessage","params":'
+        b'{"message":{"messageId":"m","role":"ROLE_USER","parts":[{"text":"a\\udc00"}]}}}'
+    )
     r = s.http.post(RPC, content=body, headers={**V1, "content-type": "application/json"})
     assert r.status_code == 200 and r.content.isascii()
     task = result(r, req_id="\ud800")["task"]
@@ -804,7 +807,7 @@ def test_lone_surrogates_are_echoed_escaped(serve: Serve) -> None:
     assert s.http.get("/_lab/journal").status_code == 200  # the journal can still be exported
 
 
-# ==================================================================================== the whole catalogue under prefixes
+# =================================================================================== the whole catalogue under prefixes
 
 
 def test_catalogue_app_serves_every_scenario_under_its_id(catalogue: Catalogue) -> None:

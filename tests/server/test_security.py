@@ -16,8 +16,8 @@ from a2a_lab.harness import cli, runner
 from a2a_lab.server import admin
 from a2a_lab.server.app import ScenarioApp
 from a2a_lab.server.catalogue import Catalogue
+from a2a_lab.server.loader import ScenarioError, load_file
 from a2a_lab.server.push import TIMEOUT_S
-from a2a_lab.server.scenario import ScenarioError, load_file
 
 from .helpers import Lab, Receiver, message, scenario_text, write_scenario
 
@@ -67,7 +67,7 @@ def test_push_to_another_host_is_stored_but_never_sent(lab: MakeLab) -> None:
     assert len(refused) == 3 and all(set(r) == {"refused"} and "neither loopback" in r["refused"] for r in refused)
 
 
-# ==================================================================================== credentials never in journals or reports
+# ============================================================================= credentials never in journals or reports
 
 
 def test_webhook_credentials_never_reach_a_journal_or_a_report(

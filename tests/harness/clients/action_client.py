@@ -190,7 +190,8 @@ class Receiver:
         self.thread.start()
 
     def wait_for_stop(self, seconds: float) -> None:
-        """Until a notification of a terminal or interrupted state arrived and the line went quiet, or `seconds` passed."""
+        """Until a notification of a terminal or interrupted state arrived and the line went quiet, or `seconds`
+        passed."""
         deadline = time.monotonic() + seconds
         with self.changed:
             while time.monotonic() < deadline:
@@ -217,7 +218,7 @@ def _state_of(notification: Any) -> str:
     return str(status.get("state", "")) if isinstance(status, dict) else ""
 
 
-# ------------------------------------------------------------------------------------------ what a task looks like so far
+# ---------------------------------------------------------------------------------------- what a task looks like so far
 
 
 class Fold:
@@ -309,7 +310,7 @@ def interfaces(card: dict[str, Any]) -> list[dict[str, str]]:
         parts = str(value).split(".")
         return f"{parts[0]}.{parts[1]}" if len(parts) >= 2 and parts[0].isdigit() and parts[1].isdigit() else None
 
-    out = []
+    out: list[dict[str, Any]] = []
     listed = card.get("supportedInterfaces")
     if isinstance(listed, list):
         for entry in listed:
@@ -511,7 +512,7 @@ class Client:
         if not found:
             return {"kind": "error", "state": None, "text": "no JSON-RPC interface of A2A 1.0 or 0.3"}
         iface = found[0]
-        caps = card.get("capabilities") if isinstance(card.get("capabilities"), dict) else {}
+        caps: dict[str, Any] = card["capabilities"] if isinstance(card.get("capabilities"), dict) else {}
         if self.extended and (
             caps.get("extendedAgentCard") is True or card.get("supportsAuthenticatedExtendedCard") is True
         ):
@@ -523,7 +524,7 @@ class Client:
                 if isinstance(extended, dict):
                     card, caps = (
                         extended,
-                        extended.get("capabilities") if isinstance(extended.get("capabilities"), dict) else caps,
+                        extended["capabilities"] if isinstance(extended.get("capabilities"), dict) else caps,
                     )
                     iface = (interfaces(card) or [iface])[0]
         streaming_allowed = caps.get("streaming") is True
@@ -585,7 +586,7 @@ class Client:
         if not isinstance(answer, dict):
             raise Failure("the result is not an object")
         if isinstance(answer.get("message"), dict) or answer.get("kind") == "message":
-            msg = answer.get("message") if isinstance(answer.get("message"), dict) else answer
+            msg = answer["message"] if isinstance(answer.get("message"), dict) else answer
             fold.kind, fold.message_text = "message", " ".join(fold.texts(msg.get("parts")))
         elif isinstance(answer.get("task"), dict):
             fold.task(answer["task"])

@@ -46,7 +46,9 @@ DEFECTS = {
     "patch-header": "send A2A-Version: 1.0.1 on 1.0 calls",
     "v03-body-under-v1": "send a 0.3-shaped message (role user, kind fields) as SendMessage with A2A-Version 1.0",
     "v1-method-on-v03": "send 1.0 SendMessage (1.0 shape and header) to a 0.3 interface",
-    "ignore-interfaces": "use the last entry of supportedInterfaces (or the top-level url) instead of the first supported one",
+    "ignore-interfaces": (
+        "use the last entry of supportedInterfaces (or the top-level url) instead of the first supported one"
+    ),
     "poll-after-message": "call GetTask after a direct message answer",
     "get-task-loop": "poll GetTask 50 times with no delay, even after the task completed",
     "no-follow-up": "never poll a task, whatever its state",
@@ -68,7 +70,9 @@ DEFECTS = {
     "fork-and-exit": "spawn a sleeping child in the same process group, then exit",
     "big-stdout": "write about 50 MB to stdout, then behave",
     # discovery
-    "guess-without-card": "when the card cannot be fetched or read (404, not JSON, too large), guess the endpoint as no-card does",
+    "guess-without-card": (
+        "when the card cannot be fetched or read (404, not JSON, too large), guess the endpoint as no-card does"
+    ),
     "any-version": "read an interface version the client does not know (0.2.5, banana) as 0.3",
     "no-version-as-1.0": "read an interface without protocolVersion as 1.0 (as the a2a-sdk does), not 0.3",
     "exact-version": 'recognise only the exact strings "1.0" and "0.3" (a patch version such as "1.0.1" is unknown)',
@@ -88,7 +92,9 @@ DEFECTS = {
     # errors
     "assume-success": "report an error or unreadable answer as an (empty) message",
     "lax-response": "take `result` from any JSON-RPC response: ignore its id and an `error` beside it",
-    "guess-other-version": "after a dead end (-32601/-32009) on the last interface, retry its URL with the other version",
+    "guess-other-version": (
+        "after a dead end (-32601/-32009) on the last interface, retry its URL with the other version"
+    ),
 }
 
 
@@ -484,7 +490,8 @@ class Client:
         return usable
 
     def fetch_card(self) -> dict[str, Any]:
-        """The card, from the well-known path or (on 404) the legacy one; raises CardProblem when there is none to use."""
+        """The card, from the well-known path or (on 404) the legacy one; raises CardProblem when there is none to
+        use."""
         resp = self.http.get(self.card_url, headers={"Accept": "application/json"})
         if resp.status_code == 404 and "guess-without-card" not in self.defects:
             resp = self.http.get(self.base + LEGACY_PATH, headers={"Accept": "application/json"})
@@ -532,7 +539,7 @@ class Client:
         if "flood" in self.defects:
             for _ in range(300):
                 self.http.get(self.card_url)
-        caps = card.get("capabilities") if isinstance(card.get("capabilities"), dict) else {}
+        caps: dict[str, Any] = card["capabilities"] if isinstance(card.get("capabilities"), dict) else {}
         stream = "stream-without-capability" in self.defects or (self.args.stream and caps.get("streaming") is True)
         resp: dict[str, Any] = {}
         iface = candidates[0]
@@ -629,9 +636,8 @@ class Client:
                     if "stale-task-on-error" in self.defects:
                         break
                     error = resp.get("error")
-                    return self.failure(
-                        f"GetTask failed: {error.get('message', '') if isinstance(error, dict) else 'unreadable answer'}"
-                    )
+                    reason = error.get("message", "") if isinstance(error, dict) else "unreadable answer"
+                    return self.failure(f"GetTask failed: {reason}")
                 task, state = got[1], self.state_of(got[1])
                 texts.append(self.task_text(task))
         if "failed-as-error" in self.defects and self.short(state) in ("failed", "rejected"):

@@ -38,7 +38,10 @@ for i in range(COUNT):
         sock.sendall(b"GET /.well-known/agent-card.json HTTP/1.1\r\nHost: flood\r\nX-Slow: ")
     elif i % 3 == 2:
         sock.sendall(
-            f"POST {rpc} HTTP/1.1\r\nHost: flood\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{{".encode()
+            (
+                f"POST {rpc} HTTP/1.1\r\nHost: flood\r\n"
+                "Content-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"
+            ).encode()
         )
 began = time.monotonic()
 try:

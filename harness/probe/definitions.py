@@ -1,7 +1,7 @@
 """The probe's checks: stable ids, a level, the spec text each stands on, and how a miss is graded.
 
 These judge a *server* (the client checks in harness/checks judge clients); they share the result model
-(CheckResult, Outcome, Level) and so every report format, but not the client catalogue.
+(CheckResult, Outcome, Level) and so every report format, but not the list of client checks.
 
 Throughout: a call the server refuses for want of credentials (HTTP 401/403, §3.3.2) leaves its check SKIPPED
 ("not judged"), never FAIL; the probe presents a bearer token only when given one.
@@ -144,4 +144,5 @@ INTERFACE_CHECKS = (
     VERSION_NEGOTIATION,
     ERROR_ENVELOPE,
 )
-CATALOGUE = (CARD_VALID, *INTERFACE_CHECKS)
+#: Every probe check, in report order (the `checks` list of the probe's JSON report).
+PROBE_CHECKS = (CARD_VALID, *INTERFACE_CHECKS)

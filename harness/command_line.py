@@ -1,0 +1,112 @@
+"""What the `a2a-lab` commands share on the command line: their messages, the refusal of unusable input (exit 2),
+and the options several commands take. Light on purpose: the reference client imports it and starts fast."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from .exit_codes import Exit
+
+if TYPE_CHECKING:
+    from a2a_lab.server.catalogue import Catalogue
+
+PROG = "a2a-lab"
+ADMIN_TOKEN_ENV = "A2A_LAB_ADMIN_TOKEN"
+
+
+def say(text: str) -> None:
+    """One line for people, on stderr, in the program's name (errors and progress alike)."""
+    print(f"{PROG}: {text}", file=sys.stderr, flush=True)
+
+
+def refuse(text: str) -> Exit:
+    """Unusable input: say why, and exit with the usage code."""
+    say(text)
+    return Exit.USAGE
+
+
+def crashed(what: str, exc: BaseException) -> Exit:
+    """An unexpected exception in the harness itself: say what it was, and exit with the harness code."""
+    say(f"{what}: {type(exc).__name__}: {exc}")
+    return Exit.HARNESS
+
+
+def load_catalogue(skipping: bool = True) -> Catalogue:
+    """The scenario catalogue, each broken scenario file reported (`skipping`: the command goes on without it)."""
+    from a2a_lab.server.catalogue import Catalogue
+
+    cat = Catalogue.load()
+    for sid, exc in sorted(cat.broken.items()):
+        say(f"scenario {sid} is broken{' and was skipped' if skipping else ''}:\n  {exc}")
+    return cat
+
+
+def add_json_or_markdown(p: argparse.ArgumentParser, json_help: str) -> None:
+    """`--json` or `--markdown` (a listing command's formats; the default is a table for people)."""
+    fmt = p.add_mutually_exclusive_group()
+    fmt.add_argument("--json", action="store_true", help=json_help)
+    fmt.add_argument("--markdown", action="store_true", help="the catalogue as a Markdown table")
+
+
+def add_report_files(p: argparse.ArgumentParser, report_dir: bool = True) -> None:
+    """The report files a scoring command writes (read back with reports.files.ReportFiles.from_args)."""
+    p.add_argument("--json", type=Path, metavar="FILE", help="write the JSON report")
+    p.add_argument("--junit", type=Path, metavar="FILE", help="write JUnit XML")
+    if report_dir:
+        p.add_argument(
+            "--report-dir",
+            type=Path,
+            metavar="DIR",
+            help="write every format (JSON, JUnit, HTML) plus each scenario's journal as JSONL",
+        )
+    p.add_argument("--html", type=Path, metavar="DIR", help="write a self-contained HTML report to DIR/index.html")
+
+
+def add_verbose(p: argparse.ArgumentParser) -> None:
+    p.add_argument("-v", "--verbose", action="store_true", help="show every miss in the scorecard")
+
+
+def add_selection(p: argparse.ArgumentParser) -> None:
+    """Which scenarios of the catalogue: `--scenario GLOB` and `--exclude GLOB`."""
+    p.add_argument("--scenario", action="append", metavar="GLOB", help="only scenarios whose id matches (repeatable)")
+    p.add_argument("--exclude", action="append", metavar="GLOB", help="skip scenarios whose id matches (repeatable)")
+
+
+def add_jobs_and_timeout(p: argparse.ArgumentParser) -> None:
+    p.add_argument("-j", "--jobs", type=int, default=1, help="scenarios run in parallel (default 1)")
+    p.add_argument("--timeout", type=float, help="seconds per scenario (default: each scenario's own)")
+
+
+def add_live_target(p: argparse.ArgumentParser) -> None:
+    """The live server a command talks to (`probe`, `record`)."""
+    p.add_argument(
+        "target",
+        metavar="BASE_URL",
+        help="the server's origin (its card is at BASE_URL/.well-known/agent-card.json) or its card URL",
+    )
+
+
+def add_answer_timeout(p: argparse.ArgumentParser) -> None:
+    """How long a command talking to a live server waits for any one answer."""
+    from .refclient.options import READ_TIMEOUT_S
+
+    p.add_argument(
+        "--timeout",
+        type=float,
+        default=READ_TIMEOUT_S,
+        help=f"seconds to wait for any one answer (default {READ_TIMEOUT_S:g})",
+    )
+
+
+def add_admin_token(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--admin-token", help=f"the shared server's admin token (also {ADMIN_TOKEN_ENV})")
+
+
+def admin_token(given: str | None) -> str | None:
+    """The admin token: the one given on the command line, else the environment's, else none."""
+    import os
+
+    return given or os.environ.get(ADMIN_TOKEN_ENV) or None

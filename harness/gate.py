@@ -1,0 +1,40 @@
+"""How every scoring command ends (`run`, `score`, `probe`): the scorecard, the report files, the gate's exit code."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from a2a_lab.protocol.cards import Support
+
+from . import scoring
+from .exit_codes import Exit
+from .model import Outcome, ScenarioResult
+from .reports import console, json_report
+from .reports.files import ReportFiles
+
+
+def gate_exit(summary: dict[str, Any]) -> Exit:
+    """A scoring summary's gate as an exit code: FAILED when it failed."""
+    return Exit.FAILED if summary["gate"] == "failed" else Exit.OK
+
+
+def conclude(
+    results: list[ScenarioResult],
+    supported: set[Support],
+    meta: dict[str, Any],
+    files: ReportFiles,
+    strict: bool = False,
+    verbose: bool = False,
+    checks: Iterable[Any] | None = None,
+) -> Exit:
+    """Print the scorecard, write the report files, and return the exit code: HARNESS when a scenario ended in
+    ERROR, else the gate's. `checks`: the checks the results come from, when they are not the client checks."""
+    summary = scoring.summary(results, strict)
+    console.scorecard(results, summary, verbose=verbose)
+    meta = {**meta, "strict": strict, "supports": sorted(f"{b.value}@{v.value}" for b, v in supported)}
+    report = json_report.build(results, summary, meta, checks=checks)
+    files.write(report, results, strict)
+    if any(r.outcome == Outcome.ERROR for r in results):
+        return Exit.HARNESS
+    return gate_exit(summary)

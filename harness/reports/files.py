@@ -1,0 +1,48 @@
+"""The report files a scoring command was asked for (`--json`, `--junit`, `--html`, `--report-dir`), written from
+one report."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..model import ScenarioResult
+from . import html, json_report, junit
+
+
+@dataclass(frozen=True)
+class ReportFiles:
+    json: Path | None = None
+    junit: Path | None = None
+    html: Path | None = None
+    #: Every format plus each scenario's journal as JSONL.
+    folder: Path | None = None
+
+    @classmethod
+    def from_args(cls, args: argparse.Namespace) -> ReportFiles:
+        """From the options command_line.add_report_files added (a command without --report-dir has no folder)."""
+        return cls(args.json, args.junit, args.html, getattr(args, "report_dir", None))
+
+    def write(self, report: dict[str, Any], results: list[ScenarioResult], strict: bool) -> None:
+        if self.json:
+            json_report.write(self.json, report)
+        if self.junit:
+            junit.write(self.junit, report, strict)
+        if self.folder:
+            write_dir(self.folder, report, results, strict)
+        if self.html:
+            html.write(self.html, [report])
+
+
+def write_dir(folder: Path, report: dict[str, Any], results: list[ScenarioResult], strict: bool) -> None:
+    folder.mkdir(parents=True, exist_ok=True)
+    json_report.write(folder / "report.json", report)
+    junit.write(folder / "junit.xml", report, strict)
+    html.write(folder, [report])
+    for r in results:
+        path = folder / "journals" / f"{r.id}.jsonl"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text("".join(json.dumps(e, separators=(",", ":")) + "\n" for e in r.journal), encoding="utf-8")

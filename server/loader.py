@@ -1,0 +1,802 @@
+"""Loading scenario files: YAML in, a typed `Scenario` out, or a `ScenarioError` naming the file, the field and a fix.
+
+Everything a file says is validated and converted here, once: error specs become `A2AError`s, named choices become
+the model's enums, shorthands are expanded. The server only ever sees the typed model (`scenario`).
+
+`FIELDS` and `CHOICES` are the format as data: every option each mapping accepts and every named value. They drive
+the validation, and docs/scenario-format.md documents exactly them (a test keeps the two equal).
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+from enum import StrEnum
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from a2a_lab.protocol import bindings, cards, errors, signing, states, versions
+from a2a_lab.protocol.bindings import Binding
+from a2a_lab.protocol.operations import Operation
+from a2a_lab.protocol.states import TaskState
+from a2a_lab.protocol.versions import Version
+
+from .placeholders import ALT_BASE_URL, BASE_URL
+from .scenario import (
+    ACTIONS,
+    DEFAULT_MESSAGE,
+    DEFAULT_TASK,
+    DEFAULT_TIMEOUT,
+    STREAM_ERROR_MESSAGE,
+    ArtifactSpec,
+    Auth,
+    AuthScope,
+    CardPath,
+    CardPathMode,
+    CardSigning,
+    CardSpec,
+    ClientAsk,
+    Conclusion,
+    Endpoint,
+    Envelope,
+    EnvelopeId,
+    Expect,
+    Fault,
+    FaultKind,
+    FirstEvent,
+    Limits,
+    Reply,
+    Returns,
+    Rule,
+    Scenario,
+    Step,
+    StreamScript,
+    Tamper,
+    TaskScript,
+    When,
+)
+
+
+class ScenarioError(ValueError):
+    """A scenario file that cannot be used: where, what, and how to fix it."""
+
+    def __init__(self, source: str, field_path: str, problem: str, hint: str = "") -> None:
+        self.source, self.field_path, self.problem, self.hint = source, field_path, problem, hint
+        text = f"{source}: {field_path or '(top level)'}: {problem}"
+        super().__init__(text + (f"\n  hint: {hint}" if hint else ""))
+
+
+#: Every option of the format, by the mapping that holds it (the section names of docs/scenario-format.md).
+FIELDS: dict[str, tuple[str, ...]] = {
+    "scenario": (
+        "title",
+        "description",
+        "spec",
+        "observed",
+        "recorded",
+        "seed",
+        "timeout",
+        "client",
+        "card",
+        "extended_card",
+        "endpoints",
+        "task",
+        "behaviour",
+        "leniency",
+        "auth",
+        "push",
+        "limits",
+        "checks",
+        "expect",
+    ),
+    "client": ("message", "action"),
+    "client.action": tuple(ACTIONS),
+    "card": (
+        "object",
+        "raw",
+        "content_type",
+        "cache_control",
+        "etag",
+        "well_known",
+        "legacy",
+        "pad_to",
+        "substitute_raw",
+        "sign",
+    ),
+    "card path": ("status", "body", "content_type"),
+    "card.sign": ("key", "kid", "tamper"),
+    "endpoints[]": ("path", "binding", "versions"),
+    "task": ("steps", "artifacts", "returns", "advance", "history"),
+    "task.steps[]": ("state", "message", "artifacts"),
+    "task.advance": ("get_task", "after_ms"),
+    "artifact": ("artifactId", "name", "description", "parts", "text", "metadata", "chunked"),
+    "part": ("text", "raw", "url", "data", "filename", "mediaType", "metadata"),
+    "rule": ("when", "reply"),
+    "when": (
+        "version",
+        "binding",
+        "method",
+        "message_id_prefix",
+        "text_contains",
+        "header",
+        "call",
+        "calls",
+        "has_task_id",
+    ),
+    "when.calls": ("from", "to"),
+    "reply": (
+        "message",
+        "task",
+        "error",
+        "raw",
+        "delay_ms",
+        "fault",
+        "envelope",
+        "stream",
+        "headers",
+        "unknown_fields",
+    ),
+    "reply.message": ("parts",),
+    "reply.error": ("code", "message", "http_status"),
+    "reply.raw": ("status", "body", "content_type", "echo_id"),
+    "reply.fault": ("kind", "after_bytes", "chunk_bytes", "interval_ms"),
+    "reply.envelope": ("id", "both", "neither"),
+    "reply.stream": (
+        "interval_ms",
+        "omit_terminal",
+        "first_event",
+        "duplicate_events",
+        "comments",
+        "ping_ms",
+        "error_after",
+        "error",
+        "close_at_interrupted",
+        "final_snapshot",
+        "drop_after",
+    ),
+    "reply.stream.error": ("code", "message"),
+    "leniency": ("missing_kind",),
+    "auth": ("bearer", "scope"),
+    "push": ("allow", "probe_bad_credentials"),
+    "limits": (
+        "body_bytes",
+        "body_seconds",
+        "json_depth",
+        "journal_entries",
+        "streams",
+        "push_deliveries_per_task",
+        "tasks",
+    ),
+    "expect": ("result", "state", "text_contains"),
+}
+
+#: The options whose value is one of a set of names, with the names.
+CHOICES: dict[str, type[StrEnum]] = {
+    "card.well_known": CardPathMode,
+    "card.legacy": CardPathMode,
+    "card.sign.tamper": Tamper,
+    "task.returns": Returns,
+    "reply.fault.kind": FaultKind,
+    "reply.envelope.id": EnvelopeId,
+    "reply.stream.first_event": FirstEvent,
+    "auth.scope": AuthScope,
+    "expect.result": Conclusion,
+}
+
+
+class _Reader:
+    """Walks YAML data with a field path, raising ScenarioError with hints. Records the options and named values it
+    met (`used`), so a test can tell which parts of the format a file exercises."""
+
+    def __init__(self, source: str) -> None:
+        self.source = source
+        self.used: set[tuple[str, str]] = set()
+
+    def fail(self, path: str, problem: str, hint: str = "") -> ScenarioError:
+        return ScenarioError(self.source, path, problem, hint)
+
+    def mapping(self, value: Any, path: str, section: str | None = None) -> dict[str, Any]:
+        """A mapping; with a section, only that section's options are allowed."""
+        if not isinstance(value, dict):
+            raise self.fail(path, f"expected a mapping, got {type(value).__name__}")
+        if section is not None:
+            allowed = FIELDS[section]
+            for key in value:
+                if key not in allowed:
+                    near = difflib.get_close_matches(str(key), sorted(allowed), n=1)
+                    raise self.fail(
+                        f"{path}.{key}" if path else str(key),
+                        "unknown field",
+                        f"did you mean {near[0]!r}?" if near else f"allowed here: {', '.join(sorted(allowed))}",
+                    )
+                self.used.add((section, key))
+        return value
+
+    def choice(self, value: Any, path: str, option: str, hint: str = "", what: str = "value") -> Any:
+        """One of the names CHOICES lists for `option`, as its enum member."""
+        kind = CHOICES[option]
+        try:
+            member = kind(value)
+        except ValueError:
+            raise self.fail(
+                path, f"unknown {what} {value!r}", hint or "one of " + ", ".join(m.value for m in kind)
+            ) from None
+        self.used.add((option, member.value))
+        return member
+
+    def string(self, value: Any, path: str) -> str:
+        if not isinstance(value, str):
+            raise self.fail(path, f"expected text, got {type(value).__name__}")
+        return value
+
+    def integer(self, value: Any, path: str, minimum: int = 0) -> int:
+        if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
+            raise self.fail(path, f"expected a whole number >= {minimum}, got {value!r}")
+        return value
+
+    def number(self, value: Any, path: str) -> float:
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
+            raise self.fail(path, f"expected a positive number, got {value!r}")
+        return float(value)
+
+    def boolean(self, value: Any, path: str) -> bool:
+        if not isinstance(value, bool):
+            raise self.fail(path, f"expected true or false, got {value!r}")
+        return value
+
+    def strings(self, value: Any, path: str, what: str) -> tuple[str, ...]:
+        if not isinstance(value, list) or not all(isinstance(x, str) for x in value):
+            raise self.fail(path, f"expected a list of {what}")
+        return tuple(value)
+
+    def state(self, value: Any, path: str) -> TaskState:
+        state = states.parse(value)
+        if state is None or state is TaskState.UNSPECIFIED:
+            raise self.fail(
+                path,
+                f"unknown task state {value!r}",
+                "one of " + ", ".join(s.short for s in TaskState if s is not TaskState.UNSPECIFIED),
+            )
+        return state
+
+    def version(self, value: Any, path: str) -> Version:
+        version = versions.to_known(str(value))
+        if version is None:
+            raise self.fail(path, f"unknown protocol version {value!r}", 'write "1.0" or "0.3" (quoted)')
+        return version
+
+    def binding(self, value: Any, path: str) -> Binding:
+        text = self.string(value, path)
+        binding = bindings.parse(text) or bindings.SHORT_NAMES.get(text.lower())
+        if binding is None or binding is Binding.GRPC:
+            raise self.fail(path, f"a2a-lab serves JSONRPC and HTTP+JSON, not {text!r}")
+        return binding
+
+    def error(self, value: Any, path: str, section: str) -> tuple[errors.A2AError, dict[str, Any]]:
+        """An error answer: a name (`TaskNotFound`), a code (-32001), or `{code, message, ...}` (`section` says which
+        other fields). The code and message are kept exactly as written; an unknown numeric code answers as an
+        InternalError with that code. Returns the error and the mapping (for the section's other fields)."""
+        if isinstance(value, (str, int)) and not isinstance(value, bool):
+            value = {"code": value}
+        spec = self.mapping(value, path, section)
+        code = spec.get("code")
+        message = self.string(spec["message"], f"{path}.message") if "message" in spec else None
+        if isinstance(code, str):
+            etype = errors.by_name(code)
+            if etype is None:
+                near = difflib.get_close_matches(code, errors.names(), n=1)
+                raise self.fail(
+                    f"{path}.code",
+                    f"unknown error {code!r}",
+                    f"did you mean {near[0]!r}?" if near else "one of " + ", ".join(errors.names()),
+                )
+            return errors.A2AError(etype, message), spec
+        if isinstance(code, int) and not isinstance(code, bool):
+            etype = errors.by_code(code)
+            override = None if etype else code
+            return errors.A2AError(etype or errors.ErrorType.INTERNAL_ERROR, message, code_override=override), spec
+        raise self.fail(f"{path}.code", "required: an error name (TaskNotFound) or a JSON-RPC code (-32601)")
+
+
+def _parts(r: _Reader, value: Any, path: str) -> tuple[dict[str, Any], ...]:
+    """Parts in canonical form from either `text: ...` shorthand or a list of 1.0 parts."""
+    if isinstance(value, str):
+        return ({"text": value},)
+    if not isinstance(value, list) or not value:
+        raise r.fail(
+            path,
+            "expected text or a non-empty list of parts",
+            "e.g. [{text: hi}, {data: {ok: true}}, {raw: aGk=, mediaType: text/plain}, {url: https://x/y.pdf}]",
+        )
+    out = []
+    for i, part in enumerate(value):
+        p = r.mapping(part, f"{path}[{i}]", "part")
+        kinds = [k for k in ("text", "raw", "url", "data") if k in p]
+        if len(kinds) != 1:
+            raise r.fail(f"{path}[{i}]", "a part needs exactly one of text, raw, url, data")
+        out.append(dict(p))
+    return tuple(out)
+
+
+def _artifacts(r: _Reader, value: Any, path: str) -> tuple[ArtifactSpec, ...]:
+    if not isinstance(value, list):
+        raise r.fail(path, "expected a list of artifacts", "e.g. [{name: result, parts: [{text: done}]}]")
+    out = []
+    for i, item in enumerate(value):
+        a = r.mapping(item, f"{path}[{i}]", "artifact")
+        if ("parts" in a) == ("text" in a):
+            raise r.fail(f"{path}[{i}]", "an artifact needs `parts` or `text` (one of them)")
+        art: dict[str, Any] = {"artifactId": a.get("artifactId", f"artifact-{i + 1}")}
+        for key in ("name", "description", "metadata"):
+            if key in a:
+                art[key] = a[key]
+        art["parts"] = list(_parts(r, a.get("parts", a.get("text")), f"{path}[{i}].parts"))
+        out.append(ArtifactSpec(art, r.boolean(a.get("chunked", False), f"{path}[{i}].chunked")))
+    return tuple(out)
+
+
+def _steps(r: _Reader, value: Any, path: str) -> tuple[Step, ...]:
+    if not isinstance(value, list) or not value:
+        raise r.fail(path, "expected a non-empty list of states", "e.g. [SUBMITTED, WORKING, COMPLETED]")
+    steps: list[Step] = []
+    for i, item in enumerate(value):
+        sp = f"{path}[{i}]"
+        if isinstance(item, str):
+            steps.append(Step(r.state(item, sp)))
+            continue
+        s = r.mapping(item, sp, "task.steps[]")
+        steps.append(
+            Step(
+                r.state(s.get("state"), f"{sp}.state"),
+                r.string(s["message"], f"{sp}.message") if "message" in s else None,
+                _artifacts(r, s["artifacts"], f"{sp}.artifacts") if "artifacts" in s else (),
+            )
+        )
+    for i, step in enumerate(steps[:-1]):
+        if step.state.terminal:
+            raise r.fail(
+                f"{path}[{i}]",
+                f"{step.state.short} is terminal, so no step may follow it",
+                "a terminal task never changes (§8)",
+            )
+    return tuple(steps)
+
+
+def _advance(r: _Reader, value: Any, path: str) -> tuple[int, int | None]:
+    """`never`, `get_task` or `{get_task: N, after_ms: T}`: (GetTask calls per step, 0 for never; ms per step)."""
+    if value == "never":
+        return 0, None
+    if value == "get_task":
+        return 1, None
+    a = r.mapping(value, path, "task.advance")
+    return (
+        r.integer(a.get("get_task", 0), f"{path}.get_task"),
+        r.integer(a["after_ms"], f"{path}.after_ms", 1) if "after_ms" in a else None,
+    )
+
+
+def _task_script(r: _Reader, value: Any, path: str, base: TaskScript) -> TaskScript:
+    """A task script; what it leaves out comes from `base` (the scenario's task, or the default one)."""
+    spec = r.mapping(value, path, "task")
+    steps = _steps(r, spec["steps"], f"{path}.steps") if spec.get("steps") is not None else base.steps
+    artifacts = _artifacts(r, spec["artifacts"], f"{path}.artifacts") if "artifacts" in spec else base.artifacts
+    returns = (
+        r.choice(
+            spec["returns"],
+            f"{path}.returns",
+            "task.returns",
+            "stop (honour blocking, §3.2.2) or first (answer with the first step)",
+        )
+        if "returns" in spec
+        else base.returns
+    )
+    advance_on_get, advance_after = (
+        _advance(r, spec["advance"], f"{path}.advance")
+        if "advance" in spec
+        else (base.advance_on_get, base.advance_after_ms)
+    )
+    history = r.boolean(spec.get("history", base.history), f"{path}.history")
+    return TaskScript(steps, artifacts, returns, advance_on_get, advance_after, history)
+
+
+def _stream(r: _Reader, value: Any, path: str) -> StreamScript:
+    s = r.mapping(value, path, "reply.stream")
+    kw: dict[str, Any] = {}
+    if "first_event" in s:
+        kw["first_event"] = r.choice(
+            s["first_event"],
+            f"{path}.first_event",
+            "reply.stream.first_event",
+            "task (per spec) or status (a stream whose first event is not a task)",
+        )
+    if "comments" in s:
+        kw["comments"] = r.strings(s["comments"], f"{path}.comments", "comment texts")
+    if "error" in s:
+        err, _ = r.error(s["error"], f"{path}.error", "reply.stream.error")
+        kw["error"] = (
+            err
+            if err.message is not None
+            else errors.A2AError(err.type, STREAM_ERROR_MESSAGE, code_override=err.code_override)
+        )
+    for key in ("omit_terminal", "duplicate_events", "close_at_interrupted", "final_snapshot"):
+        if key in s:
+            kw[key] = r.boolean(s[key], f"{path}.{key}")
+    for key, minimum in (("interval_ms", 0), ("ping_ms", 1), ("error_after", 0), ("drop_after", 1)):
+        if key in s:
+            kw[key] = r.integer(s[key], f"{path}.{key}", minimum)
+    return StreamScript(**kw)
+
+
+def _fault(r: _Reader, value: Any, path: str) -> Fault:
+    f = {"kind": value} if isinstance(value, str) else r.mapping(value, path, "reply.fault")
+    return Fault(
+        r.choice(f.get("kind"), f"{path}.kind", "reply.fault.kind", "stall, reset, truncate or drip", "fault"),
+        r.integer(f.get("after_bytes", 0), f"{path}.after_bytes"),
+        r.integer(f.get("chunk_bytes", 8), f"{path}.chunk_bytes", 1),
+        r.integer(f.get("interval_ms", 200), f"{path}.interval_ms"),
+    )
+
+
+def _raw(r: _Reader, value: Any, path: str) -> dict[str, Any]:
+    raw = r.mapping(value, path, "reply.raw")
+    return {
+        "raw_status": r.integer(raw.get("status", 200), f"{path}.status", 100),
+        "raw_body": r.string(raw.get("body", ""), f"{path}.body").encode(),
+        "raw_content_type": r.string(raw.get("content_type", "application/json"), f"{path}.content_type"),
+        "raw_echo_id": r.boolean(raw.get("echo_id", False), f"{path}.echo_id"),
+    }
+
+
+_REPLY_KINDS = ("message", "task", "error", "raw")
+
+
+def _reply(r: _Reader, value: Any, path: str, base_task: TaskScript) -> Reply:
+    spec = r.mapping(value, path, "reply")
+    kinds = [k for k in _REPLY_KINDS if k in spec]
+    if len(kinds) > 1:
+        raise r.fail(path, f"a reply has at most one of {', '.join(_REPLY_KINDS)} (found {', '.join(kinds)})")
+    kw: dict[str, Any] = {}
+    if "message" in spec:
+        m = spec["message"]
+        kw["message"] = _parts(
+            r,
+            r.mapping(m, f"{path}.message", "reply.message").get("parts") if isinstance(m, dict) else m,
+            f"{path}.message",
+        )
+    if "task" in spec:
+        kw["task"] = _task_script(r, spec["task"] or {}, f"{path}.task", base_task)
+    if "error" in spec:
+        kw["error"], e = r.error(spec["error"], f"{path}.error", "reply.error")
+        if "http_status" in e:
+            kw["error_http_status"] = r.integer(e["http_status"], f"{path}.error.http_status", 100)
+    if "raw" in spec:
+        kw.update(_raw(r, spec["raw"], f"{path}.raw"))
+    if "headers" in spec:
+        h = r.mapping(spec["headers"], f"{path}.headers")
+        kw["headers"] = tuple((str(k), str(v)) for k, v in h.items())
+    if "delay_ms" in spec:
+        kw["delay_ms"] = r.integer(spec["delay_ms"], f"{path}.delay_ms")
+    if "fault" in spec:
+        kw["fault"] = _fault(r, spec["fault"], f"{path}.fault")
+    if "envelope" in spec:
+        e = r.mapping(spec["envelope"], f"{path}.envelope", "reply.envelope")
+        kw["envelope"] = Envelope(
+            r.choice(e["id"], f"{path}.envelope.id", "reply.envelope.id", "echo, wrong, null or omit")
+            if "id" in e
+            else EnvelopeId.ECHO,
+            r.boolean(e.get("both", False), f"{path}.envelope.both"),
+            r.boolean(e.get("neither", False), f"{path}.envelope.neither"),
+        )
+    if "stream" in spec:
+        kw["stream"] = _stream(r, spec["stream"], f"{path}.stream")
+    if "unknown_fields" in spec:
+        u = r.mapping(spec["unknown_fields"], f"{path}.unknown_fields")
+        if not u:
+            raise r.fail(
+                f"{path}.unknown_fields",
+                "expected at least one field",
+                'e.g. {futureField: "ignore me", x-vendor-trace: 42}',
+            )
+        kw["unknown_fields"] = tuple((str(k), v) for k, v in u.items())
+    return Reply(**kw)
+
+
+def _when(r: _Reader, value: Any, path: str) -> When:
+    w = r.mapping(value, path, "when")
+    kw: dict[str, Any] = {}
+    if "version" in w:
+        kw["version"] = r.version(w["version"], f"{path}.version")
+    if "binding" in w:
+        kw["binding"] = r.binding(w["binding"], f"{path}.binding")
+    for key in ("method", "message_id_prefix", "text_contains"):
+        if key in w:
+            kw[key] = r.string(w[key], f"{path}.{key}")
+    if "header" in w:
+        h = r.mapping(w["header"], f"{path}.header")
+        kw["header"] = tuple((str(k).lower(), None if v is None else str(v)) for k, v in h.items())
+    if "call" in w:
+        n = r.integer(w["call"], f"{path}.call", 1)
+        kw["calls"] = (n, n)
+    if "calls" in w:
+        c = r.mapping(w["calls"], f"{path}.calls", "when.calls")
+        kw["calls"] = (
+            r.integer(c.get("from", 1), f"{path}.calls.from", 1),
+            r.integer(c["to"], f"{path}.calls.to", 1) if "to" in c else None,
+        )
+    if "has_task_id" in w:
+        kw["has_task_id"] = r.boolean(w["has_task_id"], f"{path}.has_task_id")
+    return When(**kw)
+
+
+def _behaviour(r: _Reader, value: Any, task: TaskScript) -> dict[Operation, tuple[Rule, ...]]:
+    rules: dict[Operation, tuple[Rule, ...]] = {}
+    for key, items in r.mapping(value, "behaviour").items():
+        try:
+            op = Operation(key)
+        except ValueError:
+            near = difflib.get_close_matches(str(key), [o.value for o in Operation], n=1)
+            raise r.fail(
+                f"behaviour.{key}",
+                "unknown operation",
+                f"did you mean {near[0]!r}?" if near else "one of " + ", ".join(o.value for o in Operation),
+            ) from None
+        if isinstance(items, dict):
+            items = [items]
+        if not isinstance(items, list) or not items:
+            raise r.fail(
+                f"behaviour.{key}",
+                "expected a list of rules",
+                "e.g. [{when: {call: 1}, reply: {error: InternalError}}, {reply: {message: hi}}]",
+            )
+        parsed = []
+        for i, item in enumerate(items):
+            path = f"behaviour.{key}[{i}]"
+            it = r.mapping(item, path, "rule")
+            if "reply" not in it:
+                raise r.fail(f"{path}.reply", "required: what to answer")
+            parsed.append(
+                Rule(_when(r, it.get("when", {}), f"{path}.when"), _reply(r, it["reply"], f"{path}.reply", task))
+            )
+        rules[op] = tuple(parsed)
+    return rules
+
+
+def _card_path(r: _Reader, value: Any, path: str, option: str, default: CardPathMode) -> CardPath:
+    """`serve`, `missing` (or 404), or a mapping: what one well-known path answers."""
+    if isinstance(value, dict):
+        p = r.mapping(value, path, "card path")
+        r.used.add((option, CardPathMode.RAW.value))
+        return CardPath(
+            CardPathMode.RAW,
+            r.integer(p.get("status", 200), f"{path}.status", 100),
+            r.string(p.get("body", ""), f"{path}.body").encode(),
+            r.string(p.get("content_type", "application/json"), f"{path}.content_type"),
+        )
+    hint = "serve, missing (404), or {status, body, content_type}"
+    mode = (
+        default
+        if value is None
+        else r.choice(CardPathMode.MISSING.value if value == 404 else value, path, option, hint)
+    )
+    if mode is CardPathMode.RAW:
+        raise r.fail(path, "raw takes a mapping", "e.g. {status: 200, body: '<html>', content_type: text/html}")
+    return CardPath(mode, 404 if mode is CardPathMode.MISSING else 200)
+
+
+def _signing(r: _Reader, value: Any) -> CardSigning:
+    s = r.mapping(value, "card.sign", "card.sign")
+    key = r.mapping(s.get("key"), "card.sign.key")
+    try:
+        signing.import_key(key)
+    except Exception as exc:
+        raise r.fail(
+            "card.sign.key", f"not a usable private JWK: {exc}", "an EC P-256 private JWK with kty, crv, x, y, d"
+        ) from None
+    tamper = r.choice(s["tamper"], "card.sign.tamper", "card.sign.tamper") if "tamper" in s else Tamper.NONE
+    return CardSigning(key, r.string(s.get("kid", key.get("kid", "a2a-lab-test")), "card.sign.kid"), tamper)
+
+
+def _card(r: _Reader, value: Any) -> CardSpec:
+    c = r.mapping(value, "card", "card")
+    if ("object" in c) == ("raw" in c):
+        raise r.fail(
+            "card", "a card needs exactly one of `object` (a mapping, {base_url} filled in) or `raw` (exact text)"
+        )
+    return CardSpec(
+        object=r.mapping(c["object"], "card.object") if "object" in c else None,
+        raw=r.string(c["raw"], "card.raw").encode() if "raw" in c else None,
+        content_type=r.string(c.get("content_type", "application/json"), "card.content_type"),
+        cache_control=r.string(c["cache_control"], "card.cache_control")
+        if "cache_control" in c
+        else "public, max-age=300",
+        etag=r.boolean(c.get("etag", True), "card.etag"),
+        well_known=_card_path(r, c.get("well_known"), "card.well_known", "card.well_known", CardPathMode.SERVE),
+        legacy=_card_path(r, c.get("legacy"), "card.legacy", "card.legacy", CardPathMode.MISSING),
+        pad_to=r.integer(c["pad_to"], "card.pad_to", 1) if "pad_to" in c else None,
+        substitute_raw=r.boolean(c.get("substitute_raw", True), "card.substitute_raw"),
+        sign=_signing(r, c["sign"]) if "sign" in c else None,
+    )
+
+
+def _derive_endpoints(card: CardSpec) -> tuple[Endpoint, ...]:
+    """By default a scenario answers where its card says: every JSONRPC/HTTP+JSON interface under {base_url}."""
+    doc: Any = card.object
+    if doc is None and card.raw is not None:
+        try:
+            doc = json.loads(card.raw.decode("utf-8", "replace"))
+        except ValueError:
+            doc = None
+    grouped: dict[tuple[str, Binding], list[Version]] = {}
+    for iface in cards.interfaces(doc):
+        prefix = next((p for p in (BASE_URL, ALT_BASE_URL) if iface.url.startswith(p)), None)
+        binding = iface.core_binding
+        if prefix is None or binding not in (Binding.JSONRPC, Binding.HTTP_JSON):
+            continue
+        version = iface.known_version
+        if version is None:
+            continue
+        path = iface.url[len(prefix) :] or "/"
+        listed = grouped.setdefault((path, binding), [])
+        if version not in listed:
+            listed.append(version)
+    return tuple(Endpoint(p, b, tuple(v)) for (p, b), v in grouped.items())
+
+
+def _endpoints(r: _Reader, value: Any) -> tuple[Endpoint, ...]:
+    if not isinstance(value, list):
+        raise r.fail("endpoints", "expected a list", 'e.g. [{path: /a2a, binding: JSONRPC, versions: ["1.0", "0.3"]}]')
+    out = []
+    for i, item in enumerate(value):
+        e = r.mapping(item, f"endpoints[{i}]", "endpoints[]")
+        path = r.string(e.get("path"), f"endpoints[{i}].path")
+        if not path.startswith("/"):
+            raise r.fail(f"endpoints[{i}].path", "must start with /")
+        vs = e.get("versions")
+        if not isinstance(vs, list) or not vs:
+            raise r.fail(f"endpoints[{i}].versions", "expected a non-empty list", 'e.g. ["1.0", "0.3"]')
+        out.append(
+            Endpoint(
+                path.rstrip("/") or "/",
+                r.binding(e.get("binding"), f"endpoints[{i}].binding"),
+                tuple(r.version(v, f"endpoints[{i}].versions") for v in vs),
+            )
+        )
+    return tuple(out)
+
+
+def _client(r: _Reader, value: Any, card: CardSpec) -> ClientAsk:
+    client = r.mapping(value, "client", "client")
+    action = dict(r.mapping(client.get("action", {}), "client.action", "client.action"))
+    for key, kind in ACTIONS.items():
+        if key in action and not isinstance(action[key], kind):
+            raise r.fail(
+                f"client.action.{key}", f"expected {'text' if kind is str else 'true or false'}, got {action[key]!r}"
+            )
+    if action.get("verify_signature"):
+        if card.sign is None:
+            raise r.fail(
+                "client.action.verify_signature", "the card is not signed", "add card.sign, or drop verify_signature"
+            )
+        action["jwks"] = signing.public_jwks([{**card.sign.key, "kid": card.sign.kid}])
+    return ClientAsk(r.string(client.get("message", DEFAULT_MESSAGE), "client.message"), action)
+
+
+def _expect(r: _Reader, value: Any) -> Expect:
+    e = r.mapping(value, "expect", "expect")
+    result = e.get("result")
+    listed = [] if result is None else result if isinstance(result, list) else [result]
+    if isinstance(result, list) and not result:
+        raise r.fail(
+            "expect.result",
+            "expected a result or a non-empty list of acceptable results",
+            "e.g. error, or [none, task]",
+        )
+    results = [
+        r.choice(item, f"expect.result[{i}]" if isinstance(result, list) else "expect.result", "expect.result")
+        for i, item in enumerate(listed)
+    ]
+    return Expect(
+        tuple(dict.fromkeys(results)),
+        r.state(e["state"], "expect.state") if "state" in e else None,
+        r.string(e["text_contains"], "expect.text_contains") if "text_contains" in e else None,
+    )
+
+
+def _auth(r: _Reader, value: Any) -> Auth:
+    a = r.mapping(value, "auth", "auth")
+    scope = r.choice(a["scope"], "auth.scope", "auth.scope", "all or extended_card") if "scope" in a else AuthScope.ALL
+    return Auth(r.string(a.get("bearer"), "auth.bearer"), scope)
+
+
+def _limits(r: _Reader, value: Any) -> Limits:
+    given = r.mapping(value, "limits", "limits")
+    kw: dict[str, Any] = {
+        k: r.number(v, f"limits.{k}") if k == "body_seconds" else r.integer(v, f"limits.{k}", 1)
+        for k, v in given.items()
+    }
+    return Limits(**kw)
+
+
+def parse_with(r: _Reader, data: Any, scenario_id: str) -> Scenario:
+    top = r.mapping(data, "", "scenario")
+    for required in ("title", "description", "card"):
+        if required not in top:
+            raise r.fail(
+                required,
+                "required field is missing",
+                "every scenario has a title, a description a client author understands, and a card",
+            )
+    if not ("spec" in top or "observed" in top or "recorded" in top):
+        raise r.fail(
+            "spec",
+            "a scenario cites what it stands on",
+            "add `spec:` (section and keyword) or `observed:` (where and when the quirk was seen)",
+        )
+    card = _card(r, top["card"])
+    task = _task_script(r, top["task"], "task", DEFAULT_TASK) if "task" in top else DEFAULT_TASK
+    rules = _behaviour(r, top.get("behaviour", {}), task)
+    endpoints = _endpoints(r, top["endpoints"]) if "endpoints" in top else _derive_endpoints(card)
+    client = _client(r, top.get("client", {}), card)
+    leniency = r.mapping(top.get("leniency", {}), "leniency", "leniency")
+    push = r.mapping(top.get("push", {}), "push", "push")
+    return Scenario(
+        id=scenario_id,
+        title=r.string(top["title"], "title"),
+        description=r.string(top["description"], "description").strip(),
+        source=r.source,
+        spec=r.string(top["spec"], "spec") if "spec" in top else None,
+        observed=r.mapping(top["observed"], "observed") if "observed" in top else None,
+        seed=r.integer(top.get("seed", 0), "seed"),
+        timeout=r.number(top.get("timeout", DEFAULT_TIMEOUT), "timeout"),
+        client=client,
+        card=card,
+        extended_card=r.mapping(top["extended_card"], "extended_card") if "extended_card" in top else None,
+        endpoints=endpoints,
+        task=task,
+        rules=rules,
+        lenient_kind=r.boolean(leniency.get("missing_kind", False), "leniency.missing_kind"),
+        auth=_auth(r, top["auth"]) if "auth" in top else None,
+        push_allow=r.strings(push.get("allow", []), "push.allow", "host names"),
+        push_probe=r.boolean(push.get("probe_bad_credentials", False), "push.probe_bad_credentials"),
+        limits=_limits(r, top.get("limits", {})),
+        checks=r.strings(top.get("checks", []), "checks", "check ids"),
+        expect=_expect(r, top.get("expect", {})),
+        recorded=r.mapping(top["recorded"], "recorded") if "recorded" in top else None,
+    )
+
+
+def parse(data: Any, scenario_id: str, source: str) -> Scenario:
+    """Validate decoded YAML and build the Scenario, or raise ScenarioError."""
+    return parse_with(_Reader(source), data, scenario_id)
+
+
+def options_used(data: Any, source: str = "<options>") -> set[tuple[str, str]]:
+    """The options (section, name) and named values (option, value) a scenario's data uses; raises ScenarioError."""
+    r = _Reader(source)
+    parse_with(r, data, "options")
+    return r.used
+
+
+def load_file(path: Path, scenario_id: str | None = None) -> Scenario:
+    """Load one scenario file; its id defaults to the file name without extension."""
+    source = str(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ScenarioError(source, "", f"cannot read the file: {exc.strerror or exc}") from None
+    except UnicodeDecodeError:
+        raise ScenarioError(source, "", "the file is not UTF-8 text") from None
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f"line {mark.line + 1}, column {mark.column + 1}" if mark else ""
+        raise ScenarioError(
+            source,
+            where,
+            f"not valid YAML: {getattr(exc, 'problem', None) or exc}",
+            "check indentation and quoting around that line",
+        ) from None
+    return parse(data, scenario_id or path.stem, source)

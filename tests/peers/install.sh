@@ -1,0 +1,92 @@
+#!/usr/bin/env bash
+# Install the real A2A clients that cannot share the test environment, from pinned versions.
+#
+#   tests/peers/install.sh [CACHE_DIR]     (default: ${A2A_LAB_PEERS:-$HOME/.cache/a2a-lab-peers})
+#
+# CACHE_DIR/sdk03    a venv with a2a-sdk[http-server]==0.3.26 (the genuine 0.3 line)
+# CACHE_DIR/handler  a venv with a2a-handler==0.4.0 (a CLI on a2a-sdk 1.3)
+# CACHE_DIR/js       @a2a-js/sdk 1.3.0 through `npm ci` from tests/peers/clients/package-lock.json,
+#                    with js_client.mjs linked in so that it resolves the packages installed beside it
+# The a2a-sdk 1.3.0 client needs nothing here: it is in the test environment (the `test` extra).
+# Idempotent: what is already installed at the pinned version is left alone. Skips the JS client, with a
+# message, when node or npm is missing. Exits non-zero when pip or npm fails. PYTHON picks the interpreter
+# for the venvs (default python3).
+set -euo pipefail
+
+SDK03_VERSION=0.3.26
+HANDLER_VERSION=0.4.0
+JS_SDK_VERSION=1.3.0
+
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+clients="$here/clients"
+cache="${1:-${A2A_LAB_PEERS:-$HOME/.cache/a2a-lab-peers}}"
+python="${PYTHON:-python3}"
+mkdir -p "$cache"
+cache="$(cd "$cache" && pwd)"
+echo "peers: installing into $cache"
+
+die() {
+    echo "peers: ERROR: $*" >&2
+    exit 1
+}
+
+# installed_version VENV DIST: the version of DIST in VENV, or nothing.
+installed_version() {
+    [ -x "$1/bin/python" ] || return 0
+    "$1/bin/python" -c "import importlib.metadata as m, sys
+try:
+    print(m.version(sys.argv[1]))
+except m.PackageNotFoundError:
+    pass" "$2" 2>/dev/null || true
+}
+
+# python_peer NAME DIST VERSION REQUIREMENT: a venv CACHE/NAME holding REQUIREMENT, DIST at VERSION.
+python_peer() {
+    local name="$1" dist="$2" version="$3" requirement="$4"
+    local venv="$cache/$name"
+    local have
+    have="$(installed_version "$venv" "$dist")"
+    if [ "$have" = "$version" ]; then
+        echo "peers: $name: $dist $version already installed ($venv)"
+        return 0
+    fi
+    echo "peers: $name: installing $requirement into $venv${have:+ (found $dist $have)}"
+    if [ ! -x "$venv/bin/python" ]; then
+        "$python" -m venv "$venv" || die "$name: could not create a venv with $python"
+    fi
+    "$venv/bin/python" -m pip install --quiet "$requirement" \
+        || die "$name: pip install '$requirement' failed (see pip's message above)"
+    have="$(installed_version "$venv" "$dist")"
+    [ "$have" = "$version" ] || die "$name: expected $dist $version in $venv, found '${have:-nothing}'"
+    echo "peers: $name: installed $dist $version"
+}
+
+python_peer sdk03 a2a-sdk "$SDK03_VERSION" "a2a-sdk[http-server]==$SDK03_VERSION"
+python_peer handler a2a-handler "$HANDLER_VERSION" "a2a-handler==$HANDLER_VERSION"
+
+js="$cache/js"
+if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
+    echo "peers: js: SKIPPED: node and npm are needed for @a2a-js/sdk $JS_SDK_VERSION and are not on PATH"
+    echo "peers: done (without the JS client)"
+    exit 0
+fi
+mkdir -p "$js"
+installed_js=""
+if [ -f "$js/node_modules/@a2a-js/sdk/package.json" ]; then
+    installed_js="$(node -p "require(process.argv[1]).version" "$js/node_modules/@a2a-js/sdk/package.json")"
+fi
+if [ "$installed_js" = "$JS_SDK_VERSION" ] && cmp -s "$clients/package-lock.json" "$js/package-lock.json" \
+    && cmp -s "$clients/package.json" "$js/package.json"; then
+    echo "peers: js: @a2a-js/sdk $JS_SDK_VERSION already installed ($js)"
+else
+    echo "peers: js: npm ci of @a2a-js/sdk $JS_SDK_VERSION into $js (node $(node --version), npm $(npm --version))"
+    cp "$clients/package.json" "$clients/package-lock.json" "$js/"
+    (cd "$js" && npm ci --no-audit --no-fund --loglevel=error) || die "js: npm ci failed (see npm's message above)"
+    installed_js="$(node -p "require(process.argv[1]).version" "$js/node_modules/@a2a-js/sdk/package.json")"
+    [ "$installed_js" = "$JS_SDK_VERSION" ] || die "js: expected @a2a-js/sdk $JS_SDK_VERSION, found '$installed_js'"
+    echo "peers: js: installed @a2a-js/sdk $JS_SDK_VERSION"
+fi
+# The driver stays in the repo; the link lets `node --preserve-symlinks-main CACHE/js/js_client.mjs` find the
+# packages beside it.
+ln -sfn "$clients/js_client.mjs" "$js/js_client.mjs"
+echo "peers: done"

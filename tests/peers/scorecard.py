@@ -1,0 +1,343 @@
+"""The real clients' scorecard: run each real A2A client over the whole catalogue and write docs/clients.md.
+
+    python tests/peers/scorecard.py [--peers DIR] [--out docs/clients.md] [--reports DIR] [--label TEXT]
+                                    [--client NAME ...] [--scenario GLOB ...] [-j 2] [--rerender]
+
+Each client is one of the drivers in tests/peers/clients/, run by `a2a-lab run --client ... --json FILE -j 2`.
+The a2a-sdk 1.3.0 client comes from the test environment (the `test` extra); the others from the cache dir that
+tests/peers/install.sh fills (DIR, default ${A2A_LAB_PEERS:-~/.cache/a2a-lab-peers}). A client whose tool is
+not installed is skipped with a note in the document. Per client the document gives the outcome counts and every
+scenario the client did not PASS, with the checks that missed and their messages (from the JSON report), and
+one line of explanation per scenario from tests/peers/clients/explanations.yaml. With --rerender it runs nothing
+and writes the document again from the JSON reports kept in --reports (after editing the explanations).
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import importlib.metadata
+import json
+import os
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+import tempfile
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+HERE = Path(__file__).resolve().parent
+CLIENTS_DIR = HERE / "clients"
+REPO = HERE.parent.parent
+EXPLANATIONS = CLIENTS_DIR / "explanations.yaml"
+#: Scenario outcomes in the order the document lists them.
+OUTCOMES = ["PASS", "NON_STRICT", "FAIL", "UNIMPLEMENTED", "TIMEOUT", "NO_CONTACT", "ERROR"]
+#: Check outcomes that make a scenario miss.
+MISSES = ("FAIL", "NON_STRICT", "ERROR")
+RUN_TIMEOUT_S = 3600
+LOOPBACK = re.compile(r"http://127\.0\.0\.1:\d+")
+
+
+@dataclass(frozen=True)
+class Peer:
+    """One real client: how to run its driver, and why it cannot run here (None when it can)."""
+
+    name: str
+    library: str
+    how: str
+    command: Callable[[Path], list[str]]
+    missing: Callable[[Path], str | None]
+    env: Callable[[Path], dict[str, str]] = field(default=lambda _peers: {})
+
+
+def _installed(dist: str, version: str) -> str | None:
+    try:
+        have = importlib.metadata.version(dist)
+    except importlib.metadata.PackageNotFoundError:
+        return f"{dist} is not installed in this environment (pip install -e '.[test]')"
+    return None if have == version else f"{dist} {have} is installed here, the scorecard pins {version}"
+
+
+def _venv_has(peers: Path, venv: str, dist: str, version: str) -> str | None:
+    python = peers / venv / "bin" / "python"
+    if not python.exists():
+        return f"{python} does not exist: run tests/peers/install.sh {shlex.quote(str(peers))}"
+    code = f"import importlib.metadata as m; print(m.version({dist!r}))"
+    have = subprocess.run([str(python), "-c", code], capture_output=True, text=True).stdout.strip()
+    return None if have == version else f"{venv} venv has {dist} {have or 'missing'}, expected {version}"
+
+
+def _js_missing(peers: Path) -> str | None:
+    if shutil.which("node") is None:
+        return "node is not on PATH (the @a2a-js/sdk client needs Node.js >= 20)"
+    package = peers / "js" / "node_modules" / "@a2a-js" / "sdk" / "package.json"
+    if not package.exists() or not (peers / "js" / "js_client.mjs").exists():
+        return f"@a2a-js/sdk is not installed in {peers / 'js'}: run tests/peers/install.sh {shlex.quote(str(peers))}"
+    have = json.loads(package.read_text(encoding="utf-8")).get("version")
+    return None if have == "1.3.0" else f"@a2a-js/sdk {have} is installed, expected 1.3.0"
+
+
+def _sdk13(mode: str) -> Peer:
+    how = {
+        "default": "`ClientConfig()`: streams when the card allows, follows an open task with GetTask",
+        "streaming": "`ClientConfig()`, follows an open task with SubscribeToTask (GetTask where refused)",
+        "polling": "`ClientConfig(polling=True, streaming=False)`: returnImmediately, then GetTask",
+    }[mode]
+    return Peer(
+        name=f"a2a-sdk-1.3.0-{mode}",
+        library="a2a-sdk 1.3.0 (Python)",
+        how=how,
+        command=lambda _peers: [sys.executable, str(CLIENTS_DIR / "a2a_sdk_13.py"), "--mode", mode],
+        missing=lambda _peers: _installed("a2a-sdk", "1.3.0"),
+    )
+
+
+PEERS = [
+    _sdk13("default"),
+    _sdk13("streaming"),
+    _sdk13("polling"),
+    Peer(
+        name="a2a-sdk-0.3.26",
+        library="a2a-sdk 0.3.26 (Python, genuine A2A 0.3)",
+        how="`ClientFactory(ClientConfig())`: streams when the card allows, follows an open task with tasks/get",
+        command=lambda peers: [str(peers / "sdk03" / "bin" / "python"), str(CLIENTS_DIR / "a2a_sdk_03.py")],
+        missing=lambda peers: _venv_has(peers, "sdk03", "a2a-sdk", "0.3.26"),
+    ),
+    Peer(
+        name="a2a-js-sdk-1.3.0",
+        library="@a2a-js/sdk 1.3.0 (Node.js)",
+        how="`ClientFactory` with `legacyCompat: {enabled: true}`, blocking `sendMessage`, then `getTask`",
+        command=lambda peers: ["node", "--preserve-symlinks-main", str(peers / "js" / "js_client.mjs")],
+        missing=_js_missing,
+    ),
+    Peer(
+        name="a2a-handler-0.4.0",
+        library="a2a-handler 0.4.0 (CLI on a2a-sdk 1.3)",
+        how="`handler --output json message send`, then `handler task get` while the task runs",
+        command=lambda _peers: ["sh", str(CLIENTS_DIR / "a2a_handler.sh")],
+        missing=lambda peers: _venv_has(peers, "handler", "a2a-handler", "0.4.0"),
+        env=lambda peers: {
+            "A2A_LAB_HANDLER": str(peers / "handler" / "bin" / "handler"),
+            "PATH": f"{peers / 'handler' / 'bin'}{os.pathsep}{os.environ.get('PATH', '')}",
+        },
+    ),
+]
+
+
+def a2a_lab() -> list[str]:
+    beside = Path(sys.executable).with_name("a2a-lab")
+    return [str(beside)] if beside.exists() else ["a2a-lab"]
+
+
+def run_peer(peer: Peer, peers: Path, report: Path, jobs: int, scenarios: list[str]) -> dict[str, Any]:
+    argv = [*a2a_lab(), "run", "--client", shlex.join(peer.command(peers)), "--json", str(report), "-j", str(jobs)]
+    for pattern in scenarios:
+        argv += ["--scenario", pattern]
+    env = {**os.environ, **peer.env(peers)}
+    print(f"scorecard: {peer.name}: {shlex.join(argv)}", flush=True)
+    done = subprocess.run(argv, env=env, cwd=REPO, capture_output=True, text=True, timeout=RUN_TIMEOUT_S)
+    if not report.exists():
+        raise RuntimeError(f"{peer.name}: a2a-lab run wrote no report (exit {done.returncode}):\n{done.stderr}")
+    data: dict[str, Any] = json.loads(report.read_text(encoding="utf-8"))
+    return data
+
+
+def cell(text: str) -> str:
+    """Text fit for one Markdown table cell; the server's origin (a new port each run) reads BASE."""
+    return LOOPBACK.sub("BASE", " ".join(str(text).split())).replace("|", "\\|")
+
+
+def misses(scenario: dict[str, Any]) -> list[str]:
+    out = []
+    for check in scenario["checks"]:
+        if check["outcome"] in MISSES:
+            said = check["message"]
+            if check.get("expected") or check.get("actual"):
+                said += f" (expected: {check.get('expected') or '-'}; actual: {check.get('actual') or '-'})"
+            out.append(f"`{check['id']}` {check['outcome']} [{check['level']}]: {said}")
+    client = scenario.get("client") or {}
+    if scenario["outcome"] in ("TIMEOUT", "NO_CONTACT", "ERROR") or not out:
+        said = (client.get("stderr_tail") or "").strip().splitlines()
+        errors = [line for line in said if line.startswith("error:")]
+        tail = (errors or said or [""])[-1]
+        exit_code = "none (killed)" if client.get("timed_out") else client.get("exit_code")
+        out.append(f"client exit {exit_code}" + (f", stderr: {tail[:300]}" if tail else ""))
+    if scenario.get("error"):
+        out.append(f"harness error: {scenario['error']}")
+    return out
+
+
+def explanation(explanations: dict[str, dict[str, str]], scenario: str, peer: str) -> str | None:
+    """The line for this client in this scenario: under its name, a prefix of it (the library), or `*`."""
+    given = explanations.get(scenario, {})
+    for key in sorted(given, key=len, reverse=True):
+        if key == peer or peer.startswith(key + "-") or key == "*":
+            return given[key]
+    return None
+
+
+def contacted(scenario: dict[str, Any]) -> bool:
+    """Whether the client made any A2A call (anything but fetching the card) in this scenario."""
+    return any(entry.get("kind") in ("jsonrpc", "rest") for entry in scenario.get("journal", []))
+
+
+def shown(peer: Peer, peers: Path) -> str:
+    """The client command as a reader can type it: $PEERS for the cache dir, paths relative to the repo."""
+    path = os.environ.get("PATH", "")
+    env = [f"{k}={v.replace(path, '$PATH') if path else v}" for k, v in peer.env(peers).items()]
+    text = shlex.join([*env, *peer.command(peers)])
+    return text.replace(sys.executable, "python").replace(str(peers), "$PEERS").replace(f"{REPO}/", "")
+
+
+def revision() -> str:
+    """The a2a-lab commit measured, marked when the work tree differs from it."""
+    git = ["git", "-C", str(REPO)]
+    head = subprocess.run([*git, "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
+    dirty = subprocess.run([*git, "status", "--porcelain", "--untracked-files=no"], capture_output=True, text=True)
+    return f"{head or 'unknown'}{' (with uncommitted changes)' if dirty.stdout.strip() else ''}"
+
+
+def render(
+    results: dict[str, dict[str, Any] | str],
+    label: str,
+    notes: dict[str, Any],
+    when: str,
+    peers: Path,
+    measured_on: str = "",
+) -> str:
+    misses_notes: dict[str, dict[str, str]] = notes.get("misses") or {}
+    passes_notes: dict[str, dict[str, str]] = notes.get("passes") or {}
+    title = f"# Real clients over the catalogue: measured {when}" + (f", {label}" if label else "")
+    lines = [
+        title,
+        "",
+        "Generated by `python tests/peers/scorecard.py` (install the clients first with `tests/peers/install.sh`).",
+        "Each client is a small driver in `tests/peers/clients/`, written the way that library's users write a",
+        "client, run over the whole catalogue with `a2a-lab run --client ... --json FILE -j 2`. None of them writes",
+        "`A2A_LAB_RESULT`, so every verdict comes from what the client did on the wire. Each scenario a client did",
+        "not PASS is listed with the checks that missed, and one line saying whether the miss is the client's",
+        "`real deviation` (with the requirement it breaks) or `harness wrong` (why the verdict is not the",
+        "client's fault); PASS verdicts known to be wrong in the client's favour are listed after. The lines",
+        "live in `tests/peers/clients/explanations.yaml`.",
+        *(["", f"Measured on a2a-lab at commit {measured_on}."] if measured_on else []),
+        "",
+        "## Clients",
+        "",
+        "`$PEERS` is the cache dir of `tests/peers/install.sh`; each command is what `a2a-lab run --client` gets.",
+        "",
+        "| client | library | driven as | command |",
+        "|---|---|---|---|",
+    ]
+    by_name = {p.name: p for p in PEERS}
+    for name in results:
+        peer = by_name[name]
+        lines.append(f"| `{name}` | {peer.library} | {peer.how} | `{cell(shown(peer, peers))}` |")
+    lines += [
+        "",
+        "## Outcome counts",
+        "",
+        "*PASS, no call*: of the PASS scenarios, those where the client made no A2A call at all (it only read the",
+        "card, or not even that); they say little about the client.",
+        "",
+        "| client | " + " | ".join(OUTCOMES) + " | scenarios | PASS, no call |",
+        "|---|" + "---|" * (len(OUTCOMES) + 2),
+    ]
+    for name, data in results.items():
+        if isinstance(data, str):
+            lines.append(f"| `{name}` | skipped: {cell(data)} |" + " |" * (len(OUTCOMES) + 1))
+            continue
+        counts = Counter(s["outcome"] for s in data["scenarios"])
+        silent = sum(1 for s in data["scenarios"] if s["outcome"] == "PASS" and not contacted(s))
+        row = [str(counts.get(o, 0)) for o in OUTCOMES]
+        lines.append(f"| `{name}` | " + " | ".join(row) + f" | {len(data['scenarios'])} | {silent} |")
+    if notes.get("notes"):
+        lines += ["", "## Notes", ""]
+        lines += [f"- {' '.join(str(note).split())}" for note in notes["notes"]]
+    for name, data in results.items():
+        lines += ["", f"## `{name}`", ""]
+        if isinstance(data, str):
+            lines.append(f"Skipped: {data}")
+            continue
+        missed = [s for s in data["scenarios"] if s["outcome"] != "PASS"]
+        lines.append(f"{len(data['scenarios']) - len(missed)} of {len(data['scenarios'])} scenarios PASS.")
+        if missed:
+            lines += ["", "| scenario | outcome | what missed | classification |", "|---|---|---|---|"]
+        for s in sorted(missed, key=lambda s: (OUTCOMES.index(s["outcome"]), s["id"])):
+            said = "<br>".join(cell(m) for m in misses(s))
+            why = explanation(misses_notes, s["id"], name) or "**unclassified**"
+            lines.append(f"| `{s['id']}` | {s['outcome']} | {said} | {cell(why)} |")
+        passed = [s["id"] for s in data["scenarios"] if s["outcome"] == "PASS"]
+        wrong = [(sid, note) for sid in passed if (note := explanation(passes_notes, sid, name)) is not None]
+        if wrong:
+            lines += ["", "PASS verdicts known to be wrong in the client's favour:", ""]
+            lines += [f"- `{sid}`: {why}" for sid, why in sorted(wrong)]
+    lines += ["", "## Every scenario, every client", ""]
+    ran = {n: d for n, d in results.items() if not isinstance(d, str)}
+    lines.append("| scenario | " + " | ".join(f"`{n}`" for n in ran) + " |")
+    lines.append("|---|" + "---|" * len(ran))
+    outcome = {n: {s["id"]: s["outcome"] for s in d["scenarios"]} for n, d in ran.items()}
+    for sid in sorted({sid for o in outcome.values() for sid in o}):
+        lines.append(f"| `{sid}` | " + " | ".join(outcome[n].get(sid, "-") for n in ran) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    default_peers = os.environ.get("A2A_LAB_PEERS") or str(Path.home() / ".cache" / "a2a-lab-peers")
+    parser.add_argument("--peers", default=default_peers, help="the cache dir of tests/peers/install.sh")
+    parser.add_argument("--out", default=str(REPO / "docs" / "clients.md"))
+    parser.add_argument("--reports", help="keep each client's JSON report in this directory")
+    parser.add_argument("--label", default="", help="appended to the title, e.g. 'before issue 12'")
+    parser.add_argument("--client", action="append", choices=[p.name for p in PEERS], help="only these (repeatable)")
+    parser.add_argument("--scenario", action="append", default=[], help="only scenarios matching GLOB (repeatable)")
+    parser.add_argument("-j", "--jobs", type=int, default=2)
+    parser.add_argument("--rerender", action="store_true", help="run nothing: render the reports in --reports")
+    args = parser.parse_args()
+    if args.rerender and not args.reports:
+        parser.error("--rerender needs --reports DIR (where an earlier run kept its reports)")
+    peers = Path(args.peers).expanduser().resolve()
+    notes = yaml.safe_load(EXPLANATIONS.read_text(encoding="utf-8")) or {}
+    reports = Path(args.reports or tempfile.mkdtemp(prefix="a2a-lab-scorecard-"))
+    reports.mkdir(parents=True, exist_ok=True)
+    meta = reports / "revision.txt"  # which a2a-lab the reports measured, kept for --rerender
+    if not args.rerender:
+        meta.write_text(revision(), encoding="utf-8")
+    measured_on = meta.read_text(encoding="utf-8").strip() if meta.exists() else ""
+    results: dict[str, dict[str, Any] | str] = {}
+    for peer in PEERS:
+        if args.client and peer.name not in args.client:
+            continue
+        kept = reports / f"{peer.name}.json"
+        why = peer.missing(peers) if not args.rerender else None if kept.exists() else f"no report in {reports}"
+        if why is not None:
+            print(f"scorecard: {peer.name}: SKIPPED: {why}", flush=True)
+            results[peer.name] = why
+            continue
+        if args.rerender:
+            data = json.loads(kept.read_text(encoding="utf-8"))
+        else:
+            data = run_peer(peer, peers, kept, args.jobs, args.scenario)
+        results[peer.name] = data
+        counts = Counter(s["outcome"] for s in data["scenarios"])
+        print(f"scorecard: {peer.name}: " + ", ".join(f"{o} {counts[o]}" for o in OUTCOMES if counts[o]), flush=True)
+    for kind in ("misses", "passes"):
+        for sid, given in (notes.get(kind) or {}).items():
+            for key in given:
+                if key != "*" and not any(p.name == key or p.name.startswith(key + "-") for p in PEERS):
+                    print(f"scorecard: warning: explanations.yaml {kind} names no client: {key!r} ({sid})")
+    started = [d["started"] for d in results.values() if isinstance(d, dict) and d.get("started")]
+    when = min(started)[:10] if started else datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d")
+    Path(args.out).write_text(render(results, args.label, notes, when, peers, measured_on), encoding="utf-8")
+    print(f"scorecard: wrote {args.out} (reports in {reports})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

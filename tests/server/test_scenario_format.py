@@ -1,0 +1,569 @@
+"""Every documented scenario option, loaded and served.
+
+docs/scenario-format.md documents the format section by section. These tests keep three things equal: the options
+it lists, the options the loader accepts (`loader.FIELDS`, `loader.CHOICES`), and the options the scenarios below
+use, each served by the real server (uvicorn on loopback port 0) and checked against what its row says. Adding an
+option to the loader without documenting it, or documenting one without serving it here, fails."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+import yaml
+
+from a2a_lab.protocol import signing
+from a2a_lab.server.catalogue import builtin_root
+from a2a_lab.server.loader import CHOICES, FIELDS, load_file, options_used
+from a2a_lab.server.push import PROBE_CREDENTIALS
+from a2a_lab.server.scenario import Conclusion, Returns
+
+from .helpers import REST_PATH, RPC_PATH, Lab, Receiver, client, message, message03, sse_events, write_scenario
+from .test_limits import connect, parse, post_head, read_to_close
+
+ROOT = Path(__file__).resolve().parents[2]
+DOC = ROOT / "docs" / "scenario-format.md"
+V1 = {"A2A-Version": "1.0"}
+
+CARD = """\
+  object:
+    name: every-option agent
+    description: "Served from {base_url}."
+    version: "1.0.0"
+    supportedInterfaces:
+      - {url: "{base_url}/rpc", protocolBinding: JSONRPC, protocolVersion: "1.0"}
+      - {url: "{base_url}/rest", protocolBinding: HTTP+JSON, protocolVersion: "1.0"}
+    capabilities: {streaming: true, pushNotifications: true, extendedAgentCard: true}
+    defaultInputModes: [text/plain]
+    defaultOutputModes: [text/plain]
+    skills:
+      - {id: s, name: s, description: s, tags: [t]}
+"""
+
+#: Uses every option except the ones the smaller scenarios below take (raw cards, signatures, other choices).
+MAIN = (
+    """\
+title: Every option
+description: |
+  A scenario that uses every documented option.
+spec: A2A 1.0 (test)
+observed: {where: a test, when: "2026-11", note: every option}
+recorded: {from: nowhere, at: "2026-11-30"}
+seed: 11
+timeout: 7.5
+client:
+  message: "hello there"
+  action: {follow_up: Paris, stream: true, webhook: true, token: secret-token, extended_card: true, resubscribe: true}
+card:
+"""
+    + CARD
+    + """\
+  content_type: application/json; charset=utf-8
+  cache_control: no-store
+  etag: true
+  well_known: serve
+  legacy: {status: 410, body: gone, content_type: text/plain}
+  pad_to: 6000
+extended_card: {name: "extended agent at {base_url}", version: "2.0.0"}
+endpoints:
+  - {path: /rpc, binding: JSONRPC, versions: ["1.0", "0.3"]}
+  - {path: /rest, binding: HTTP+JSON, versions: ["1.0", "0.3"]}
+task:
+  steps: [SUBMITTED, {state: WORKING, message: "working on {text}"}, COMPLETED]
+  artifacts:
+    - artifactId: a1
+      name: result
+      description: the result
+      metadata: {k: v}
+      chunked: true
+      parts:
+        - {text: "echo: {text}"}
+        - {raw: aGk=, mediaType: text/plain, filename: hi.txt}
+        - {url: "https://example.com/x.pdf"}
+        - {data: {ok: true}, metadata: {m: 1}}
+  returns: stop
+  advance: get_task
+  history: false
+behaviour:
+  SendMessage:
+    - when: {version: "1.0", binding: JSONRPC, method: SendMessage, message_id_prefix: dm-, text_contains: direct}
+      reply:
+        message: {parts: [{text: "direct {text}"}]}
+        headers: {X-Lab: "on"}
+        delay_ms: 1
+        unknown_fields: {futureField: 1}
+    - when: {version: "0.3", text_contains: v03}
+      reply: {message: "v03 answer"}
+    - when: {binding: HTTP+JSON, text_contains: rest}
+      reply: {message: [{text: rest answer}]}
+    - when: {header: {x-lab-rule: "yes", x-present: null}}
+      reply: {error: {code: UnsupportedOperation, message: header matched}}
+    - when: {has_task_id: true}
+      reply: {error: {code: -31999, message: custom failure, http_status: 503}}
+    - when: {text_contains: error-name}
+      reply: {error: TaskNotFound}
+    - when: {text_contains: error-code}
+      reply: {error: -32004}
+    - when: {text_contains: raw}
+      reply:
+        raw:
+          status: 200
+          content_type: application/json
+          body: >-
+            {"jsonrpc":"2.0", "id":"recorded","result":{"message":{"messageId":"r1",
+            "role":"ROLE_AGENT","parts":[{"text":"recorded"}]}}}
+          echo_id: true
+    - when: {text_contains: fault-reset}
+      reply: {fault: reset}
+    - when: {text_contains: fault-truncate}
+      reply: {fault: {kind: truncate, after_bytes: 5}}
+    - when: {text_contains: fault-drip}
+      reply: {fault: {kind: drip, chunk_bytes: 100, interval_ms: 0}}
+    - when: {text_contains: fault-stall}
+      reply: {fault: stall}
+    - when: {text_contains: env-wrong}
+      reply: {envelope: {id: wrong}}
+    - when: {text_contains: env-null}
+      reply: {envelope: {id: "null"}}
+    - when: {text_contains: env-omit-both}
+      reply: {envelope: {id: omit, both: true}}
+    - when: {text_contains: env-echo-neither}
+      reply: {envelope: {id: echo, neither: true}}
+    - when: {text_contains: task-first}
+      reply:
+        task:
+          steps: [SUBMITTED, {state: WORKING, artifacts: [{artifactId: mid, text: "partial {text}"}]}, COMPLETED]
+          returns: first
+          advance: {get_task: 2}
+          history: true
+    - when: {text_contains: task-never}
+      reply: {task: {returns: first, advance: never}}
+  ListTasks:
+    - when: {call: 1}
+      reply: {error: InternalError}
+    - when: {calls: {from: 2, to: 3}}
+      reply: {error: {code: UnsupportedOperation}}
+  SendStreamingMessage:
+    - when: {text_contains: stream-a}
+      reply:
+        stream:
+          interval_ms: 30
+          omit_terminal: true
+          first_event: status
+          duplicate_events: true
+          comments: [hello]
+          ping_ms: 5
+    - when: {text_contains: stream-b}
+      reply:
+        task: {steps: [SUBMITTED, INPUT_REQUIRED, COMPLETED]}
+        stream: {first_event: task, close_at_interrupted: false, final_snapshot: true}
+    - when: {text_contains: stream-timed}
+      reply: {task: {advance: {after_ms: 1}}}
+    - when: {text_contains: stream-error}
+      reply: {stream: {error_after: 1, error: {code: -31999, message: boom}}}
+    - when: {text_contains: stream-drop}
+      reply: {stream: {drop_after: 1}}
+leniency: {missing_kind: true}
+auth: {bearer: secret-token, scope: extended_card}
+push: {allow: [0.0.0.0], probe_bad_credentials: true}
+limits:
+  body_bytes: 4096
+  body_seconds: 0.5
+  json_depth: 8
+  journal_entries: 500
+  streams: 1
+  push_deliveries_per_task: 2
+  tasks: 3
+checks: [RESULT-EXPECTED]
+expect: {result: [task, error], state: COMPLETED, text_contains: echo}
+"""
+)
+
+#: A raw card, the other card paths and the other auth scope and conclusion.
+OTHER = """\
+title: Other options
+description: The card as raw bytes.
+spec: A2A 1.0 (test)
+card:
+  raw: '{"name": "raw agent", "url": "{base_url}/rpc"}'
+  substitute_raw: false
+  etag: false
+  well_known: {status: 503, body: try the legacy path, content_type: text/plain}
+  legacy: serve
+endpoints:
+  - {path: /rpc, binding: JSONRPC, versions: ["1.0"]}
+auth: {bearer: other-token, scope: all}
+expect: {result: message}
+"""
+
+#: The card paths' other choices.
+PATHS = """\
+title: No card
+description: Both well-known paths answer 404.
+spec: A2A 1.0 (test)
+card: {object: {name: hidden}, well_known: 404, legacy: missing}
+"""
+
+
+def _signed_key() -> dict[str, Any]:
+    data = yaml.safe_load((builtin_root() / "auth" / "signed-card.yaml").read_text(encoding="utf-8"))
+    return data["card"]["sign"]["key"]
+
+
+def signed(tamper: str) -> str:
+    key = json.dumps(_signed_key())
+    return f"""\
+title: A signed card
+description: Signed with a test key.
+spec: A2A 1.0 (test)
+client: {{action: {{verify_signature: true}}}}
+card:
+{CARD}  sign: {{key: {key}, kid: k1, tamper: {tamper}}}
+expect: {{result: none}}
+"""
+
+
+SIGNED = {tamper: signed(tamper) for tamper in ("none", "payload", "unknown-kid")}
+ALL_SCENARIOS = [MAIN, OTHER, PATHS, *SIGNED.values()]
+
+
+# ==================================================================================== the documentation
+
+
+def documented() -> dict[str, dict[str, str]]:
+    """section -> option -> the text of its row, from docs/scenario-format.md."""
+    out: dict[str, dict[str, str]] = {}
+    section: dict[str, str] | None = None
+    for line in DOC.read_text(encoding="utf-8").splitlines():
+        heading = re.match(r"^### `([^`]+)`\s*$", line)
+        if heading:
+            section = out.setdefault(heading.group(1), {})
+            continue
+        row = re.match(r"^\| `([^`]+)` \|(.*)$", line)
+        if row and section is not None:
+            assert row.group(1) not in section, f"{row.group(1)} documented twice"
+            section[row.group(1)] = row.group(2)
+    return out
+
+
+def test_the_documented_options_are_exactly_the_accepted_ones() -> None:
+    doc = documented()
+    assert set(doc) == set(FIELDS), "a section of docs/scenario-format.md per FIELDS entry, and no other"
+    for section, options in FIELDS.items():
+        assert set(doc[section]) == set(options), f"section `{section}`"
+
+
+def test_every_named_value_is_documented() -> None:
+    doc = documented()
+    for option, kind in CHOICES.items():
+        section, name = option.rsplit(".", 1)
+        for member in kind:
+            assert f"`{member.value}`" in doc[section][name], f"{option}: {member.value}"
+
+
+def test_the_readme_example_uses_documented_options_and_points_to_the_reference() -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = readme[readme.index("## Scenarios") : readme.index("## The server")]
+    assert "docs/scenario-format.md" in section
+    example = section[section.index("```yaml") : section.index("```", section.index("```yaml") + 3)]
+    top = set(re.findall(r"^([a-z_]+):", example, flags=re.M))
+    assert top and top <= set(FIELDS["scenario"]), top - set(FIELDS["scenario"])
+
+
+def test_every_documented_option_and_value_is_used_by_the_scenarios_here() -> None:
+    used: set[tuple[str, str]] = set()
+    for text in ALL_SCENARIOS:
+        used |= options_used(yaml.safe_load(text))
+    wanted = {(section, option) for section, options in FIELDS.items() for option in options}
+    wanted |= {(option, member.value) for option, kind in CHOICES.items() for member in kind}
+    assert wanted - used == set(), "options documented and accepted, but not served by a test here"
+
+
+# ==================================================================================== serving them
+
+
+@pytest.fixture
+def serve(tmp_path: Path) -> Iterator[Callable[[str], Lab]]:
+    started: list[Lab] = []
+
+    def _serve(text: str) -> Lab:
+        path = write_scenario(tmp_path, text, f"s{len(started)}.yaml")
+        started.append(Lab(load_file(path, f"format/{path.stem}")))
+        return started[-1]
+
+    yield _serve
+    for lab in started:
+        lab.close()
+
+
+def call(s: Lab, method: str, params: dict[str, Any], **headers: str) -> httpx.Response:
+    """A JSON-RPC 1.0 call with extra headers."""
+    body = {"jsonrpc": "2.0", "id": 1, "method": method, "params": params}
+    return s.http.post(RPC_PATH, json=body, headers={**V1, **headers})
+
+
+def result(r: httpx.Response) -> Any:
+    assert r.status_code == 200, r.text
+    body = r.json()
+    assert "error" not in body, body
+    return body["result"]
+
+
+def error(r: httpx.Response, status: int = 200) -> dict[str, Any]:
+    assert r.status_code == status, r.text
+    return r.json()["error"]
+
+
+def test_provenance_client_expect_and_checks(serve: Callable[[str], Lab]) -> None:
+    s = serve(MAIN)
+    facts = s.http.get("/_lab/scenario").json()
+    assert facts["title"] == "Every option" and facts["description"] == "A scenario that uses every documented option."
+    assert facts["spec"] == "A2A 1.0 (test)" and facts["observed"]["note"] == "every option"
+    assert facts["seed"] == 11 and facts["timeout"] == 7.5 and facts["checks"] == ["RESULT-EXPECTED"]
+    assert facts["message"] == "hello there"
+    assert facts["action"] == {
+        "follow_up": "Paris",
+        "stream": True,
+        "webhook": True,
+        "token": "secret-token",
+        "extended_card": True,
+        "resubscribe": True,
+    }
+    assert facts["expect"] == {"result": None, "state": "TASK_STATE_COMPLETED", "text_contains": "echo"}
+    assert s.scenario.expect.results == (Conclusion.TASK, Conclusion.ERROR)
+    assert s.scenario.recorded == {"from": "nowhere", "at": "2026-11-30"}
+    other = serve(OTHER)
+    assert other.http.get("/_lab/scenario").json()["expect"]["result"] == "message"
+
+
+def test_card_options(serve: Callable[[str], Lab]) -> None:
+    s = serve(MAIN)
+    r = s.http.get("/.well-known/agent-card.json")
+    assert r.status_code == 200 and r.headers["content-type"] == "application/json; charset=utf-8"
+    assert r.headers["cache-control"] == "no-store" and len(r.content) == 6000
+    assert r.json()["description"] == f"Served from {s.url}."
+    again = s.http.get("/.well-known/agent-card.json", headers={"if-none-match": r.headers["etag"]})
+    assert again.status_code == 304
+    legacy = s.http.get("/.well-known/agent.json")
+    assert (legacy.status_code, legacy.text, legacy.headers["content-type"]) == (410, "gone", "text/plain")
+
+    other = serve(OTHER)
+    elsewhere = other.http.get("/.well-known/agent-card.json")
+    assert (elsewhere.status_code, elsewhere.text) == (503, "try the legacy path")
+    raw = other.http.get("/.well-known/agent.json")
+    assert raw.content == b'{"name": "raw agent", "url": "{base_url}/rpc"}', "raw bytes, {base_url} untouched"
+    assert "etag" not in raw.headers
+    hidden = serve(PATHS)
+    assert [hidden.http.get(p).status_code for p in ("/.well-known/agent-card.json", "/.well-known/agent.json")] == [
+        404,
+        404,
+    ]
+
+
+@pytest.mark.parametrize("tamper", list(SIGNED))
+def test_signed_card(serve: Callable[[str], Lab], tamper: str) -> None:
+    s = serve(SIGNED[tamper])
+    card = s.http.get("/.well-known/agent-card.json").json()
+    jwks = s.scenario.client.action["jwks"]
+    assert jwks == signing.public_jwks([{**_signed_key(), "kid": "k1"}])
+    assert s.scenario.expect.results == (Conclusion.NONE,)
+    verdicts = signing.verify(card, jwks)
+    assert len(verdicts) == 1 and verdicts[0].valid is (tamper == "none")
+
+
+def test_extended_card_and_auth_scopes(serve: Callable[[str], Lab]) -> None:
+    s = serve(MAIN)
+    assert error(s.rpc("GetExtendedAgentCard", {}), 401)["code"] == -32010
+    card = result(call(s, "GetExtendedAgentCard", {}, authorization="Bearer secret-token"))
+    assert card["name"] == f"extended agent at {s.url}"
+    assert result(s.send("no token needed"))["task"], "scope extended_card: other operations need no token"
+    other = serve(OTHER)
+    assert error(other.send("hi"), 401)["code"] == -32010
+    assert result(call(other, "SendMessage", {"message": message()}, authorization="Bearer other-token"))
+
+
+def test_endpoints_task_script_and_leniency(serve: Callable[[str], Lab]) -> None:
+    s = serve(MAIN)
+    task = result(s.send("plain"))["task"]  # returns: stop
+    assert task["status"]["state"] == "TASK_STATE_COMPLETED" and "history" not in task
+    (artifact,) = task["artifacts"]
+    assert artifact == {
+        "artifactId": "a1",
+        "name": "result",
+        "description": "the result",
+        "metadata": {"k": "v"},
+        "parts": [
+            {"text": "echo: plain"},
+            {"raw": "aGk=", "mediaType": "text/plain", "filename": "hi.txt"},
+            {"url": "https://example.com/x.pdf"},
+            {"data": {"ok": True}, "metadata": {"m": 1}},
+        ],
+    }
+    later = result(s.rpc("SendMessage", {"message": message("later"), "configuration": {"returnImmediately": True}}))
+    states = [result(s.rpc("GetTask", {"id": later["task"]["id"]}))["status"]["state"] for _ in range(2)]
+    assert states == ["TASK_STATE_WORKING", "TASK_STATE_COMPLETED"], "advance: get_task"
+    events = [e.data["result"] for e in sse_events(s.rpc("SendStreamingMessage", {"message": message("go")}).text)]
+    working = events[1]["statusUpdate"]["status"]
+    assert working["message"]["parts"] == [{"text": "working on go"}]
+    chunks = [e["artifactUpdate"] for e in events if "artifactUpdate" in e]
+    assert [(len(c["artifact"]["parts"]), c.get("append", False), c["lastChunk"]) for c in chunks] == [
+        (1, False, False),
+        (1, True, False),
+        (1, True, False),
+        (1, True, True),
+    ], "chunked: one part per update"
+    on_rest = s.http.post(f"{REST_PATH}/message:send", json={"message": message("plain")}, headers=V1)
+    assert on_rest.status_code == 200 and on_rest.json()["task"]
+    no_kind = {k: v for k, v in message03("no kind").items() if k != "kind"}
+    assert result(s.rpc("message/send", {"message": no_kind}, version=None))["kind"] == "task", "missing_kind"
+
+
+def test_reply_tasks(serve: Callable[[str], Lab]) -> None:
+    s = serve(MAIN)
+    first = result(s.send("task-first"))["task"]
+    assert first["status"]["state"] == "TASK_STATE_SUBMITTED" and first["history"], "returns: first; history: true"
+    get = [result(s.rpc("GetTask", {"id": first["id"]})) for _ in range(2)]
+    assert [t["status"]["state"] for t in get] == ["TASK_STATE_SUBMITTED", "TASK_STATE_WORKING"], "advance.get_task 2"
+    assert get[1]["artifacts"] == [{"artifactId": "mid", "parts": [{"text": "partial task-first"}]}]
+    never = result(s.send("task-never"))["task"]
+    assert [result(s.rpc("GetTask", {"id": never["id"]}))["status"]["state"] for _ in range(3)] == [
+        "TASK_STATE_SUBMITTED"
+    ] * 3
+    replies = [rule.reply.task for rules in s.scenario.rules.values() for rule in rules if rule.reply.task]
+    assert [t.returns for t in replies][:2] == [Returns.FIRST, Returns.FIRST]
+
+
+def test_when_conditions_and_messages(serve: Callable[[str], Lab]) -> None:
+    s = serve(MAIN)
+    r = s.rpc("SendMessage", {"message": message("direct", message_id="dm-1")})
+    direct = result(r)
+    assert direct["message"]["parts"] == [{"text": "direct direct", "futureField": 1}]
+    assert direct["futureField"] == 1 and direct["message"]["futureField"] == 1
+    assert r.headers["x-lab"] == "on" and s.journal[-1]["response"]["delay_ms"] == 1
+    assert "task" in result(s.rpc("SendMessage", {"message": message("direct", message_id="m-1")})), "prefix"
+    v03_direct = result(s.rpc("message/send", {"message": message03("direct", message_id="dm-2")}, version=None))
+    assert v03_direct["kind"] == "task", "version"
+    v03 = result(s.rpc("message/send", {"message": message03("v03")}, version=None))
+    assert v03["kind"] == "message" and v03["parts"] == [{"kind": "text", "text": "v03 answer"}]
+    rest = s.http.post(f"{REST_PATH}/message:send", json={"message": message("rest")}, headers=V1)
+    assert rest.json()["message"]["parts"] == [{"text": "rest answer"}]
+    assert "task" in result(s.send("rest")), "binding"
+    matched = error(call(s, "SendMessage", {"message": message("h")}, **{"x-lab-rule": "yes", "x-present": ""}))
+    assert (matched["code"], matched["message"]) == (-32004, "header matched")
+    assert "task" in result(call(s, "SendMessage", {"message": message("h")}, **{"x-lab-rule": "no", "x-present": "1"}))
+    follow = s.rpc("SendMessage", {"message": message("again", taskId="t-1")})
+    assert error(follow, 503) == {"code": -31999, "message": "custom failure"}, "has_task_id; a code as written"
+    named = error(s.send("error-name"))
+    assert (named["code"], named["message"]) == (-32001, "Task not found")
+    assert error(s.send("error-code"))["code"] == -32004
+    codes = [s.rpc("ListTasks", {}).json().get("error", {}).get("code") for _ in range(4)]
+    assert codes == [-32603, -32004, -32004, None], "call 1, calls 2 to 3, then the default"
+
+
+def test_raw_faults_and_envelopes(serve: Callable[[str], Lab]) -> None:
+    s = serve(MAIN)
+    raw = s.rpc("SendMessage", {"message": message("raw")}, req_id=42)
+    assert raw.content == (
+        b'{"jsonrpc":"2.0", "id":42,"result":{"message":{"messageId":"r1", "role":"ROLE_AGENT",'
+        b'"parts":[{"text":"recorded"}]}}}'
+    )
+    with pytest.raises(httpx.TransportError):
+        s.send("fault-reset")
+    with pytest.raises(httpx.TransportError):
+        s.send("fault-truncate")
+    assert result(s.send("fault-drip"))["task"]
+    with client(s.url, timeout=0.3) as impatient, pytest.raises(httpx.ReadTimeout):
+        impatient.post(
+            RPC_PATH,
+            json={"jsonrpc": "2.0", "id": 1, "method": "SendMessage", "params": {"message": message("fault-stall")}},
+            headers=V1,
+        )
+    faults = [e["response"].get("fault") for e in s.journal if e["kind"] == "jsonrpc"]
+    assert faults == [None, "reset", "truncate", "drip", "stall"]
+    assert s.send("env-wrong").json()["id"] == "a2a-lab-wrong-id-1"
+    assert s.send("env-null").json()["id"] is None
+    both = s.send("env-omit-both").json()
+    assert "id" not in both and "result" in both and "error" in both
+    neither = s.send("env-echo-neither").json()
+    assert neither["id"] == 1 and "result" not in neither and "error" not in neither
+
+
+def test_stream_options(serve: Callable[[str], Lab]) -> None:
+    s = serve(MAIN)
+    a = sse_events(s.rpc("SendStreamingMessage", {"message": message("stream-a")}).text)
+    assert a[0].comments == ("hello",), "comments first"
+    assert any("ping" in c for e in a for c in e.comments), "ping_ms: keep-alive comments"
+    states = [
+        e.data["result"]["statusUpdate"]["status"]["state"] for e in a if e.data and "statusUpdate" in e.data["result"]
+    ]
+    assert states[:2] == ["TASK_STATE_SUBMITTED"] * 2, "first_event: status; duplicate_events"
+    assert "TASK_STATE_COMPLETED" not in states, "omit_terminal"
+    b = [e.data["result"] for e in sse_events(s.rpc("SendStreamingMessage", {"message": message("stream-b")}).text)]
+    assert next(iter(b[0])) == "task", "first_event: task"
+    b_states = [e["statusUpdate"]["status"]["state"] for e in b if "statusUpdate" in e]
+    assert b_states == ["TASK_STATE_INPUT_REQUIRED", "TASK_STATE_COMPLETED"], "close_at_interrupted: false"
+    assert b[-1]["task"]["status"]["state"] == "TASK_STATE_COMPLETED", "final_snapshot"
+    timed = [
+        e.data["result"] for e in sse_events(s.rpc("SendStreamingMessage", {"message": message("stream-timed")}).text)
+    ]
+    assert timed[-1]["statusUpdate"]["status"]["state"] == "TASK_STATE_COMPLETED", "advance.after_ms: time moves it"
+    err = sse_events(s.rpc("SendStreamingMessage", {"message": message("stream-error")}).text)[-1].data["error"]
+    assert (err["code"], err["message"]) == (-31999, "boom")
+    with pytest.raises(httpx.TransportError):
+        s.rpc("SendStreamingMessage", {"message": message("stream-drop")})
+    assert s.journal[-1]["response"]["closed"] == "dropped"
+
+
+def test_push_options(serve: Callable[[str], Lab], receiver: Callable[..., Receiver]) -> None:
+    hook = receiver()
+    s = serve(MAIN)
+    port = hook.server.url.rsplit(":", 1)[1]
+    config = {"url": f"http://0.0.0.0:{port}/hook", "authentication": {"scheme": "Bearer", "credentials": "good"}}
+    elsewhere = {"url": "http://elsewhere.invalid/hook"}
+    task = result(s.rpc("SendMessage", {"message": message("push"), "configuration": {"returnImmediately": True}}))
+    task_id = task["task"]["id"]
+    for cfg in (config, elsewhere):
+        result(s.rpc("CreateTaskPushNotificationConfig", {"taskId": task_id, **cfg}))
+    for _ in range(2):
+        result(s.rpc("GetTask", {"id": task_id}))
+    credentials = [headers["authorization"] for _, headers, _ in hook.wait(2)]
+    assert credentials == [f"Bearer {PROBE_CREDENTIALS}", "Bearer good"], "probe first; 0.0.0.0 is on the allow-list"
+    journal = s.journal
+    assert any(
+        "elsewhere.invalid" in str(e.get("response", {}).get("refused", "")) for e in journal if e["kind"] == "push"
+    )
+    assert any(e["kind"] == "push-limit" for e in journal), "push_deliveries_per_task: 2"
+
+
+def test_limits(serve: Callable[[str], Lab]) -> None:
+    s = serve(MAIN)
+    assert s.rpc("SendMessage", {"message": message("x" * 5000)}).status_code == 413, "body_bytes"
+    deep: Any = "x"
+    for _ in range(10):
+        deep = {"d": deep}
+    too_deep = error(s.rpc("SendMessage", {"message": message("deep", metadata=deep)}))
+    assert too_deep["code"] == -32600 and "deeper than 8" in too_deep["message"], "json_depth"
+    ids = [result(s.send(f"t{i}"))["task"]["id"] for i in range(4)]
+    assert error(s.rpc("GetTask", {"id": ids[0]}))["code"] == -32001, "tasks: the oldest of 4 is forgotten"
+    assert s.app.state.journal.snapshot()["cap"] == 500, "journal_entries"
+    with connect(s.url) as sock:
+        sock.sendall(post_head(RPC_PATH, 1000) + b'{"jsonrpc"')
+        status, _, _ = parse(read_to_close(sock))
+    assert status == 408, "body_seconds"
+    held = result(s.send("task-never"))["task"]["id"]
+    with s.http.stream(
+        "POST",
+        RPC_PATH,
+        json={"jsonrpc": "2.0", "id": 1, "method": "SubscribeToTask", "params": {"id": held}},
+        headers=V1,
+    ) as open_stream:
+        assert open_stream.status_code == 200
+        lines = open_stream.iter_lines()  # kept: a dropped line iterator closes the stream
+        assert next(lines).startswith("data:"), "the task snapshot: the subscription is open (and stays open)"
+        refused = error(s.rpc("SendStreamingMessage", {"message": message("one too many")}))
+    assert refused["code"] == -32004 and "limit 1" in refused["message"], "streams"
