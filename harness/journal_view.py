@@ -7,12 +7,14 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
-from a2a_lab.protocol import cards, shapes, states
+from a2a_lab.protocol import cards, states, wire
 from a2a_lab.protocol.bindings import Binding
 from a2a_lab.protocol.cards import Interface
+from a2a_lab.protocol.forms import Form, push_form
 from a2a_lab.protocol.operations import Operation
 from a2a_lab.protocol.states import TaskState
 from a2a_lab.protocol.versions import Version
+from a2a_lab.server.journal_record import Entry, EntryKind, ResultKind, SentKind
 from a2a_lab.server.placeholders import alt_origin
 from a2a_lab.server.scenario import Expect
 
@@ -21,43 +23,46 @@ from a2a_lab.server.scenario import Expect
 class Call:
     """One A2A request (JSON-RPC or HTTP+JSON) as the server journaled it."""
 
-    entry: dict[str, Any]
+    entry: Entry
 
     @property
     def seq(self) -> int:
-        return int(self.entry["seq"])
+        return self.entry.seq
 
     @property
     def t(self) -> float:
-        return float(self.entry.get("t", 0.0))
+        return self.entry.t
 
     @property
     def operation(self) -> Operation | None:
-        op = self.entry.get("operation")
-        return Operation(op) if op else None
+        return self.entry.operation
 
     @property
     def version(self) -> Version | None:
-        v = self.entry.get("version")
-        return Version(v) if v else None
+        return self.entry.version
 
     @property
     def binding(self) -> Binding | None:
-        ep = self.entry.get("endpoint")
-        return Binding(ep["binding"]) if ep else None
+        return self.entry.endpoint.binding if self.entry.endpoint else None
 
     @property
     def endpoint_path(self) -> str | None:
-        ep = self.entry.get("endpoint")
-        return ep["path"] if ep else None
+        return self.entry.endpoint.path if self.entry.endpoint else None
+
+    @property
+    def form(self) -> Form | None:
+        """The wire form of the call's answer (its version in its endpoint's binding), once the version is known."""
+        if self.entry.version is None:
+            return None
+        return Form(self.entry.version, self.binding or Binding.JSONRPC)
 
     @property
     def headers(self) -> dict[str, str]:
-        return self.entry.get("headers", {})
+        return self.entry.headers
 
     @property
     def body_text(self) -> str:
-        return self.entry.get("body", {}).get("text", "")
+        return self.entry.body_text
 
     def body_json(self) -> Any:
         try:
@@ -67,21 +72,22 @@ class Call:
 
     @property
     def rpc_method(self) -> str | None:
-        rpc = self.entry.get("rpc")
-        return rpc.get("method") if rpc else None
+        rpc = self.entry.rpc
+        return rpc.method if rpc else None
 
     @property
-    def answer(self) -> dict[str, Any]:
-        return self.entry.get("answer", {})
+    def result_kind(self) -> ResultKind | None:
+        return self.entry.result_kind
 
     @property
     def error_code(self) -> int | None:
-        return self.answer.get("code") if self.answer.get("result_kind") == "error" else None
+        answer = self.entry.answer
+        return answer.code if answer is not None and answer.kind is ResultKind.ERROR else None
 
     def params(self) -> Any:
         """The request's params (JSON-RPC) or body (HTTP+JSON)."""
         body = self.body_json()
-        if self.entry.get("kind") == "jsonrpc":
+        if self.entry.kind is EntryKind.JSONRPC:
             return body.get("params") if isinstance(body, dict) else None
         return body
 
@@ -96,16 +102,17 @@ class Call:
     @property
     def answer_failed(self) -> bool:
         """The server answered this call with an error, or with an answer it never delivered."""
-        if self.answer.get("result_kind") == "error":
+        if self.result_kind is ResultKind.ERROR:
             return True
-        return (self.entry.get("response") or {}).get("fault_outcome") in _UNDELIVERED
+        response = self.entry.response
+        return response is not None and response.fault_outcome in _UNDELIVERED
 
     def label(self) -> str:
-        what = self.rpc_method or f"{self.entry.get('method')} {self.entry.get('path')}"
+        what = self.rpc_method or f"{self.entry.method} {self.entry.path}"
         return f"#{self.seq} {what}"
 
     def quote(self, limit: int = 600) -> str:
-        head = f"{self.entry.get('method')} {self.entry.get('path')}"
+        head = f"{self.entry.method} {self.entry.path}"
         version = self.headers.get("a2a-version")
         lines = (
             [head]
@@ -120,15 +127,12 @@ class Call:
     def responses(self) -> list[Any]:
         """The decoded answer bodies (one, or one per SSE event)."""
         out: list[Any] = []
-        if self.entry.get("events") is not None:
-            for ev in self.entry["events"]:
-                if "data" in ev:
-                    out.append(ev["data"])
-            return out
-        text = self.entry.get("response", {}).get("body", {}).get("text")
-        if text:
+        if self.entry.events is not None:
+            return [ev.data for ev in self.entry.events if ev.kind is SentKind.DATA]
+        body = self.entry.response.body if self.entry.response is not None else None
+        if body is not None and body.text:
             try:
-                out.append(json.loads(text))
+                out.append(json.loads(body.text))
             except ValueError:
                 pass
         return out
@@ -138,7 +142,7 @@ class Call:
 class Observed:
     """What the server told the client about a task or message, in canonical terms."""
 
-    kind: str  # message | task
+    kind: ResultKind  # MESSAGE or TASK
     state: TaskState | None = None
     task_id: str | None = None
     text: str = ""
@@ -154,6 +158,8 @@ def _texts(parts: Any) -> list[str]:
 
 #: Fault outcomes after which the client never received the journaled answer.
 _UNDELIVERED = frozenset({"stalled", "reset", "truncated"})
+#: Answers that carry a message or a task (or were meant to: a raw page in their place).
+_ANSWERS = frozenset({ResultKind.TASK, ResultKind.MESSAGE, ResultKind.RAW})
 
 
 def valid_rpc_response(body: Any, request_id: Any) -> bool:
@@ -171,107 +177,67 @@ def valid_rpc_response(body: Any, request_id: Any) -> bool:
 def observe(call: Call) -> list[Observed]:
     """Every message or task state the server sent in answer to a call, in order. An answer the client could not
     take as one (not delivered, or not a valid JSON-RPC response to its request) tells it nothing."""
+    form = call.form
+    if form is None or call.answer_failed:
+        return []
+    rpc = call.entry.kind is EntryKind.JSONRPC
+    request_id = call.entry.rpc.id if call.entry.rpc else None
     out: list[Observed] = []
-    version, rest = call.version, call.binding is Binding.HTTP_JSON
-    if version is None or call.answer_failed:
-        return out
-    rpc = call.entry.get("kind") == "jsonrpc"
-    request_id = (call.entry.get("rpc") or {}).get("id")
     for body in call.responses():
         if rpc and not valid_rpc_response(body, request_id):
             continue
-        value = body.get("result") if isinstance(body, dict) and rpc else body
-        if not isinstance(value, dict):
-            continue
-        op = call.operation
-        if op in (Operation.GET_TASK, Operation.CANCEL_TASK):
-            value = {"task": value} if (version is Version.V1_0 or rest) else value
-        if (
-            version is Version.V0_3
-            and not rest
-            and "kind" not in value
-            and op is not None
-            and op in (Operation.GET_TASK, Operation.CANCEL_TASK)
-        ):
-            value = {**value, "kind": "task"}
-        kind = shapes.stream_event_kind(value, version, rest)
-        inner = value if (version is Version.V0_3 and not rest) else value.get(kind or "", {})
-        if not isinstance(inner, dict):
-            continue
-        if kind == "message":
-            out.append(
-                Observed(
-                    "message",
-                    text=" ".join(
-                        _texts(inner.get("content") if rest and version is Version.V0_3 else inner.get("parts"))
-                    ),
-                    seq=call.seq,
-                    context_id=inner.get("contextId"),
-                )
-            )
-        elif kind == "task":
-            texts = [t for a in inner.get("artifacts") or [] if isinstance(a, dict) for t in _texts(a.get("parts"))]
-            status = inner.get("status") or {}
-            msg = status.get("message") if isinstance(status, dict) else None
-            if isinstance(msg, dict):
-                texts += _texts(msg.get("content") if rest and version is Version.V0_3 else msg.get("parts"))
-            out.append(
-                Observed(
-                    "task",
-                    states.parse(status.get("state")) if isinstance(status, dict) else None,
-                    inner.get("id"),
-                    " ".join(texts),
-                    call.seq,
-                    inner.get("contextId"),
-                )
-            )
-        elif kind == "statusUpdate":
-            status = inner.get("status") or {}
-            msg = status.get("message") if isinstance(status, dict) else None
-            said = (
-                " ".join(_texts(msg.get("content") if rest and version is Version.V0_3 else msg.get("parts")))
-                if isinstance(msg, dict)
-                else ""
-            )
-            out.append(
-                Observed(
-                    "task",
-                    states.parse(status.get("state")),
-                    inner.get("taskId"),
-                    said,
-                    call.seq,
-                    inner.get("contextId"),
-                )
-            )
-        elif kind == "artifactUpdate":
-            art = inner.get("artifact") or {}
-            out.append(Observed("task", None, inner.get("taskId"), " ".join(_texts(art.get("parts"))), call.seq))
+        said = wire.result_in(call.operation, body.get("result") if rpc else body, form)
+        if said is not None:
+            out.append(_observed(said, call.seq))
     return out
 
 
-def observe_push(entry: dict[str, Any]) -> list[Observed]:
+def _status_texts(status: Any) -> list[str]:
+    msg = status.get("message") if isinstance(status, dict) else None
+    return _texts(msg.get("parts")) if isinstance(msg, dict) else []
+
+
+def _observed(event: dict[str, Any], seq: int) -> Observed:
+    """What one canonical StreamResponse (forms.result_in) told the client."""
+    ((kind, inner),) = event.items()
+    status = inner.get("status") or {}
+    if kind == "message":
+        return Observed(
+            ResultKind.MESSAGE, text=" ".join(_texts(inner.get("parts"))), seq=seq, context_id=inner.get("contextId")
+        )
+    if kind == "task":
+        texts = [t for a in inner.get("artifacts") or [] if isinstance(a, dict) for t in _texts(a.get("parts"))]
+        return Observed(
+            ResultKind.TASK,
+            states.parse(status.get("state")) if isinstance(status, dict) else None,
+            inner.get("id"),
+            " ".join(texts + _status_texts(status)),
+            seq,
+            inner.get("contextId"),
+        )
+    if kind == "statusUpdate":
+        state = states.parse(status.get("state")) if isinstance(status, dict) else None
+        said = " ".join(_status_texts(status))
+        return Observed(ResultKind.TASK, state, inner.get("taskId"), said, seq, inner.get("contextId"))
+    art = inner.get("artifact") or {}
+    return Observed(ResultKind.TASK, None, inner.get("taskId"), " ".join(_texts(art.get("parts"))), seq)
+
+
+def observe_push(entry: Entry) -> list[Observed]:
     """What a genuine push notification the client's webhook acknowledged (2xx) told it (§4.3.3): a 1.0
-    StreamResponse in HTTP+JSON form, or the 0.3 Task (`kind: task`)."""
-    push, status = entry.get("push") or {}, (entry.get("response") or {}).get("status")
-    if push.get("probe") or not isinstance(status, int) or not 200 <= status < 300:
+    StreamResponse in HTTP+JSON form, or the 0.3 Task (`kind: task`), read as one event of a stream in that form."""
+    status = entry.response.status if entry.response is not None else None
+    if (entry.push is not None and entry.push.probe) or not isinstance(status, int) or not 200 <= status < 300:
         return []
     try:
-        body = json.loads((entry.get("body") or {}).get("text") or "")
+        body = json.loads(entry.body_text)
     except ValueError:
         return []
     if not isinstance(body, dict):
         return []
-    v03 = "kind" in body
-    # Read as one event of a stream of that version and form (0.3: the JSON-RPC object shapes; 1.0: HTTP+JSON).
-    as_event = {
-        "seq": entry.get("seq", 0),
-        "kind": "push",
-        "operation": Operation.SUBSCRIBE_TO_TASK.value,
-        "version": (Version.V0_3 if v03 else Version.V1_0).value,
-        "endpoint": {"binding": (Binding.JSONRPC if v03 else Binding.HTTP_JSON).value, "path": ""},
-        "events": [{"data": body}],
-    }
-    return observe(Call(as_event))
+    form = push_form(Version.V0_3 if "kind" in body else Version.V1_0)
+    said = wire.event_in(body, form)
+    return [_observed(said, entry.seq)] if said is not None else []
 
 
 @dataclass
@@ -280,7 +246,7 @@ class RunView:
 
     base_url: str
     card: Any
-    entries: list[dict[str, Any]]
+    entries: list[Entry]
     supports: set[tuple[Binding, Version]]
     client_result: dict[str, Any] | None = None
     client_exit: int | None = None
@@ -292,8 +258,9 @@ class RunView:
 
     def __post_init__(self) -> None:
         self._observed: list[Observed] | None = None
-        self.card_fetches = [e for e in self.entries if e.get("kind") == "card"]
-        self.calls = [Call(e) for e in self.entries if e.get("kind") in ("jsonrpc", "rest", "unmatched")]
+        self.card_fetches = [e for e in self.entries if e.kind is EntryKind.CARD]
+        self.pushes = [e for e in self.entries if e.kind is EntryKind.PUSH]
+        self.calls = [Call(e) for e in self.entries if e.kind.is_call]
         self.a2a_calls = [c for c in self.calls if c.operation is not None]
         self.interfaces: list[Interface] = cards.interfaces(self.card)
 
@@ -308,7 +275,7 @@ class RunView:
         """The card's interfaces whose URL is exactly where a request went (host and path), whatever their binding:
         a request the server could not route may still have gone to a URL the card declares (a custom binding)."""
         host = call.headers.get("host")
-        path = str(call.entry.get("path", "")).rstrip("/") or "/"
+        path = call.entry.path.rstrip("/") or "/"
         return [
             i
             for i in self.interfaces
@@ -331,7 +298,7 @@ class RunView:
         webhook acknowledged. Decoded once per run; every check reads the same list (a copy, so none can change it)."""
         if self._observed is None:
             obs = [o for c in self.a2a_calls for o in observe(c)]
-            pushed = [o for e in self.entries if e.get("kind") == "push" for o in observe_push(e)]
+            pushed = [o for e in self.pushes for o in observe_push(e)]
             self._observed = sorted(obs + pushed, key=lambda o: o.seq) if pushed else obs
         return list(self._observed)
 
@@ -341,10 +308,10 @@ class RunView:
         if not self.a2a_calls:
             return None
         last = self.a2a_calls[-1]
-        if last.answer_failed or (last.answer.get("result_kind") in ("task", "message", "raw") and not observe(last)):
+        if last.answer_failed or (last.result_kind in _ANSWERS and not observe(last)):
             return last
-        events = last.entry.get("events") or []
-        if events and ("error" in events[-1] or events[-1].get("dropped")):
+        events = last.entry.events or []
+        if events and events[-1].kind in (SentKind.ERROR, SentKind.DROPPED):
             return last  # a stream that ended in an error event, or broke
         return None
 
@@ -354,10 +321,10 @@ class RunView:
         if not obs:
             return None
         last = obs[-1]
-        if last.kind == "message":
+        if last.kind is ResultKind.MESSAGE:
             return last
         task_id = next((o.task_id for o in reversed(obs) if o.task_id), None)
-        of_task = [o for o in obs if o.kind == "task" and (o.task_id == task_id or o.task_id is None)]
+        of_task = [o for o in obs if o.kind is ResultKind.TASK and (o.task_id == task_id or o.task_id is None)]
         state = next((o.state for o in reversed(of_task) if o.state is not None), None)
         text = " ".join(o.text for o in of_task if o.text)
-        return Observed("task", state, task_id, text, of_task[-1].seq if of_task else last.seq)
+        return Observed(ResultKind.TASK, state, task_id, text, of_task[-1].seq if of_task else last.seq)

@@ -20,6 +20,7 @@ from a2a_lab.protocol.cards import WELL_KNOWN_PATH, Support, parse_support
 from a2a_lab.server.app import ScenarioApp
 from a2a_lab.server.catalogue import Catalogue, resolve
 from a2a_lab.server.hosting import BackgroundServer
+from a2a_lab.server.journal_record import entries_from_json
 from a2a_lab.server.scenario import Scenario
 
 from . import runner, scoring
@@ -91,7 +92,7 @@ class ServedScenario:
     def score(self, result: dict[str, Any] | None = None, supports: str | list[Support] | None = None) -> Score:
         """Score the traffic so far. `result` is what your client understood ({"kind", "state", "text"}), if you
         want RESULT-MATCHES judged; `supports` declares your client's bindings (`"jsonrpc@1.0"`), else inferred."""
-        entries = self.journal
+        entries = entries_from_json(self.journal)
         declared = parse_support(supports) if isinstance(supports, str) else (supports or self.supports)
         pairs = set(declared) if declared else runner.infer_supports([entries])
         card = runner.served_card(self.app, self.base_url)

@@ -15,11 +15,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
-from a2a_lab.protocol.bindings import Binding
 from a2a_lab.protocol.cards import WELL_KNOWN_PATH, Support
-from a2a_lab.protocol.versions import Version
 from a2a_lab.server.app import ScenarioApp
 from a2a_lab.server.hosting import BackgroundServer
+from a2a_lab.server.journal_record import Entry, entries_from_json
 from a2a_lab.server.scenario import Scenario
 
 from . import handshake, process, scoring
@@ -82,6 +81,15 @@ class RawRun:
             setup_cost,
             error,
         )
+
+    @property
+    def records(self) -> list[Entry]:
+        """The journal as typed records (read once)."""
+        if self._records is None:
+            self._records = entries_from_json(self.journal)
+        return self._records
+
+    _records: list[Entry] | None = field(default=None, init=False, repr=False, compare=False)
 
 
 def command_for(template: str, card_url: str, base_url: str) -> list[str]:
@@ -234,19 +242,18 @@ def run_one(scenario: Scenario, opts: RunOptions, stage: Stage) -> RawRun:
     return RawRun.of(scenario, evidence, client, opts.seed, time.monotonic() - started, setup, finished.start_error)
 
 
-def infer_supports(journals: Iterable[list[dict[str, Any]]]) -> set[Support]:
+def infer_supports(journals: Iterable[list[Entry]]) -> set[Support]:
     """The (binding, version) pairs the client was seen to use anywhere in the run."""
     seen: set[Support] = set()
     for journal in journals:
         for entry in journal:
-            ep, version = entry.get("endpoint"), entry.get("version")
-            if ep and version and entry.get("operation"):
-                seen.add((Binding(ep["binding"]), Version(version)))
+            if entry.endpoint and entry.version and entry.operation:
+                seen.add((entry.endpoint.binding, entry.version))
     return seen
 
 
 def score_all(runs: list[RawRun], opts: RunOptions) -> tuple[list[ScenarioResult], set[Support]]:
-    supports = set(opts.supports) if opts.supports else infer_supports(run.journal for run in runs)
+    supports = set(opts.supports) if opts.supports else infer_supports(run.records for run in runs)
     return [score(run, supports, opts) for run in runs], supports
 
 
@@ -255,7 +262,7 @@ def score(run: RawRun, supports: set[Support], opts: RunOptions) -> ScenarioResu
     view = RunView(
         run.base_url,
         run.card,
-        run.journal,
+        run.records,
         supports,
         run.client.result,
         run.client.exit_code,

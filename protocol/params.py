@@ -11,6 +11,7 @@ from typing import Any
 
 from . import shapes, states
 from .errors import A2AError, ErrorType, invalid_params
+from .forms import V1_JSONRPC, Form
 from .operations import Operation
 from .versions import Version
 
@@ -55,14 +56,14 @@ def _opt_bool(value: Any, field_path: str) -> bool | None:
 
 def read(
     op: Operation,
-    version: Version,
-    rest: bool,
+    form: Form,
     params: Any,
     path_params: dict[str, str] | None = None,
     query: dict[str, str] | None = None,
     lenient_kind: bool = False,
 ) -> dict[str, Any]:
     """Canonical params for an operation, or A2AError(-32602) naming the field at fault."""
+    version, rest = form.version, form.rest
     where = "" if rest else "params."
     if params is None:
         params = {}
@@ -84,7 +85,7 @@ def read(
         raw_msg = merged.get("message", merged.get("request") if version is V03 and rest else None)
         if raw_msg is None:
             raise invalid_params(f"{where}message", "required: the message to send")
-        out["message"] = shapes.parse_message_or_raise(raw_msg, version, rest, f"{where}message", lenient_kind)
+        out["message"] = shapes.parse_message_or_raise(raw_msg, form, f"{where}message", lenient_kind)
         cfg_in = merged.get("configuration")
         cfg_in = {} if cfg_in is None else cfg_in
         if not isinstance(cfg_in, dict):
@@ -106,7 +107,7 @@ def read(
             cfg["historyLength"] = hl
         if push_raw is not None:
             push, problems = shapes.parse_push_config(
-                push_raw, version, rest, f"{where}configuration.taskPushNotificationConfig"
+                push_raw, form, f"{where}configuration.taskPushNotificationConfig"
             )
             for p in problems:
                 if not p.foreign:
@@ -130,7 +131,7 @@ def read(
         if "contextId" in merged:
             out["contextId"] = str(merged["contextId"])
         if merged.get("status") not in (None, ""):
-            state = states.parse_strict(merged["status"], V1)
+            state = states.parse_strict(merged["status"], V1_JSONRPC)
             if state is None:
                 raise invalid_params(
                     f"{where}status", f"unknown task state {merged['status']!r} (e.g. TASK_STATE_WORKING)"
@@ -152,7 +153,7 @@ def read(
         return out
 
     if op is Operation.CREATE_PUSH_CONFIG:
-        cfg, problems = shapes.parse_push_config(merged, version, rest, "params" if not rest else "body")
+        cfg, problems = shapes.parse_push_config(merged, form, "params" if not rest else "body")
         for p in problems:
             if not p.foreign:
                 raise invalid_params(p.path, p.message)

@@ -17,6 +17,7 @@ from urllib.parse import quote
 
 from . import shapes, states
 from .bindings import A2A_JSON, JSON, Binding
+from .forms import Form
 from .operations import SPECS, Operation
 from .versions import HEADER, Version
 
@@ -131,7 +132,7 @@ def jsonrpc_request(op: Operation, version: Version, params: Mapping[str, Any]) 
     method = SPECS[op].jsonrpc.get(version)
     if method is None:
         raise UnsupportedRequest(f"{op.value} has no JSON-RPC method in A2A {version.value}")
-    body = _body(op, version, False, params)
+    body = _body(op, Form(version, Binding.JSONRPC), params)
     tenant = params.get("tenant")
     if version is V1 and isinstance(tenant, str) and tenant:  # tenants are a 1.0 concept
         body["tenant"] = tenant
@@ -165,20 +166,21 @@ def _required(params: Mapping[str, Any], key: str, op: Operation) -> str:
     return value
 
 
-def _message(params: Mapping[str, Any], version: Version, rest: bool, op: Operation) -> dict[str, Any]:
+def _message(params: Mapping[str, Any], form: Form, op: Operation) -> dict[str, Any]:
     message = params.get("message")
     if not isinstance(message, dict):
         raise UnsupportedRequest(f"{op.value} needs `message` (a canonical 1.0 Message)")
-    return shapes.message_out(message, version, rest)
+    return shapes.message_out(message, form)
 
 
-def _push_inner(config: Mapping[str, Any], rest: bool) -> dict[str, Any]:
-    """A canonical push config as 0.3's inner PushNotificationConfig."""
-    inner: dict[str, Any] = shapes.push_config_out(dict(config), V03, rest)["pushNotificationConfig"]
+def _push_inner(config: Mapping[str, Any], form: Form) -> dict[str, Any]:
+    """A canonical push config as 0.3's inner PushNotificationConfig (`form` is a 0.3 one)."""
+    inner: dict[str, Any] = shapes.push_config_out(dict(config), form)["pushNotificationConfig"]
     return inner
 
 
-def _configuration(cfg: Mapping[str, Any], version: Version, rest: bool) -> dict[str, Any]:
+def _configuration(cfg: Mapping[str, Any], form: Form) -> dict[str, Any]:
+    version, rest = form.version, form.rest
     if version is V1:
         return dict(cfg)
     out: dict[str, Any] = {}
@@ -186,17 +188,17 @@ def _configuration(cfg: Mapping[str, Any], version: Version, rest: bool) -> dict
         if key == "returnImmediately":
             out["blocking"] = not bool(value)
         elif key == "taskPushNotificationConfig":
-            out["pushNotification" if rest else "pushNotificationConfig"] = _push_inner(value, rest)
+            out["pushNotification" if rest else "pushNotificationConfig"] = _push_inner(value, form)
         else:
             out[key] = value
     return out
 
 
-def _send_body(params: Mapping[str, Any], version: Version, rest: bool, op: Operation) -> dict[str, Any]:
-    body: dict[str, Any] = {"message": _message(params, version, rest, op)}
+def _send_body(params: Mapping[str, Any], form: Form, op: Operation) -> dict[str, Any]:
+    body: dict[str, Any] = {"message": _message(params, form, op)}
     cfg = params.get("configuration")
     if isinstance(cfg, Mapping) and cfg:
-        body["configuration"] = _configuration(cfg, version, rest)
+        body["configuration"] = _configuration(cfg, form)
     if isinstance(params.get("metadata"), dict):
         body["metadata"] = params["metadata"]
     return body
@@ -210,10 +212,11 @@ def _wire_value(value: Any) -> Any:
     return value.value if isinstance(value, states.TaskState) else value
 
 
-def _body(op: Operation, version: Version, rest: bool, params: Mapping[str, Any]) -> dict[str, Any]:
+def _body(op: Operation, form: Form, params: Mapping[str, Any]) -> dict[str, Any]:
     """The JSON-RPC params object (without tenant) in the version's form."""
+    version = form.version
     if op in (Operation.SEND_MESSAGE, Operation.SEND_STREAMING_MESSAGE):
-        return _send_body(params, version, rest, op)
+        return _send_body(params, form, op)
     if op is Operation.GET_TASK:
         return {"id": _required(params, "id", op), **_pick(params, ("historyLength",))}
     if op is Operation.CANCEL_TASK:
@@ -226,7 +229,7 @@ def _body(op: Operation, version: Version, rest: bool, params: Mapping[str, Any]
         _required(params, "taskId", op)
         _required(params, "url", op)
         config = {k: v for k, v in params.items() if k != "tenant"}
-        return config if version is V1 else shapes.push_config_out(config, V03, rest)
+        return config if version is V1 else shapes.push_config_out(config, form)
     if op in (Operation.GET_PUSH_CONFIG, Operation.DELETE_PUSH_CONFIG):
         task_id, config_id = _required(params, "taskId", op), _required(params, "id", op)
         return (
@@ -247,11 +250,11 @@ def _body(op: Operation, version: Version, rest: bool, params: Mapping[str, Any]
 def _rest_body(op: Operation, version: Version, params: Mapping[str, Any]) -> dict[str, Any]:
     """A POST body: what is not in the path (§3.5: google.api.http transcoding with body `*`)."""
     if op in (Operation.SEND_MESSAGE, Operation.SEND_STREAMING_MESSAGE):
-        return _send_body(params, version, True, op)
+        return _send_body(params, Form(version, Binding.HTTP_JSON), op)
     if op is Operation.CANCEL_TASK:
         return _pick(params, ("metadata",))  # `{}`, never null (notes §3.5)
     if op is Operation.CREATE_PUSH_CONFIG:
-        return _body(op, version, True, params)
+        return _body(op, Form(version, Binding.HTTP_JSON), params)
     return {}
 
 

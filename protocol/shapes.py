@@ -15,7 +15,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from . import states
+from .bindings import Binding
 from .errors import invalid_params
+from .forms import Form
 from .states import Role, TaskState
 from .versions import Version
 
@@ -53,7 +55,8 @@ def camel(name: str) -> str:
 # --------------------------------------------------------------------------------------------- output
 
 
-def part_out(part: dict[str, Any], version: Version, rest: bool = False) -> dict[str, Any]:
+def part_out(part: dict[str, Any], form: Form) -> dict[str, Any]:
+    version, rest = form.version, form.rest
     if version is V1:
         return part
     meta = {"metadata": part["metadata"]} if "metadata" in part else {}
@@ -85,15 +88,16 @@ def _as_object(value: Any) -> dict[str, Any]:
     return value if isinstance(value, dict) else {"value": value}
 
 
-def message_out(msg: dict[str, Any], version: Version, rest: bool = False) -> dict[str, Any]:
+def message_out(msg: dict[str, Any], form: Form) -> dict[str, Any]:
+    version, rest = form.version, form.rest
     if version is V1:
         return msg
     out: dict[str, Any] = {} if rest else {"kind": "message"}
     for key, value in msg.items():
         if key == "role":
-            out["role"] = states.spell_role(Role(value), version, rest)
+            out["role"] = states.spell_role(Role(value), form)
         elif key == "parts":
-            out["content" if rest else "parts"] = [part_out(p, version, rest) for p in value]
+            out[form.parts_key] = [part_out(p, form) for p in value]
         elif key == "referenceTaskIds" and rest:
             continue
         else:
@@ -101,75 +105,81 @@ def message_out(msg: dict[str, Any], version: Version, rest: bool = False) -> di
     return out
 
 
-def status_out(status: dict[str, Any], version: Version, rest: bool = False) -> dict[str, Any]:
+def status_out(status: dict[str, Any], form: Form) -> dict[str, Any]:
+    version = form.version
     if version is V1:
         return status
     out = dict(status)
-    out["state"] = states.spell(TaskState(status["state"]), version, rest)
+    out["state"] = states.spell(TaskState(status["state"]), form)
     if "message" in status:
-        out["message"] = message_out(status["message"], version, rest)
+        out["message"] = message_out(status["message"], form)
     return out
 
 
-def artifact_out(artifact: dict[str, Any], version: Version, rest: bool = False) -> dict[str, Any]:
+def artifact_out(artifact: dict[str, Any], form: Form) -> dict[str, Any]:
+    version = form.version
     if version is V1:
         return artifact
     out = dict(artifact)
-    out["parts"] = [part_out(p, version, rest) for p in artifact.get("parts", [])]
+    out["parts"] = [part_out(p, form) for p in artifact.get("parts", [])]
     return out
 
 
-def task_out(task: dict[str, Any], version: Version, rest: bool = False) -> dict[str, Any]:
+def task_out(task: dict[str, Any], form: Form) -> dict[str, Any]:
+    version, rest = form.version, form.rest
     if version is V1:
         return task
     out: dict[str, Any] = {} if rest else {"kind": "task"}
     for key, value in task.items():
         if key == "status":
-            out["status"] = status_out(value, version, rest)
+            out["status"] = status_out(value, form)
         elif key == "artifacts":
-            out["artifacts"] = [artifact_out(a, version, rest) for a in value]
+            out["artifacts"] = [artifact_out(a, form) for a in value]
         elif key == "history":
-            out["history"] = [message_out(m, version, rest) for m in value]
+            out["history"] = [message_out(m, form) for m in value]
         else:
             out[key] = value
     return out
 
 
-def stream_response_out(event: dict[str, Any], version: Version, rest: bool = False) -> dict[str, Any]:
+def stream_response_out(event: dict[str, Any], form: Form) -> dict[str, Any]:
     """A canonical StreamResponse (`{"task": ...}` etc.) in a version's form.
 
     0.3 status updates carry `final`, true at a terminal or interrupted state (notes §6).
     """
+    version, rest = form.version, form.rest
     if version is V1:
         return event
     ((key, value),) = event.items()
     if key == "task":
-        body = task_out(value, version, rest)
+        body = task_out(value, form)
     elif key == "message":
-        body = message_out(value, version, rest)
+        body = message_out(value, form)
     elif key == "statusUpdate":
         body = dict(value)
-        body["status"] = status_out(value["status"], version, rest)
+        body["status"] = status_out(value["status"], form)
         body.setdefault("final", TaskState(value["status"]["state"]).stops)
     else:
         body = dict(value)
-        body["artifact"] = artifact_out(value["artifact"], version, rest)
+        body["artifact"] = artifact_out(value["artifact"], form)
     if rest:
         return {key: body}
     return {"kind": EVENT_KINDS_V03[key], **body} if "kind" not in body else body
 
 
-def send_result_out(result: dict[str, Any], version: Version, rest: bool = False) -> dict[str, Any]:
+def send_result_out(result: dict[str, Any], form: Form) -> dict[str, Any]:
     """SendMessageResponse: 1.0 and 0.3 REST wrap (`{"task": ...}`); 0.3 JSON-RPC is bare with `kind`."""
+    version, rest = form.version, form.rest
     if version is V1:
         return result
     ((key, value),) = result.items()
-    converted = task_out(value, version, rest) if key == "task" else message_out(value, version, rest)
+    converted = task_out(value, form) if key == "task" else message_out(value, form)
     return {key: converted} if rest else converted
 
 
-def push_config_out(config: dict[str, Any], version: Version, rest: bool = False) -> dict[str, Any]:
+def push_config_out(config: dict[str, Any], form: Form) -> dict[str, Any]:
     """TaskPushNotificationConfig: 1.0 is flat; 0.3 nests `pushNotificationConfig` under the task id."""
+    version, rest = form.version, form.rest
     if version is V1:
         return config
     inner: dict[str, Any] = {k: v for k, v in config.items() if k not in ("taskId", "tenant")}
@@ -214,8 +224,9 @@ def _b64_ok(text: str) -> bool:
 
 
 def parse_part(
-    raw: Any, version: Version, rest: bool, path: str, problems: list[Problem], lenient_kind: bool = False
+    raw: Any, form: Form, path: str, problems: list[Problem], lenient_kind: bool = False
 ) -> dict[str, Any] | None:
+    version, rest = form.version, form.rest
     if not isinstance(raw, dict):
         problems.append(Problem(path, "a part must be an object"))
         return None
@@ -319,9 +330,10 @@ def parse_part(
 
 
 def parse_message(
-    raw: Any, version: Version, rest: bool = False, path: str = "message", lenient_kind: bool = False
+    raw: Any, form: Form, path: str = "message", lenient_kind: bool = False
 ) -> tuple[dict[str, Any] | None, list[Problem]]:
     """An incoming message in canonical form, and every problem found on the way."""
+    version, rest = form.version, form.rest
     problems: list[Problem] = []
     if not isinstance(raw, dict):
         return None, [Problem(path, "must be an object")]
@@ -346,13 +358,13 @@ def parse_message(
         problems.append(Problem(f"{path}.messageId", "required: a non-empty string the sender creates"))
     else:
         out["messageId"] = mid
-    role = states.parse_role(msg.get("role"), version, rest)
+    role = states.parse_role(msg.get("role"), form)
     if role is None:
-        expected = " or ".join(states.spell_role(r, version, rest) for r in Role)
+        expected = " or ".join(states.spell_role(r, form) for r in Role)
         given = msg.get("role")
         hint = ""
         for other in Version:
-            if other is not version and states.parse_role(given, other, False) is not None:
+            if other is not version and states.parse_role(given, Form(other, Binding.JSONRPC)) is not None:
                 hint = f" ({given!r} is the {other.value} spelling)"
         problems.append(
             Problem(
@@ -362,7 +374,7 @@ def parse_message(
         )
     else:
         out["role"] = role.value
-    parts_key = "content" if (version is V03 and rest) else "parts"
+    parts_key = form.parts_key
     parts_raw = msg.get(parts_key)
     if parts_raw is None and version is V03 and rest and "parts" in msg:
         parts_raw, parts_key = msg["parts"], "parts"
@@ -370,8 +382,7 @@ def parse_message(
         problems.append(Problem(f"{path}.{parts_key}", "required: a non-empty list of parts"))
     else:
         parts = [
-            parse_part(p, version, rest, f"{path}.{parts_key}[{i}]", problems, lenient_kind)
-            for i, p in enumerate(parts_raw)
+            parse_part(p, form, f"{path}.{parts_key}[{i}]", problems, lenient_kind) for i, p in enumerate(parts_raw)
         ]
         out["parts"] = [p for p in parts if p is not None]
     for key in ("contextId", "taskId"):
@@ -388,10 +399,8 @@ def parse_message(
     return (out if not any(not p.foreign for p in problems) else None), problems
 
 
-def parse_message_or_raise(
-    raw: Any, version: Version, rest: bool = False, path: str = "message", lenient_kind: bool = False
-) -> dict[str, Any]:
-    msg, problems = parse_message(raw, version, rest, path, lenient_kind)
+def parse_message_or_raise(raw: Any, form: Form, path: str = "message", lenient_kind: bool = False) -> dict[str, Any]:
+    msg, problems = parse_message(raw, form, path, lenient_kind)
     for problem in problems:
         if not problem.foreign:
             raise invalid_params(problem.path, problem.message)
@@ -399,8 +408,9 @@ def parse_message_or_raise(
     return msg
 
 
-def parse_push_config(raw: Any, version: Version, rest: bool, path: str) -> tuple[dict[str, Any] | None, list[Problem]]:
+def parse_push_config(raw: Any, form: Form, path: str) -> tuple[dict[str, Any] | None, list[Problem]]:
     """A push config in canonical (1.0, flat) form from any version's shape."""
+    version = form.version
     problems: list[Problem] = []
     if not isinstance(raw, dict):
         return None, [Problem(path, "must be an object")]
@@ -455,8 +465,9 @@ def _v03_authentication(auth: Any, path: str, problems: list[Problem]) -> dict[s
     }
 
 
-def stream_event_kind(body: Any, version: Version, rest: bool = False) -> str | None:
+def stream_event_kind(body: Any, form: Form) -> str | None:
     """Which StreamResponse member an event body carries (`task`, `message`, `statusUpdate`, `artifactUpdate`)."""
+    version, rest = form.version, form.rest
     if not isinstance(body, dict):
         return None
     if version is V03 and not rest:
@@ -469,9 +480,10 @@ def stream_event_kind(body: Any, version: Version, rest: bool = False) -> str | 
     return present[0] if len(present) == 1 else None
 
 
-def event_task_id(body: Any, version: Version, rest: bool = False) -> str | None:
+def event_task_id(body: Any, form: Form) -> str | None:
     """The task an event or result body is about: a task's `id`, an update's or a message's `taskId`."""
-    kind = stream_event_kind(body, version, rest)
+    version, rest = form.version, form.rest
+    kind = stream_event_kind(body, form)
     inner = body if (version is V03 and not rest) else body.get(kind or "", {}) if isinstance(body, dict) else None
     if not isinstance(inner, dict):
         return None
@@ -479,9 +491,10 @@ def event_task_id(body: Any, version: Version, rest: bool = False) -> str | None
     return value if isinstance(value, str) and value else None
 
 
-def event_state(body: dict[str, Any], version: Version, rest: bool = False) -> TaskState | None:
+def event_state(body: dict[str, Any], form: Form) -> TaskState | None:
     """The task state an event or result body reports, if any."""
-    kind = stream_event_kind(body, version, rest)
+    version, rest = form.version, form.rest
+    kind = stream_event_kind(body, form)
     inner = body if (version is V03 and not rest) else body.get(kind or "", {})
     if kind == "task" or kind == "statusUpdate":
         status = inner.get("status") if isinstance(inner, dict) else None
@@ -494,12 +507,13 @@ def event_state(body: dict[str, Any], version: Version, rest: bool = False) -> T
 DISCRIMINATOR = "kind"
 
 
-def _discriminated(version: Version, rest: bool) -> bool:
+def _discriminated(form: Form) -> bool:
     """Only the 0.3 JSON-RPC form names the kind of its objects (T03); 1.0 and 0.3 HTTP+JSON are ProtoJSON (§5.5)."""
+    version, rest = form.version, form.rest
     return version is V03 and not rest
 
 
-def kind_problems(obj: Any, what: str, version: Version, rest: bool, path: str) -> list[Problem]:
+def kind_problems(obj: Any, what: str, form: Form, path: str) -> list[Problem]:
     """Where the form needs `kind` and where it must have none, in an object someone sent and what it holds.
 
     `what` is the object's canonical kind: `task`, `message`, `statusUpdate`, `artifactUpdate` or `part`. The 0.3
@@ -507,15 +521,16 @@ def kind_problems(obj: Any, what: str, version: Version, rest: bool, path: str) 
     discriminates by member name, notes §10.2).
     """
     problems: list[Problem] = []
-    _check_kind(obj, what, version, rest, path, problems)
+    _check_kind(obj, what, form, path, problems)
     return problems
 
 
-def _check_kind(obj: Any, what: str, version: Version, rest: bool, path: str, problems: list[Problem]) -> None:
+def _check_kind(obj: Any, what: str, form: Form, path: str, problems: list[Problem]) -> None:
+    version = form.version
     if not isinstance(obj, dict):
         return
     given = obj.get(DISCRIMINATOR)
-    if _discriminated(version, rest):
+    if _discriminated(form):
         if what == "part":
             wanted = next((k for k in PART_KINDS_V03 if k in obj), None)
             if given not in PART_KINDS_V03 or (wanted is not None and given != wanted):
@@ -530,15 +545,15 @@ def _check_kind(obj: Any, what: str, version: Version, rest: bool, path: str, pr
             if given != wanted:
                 problems.append(Problem(f"{path}.kind", f'a 0.3 {what} needs "kind": "{wanted}", found {given!r}'))
     elif DISCRIMINATOR in obj:
-        form = "1.0" if version is V1 else "0.3 HTTP+JSON"
+        spelled = "1.0" if version is V1 else "0.3 HTTP+JSON"
         problems.append(
             Problem(
                 f"{path}.kind",
-                f"the {form} form has no `kind` (objects are discriminated by member name)",
+                f"the {spelled} form has no `kind` (objects are discriminated by member name)",
                 foreign=True,
             )
         )
-    parts_key = "content" if (version is V03 and rest) else "parts"
+    parts_key = form.parts_key
     children: list[tuple[Any, str, str]] = []
     status = obj.get("status")
     status = status if isinstance(status, dict) else {}
@@ -557,7 +572,7 @@ def _check_kind(obj: Any, what: str, version: Version, rest: bool, path: str, pr
         parts = artifact.get("parts") if isinstance(artifact, dict) else None
         children += [(p, "part", f"{path}.artifact.parts[{i}]") for i, p in enumerate(_list(parts))]
     for child, kind, where in children:
-        _check_kind(child, kind, version, rest, where, problems)
+        _check_kind(child, kind, form, where, problems)
 
 
 def _list(value: Any) -> list[Any]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from enum import Enum
 
+from .forms import Form
 from .versions import Version
 
 
@@ -66,8 +67,9 @@ _FROM_ANY[_V03_REST_CANCELED] = TaskState.CANCELED
 _FROM_ANY["CANCELLED"] = TaskState.CANCELED
 
 
-def spell(state: TaskState, version: Version, rest: bool = False) -> str:
+def spell(state: TaskState, form: Form) -> str:
     """The wire spelling of a state in a version (and, for 0.3, binding)."""
+    version, rest = form.version, form.rest
     if version is Version.V1_0:
         return state.value
     if rest:
@@ -80,10 +82,10 @@ def parse(text: object) -> TaskState | None:
     return _FROM_ANY.get(text) if isinstance(text, str) else None
 
 
-def parse_strict(text: object, version: Version, rest: bool = False) -> TaskState | None:
+def parse_strict(text: object, form: Form) -> TaskState | None:
     """A state only when spelled exactly as the version (and binding) spells it."""
     state = parse(text)
-    return state if state is not None and spell(state, version, rest) == text else None
+    return state if state is not None and spell(state, form) == text else None
 
 
 class Role(str, Enum):
@@ -95,14 +97,16 @@ _ROLE_V03 = {Role.USER: "user", Role.AGENT: "agent"}
 _ROLE_FROM_V03 = {v: k for k, v in _ROLE_V03.items()}
 
 
-def spell_role(role: Role, version: Version, rest: bool = False) -> str:
+def spell_role(role: Role, form: Form) -> str:
+    version, rest = form.version, form.rest
     if version is Version.V1_0 or rest:
         return role.value
     return _ROLE_V03[role]
 
 
-def parse_role(text: object, version: Version, rest: bool = False) -> Role | None:
+def parse_role(text: object, form: Form) -> Role | None:
     """A role only when spelled as the version and binding spell it."""
+    version, rest = form.version, form.rest
     if not isinstance(text, str):
         return None
     if version is Version.V1_0 or rest:

@@ -10,11 +10,13 @@ from typing import Any
 from sse_starlette import EventSourceResponse, ServerSentEvent
 from starlette.types import Receive, Scope, Send
 
+from a2a_lab.protocol.bindings import EVENT_STREAM
 from a2a_lab.protocol.errors import A2AError
 
 from . import faults
 from .engine import Event
-from .journal import BODY_KEEP_BYTES, Journal
+from .journal import Journal
+from .journal_record import Entry, Response, SentEvent, SentKind
 from .scenario import Reply
 from .streams import Comment, Drop, Item, StreamError
 
@@ -23,7 +25,7 @@ async def send_body(
     scope: Scope,
     receive: Receive,
     send: Send,
-    entry: dict[str, Any],
+    entry: Entry | None,
     status: int,
     body: bytes,
     content_type: str,
@@ -33,30 +35,30 @@ async def send_body(
     headers = [(b"content-type", content_type.encode("latin-1")), (b"content-length", str(len(body)).encode())]
     for name, value in [*(extra or []), *(reply.headers if reply else ())]:
         headers.append((name.lower().encode("latin-1"), value.encode("latin-1")))
-    response: dict[str, Any] = {"status": status, "content_type": content_type, "_body": body[:BODY_KEEP_BYTES]}
-    if len(body) > BODY_KEEP_BYTES:
-        response["body_size"] = len(body)
-    entry["response"] = response
+    response = Response.sent(status, content_type, body)
+    if entry is not None:
+        entry.response = response
     if reply is not None and reply.delay_ms:
-        response["delay_ms"] = reply.delay_ms
+        response.delay_ms = reply.delay_ms
         await asyncio.sleep(reply.delay_ms / 1000)
     fault = reply.fault if reply is not None else None
     if fault is not None:
-        response["fault"] = fault.kind
+        response.fault = fault.kind
     try:
         outcome = await faults.deliver(scope, receive, send, status, headers, body, fault)
     except (ConnectionError, OSError):
-        entry["disconnected"] = True
+        if entry is not None:
+            entry.disconnected = True
         raise
     if outcome != "sent":
-        response["fault_outcome"] = outcome
+        response.fault_outcome = outcome
 
 
 async def send_stream(
     scope: Scope,
     receive: Receive,
     send: Send,
-    entry: dict[str, Any],
+    entry: Entry,
     journal: Journal,
     items: AsyncIterator[Item],
     render: Callable[[Event], Any],
@@ -64,9 +66,9 @@ async def send_stream(
     reply: Reply,
 ) -> None:
     """An SSE stream (sse-starlette). Each `data:` line is recorded in the journal as it is sent."""
-    events: list[dict[str, Any]] = []
-    entry["response"] = {"status": 200, "content_type": "text/event-stream", "stream": True}
-    entry["events"] = events
+    events: list[SentEvent] = []
+    journaled = entry.response = Response(200, EVENT_STREAM, stream=True)
+    entry.events = events
 
     async def generate() -> AsyncIterator[ServerSentEvent]:
         closed = "disconnected"
@@ -75,27 +77,26 @@ async def send_stream(
                 await asyncio.sleep(reply.delay_ms / 1000)
             async for item in items:
                 if isinstance(item, Comment):
-                    events.append({"t": journal.offset(), "comment": item.text})
+                    events.append(SentEvent(journal.offset(), SentKind.COMMENT, item.text))
                     yield ServerSentEvent(comment=item.text)
                     continue
                 if isinstance(item, Drop):
-                    events.append({"t": journal.offset(), "dropped": True})
+                    events.append(SentEvent(journal.offset(), SentKind.DROPPED))
                     closed = "dropped"
                     faults.abort_connection(scope)
                     return
                 if isinstance(item, StreamError):
                     data, name = render_error(item.error)
-                    events.append({"t": journal.offset(), "error": data, "event": name})
+                    events.append(SentEvent(journal.offset(), SentKind.ERROR, value=data, event=name))
                     yield ServerSentEvent(data=json.dumps(data, separators=(",", ":")), event=name)
                     break
                 text = json.dumps(render(item), separators=(",", ":"))
-                events.append(
-                    {"t": journal.offset(), "_data": text}
-                )  # the bytes sent, not live objects that change later
+                # the text sent, not live objects that change later
+                events.append(SentEvent(journal.offset(), SentKind.DATA, text))
                 yield ServerSentEvent(data=text)
             closed = "complete"
         finally:
-            entry["response"]["closed"] = closed
+            journaled.closed = closed
             closer = getattr(items, "aclose", None)
             if closer is not None:
                 await closer()  # run the stream's own cleanup now, not at garbage collection

@@ -13,7 +13,8 @@ from a2a_lab.protocol.cards import LEGACY_WELL_KNOWN_PATH, WELL_KNOWN_PATH
 from a2a_lab.protocol.errors import A2AError, ErrorType
 from a2a_lab.protocol.versions import Version
 
-from . import admin, answer, card_endpoint, http, jsonrpc_endpoint, rest_endpoint
+from . import admin, answer, card_endpoint, http, intake, jsonrpc_endpoint, rest_endpoint
+from .journal_record import BodyTimeout, EntryKind
 from .push import PushSender
 from .scenario import Endpoint, Scenario
 from .state import LabState
@@ -84,10 +85,10 @@ class ScenarioApp:
                 found = self.endpoint_for(route_path_of(scope))
                 if found is not None and found[1] is not None:  # an HTTP+JSON route: a google.rpc.Status body
                     status, body = rest.error(err, found[0].versions[0])
-                    await answer.send_body(scope, receive, send, {}, status, http.dumps(body), JSON)
+                    await answer.send_body(scope, receive, send, None, status, http.dumps(body), JSON)
                 else:
                     await answer.send_body(
-                        scope, receive, send, {}, 200, http.dumps(jsonrpc.error(None, err, Version.V1_0)), JSON
+                        scope, receive, send, None, 200, http.dumps(jsonrpc.error(None, err, Version.V1_0)), JSON
                     )
 
     async def _lifespan(self, receive: Receive, send: Send) -> None:
@@ -124,7 +125,7 @@ class ScenarioApp:
                 and admin.allowed(scope, self.admin_token)
             ):
                 self.reset()
-                await answer.send_body(scope, receive, send, {}, 200, b'{"reset":true}', "application/json")
+                await answer.send_body(scope, receive, send, None, 200, b'{"reset":true}', "application/json")
                 return
             await admin.handle(self.state, route_path, scope, receive, send, base_url, self.admin_token)
             return
@@ -148,17 +149,10 @@ class ScenarioApp:
             pass
         except http.BodyTimeout as exc:
             body, late = exc.received, exc
-        entry = self.state.journal.open(
-            scope["method"],
-            scope["path"],
-            scope.get("query_string", b"").decode("latin-1"),
-            scope["headers"],
-            body,
-            "unmatched",
-        )
-        entry["unmatched"] = True
+        entry = intake.journal_request(self.state, scope, body, EntryKind.UNMATCHED)
+        entry.unmatched = True
         if late is not None:
-            entry["body_timeout"] = {"seconds": late.seconds, "received": len(late.received)}
+            entry.body_timeout = BodyTimeout(late.seconds, len(late.received))
             status = {"error": {"code": 408, "status": "DEADLINE_EXCEEDED", "message": http.timeout_message(late)}}
             await answer.send_body(
                 scope, receive, send, entry, 408, http.dumps(status), "application/json", extra=http.CLOSE

@@ -9,18 +9,17 @@ from starlette.types import Receive, Scope, Send
 
 from a2a_lab.protocol.cards import LEGACY_WELL_KNOWN_PATH
 
-from . import answer, http
+from . import answer, http, intake
+from .journal_record import EntryKind
 from .scenario import CardPathMode
 from .state import LabState
 
 
 async def handle(state: LabState, route_path: str, scope: Scope, receive: Receive, send: Send, base_url: str) -> None:
-    entry = state.journal.open(
-        scope["method"], scope["path"], scope.get("query_string", b"").decode("latin-1"), scope["headers"], b"", "card"
-    )
+    entry = intake.journal_request(state, scope, b"", EntryKind.CARD)
     spec = state.scenario.card
     serving = spec.legacy if route_path == LEGACY_WELL_KNOWN_PATH else spec.well_known
-    entry["card_path"] = route_path
+    entry.card_path = route_path
     if scope["method"] not in ("GET", "HEAD"):
         await answer.send_body(
             scope, receive, send, entry, 405, b'{"error":"use GET"}', "application/json", extra=[("allow", "GET")]
@@ -53,7 +52,7 @@ async def handle(state: LabState, route_path: str, scope: Scope, receive: Receiv
     if fresh:
         await answer.send_body(scope, receive, send, entry, 304, b"", spec.content_type, extra=extra)
         return
-    entry["card_sha256"] = hashlib.sha256(body).hexdigest()
+    entry.card_sha256 = hashlib.sha256(body).hexdigest()
     await answer.send_body(
         scope, receive, send, entry, 200, body if scope["method"] == "GET" else b"", spec.content_type, extra=extra
     )

@@ -1,6 +1,6 @@
 """The version-neutral core of the server: apply a scenario's rules and the spec's semantics to one call.
 
-Endpoints (JSON-RPC, HTTP+JSON) parse the wire into a Call and render the Outcome back; this module
+Endpoints (JSON-RPC, HTTP+JSON) parse the wire into an Invocation and render the Decision back; this module
 knows neither bytes nor HTTP.
 """
 
@@ -8,52 +8,61 @@ from __future__ import annotations
 
 import hmac
 from collections.abc import AsyncIterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
-from a2a_lab.protocol import cards, shapes, versions
+from a2a_lab.protocol import cards, versions
 from a2a_lab.protocol.bindings import Binding
 from a2a_lab.protocol.errors import A2AError, ErrorType
+from a2a_lab.protocol.forms import Form
 from a2a_lab.protocol.operations import SPECS, Operation
 from a2a_lab.protocol.versions import Version
 
 from . import rules, streams
-from .engine import Event, TaskRecord, message_text
+from .engine import TaskRecord, message_text
+from .journal_record import Answer, CredentialStatus, Entry, ResultKind
 from .push import malformed
 from .scenario import AuthScope, Reply, Returns, TaskScript
 from .state import LabState, substitute
 
 
-@dataclass
-class Call:
+@dataclass(slots=True)
+class Invocation:
+    """One A2A operation a client invoked, parsed from the wire into canonical params."""
+
     op: Operation
-    version: Version
-    binding: Binding
+    #: The version and binding the invocation came in (its answer goes out in the same form).
+    form: Form
     method: str
     params: dict[str, Any]
     headers: Mapping[str, str]
     base_url: str = ""
 
     @property
-    def rest(self) -> bool:
-        return self.binding is Binding.HTTP_JSON
+    def version(self) -> Version:
+        return self.form.version
+
+    @property
+    def binding(self) -> Binding:
+        return self.form.binding
 
 
-@dataclass
-class Outcome:
+@dataclass(slots=True)
+class Decision:
+    """The answer decided for an invocation: a value, an error or a stream of events, and its summary."""
+
     reply: Reply
+    summary: Answer
     value: Any = None
     error: A2AError | None = None
-    events: AsyncIterator[Event] | None = None
-    #: For the journal and the harness: what kind of answer this was.
-    summary: dict[str, Any] = field(default_factory=dict)
+    events: AsyncIterator[streams.Item] | None = None
 
 
-def _summarise_task(task: dict[str, Any]) -> dict[str, Any]:
-    return {"result_kind": "task", "task_id": task.get("id"), "state": task.get("status", {}).get("state")}
+def _refused(reply: Reply, err: A2AError) -> Decision:
+    return Decision(reply, Answer.error(err.code), error=err)
 
 
-def credential_status(state: LabState, headers: Mapping[str, str]) -> str | None:
+def credential_status(state: LabState, headers: Mapping[str, str]) -> CredentialStatus | None:
     """`valid`, `invalid` or `absent` against the scenario's bearer token (None when it has none); for the
     journal, which never keeps the credential itself."""
     auth = state.scenario.auth
@@ -61,8 +70,9 @@ def credential_status(state: LabState, headers: Mapping[str, str]) -> str | None
         return None
     given = headers.get("authorization", "")
     if not given:
-        return "absent"
-    return "valid" if hmac.compare_digest(given.encode(), f"Bearer {auth.bearer}".encode()) else "invalid"
+        return CredentialStatus.ABSENT
+    valid = hmac.compare_digest(given.encode(), f"Bearer {auth.bearer}".encode())
+    return CredentialStatus.VALID if valid else CredentialStatus.INVALID
 
 
 def check_auth(state: LabState, op: Operation | None, headers: Mapping[str, str]) -> A2AError | None:
@@ -70,7 +80,7 @@ def check_auth(state: LabState, op: Operation | None, headers: Mapping[str, str]
     if auth is None or (auth.scope is AuthScope.EXTENDED_CARD and op is not Operation.GET_EXTENDED_CARD):
         return None
     given = headers.get("authorization", "")
-    if credential_status(state, headers) == "valid":
+    if credential_status(state, headers) is CredentialStatus.VALID:
         return None
     return A2AError(
         ErrorType.UNAUTHENTICATED,
@@ -92,26 +102,29 @@ def _require(state: LabState, capability: str, what: str) -> None:
     )
 
 
-def execute(state: LabState, call: Call, entry: dict[str, Any] | None = None) -> Outcome:
-    """Decide the answer to a call. Raises nothing: errors come back in the Outcome."""
+def execute(state: LabState, call: Invocation, entry: Entry | None = None) -> Decision:
+    """Decide the answer to an invocation. Raises nothing: errors come back in the Decision."""
     state.calls[call.op.value] += 1
     if entry is not None and state.scenario.auth is not None:
-        entry["credentials"] = credential_status(state, call.headers)
+        entry.credentials = credential_status(state, call.headers)
     facts = rules.RequestFacts(
         call.op, call.version, call.binding, call.method, call.params, call.headers, state.calls[call.op.value]
     )
     reply = rules.choose(state.scenario.rules.get(call.op, ()), facts)
     try:
-        return _execute(state, call, reply)
+        decision = _execute(state, call, reply)
     except A2AError as err:
-        return Outcome(reply, error=err, summary={"result_kind": "error", "code": err.code})
+        decision = _refused(reply, err)
+    if entry is not None:
+        entry.answer = decision.summary
+    return decision
 
 
-def _execute(state: LabState, call: Call, reply: Reply) -> Outcome:
+def _execute(state: LabState, call: Invocation, reply: Reply) -> Decision:
     if reply.error is not None:
-        return Outcome(reply, error=reply.error, summary={"result_kind": "error", "code": reply.error.code})
+        return _refused(reply, reply.error)
     if reply.raw_status is not None:
-        return Outcome(reply, summary={"result_kind": "raw", "status": reply.raw_status})
+        return Decision(reply, Answer(ResultKind.RAW, status=reply.raw_status))
     denied = check_auth(state, call.op, call.headers)
     if denied:
         raise denied
@@ -136,13 +149,13 @@ def _execute(state: LabState, call: Call, reply: Reply) -> Outcome:
             ErrorType.UNSUPPORTED_OPERATION,
             f"Too many open streams on this scenario (limit {state.scenario.limits.streams}); close one first",
         )
-    outcome = _HANDLERS[call.op](state, call, reply)
-    if outcome.events is not None:
-        outcome.events = streams.counted(state, outcome.events)
-    return outcome
+    decision = _HANDLERS[call.op](state, call, reply)
+    if decision.events is not None:
+        decision.events = streams.counted(state, decision.events)
+    return decision
 
 
-def _send(state: LabState, call: Call, reply: Reply) -> Outcome:
+def _send(state: LabState, call: Invocation, reply: Reply) -> Decision:
     engine, p = state.engine, call.params
     message, cfg = p["message"], p.get("configuration", {})
     streaming = call.op is Operation.SEND_STREAMING_MESSAGE
@@ -151,20 +164,16 @@ def _send(state: LabState, call: Call, reply: Reply) -> Outcome:
         ctx = message.get("contextId") or (existing.task["contextId"] if existing else None)
         agent = engine.agent_message(reply.message, message_text(message), ctx)
         if streaming:
-            return Outcome(
-                reply, events=streams.single({"message": agent}), summary={"result_kind": "message", "stream": True}
-            )
-        return Outcome(reply, value={"message": agent}, summary={"result_kind": "message"})
+            return Decision(reply, Answer(ResultKind.MESSAGE, stream=True), events=streams.single({"message": agent}))
+        return Decision(reply, Answer(ResultKind.MESSAGE), value={"message": agent})
     script: TaskScript = reply.task or state.scenario.task
     if existing is not None:
         rec = existing
         engine.add_user_message(rec, message)
         engine.continue_with(rec, script)
         if streaming:
-            return Outcome(
-                reply,
-                events=streams.drive(state, rec, reply.stream, resume=True),
-                summary={**_summarise_task(rec.task), "stream": True},
+            return Decision(
+                reply, Answer.task(rec.task, stream=True), events=streams.drive(state, rec, reply.stream, resume=True)
             )
         engine.resume(rec)
         state.keep_moving(rec)
@@ -177,15 +186,11 @@ def _send(state: LabState, call: Call, reply: Reply) -> Outcome:
             _store_push(state, rec, cfg["taskPushNotificationConfig"], call.version)
         state.keep_moving(rec)  # a task that time moves on moves by itself from now on
         if streaming:
-            return Outcome(
-                reply,
-                events=streams.drive(state, rec, reply.stream),
-                summary={**_summarise_task(rec.task), "stream": True},
-            )
+            return Decision(reply, Answer.task(rec.task, stream=True), events=streams.drive(state, rec, reply.stream))
         if not cfg.get("returnImmediately") and script.returns is Returns.STOP:
             engine.run_to_stop(rec)
     task = engine.snapshot(rec, cfg.get("historyLength"))
-    return Outcome(reply, value={"task": task}, summary=_summarise_task(task))
+    return Decision(reply, Answer.task(task), value={"task": task})
 
 
 def _check_push_target(state: LabState, config: dict[str, Any]) -> None:
@@ -208,14 +213,14 @@ def public_config(stored: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in stored.items() if not k.startswith("_")}
 
 
-def _get_task(state: LabState, call: Call, reply: Reply) -> Outcome:
+def _get_task(state: LabState, call: Invocation, reply: Reply) -> Decision:
     rec = state.engine.lookup(call.params["id"])
     state.engine.tick(rec, on_get=True)
     task = state.engine.snapshot(rec, call.params.get("historyLength"))
-    return Outcome(reply, value=task, summary=_summarise_task(task))
+    return Decision(reply, Answer.task(task), value=task)
 
 
-def _list_tasks(state: LabState, call: Call, reply: Reply) -> Outcome:
+def _list_tasks(state: LabState, call: Invocation, reply: Reply) -> Decision:
     p = call.params
     tasks, total = state.engine.list(
         p.get("contextId"),
@@ -233,18 +238,18 @@ def _list_tasks(state: LabState, call: Call, reply: Reply) -> Outcome:
         "pageSize": p["pageSize"],
         "totalSize": total,
     }
-    return Outcome(reply, value=value, summary={"result_kind": "list", "count": len(tasks)})
+    return Decision(reply, Answer(ResultKind.LIST, count=len(tasks)), value=value)
 
 
-def _cancel(state: LabState, call: Call, reply: Reply) -> Outcome:
+def _cancel(state: LabState, call: Invocation, reply: Reply) -> Decision:
     rec = state.engine.lookup(call.params["id"])
     state.engine.tick(rec)
     state.engine.cancel(rec)
     task = state.engine.snapshot(rec)
-    return Outcome(reply, value=task, summary=_summarise_task(task))
+    return Decision(reply, Answer.task(task), value=task)
 
 
-def _subscribe(state: LabState, call: Call, reply: Reply) -> Outcome:
+def _subscribe(state: LabState, call: Invocation, reply: Reply) -> Decision:
     rec = state.engine.lookup(call.params["id"])
     state.engine.tick(rec)
     if rec.state.terminal:
@@ -253,18 +258,16 @@ def _subscribe(state: LabState, call: Call, reply: Reply) -> Outcome:
             f"Task {rec.id} is {rec.state.short}: a terminal task cannot be subscribed to",
             metadata={"taskId": rec.id},
         )
-    return Outcome(
-        reply, events=streams.subscribe(state, rec, reply.stream), summary={**_summarise_task(rec.task), "stream": True}
-    )
+    return Decision(reply, Answer.task(rec.task, stream=True), events=streams.subscribe(state, rec, reply.stream))
 
 
-def _create_push(state: LabState, call: Call, reply: Reply) -> Outcome:
+def _create_push(state: LabState, call: Invocation, reply: Reply) -> Decision:
     rec = state.engine.lookup(call.params["taskId"])
     value = _store_push(state, rec, call.params, call.version)
-    return Outcome(reply, value=value, summary={"result_kind": "push_config"})
+    return Decision(reply, Answer(ResultKind.PUSH_CONFIG), value=value)
 
 
-def _get_push(state: LabState, call: Call, reply: Reply) -> Outcome:
+def _get_push(state: LabState, call: Invocation, reply: Reply) -> Decision:
     rec = state.engine.lookup(call.params["taskId"])
     cid = call.params.get("id")
     if cid is None and rec.push_configs:
@@ -276,29 +279,29 @@ def _get_push(state: LabState, call: Call, reply: Reply) -> Outcome:
             f"No push notification config {cid!r} for task {rec.id}",
             metadata={"taskId": rec.id},
         )
-    return Outcome(reply, value=public_config(config), summary={"result_kind": "push_config"})
+    return Decision(reply, Answer(ResultKind.PUSH_CONFIG), value=public_config(config))
 
 
-def _list_push(state: LabState, call: Call, reply: Reply) -> Outcome:
+def _list_push(state: LabState, call: Invocation, reply: Reply) -> Decision:
     rec = state.engine.lookup(call.params["taskId"])
-    return Outcome(
+    return Decision(
         reply,
+        Answer(ResultKind.PUSH_CONFIGS),
         value={"configs": [public_config(c) for c in rec.push_configs.values()], "nextPageToken": ""},
-        summary={"result_kind": "push_configs"},
     )
 
 
-def _delete_push(state: LabState, call: Call, reply: Reply) -> Outcome:
+def _delete_push(state: LabState, call: Invocation, reply: Reply) -> Decision:
     rec = state.engine.lookup(call.params["taskId"])
     rec.push_configs.pop(call.params["id"], None)  # idempotent (§3.1.10)
-    return Outcome(reply, value={}, summary={"result_kind": "empty"})
+    return Decision(reply, Answer(ResultKind.EMPTY), value={})
 
 
-def _extended_card(state: LabState, call: Call, reply: Reply) -> Outcome:
+def _extended_card(state: LabState, call: Invocation, reply: Reply) -> Decision:
     card = state.scenario.extended_card
     if card is None:
         raise A2AError(ErrorType.EXTENDED_CARD_NOT_CONFIGURED)
-    return Outcome(reply, value=substitute(card, call.base_url), summary={"result_kind": "card"})
+    return Decision(reply, Answer(ResultKind.CARD), value=substitute(card, call.base_url))
 
 
 _HANDLERS = {
@@ -331,24 +334,4 @@ def with_unknown_fields(value: Any, fields: tuple[tuple[str, Any], ...]) -> Any:
         for name, extra in fields:
             out.setdefault(name, extra)
         return out
-    return value
-
-
-def wire_value(op: Operation, value: Any, version: Version, rest: bool) -> Any:
-    """A canonical result in the version's and binding's form."""
-    if op is Operation.SEND_MESSAGE:
-        return shapes.send_result_out(value, version, rest)
-    if op in (Operation.GET_TASK, Operation.CANCEL_TASK):
-        return shapes.task_out(value, version, rest) if isinstance(value, dict) and "status" in value else value
-    if op is Operation.LIST_TASKS:
-        return {**value, "tasks": [shapes.task_out(t, version, rest) for t in value["tasks"]]}
-    if op in (Operation.CREATE_PUSH_CONFIG, Operation.GET_PUSH_CONFIG):
-        return shapes.push_config_out(value, version, rest)
-    if op is Operation.LIST_PUSH_CONFIGS:
-        configs = [shapes.push_config_out(c, version, rest) for c in value["configs"]]
-        if version is Version.V0_3 and not rest:
-            return configs
-        return {**value, "configs": configs}
-    if op is Operation.DELETE_PUSH_CONFIG:
-        return None if version is Version.V0_3 else {}
     return value

@@ -18,6 +18,7 @@ from typing import Any
 from a2a_lab.protocol.errors import A2AError, ErrorType, invalid_params
 from a2a_lab.protocol.states import Role, TaskState
 
+from .journal_record import Entry
 from .placeholders import TEXT, fill
 from .scenario import Step, TaskScript
 
@@ -44,7 +45,7 @@ class TaskRecord:
     listeners: list[asyncio.Queue[Event | None]] = field(default_factory=list)
     push_deliveries: int = 0
     #: The journal entry (kind `push-limit`) counting notifications dropped once limits.push_deliveries_per_task was reached.
-    push_limit_entry: dict[str, Any] | None = None
+    push_limit_entry: Entry | None = None
 
     @property
     def state(self) -> TaskState:

@@ -6,14 +6,15 @@ from typing import Any
 
 from starlette.types import Receive, Scope, Send
 
-from a2a_lab.protocol import jsonrpc, operations, params
+from a2a_lab.protocol import jsonrpc, operations, params, wire
 from a2a_lab.protocol.bindings import JSON, Binding
 from a2a_lab.protocol.errors import A2AError, ErrorType
+from a2a_lab.protocol.forms import Form
 from a2a_lab.protocol.negotiation import negotiate
-from a2a_lab.protocol.shapes import stream_response_out
 from a2a_lab.protocol.versions import Version
 
-from . import answer, dispatch, http
+from . import dispatch, http, intake
+from .journal_record import Answer, EntryKind, RpcRef
 from .scenario import Endpoint, Envelope, EnvelopeId, Reply
 from .state import LabState
 
@@ -39,10 +40,7 @@ def _with_envelope(body: dict[str, Any], env: Envelope, req_id: Any) -> dict[str
 
 
 async def _error(
-    scope: Scope,
-    receive: Receive,
-    send: Send,
-    entry: dict[str, Any],
+    ex: intake.Exchange,
     req_id: Any,
     err: A2AError,
     version: Version,
@@ -53,180 +51,98 @@ async def _error(
     body = jsonrpc.error(req_id, err, version)
     if reply is not None:
         body = _with_envelope(body, reply.envelope, req_id)
-    entry.setdefault("answer", {}).update({"result_kind": "error", "code": err.code})
-    await answer.send_body(
-        scope,
-        receive,
-        send,
-        entry,
-        reply.error_http_status or status if reply else status,
-        http.dumps(body),
-        JSON,
-        reply,
-        extra,
-    )
+    ex.entry.answer = Answer.error(err.code)
+    await ex.answer(reply.error_http_status or status if reply else status, http.dumps(body), JSON, reply, extra)
 
 
 async def handle(
     state: LabState, endpoint: Endpoint, scope: Scope, receive: Receive, send: Send, base_url: str
 ) -> None:
-    headers, query = http.headers_of(scope), http.query_of(scope)
     default_version = endpoint.versions[0]
-    try:
-        body = await http.read_body(receive, state.scenario.limits.body_bytes, state.scenario.limits.body_seconds)
-    except http.BodyTooLarge:
-        entry = state.journal.open(
-            scope["method"],
-            scope["path"],
-            scope.get("query_string", b"").decode("latin-1"),
-            scope["headers"],
-            b"",
-            "jsonrpc",
-        )
-        entry["body_too_large"] = True
-        err = A2AError(ErrorType.INVALID_REQUEST, f"Request body larger than {state.scenario.limits.body_bytes} bytes")
-        await _error(scope, receive, send, entry, None, err, default_version, status=413)
+    ex, refusal = await intake.take(state, endpoint, scope, receive, send, EntryKind.JSONRPC)
+    if refusal is not None:
+        await _error(ex, None, refusal.error, default_version, status=refusal.status, extra=refusal.extra)
         return
-    except http.BodyTimeout as exc:
-        entry = state.journal.open(
-            scope["method"],
-            scope["path"],
-            scope.get("query_string", b"").decode("latin-1"),
-            scope["headers"],
-            exc.received,
-            "jsonrpc",
-        )
-        entry["body_timeout"] = {"seconds": exc.seconds, "received": len(exc.received)}
-        err = A2AError(ErrorType.INVALID_REQUEST, http.timeout_message(exc))
-        await _error(scope, receive, send, entry, None, err, default_version, status=408, extra=http.CLOSE)
-        return
-    entry = state.journal.open(
-        scope["method"],
-        scope["path"],
-        scope.get("query_string", b"").decode("latin-1"),
-        scope["headers"],
-        body,
-        "jsonrpc",
-    )
-    entry["endpoint"] = {"path": endpoint.path, "binding": endpoint.binding.value}
     if scope["method"] != "POST":
-        await _error(
-            scope,
-            receive,
-            send,
-            entry,
-            None,
-            A2AError(ErrorType.INVALID_REQUEST, f"JSON-RPC requests are POSTed; got {scope['method']}"),
-            default_version,
-            status=405,
-        )
+        problem = A2AError(ErrorType.INVALID_REQUEST, f"JSON-RPC requests are POSTed; got {scope['method']}")
+        await _error(ex, None, problem, default_version, status=405)
         return
-    if not http.is_json_type(headers.get("content-type"), (JSON,)):
-        err = A2AError(
+    if not http.is_json_type(ex.headers.get("content-type"), (JSON,)):
+        problem = A2AError(
             ErrorType.CONTENT_TYPE_NOT_SUPPORTED,
-            f"Unsupported Content-Type {headers.get('content-type')!r}; JSON-RPC requests use application/json",
+            f"Unsupported Content-Type {ex.headers.get('content-type')!r}; JSON-RPC requests use application/json",
         )
-        await _error(scope, receive, send, entry, None, err, default_version)
+        await _error(ex, None, problem, default_version)
         return
     try:
-        decoded = http.decode_json(body, state.scenario.limits.json_depth)
+        decoded = http.decode_json(ex.body, state.scenario.limits.json_depth)
     except A2AError as err:
-        await _error(scope, receive, send, entry, None, err, default_version)
+        await _error(ex, None, err, default_version)
         return
     try:
         request = jsonrpc.parse_request(decoded)
     except A2AError as err:
-        await _error(scope, receive, send, entry, jsonrpc.request_id_of(decoded), err, default_version)
+        await _error(ex, jsonrpc.request_id_of(decoded), err, default_version)
         return
-    entry["rpc"] = {"method": request.method, "id": request.id}
+    ex.entry.rpc = RpcRef(request.method, request.id)
     if not request.has_id:
-        err = A2AError(
+        problem = A2AError(
             ErrorType.INVALID_REQUEST, "A2A requests need an `id` (notifications get no answer to read)", field="id"
         )
-        await _error(scope, receive, send, entry, None, err, default_version)
+        await _error(ex, None, problem, default_version)
         return
     found = operations.by_method(request.method)
     if found is None:
-        await _error(
-            scope,
-            receive,
-            send,
-            entry,
-            request.id,
-            A2AError(ErrorType.METHOD_NOT_FOUND, f"Method not found: {request.method}"),
-            default_version,
-        )
+        problem = A2AError(ErrorType.METHOD_NOT_FOUND, f"Method not found: {request.method}")
+        await _error(ex, request.id, problem, default_version)
         return
     op, op_version = found
-    entry["operation"], entry["version"] = op.value, op_version.value
-    requested, given = http.requested_version(headers, query)
-    entry["requested_version"] = requested
+    requested, given = ex.identify(op, op_version)
     if op_version not in endpoint.versions:
-        err = A2AError(
-            ErrorType.METHOD_NOT_FOUND,
-            f"Method not found: {request.method} (this interface serves A2A {', '.join(v.value for v in endpoint.versions)})",
+        served = ", ".join(v.value for v in endpoint.versions)
+        problem = A2AError(
+            ErrorType.METHOD_NOT_FOUND, f"Method not found: {request.method} (this interface serves A2A {served})"
         )
-        await _error(scope, receive, send, entry, request.id, err, default_version)
+        await _error(ex, request.id, problem, default_version)
         return
     refused = negotiate(requested, given, op_version, endpoint.versions, request.method)
     if refused is not None:
-        await _error(
-            scope,
-            receive,
-            send,
-            entry,
-            request.id,
-            refused,
-            op_version if op_version in endpoint.versions else default_version,
-        )
+        await _error(ex, request.id, refused, op_version)
         return
+    form = Form(op_version, Binding.JSONRPC)
     try:
-        canonical = params.read(op, op_version, False, request.params, lenient_kind=state.scenario.lenient_kind)
+        canonical = params.read(op, form, request.params, lenient_kind=state.scenario.lenient_kind)
     except A2AError as err:
-        await _error(scope, receive, send, entry, request.id, err, op_version)
+        await _error(ex, request.id, err, op_version)
         return
-    call = dispatch.Call(op, op_version, Binding.JSONRPC, request.method, canonical, headers, base_url)
-    outcome = dispatch.execute(state, call, entry)
-    entry["answer"] = outcome.summary
-    await render(state, scope, receive, send, entry, call, outcome, request.id)
+    call = dispatch.Invocation(op, form, request.method, canonical, ex.headers, base_url)
+    await render(state, ex, call, dispatch.execute(state, call, ex.entry), request.id)
 
 
 async def render(
-    state: LabState,
-    scope: Scope,
-    receive: Receive,
-    send: Send,
-    entry: dict[str, Any],
-    call: dispatch.Call,
-    outcome: dispatch.Outcome,
-    req_id: Any,
+    state: LabState, ex: intake.Exchange, call: dispatch.Invocation, decision: dispatch.Decision, req_id: Any
 ) -> None:
-    reply, version = outcome.reply, call.version
-    if outcome.error is not None:
-        status = 401 if outcome.error.type is ErrorType.UNAUTHENTICATED else 200
-        await _error(scope, receive, send, entry, req_id, outcome.error, version, reply, status)
+    reply, version, form = decision.reply, call.version, call.form
+    if decision.error is not None:
+        status = 401 if decision.error.type is ErrorType.UNAUTHENTICATED else 200
+        await _error(ex, req_id, decision.error, version, reply, status)
         return
     if reply.raw_status is not None:
-        raw = (
-            jsonrpc.replace_id(reply.raw_body, req_id) if reply.raw_echo_id else reply.raw_body
-        )  # bytes otherwise exact
-        await answer.send_body(scope, receive, send, entry, reply.raw_status, raw, reply.raw_content_type, reply)
+        # bytes exact, but for the request's id where the scenario echoes it
+        raw = jsonrpc.replace_id(reply.raw_body, req_id) if reply.raw_echo_id else reply.raw_body
+        await ex.answer(reply.raw_status, raw, reply.raw_content_type, reply)
         return
-    if outcome.events is not None:
+    if decision.events is not None:
 
         def render_event(event: dict[str, Any]) -> Any:
-            value = dispatch.with_unknown_fields(stream_response_out(event, version), reply.unknown_fields)
+            value = dispatch.with_unknown_fields(wire.event_out(event, form), reply.unknown_fields)
             return _with_envelope(jsonrpc.result(req_id, value), reply.envelope, req_id)
 
         def render_error(err: A2AError) -> tuple[Any, str | None]:
             return jsonrpc.error(req_id, err, version), None
 
-        await answer.send_stream(
-            scope, receive, send, entry, state.journal, outcome.events, render_event, render_error, reply
-        )
+        await ex.stream(state, decision.events, render_event, render_error, reply)
         return
-    value = dispatch.with_unknown_fields(
-        dispatch.wire_value(call.op, outcome.value, version, False), reply.unknown_fields
-    )
+    value = dispatch.with_unknown_fields(wire.result_out(call.op, decision.value, form), reply.unknown_fields)
     body = _with_envelope(jsonrpc.result(req_id, value), reply.envelope, req_id)
-    await answer.send_body(scope, receive, send, entry, 200, http.dumps(body), JSON, reply)
+    await ex.answer(200, http.dumps(body), JSON, reply)

@@ -17,9 +17,11 @@ import httpx
 
 from a2a_lab.protocol import shapes
 from a2a_lab.protocol.bindings import A2A_JSON, JSON
+from a2a_lab.protocol.forms import V03_JSONRPC
 from a2a_lab.protocol.versions import Version
 
 from .engine import Event, TaskRecord
+from .journal_record import EntryKind, PushInfo, Response
 from .state import LabState
 
 TIMEOUT_S = 10.0
@@ -62,7 +64,7 @@ def target_refusal(url: str, allow: tuple[str, ...]) -> str | None:
 def payload(rec: TaskRecord, event: Event, version: str) -> tuple[bytes, str]:
     """1.0: the StreamResponse in HTTP+JSON form; 0.3: the whole Task (0.3 §9.5 example)."""
     if version == Version.V0_3.value:
-        return json.dumps(shapes.task_out(rec.task, Version.V0_3)).encode(), JSON
+        return json.dumps(shapes.task_out(rec.task, V03_JSONRPC)).encode(), JSON
     return json.dumps(event).encode(), A2A_JSON
 
 
@@ -94,13 +96,15 @@ class PushSender:
         entry = rec.push_limit_entry
         if entry is None:
             entry = rec.push_limit_entry = self.state.journal.open(
-                "POST", str(config.get("url", "")), "", [], b"", "push-limit"
+                "POST", str(config.get("url", "")), "", [], b"", EntryKind.PUSH_LIMIT
             )
-            entry["push"] = {"task_id": rec.id, "limit": limit, "dropped": 0}
-            entry["response"] = {
-                "refused": f"limits.push_deliveries_per_task ({limit}) reached: no more notifications are sent for task {rec.id}"
-            }
-        entry["push"]["dropped"] += 1
+            entry.push = PushInfo(rec.id, limit=limit)
+            entry.response = Response(
+                refused=f"limits.push_deliveries_per_task ({limit}) reached: "
+                f"no more notifications are sent for task {rec.id}"
+            )
+        assert entry.push is not None
+        entry.push.dropped += 1
         self.state.journal.touch()
 
     async def _work(self, config: dict[str, Any], queue: asyncio.Queue[tuple[bytes, str] | None]) -> None:
@@ -124,20 +128,20 @@ class PushSender:
         if config.get("token"):
             headers["x-a2a-notification-token"] = str(config["token"])
         raw_headers = [(k.encode(), v.encode()) for k, v in headers.items()]
-        entry = self.state.journal.open("POST", url, "", raw_headers, body, "push")
-        entry["push"] = {"task_id": config.get("taskId"), "config_id": config.get("id"), "probe": probe}
+        entry = self.state.journal.open("POST", url, "", raw_headers, body, EntryKind.PUSH)
+        entry.push = PushInfo(config.get("taskId"), config.get("id"), probe)
         refusal = target_refusal(url, self.state.scenario.push_allow)
         if refusal:
-            entry["response"] = {"refused": refusal}
+            entry.response = Response(refused=refusal)
             self.state.journal.touch()
             return
         if self._client is None:
             self._client = httpx.AsyncClient(timeout=TIMEOUT_S, follow_redirects=False, trust_env=False)
         try:
             response = await self._client.post(url, content=body, headers=headers)
-            entry["response"] = {"status": response.status_code}
+            entry.response = Response(response.status_code)
         except httpx.HTTPError as exc:
-            entry["response"] = {"failed": f"{type(exc).__name__}: {exc}"}
+            entry.response = Response(failed=f"{type(exc).__name__}: {exc}")
         self.state.journal.touch()
 
     async def close(self) -> None:

@@ -6,14 +6,15 @@ from typing import Any
 
 from starlette.types import Receive, Scope, Send
 
-from a2a_lab.protocol import operations, params, rest, versions
+from a2a_lab.protocol import operations, params, rest, versions, wire
 from a2a_lab.protocol.bindings import A2A_JSON, JSON, Binding
 from a2a_lab.protocol.errors import A2AError, ErrorType, grpc_status_for_http
+from a2a_lab.protocol.forms import Form
 from a2a_lab.protocol.negotiation import negotiate
-from a2a_lab.protocol.shapes import stream_response_out
 from a2a_lab.protocol.versions import Version
 
-from . import answer, dispatch, http
+from . import dispatch, http, intake
+from .journal_record import Answer, EntryKind, RouteRef
 from .scenario import Endpoint, Reply
 from .state import LabState
 
@@ -26,10 +27,7 @@ def _content_type(version: Version) -> str:
 
 
 async def _error(
-    scope: Scope,
-    receive: Receive,
-    send: Send,
-    entry: dict[str, Any],
+    ex: intake.Exchange,
     err: A2AError,
     version: Version,
     reply: Reply | None = None,
@@ -45,129 +43,90 @@ async def _error(
             body["error"]["status"] = grpc_status or grpc_status_for_http(status)
     if reply is not None and reply.error_http_status:
         code = reply.error_http_status
-    entry.setdefault("answer", {}).update({"result_kind": "error", "code": err.code})
-    await answer.send_body(scope, receive, send, entry, code, http.dumps(body), _content_type(version), reply, extra)
+    ex.entry.answer = Answer.error(err.code)
+    await ex.answer(code, http.dumps(body), _content_type(version), reply, extra)
 
 
 async def handle(
     state: LabState, endpoint: Endpoint, scope: Scope, receive: Receive, send: Send, relative: str, base_url: str
 ) -> None:
-    headers, query = http.headers_of(scope), http.query_of(scope)
     verb = scope["method"]
     default_version = endpoint.versions[0]
-    try:
-        body = await http.read_body(receive, state.scenario.limits.body_bytes, state.scenario.limits.body_seconds)
-    except http.BodyTooLarge:
-        entry = state.journal.open(
-            verb, scope["path"], scope.get("query_string", b"").decode("latin-1"), scope["headers"], b"", "rest"
-        )
-        entry["body_too_large"] = True
+    ex, refusal = await intake.take(state, endpoint, scope, receive, send, EntryKind.REST)
+    if refusal is not None:
         await _error(
-            scope,
-            receive,
-            send,
-            entry,
-            A2AError(ErrorType.INVALID_REQUEST, f"Request body larger than {state.scenario.limits.body_bytes} bytes"),
+            ex,
+            refusal.error,
             default_version,
-            status=413,
+            status=refusal.status,
+            grpc_status=refusal.grpc_status,
+            extra=refusal.extra,
         )
         return
-    except http.BodyTimeout as exc:
-        entry = state.journal.open(
-            verb,
-            scope["path"],
-            scope.get("query_string", b"").decode("latin-1"),
-            scope["headers"],
-            exc.received,
-            "rest",
-        )
-        entry["body_timeout"] = {"seconds": exc.seconds, "received": len(exc.received)}
-        await _error(
-            scope,
-            receive,
-            send,
-            entry,
-            A2AError(ErrorType.INVALID_REQUEST, http.timeout_message(exc)),
-            default_version,
-            status=408,
-            grpc_status="DEADLINE_EXCEEDED",
-            extra=http.CLOSE,
-        )
-        return
-    entry = state.journal.open(
-        verb, scope["path"], scope.get("query_string", b"").decode("latin-1"), scope["headers"], body, "rest"
-    )
-    entry["endpoint"] = {"path": endpoint.path, "binding": endpoint.binding.value}
     found = operations.match_route(verb, relative, endpoint.versions)
     if found is None:
         allowed = operations.path_exists(relative, endpoint.versions)
         if allowed:
             err = A2AError(ErrorType.METHOD_NOT_FOUND, f"{verb} is not allowed on {relative}; use {', '.join(allowed)}")
-            await _error(scope, receive, send, entry, err, default_version, status=405)
+            await _error(ex, err, default_version, status=405)
         else:
-            entry["unmatched"] = True
+            ex.entry.unmatched = True
+            served = ", ".join(v.value for v in endpoint.versions)
             err = A2AError(
                 ErrorType.METHOD_NOT_FOUND,
-                f"a2a-lab: no HTTP+JSON route {verb} {relative} on this interface (A2A {', '.join(v.value for v in endpoint.versions)})",
+                f"a2a-lab: no HTTP+JSON route {verb} {relative} on this interface (A2A {served})",
             )
-            await _error(scope, receive, send, entry, err, default_version)
+            await _error(ex, err, default_version)
         return
     op, op_version, path_params, tenant = found
-    entry["operation"], entry["version"] = op.value, op_version.value
-    entry["route"] = {"verb": verb, "path": relative, "params": path_params, **({"tenant": tenant} if tenant else {})}
-    requested, given = http.requested_version(headers, query)
-    entry["requested_version"] = requested
+    ex.entry.route = RouteRef(verb, relative, path_params, tenant)
+    requested, given = ex.identify(op, op_version)
     refused = negotiate(requested, given, op_version, endpoint.versions, f"{verb} {relative}")
     if refused is not None:
-        await _error(scope, receive, send, entry, refused, op_version)
+        await _error(ex, refused, op_version)
         return
     decoded: Any = {}
-    if verb in BODY_VERBS and body.strip():
-        if not http.is_json_type(headers.get("content-type"), (JSON, A2A_JSON)):
+    if verb in BODY_VERBS and ex.body.strip():
+        if not http.is_json_type(ex.headers.get("content-type"), (JSON, A2A_JSON)):
             err = A2AError(
                 ErrorType.CONTENT_TYPE_NOT_SUPPORTED,
-                f"Unsupported Content-Type {headers.get('content-type')!r}; use application/a2a+json or application/json",
+                f"Unsupported Content-Type {ex.headers.get('content-type')!r}; "
+                "use application/a2a+json or application/json",
             )
-            await _error(scope, receive, send, entry, err, op_version)
+            await _error(ex, err, op_version)
             return
         try:
-            decoded = http.decode_json(body, state.scenario.limits.json_depth)
+            decoded = http.decode_json(ex.body, state.scenario.limits.json_depth)
         except A2AError as err:
-            await _error(scope, receive, send, entry, err, op_version)
+            await _error(ex, err, op_version)
             return
     if tenant:
         path_params = {**path_params, "tenant": tenant}
-    query_params = {k: v for k, v in query.items() if k != versions.QUERY_PARAM}
+    query_params = {k: v for k, v in ex.query.items() if k != versions.QUERY_PARAM}
+    form = Form(op_version, Binding.HTTP_JSON)
     try:
-        canonical = params.read(
-            op, op_version, True, decoded, path_params, query_params, lenient_kind=state.scenario.lenient_kind
-        )
+        canonical = params.read(op, form, decoded, path_params, query_params, lenient_kind=state.scenario.lenient_kind)
     except A2AError as err:
-        await _error(scope, receive, send, entry, err, op_version)
+        await _error(ex, err, op_version)
         return
-    call = dispatch.Call(op, op_version, Binding.HTTP_JSON, f"{verb} {relative}", canonical, headers, base_url)
-    outcome = dispatch.execute(state, call, entry)
-    entry["answer"] = outcome.summary
-    reply = outcome.reply
-    if outcome.error is not None:
-        await _error(scope, receive, send, entry, outcome.error, op_version, reply)
+    call = dispatch.Invocation(op, form, f"{verb} {relative}", canonical, ex.headers, base_url)
+    decision = dispatch.execute(state, call, ex.entry)
+    reply = decision.reply
+    if decision.error is not None:
+        await _error(ex, decision.error, op_version, reply)
         return
     if reply.raw_status is not None:
-        await answer.send_body(
-            scope, receive, send, entry, reply.raw_status, reply.raw_body, reply.raw_content_type, reply
-        )
+        await ex.answer(reply.raw_status, reply.raw_body, reply.raw_content_type, reply)
         return
-    if outcome.events is not None:
+    if decision.events is not None:
 
         def render_event(event: dict[str, Any]) -> Any:
-            return dispatch.with_unknown_fields(stream_response_out(event, op_version, True), reply.unknown_fields)
+            return dispatch.with_unknown_fields(wire.event_out(event, form), reply.unknown_fields)
 
         def render_error(err: A2AError) -> tuple[Any, str | None]:
             return rest.error(err, op_version)[1], "error"
 
-        await answer.send_stream(
-            scope, receive, send, entry, state.journal, outcome.events, render_event, render_error, reply
-        )
+        await ex.stream(state, decision.events, render_event, render_error, reply)
         return
-    value = dispatch.with_unknown_fields(dispatch.wire_value(op, outcome.value, op_version, True), reply.unknown_fields)
-    await answer.send_body(scope, receive, send, entry, 200, http.dumps(value), _content_type(op_version), reply)
+    value = dispatch.with_unknown_fields(wire.result_out(op, decision.value, form), reply.unknown_fields)
+    await ex.answer(200, http.dumps(value), _content_type(op_version), reply)

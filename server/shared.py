@@ -133,7 +133,7 @@ class CatalogueApp:
         payload: Any,
         extra: list[tuple[str, str]] | None = None,
     ) -> None:
-        await answer.send_body(scope, receive, send, {}, status, http.dumps(payload), "application/json", extra=extra)
+        await answer.send_body(scope, receive, send, None, status, http.dumps(payload), "application/json", extra=extra)
 
     def listing(self, origin: str, prefix: str = "") -> dict[str, Any]:
         return {

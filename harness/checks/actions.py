@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from a2a_lab.protocol import signing
 from a2a_lab.protocol.operations import Operation
+from a2a_lab.server.journal_record import CredentialStatus, Response, ResultKind, SentKind
 
 from ..journal_view import Call, RunView
 from ..model import CheckResult, Level, Outcome
@@ -101,7 +102,7 @@ def push_receiver(view: RunView, c: Check) -> CheckResult:
 
     if not view.action.get("webhook"):
         return _not_asked(c, "register a webhook")
-    deliveries = [e for e in view.entries if e.get("kind") == "push"]
+    deliveries = view.pushes
     if not deliveries and not cards.capability(view.card, cards.PUSH_NOTIFICATIONS):
         return c.skipped("the card does not allow push notifications (CAPABILITIES-RESPECTED judges this case)")
     if not deliveries:
@@ -119,27 +120,21 @@ def push_receiver(view: RunView, c: Check) -> CheckResult:
             if registered
             else _unimplemented(c, "the client registered no webhook")
         )
-    refused = [e for e in deliveries if e.get("response", {}).get("refused")]
+    answered = [(e.push is not None and e.push.probe, e.response or Response()) for e in deliveries]
+    refused = [r.refused for _, r in answered if r.refused]
     if refused:
-        return c.broken(
-            "the webhook URL is not one a careful server calls",
-            "a loopback webhook URL",
-            refused[0]["response"]["refused"],
-        )
-    genuine = [e for e in deliveries if not e.get("push", {}).get("probe")]
-    bad = [e for e in genuine if not 200 <= int(e.get("response", {}).get("status") or 0) < 300]
+        return c.broken("the webhook URL is not one a careful server calls", "a loopback webhook URL", refused[0])
+    genuine = [r for probe, r in answered if not probe]
+    bad = [r for r in genuine if not 200 <= (r.status or 0) < 300]
     if bad:
-        got = bad[0].get("response", {})
         return c.broken(
-            "a genuine notification was not acknowledged with 2xx", "2xx", str(got.get("status") or got.get("failed"))
+            "a genuine notification was not acknowledged with 2xx", "2xx", str(bad[0].status or bad[0].failed)
         )
-    probes = [e for e in deliveries if e.get("push", {}).get("probe")]
-    accepted = [e for e in probes if 200 <= int(e.get("response", {}).get("status") or 0) < 300]
+    probes = [r for probe, r in answered if probe]
+    accepted = [r for r in probes if 200 <= (r.status or 0) < 300]
     if accepted:
         return c.broken(
-            "the receiver accepted a notification with wrong credentials",
-            "401 or 403",
-            str(accepted[0]["response"]["status"]),
+            "the receiver accepted a notification with wrong credentials", "401 or 403", str(accepted[0].status)
         )
     return c.passed(
         f"{len(genuine)} notification(s) acknowledged" + (f", {len(probes)} forged one(s) refused" if probes else "")
@@ -157,18 +152,18 @@ def push_receiver(view: RunView, c: Check) -> CheckResult:
 def auth_presented(view: RunView, c: Check) -> CheckResult:
     if "token" not in view.action:
         return _not_asked(c, "authenticate")
-    judged = [call for call in view.a2a_calls if "credentials" in call.entry]
+    judged = [call for call in view.a2a_calls if call.entry.credentials is not None]
     if not judged:
         return c.skipped("no call the server checks credentials on")
     needing = [call for call in judged if call.operation is Operation.GET_EXTENDED_CARD] or judged
-    if all(call.entry["credentials"] == "absent" for call in needing):
+    if all(call.entry.credentials is CredentialStatus.ABSENT for call in needing):
         return _unimplemented(c, "the client presented no credentials")
-    wrong = [call for call in needing if call.entry["credentials"] != "valid"]
+    wrong = [call for call in needing if call.entry.credentials is not CredentialStatus.VALID]
     if wrong:
         return c.broken(
             "a call that needs credentials went without the right ones",
             "Authorization: Bearer <the token given>",
-            f"credentials {wrong[0].entry['credentials']}",
+            f"credentials {wrong[0].entry.credentials.value if wrong[0].entry.credentials else None}",
             wrong,
         )
     return c.passed(f"{len(needing)} call(s) authenticated")
@@ -192,18 +187,18 @@ def extended_card(view: RunView, c: Check) -> CheckResult:
         return c.skipped("the card declares no extended card (CAPABILITIES-RESPECTED judges this case)")
     if not calls:
         return _unimplemented(c, "the client did not call GetExtendedAgentCard")
-    if all(call.answer.get("result_kind") == "error" for call in calls):
+    if all(call.result_kind is ResultKind.ERROR for call in calls):
         return c.broken(
             "the extended card was never obtained",
             "a successful GetExtendedAgentCard",
-            f"error {calls[-1].answer.get('code')}",
+            f"error {calls[-1].error_code}",
             calls,
         )
     return c.passed("the extended card was fetched", calls[:1])
 
 
 def _dropped(call: Call) -> bool:
-    return any(ev.get("dropped") for ev in call.entry.get("events") or [])
+    return any(ev.kind is SentKind.DROPPED for ev in call.entry.events or [])
 
 
 @check(

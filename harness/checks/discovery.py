@@ -5,10 +5,16 @@ from __future__ import annotations
 from urllib.parse import urlsplit
 
 from a2a_lab.protocol.bindings import Binding
+from a2a_lab.server.journal_record import Entry
 
 from ..journal_view import RunView
 from ..model import CheckResult, Level
 from .base import Check, check
+
+
+def _status(entry: Entry) -> int:
+    """The HTTP status a card fetch got (0: none)."""
+    return (entry.response.status if entry.response is not None else None) or 0
 
 
 @check(
@@ -23,17 +29,14 @@ def card_discovery(view: RunView, c: Check) -> CheckResult:
     if not view.calls and not view.card_fetches:
         return c.skipped("the client made no request")
     first_call = view.calls[0].seq if view.calls else None
-    tried = [e for e in view.card_fetches if first_call is None or e["seq"] < first_call]
+    tried = [e for e in view.card_fetches if first_call is None or e.seq < first_call]
     # Only a card the server actually gave counts as read: a 404 on a path the client guessed is not discovery.
-    fetched = [e for e in tried if e.get("method") == "GET" and 0 < (e.get("response") or {}).get("status", 0) < 400]
+    fetched = [e for e in tried if e.method == "GET" and 0 < _status(e) < 400]
     if not fetched:
         if not view.calls:
             return c.skipped("the client got no card and made no call")
         tried_text = (
-            "; tried "
-            + ", ".join(
-                f"{e['method']} {e['path']} ({e.get('response', {}).get('status', 'no answer')})" for e in tried[:3]
-            )
+            "; tried " + ", ".join(f"{e.method} {e.path} ({_status(e) or 'no answer'})" for e in tried[:3])
             if tried
             else ""
         )
@@ -43,7 +46,7 @@ def card_discovery(view: RunView, c: Check) -> CheckResult:
             f"first request was {view.calls[0].label()}{tried_text}",
             [view.calls[0]],
         )
-    paths = sorted({e.get("card_path", e["path"]) for e in fetched})
+    paths = sorted({e.card_path or e.path for e in fetched})
     return c.passed(f"card fetched from {', '.join(paths)} before the first call")
 
 
@@ -59,9 +62,7 @@ def card_discovery(view: RunView, c: Check) -> CheckResult:
 def interface_selection(view: RunView, c: Check) -> CheckResult:
     if view.expect.no_call_allowed and not view.calls:
         return c.skipped("the client made no call, which a correct client may do here (RESULT-EXPECTED judges it)")
-    if view.calls and not any(
-        (e.get("response") or {}).get("status", 0) in (*range(200, 300), 304) for e in view.card_fetches
-    ):
+    if view.calls and not any(_status(e) in (*range(200, 300), 304) for e in view.card_fetches):
         return c.skipped(
             "the server served no card, so there was no interface to select (CARD-DISCOVERY judges the calls)"
         )
@@ -82,13 +83,13 @@ def interface_selection(view: RunView, c: Check) -> CheckResult:
     if expected is None:
         return c.skipped("the card lists no interface this client is known to support")
     first_request = view.calls[0] if view.calls else None
-    if first_request is not None and first_request.entry.get("unmatched") and view.declared_at(first_request):
+    if first_request is not None and first_request.entry.unmatched and view.declared_at(first_request):
         went = view.declared_at(first_request)[0]
         if went != expected:
             return c.broken(
                 "the first call went to a declared interface the client does not speak, not to the first one it supports",
                 f"#{expected.index} {expected.label}",
-                f"{first_request.entry.get('method')} {first_request.entry.get('path')}: #{went.index} {went.label}",
+                f"{first_request.entry.method} {first_request.entry.path}: #{went.index} {went.label}",
                 [first_request],
             )
     if not view.a2a_calls:
@@ -128,7 +129,7 @@ def interface_selection(view: RunView, c: Check) -> CheckResult:
 def url_from_card(view: RunView, c: Check) -> CheckResult:
     # A request the server could not route still came from the card when it went to a declared interface URL
     # (one of a binding the server does not serve): INTERFACE-SELECTION judges that choice.
-    stray = [call for call in view.calls if call.entry.get("unmatched") and not view.declared_at(call)]
+    stray = [call for call in view.calls if call.entry.unmatched and not view.declared_at(call)]
     # A request the server did route is stray too when the card declares no interface of its binding there
     # (an endpoint the server happens to serve, found by guessing).
     stray += [call for call in view.a2a_calls if not view.declared(call)]
@@ -145,7 +146,7 @@ def url_from_card(view: RunView, c: Check) -> CheckResult:
         return c.broken(
             "the client sent requests to URLs the card does not declare",
             "only interface URLs from the card",
-            ", ".join(f"{s.entry['method']} {s.entry['path']}" for s in stray[:5]),
+            ", ".join(f"{s.entry.method} {s.entry.path}" for s in stray[:5]),
             stray,
         )
     return c.passed("every request went to a URL the card declares")
@@ -166,7 +167,7 @@ def tenant(view: RunView, c: Check) -> CheckResult:
         declared = [i for i in view.declared(call) if i.known_version is call.version]
         want = declared[0].tenant if declared else None
         if call.binding is Binding.HTTP_JSON:
-            have = call.entry.get("route", {}).get("tenant")
+            have = call.entry.route.tenant if call.entry.route else None
         else:
             params = call.params()
             have = params.get("tenant") if isinstance(params, dict) else None

@@ -8,6 +8,7 @@ from typing import Any
 from a2a_lab.protocol import shapes
 from a2a_lab.protocol.bindings import A2A_JSON, JSON, Binding
 from a2a_lab.protocol.operations import Operation
+from a2a_lab.server.journal_record import EntryKind
 
 from ..journal_view import Call, RunView
 from ..model import CheckResult, Level
@@ -49,7 +50,7 @@ def _envelope_problem(call: Call) -> str | None:
     "Content-Type: application/json.",
 )
 def jsonrpc_envelope(view: RunView, c: Check) -> CheckResult:
-    rpc = [call for call in view.calls if call.entry.get("kind") == "jsonrpc"]
+    rpc = [call for call in view.calls if call.entry.kind is EntryKind.JSONRPC]
     if not rpc:
         return c.skipped("no JSON-RPC request")
     for call in rpc:
@@ -77,7 +78,7 @@ def http_json_request(view: RunView, c: Check) -> CheckResult:
     if not rest:
         return c.skipped("no HTTP+JSON request")
     for call in rest:
-        verb = call.entry.get("method")
+        verb = call.entry.method
         if verb in ("GET", "DELETE"):
             if call.body_text.strip():
                 return c.broken(f"{verb} with a body", "parameters in the path and query", "a request body", [call])
@@ -110,8 +111,9 @@ def body_shape(view: RunView, c: Check) -> CheckResult:
     if not sends:
         return c.skipped("no message was sent")
     for call in sends:
-        message = call.message()
-        _, problems = shapes.parse_message(message, call.version, call.binding is Binding.HTTP_JSON, "message")  # type: ignore[arg-type]
+        form = call.form
+        assert form is not None and call.version is not None  # sends were chosen with a version
+        _, problems = shapes.parse_message(call.message(), form, "message")
         if problems:
             listed = "; ".join(str(p) for p in problems[:4])
             return c.broken(
@@ -119,7 +121,7 @@ def body_shape(view: RunView, c: Check) -> CheckResult:
                 f"an A2A {call.version.value} message",
                 listed,
                 [call],
-            )  # type: ignore[union-attr]
+            )
     return c.passed(f"{len(sends)} message(s) shaped for their version")
 
 
@@ -127,9 +129,9 @@ def _sent_message(call: Call) -> Any:
     """The message a send carried, canonical where it parses: a retry resends it under a new JSON-RPC id (or on another
     interface, in another version's shape), and that is still the same message."""
     message = call.message()
-    canonical, _ = shapes.parse_message(
-        message, call.version, call.binding is Binding.HTTP_JSON, "message", lenient_kind=True
-    )  # type: ignore[arg-type]
+    if call.form is None:
+        return message
+    canonical, _ = shapes.parse_message(message, call.form, "message", lenient_kind=True)
     return canonical if canonical is not None else message
 
 

@@ -41,7 +41,7 @@ def no_retry_loop(view: RunView, c: Check) -> CheckResult:
         return c.broken(
             "the client retried a call that had answered method-not-found / version-not-supported",
             f"at most {MAX_REPEATS} repeat(s)",
-            f"{len(repeats)} repeats of {first.rpc_method or first.entry.get('path')}",
+            f"{len(repeats)} repeats of {first.rpc_method or first.entry.path}",
             [first, *repeats],
         )
     return c.passed("no retry loop after the error")
@@ -83,4 +83,4 @@ def fallback(view: RunView, c: Check) -> CheckResult:
             "no other interface tried",
             [first],
         )
-    return c.passed(f"fell back from {first.rpc_method or first.entry.get('path')} to another interface", moved[:1])
+    return c.passed(f"fell back from {first.rpc_method or first.entry.path} to another interface", moved[:1])

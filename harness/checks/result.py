@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from a2a_lab.protocol import states
+from a2a_lab.server.journal_record import ResultKind
 
 from ..journal_view import RunView
 from ..model import CheckResult, Level, Outcome
@@ -36,7 +37,7 @@ def result_matches(view: RunView, c: Check) -> CheckResult:
     if not view.a2a_calls:
         return c.skipped("the client made no A2A call, so there is no answer to compare")
     if final is None:
-        if kind == "error":
+        if kind == ResultKind.ERROR:
             return c.passed("the client reported the error the server gave")
         return c.broken(
             "the client reports an answer the server never gave",
@@ -44,12 +45,12 @@ def result_matches(view: RunView, c: Check) -> CheckResult:
             f"kind: {kind!r}",
         )
     failed = view.ended_in_error()
-    if kind == "error" and failed is not None:
+    if kind == ResultKind.ERROR and failed is not None:
         what = f"error {failed.error_code}" if failed.error_code is not None else "an answer that is no message or task"
         return c.passed(f"the client reported the error that ended the exchange ({what} to {failed.label()})")
     if kind != final.kind:
-        return c.broken("the client misread the kind of answer", f"kind: {final.kind}", f"kind: {kind!r}")
-    if final.kind == "task" and final.state is not None:
+        return c.broken("the client misread the kind of answer", f"kind: {final.kind.value}", f"kind: {kind!r}")
+    if final.kind is ResultKind.TASK and final.state is not None:
         reported = states.parse(result.get("state"))
         if reported is not final.state:
             return c.broken(
@@ -63,7 +64,7 @@ def result_matches(view: RunView, c: Check) -> CheckResult:
     # An empty final text is "in" every string: only a non-empty one may excuse extra words around it.
     if text and text not in sent and not (final_text and final_text in text):
         return c.broken("the client's text is not what the server sent", final.text[:200] or "(no text)", text[:200])
-    return c.passed(f"the client understood a {final.kind}" + (f" in {final.state.short}" if final.state else ""))
+    return c.passed(f"the client understood a {final.kind.value}" + (f" in {final.state.short}" if final.state else ""))
 
 
 def _declined_actions(view: RunView) -> list[str]:
@@ -132,7 +133,7 @@ def result_expected(view: RunView, c: Check) -> CheckResult:
         return c.broken(f"the client concluded {kind!r}", wanted, f"kind: {kind!r}")
     if (
         expect.state is not None
-        and (kind == "task" or not answers)
+        and (kind == ResultKind.TASK or not answers)
         and states.parse(result.get("state")) is not expect.state
     ):
         return c.broken("the client reports another state", expect.state.short, repr(result.get("state")))
@@ -158,7 +159,7 @@ def result_expected(view: RunView, c: Check) -> CheckResult:
 def client_info(view: RunView, c: Check) -> CheckResult:
     agents = sorted(
         {call.headers.get("user-agent", "(none)") for call in view.calls}
-        | {e.get("headers", {}).get("user-agent", "(none)") for e in view.card_fetches}
+        | {e.headers.get("user-agent", "(none)") for e in view.card_fetches}
     )
     used = sorted(
         {f"{call.binding.value} {call.version.value}" for call in view.a2a_calls if call.binding and call.version}

@@ -6,6 +6,7 @@ from statistics import median
 
 from a2a_lab.protocol.operations import Operation
 from a2a_lab.protocol.states import TaskState
+from a2a_lab.server.journal_record import ResultKind
 
 from ..journal_view import Call, RunView
 from ..model import CheckResult, Level
@@ -20,7 +21,7 @@ _FOLLOW_UPS = (Operation.GET_TASK, Operation.SUBSCRIBE_TO_TASK, Operation.CREATE
 
 
 def _task_param(call: Call) -> str | None:
-    route = call.entry.get("route", {}).get("params", {})
+    route = call.entry.route.params if call.entry.route else {}
     if route.get("id") or route.get("taskId"):
         return route.get("id") or route.get("taskId")
     params = call.params()
@@ -46,7 +47,7 @@ def no_poll_after_message(view: RunView, c: Check) -> CheckResult:
     sends = [
         call for call in view.a2a_calls if call.operation in (Operation.SEND_MESSAGE, Operation.SEND_STREAMING_MESSAGE)
     ]
-    messages = [call for call in sends if call.answer.get("result_kind") == "message"]
+    messages = [call for call in sends if call.result_kind is ResultKind.MESSAGE]
     if not messages:
         return c.skipped("no send was answered with a message")
     task_ids = {o.task_id for o in view.observations() if o.task_id}
@@ -119,7 +120,9 @@ def poll_bounded(view: RunView, c: Check) -> CheckResult:
 def follow_up_to_end(view: RunView, c: Check) -> CheckResult:
     obs = view.observations()
     open_tasks = {
-        o.task_id for o in obs if o.kind == "task" and o.task_id and o.state in (TaskState.SUBMITTED, TaskState.WORKING)
+        o.task_id
+        for o in obs
+        if o.kind is ResultKind.TASK and o.task_id and o.state in (TaskState.SUBMITTED, TaskState.WORKING)
     }
     if not open_tasks:
         return c.skipped("no task was left in SUBMITTED or WORKING")

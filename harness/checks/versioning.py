@@ -13,7 +13,7 @@ from .base import Check, check
 def _sent_version(call: Call) -> str | None:
     value = call.headers.get(HEADER.lower())
     if value is None:
-        query = call.entry.get("query", "")
+        query = call.entry.query
         for pair in query.split("&"):
             key, _, val = pair.partition("=")
             if key == QUERY_PARAM:
@@ -74,7 +74,7 @@ def version_matches_method(view: RunView, c: Check) -> CheckResult:
         return c.broken(
             "the A2A-Version header does not match the version of the method or path",
             f"{HEADER}: {call.version.value if call.version else '?'} "
-            f"(or none, for 0.3) with {call.rpc_method or call.entry.get('path')}",
+            f"(or none, for 0.3) with {call.rpc_method or call.entry.path}",
             f"{HEADER}: {_sent_version(call)!r}",
             bad,
         )
@@ -104,7 +104,7 @@ def method_matches_interface(view: RunView, c: Check) -> CheckResult:
         return c.broken(
             "a method of one version was sent to an interface that declares another",
             f"a method of version {offered}",
-            f"{call.rpc_method or call.entry.get('path')} (A2A {call.version.value if call.version else '?'})",
+            f"{call.rpc_method or call.entry.path} (A2A {call.version.value if call.version else '?'})",
             bad,
         )
     return c.passed("every method matches the version its interface declares")

@@ -8,13 +8,15 @@ from typing import Any
 
 from a2a_lab.protocol import shapes
 from a2a_lab.protocol.errors import ErrorType
+from a2a_lab.protocol.forms import Form
 from a2a_lab.protocol.operations import Operation
 from a2a_lab.protocol.states import TaskState
 from a2a_lab.protocol.versions import Version
+from a2a_lab.server.journal_record import ResultKind
 
 from ..model import CheckResult
 from ..refclient.failures import ClientFailure, invites_fallback
-from ..refclient.reading import Form, classify, read_send_result, read_task
+from ..refclient.reading import classify, read_send_result, read_task
 from .definitions import CARD_VALID, RESPONSE_SHAPE, SEND_MESSAGE, TASK_FOLLOW_UP
 from .context import DIAGNOSIS, InterfaceProbe, describe, needs_credentials, not_judged
 
@@ -71,7 +73,7 @@ def send_message(ctx: InterfaceProbe) -> CheckResult:
         )
     task = ctx.answer.task
     state = f" in {task.state.short}" if task is not None and task.state is not None else ""
-    return c.passed(f"{what} answered a {ctx.answer.kind}{state}", ctx.evidence(c.id))
+    return c.passed(f"{what} answered a {ctx.answer.kind.value}{state}", ctx.evidence(c.id))
 
 
 def _send_failed(ctx: InterfaceProbe, failure: ClientFailure, label: str, expected: str) -> CheckResult:
@@ -105,7 +107,7 @@ def _diagnose(ctx: InterfaceProbe) -> str:
         except ClientFailure:
             continue
         return (
-            f"; the same URL answers the A2A {other.value} {describe(Operation.SEND_MESSAGE, other, transport)} with a {answer.kind}: "
+            f"; the same URL answers the A2A {other.value} {describe(Operation.SEND_MESSAGE, other, transport)} with a {answer.kind.value}: "
             f"the card claims {ctx.version.value}, the wire speaks {other.value}"
         )
     return ""
@@ -117,11 +119,11 @@ def _diagnose(ctx: InterfaceProbe) -> str:
 def _example(form: Form) -> str:
     """What a SendMessage result looks like in a form, as protocol.shapes writes it."""
     task = {"id": "…", "contextId": "…", "status": {"state": TaskState.COMPLETED.value}}
-    return json.dumps(shapes.send_result_out({"task": task}, form.version, form.rest), ensure_ascii=False)
+    return json.dumps(shapes.send_result_out({"task": task}, form), ensure_ascii=False)
 
 
 def _kind_problems(inner: Any, kind: str, form: Form, path: str, already: list[str]) -> list[str]:
-    problems = [str(p) for p in shapes.kind_problems(inner, kind, form.version, form.rest, path)]
+    problems = [str(p) for p in shapes.kind_problems(inner, kind, form, path)]
     return [p for p in problems if not any(p.split(":", 1)[0] in seen for seen in already)]
 
 
@@ -161,7 +163,7 @@ def task_follow_up(ctx: InterfaceProbe) -> CheckResult:
     c, form = TASK_FOLLOW_UP, ctx.transport.form
     if ctx.answer is None:
         return c.skipped("SendMessage gave no task to fetch")
-    if ctx.answer.kind == "message" or ctx.answer.task is None:
+    if ctx.answer.kind is ResultKind.MESSAGE or ctx.answer.task is None:
         return c.skipped(
             "SendMessage answered a message: there is no task to fetch (a message is the whole answer, §3.1.1)"
         )

@@ -15,7 +15,8 @@ from urllib.parse import urlsplit
 from a2a_lab.protocol import cards
 from a2a_lab.protocol.bindings import Binding
 from a2a_lab.protocol.cards import Interface, Support
-from a2a_lab.server.journal import BODY_KEEP_BYTES, Journal
+from a2a_lab.server.journal import Journal
+from a2a_lab.server.journal_record import EntryKind, Response, RpcRef
 
 from .. import scoring
 from ..cardcheck import urlpolicy
@@ -191,7 +192,8 @@ def journal(exchanges: list[Exchange], seen: list[Seen]) -> list[dict[str, Any]]
     checks = {e.seq: s.check for s in seen for e in s.exchanges}
     for ex in exchanges:
         parts = urlsplit(ex.url)
-        kind = "card" if ex.seq not in checks else "jsonrpc" if _rpc(ex) else "rest"
+        rpc = _rpc(ex)
+        kind = EntryKind.CARD if ex.seq not in checks else EntryKind.JSONRPC if rpc else EntryKind.REST
         entry = book.open(
             ex.method,
             parts.path,
@@ -200,32 +202,22 @@ def journal(exchanges: list[Exchange], seen: list[Seen]) -> list[dict[str, Any]]
             ex.request_body,
             kind,
         )
-        entry.update(seq=ex.seq, t=ex.t, url=ex.url)
-        if ex.seq in checks:
-            entry["probe"] = checks[ex.seq]
-        rpc = _rpc(ex)
-        if rpc:
-            entry["rpc"] = rpc
+        entry.seq, entry.t, entry.url = ex.seq, ex.t, ex.url
+        entry.probe = checks.get(ex.seq)
+        entry.rpc = rpc
         if ex.status is None:
-            entry["response"] = {"fault": ex.error or "no answer"}
+            entry.response = Response(fault=ex.error or "no answer")
         else:
-            body = bytes(ex.response_body)
-            entry["response"] = {
-                "status": ex.status,
-                "content_type": ex.header("content-type") or "",
-                "_body": body[:BODY_KEEP_BYTES],
-            }
-            if len(body) > BODY_KEEP_BYTES:
-                entry["response"]["body_size"] = len(body)
+            entry.response = Response.sent(ex.status, ex.header("content-type") or "", bytes(ex.response_body))
     entries: list[dict[str, Any]] = book.snapshot()["entries"]
     return entries
 
 
-def _rpc(ex: Exchange) -> dict[str, Any] | None:
+def _rpc(ex: Exchange) -> RpcRef | None:
     try:
         body = json.loads(ex.request_body) if ex.request_body else None
     except ValueError:
         return None
     if isinstance(body, dict) and body.get("jsonrpc") == "2.0" and "method" in body:
-        return {"method": body["method"], "id": body.get("id")}
+        return RpcRef(body["method"], body.get("id"))
     return None

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from a2a_lab.protocol import cards, shapes
 from a2a_lab.protocol.operations import Operation
+from a2a_lab.server.journal_record import ResultKind
 
 from ..model import CheckResult
 from ..refclient.failures import ClientFailure
@@ -27,7 +28,7 @@ def streaming(ctx: InterfaceProbe) -> CheckResult:
     after: list[str] = []
     try:
         for body in ctx.stream(c.id, Operation.SEND_STREAMING_MESSAGE, ctx.send_params(), problems):
-            kind = shapes.stream_event_kind(body, form.version, form.rest) or "?"
+            kind = shapes.stream_event_kind(body, form) or "?"
             kinds.append(kind)
             if done_at is not None:
                 after.append(kind)
@@ -35,9 +36,7 @@ def streaming(ctx: InterfaceProbe) -> CheckResult:
             fold.apply(body, problems)
             if kind != "?":
                 _, inner, _ = classify(body, form, shapes.EVENT_KINDS_V1, "", [])
-                problems += [
-                    str(p) for p in shapes.kind_problems(inner, kind, form.version, form.rest, f"event[{fold.events}]")
-                ]
+                problems += [str(p) for p in shapes.kind_problems(inner, kind, form, f"event[{fold.events}]")]
             if fold.done:
                 done_at = fold.events
     except ClientFailure as failure:
@@ -63,7 +62,9 @@ def streaming(ctx: InterfaceProbe) -> CheckResult:
         return c.broken(
             f"{what}: the stream closed at {_state(fold)}, before a terminal state", expected, trail, ctx.evidence(c.id)
         )
-    snapshot = after == ["task"] and fold.answer.kind == "task"  # "MAY optionally resend a final Task snapshot" (§11.7)
+    snapshot = (
+        after == ["task"] and fold.answer.kind is ResultKind.TASK
+    )  # "MAY optionally resend a final Task snapshot" (§11.7)
     if after and not snapshot:
         problems.append(f"{len(after)} event(s) after the stream's end ({', '.join(after)})")
     if problems:
@@ -76,7 +77,7 @@ def _state(fold: StreamFold) -> str:
     answer = fold.answer
     if answer is None:
         return "no event"
-    if answer.kind == "message":
+    if answer.kind is ResultKind.MESSAGE:
         return "the message"
     task = answer.task
     return task.state.short if task is not None and task.state is not None else "an unknown state"

@@ -45,7 +45,7 @@ def _summary(rec: Recorded) -> str:
     what = ""
     if rec.answer is not None:
         task = rec.answer.task
-        what = f", a {rec.answer.kind}" + (
+        what = f", a {rec.answer.kind.value}" + (
             f" in {task.state.short}" if task is not None and task.state is not None else ""
         )
     return f"{rec.op.value} answered HTTP {status}{what}"

@@ -24,6 +24,7 @@ import httpx
 from a2a_lab.protocol import cards, requests
 from a2a_lab.protocol.operations import Operation
 from a2a_lab.protocol.states import Role, TaskState
+from a2a_lab.server.journal_record import ResultKind
 
 from .discovery import discover
 from .extended import use_extended_card
@@ -60,9 +61,9 @@ def run(
     try:
         _run(client, target, text, options, result)
     except ClientFailure as failure:
-        result.kind, result.error = "error", failure.as_dict()
+        result.kind, result.error = ResultKind.ERROR, failure.as_dict()
     except Exception as exc:
-        result.kind = "error"
+        result.kind = ResultKind.ERROR
         result.error = {
             "type": "internal",
             "message": f"a2a-lab reference client failed unexpectedly ({type(exc).__name__}: {exc}); please report it",
@@ -206,9 +207,9 @@ def _send(
 
 def _finish(transport: Transport, turn: Turn, session: Session) -> None:
     result, options, answer = session.result, session.options, turn.answer
-    if answer.kind == "message":
+    if answer.kind is ResultKind.MESSAGE:
         msg = answer.message or {}
-        result.kind, result.text = "message", parts_text(msg.get("parts", []))
+        result.kind, result.text = ResultKind.MESSAGE, parts_text(msg.get("parts", []))
         result.context_id, result.task_id = msg.get("contextId"), msg.get("taskId")
         result.state = None
         return
@@ -237,7 +238,7 @@ def _finish(transport: Transport, turn: Turn, session: Session) -> None:
 
 
 def _take_task(result: Result, task: TaskView) -> None:
-    result.kind, result.state, result.text = "task", task.state, task.text()
+    result.kind, result.state, result.text = ResultKind.TASK, task.state, task.text()
     result.task_id, result.context_id = task.id, task.context_id
 
 
@@ -247,7 +248,7 @@ def _answer_once(transport: Transport, session: Session) -> None:
     result, text = session.result, session.options.follow_up
     if text is None:
         return
-    if result.kind != "task" or not result.task_id:
+    if result.kind is not ResultKind.TASK or not result.task_id:
         result.warnings.append("the follow-up was not sent: the agent answered with a message, not a task to continue")
         return
     if result.error is not None or result.state is None or not result.state.stops:
@@ -264,6 +265,10 @@ def _answer_once(transport: Transport, session: Session) -> None:
         raise ClientFailure(
             failure.type, f"the follow-up to task {task_id} ({state.short}): {failure.message}", failure.details
         ) from None
-    if turn.answer.kind == "task" and turn.answer.task is not None and turn.answer.task.id not in (None, task_id):
+    if (
+        turn.answer.kind is ResultKind.TASK
+        and turn.answer.task is not None
+        and turn.answer.task.id not in (None, task_id)
+    ):
         result.warnings.append(f"the follow-up to task {task_id} was answered with another task, {turn.answer.task.id}")
     _finish(transport, turn, session)

@@ -12,12 +12,13 @@ from __future__ import annotations
 import copy
 import time
 
+from a2a_lab.protocol.forms import Form, push_form
 from a2a_lab.protocol.operations import Operation
-from a2a_lab.protocol.versions import Version
+from a2a_lab.server.journal_record import ResultKind
 
 from .failures import ClientFailure
 from .options import ClientOptions
-from .reading import Answer, Form, StreamFold, TaskView, read_task
+from .reading import Answer, StreamFold, TaskView, read_task
 from .result import Result
 from .streaming import consume
 from .transport import Transport
@@ -105,7 +106,7 @@ class Follower:
             )
             return self.poll()
         fresh = end.answer.task
-        if end.answer.kind != "task" or fresh is None:
+        if end.answer.kind is not ResultKind.TASK or fresh is None:
             self.warnings.append("SubscribeToTask answered a message, not the task; following up with GetTask")
             return self.poll()
         if fresh.id != task.id:
@@ -124,8 +125,7 @@ class Follower:
 
     def _push_form(self) -> Form:
         """Push bodies: 1.0 uses the HTTP+JSON payload form whatever the binding (§3.5.1); 0.3 posts the Task."""
-        version = self.transport.version
-        return Form(version, version is Version.V1_0)
+        return push_form(self.transport.version)
 
     def await_push(self) -> TaskView:
         """Wait for a notification that the task stopped; when none comes within the next polite delay, GetTask.
@@ -161,7 +161,7 @@ class Follower:
     def fold_notifications(self) -> TaskView:
         """The task as this turn's notifications tell it (1.0 StreamResponses or 0.3 Tasks), applied in order."""
         assert self.receiver is not None and self.task.id is not None
-        fold = StreamFold(self._push_form(), answer=Answer("task", task=copy.deepcopy(self.task)))
+        fold = StreamFold(self._push_form(), answer=Answer(ResultKind.TASK, task=copy.deepcopy(self.task)))
         for note in self.receiver.notifications(self.task.id, self.since):
             try:
                 fold.apply(note.body, self.warnings)

@@ -9,29 +9,18 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from a2a_lab.protocol import shapes, states
+from a2a_lab.protocol import shapes, states, wire
+from a2a_lab.protocol.forms import V03_JSONRPC, V1_JSONRPC, Form
 from a2a_lab.protocol.states import TaskState
-from a2a_lab.protocol.versions import Version
+from a2a_lab.server.journal_record import ResultKind
 
 from .failures import ClientFailure
 
 MAX_PROBLEMS = 5
 
 
-@dataclass(frozen=True)
-class Form:
-    """How a body is spelled: the version and whether it is the HTTP+JSON (proto) form."""
-
-    version: Version
-    rest: bool
-
-    @property
-    def label(self) -> str:
-        return f"{self.version.value} {'HTTP+JSON' if self.rest else 'JSON-RPC'}"
-
-
 #: Forms tried, in order, when a body does not match the one its interface promised.
-_ALTERNATIVES = (Form(Version.V1_0, False), Form(Version.V0_3, False))
+_ALTERNATIVES = (V1_JSONRPC, V03_JSONRPC)
 
 
 @dataclass
@@ -57,7 +46,7 @@ class TaskView:
 
 @dataclass
 class Answer:
-    kind: str  # message | task
+    kind: ResultKind  # MESSAGE or TASK
     message: dict[str, Any] | None = None
     task: TaskView | None = None
 
@@ -73,33 +62,25 @@ def _note(warnings: list[str], what: str, problems: list[shapes.Problem]) -> Non
         warnings.append(f"{what}: {len(problems) - MAX_PROBLEMS} more problems")
 
 
-def _parts_key(form: Form) -> str:
-    """The member a message's parts live in for this form (shapes knows: `content` in 0.3 HTTP+JSON)."""
-    return next(k for k in shapes.message_out({"parts": []}, form.version, form.rest) if k != "kind")
-
-
 def read_parts(raw: Any, form: Form, path: str, warnings: list[str]) -> list[dict[str, Any]]:
     if not isinstance(raw, list):
         warnings.append(f"{path}: expected a list of parts")
         return []
     problems: list[shapes.Problem] = []
-    parts = [
-        shapes.parse_part(p, form.version, form.rest, f"{path}[{i}]", problems, lenient_kind=True)
-        for i, p in enumerate(raw)
-    ]
+    parts = [shapes.parse_part(p, form, f"{path}[{i}]", problems, lenient_kind=True) for i, p in enumerate(raw)]
     _note(warnings, "answer", problems)
     return [p for p in parts if p is not None]
 
 
 def read_message(raw: Any, form: Form, path: str, warnings: list[str]) -> dict[str, Any]:
-    msg, problems = shapes.parse_message(raw, form.version, form.rest, path, lenient_kind=True)
+    msg, problems = shapes.parse_message(raw, form, path, lenient_kind=True)
     _note(warnings, "answer", problems)
     if msg is not None:
         return msg
     if not isinstance(raw, dict):
         return {"parts": []}
     out: dict[str, Any] = {k: raw[k] for k in ("messageId", "contextId", "taskId") if isinstance(raw.get(k), str)}
-    out["parts"] = read_parts(raw.get(_parts_key(form), []), form, f"{path}.{_parts_key(form)}", [])
+    out["parts"] = read_parts(raw.get(form.parts_key, []), form, f"{path}.{form.parts_key}", [])
     return out
 
 
@@ -130,8 +111,8 @@ def apply_status(view: TaskView, status: dict[str, Any], form: Form, path: str, 
     view.state = states.parse(raw_state)
     if view.state is None:
         warnings.append(f"{path}.state: unknown task state {raw_state!r}")
-    elif states.parse_strict(raw_state, form.version, form.rest) is None:
-        expected = states.spell(view.state, form.version, form.rest)
+    elif states.parse_strict(raw_state, form) is None:
+        expected = states.spell(view.state, form)
         warnings.append(f"{path}.state: {raw_state!r} is not the {form.label} spelling ({expected!r})")
     if "message" in status and status["message"] is not None:
         view.status_message = read_message(status["message"], form, f"{path}.message", warnings)
@@ -161,13 +142,12 @@ def classify(body: Any, form: Form, kinds: tuple[str, ...], what: str, warnings:
     A body in another version's form is read anyway, with a warning; an unreadable one is a failure.
     """
     for candidate in (form, *(f for f in _ALTERNATIVES if f != form)):
-        kind = shapes.stream_event_kind(body, candidate.version, candidate.rest)
-        if kind in kinds:
+        kind, inner = wire.event_member(body, candidate)
+        if kind is not None and kind in kinds:
             if candidate != form:
                 warnings.append(
                     f"{what} is in the {candidate.label} form, not the {form.label} form its interface declares"
                 )
-            inner = body if (candidate.version is Version.V0_3 and not candidate.rest) else body[kind]
             return kind, inner, candidate
     shown = ", ".join(sorted(body)) if isinstance(body, dict) else type(body).__name__
     raise ClientFailure(
@@ -178,8 +158,8 @@ def classify(body: Any, form: Form, kinds: tuple[str, ...], what: str, warnings:
 def read_send_result(body: Any, form: Form, warnings: list[str]) -> Answer:
     kind, inner, used = classify(body, form, ("message", "task"), "the SendMessage result", warnings)
     if kind == "message":
-        return Answer("message", message=read_message(inner, used, "result.message", warnings))
-    return Answer("task", task=read_task(inner, used, "result.task", warnings))
+        return Answer(ResultKind.MESSAGE, message=read_message(inner, used, "result.message", warnings))
+    return Answer(ResultKind.TASK, task=read_task(inner, used, "result.task", warnings))
 
 
 @dataclass
@@ -200,15 +180,15 @@ class StreamFold:
                 warnings.append(
                     f"{where}: a message arrived in a task stream; a stream carries one message or one task"
                 )
-            self.answer = Answer("message", message=read_message(inner, used, f"{where}.message", warnings))
+            self.answer = Answer(ResultKind.MESSAGE, message=read_message(inner, used, f"{where}.message", warnings))
             self.done = True
             return
-        if self.answer is not None and self.answer.kind == "message":
+        if self.answer is not None and self.answer.kind is ResultKind.MESSAGE:
             warnings.append(f"{where}: events after a message; a message stream has exactly one event")
             self.done = True
             return
         if kind == "task":
-            self.answer = Answer("task", task=read_task(inner, used, f"{where}.task", warnings))
+            self.answer = Answer(ResultKind.TASK, task=read_task(inner, used, f"{where}.task", warnings))
         else:
             task = self._task(inner, where, warnings)
             if kind == "statusUpdate":
@@ -229,6 +209,6 @@ class StreamFold:
         if self.answer is None:
             warnings.append(f"{where}: the first event of a task stream should be the task (§3.1.2)")
             ids = inner if isinstance(inner, dict) else {}
-            self.answer = Answer("task", task=TaskView(id=ids.get("taskId"), context_id=ids.get("contextId")))
+            self.answer = Answer(ResultKind.TASK, task=TaskView(id=ids.get("taskId"), context_id=ids.get("contextId")))
         assert self.answer.task is not None
         return self.answer.task

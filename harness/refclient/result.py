@@ -11,6 +11,7 @@ from typing import Any
 
 from a2a_lab.protocol.cards import Interface
 from a2a_lab.protocol.states import TaskState
+from a2a_lab.server.journal_record import ResultKind
 
 from ..exit_codes import ClientExit
 from .options import ENV_RESULT
@@ -18,7 +19,7 @@ from .options import ENV_RESULT
 
 @dataclass
 class Result:
-    kind: str = "error"  # message | task | error
+    kind: ResultKind = ResultKind.ERROR  # MESSAGE, TASK or ERROR
     state: TaskState | None = None
     text: str = ""
     task_id: str | None = None
@@ -44,6 +45,9 @@ class Result:
     #: What verified the card's signature: {"verified", "kid", "alg", "signatures"}; None when not asked.
     signature: dict[str, Any] | None = None
 
+    def __post_init__(self) -> None:
+        self.kind = ResultKind(self.kind)  # also from its spelling, "message", "task" or "error"
+
     @property
     def interrupted(self) -> bool:
         return self.state is not None and self.state.interrupted
@@ -53,7 +57,9 @@ class Result:
         """A message, or a task in a terminal or interrupted state (FAILED and REJECTED are answers too)."""
         if self.error is not None:
             return False
-        return self.kind == "message" or (self.kind == "task" and self.state is not None and self.state.stops)
+        return self.kind is ResultKind.MESSAGE or (
+            self.kind is ResultKind.TASK and self.state is not None and self.state.stops
+        )
 
     @property
     def exit_code(self) -> ClientExit:
@@ -64,7 +70,7 @@ class Result:
     def to_json(self) -> dict[str, Any]:
         iface = self.interface
         return {
-            "kind": self.kind,
+            "kind": self.kind.value,
             "state": self.state.value if self.state is not None else None,
             "text": self.text,
             "task_id": self.task_id,
@@ -136,9 +142,9 @@ def render_text(result: Result) -> str:
         row("stream", "resubscribed to the task after the stream ended early")
     if result.follow_up:
         row("follow-up", "a second message was sent to the task")
-    if result.kind == "message":
+    if result.kind is ResultKind.MESSAGE:
         row("answer", "a message" + (" (streamed)" if result.streamed else ""))
-    elif result.kind == "task":
+    elif result.kind is ResultKind.TASK:
         state = result.state.short if result.state is not None else "unknown state"
         how = (
             "interrupted: the agent waits for the user"

@@ -7,6 +7,7 @@ from typing import Any
 
 from a2a_lab.protocol.operations import Operation
 from a2a_lab.protocol.states import TaskState
+from a2a_lab.server.journal_record import ResultKind
 
 from .failures import ClientFailure
 from .reading import Answer, StreamFold
@@ -24,7 +25,7 @@ class StreamEnd:
     def stopped(self) -> bool:
         """A message, or a task in a terminal or interrupted state: nothing more to wait for."""
         task = self.answer.task
-        return self.answer.kind == "message" or (task is not None and task.stops)
+        return self.answer.kind is ResultKind.MESSAGE or (task is not None and task.stops)
 
 
 def consume(

@@ -18,13 +18,13 @@ from httpx_sse import SSEError, connect_sse
 from a2a_lab.protocol import errors, jsonrpc, requests
 from a2a_lab.protocol.bindings import A2A_JSON, EVENT_STREAM, JSON, Binding
 from a2a_lab.protocol.cards import Interface
+from a2a_lab.protocol.forms import Form
 from a2a_lab.protocol.operations import Operation
 from a2a_lab.protocol.versions import Version
 
 from .failures import ClientFailure, error_info_reason, remote_error
 from .http import decode_json, guarded, media_type, read_limited, snippet
 from .options import ClientOptions
-from .reading import Form
 
 _JSON_TYPES = (JSON, A2A_JSON)
 
@@ -39,7 +39,7 @@ class Transport:
         self.http, self.iface, self.options = http, iface, options
         self.binding: Binding = binding
         self.version: Version = version
-        self.form = Form(version, binding is Binding.HTTP_JSON)
+        self.form = Form(version, binding)
 
     # --------------------------------------------------------------------------------- requests
 

@@ -25,6 +25,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 from a2a_lab.protocol import shapes
+from a2a_lab.protocol.forms import push_form
 from a2a_lab.protocol.requests import AUTHORIZATION, BEARER, bearer
 from a2a_lab.protocol.states import TaskState
 from a2a_lab.protocol.versions import Version
@@ -38,7 +39,7 @@ BODY_LIMIT = 1024 * 1024
 _CLOSE_WAIT_S = 2.0
 _SOCKET_TIMEOUT_S = 5.0
 #: Push bodies: 1.0 sends a StreamResponse in the HTTP+JSON form, 0.3 the Task in its JSON-RPC form (`kind`).
-_FORMS: tuple[tuple[Version, bool], ...] = ((Version.V1_0, True), (Version.V0_3, False))
+_FORMS = (push_form(Version.V1_0), push_form(Version.V0_3))
 
 
 @dataclass(frozen=True)
@@ -64,10 +65,10 @@ class NotificationVerdict:
 
 def read_event(body: Any) -> tuple[str | None, TaskState | None]:
     """The task id and state a push body names, in either version's form."""
-    for version, rest in _FORMS:
-        task_id = shapes.event_task_id(body, version, rest)
+    for form in _FORMS:
+        task_id = shapes.event_task_id(body, form)
         if task_id is not None:
-            return task_id, shapes.event_state(body, version, rest)
+            return task_id, shapes.event_state(body, form)
     return None, None
 
 

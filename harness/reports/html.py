@@ -8,6 +8,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+from a2a_lab.server.journal_record import EntryKind, Response, SentKind, entries_from_json
+
 COLOURS = {
     "PASS": "#1a7f37",
     "NON_STRICT": "#bf8700",
@@ -44,7 +46,7 @@ def _anchor(client_index: int, scenario_id: str) -> str:
 
 def sequence_svg(journal: list[dict[str, Any]], limit: int = 40) -> str:
     """Client and server lifelines, one arrow pair per request (push deliveries go the other way)."""
-    entries = journal[:limit]
+    entries = entries_from_json(journal[:limit])
     row, top = 34, 40
     height = top + row * len(entries) + 20
     left, right, width = 90, 610, 700
@@ -58,24 +60,23 @@ def sequence_svg(journal: list[dict[str, Any]], limit: int = 40) -> str:
     ]
     for i, entry in enumerate(entries):
         y = top + i * row
-        push = entry.get("kind") == "push"
+        push = entry.kind is EntryKind.PUSH
         x1, x2 = (right, left) if push else (left, right)
-        label = entry.get("rpc", {}).get("method") or f"{entry.get('method', '')} {entry.get('path', '')}"
-        response = entry.get("response") or {}
-        answer = entry.get("answer") or {}
-        back = (
-            answer.get("result_kind") or response.get("fault") or response.get("refused") or response.get("status", "")
-        )
-        if answer.get("code") is not None:
-            back = f"error {answer['code']}"
-        elif answer.get("state"):
-            back = f"task {str(answer['state']).removeprefix('TASK_STATE_')}"
-        colour = "#cf222e" if entry.get("unmatched") or "error" in str(back) else "#57606a"
+        label = (entry.rpc.method if entry.rpc else None) or f"{entry.method} {entry.path}"
+        response, answer = entry.response or Response(), entry.answer
+        back: Any = (answer.kind.value if answer else None) or response.fault or response.refused
+        if not back:
+            back = response.status if response.status is not None else ""
+        if answer is not None and answer.code is not None:
+            back = f"error {answer.code}"
+        elif answer is not None and answer.state is not None:
+            back = f"task {answer.state.short}"
+        colour = "#cf222e" if entry.unmatched or "error" in str(back) else "#57606a"
         parts.append(
             f'<line x1="{x1}" y1="{y}" x2="{x2}" y2="{y}" stroke="{colour}" stroke-width="1.5" marker-end="url(#ah)"/>'
         )
         parts.append(
-            f'<text x="{(left + right) / 2}" y="{y - 4}" text-anchor="middle" font-size="11">#{_e(entry.get("seq"))} {_e(label[:70])}</text>'
+            f'<text x="{(left + right) / 2}" y="{y - 4}" text-anchor="middle" font-size="11">#{_e(entry.seq)} {_e(label[:70])}</text>'
         )
         parts.append(
             f'<line x1="{x2}" y1="{y + 14}" x2="{x1}" y2="{y + 14}" stroke="{colour}" stroke-width="1" stroke-dasharray="4,3" marker-end="url(#ah)"/>'
@@ -93,16 +94,21 @@ def sequence_svg(journal: list[dict[str, Any]], limit: int = 40) -> str:
 
 def _transcript(journal: list[dict[str, Any]]) -> str:
     rows = []
-    for entry in journal:
-        body = entry.get("body", {}).get("text", "")
-        response = entry.get("response") or {}
-        answer = response.get("body", {}).get("text", "") if isinstance(response.get("body"), dict) else ""
-        events = "\n".join(json.dumps(ev.get("data", ev), separators=(",", ":")) for ev in entry.get("events") or [])
+    for entry in entries_from_json(journal):
+        body = entry.body_text
+        response = entry.response or Response()
+        answer = (response.body.text or "") if response.body is not None else ""
+        events = "\n".join(
+            json.dumps(ev.data if ev.kind is SentKind.DATA else ev.to_json(), separators=(",", ":"))
+            for ev in entry.events or []
+        )
+        query = "?" + entry.query if entry.query else ""
+        said = next((x for x in (response.status, response.fault, response.refused) if x is not None), "")
         rows.append(
-            f"#{entry.get('seq')} t={entry.get('t')}s {entry.get('method')} {entry.get('path')}{'?' + entry['query'] if entry.get('query') else ''}\n"
-            + "".join(f"{k}: {v}\n" for k, v in (entry.get("headers") or {}).items())
+            f"#{entry.seq} t={entry.t}s {entry.method} {entry.path}{query}\n"
+            + "".join(f"{k}: {v}\n" for k, v in entry.headers.items())
             + (f"\n{body[:4000]}\n" if body else "")
-            + f"-> {response.get('status', response.get('fault', response.get('refused', '')))}\n"
+            + f"-> {said}\n"
             + (f"{answer[:4000]}\n" if answer else "")
             + (f"{events[:8000]}\n" if events else "")
         )

@@ -22,6 +22,7 @@ from a2a_lab.harness.cli import main
 from a2a_lab.harness.model import CheckResult, Outcome, ScenarioResult
 from a2a_lab.harness.probe import PROBE_CHECKS, ProbeOptions, ProbeRun, probe
 from a2a_lab.protocol import jsonrpc, rest, shapes
+from a2a_lab.protocol.forms import V03_HTTP_JSON, V03_JSONRPC, V1_JSONRPC
 from a2a_lab.protocol.versions import Version
 from a2a_lab.server.app import ScenarioApp
 from a2a_lab.server.hosting import BackgroundServer
@@ -498,13 +499,11 @@ def test_kind_problems_know_each_form() -> None:
         "id": "t",
         "status": {"state": "completed", "message": {"kind": "message", "parts": [{"text": "x"}]}},
     }
-    assert [str(p) for p in shapes.kind_problems(v03, "task", Version.V0_3, False, "r")] == [
+    assert [str(p) for p in shapes.kind_problems(v03, "task", V03_JSONRPC, "r")] == [
         "r.status.message.parts[0].kind: a 0.3 part names its kind (text), found None"
     ]
     assert (
-        shapes.kind_problems(v03, "task", Version.V0_3, True, "r")[0].path == "r.kind"
+        shapes.kind_problems(v03, "task", V03_HTTP_JSON, "r")[0].path == "r.kind"
     )  # 0.3 HTTP+JSON is ProtoJSON: no kind
     v1 = {"id": "t", "artifacts": [{"parts": [{"kind": "text", "text": "x"}]}]}
-    assert [p.path for p in shapes.kind_problems(v1, "task", Version.V1_0, False, "r")] == [
-        "r.artifacts[0].parts[0].kind"
-    ]
+    assert [p.path for p in shapes.kind_problems(v1, "task", V1_JSONRPC, "r")] == ["r.artifacts[0].parts[0].kind"]

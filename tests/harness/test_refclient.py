@@ -37,6 +37,7 @@ from a2a_lab.protocol.states import TaskState
 from a2a_lab.protocol.versions import HEADER, Version
 from a2a_lab.server.app import ScenarioApp
 from a2a_lab.server.hosting import BackgroundServer
+from a2a_lab.server.journal_record import ResultKind
 from a2a_lab.server.loader import load_file
 
 V1, V03 = Version.V1_0, Version.V0_3
@@ -687,7 +688,7 @@ def test_fallback_rules() -> None:
 
 def test_report_to_env_writes_the_result(tmp_path: Path) -> None:
     target = tmp_path / "result.json"
-    result = Result(kind="task", state=TaskState.COMPLETED, text="ok")
+    result = Result(kind=ResultKind.TASK, state=TaskState.COMPLETED, text="ok")
     assert report_to_env(result, {ENV_RESULT: str(target)}) == target
     data = json.loads(target.read_text())
     assert (data["kind"], data["state"], data["text"]) == ("task", "TASK_STATE_COMPLETED", "ok")

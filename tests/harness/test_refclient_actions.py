@@ -38,6 +38,7 @@ from a2a_lab.protocol import requests, shapes, signing
 from a2a_lab.protocol.bindings import Binding
 from a2a_lab.protocol.cards import WELL_KNOWN_PATH
 from a2a_lab.protocol.errors import ErrorType
+from a2a_lab.protocol.forms import V03_JSONRPC, V1_HTTP_JSON, V1_JSONRPC
 from a2a_lab.protocol.operations import Operation
 from a2a_lab.protocol.states import TaskState
 from a2a_lab.protocol.versions import Version
@@ -252,12 +253,12 @@ def test_inline_webhook_in_every_wire_form(version: Version, binding: Binding, k
 
 
 def test_event_task_id_in_every_form() -> None:
-    assert shapes.event_task_id({"task": {"id": "t1", "status": {}}}, V1) == "t1"
-    assert shapes.event_task_id({"statusUpdate": {"taskId": "t2", "status": {}}}, V1, rest=True) == "t2"
-    assert shapes.event_task_id({"kind": "task", "id": "t3", "status": {}}, V03) == "t3"
-    assert shapes.event_task_id({"kind": "status-update", "taskId": "t4"}, V03) == "t4"
-    assert shapes.event_task_id({"message": {"messageId": "m"}}, V1) is None
-    assert shapes.event_task_id([1], V1) is None and shapes.event_task_id({"id": "x"}, V1) is None
+    assert shapes.event_task_id({"task": {"id": "t1", "status": {}}}, V1_JSONRPC) == "t1"
+    assert shapes.event_task_id({"statusUpdate": {"taskId": "t2", "status": {}}}, V1_HTTP_JSON) == "t2"
+    assert shapes.event_task_id({"kind": "task", "id": "t3", "status": {}}, V03_JSONRPC) == "t3"
+    assert shapes.event_task_id({"kind": "status-update", "taskId": "t4"}, V03_JSONRPC) == "t4"
+    assert shapes.event_task_id({"message": {"messageId": "m"}}, V1_JSONRPC) is None
+    assert shapes.event_task_id([1], V1_JSONRPC) is None and shapes.event_task_id({"id": "x"}, V1_JSONRPC) is None
 
 
 # ----------------------------------------------------------------------------------- the webhook receiver

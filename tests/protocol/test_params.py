@@ -8,7 +8,9 @@ from typing import Any
 import pytest
 
 from a2a_lab.protocol import params
+from a2a_lab.protocol.bindings import Binding
 from a2a_lab.protocol.errors import A2AError, ErrorType
+from a2a_lab.protocol.forms import V03_HTTP_JSON, V03_JSONRPC, V1_HTTP_JSON, V1_JSONRPC, Form
 from a2a_lab.protocol.operations import Operation
 from a2a_lab.protocol.states import TaskState
 from a2a_lab.protocol.versions import Version
@@ -31,7 +33,7 @@ def invalid(
     query: dict[str, str] | None = None,
 ) -> A2AError:
     with pytest.raises(A2AError) as info:
-        params.read(op, version, rest, body, path_params, query)
+        params.read(op, Form(version, Binding.HTTP_JSON if rest else Binding.JSONRPC), body, path_params, query)
     assert info.value.type is ErrorType.INVALID_PARAMS and info.value.code == -32602, info.value
     return info.value
 
@@ -42,8 +44,7 @@ def invalid(
 def test_send_message_v1_jsonrpc() -> None:
     out = params.read(
         Op.SEND_MESSAGE,
-        V1,
-        False,
+        V1_JSONRPC,
         {
             "message": MSG_V1,
             "configuration": {
@@ -74,8 +75,10 @@ def test_send_message_v1_jsonrpc() -> None:
 
 
 def test_send_message_defaults_to_blocking() -> None:
-    assert params.read(Op.SEND_MESSAGE, V1, False, {"message": MSG_V1})["configuration"] == {"returnImmediately": False}
-    assert params.read(Op.SEND_MESSAGE, V03, False, {"message": MSG_V03})["configuration"] == {
+    assert params.read(Op.SEND_MESSAGE, V1_JSONRPC, {"message": MSG_V1})["configuration"] == {
+        "returnImmediately": False
+    }
+    assert params.read(Op.SEND_MESSAGE, V03_JSONRPC, {"message": MSG_V03})["configuration"] == {
         "returnImmediately": False
     }
 
@@ -83,8 +86,7 @@ def test_send_message_defaults_to_blocking() -> None:
 def test_send_message_v03_jsonrpc_blocking_and_push() -> None:
     out = params.read(
         Op.SEND_MESSAGE,
-        V03,
-        False,
+        V03_JSONRPC,
         {
             "message": MSG_V03,
             "configuration": {
@@ -113,8 +115,7 @@ def test_send_message_v03_jsonrpc_blocking_and_push() -> None:
 def test_send_message_v03_rest_uses_content_and_push_notification() -> None:
     out = params.read(
         Op.SEND_MESSAGE,
-        V03,
-        True,
+        V03_HTTP_JSON,
         {
             "message": MSG_V03_REST,
             "configuration": {"blocking": True, "pushNotification": {"url": "http://127.0.0.1/h"}},
@@ -126,18 +127,18 @@ def test_send_message_v03_rest_uses_content_and_push_notification() -> None:
         "taskPushNotificationConfig": {"url": "http://127.0.0.1/h"},
     }
     # the 0.3 proto names the message `request`
-    assert params.read(Op.SEND_MESSAGE, V03, True, {"request": MSG_V03_REST})["message"] == CANONICAL_MSG
+    assert params.read(Op.SEND_MESSAGE, V03_HTTP_JSON, {"request": MSG_V03_REST})["message"] == CANONICAL_MSG
 
 
 def test_send_message_v1_rest_body_without_params_prefix() -> None:
-    assert params.read(Op.SEND_MESSAGE, V1, True, {"message": MSG_V1})["message"] == CANONICAL_MSG
+    assert params.read(Op.SEND_MESSAGE, V1_HTTP_JSON, {"message": MSG_V1})["message"] == CANONICAL_MSG
     err = invalid(Op.SEND_MESSAGE, V1, True, {"message": {**MSG_V1, "role": "user"}})
     assert err.field == "message.role"  # REST fields are named from the body, without `params.`
 
 
 def test_lenient_kind_is_passed_through() -> None:
     raw = {k: v for k, v in MSG_V03.items() if k != "kind"}
-    assert params.read(Op.SEND_MESSAGE, V03, False, {"message": raw}, lenient_kind=True)["message"] == CANONICAL_MSG
+    assert params.read(Op.SEND_MESSAGE, V03_JSONRPC, {"message": raw}, lenient_kind=True)["message"] == CANONICAL_MSG
     assert invalid(Op.SEND_MESSAGE, V03, False, {"message": raw}).field == "params.message.kind"
 
 
@@ -196,7 +197,7 @@ def test_params_must_be_an_object(body: Any) -> None:
 
 
 def test_absent_params_are_empty() -> None:
-    assert params.read(Op.GET_EXTENDED_CARD, V1, False, None) == {}
+    assert params.read(Op.GET_EXTENDED_CARD, V1_JSONRPC, None) == {}
     assert invalid(Op.GET_TASK, V1, False, None).field == "params.id"
 
 
@@ -205,22 +206,22 @@ def test_absent_params_are_empty() -> None:
 
 @pytest.mark.parametrize("op", [Op.GET_TASK, Op.CANCEL_TASK, Op.SUBSCRIBE_TO_TASK])
 def test_task_id_operations(op: Operation) -> None:
-    assert params.read(op, V1, False, {"id": "t-1"}) == {"id": "t-1"}
-    assert params.read(op, V03, False, {"id": "t-1", "metadata": {}}) == {"id": "t-1"}
-    assert params.read(op, V1, True, {}, {"id": "t-1"}) == {"id": "t-1"}
-    assert params.read(op, V1, True, {}, {"id": "t-1"}, {}) == {"id": "t-1"}
-    assert params.read(op, V1, True, {}, {"id": "t-1", "tenant": "acme"}) == {"id": "t-1", "tenant": "acme"}
+    assert params.read(op, V1_JSONRPC, {"id": "t-1"}) == {"id": "t-1"}
+    assert params.read(op, V03_JSONRPC, {"id": "t-1", "metadata": {}}) == {"id": "t-1"}
+    assert params.read(op, V1_HTTP_JSON, {}, {"id": "t-1"}) == {"id": "t-1"}
+    assert params.read(op, V1_HTTP_JSON, {}, {"id": "t-1"}, {}) == {"id": "t-1"}
+    assert params.read(op, V1_HTTP_JSON, {}, {"id": "t-1", "tenant": "acme"}) == {"id": "t-1", "tenant": "acme"}
     for bad in ({}, {"id": ""}, {"id": 5}, {"id": None}, {"id": ["t"]}):
         assert invalid(op, V1, False, bad).field == "params.id"
 
 
 def test_get_task_history_length_from_params_and_query() -> None:
-    assert params.read(Op.GET_TASK, V1, False, {"id": "t", "historyLength": 0}) == {"id": "t", "historyLength": 0}
-    assert params.read(Op.GET_TASK, V1, True, {}, {"id": "t"}, {"historyLength": "3"}) == {
+    assert params.read(Op.GET_TASK, V1_JSONRPC, {"id": "t", "historyLength": 0}) == {"id": "t", "historyLength": 0}
+    assert params.read(Op.GET_TASK, V1_HTTP_JSON, {}, {"id": "t"}, {"historyLength": "3"}) == {
         "id": "t",
         "historyLength": 3,
     }
-    assert params.read(Op.GET_TASK, V1, True, {}, {"id": "t"}, {"history_length": "2"}) == {
+    assert params.read(Op.GET_TASK, V1_HTTP_JSON, {}, {"id": "t"}, {"history_length": "2"}) == {
         "id": "t",
         "historyLength": 2,
     }  # snake_case query
@@ -230,15 +231,17 @@ def test_get_task_history_length_from_params_and_query() -> None:
 
 
 def test_the_path_wins_over_the_body() -> None:
-    assert params.read(Op.CANCEL_TASK, V1, True, {"id": "from-body"}, {"id": "from-path"})["id"] == "from-path"
-    assert params.read(Op.CREATE_PUSH_CONFIG, V1, True, {"url": "http://h", "taskId": "other"}, {"taskId": "t"}) == {
+    assert params.read(Op.CANCEL_TASK, V1_HTTP_JSON, {"id": "from-body"}, {"id": "from-path"})["id"] == "from-path"
+    assert params.read(
+        Op.CREATE_PUSH_CONFIG, V1_HTTP_JSON, {"url": "http://h", "taskId": "other"}, {"taskId": "t"}
+    ) == {
         "taskId": "t",
         "url": "http://h",
     }
 
 
 def test_v03_rest_resource_names() -> None:
-    assert params.read(Op.GET_TASK, V03, True, {"name": "tasks/t-9"}) == {"id": "t-9"}
+    assert params.read(Op.GET_TASK, V03_HTTP_JSON, {"name": "tasks/t-9"}) == {"id": "t-9"}
 
 
 @pytest.mark.parametrize("text", ["²", "٣", "1e3", "0x10", " 4", "+4", "--4", "1" * 5000, "9" * 20])
@@ -252,7 +255,7 @@ def test_odd_numbers_in_query_are_invalid_params_not_crashes(text: str) -> None:
 
 
 def test_list_tasks_defaults() -> None:
-    assert params.read(Op.LIST_TASKS, V1, False, {}) == {
+    assert params.read(Op.LIST_TASKS, V1_JSONRPC, {}) == {
         "pageSize": 50,
         "offset": 0,
         "includeArtifacts": False,
@@ -263,8 +266,7 @@ def test_list_tasks_defaults() -> None:
 def test_list_tasks_from_query() -> None:
     out = params.read(
         Op.LIST_TASKS,
-        V1,
-        True,
+        V1_HTTP_JSON,
         {},
         {},
         {
@@ -309,8 +311,8 @@ def test_list_tasks_validation(body: dict[str, Any], field: str) -> None:
 
 
 def test_list_tasks_page_size_bounds_are_inclusive() -> None:
-    assert params.read(Op.LIST_TASKS, V1, False, {"pageSize": 1})["pageSize"] == 1
-    assert params.read(Op.LIST_TASKS, V1, False, {"pageSize": 100})["pageSize"] == 100
+    assert params.read(Op.LIST_TASKS, V1_JSONRPC, {"pageSize": 1})["pageSize"] == 1
+    assert params.read(Op.LIST_TASKS, V1_JSONRPC, {"pageSize": 100})["pageSize"] == 100
 
 
 # ------------------------------------------------------------------------------------ push configs
@@ -323,7 +325,7 @@ def test_create_push_config_v1() -> None:
         "token": "x",
         "authentication": {"scheme": "Bearer", "credentials": "c"},
     }
-    assert params.read(Op.CREATE_PUSH_CONFIG, V1, False, body) == body
+    assert params.read(Op.CREATE_PUSH_CONFIG, V1_JSONRPC, body) == body
     assert invalid(Op.CREATE_PUSH_CONFIG, V1, False, {"url": "http://h"}).field == "params.taskId"
     assert invalid(Op.CREATE_PUSH_CONFIG, V1, False, {"taskId": "t"}).field == "params.url"
 
@@ -343,13 +345,15 @@ def test_create_push_config_v03_jsonrpc_and_rest() -> None:
         "url": "http://127.0.0.1/h",
         "authentication": {"scheme": "Bearer", "credentials": "c"},
     }
-    assert params.read(Op.CREATE_PUSH_CONFIG, V03, False, body) == expected
+    assert params.read(Op.CREATE_PUSH_CONFIG, V03_JSONRPC, body) == expected
     # 0.3 REST: the body may be wrapped in `config` or bare; the task comes from the path
     assert (
-        params.read(Op.CREATE_PUSH_CONFIG, V03, True, {"config": body["pushNotificationConfig"]}, {"taskId": "t"})
+        params.read(Op.CREATE_PUSH_CONFIG, V03_HTTP_JSON, {"config": body["pushNotificationConfig"]}, {"taskId": "t"})
         == expected
     )
-    assert params.read(Op.CREATE_PUSH_CONFIG, V03, True, body["pushNotificationConfig"], {"taskId": "t"}) == expected
+    assert (
+        params.read(Op.CREATE_PUSH_CONFIG, V03_HTTP_JSON, body["pushNotificationConfig"], {"taskId": "t"}) == expected
+    )
     err = invalid(
         Op.CREATE_PUSH_CONFIG,
         V03,
@@ -360,19 +364,22 @@ def test_create_push_config_v03_jsonrpc_and_rest() -> None:
 
 
 def test_get_list_delete_push_config_params() -> None:
-    assert params.read(Op.GET_PUSH_CONFIG, V1, False, {"taskId": "t", "id": "p"}) == {"taskId": "t", "id": "p"}
-    assert params.read(Op.LIST_PUSH_CONFIGS, V1, False, {"taskId": "t"}) == {"taskId": "t"}
-    assert params.read(Op.DELETE_PUSH_CONFIG, V1, True, {}, {"taskId": "t", "id": "p"}) == {"taskId": "t", "id": "p"}
-    assert invalid(Op.GET_PUSH_CONFIG, V1, False, {"taskId": "t"}).field == "params.id"
-    assert invalid(Op.LIST_PUSH_CONFIGS, V1, False, {"id": "t"}).field == "params.taskId"
-    # 0.3 JSON-RPC: `id` is the task, `pushNotificationConfigId` the config (optional for get, required for delete)
-    assert params.read(Op.GET_PUSH_CONFIG, V03, False, {"id": "t"}) == {"taskId": "t"}
-    assert params.read(Op.GET_PUSH_CONFIG, V03, False, {"id": "t", "pushNotificationConfigId": "p"}) == {
+    assert params.read(Op.GET_PUSH_CONFIG, V1_JSONRPC, {"taskId": "t", "id": "p"}) == {"taskId": "t", "id": "p"}
+    assert params.read(Op.LIST_PUSH_CONFIGS, V1_JSONRPC, {"taskId": "t"}) == {"taskId": "t"}
+    assert params.read(Op.DELETE_PUSH_CONFIG, V1_HTTP_JSON, {}, {"taskId": "t", "id": "p"}) == {
         "taskId": "t",
         "id": "p",
     }
-    assert params.read(Op.LIST_PUSH_CONFIGS, V03, False, {"id": "t"}) == {"taskId": "t"}
-    assert params.read(Op.DELETE_PUSH_CONFIG, V03, False, {"id": "t", "pushNotificationConfigId": "p"}) == {
+    assert invalid(Op.GET_PUSH_CONFIG, V1, False, {"taskId": "t"}).field == "params.id"
+    assert invalid(Op.LIST_PUSH_CONFIGS, V1, False, {"id": "t"}).field == "params.taskId"
+    # 0.3 JSON-RPC: `id` is the task, `pushNotificationConfigId` the config (optional for get, required for delete)
+    assert params.read(Op.GET_PUSH_CONFIG, V03_JSONRPC, {"id": "t"}) == {"taskId": "t"}
+    assert params.read(Op.GET_PUSH_CONFIG, V03_JSONRPC, {"id": "t", "pushNotificationConfigId": "p"}) == {
+        "taskId": "t",
+        "id": "p",
+    }
+    assert params.read(Op.LIST_PUSH_CONFIGS, V03_JSONRPC, {"id": "t"}) == {"taskId": "t"}
+    assert params.read(Op.DELETE_PUSH_CONFIG, V03_JSONRPC, {"id": "t", "pushNotificationConfigId": "p"}) == {
         "taskId": "t",
         "id": "p",
     }
@@ -382,9 +389,9 @@ def test_get_list_delete_push_config_params() -> None:
         == "params.pushNotificationConfigId"
     )
     # 0.3 REST: both from the path
-    assert params.read(Op.GET_PUSH_CONFIG, V03, True, {}, {"taskId": "t", "id": "p"}) == {"taskId": "t", "id": "p"}
+    assert params.read(Op.GET_PUSH_CONFIG, V03_HTTP_JSON, {}, {"taskId": "t", "id": "p"}) == {"taskId": "t", "id": "p"}
 
 
 def test_extended_card_takes_only_a_tenant() -> None:
-    assert params.read(Op.GET_EXTENDED_CARD, V1, False, {"tenant": "acme", "other": 1}) == {"tenant": "acme"}
-    assert params.read(Op.GET_EXTENDED_CARD, V1, False, {"tenant": ""}) == {}
+    assert params.read(Op.GET_EXTENDED_CARD, V1_JSONRPC, {"tenant": "acme", "other": 1}) == {"tenant": "acme"}
+    assert params.read(Op.GET_EXTENDED_CARD, V1_JSONRPC, {"tenant": ""}) == {}

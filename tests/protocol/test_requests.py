@@ -9,6 +9,7 @@ import pytest
 
 from a2a_lab.protocol import operations, params, requests
 from a2a_lab.protocol.bindings import A2A_JSON, JSON, Binding
+from a2a_lab.protocol.forms import Form
 from a2a_lab.protocol.operations import Operation
 from a2a_lab.protocol.requests import RestRequest, RpcRequest, UnsupportedRequest
 from a2a_lab.protocol.states import TaskState
@@ -27,7 +28,7 @@ def read_back(op: Operation, version: Version, binding: Binding, canonical: dict
     wire = requests.build(op, version, binding, canonical)
     if isinstance(wire, RpcRequest):
         assert operations.by_method(wire.method) == (op, version)
-        return params.read(op, version, False, wire.params)
+        return params.read(op, Form(version, Binding.JSONRPC), wire.params)
     found = operations.match_route(wire.verb, wire.path, (version,))
     assert found is not None, wire
     got_op, got_version, path_params, tenant = found
@@ -35,7 +36,7 @@ def read_back(op: Operation, version: Version, binding: Binding, canonical: dict
     path_params = {k: unquote(v) for k, v in path_params.items()}
     if tenant:
         path_params["tenant"] = unquote(tenant)
-    return params.read(op, version, True, wire.body or {}, path_params, wire.query)
+    return params.read(op, Form(version, Binding.HTTP_JSON), wire.body or {}, path_params, wire.query)
 
 
 # ----------------------------------------------------------------------------- JSON-RPC, SendMessage

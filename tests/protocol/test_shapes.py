@@ -9,7 +9,9 @@ import copy
 import pytest
 
 from a2a_lab.protocol import shapes, states
+from a2a_lab.protocol.bindings import Binding
 from a2a_lab.protocol.errors import A2AError, ErrorType
+from a2a_lab.protocol.forms import V03_HTTP_JSON, V03_JSONRPC, V1_JSONRPC, Form
 from a2a_lab.protocol.shapes import Problem
 from a2a_lab.protocol.states import Role, TaskState
 from a2a_lab.protocol.versions import Version
@@ -59,22 +61,22 @@ TASK = {
     ],
 )
 def test_state_spellings(state: TaskState, v03: str) -> None:
-    assert states.spell(state, V1) == state.value
-    assert states.spell(state, V03) == v03
+    assert states.spell(state, V1_JSONRPC) == state.value
+    assert states.spell(state, V03_JSONRPC) == v03
     rest = "TASK_STATE_CANCELLED" if state is TaskState.CANCELED else state.value
-    assert states.spell(state, V03, rest=True) == rest
+    assert states.spell(state, V03_HTTP_JSON) == rest
     for text in (state.value, v03, rest, state.short):
         assert states.parse(text) is state
-    assert states.parse_strict(v03, V03) is state
-    assert states.parse_strict(state.value, V1) is state
-    assert states.parse_strict(rest, V03, rest=True) is state
+    assert states.parse_strict(v03, V03_JSONRPC) is state
+    assert states.parse_strict(state.value, V1_JSONRPC) is state
+    assert states.parse_strict(rest, V03_HTTP_JSON) is state
 
 
 def test_strict_state_parsing_refuses_other_versions_spellings() -> None:
-    assert states.parse_strict("completed", V1) is None
-    assert states.parse_strict("TASK_STATE_COMPLETED", V03) is None
-    assert states.parse_strict("TASK_STATE_CANCELLED", V1) is None
-    assert states.parse_strict("TASK_STATE_CANCELED", V03, rest=True) is None
+    assert states.parse_strict("completed", V1_JSONRPC) is None
+    assert states.parse_strict("TASK_STATE_COMPLETED", V03_JSONRPC) is None
+    assert states.parse_strict("TASK_STATE_CANCELLED", V1_JSONRPC) is None
+    assert states.parse_strict("TASK_STATE_CANCELED", V03_HTTP_JSON) is None
     assert states.parse("TASK_STATE_CANCELLED") is TaskState.CANCELED  # lenient parse knows the British spelling
     assert states.parse("COMPLETE") is None and states.parse(3) is None and states.parse(None) is None
 
@@ -92,16 +94,21 @@ def test_state_classes() -> None:
 
 
 def test_roles() -> None:
-    assert states.spell_role(Role.USER, V1) == "ROLE_USER" and states.spell_role(Role.AGENT, V03) == "agent"
-    assert states.spell_role(Role.AGENT, V03, rest=True) == "ROLE_AGENT"
-    assert states.parse_role("user", V03) is Role.USER and states.parse_role("ROLE_USER", V1) is Role.USER
-    assert states.parse_role("ROLE_USER", V03, rest=True) is Role.USER
-    assert states.parse_role("user", V1) is None and states.parse_role("ROLE_USER", V03) is None
-    assert states.parse_role("user", V03, rest=True) is None
     assert (
-        states.parse_role("ROLE_UNSPECIFIED", V1) is None
-        and states.parse_role(None, V1) is None
-        and states.parse_role(1, V1) is None
+        states.spell_role(Role.USER, V1_JSONRPC) == "ROLE_USER"
+        and states.spell_role(Role.AGENT, V03_JSONRPC) == "agent"
+    )
+    assert states.spell_role(Role.AGENT, V03_HTTP_JSON) == "ROLE_AGENT"
+    assert (
+        states.parse_role("user", V03_JSONRPC) is Role.USER and states.parse_role("ROLE_USER", V1_JSONRPC) is Role.USER
+    )
+    assert states.parse_role("ROLE_USER", V03_HTTP_JSON) is Role.USER
+    assert states.parse_role("user", V1_JSONRPC) is None and states.parse_role("ROLE_USER", V03_JSONRPC) is None
+    assert states.parse_role("user", V03_HTTP_JSON) is None
+    assert (
+        states.parse_role("ROLE_UNSPECIFIED", V1_JSONRPC) is None
+        and states.parse_role(None, V1_JSONRPC) is None
+        and states.parse_role(1, V1_JSONRPC) is None
     )
 
 
@@ -109,40 +116,40 @@ def test_roles() -> None:
 
 
 def test_v1_output_is_the_canonical_form_unchanged() -> None:
-    assert shapes.message_out(USER_MSG, V1) == USER_MSG
-    assert shapes.task_out(TASK, V1) == TASK
-    assert shapes.send_result_out({"task": TASK}, V1) == {"task": TASK}
+    assert shapes.message_out(USER_MSG, V1_JSONRPC) == USER_MSG
+    assert shapes.task_out(TASK, V1_JSONRPC) == TASK
+    assert shapes.send_result_out({"task": TASK}, V1_JSONRPC) == {"task": TASK}
     event = {"statusUpdate": {"taskId": "t", "contextId": "c", "status": {"state": "TASK_STATE_COMPLETED"}}}
-    assert shapes.stream_response_out(event, V1) == event
-    assert "final" not in shapes.stream_response_out(event, V1)["statusUpdate"]  # removed in 1.0 (#1308)
+    assert shapes.stream_response_out(event, V1_JSONRPC) == event
+    assert "final" not in shapes.stream_response_out(event, V1_JSONRPC)["statusUpdate"]  # removed in 1.0 (#1308)
 
 
 # ------------------------------------------------------------------------------------ output: 0.3 JSON-RPC
 
 
 def test_v03_jsonrpc_parts_have_kind() -> None:
-    assert shapes.part_out({"text": "hi", "metadata": {"a": 1}}, V03) == {
+    assert shapes.part_out({"text": "hi", "metadata": {"a": 1}}, V03_JSONRPC) == {
         "kind": "text",
         "text": "hi",
         "metadata": {"a": 1},
     }
-    assert shapes.part_out({"data": {"ok": True}}, V03) == {"kind": "data", "data": {"ok": True}}
-    assert shapes.part_out({"data": [1, 2]}, V03) == {
+    assert shapes.part_out({"data": {"ok": True}}, V03_JSONRPC) == {"kind": "data", "data": {"ok": True}}
+    assert shapes.part_out({"data": [1, 2]}, V03_JSONRPC) == {
         "kind": "data",
         "data": {"value": [1, 2]},
     }  # 0.3 data holds an object
-    assert shapes.part_out(FILE_BYTES, V03) == {
+    assert shapes.part_out(FILE_BYTES, V03_JSONRPC) == {
         "kind": "file",
         "file": {"bytes": "aGk=", "mimeType": "text/plain", "name": "a.txt"},
     }
-    assert shapes.part_out(FILE_URL, V03) == {
+    assert shapes.part_out(FILE_URL, V03_JSONRPC) == {
         "kind": "file",
         "file": {"uri": "https://x/y.pdf", "mimeType": "application/pdf"},
     }
 
 
 def test_v03_jsonrpc_message() -> None:
-    out = shapes.message_out(USER_MSG, V03)
+    out = shapes.message_out(USER_MSG, V03_JSONRPC)
     assert out == {
         "kind": "message",
         "messageId": "m-1",
@@ -153,12 +160,12 @@ def test_v03_jsonrpc_message() -> None:
         "referenceTaskIds": ["t-0"],
         "metadata": {"k": "v"},
     }
-    assert shapes.message_out({**USER_MSG, "role": "ROLE_AGENT"}, V03)["role"] == "agent"
+    assert shapes.message_out({**USER_MSG, "role": "ROLE_AGENT"}, V03_JSONRPC)["role"] == "agent"
 
 
 def test_v03_jsonrpc_task() -> None:
     before = copy.deepcopy(TASK)
-    out = shapes.task_out(TASK, V03)
+    out = shapes.task_out(TASK, V03_JSONRPC)
     assert before == TASK  # conversion never mutates the canonical task
     assert out["kind"] == "task" and out["id"] == "t-1" and out["contextId"] == "c-1" and out["metadata"] == {"m": 1}
     assert out["status"]["state"] == "canceled" and out["status"]["timestamp"] == "2026-01-01T00:00:00.000Z"
@@ -173,8 +180,8 @@ def test_v03_jsonrpc_task() -> None:
 
 
 def test_v03_jsonrpc_send_result_is_bare_with_kind() -> None:
-    assert shapes.send_result_out({"task": TASK}, V03)["kind"] == "task"
-    msg = shapes.send_result_out({"message": {**USER_MSG, "role": "ROLE_AGENT"}}, V03)
+    assert shapes.send_result_out({"task": TASK}, V03_JSONRPC)["kind"] == "task"
+    msg = shapes.send_result_out({"message": {**USER_MSG, "role": "ROLE_AGENT"}}, V03_JSONRPC)
     assert msg["kind"] == "message" and msg["role"] == "agent" and "message" not in msg
 
 
@@ -193,10 +200,10 @@ def test_v03_jsonrpc_send_result_is_bare_with_kind() -> None:
 )
 def test_v03_status_updates_carry_final(state: str, final: bool) -> None:
     event = {"statusUpdate": {"taskId": "t", "contextId": "c", "status": {"state": state}}}
-    out = shapes.stream_response_out(event, V03)
+    out = shapes.stream_response_out(event, V03_JSONRPC)
     assert out["kind"] == "status-update" and out["final"] is final
-    assert out["status"]["state"] == states.spell(TaskState(state), V03)
-    rest = shapes.stream_response_out(event, V03, rest=True)
+    assert out["status"]["state"] == states.spell(TaskState(state), V03_JSONRPC)
+    rest = shapes.stream_response_out(event, V03_HTTP_JSON)
     assert (
         set(rest) == {"statusUpdate"} and rest["statusUpdate"]["final"] is final and "kind" not in rest["statusUpdate"]
     )
@@ -212,7 +219,7 @@ def test_v03_stream_events() -> None:
             "lastChunk": True,
         }
     }
-    out = shapes.stream_response_out(art, V03)
+    out = shapes.stream_response_out(art, V03_JSONRPC)
     assert out == {
         "kind": "artifact-update",
         "taskId": "t",
@@ -220,32 +227,32 @@ def test_v03_stream_events() -> None:
         "artifact": {"artifactId": "a", "parts": [{"kind": "text", "text": "x"}]},
         "lastChunk": True,
     }
-    assert shapes.stream_response_out({"task": TASK}, V03)["kind"] == "task"
-    assert shapes.stream_response_out({"message": USER_MSG}, V03)["kind"] == "message"
+    assert shapes.stream_response_out({"task": TASK}, V03_JSONRPC)["kind"] == "task"
+    assert shapes.stream_response_out({"message": USER_MSG}, V03_JSONRPC)["kind"] == "message"
 
 
 # ------------------------------------------------------------------------------------ output: 0.3 REST
 
 
 def test_v03_rest_parts() -> None:
-    assert shapes.part_out({"text": "hi"}, V03, rest=True) == {"text": "hi"}
-    assert shapes.part_out({"data": {"ok": True}}, V03, rest=True) == {"data": {"data": {"ok": True}}}
-    assert shapes.part_out(FILE_BYTES, V03, rest=True) == {
+    assert shapes.part_out({"text": "hi"}, V03_HTTP_JSON) == {"text": "hi"}
+    assert shapes.part_out({"data": {"ok": True}}, V03_HTTP_JSON) == {"data": {"data": {"ok": True}}}
+    assert shapes.part_out(FILE_BYTES, V03_HTTP_JSON) == {
         "file": {"fileWithBytes": "aGk=", "mimeType": "text/plain", "name": "a.txt"}
     }
-    assert shapes.part_out(FILE_URL, V03, rest=True) == {
+    assert shapes.part_out(FILE_URL, V03_HTTP_JSON) == {
         "file": {"fileWithUri": "https://x/y.pdf", "mimeType": "application/pdf"}
     }
 
 
 def test_v03_rest_message_uses_content_and_proto_roles() -> None:
-    out = shapes.message_out(USER_MSG, V03, rest=True)
+    out = shapes.message_out(USER_MSG, V03_HTTP_JSON)
     assert "kind" not in out and "parts" not in out and "referenceTaskIds" not in out
     assert out["content"] == [{"text": "hi"}] and out["role"] == "ROLE_USER"
 
 
 def test_v03_rest_task_uses_cancelled_and_wraps_results() -> None:
-    out = shapes.task_out(TASK, V03, rest=True)
+    out = shapes.task_out(TASK, V03_HTTP_JSON)
     assert "kind" not in out
     assert out["status"]["state"] == "TASK_STATE_CANCELLED"
     assert out["status"]["message"]["role"] == "ROLE_AGENT" and out["status"]["message"]["content"] == [
@@ -253,10 +260,10 @@ def test_v03_rest_task_uses_cancelled_and_wraps_results() -> None:
     ]
     assert out["history"][0]["content"] == [{"text": "hi"}]
     assert out["artifacts"][0]["parts"][1] == {"data": {"data": {"ok": True}}}
-    wrapped = shapes.send_result_out({"task": TASK}, V03, rest=True)
+    wrapped = shapes.send_result_out({"task": TASK}, V03_HTTP_JSON)
     assert set(wrapped) == {"task"} and wrapped["task"]["status"]["state"] == "TASK_STATE_CANCELLED"
     assert (
-        shapes.stream_response_out({"task": TASK}, V03, rest=True)["task"]["status"]["state"] == "TASK_STATE_CANCELLED"
+        shapes.stream_response_out({"task": TASK}, V03_HTTP_JSON)["task"]["status"]["state"] == "TASK_STATE_CANCELLED"
     )
 
 
@@ -269,8 +276,8 @@ def test_push_config_shapes() -> None:
         "authentication": {"scheme": "Bearer", "credentials": "s"},
         "tenant": "x",
     }
-    assert shapes.push_config_out(cfg, V1) == cfg
-    assert shapes.push_config_out(cfg, V03) == {
+    assert shapes.push_config_out(cfg, V1_JSONRPC) == cfg
+    assert shapes.push_config_out(cfg, V03_JSONRPC) == {
         "taskId": "t-1",
         "pushNotificationConfig": {
             "id": "p-1",
@@ -279,7 +286,7 @@ def test_push_config_shapes() -> None:
             "authentication": {"schemes": ["Bearer"], "credentials": "s"},
         },
     }
-    rest = shapes.push_config_out(cfg, V03, rest=True)
+    rest = shapes.push_config_out(cfg, V03_HTTP_JSON)
     assert (
         rest["name"] == "tasks/t-1/pushNotificationConfigs/p-1"
         and rest["pushNotificationConfig"]["url"] == "https://hook"
@@ -290,7 +297,9 @@ def test_push_config_shapes() -> None:
 
 
 def test_parse_v1_message() -> None:
-    msg, problems = shapes.parse_message({**USER_MSG, "parts": [{"text": "a"}, FILE_BYTES, FILE_URL, {"data": 3}]}, V1)
+    msg, problems = shapes.parse_message(
+        {**USER_MSG, "parts": [{"text": "a"}, FILE_BYTES, FILE_URL, {"data": 3}]}, V1_JSONRPC
+    )
     assert problems == []
     assert msg is not None and msg["parts"] == [{"text": "a"}, FILE_BYTES, FILE_URL, {"data": 3}]
     assert msg["contextId"] == "c-1" and msg["taskId"] == "t-1" and msg["referenceTaskIds"] == ["t-0"]
@@ -308,7 +317,7 @@ def test_parse_v03_jsonrpc_message_into_canonical_form() -> None:
             {"kind": "data", "data": {"k": 1}},
         ],
     }
-    msg, problems = shapes.parse_message(raw, V03)
+    msg, problems = shapes.parse_message(raw, V03_JSONRPC)
     assert problems == []
     assert msg == {
         "messageId": "m",
@@ -327,11 +336,11 @@ def test_parse_v03_rest_message_with_content() -> None:
             {"data": {"data": {"k": 1}}},
         ],
     }
-    msg, problems = shapes.parse_message(raw, V03, rest=True)
+    msg, problems = shapes.parse_message(raw, V03_HTTP_JSON)
     assert problems == []
     assert msg == {"messageId": "m", "role": "ROLE_USER", "parts": [{"text": "a"}, FILE_BYTES, {"data": {"k": 1}}]}
     # `parts` is tolerated under 0.3 REST too
-    msg2, _ = shapes.parse_message({"messageId": "m", "role": "ROLE_USER", "parts": [{"text": "a"}]}, V03, rest=True)
+    msg2, _ = shapes.parse_message({"messageId": "m", "role": "ROLE_USER", "parts": [{"text": "a"}]}, V03_HTTP_JSON)
     assert msg2 is not None and msg2["parts"] == [{"text": "a"}]
 
 
@@ -341,9 +350,9 @@ def test_round_trip_through_every_form() -> None:
         "role": "ROLE_USER",
         "parts": [{"text": "a"}, FILE_BYTES, FILE_URL, {"data": {"k": 1}}],
     }
-    for rest in (False, True):
-        wire = shapes.message_out(canonical, V03, rest)
-        back, problems = shapes.parse_message(wire, V03, rest)
+    for form in (V03_JSONRPC, V03_HTTP_JSON):
+        wire = shapes.message_out(canonical, form)
+        back, problems = shapes.parse_message(wire, form)
         assert problems == [] and back == canonical
 
 
@@ -352,7 +361,7 @@ def paths(problems: list[Problem]) -> list[str]:
 
 
 def test_message_problems_name_their_fields() -> None:
-    msg, problems = shapes.parse_message({"role": "user", "parts": []}, V1, path="params.message")
+    msg, problems = shapes.parse_message({"role": "user", "parts": []}, V1_JSONRPC, path="params.message")
     assert msg is None
     assert paths(problems) == ["params.message.messageId", "params.message.role", "params.message.parts"]
     role = next(p for p in problems if p.path == "params.message.role")
@@ -366,7 +375,7 @@ def test_part_problems_name_their_index() -> None:
         "role": "ROLE_USER",
         "parts": [{"text": "a", "raw": "b"}, 5, {"raw": "!!!"}, {"text": 3}, {}, {"url": 9}],
     }
-    msg, problems = shapes.parse_message(raw, V1)
+    msg, problems = shapes.parse_message(raw, V1_JSONRPC)
     assert msg is None
     assert paths(problems) == [
         "message.parts[0]",
@@ -433,25 +442,25 @@ def test_part_problems_name_their_index() -> None:
     ],
 )
 def test_v03_jsonrpc_problems(raw: dict, path: str) -> None:
-    msg, problems = shapes.parse_message(raw, V03)
+    msg, problems = shapes.parse_message(raw, V03_JSONRPC)
     assert msg is None and path in paths(problems)
 
 
 def test_v03_rest_problems() -> None:
     msg, problems = shapes.parse_message(
-        {"messageId": "m", "role": "user", "content": [{"text": "a", "data": {}}]}, V03, rest=True
+        {"messageId": "m", "role": "user", "content": [{"text": "a", "data": {}}]}, V03_HTTP_JSON
     )
     assert msg is None and paths(problems) == ["message.role", "message.content[0]"]
-    _, problems = shapes.parse_message({"messageId": "m", "role": "ROLE_USER"}, V03, rest=True)
+    _, problems = shapes.parse_message({"messageId": "m", "role": "ROLE_USER"}, V03_HTTP_JSON)
     assert paths(problems) == ["message.content"]
 
 
 def test_lenient_kind_accepts_a_v03_message_without_kind() -> None:
     raw = {"messageId": "m", "role": "user", "parts": [{"text": "a"}]}
-    msg, problems = shapes.parse_message(raw, V03, lenient_kind=True)
+    msg, problems = shapes.parse_message(raw, V03_JSONRPC, lenient_kind=True)
     assert msg == {"messageId": "m", "role": "ROLE_USER", "parts": [{"text": "a"}]}
     assert paths(problems) == []
-    strict, problems = shapes.parse_message(raw, V03)
+    strict, problems = shapes.parse_message(raw, V03_JSONRPC)
     assert strict is None and "message.kind" in paths(problems)
 
 
@@ -462,7 +471,7 @@ def test_foreign_spellings_are_reported_but_tolerated() -> None:
         "kind": "message",
         "parts": [{"kind": "text", "text": "a", "mimeType": "text/plain"}],
     }
-    msg, problems = shapes.parse_message(raw, V1)
+    msg, problems = shapes.parse_message(raw, V1_JSONRPC)
     assert msg is not None and msg["messageId"] == "m"
     foreign = {p.path for p in problems if p.foreign}
     assert foreign == {"message.message_id", "message.kind", "message.parts[0].kind", "message.parts[0].mimeType"}
@@ -472,17 +481,19 @@ def test_foreign_spellings_are_reported_but_tolerated() -> None:
 def test_parse_message_or_raise_gives_invalid_params_with_the_field() -> None:
     with pytest.raises(A2AError) as info:
         shapes.parse_message_or_raise(
-            {"messageId": "m", "role": "user", "parts": [{"text": "a"}]}, V1, path="params.message"
+            {"messageId": "m", "role": "user", "parts": [{"text": "a"}]}, V1_JSONRPC, path="params.message"
         )
     err = info.value
     assert err.type is ErrorType.INVALID_PARAMS and err.code == -32602 and err.field == "params.message.role"
     assert "params.message.role" in err.text
     assert (
-        shapes.parse_message_or_raise({"messageId": "m", "role": "ROLE_USER", "parts": [{"text": "a"}]}, V1)["role"]
+        shapes.parse_message_or_raise({"messageId": "m", "role": "ROLE_USER", "parts": [{"text": "a"}]}, V1_JSONRPC)[
+            "role"
+        ]
         == "ROLE_USER"
     )
     with pytest.raises(A2AError):
-        shapes.parse_message_or_raise("nope", V1)
+        shapes.parse_message_or_raise("nope", V1_JSONRPC)
 
 
 def test_parse_push_config_from_each_version() -> None:
@@ -493,8 +504,7 @@ def test_parse_push_config_from_each_version() -> None:
             "authentication": {"scheme": "Bearer", "credentials": "c"},
             "taskId": "t-1",
         },
-        V1,
-        False,
+        V1_JSONRPC,
         "params",
     )
     assert problems == [] and v1 == {
@@ -512,8 +522,7 @@ def test_parse_push_config_from_each_version() -> None:
                 "authentication": {"schemes": ["Bearer"], "credentials": "c"},
             },
         },
-        V03,
-        False,
+        V03_JSONRPC,
         "params",
     )
     assert problems == [] and v03 == {
@@ -522,10 +531,10 @@ def test_parse_push_config_from_each_version() -> None:
         "authentication": {"scheme": "Bearer", "credentials": "c"},
         "taskId": "t-1",
     }
-    _, problems = shapes.parse_push_config({"taskId": "t"}, V1, False, "params")
+    _, problems = shapes.parse_push_config({"taskId": "t"}, V1_JSONRPC, "params")
     assert paths(problems) == ["params.url"]
     _, problems = shapes.parse_push_config(
-        {"url": "http://h", "authentication": {"credentials": "c"}}, V1, False, "params"
+        {"url": "http://h", "authentication": {"credentials": "c"}}, V1_JSONRPC, "params"
     )
     assert paths(problems) == ["params.authentication.scheme"]
 
@@ -560,25 +569,25 @@ def test_parse_push_config_from_each_version() -> None:
     ],
 )
 def test_push_config_field_types_are_checked(raw: dict, version: Version, path: str) -> None:
-    cfg, problems = shapes.parse_push_config(raw, version, False, "params")
+    cfg, problems = shapes.parse_push_config(raw, Form(version, Binding.JSONRPC), "params")
     assert cfg is None and path in paths(problems)
 
 
 def test_stream_event_kind_and_state() -> None:
-    assert shapes.stream_event_kind({"statusUpdate": {}}, V1) == "statusUpdate"
-    assert shapes.stream_event_kind({"task": {}, "message": {}}, V1) is None  # a oneof holds one member
-    assert shapes.stream_event_kind({"kind": "artifact-update"}, V03) == "artifactUpdate"
-    assert shapes.stream_event_kind({"kind": "nope"}, V03) is None
-    assert shapes.stream_event_kind({"artifactUpdate": {}}, V03, rest=True) == "artifactUpdate"
-    assert shapes.stream_event_kind([], V1) is None
-    assert shapes.event_state({"task": {"status": {"state": "TASK_STATE_WORKING"}}}, V1) is TaskState.WORKING
+    assert shapes.stream_event_kind({"statusUpdate": {}}, V1_JSONRPC) == "statusUpdate"
+    assert shapes.stream_event_kind({"task": {}, "message": {}}, V1_JSONRPC) is None  # a oneof holds one member
+    assert shapes.stream_event_kind({"kind": "artifact-update"}, V03_JSONRPC) == "artifactUpdate"
+    assert shapes.stream_event_kind({"kind": "nope"}, V03_JSONRPC) is None
+    assert shapes.stream_event_kind({"artifactUpdate": {}}, V03_HTTP_JSON) == "artifactUpdate"
+    assert shapes.stream_event_kind([], V1_JSONRPC) is None
+    assert shapes.event_state({"task": {"status": {"state": "TASK_STATE_WORKING"}}}, V1_JSONRPC) is TaskState.WORKING
     assert (
-        shapes.event_state({"kind": "status-update", "status": {"state": "input-required"}}, V03)
+        shapes.event_state({"kind": "status-update", "status": {"state": "input-required"}}, V03_JSONRPC)
         is TaskState.INPUT_REQUIRED
     )
     assert (
-        shapes.event_state({"statusUpdate": {"status": {"state": "TASK_STATE_CANCELLED"}}}, V03, rest=True)
+        shapes.event_state({"statusUpdate": {"status": {"state": "TASK_STATE_CANCELLED"}}}, V03_HTTP_JSON)
         is TaskState.CANCELED
     )
-    assert shapes.event_state({"artifactUpdate": {"artifact": {}}}, V1) is None
+    assert shapes.event_state({"artifactUpdate": {"artifact": {}}}, V1_JSONRPC) is None
     assert shapes.camel("push_notification_config") == "pushNotificationConfig"

@@ -5,12 +5,13 @@ from __future__ import annotations
 import json
 
 from a2a_lab.server.journal import BODY_KEEP_BYTES, Journal, redact_body
+from a2a_lab.server.journal_record import EntryKind
 
 
 def test_cap_drops_oldest_and_counts() -> None:
     journal = Journal(cap=3)
     for i in range(5):
-        journal.open("POST", f"/{i}", "", [], b"{}", "jsonrpc")
+        journal.open("POST", f"/{i}", "", [], b"{}", EntryKind.JSONRPC)
     snap = journal.snapshot()
     assert [e["path"] for e in snap["entries"]] == ["/2", "/3", "/4"]
     assert snap["dropped"] == 2
@@ -33,7 +34,7 @@ def test_headers_and_body_credentials_are_redacted() -> None:
         "",
         [(b"authorization", b"Bearer top-secret"), (b"x-a2a-notification-token", b"tok-secret")],
         body,
-        "jsonrpc",
+        EntryKind.JSONRPC,
     )
     exported = json.dumps(journal.snapshot())
     for secret in ("top-secret", "tok-secret", "cred-secret"):
@@ -53,7 +54,7 @@ def test_redaction_leaves_other_text_alone() -> None:
 
 def test_large_bodies_are_kept_only_in_part() -> None:
     journal = Journal()
-    journal.open("POST", "/a2a", "", [], b"x" * (BODY_KEEP_BYTES * 3), "jsonrpc")
+    journal.open("POST", "/a2a", "", [], b"x" * (BODY_KEEP_BYTES * 3), EntryKind.JSONRPC)
     body = journal.snapshot()["entries"][0]["body"]
     assert body["size"] == BODY_KEEP_BYTES * 3 and body["truncated"] is True
     assert len(body["text"]) == BODY_KEEP_BYTES

@@ -105,7 +105,7 @@ def test_webhook_credentials_never_reach_a_journal_or_a_report(
     [config] = task.push_configs.values()
     secrets = [config["authentication"]["credentials"], config["token"]]
     assert all(isinstance(x, str) and len(x) >= 16 for x in secrets)
-    sent = [value for entry in app.state.journal.entries for _, value in entry.get("_headers", [])]
+    sent = [value for entry in app.state.journal.entries for _, value in entry.raw_headers]
     assert all(any(secret.encode() in value for value in sent) for secret in secrets), (
         "the search below looks for what was really sent"
     )

@@ -1,0 +1,112 @@
+"""Taking a request in, for the A2A endpoints (JSON-RPC and HTTP+JSON): the body read within the scenario's limits
+(size and time), the request journaled as it arrived, the endpoint it reached noted, and the answer sent back
+through the same entry."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass
+from typing import Any
+
+from starlette.types import Receive, Scope, Send
+
+from a2a_lab.protocol.errors import A2AError, ErrorType
+from a2a_lab.protocol.operations import Operation
+from a2a_lab.protocol.versions import Version
+
+from . import answer, http
+from .engine import Event
+from .journal_record import BodyTimeout, EndpointRef, Entry, EntryKind
+from .scenario import Endpoint, Reply
+from .state import LabState
+from .streams import Item
+
+
+@dataclass(slots=True)
+class Refusal:
+    """A request refused before it was read whole: the error, its HTTP status, and what else to say."""
+
+    error: A2AError
+    status: int
+    #: Extra response headers (a timed-out body closes the connection: the rest may still be on its way).
+    extra: list[tuple[str, str]] | None = None
+    #: The google.rpc status an HTTP+JSON error names, where the HTTP status alone does not say it.
+    grpc_status: str | None = None
+
+
+@dataclass(slots=True)
+class Exchange:
+    """One request to an A2A endpoint being answered: the ASGI triple, its journal entry, and what it carried."""
+
+    scope: Scope
+    receive: Receive
+    send: Send
+    entry: Entry
+    body: bytes
+    headers: dict[str, str]
+    query: dict[str, str]
+
+    def identify(self, op: Operation, version: Version) -> tuple[str, bool]:
+        """Journal the operation a request was found to be; the version the client asked for (header or query)
+        and whether it said one at all, for negotiation."""
+        self.entry.operation, self.entry.version = op, version
+        requested, given = http.requested_version(self.headers, self.query)
+        self.entry.requested_version = requested
+        return requested, given
+
+    async def answer(
+        self,
+        status: int,
+        body: bytes,
+        content_type: str,
+        reply: Reply | None = None,
+        extra: list[tuple[str, str]] | None = None,
+    ) -> None:
+        await answer.send_body(
+            self.scope, self.receive, self.send, self.entry, status, body, content_type, reply, extra
+        )
+
+    async def stream(
+        self,
+        state: LabState,
+        items: AsyncIterator[Item],
+        render: Callable[[Event], Any],
+        render_error: Callable[[A2AError], tuple[Any, str | None]],
+        reply: Reply,
+    ) -> None:
+        await answer.send_stream(
+            self.scope, self.receive, self.send, self.entry, state.journal, items, render, render_error, reply
+        )
+
+
+def journal_request(state: LabState, scope: Scope, body: bytes, kind: EntryKind) -> Entry:
+    """Journal a request as it arrived (before it is answered, so a stalled answer is still seen)."""
+    query = scope.get("query_string", b"").decode("latin-1")
+    return state.journal.open(scope["method"], scope["path"], query, scope["headers"], body, kind)
+
+
+async def take(
+    state: LabState, endpoint: Endpoint, scope: Scope, receive: Receive, send: Send, kind: EntryKind
+) -> tuple[Exchange, Refusal | None]:
+    """Read and journal a request to an A2A endpoint: the exchange, and a Refusal when its body was too large or
+    too slow to arrive."""
+    limits = state.scenario.limits
+    refusal: Refusal | None = None
+    try:
+        body = await http.read_body(receive, limits.body_bytes, limits.body_seconds)
+        entry = journal_request(state, scope, body, kind)
+        entry.endpoint = EndpointRef(endpoint.path, endpoint.binding)
+    except http.BodyTooLarge:
+        body = b""
+        entry = journal_request(state, scope, body, kind)
+        entry.body_too_large = True
+        err = A2AError(ErrorType.INVALID_REQUEST, f"Request body larger than {limits.body_bytes} bytes")
+        refusal = Refusal(err, 413)
+    except http.BodyTimeout as exc:
+        body = exc.received
+        entry = journal_request(state, scope, body, kind)
+        entry.body_timeout = BodyTimeout(exc.seconds, len(exc.received))
+        err = A2AError(ErrorType.INVALID_REQUEST, http.timeout_message(exc))
+        refusal = Refusal(err, 408, http.CLOSE, "DEADLINE_EXCEEDED")
+    exchange = Exchange(scope, receive, send, entry, body, http.headers_of(scope), http.query_of(scope))
+    return exchange, refusal

@@ -1,0 +1,562 @@
+"""The journal record: one typed definition of what the server writes about a request and the harness reads back.
+
+The server fills an `Entry` cheaply on the request path (raw header and body bytes kept as they came, SSE data
+kept as the text sent); `to_json` decodes and redacts them only when the journal is read, into the documented
+JSON of `/_lab/journal`, `journal.jsonl` and the reports. `Entry.from_json` reads that JSON back (a journal from
+a shared server arrives as JSON), so the harness reads typed records, never raw dicts.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from enum import Enum
+from typing import Any
+
+from a2a_lab.protocol.bindings import Binding
+from a2a_lab.protocol.operations import Operation
+from a2a_lab.protocol.states import TaskState
+from a2a_lab.protocol.versions import Version
+
+#: Headers whose values never reach a journal, a log or a report.
+SECRET_HEADERS = frozenset(
+    {
+        "authorization",
+        "proxy-authorization",
+        "cookie",
+        "set-cookie",
+        "x-api-key",
+        "x-a2a-notification-token",
+        "x-a2a-lab-token",
+    }
+)
+#: JSON members whose values are credentials (push config `token`, `authentication.credentials`).
+SECRET_FIELDS = frozenset({"credentials", "token"})
+#: A journal keeps at most this much of each body (the size is recorded), so its memory stays bounded.
+BODY_KEEP_BYTES = 64 * 1024
+
+
+def redact(name: str, value: str) -> str:
+    if name.lower() not in SECRET_HEADERS:
+        return value
+    scheme, sep, _ = value.partition(" ")
+    return f"{scheme} <redacted>" if sep and name.lower() in ("authorization", "proxy-authorization") else "<redacted>"
+
+
+def redact_headers(headers: Iterable[tuple[str, str]]) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for name, value in headers:
+        key = name.lower()
+        value = redact(key, value)
+        out[key] = f"{out[key]}, {value}" if key in out else value
+    return out
+
+
+def _redact_json(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {
+            k: ("<redacted>" if k in SECRET_FIELDS and isinstance(v, str) else _redact_json(v))
+            for k, v in value.items()
+        }
+    if isinstance(value, list):
+        return [_redact_json(v) for v in value]
+    return value
+
+
+def redact_body(text: str) -> str:
+    """A JSON body with its credentials replaced; other text unchanged. Cheap when there is nothing to hide."""
+    if not any(f'"{name}"' in text for name in SECRET_FIELDS):
+        return text
+    try:
+        return json.dumps(_redact_json(json.loads(text)), separators=(",", ":"), ensure_ascii=False)
+    except ValueError:
+        return text
+
+
+class EntryKind(str, Enum):
+    """What a journal entry records."""
+
+    CARD = "card"
+    JSONRPC = "jsonrpc"
+    REST = "rest"
+    UNMATCHED = "unmatched"
+    PUSH = "push"
+    PUSH_LIMIT = "push-limit"
+
+    @property
+    def is_call(self) -> bool:
+        """A request the client sent to an A2A endpoint (or that no route matched)."""
+        return self in _CALL_KINDS
+
+
+_CALL_KINDS = frozenset({EntryKind.JSONRPC, EntryKind.REST, EntryKind.UNMATCHED})
+
+
+class ResultKind(str, Enum):
+    """What the server answered an A2A call with (the journal's `answer.result_kind`)."""
+
+    TASK = "task"
+    MESSAGE = "message"
+    ERROR = "error"
+    RAW = "raw"
+    LIST = "list"
+    PUSH_CONFIG = "push_config"
+    PUSH_CONFIGS = "push_configs"
+    EMPTY = "empty"
+    CARD = "card"
+
+
+class CredentialStatus(str, Enum):
+    """How a call's credentials compared with the scenario's (the journal never keeps the credential itself)."""
+
+    VALID = "valid"
+    INVALID = "invalid"
+    ABSENT = "absent"
+
+
+@dataclass(slots=True)
+class Answer:
+    """What kind of answer a call got, in a few words: the journal's `answer`."""
+
+    kind: ResultKind
+    task_id: str | None = None
+    state: TaskState | None = None
+    stream: bool = False
+    code: int | None = None
+    status: int | None = None
+    count: int | None = None
+
+    @classmethod
+    def task(cls, task: dict[str, Any], stream: bool = False) -> Answer:
+        state = task.get("status", {}).get("state")
+        return cls(ResultKind.TASK, task.get("id"), TaskState(state) if state else None, stream)
+
+    @classmethod
+    def error(cls, code: int) -> Answer:
+        return cls(ResultKind.ERROR, code=code)
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"result_kind": self.kind.value}
+        if self.kind is ResultKind.TASK:
+            out["task_id"] = self.task_id
+            out["state"] = self.state.value if self.state is not None else None
+        elif self.kind is ResultKind.ERROR:
+            out["code"] = self.code
+        elif self.kind is ResultKind.RAW:
+            out["status"] = self.status
+        elif self.kind is ResultKind.LIST:
+            out["count"] = self.count
+        if self.stream:
+            out["stream"] = True
+        return out
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Answer:
+        state = data.get("state")
+        return cls(
+            ResultKind(data["result_kind"]),
+            data.get("task_id"),
+            TaskState(state) if state else None,
+            bool(data.get("stream", False)),
+            data.get("code"),
+            data.get("status"),
+            data.get("count"),
+        )
+
+
+@dataclass(slots=True)
+class Body:
+    """A body as journaled: its size, its (kept part's) text or base64, and whether it was cut."""
+
+    size: int
+    text: str | None = None
+    base64: str | None = None
+    truncated: bool = False
+
+    @classmethod
+    def of(cls, kept: bytes, size: int) -> Body:
+        """The body of `size` bytes of which `kept` were kept, decoded and with its credentials redacted."""
+        try:
+            return cls(size, text=redact_body(kept.decode("utf-8")), truncated=size > len(kept))
+        except UnicodeDecodeError:
+            return cls(size, base64=base64.b64encode(kept).decode("ascii"), truncated=size > len(kept))
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"size": self.size}
+        if self.text is not None:
+            out["text"] = self.text
+        else:
+            out["base64"] = self.base64
+        if self.truncated:
+            out["truncated"] = True
+        return out
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Body:
+        return cls(int(data.get("size", 0)), data.get("text"), data.get("base64"), bool(data.get("truncated")))
+
+
+def _kept(data: bytes) -> tuple[bytes, int]:
+    return data[:BODY_KEEP_BYTES], len(data)
+
+
+@dataclass(slots=True)
+class Response:
+    """What the server (or a webhook, for push entries) answered: status, faults, the body sent."""
+
+    status: int | None = None
+    content_type: str | None = None
+    stream: bool = False
+    closed: str | None = None
+    delay_ms: float | None = None
+    fault: str | None = None
+    fault_outcome: str | None = None
+    refused: str | None = None
+    failed: str | None = None
+    raw_body: bytes | None = None
+    body_size: int = 0
+    parsed_body: Body | None = None
+
+    @classmethod
+    def sent(cls, status: int, content_type: str, body: bytes) -> Response:
+        kept, size = _kept(body)
+        return cls(status, content_type, raw_body=kept, body_size=size)
+
+    @property
+    def body(self) -> Body | None:
+        if self.parsed_body is not None:
+            return self.parsed_body
+        return Body.of(self.raw_body, self.body_size) if self.raw_body is not None else None
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for name in ("status", "content_type"):
+            value = getattr(self, name)
+            if value is not None:
+                out[name] = value
+        if self.stream:
+            out["stream"] = True
+        for name in ("closed", "delay_ms", "fault", "fault_outcome", "refused", "failed"):
+            value = getattr(self, name)
+            if value is not None:
+                out[name] = value
+        body = self.body
+        if body is not None:
+            out["body"] = body.to_json()
+        return out
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Response:
+        body = data.get("body")
+        return cls(
+            data.get("status"),
+            data.get("content_type"),
+            bool(data.get("stream", False)),
+            data.get("closed"),
+            data.get("delay_ms"),
+            data.get("fault"),
+            data.get("fault_outcome"),
+            data.get("refused"),
+            data.get("failed"),
+            parsed_body=Body.from_json(body) if isinstance(body, dict) else None,
+        )
+
+
+class SentKind(str, Enum):
+    DATA = "data"
+    COMMENT = "comment"
+    DROPPED = "dropped"
+    ERROR = "error"
+
+
+@dataclass(slots=True)
+class SentEvent:
+    """One SSE event as sent: a `data:` line (kept as the text sent), a comment, an error event, or the drop."""
+
+    t: float
+    kind: SentKind
+    #: DATA: the JSON text sent (server side); COMMENT: the comment.
+    text: str | None = None
+    #: ERROR: the error body; DATA read back from JSON: the decoded data.
+    value: Any = None
+    #: ERROR: the SSE event name (None for JSON-RPC).
+    event: str | None = None
+
+    @property
+    def data(self) -> Any:
+        """The decoded `data:` of a DATA event."""
+        return json.loads(self.text) if self.text is not None else self.value
+
+    def to_json(self) -> dict[str, Any]:
+        if self.kind is SentKind.DATA:
+            return {"t": self.t, "data": self.data}
+        if self.kind is SentKind.COMMENT:
+            return {"t": self.t, "comment": self.text}
+        if self.kind is SentKind.DROPPED:
+            return {"t": self.t, "dropped": True}
+        return {"t": self.t, "error": self.value, "event": self.event}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> SentEvent:
+        t = data.get("t", 0.0)
+        if "data" in data:
+            return cls(t, SentKind.DATA, value=data["data"])
+        if "comment" in data:
+            return cls(t, SentKind.COMMENT, text=data["comment"])
+        if data.get("dropped"):
+            return cls(t, SentKind.DROPPED)
+        return cls(t, SentKind.ERROR, value=data.get("error"), event=data.get("event"))
+
+
+@dataclass(slots=True)
+class EndpointRef:
+    """The scenario endpoint a request reached."""
+
+    path: str
+    binding: Binding
+
+    def to_json(self) -> dict[str, Any]:
+        return {"path": self.path, "binding": self.binding.value}
+
+
+@dataclass(slots=True)
+class RpcRef:
+    """A JSON-RPC request's method and id."""
+
+    method: Any
+    id: Any
+
+    def to_json(self) -> dict[str, Any]:
+        return {"method": self.method, "id": self.id}
+
+
+@dataclass(slots=True)
+class RouteRef:
+    """The HTTP+JSON route a request matched, relative to its interface."""
+
+    verb: str
+    path: str
+    params: dict[str, str]
+    tenant: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"verb": self.verb, "path": self.path, "params": self.params}
+        if self.tenant:
+            out["tenant"] = self.tenant
+        return out
+
+
+@dataclass(slots=True)
+class BodyTimeout:
+    """A body that did not arrive in time: the limit and how many bytes had come."""
+
+    seconds: float
+    received: int
+
+    def to_json(self) -> dict[str, Any]:
+        return {"seconds": self.seconds, "received": self.received}
+
+
+@dataclass(slots=True)
+class PushInfo:
+    """A push delivery (kind `push`), or the count of deliveries dropped past the task's cap (kind `push-limit`)."""
+
+    task_id: str | None
+    config_id: str | None = None
+    probe: bool = False
+    limit: int | None = None
+    dropped: int = 0
+
+    def to_json(self) -> dict[str, Any]:
+        if self.limit is not None:
+            return {"task_id": self.task_id, "limit": self.limit, "dropped": self.dropped}
+        return {"task_id": self.task_id, "config_id": self.config_id, "probe": self.probe}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> PushInfo:
+        return cls(
+            data.get("task_id"),
+            data.get("config_id"),
+            bool(data.get("probe", False)),
+            data.get("limit"),
+            int(data.get("dropped", 0)),
+        )
+
+
+@dataclass(slots=True)
+class Entry:
+    """One journal entry: a request as it arrived and what it got."""
+
+    seq: int
+    t: float
+    kind: EntryKind
+    method: str
+    path: str
+    query: str
+    #: The request's header and body bytes as they came (server side; decoded and redacted when exported).
+    raw_headers: Sequence[tuple[bytes, bytes]] = ()
+    raw_body: bytes = b""
+    body_size: int = 0
+    #: Probe transcripts: the URL asked and the check that asked it.
+    url: str | None = None
+    probe: str | None = None
+    endpoint: EndpointRef | None = None
+    unmatched: bool = False
+    body_too_large: bool = False
+    body_timeout: BodyTimeout | None = None
+    rpc: RpcRef | None = None
+    operation: Operation | None = None
+    version: Version | None = None
+    route: RouteRef | None = None
+    #: The version the client asked for (header or query); recorded once the operation is known.
+    requested_version: str | None = None
+    credentials: CredentialStatus | None = None
+    card_path: str | None = None
+    card_sha256: str | None = None
+    push: PushInfo | None = None
+    answer: Answer | None = None
+    response: Response | None = None
+    events: list[SentEvent] | None = None
+    disconnected: bool = False
+    #: Headers and body as read back from JSON (None on the server, where the raw bytes are kept).
+    parsed_headers: dict[str, str] | None = None
+    parsed_body: Body | None = None
+
+    @classmethod
+    def opened(
+        cls,
+        seq: int,
+        t: float,
+        kind: EntryKind,
+        method: str,
+        path: str,
+        query: str,
+        raw_headers: Sequence[tuple[bytes, bytes]],
+        body: bytes,
+    ) -> Entry:
+        kept, size = _kept(body)
+        return cls(seq, t, kind, method, path, query, raw_headers, kept, size)
+
+    @property
+    def headers(self) -> dict[str, str]:
+        """The request headers, lower-cased, credentials redacted."""
+        if self.parsed_headers is not None:
+            return self.parsed_headers
+        return redact_headers((k.decode("latin-1"), v.decode("latin-1")) for k, v in self.raw_headers)
+
+    @property
+    def body(self) -> Body:
+        """The request body, credentials redacted."""
+        if self.parsed_body is not None:
+            return self.parsed_body
+        return Body.of(self.raw_body, self.body_size)
+
+    @property
+    def body_text(self) -> str:
+        return self.body.text or ""
+
+    @property
+    def result_kind(self) -> ResultKind | None:
+        return self.answer.kind if self.answer is not None else None
+
+    def to_json(self) -> dict[str, Any]:
+        """The documented JSON of a journal entry."""
+        out: dict[str, Any] = {
+            "seq": self.seq,
+            "t": self.t,
+            "kind": self.kind.value,
+            "method": self.method,
+            "path": self.path,
+            "query": self.query,
+        }
+        if self.url is not None:
+            out["url"] = self.url
+        if self.probe is not None:
+            out["probe"] = self.probe
+        if self.endpoint is not None:
+            out["endpoint"] = self.endpoint.to_json()
+        if self.unmatched:
+            out["unmatched"] = True
+        if self.body_too_large:
+            out["body_too_large"] = True
+        if self.body_timeout is not None:
+            out["body_timeout"] = self.body_timeout.to_json()
+        if self.rpc is not None:
+            out["rpc"] = self.rpc.to_json()
+        if self.operation is not None:
+            out["operation"] = self.operation.value
+            out["version"] = self.version.value if self.version is not None else None
+        if self.route is not None:
+            out["route"] = self.route.to_json()
+        if self.operation is not None:
+            out["requested_version"] = self.requested_version
+        if self.credentials is not None:
+            out["credentials"] = self.credentials.value
+        if self.card_path is not None:
+            out["card_path"] = self.card_path
+        if self.card_sha256 is not None:
+            out["card_sha256"] = self.card_sha256
+        if self.push is not None:
+            out["push"] = self.push.to_json()
+        if self.answer is not None:
+            out["answer"] = self.answer.to_json()
+        if self.response is not None:
+            out["response"] = self.response.to_json()
+        if self.events is not None:
+            out["events"] = [e.to_json() for e in self.events]
+        if self.disconnected:
+            out["disconnected"] = True
+        out["headers"] = self.headers
+        out["body"] = self.body.to_json()
+        return out
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Entry:
+        """An entry from its documented JSON (a journal read from `/_lab/journal`, a JSONL file or a report)."""
+
+        def sub(name: str) -> dict[str, Any] | None:
+            value = data.get(name)
+            return value if isinstance(value, dict) else None
+
+        endpoint, rpc, route, timeout = sub("endpoint"), sub("rpc"), sub("route"), sub("body_timeout")
+        push, answer, response = sub("push"), sub("answer"), sub("response")
+        op, version, credentials = data.get("operation"), data.get("version"), data.get("credentials")
+        events = data.get("events")
+        return cls(
+            data.get("seq", 0),
+            data.get("t", 0.0),
+            EntryKind(data["kind"]),
+            str(data.get("method", "")),
+            str(data.get("path", "")),
+            str(data.get("query", "")),
+            url=data.get("url"),
+            probe=data.get("probe"),
+            endpoint=EndpointRef(endpoint["path"], Binding(endpoint["binding"])) if endpoint else None,
+            unmatched=bool(data.get("unmatched")),
+            body_too_large=bool(data.get("body_too_large")),
+            body_timeout=BodyTimeout(timeout["seconds"], timeout["received"]) if timeout else None,
+            rpc=RpcRef(rpc.get("method"), rpc.get("id")) if rpc is not None else None,
+            operation=Operation(op) if op else None,
+            version=Version(version) if version else None,
+            route=RouteRef(route["verb"], route["path"], route.get("params", {}), route.get("tenant"))
+            if route
+            else None,
+            requested_version=data.get("requested_version"),
+            credentials=CredentialStatus(credentials) if credentials else None,
+            card_path=data.get("card_path"),
+            card_sha256=data.get("card_sha256"),
+            push=PushInfo.from_json(push) if push is not None else None,
+            answer=Answer.from_json(answer) if answer is not None else None,
+            response=Response.from_json(response) if response is not None else None,
+            events=[SentEvent.from_json(e) for e in events] if isinstance(events, list) else None,
+            disconnected=bool(data.get("disconnected")),
+            parsed_headers=dict(data.get("headers") or {}),
+            parsed_body=Body.from_json(data.get("body") or {}),
+        )
+
+
+def entries_from_json(data: Iterable[dict[str, Any]]) -> list[Entry]:
+    """A journal's entries (the `entries` of `/_lab/journal`, or a report's `journal`) as typed records."""
+    return [Entry.from_json(d) for d in data]
