@@ -48,7 +48,8 @@ class Baseline:
                 check.baseline = reason
             else:
                 notes.append(
-                    f"{result.id} {check.id}: listed as an expected failure ({reason}) but it now {check.outcome.value}; remove it from the baseline"
+                    f"{result.id} {check.id}: listed as an expected failure ({reason}) but it now "
+                    f"{check.outcome.value}; remove it from the baseline"
                 )
         if "*" in expected and result.outcome in (Outcome.TIMEOUT, Outcome.NO_CONTACT, Outcome.ERROR):
             result.error = (result.error or "") + f" [expected: {expected['*']}]"

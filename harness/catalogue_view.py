@@ -54,7 +54,8 @@ def as_markdown(scenarios: list[Scenario]) -> str:
     lines = ["| id | title | checks | source |", "|---|---|---|---|"]
     for s in scenarios:
         lines.append(
-            f"| `{s.id}` | {_cell(s.title)} | {_cell(', '.join(s.checks) or 'all applicable')} | {_cell(source_of(s))} |"
+            f"| `{s.id}` | {_cell(s.title)} | {_cell(', '.join(s.checks) or 'all applicable')} "
+            f"| {_cell(source_of(s))} |"
         )
     return "\n".join(lines) + "\n"
 

@@ -17,7 +17,10 @@ def _python(module: str, *args: str) -> str:
 
 PRESETS = {
     "builtin": "the a2a-lab reference client (a2a-lab client)",
-    "a2a-sdk": "the official a2a-sdk Python client, driven by a2a_lab.harness.adapters.a2a_sdk (needs a2a-sdk >= 1.3 installed)",
+    "a2a-sdk": (
+        "the official a2a-sdk Python client, driven by a2a_lab.harness.adapters.a2a_sdk "
+        "(needs a2a-sdk >= 1.3 installed)"
+    ),
 }
 
 

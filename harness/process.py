@@ -184,7 +184,8 @@ def run(argv: list[str], env: dict[str, str], timeout: float, cwd: str | None = 
     stderr = err.text()
     if escaped:
         stderr += (
-            f"\n[a2a-lab: killed {len(escaped)} process{'es' if len(escaped) > 1 else ''} that left the client's process group "
+            f"\n[a2a-lab: killed {len(escaped)} process{'es' if len(escaped) > 1 else ''} "
+            "that left the client's process group "
             f"but kept its output open: pid {', '.join(map(str, escaped))}]\n"
         )
     return Finished(None if timed_out else proc.returncode, duration, timed_out, out.text(), stderr, escaped=escaped)

@@ -173,7 +173,8 @@ def parse_support(text: str) -> list[Support]:
         version = versions.to_known(ver)
         if binding is None or version is None:
             raise ValueError(
-                f"{item!r}: expected BINDING@VERSION with BINDING one of {', '.join(sorted(bindings.SHORT_NAMES))} and VERSION one of {', '.join(v.value for v in Version)}"
+                f"{item!r}: expected BINDING@VERSION with BINDING one of {', '.join(sorted(bindings.SHORT_NAMES))} "
+                f"and VERSION one of {', '.join(v.value for v in Version)}"
             )
         out.append((binding, version))
     return out

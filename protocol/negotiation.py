@@ -18,7 +18,8 @@ def negotiate(
     if asked is None or asked not in offered:
         return A2AError(
             ErrorType.VERSION_NOT_SUPPORTED,
-            f"A2A version {requested!r} is not supported by this interface (it serves {', '.join(v.value for v in offered)})"
+            f"A2A version {requested!r} is not supported by this interface "
+            f"(it serves {', '.join(v.value for v in offered)})"
             + ("" if header_given else f"; no {HEADER} header was sent, which means 0.3"),
             metadata={"requestedVersion": requested, "supportedVersions": ",".join(v.value for v in offered)},
         )
@@ -34,5 +35,6 @@ def negotiate(
         )
     return A2AError(
         ErrorType.METHOD_NOT_FOUND,
-        f"Method not found: {what} is an A2A 0.3 operation, but the request asked for {asked.value} ({HEADER}: {requested})",
+        f"Method not found: {what} is an A2A 0.3 operation, "
+        f"but the request asked for {asked.value} ({HEADER}: {requested})",
     )

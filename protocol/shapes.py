@@ -245,7 +245,8 @@ def parse_part(
                 problems.append(
                     Problem(
                         path,
-                        f"a 1.0 part needs exactly one of {', '.join(PART_KINDS_V1)} (found {', '.join(present) or 'none'})",
+                        f"a 1.0 part needs exactly one of {', '.join(PART_KINDS_V1)} "
+                        f"(found {', '.join(present) or 'none'})",
                     )
                 )
                 return None

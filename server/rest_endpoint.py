@@ -22,7 +22,10 @@ BODY_VERBS = ("POST", "PUT", "PATCH")
 
 
 def _content_type(version: Version) -> str:
-    """1.0 answers application/a2a+json (§11, v1.0.1 SHOULD; clients accept both, notes §11 D5); 0.3 application/json."""
+    """1.0 answers application/a2a+json (§11, v1.0.1 SHOULD; clients accept both, notes §11 D5).
+
+    0.3 answers application/json.
+    """
     return A2A_JSON if version is Version.V1_0 else JSON
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any, Union
+from typing import TYPE_CHECKING, Any
 
 from a2a_lab.protocol.errors import A2AError
 from a2a_lab.protocol.states import TaskState
@@ -36,7 +36,7 @@ class Drop:
     """Reset the connection here (the task itself goes on)."""
 
 
-Item = Union[Event, Comment, StreamError, Drop]
+Item = Event | Comment | StreamError | Drop
 
 
 def _is_terminal_status(event: Event) -> bool:

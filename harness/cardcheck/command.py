@@ -1,4 +1,7 @@
-"""`a2a-lab card check FILE|URL`: lint, derived requests, signatures; exit 0 (warnings at most), 1 (errors), 2 (unusable input)."""
+"""`a2a-lab card check FILE|URL`: lint, derived requests, signatures.
+
+Exit 0 (warnings at most), 1 (errors), 2 (unusable input).
+"""
 
 from __future__ import annotations
 
@@ -44,7 +47,8 @@ def _read_url(url: str, limit: int) -> Loaded:
                 size += len(chunk)
                 if size > limit:
                     raise UnusableInput(
-                        f"{url}: the card is larger than {limit} bytes (a careful client stops reading); raise --max-bytes to check it anyway"
+                        f"{url}: the card is larger than {limit} bytes (a careful client stops reading); "
+                        "raise --max-bytes to check it anyway"
                     )
                 chunks.append(chunk)
             return Loaded(url, b"".join(chunks), r.headers.get("content-type"))
@@ -170,7 +174,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "--policy",
         choices=urlpolicy.POLICIES,
         default=urlpolicy.STRICT,
-        help="URL policy: strict (https, port 443, no IP literal or local name; the default) or lenient (any http(s) URL)",
+        help=(
+            "URL policy: strict (https, port 443, no IP literal or local name; the default) "
+            "or lenient (any http(s) URL)"
+        ),
     )
     p.add_argument("--jwks", metavar="FILE|URL", help="verify the card's signatures with this JWKS (or single JWK)")
     p.add_argument(

@@ -131,7 +131,8 @@ def _version_mix(card: dict[str, Any], out: Findings) -> None:
         out.warning(
             "protocolVersion",
             f"top-level protocolVersion {top!r} differs from the interfaces' versions ({', '.join(sorted(declared))})",
-            "a 0.3 leftover: 1.0 clients read supportedInterfaces, where the first supported entry wins (field note S1)",
+            "a 0.3 leftover: 1.0 clients read supportedInterfaces, where the first supported entry wins "
+            "(field note S1)",
         )
 
 

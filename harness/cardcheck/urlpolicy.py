@@ -1,4 +1,7 @@
-"""Which URLs a careful client will call (field notes: the "narrow client"): strict for public agents, lenient for local tests."""
+"""Which URLs a careful client will call (field notes: the "narrow client").
+
+Strict for public agents, lenient for local tests.
+"""
 
 from __future__ import annotations
 

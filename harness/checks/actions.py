@@ -37,8 +37,9 @@ def _unimplemented(c: Check, message: str) -> CheckResult:
     Level.MUST,
     "A2A 1.0 §3.4.1, §3.4.2, §3.1.1 (continuing a task)",
     "Follow-ups continue the same task",
-    "Asked to answer (A2A_LAB_ACTION follow_up), the client sends its next message with the taskId of the task it continues; "
-    "a contextId, if sent, is the task's own. A taskId must name an existing task (clients cannot create task ids).",
+    "Asked to answer (A2A_LAB_ACTION follow_up), the client sends its next message with the taskId of the task it "
+    "continues; a contextId, if sent, is the task's own. A taskId must name an existing task (clients cannot create "
+    "task ids).",
 )
 def multi_turn(view: RunView, c: Check) -> CheckResult:
     if "follow_up" not in view.action:
@@ -94,8 +95,8 @@ def streaming_used(view: RunView, c: Check) -> CheckResult:
     Level.MUST,
     "A2A 1.0 §4.3.3, §13.2 (C15)",
     "The webhook answers 2xx and checks credentials",
-    "Asked to register a webhook (A2A_LAB_ACTION webhook), the client's receiver answers every genuine notification with 2xx "
-    "and refuses one sent with wrong credentials (the scenario's probe).",
+    "Asked to register a webhook (A2A_LAB_ACTION webhook), the client's receiver answers every genuine notification "
+    "with 2xx and refuses one sent with wrong credentials (the scenario's probe).",
 )
 def push_receiver(view: RunView, c: Check) -> CheckResult:
     from a2a_lab.protocol import cards
@@ -146,8 +147,8 @@ def push_receiver(view: RunView, c: Check) -> CheckResult:
     Level.MUST,
     "A2A 1.0 §3.1.11 (C3), §7.4; the card's securitySchemes",
     "Credentials presented where required",
-    "Given a token (A2A_LAB_ACTION token) for an agent whose card requires it, the client authenticates every call that needs "
-    "it (all calls, or GetExtendedAgentCard) with `Authorization: Bearer <token>`.",
+    "Given a token (A2A_LAB_ACTION token) for an agent whose card requires it, the client authenticates every call "
+    "that needs it (all calls, or GetExtendedAgentCard) with `Authorization: Bearer <token>`.",
 )
 def auth_presented(view: RunView, c: Check) -> CheckResult:
     if "token" not in view.action:
@@ -206,8 +207,8 @@ def _dropped(call: Call) -> bool:
     Level.SHOULD,
     "A2A 1.0 §3.1.6, §7.6.2 (C19), §6 streaming reliability",
     "Recovers a dropped stream",
-    "When a stream breaks before the task ends, the client SHOULD resume: SubscribeToTask (preferred), or GetTask, for the "
-    "same task.",
+    "When a stream breaks before the task ends, the client SHOULD resume: SubscribeToTask (preferred), or GetTask, for "
+    "the same task.",
 )
 def resubscribe(view: RunView, c: Check) -> CheckResult:
     dropped = [call for call in view.a2a_calls if _dropped(call)]
@@ -236,8 +237,9 @@ def resubscribe(view: RunView, c: Check) -> CheckResult:
     Level.MUST,
     "A2A 1.0 §8.4.3 (C14)",
     "Card signatures verified",
-    "Asked to verify (A2A_LAB_ACTION verify_signature, with the key set in `jwks`), the client verifies the card's signature "
-    "over its canonical form: it uses a card that verifies and refuses one that does not (tampered payload, unknown key).",
+    "Asked to verify (A2A_LAB_ACTION verify_signature, with the key set in `jwks`), the client verifies the card's "
+    "signature over its canonical form: it uses a card that verifies and refuses one that does not (tampered payload, "
+    "unknown key).",
 )
 def signature_verified(view: RunView, c: Check) -> CheckResult:
     if not view.action.get("verify_signature"):

@@ -18,7 +18,8 @@ from .base import Check, check
     "Clients SHOULD check the card's capabilities before optional operations: streaming (SendStreamingMessage, "
     "SubscribeToTask), pushNotifications (push config methods, or a push config inline in a send), extendedAgentCard "
     "(GetExtendedAgentCard).",
-    "spec keyword SHOULD; graded MUST: a conforming server answers such calls with an error, so the client gets no answer",
+    "spec keyword SHOULD; graded MUST: a conforming server answers such calls with an error, "
+    "so the client gets no answer",
 )
 def capabilities_respected(view: RunView, c: Check) -> CheckResult:
     # Each use of an optional feature: (call, the capability it needs, how to name it). A webhook registered inline in a

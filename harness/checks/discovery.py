@@ -22,8 +22,8 @@ def _status(entry: Entry) -> int:
     Level.MUST,
     "A2A 1.0 §8.2, §5.6.3 (0.3)",
     "Card fetched before the first call",
-    "A client discovers the agent by fetching its card from /.well-known/agent-card.json (a legacy /.well-known/agent.json "
-    "fallback is tolerated) before calling it.",
+    "A client discovers the agent by fetching its card from /.well-known/agent-card.json (a legacy "
+    "/.well-known/agent.json fallback is tolerated) before calling it.",
 )
 def card_discovery(view: RunView, c: Check) -> CheckResult:
     if not view.calls and not view.card_fetches:
@@ -55,9 +55,9 @@ def card_discovery(view: RunView, c: Check) -> CheckResult:
     Level.MUST,
     "A2A 1.0 §8.3.2 rules 1-2",
     "First supported interface chosen",
-    "Clients MUST select the first entry of supportedInterfaces whose binding (and version) they support; a mixed-version "
-    "card is not a reason to give up. What a client supports is what it is seen to use anywhere in the run, or what "
-    "--client-supports declares.",
+    "Clients MUST select the first entry of supportedInterfaces whose binding (and version) they support; a "
+    "mixed-version card is not a reason to give up. What a client supports is what it is seen to use anywhere in the "
+    "run, or what --client-supports declares.",
 )
 def interface_selection(view: RunView, c: Check) -> CheckResult:
     if view.expect.no_call_allowed and not view.calls:
@@ -87,7 +87,8 @@ def interface_selection(view: RunView, c: Check) -> CheckResult:
         went = view.declared_at(first_request)[0]
         if went != expected:
             return c.broken(
-                "the first call went to a declared interface the client does not speak, not to the first one it supports",
+                "the first call went to a declared interface the client does not speak, "
+                "not to the first one it supports",
                 f"#{expected.index} {expected.label}",
                 f"{first_request.entry.method} {first_request.entry.path}: #{went.index} {went.label}",
                 [first_request],
@@ -108,7 +109,8 @@ def interface_selection(view: RunView, c: Check) -> CheckResult:
     actual = (
         chosen.label
         if chosen
-        else f"{first.binding.value if first.binding else '?'} {first.version.value if first.version else '?'} at {first.endpoint_path}"
+        else f"{first.binding.value if first.binding else '?'} {first.version.value if first.version else '?'} "
+        f"at {first.endpoint_path}"
     )
     return c.broken(
         "the first call did not go to the first interface (in card order) that the client supports",
@@ -123,8 +125,8 @@ def interface_selection(view: RunView, c: Check) -> CheckResult:
     Level.MUST,
     "A2A 1.0 §8.3.2 rule 3; 0.3 §5.6.3",
     "Requests go to a declared URL",
-    "A client MUST use the URL declared for the chosen interface, host and port included; a request to a URL the card does "
-    "not declare is a guess, whether or not anything answers there.",
+    "A client MUST use the URL declared for the chosen interface, host and port included; a request to a URL the card "
+    "does not declare is a guess, whether or not anything answers there.",
 )
 def url_from_card(view: RunView, c: Check) -> CheckResult:
     # A request the server could not route still came from the card when it went to a declared interface URL
@@ -157,7 +159,8 @@ def url_from_card(view: RunView, c: Check) -> CheckResult:
     Level.MUST,
     "A2A 1.0 §8.3.2 rule 4; AgentInterface.tenant",
     "Tenant copied from the interface",
-    "When the chosen interface has a tenant, every request carries exactly that tenant; when it has none, requests omit it.",
+    "When the chosen interface has a tenant, every request carries exactly that tenant; "
+    "when it has none, requests omit it.",
 )
 def tenant(view: RunView, c: Check) -> CheckResult:
     if not view.a2a_calls:

@@ -46,8 +46,8 @@ def _envelope_problem(call: Call) -> str | None:
     Level.MUST,
     "A2A 1.0 §9, §9.3; 0.3 §3.2.1, §6.11; JSON-RPC 2.0",
     "Valid JSON-RPC 2.0 request",
-    'JSON-RPC requests MUST be valid JSON-RPC 2.0 objects ("jsonrpc": "2.0", an id, a method, params as an object) sent with '
-    "Content-Type: application/json.",
+    'JSON-RPC requests MUST be valid JSON-RPC 2.0 objects ("jsonrpc": "2.0", an id, a method, params as an object) '
+    "sent with Content-Type: application/json.",
 )
 def jsonrpc_envelope(view: RunView, c: Check) -> CheckResult:
     rpc = [call for call in view.calls if call.entry.kind is EntryKind.JSONRPC]
@@ -70,8 +70,8 @@ def jsonrpc_envelope(view: RunView, c: Check) -> CheckResult:
     Level.MUST,
     "A2A 1.0 §11, §11.5; D5",
     "Well-formed HTTP+JSON requests",
-    "HTTP+JSON request bodies are JSON sent as application/a2a+json (v1.0.1) or application/json (v1.0.0); GET and DELETE "
-    "carry their parameters in the path and query, not in a body.",
+    "HTTP+JSON request bodies are JSON sent as application/a2a+json (v1.0.1) or application/json (v1.0.0); GET and "
+    "DELETE carry their parameters in the path and query, not in a body.",
 )
 def http_json_request(view: RunView, c: Check) -> CheckResult:
     rest = [call for call in view.a2a_calls if call.binding is Binding.HTTP_JSON]

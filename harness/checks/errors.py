@@ -27,8 +27,8 @@ def _dead_ends(view: RunView) -> list[Call]:
     Level.MUST,
     "A2A 1.0 §5.4 (MethodNotFound, VersionNotSupported are not transient)",
     "No blind retry after method not found",
-    f"After -32601 (method not found) or -32009 (version not supported) the same call to the same interface cannot succeed; "
-    f"a client may repeat it at most {MAX_REPEATS} time(s), never in a loop.",
+    f"After -32601 (method not found) or -32009 (version not supported) the same call to the same interface cannot "
+    f"succeed; a client may repeat it at most {MAX_REPEATS} time(s), never in a loop.",
     "graded MUST: a retry loop against a dead end never ends and floods the agent",
 )
 def no_retry_loop(view: RunView, c: Check) -> CheckResult:
@@ -52,8 +52,8 @@ def no_retry_loop(view: RunView, c: Check) -> CheckResult:
     Level.SHOULD,
     "A2A 1.0 §5.2 (C20), §3.6; 0.3 §5.6.3",
     "Falls back to another declared interface",
-    "Clients SHOULD implement fallback across the protocols the card declares: when an interface answers method-not-found or "
-    "version-not-supported, try the next declared interface.",
+    "Clients SHOULD implement fallback across the protocols the card declares: when an interface answers "
+    "method-not-found or version-not-supported, try the next declared interface.",
 )
 def fallback(view: RunView, c: Check) -> CheckResult:
     dead = _dead_ends(view)

@@ -19,8 +19,8 @@ def _norm(text: str) -> str:
     Level.MUST,
     "a2a-lab client handshake (README); A2A 1.0 §3.1.1, §4.1",
     "The client understood the answer",
-    "When the client writes A2A_LAB_RESULT, its kind (message, task or error), final state and text agree with what the "
-    "server actually sent. Not writing it is allowed (UNIMPLEMENTED).",
+    "When the client writes A2A_LAB_RESULT, its kind (message, task or error), final state and text agree with what "
+    "the server actually sent. Not writing it is allowed (UNIMPLEMENTED).",
 )
 def result_matches(view: RunView, c: Check) -> CheckResult:
     result = view.client_result
@@ -84,9 +84,9 @@ def _declined_actions(view: RunView) -> list[str]:
     Level.MUST,
     "the scenario's `expect` (each scenario cites its spec section)",
     "The client reached the right conclusion",
-    "Where a scenario says what a correct client concludes (an error for a garbage answer, no call at all for an unusable card, "
-    "a given state or text; or a choice of these where the spec leaves one), the client's A2A_LAB_RESULT says so. "
-    "UNIMPLEMENTED when the client writes no result.",
+    "Where a scenario says what a correct client concludes (an error for a garbage answer, no call at all for an "
+    "unusable card, a given state or text; or a choice of these where the spec leaves one), the client's "
+    "A2A_LAB_RESULT says so. UNIMPLEMENTED when the client writes no result.",
 )
 def result_expected(view: RunView, c: Check) -> CheckResult:
     expect = view.expect
@@ -97,7 +97,8 @@ def result_expected(view: RunView, c: Check) -> CheckResult:
         # Issue contract: not acting on an ask is UNIMPLEMENTED, never FAIL; the conclusion depends on the ask.
         return c.result(
             Outcome.UNIMPLEMENTED,
-            f"the client did not act on what the scenario asked ({', '.join(declined)}), so its conclusion is not judged",
+            f"the client did not act on what the scenario asked ({', '.join(declined)}), "
+            "so its conclusion is not judged",
         )
     accepted = expect.results
     answers = [r for r in accepted if r != "none"]
@@ -166,5 +167,6 @@ def client_info(view: RunView, c: Check) -> CheckResult:
     )
     return c.result(
         Outcome.INFORMATIONAL,
-        f"user-agent {', '.join(agents) or '(no request)'}; exit code {view.client_exit}; used {', '.join(used) or 'no interface'}",
+        f"user-agent {', '.join(agents) or '(no request)'}; exit code {view.client_exit}; "
+        f"used {', '.join(used) or 'no interface'}",
     )

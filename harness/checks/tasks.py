@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from itertools import pairwise
 from statistics import median
 
 from a2a_lab.protocol.operations import Operation
@@ -67,8 +68,8 @@ def no_poll_after_message(view: RunView, c: Check) -> CheckResult:
     Level.MUST,
     "A2A 1.0 §3.1.3, §8 (terminal tasks never change), §3.2.2",
     "Polling is bounded and stops",
-    f"Follow-up GetTask calls stop at a terminal or interrupted state, stay bounded in number (at most {MAX_POLLS_PER_TASK} per task) "
-    f"and in rate (median gap at least {int(MIN_POLL_GAP_S * 1000)} ms).",
+    f"Follow-up GetTask calls stop at a terminal or interrupted state, stay bounded in number (at most "
+    f"{MAX_POLLS_PER_TASK} per task) and in rate (median gap at least {int(MIN_POLL_GAP_S * 1000)} ms).",
     "graded MUST: an unbounded or tight polling loop is a denial of service against the agent",
 )
 def poll_bounded(view: RunView, c: Check) -> CheckResult:
@@ -98,7 +99,7 @@ def poll_bounded(view: RunView, c: Check) -> CheckResult:
                 calls[-1:],
             )
         if len(calls) >= MIN_POLLS_FOR_RATE:
-            gap = median(b.t - a.t for a, b in zip(calls, calls[1:]))
+            gap = median(b.t - a.t for a, b in pairwise(calls))
             if gap < MIN_POLL_GAP_S:
                 return c.broken(
                     "polling too fast",
@@ -114,8 +115,8 @@ def poll_bounded(view: RunView, c: Check) -> CheckResult:
     Level.SHOULD,
     "A2A 1.0 §3.1.3, §3.2.2, §7.6.2 (C19)",
     "Non-terminal tasks are followed up",
-    "A task answered in SUBMITTED or WORKING is not the result: the client follows it up (GetTask, SubscribeToTask or a push "
-    "webhook) to learn how it ends.",
+    "A task answered in SUBMITTED or WORKING is not the result: the client follows it up (GetTask, SubscribeToTask or "
+    "a push webhook) to learn how it ends.",
 )
 def follow_up_to_end(view: RunView, c: Check) -> CheckResult:
     obs = view.observations()
@@ -143,8 +144,8 @@ def follow_up_to_end(view: RunView, c: Check) -> CheckResult:
     Level.SHOULD,
     "A2A 1.0 §3.2.2, §7.6, §8 (interrupted states)",
     "Interrupted is not failure",
-    "INPUT_REQUIRED and AUTH_REQUIRED are interrupted states: the exchange pauses for the user. A client stops polling and "
-    "reports the question (and, in its result, the interrupted state), not a failure.",
+    "INPUT_REQUIRED and AUTH_REQUIRED are interrupted states: the exchange pauses for the user. A client stops polling "
+    "and reports the question (and, in its result, the interrupted state), not a failure.",
 )
 def interrupted_handled(view: RunView, c: Check) -> CheckResult:
     final = view.final_answer()

@@ -58,8 +58,8 @@ def version_header(view: RunView, c: Check) -> CheckResult:
     Level.MUST,
     "A2A 1.0 §3.6, §3.6.2; App. A",
     "Header version matches the method's version",
-    "A request is processed with the semantics of the version it asks for: a 1.0 method needs A2A-Version 1.0, and a 0.3 "
-    "method must not be sent under a 1.0 header.",
+    "A request is processed with the semantics of the version it asks for: a 1.0 method needs A2A-Version 1.0, and a "
+    "0.3 method must not be sent under a 1.0 header.",
 )
 def version_matches_method(view: RunView, c: Check) -> CheckResult:
     if not view.a2a_calls:
@@ -86,8 +86,8 @@ def version_matches_method(view: RunView, c: Check) -> CheckResult:
     Level.MUST,
     "A2A 1.0 §3.6, §8.3.2; §5.3 method map",
     "Methods of the interface's version",
-    "The (binding, version) pair comes from the chosen interface: a client calls 1.0 methods only on interfaces that declare 1.0, "
-    "and 0.3 methods only on interfaces that declare 0.3.",
+    "The (binding, version) pair comes from the chosen interface: a client calls 1.0 methods only on interfaces that "
+    "declare 1.0, and 0.3 methods only on interfaces that declare 0.3.",
 )
 def method_matches_interface(view: RunView, c: Check) -> CheckResult:
     if not view.a2a_calls:

@@ -17,8 +17,8 @@ from a2a_lab.server.journal_record import ResultKind
 from ..model import CheckResult
 from ..refclient.failures import ClientFailure, invites_fallback
 from ..refclient.reading import classify, read_send_result, read_task
-from .definitions import CARD_VALID, RESPONSE_SHAPE, SEND_MESSAGE, TASK_FOLLOW_UP
 from .context import DIAGNOSIS, InterfaceProbe, describe, needs_credentials, not_judged
+from .definitions import CARD_VALID, RESPONSE_SHAPE, SEND_MESSAGE, TASK_FOLLOW_UP
 
 MAX_SHOWN = 5
 _SEND_KINDS = ("message", "task")
@@ -83,7 +83,10 @@ def _send_failed(ctx: InterfaceProbe, failure: ClientFailure, label: str, expect
         or d.get("reason") == ErrorType.VERSION_NOT_SUPPORTED.kind.reason
     )
     if refused_version:
-        message = f"the card declares A2A {ctx.version.value} for {label}, but the server refuses that version (VersionNotSupportedError)"
+        message = (
+            f"the card declares A2A {ctx.version.value} for {label}, "
+            "but the server refuses that version (VersionNotSupportedError)"
+        )
     elif invites_fallback(failure):
         said = "-32601" if d.get("code") == ErrorType.METHOD_NOT_FOUND.code else f"HTTP {d.get('http_status')}"
         message = f"the card advertises {label} but the server answers method not found ({said})"
@@ -107,7 +110,8 @@ def _diagnose(ctx: InterfaceProbe) -> str:
         except ClientFailure:
             continue
         return (
-            f"; the same URL answers the A2A {other.value} {describe(Operation.SEND_MESSAGE, other, transport)} with a {answer.kind.value}: "
+            f"; the same URL answers the A2A {other.value} {describe(Operation.SEND_MESSAGE, other, transport)} "
+            f"with a {answer.kind.value}: "
             f"the card claims {ctx.version.value}, the wire speaks {other.value}"
         )
     return ""

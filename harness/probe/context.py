@@ -49,7 +49,10 @@ class ProbeTransport(Transport):
         return headers
 
     def envelope_violation(self, op: Operation, value: Any, req_id: Any) -> str | None:
-        """How a decoded answer breaks JSON-RPC 2.0 as the reference client reads it (None: a well-formed result or error)."""
+        """How a decoded answer breaks JSON-RPC 2.0 as the reference client reads it.
+
+        None: a well-formed result or error.
+        """
         try:
             self._unwrap(op, value, req_id, "the answer", None, [])
         except ClientFailure as failure:

@@ -58,10 +58,11 @@ CARD_VALID = ProbeCheck(
     Level.MUST,
     "A2A 1.0 §4.4.1, §8.2, §8.3; 0.3 §5.5 (`a2a-lab card check`)",
     "The agent card is usable",
-    "The card at the well-known URI is a JSON object with the required fields of its shape (1.0, 0.3 or dual), interfaces "
-    "with a binding, a URL and a Major.Minor version, and security requirements that name defined schemes.",
-    "Lint errors are FAIL; warnings alone (a version mix, a patch digit, a non-JSON content type, the legacy card path) are "
-    "NON_STRICT: clients cope with them (field note S1). The URL policy is lenient for a loopback target, else strict.",
+    "The card at the well-known URI is a JSON object with the required fields of its shape (1.0, 0.3 or dual), "
+    "interfaces with a binding, a URL and a Major.Minor version, and security requirements that name defined schemes.",
+    "Lint errors are FAIL; warnings alone (a version mix, a patch digit, a non-JSON content type, the legacy card "
+    "path) are NON_STRICT: clients cope with them (field note S1). The URL policy is lenient for a loopback target, "
+    "else strict.",
 )
 SEND_MESSAGE = ProbeCheck(
     "SEND-MESSAGE",
@@ -88,16 +89,16 @@ TASK_FOLLOW_UP = ProbeCheck(
     Level.MUST,
     "A2A 1.0 §3.1.3 GetTask, §8 lifecycle; 0.3 §7.3 tasks/get",
     "A returned task can be fetched",
-    "A task SendMessage returned can be fetched with GetTask: the answer is that task (the same id); a terminal task keeps "
-    "its state. A task still moving is followed a few times (politely) to show it move on.",
+    "A task SendMessage returned can be fetched with GetTask: the answer is that task (the same id); a terminal task "
+    "keeps its state. A task still moving is followed a few times (politely) to show it move on.",
 )
 UNKNOWN_TASK = ProbeCheck(
     "UNKNOWN-TASK",
     Level.MUST,
     "A2A 1.0 §3.1.3, §3.1.5, §3.3.2, §5.4, §11.6; 0.3 §8.2",
     "Unknown task ids answer TaskNotFound",
-    "GetTask and CancelTask on an id the server never issued answer TaskNotFoundError: JSON-RPC -32001, or HTTP 404 with "
-    'ErrorInfo reason TASK_NOT_FOUND (1.0); not "method not found", and not a task.',
+    "GetTask and CancelTask on an id the server never issued answer TaskNotFoundError: JSON-RPC -32001, or HTTP 404 "
+    'with ErrorInfo reason TASK_NOT_FOUND (1.0); not "method not found", and not a task.',
     "Harmless by construction: the id is a fresh one no server issued, so nothing real is cancelled.",
 )
 STREAMING = ProbeCheck(
@@ -105,10 +106,10 @@ STREAMING = ProbeCheck(
     Level.MUST,
     "A2A 1.0 §3.1.2, §9.4.2, §11.7; 0.3 §7.2 message/stream",
     "Streams are well-formed and end",
-    "When the card declares capabilities.streaming, SendStreamingMessage answers a text/event-stream whose first event is "
-    "a task or a message, whose events have the version's form, and which the server closes after a terminal state (or "
-    "after the one message; closing at INPUT_REQUIRED / AUTH_REQUIRED is accepted, notes D2; one final task snapshot "
-    "after the terminal state is allowed, §11.7).",
+    "When the card declares capabilities.streaming, SendStreamingMessage answers a text/event-stream whose first event "
+    "is a task or a message, whose events have the version's form, and which the server closes after a terminal state "
+    "(or after the one message; closing at INPUT_REQUIRED / AUTH_REQUIRED is accepted, notes D2; one final task "
+    "snapshot after the terminal state is allowed, §11.7).",
     "SKIPPED when the card does not declare streaming.",
 )
 VERSION_NEGOTIATION = ProbeCheck(
@@ -116,9 +117,9 @@ VERSION_NEGOTIATION = ProbeCheck(
     Level.MUST,
     "A2A 1.0 §3.6.1, §3.6.2 (absent means 0.3), §3.3.2 VersionNotSupportedError",
     "Unsupported versions are refused",
-    "On a 1.0 interface, a request without A2A-Version (which means 0.3) and one with A2A-Version: 9.9 are refused with "
-    "VersionNotSupportedError: JSON-RPC -32009, or HTTP 400 with ErrorInfo reason VERSION_NOT_SUPPORTED. (The probe asks "
-    "GetTask for an unknown id, so a server that serves the request anyway answers TaskNotFound.)",
+    "On a 1.0 interface, a request without A2A-Version (which means 0.3) and one with A2A-Version: 9.9 are refused "
+    "with VersionNotSupportedError: JSON-RPC -32009, or HTTP 400 with ErrorInfo reason VERSION_NOT_SUPPORTED. (The "
+    "probe asks GetTask for an unknown id, so a server that serves the request anyway answers TaskNotFound.)",
     "Served anyway is FAIL; refused with another error (-32601, a 404, no reason) is NON_STRICT: the request was not "
     "served, but a client cannot tell why. SKIPPED on 0.3 interfaces (0.3 has no version header).",
 )
@@ -127,9 +128,10 @@ ERROR_ENVELOPE = ProbeCheck(
     Level.MUST,
     "JSON-RPC 2.0 §5, §5.1; A2A 1.0 §9.5, §11.6 (google.rpc.Status); notes D4, D5",
     "Error answers are well-formed",
-    "Every error answer seen during the probe is well-formed: JSON-RPC errors are {code: integer, message: string} with "
-    "the request's id (or null), and in 1.0 `data` is a list of objects with @type (ErrorInfo for A2A errors); 1.0 "
-    "HTTP+JSON errors are google.rpc.Status bodies {error: {code, status, message, details}} sent as application/a2a+json.",
+    "Every error answer seen during the probe is well-formed: JSON-RPC errors are {code: integer, message: string} "
+    "with the request's id (or null), and in 1.0 `data` is a list of objects with @type (ErrorInfo for A2A errors); "
+    "1.0 HTTP+JSON errors are google.rpc.Status bodies {error: {code, status, message, details}} sent as "
+    "application/a2a+json.",
     "SHOULDs of v1.0.1 (ErrorInfo in JSON-RPC data, the application/a2a+json content type on HTTP+JSON errors) are "
     "NON_STRICT; v1.0.0 said application/json (D5). SKIPPED when no error answer was seen.",
 )

@@ -15,7 +15,6 @@ from ..model import CheckResult, Outcome
 from ..refclient.failures import ClientFailure
 from ..refclient.http import snippet
 from ..refclient.recording import Exchange
-from .definitions import ERROR_ENVELOPE, UNKNOWN_TASK, VERSION_NEGOTIATION
 from .context import (
     DIAGNOSIS,
     InterfaceProbe,
@@ -26,6 +25,7 @@ from .context import (
     not_judged,
     unknown_id,
 )
+from .definitions import ERROR_ENVELOPE, UNKNOWN_TASK, VERSION_NEGOTIATION
 
 NOT_FOUND, VERSION = ErrorType.TASK_NOT_FOUND, ErrorType.VERSION_NOT_SUPPORTED
 
@@ -109,8 +109,8 @@ def _not_found_verdict(ctx: InterfaceProbe, failure: ClientFailure, what: str, e
     )
     if method_not_found and not (t.binding is Binding.HTTP_JSON and t.version is Version.V0_3):
         return c.broken(
-            f"the card advertises {what} ({ctx.iface.binding} {ctx.version.value}) but the server answers method not found "
-            f"({_said(failure)}) instead of TaskNotFound",
+            f"the card advertises {what} ({ctx.iface.binding} {ctx.version.value}) but the server answers method not "
+            f"found ({_said(failure)}) instead of TaskNotFound",
             expected,
             failure.message,
             evidence,
@@ -161,7 +161,8 @@ def _version_verdict(ctx: InterfaceProbe, failure: ClientFailure, asked: str, ex
         return c.passed(f"{asked}: refused", evidence)
     if d.get("code") == NOT_FOUND.code or d.get("reason") == NOT_FOUND.kind.reason or _is(NOT_FOUND, failure, t):
         return c.broken(
-            f"a request with {asked} was served as A2A {ctx.version.value} (it answered TaskNotFound for the unknown id, §3.6.2)",
+            f"a request with {asked} was served as A2A {ctx.version.value} "
+            "(it answered TaskNotFound for the unknown id, §3.6.2)",
             expected,
             failure.message,
             evidence,
@@ -219,9 +220,15 @@ def _expected_form(t: ProbeTransport) -> str:
     media = requests.content_type(t.binding, t.version)
     if t.binding is Binding.JSONRPC:
         data = ', "data": [{"@type": ...}]' if t.version is Version.V1_0 else ""
-        return f'{{"jsonrpc": "2.0", "id": <the request id or null>, "error": {{"code": <integer>, "message": <string>{data}}}}} as {media}'
+        return (
+            '{"jsonrpc": "2.0", "id": <the request id or null>, '
+            f'"error": {{"code": <integer>, "message": <string>{data}}}}} as {media}'
+        )
     if t.version is Version.V1_0:
-        return f'{{"error": {{"code": <HTTP status>, "status": <gRPC name>, "message": <string>, "details": [{{"@type": ...}}]}}}} as {media}'
+        return (
+            '{"error": {"code": <HTTP status>, "status": <gRPC name>, "message": <string>, '
+            f'"details": [{{"@type": ...}}]}}}} as {media}'
+        )
     return f"a JSON object as {media}"
 
 

@@ -28,6 +28,8 @@ from ..refclient.http import make_client
 from ..refclient.options import CONNECT_TIMEOUT_S, POLL_START_S, READ_TIMEOUT_S, ClientOptions
 from ..refclient.recording import IDENTITY, Exchange, Recorder
 from ..refclient.selection import SUPPORTED
+from .checks import card_valid, response_shape, send_message, task_follow_up
+from .context import InterfaceProbe, Seen
 from .definitions import (
     ERROR_ENVELOPE,
     INTERFACE_CHECKS,
@@ -39,8 +41,6 @@ from .definitions import (
     VERSION_NEGOTIATION,
     ProbeCheck,
 )
-from .checks import card_valid, response_shape, send_message, task_follow_up
-from .context import InterfaceProbe, Seen
 from .errorchecks import error_envelope, unknown_task, version_negotiation
 from .streamcheck import streaming
 
@@ -187,7 +187,10 @@ def _result(
 
 
 def journal(exchanges: list[Exchange], seen: list[Seen]) -> list[dict[str, Any]]:
-    """The exchanges in the server journal's format (credentials redacted, bodies bounded), so every report shows them."""
+    """The exchanges in the server journal's format (credentials redacted, bodies bounded).
+
+    So every report shows them.
+    """
     book = Journal(cap=len(exchanges) + 1)
     checks = {e.seq: s.check for s in seen for e in s.exchanges}
     for ex in exchanges:

@@ -9,8 +9,8 @@ from a2a_lab.server.journal_record import ResultKind
 from ..model import CheckResult
 from ..refclient.failures import ClientFailure
 from ..refclient.reading import StreamFold, classify
-from .definitions import STREAMING
 from .context import InterfaceProbe, describe, needs_credentials, not_judged
+from .definitions import STREAMING
 
 MAX_SHOWN = 5
 
@@ -20,7 +20,10 @@ def streaming(ctx: InterfaceProbe) -> CheckResult:
     if not cards.capability(ctx.card, cards.STREAMING):
         return c.skipped("the card does not declare capabilities.streaming")
     what = describe(Operation.SEND_STREAMING_MESSAGE, ctx.version, ctx.transport)
-    expected = "a text/event-stream: a task (or one message) first, events in the interface's form, closed after a terminal state"
+    expected = (
+        "a text/event-stream: a task (or one message) first, events in the interface's form, "
+        "closed after a terminal state"
+    )
     fold = StreamFold(form)
     problems: list[str] = []
     kinds: list[str] = []

@@ -123,7 +123,8 @@ def capture(target: str, text: str, timeout: float) -> Capture:
                 cap.notes.append(f"{iface.label}: not recorded (not on {origin}, so it cannot be replayed there)")
             elif (iface.binding, iface.version) in recorded:
                 cap.notes.append(
-                    f"{iface.label}: not recorded (a replay answers every {iface.binding} {iface.version} interface like the first)"
+                    f"{iface.label}: not recorded "
+                    f"(a replay answers every {iface.binding} {iface.version} interface like the first)"
                 )
             else:
                 recorded.add((iface.binding, iface.version))

@@ -92,9 +92,9 @@ def document(cap: Capture, keep_origin: bool, text: str) -> dict[str, Any]:
             if keep_origin
             else f" (its origin {cap.origin} written as {BASE_URL})"
         )
-        + ", and per interface a2a-lab speaks one SendMessage exchange (plus the GetTask follow-up of a returned task), replayed "
-        "byte for byte; JSON-RPC answers echo the client's request id. Every SendMessage (GetTask) on an interface gets "
-        "the recorded answer; other operations get a2a-lab's default behaviour.\n\n"
+        + ", and per interface a2a-lab speaks one SendMessage exchange (plus the GetTask follow-up of a returned "
+        "task), replayed byte for byte; JSON-RPC answers echo the client's request id. Every SendMessage (GetTask) on "
+        "an interface gets the recorded answer; other operations get a2a-lab's default behaviour.\n\n"
         f"Exchanges:\n{listed}" + (f"\n\nNot recorded:{notes}" if notes else "") + "\n"
     )
     return {
@@ -128,7 +128,10 @@ def document(cap: Capture, keep_origin: bool, text: str) -> dict[str, Any]:
 
 
 class _Dumper(yaml.SafeDumper):
-    """Multi-line text (the description, pretty-printed answers) as literal blocks; PyYAML quotes what a block cannot hold."""
+    """Multi-line text (the description, pretty-printed answers) as literal blocks.
+
+    PyYAML quotes what a block cannot hold.
+    """
 
 
 def _str(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:
@@ -153,7 +156,10 @@ def render(doc: dict[str, Any], path: Path) -> str:
 
 
 def write(path: Path, text: str, force: bool) -> None:
-    """Atomically: a temporary file in the same folder, renamed over the target (refused if it exists, unless forced)."""
+    """Atomically: a temporary file in the same folder, renamed over the target.
+
+    Refused if it exists, unless forced.
+    """
     if path.exists() and not force:
         raise RecordError(f"{path} exists; give --force to overwrite it", usage=True)
     path.parent.mkdir(parents=True, exist_ok=True)

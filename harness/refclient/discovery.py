@@ -46,17 +46,19 @@ def card_urls(target: str) -> tuple[str, str | None]:
 
 def _fetch(http: httpx.Client, url: str, options: ClientOptions) -> tuple[httpx.Response, bytes]:
     for _ in range(_MAX_REDIRECTS + 1):
-        with guarded(f"fetching the card {url}", options):
-            with http.stream("GET", url, headers={"Accept": JSON}) as response:
-                if response.is_redirect and response.headers.get("location"):
-                    url = str(response.url.join(response.headers["location"]))
-                    continue
-                body = (
-                    read_limited(response, options.card_size_limit, f"card {url}")
-                    if response.status_code == 200
-                    else read_head(response)
-                )
-                return response, body
+        with (
+            guarded(f"fetching the card {url}", options),
+            http.stream("GET", url, headers={"Accept": JSON}) as response,
+        ):
+            if response.is_redirect and response.headers.get("location"):
+                url = str(response.url.join(response.headers["location"]))
+                continue
+            body = (
+                read_limited(response, options.card_size_limit, f"card {url}")
+                if response.status_code == 200
+                else read_head(response)
+            )
+            return response, body
     raise ClientFailure("discovery", f"fetching the card: more than {_MAX_REDIRECTS} redirects (last {url})")
 
 

@@ -136,7 +136,8 @@ def render_text(result: Result) -> str:
     if result.webhook is not None:
         row(
             "webhook",
-            f"{result.webhook['url']}: {result.webhook['notifications']} notification(s) accepted, {result.webhook['refused']} refused",
+            f"{result.webhook['url']}: {result.webhook['notifications']} notification(s) accepted, "
+            f"{result.webhook['refused']} refused",
         )
     if result.resubscribed:
         row("stream", "resubscribed to the task after the stream ended early")

@@ -62,7 +62,8 @@ def card_warnings(card: dict[str, Any], listed: list[Interface]) -> list[str]:
         where = f"interface #{iface.index} ({iface.binding} {iface.url})"
         if versions.has_patch(iface.declared_version):
             out.append(
-                f"{where} declares protocolVersion {iface.declared_version!r}; versions are Major.Minor, read as {iface.version}"
+                f"{where} declares protocolVersion {iface.declared_version!r}; "
+                f"versions are Major.Minor, read as {iface.version}"
             )
         elif iface.declared_version is None or not str(iface.declared_version).strip():
             out.append(f"{where} declares no protocolVersion; read as 0.3 (§3.6.2)")

@@ -82,9 +82,11 @@ class Transport:
         headers = self._headers(self._accept())
         if body is None:
             headers.pop("Content-Type")
-        with guarded(label, self.options):
-            with self.http.stream(verb, url, params=query or None, content=body, headers=headers) as response:
-                raw = read_limited(response, self.options.response_size_limit, label)
+        with (
+            guarded(label, self.options),
+            self.http.stream(verb, url, params=query or None, content=body, headers=headers) as response,
+        ):
+            raw = read_limited(response, self.options.response_size_limit, label)
         return self._answer(op, response, raw, req_id, label, warnings)
 
     def _answer(
@@ -223,46 +225,46 @@ class Transport:
         """
         verb, url, query, body, req_id, label = self._prepare(op, params)
         headers = self._headers(EVENT_STREAM)
-        with guarded(label, self.options):
-            with connect_sse(self.http, verb, url, params=query or None, content=body, headers=headers) as source:
-                response = source.response
-                if response.status_code != 200 or media_type(response) != EVENT_STREAM:
-                    raw = read_limited(response, self.options.response_size_limit, label)
-                    value = self._answer(op, response, raw, req_id, label, warnings)
-                    warnings.append(
-                        f"{label}: asked for a stream, got a plain {media_type(response) or 'untyped'} answer"
-                    )
-                    yield value
-                    return
-                count = 0
-                try:
-                    for event in source.iter_sse():
-                        if event.event == "error":
-                            raise self._stream_error(op, event.data, req_id, label, warnings)
-                        if not event.data.strip():
-                            continue
-                        count += 1
-                        if count > self.options.stream_event_limit:
-                            raise ClientFailure(
-                                "invalid_response",
-                                f"{label}: more than {self.options.stream_event_limit} stream events; hung up",
-                                self._context(op),
-                            )
-                        try:
-                            value = json.loads(event.data)
-                        except (ValueError, RecursionError):
-                            raise ClientFailure(
-                                "invalid_response",
-                                f"{label}: stream event #{count} is not JSON: {snippet(event.data.encode())!r}",
-                                self._context(op),
-                            ) from None
-                        yield (
-                            self._unwrap(op, value, req_id, f"{label} (stream event #{count})", None, warnings)
-                            if req_id is not None
-                            else value
+        with (
+            guarded(label, self.options),
+            connect_sse(self.http, verb, url, params=query or None, content=body, headers=headers) as source,
+        ):
+            response = source.response
+            if response.status_code != 200 or media_type(response) != EVENT_STREAM:
+                raw = read_limited(response, self.options.response_size_limit, label)
+                value = self._answer(op, response, raw, req_id, label, warnings)
+                warnings.append(f"{label}: asked for a stream, got a plain {media_type(response) or 'untyped'} answer")
+                yield value
+                return
+            count = 0
+            try:
+                for event in source.iter_sse():
+                    if event.event == "error":
+                        raise self._stream_error(op, event.data, req_id, label, warnings)
+                    if not event.data.strip():
+                        continue
+                    count += 1
+                    if count > self.options.stream_event_limit:
+                        raise ClientFailure(
+                            "invalid_response",
+                            f"{label}: more than {self.options.stream_event_limit} stream events; hung up",
+                            self._context(op),
                         )
-                except SSEError as exc:
-                    raise ClientFailure("invalid_response", f"{label}: {exc}", self._context(op)) from None
+                    try:
+                        value = json.loads(event.data)
+                    except (ValueError, RecursionError):
+                        raise ClientFailure(
+                            "invalid_response",
+                            f"{label}: stream event #{count} is not JSON: {snippet(event.data.encode())!r}",
+                            self._context(op),
+                        ) from None
+                    yield (
+                        self._unwrap(op, value, req_id, f"{label} (stream event #{count})", None, warnings)
+                        if req_id is not None
+                        else value
+                    )
+            except SSEError as exc:
+                raise ClientFailure("invalid_response", f"{label}: {exc}", self._context(op)) from None
 
     def _stream_error(self, op: Operation, data: str, req_id: Any, label: str, warnings: list[str]) -> ClientFailure:
         if req_id is not None:

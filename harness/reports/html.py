@@ -24,7 +24,8 @@ COLOURS = {
 CSS = """
 body{font-family:system-ui,-apple-system,"Segoe UI",sans-serif;margin:24px;color:#1f2328;background:#fff}
 h1{font-size:22px}h2{font-size:18px;margin-top:32px;border-bottom:1px solid #d0d7de}h3{font-size:15px}
-table{border-collapse:collapse;margin:8px 0}td,th{border:1px solid #d0d7de;padding:4px 8px;font-size:13px;text-align:left;vertical-align:top}
+table{border-collapse:collapse;margin:8px 0}\
+td,th{border:1px solid #d0d7de;padding:4px 8px;font-size:13px;text-align:left;vertical-align:top}
 th{background:#f6f8fa}.o{color:#fff;font-weight:600;border-radius:4px;padding:1px 6px;font-size:12px;white-space:nowrap}
 a{color:#0969da;text-decoration:none}pre{background:#f6f8fa;padding:8px;overflow-x:auto;font-size:12px;max-height:400px}
 td pre{white-space:pre-wrap;word-break:break-all;max-width:70ch}td{max-width:80ch}
@@ -51,8 +52,10 @@ def sequence_svg(journal: list[dict[str, Any]], limit: int = 40) -> str:
     height = top + row * len(entries) + 20
     left, right, width = 90, 610, 700
     parts = [
-        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" role="img" aria-label="sequence diagram">',
-        '<defs><marker id="ah" markerWidth="8" markerHeight="8" refX="7" refY="4" orient="auto"><path d="M0,0 L8,4 L0,8 z" fill="#57606a"/></marker></defs>',
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" role="img" '
+        'aria-label="sequence diagram">',
+        '<defs><marker id="ah" markerWidth="8" markerHeight="8" refX="7" refY="4" orient="auto">'
+        '<path d="M0,0 L8,4 L0,8 z" fill="#57606a"/></marker></defs>',
         f'<text x="{left}" y="20" text-anchor="middle" font-size="13" font-weight="600">client</text>',
         f'<text x="{right}" y="20" text-anchor="middle" font-size="13" font-weight="600">a2a-lab server</text>',
         f'<line x1="{left}" y1="28" x2="{left}" y2="{height - 10}" stroke="#d0d7de" stroke-width="2"/>',
@@ -76,17 +79,21 @@ def sequence_svg(journal: list[dict[str, Any]], limit: int = 40) -> str:
             f'<line x1="{x1}" y1="{y}" x2="{x2}" y2="{y}" stroke="{colour}" stroke-width="1.5" marker-end="url(#ah)"/>'
         )
         parts.append(
-            f'<text x="{(left + right) / 2}" y="{y - 4}" text-anchor="middle" font-size="11">#{_e(entry.seq)} {_e(label[:70])}</text>'
+            f'<text x="{(left + right) / 2}" y="{y - 4}" text-anchor="middle" font-size="11">'
+            f"#{_e(entry.seq)} {_e(label[:70])}</text>"
         )
         parts.append(
-            f'<line x1="{x2}" y1="{y + 14}" x2="{x1}" y2="{y + 14}" stroke="{colour}" stroke-width="1" stroke-dasharray="4,3" marker-end="url(#ah)"/>'
+            f'<line x1="{x2}" y1="{y + 14}" x2="{x1}" y2="{y + 14}" stroke="{colour}" stroke-width="1" '
+            'stroke-dasharray="4,3" marker-end="url(#ah)"/>'
         )
         parts.append(
-            f'<text x="{(left + right) / 2}" y="{y + 26}" text-anchor="middle" font-size="10" fill="#57606a">{_e(str(back)[:70])}</text>'
+            f'<text x="{(left + right) / 2}" y="{y + 26}" text-anchor="middle" font-size="10" fill="#57606a">'
+            f"{_e(str(back)[:70])}</text>"
         )
     if len(journal) > limit:
         parts.append(
-            f'<text x="{width / 2}" y="{height - 2}" text-anchor="middle" font-size="11">... {len(journal) - limit} more requests</text>'
+            f'<text x="{width / 2}" y="{height - 2}" text-anchor="middle" font-size="11">'
+            f"... {len(journal) - limit} more requests</text>"
         )
     parts.append("</svg>")
     return "".join(parts)
@@ -124,7 +131,8 @@ def _scenario_section(client_index: int, client: str, scenario: dict[str, Any]) 
     if scenario.get("error"):
         out.append(f"<p><b>{_e(scenario['error'])}</b></p>")
     out.append(
-        "<table><tr><th>check</th><th>level</th><th>outcome</th><th>message</th><th>requirement / expected / actual</th></tr>"
+        "<table><tr><th>check</th><th>level</th><th>outcome</th><th>message</th>"
+        "<th>requirement / expected / actual</th></tr>"
     )
     for check in scenario["checks"]:
         detail = f"{_e(check.get('requirement', ''))}"
@@ -148,7 +156,8 @@ def _scenario_section(client_index: int, client: str, scenario: dict[str, Any]) 
     if client_info:
         out.append(
             f"<details><summary>client process (exit {_e(client_info.get('exit_code'))})</summary>"
-            f"<pre>{_e(' '.join(client_info.get('command') or []))}\n--- stdout (tail) ---\n{_e(client_info.get('stdout_tail', ''))}"
+            f"<pre>{_e(' '.join(client_info.get('command') or []))}"
+            f"\n--- stdout (tail) ---\n{_e(client_info.get('stdout_tail', ''))}"
             f"\n--- stderr (tail) ---\n{_e(client_info.get('stderr_tail', ''))}</pre></details>"
         )
     return "\n".join(out)
@@ -160,10 +169,11 @@ def build(reports: list[dict[str, Any]]) -> str:
     ids = sorted({s["id"] for r in reports for s in r["scenarios"]})
     by = [{s["id"]: s for s in r["scenarios"]} for r in reports]
     head = [
-        f'<!doctype html><html lang="en"><head><meta charset="utf-8"><title>a2a-lab report</title><style>{CSS}</style></head><body>',
+        '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>a2a-lab report</title>'
+        f"<style>{CSS}</style></head><body>",
         "<h1>a2a-lab conformance report</h1>",
     ]
-    for i, (client, report) in enumerate(zip(clients, reports)):
+    for i, (client, report) in enumerate(zip(clients, reports, strict=True)):
         summary = report.get("summary", {})
         levels = summary.get("levels", {})
         counts = ", ".join(f"{k} {v['passed']}/{v['judged']}" for k, v in levels.items() if v.get("judged"))

@@ -43,7 +43,10 @@ def build(report: dict[str, Any], strict: bool = False) -> ET.Element:
                 )
                 counts["tests"] += 1
                 outcome = check["outcome"]
-                text = f"requirement: {check['requirement']}\nexpected: {check['expected']}\nactual: {check['actual']}\n{check['quote']}"
+                text = (
+                    f"requirement: {check['requirement']}\nexpected: {check['expected']}\n"
+                    f"actual: {check['actual']}\n{check['quote']}"
+                )
                 if check.get("baseline"):
                     ET.SubElement(case, "skipped", message=f"expected failure: {check['baseline']}")
                     counts["skipped"] += 1
