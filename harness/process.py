@@ -15,6 +15,7 @@ import threading
 import time
 from collections import deque
 from dataclasses import dataclass, field
+from typing import IO
 
 TAIL_BYTES = 16 * 1024
 #: After SIGTERM, how long a client gets before SIGKILL.
@@ -30,15 +31,15 @@ PIPE_WAIT_S = 1.0
 class _Tail:
     """Drains a pipe in a thread, keeping only the last TAIL_BYTES (a client may write gigabytes)."""
 
-    def __init__(self, stream: object) -> None:
+    def __init__(self, stream: IO[bytes]) -> None:
         self.chunks: deque[bytes] = deque()
         self.size = 0
         self.total = 0
         self.thread = threading.Thread(target=self._drain, args=(stream,), daemon=True)
         self.thread.start()
 
-    def _drain(self, stream: object) -> None:
-        read = stream.read1 if hasattr(stream, "read1") else stream.read  # type: ignore[attr-defined]
+    def _drain(self, stream: IO[bytes]) -> None:
+        read = stream.read1 if hasattr(stream, "read1") else stream.read
         while True:
             try:
                 chunk = read(65536)
@@ -123,13 +124,13 @@ def _write_end_holders(inodes: set[int]) -> set[int]:
     return found
 
 
-def _close_pipes(tails: list[_Tail], pipes: list[object]) -> list[int]:
+def _close_pipes(tails: list[_Tail], pipes: list[IO[bytes]]) -> list[int]:
     """Wait (briefly) for the output pipes to reach end of file; then kill whoever still holds their write ends (a
     process that escaped the process group) and wait a little more. Returns the pids killed."""
     inodes = set()
     for pipe in pipes:
         try:
-            inodes.add(os.fstat(pipe.fileno()).st_ino)  # type: ignore[attr-defined]
+            inodes.add(os.fstat(pipe.fileno()).st_ino)
         except (OSError, ValueError, AttributeError):
             pass
     deadline = time.monotonic() + PIPE_GRACE_S
@@ -164,6 +165,7 @@ def run(argv: list[str], env: dict[str, str], timeout: float, cwd: str | None = 
         )
     except OSError as exc:
         return Finished(None, 0.0, False, "", "", f"cannot start {argv[0]!r}: {exc.strerror or exc}")
+    assert proc.stdout is not None and proc.stderr is not None  # both are PIPEs
     out, err = _Tail(proc.stdout), _Tail(proc.stderr)
     timed_out = False
     try:

@@ -77,6 +77,12 @@ class Interface:
         return versions.to_known(self.version)
 
     @property
+    def support(self) -> Support | None:
+        """(binding, version) when a2a-lab knows both, else None."""
+        binding, version = self.core_binding, self.known_version
+        return None if binding is None or version is None else (binding, version)
+
+    @property
     def label(self) -> str:
         return f"{self.binding} {self.version} {self.url}"
 
@@ -184,11 +190,7 @@ def select(candidates: Iterable[Interface], supported: Iterable[Support]) -> Int
     """§8.3.2: the first interface (card order) whose binding and version the client supports."""
     wanted = set(supported)
     for iface in candidates:
-        if (
-            iface.core_binding is not None
-            and iface.known_version is not None
-            and (iface.core_binding, iface.known_version) in wanted
-        ):
+        if iface.support is not None and iface.support in wanted:
             return iface
     return None
 

@@ -144,7 +144,7 @@ def _top_level_member(text: str, name: str) -> tuple[int, int] | None:
                 return found
             if not text.startswith('"', i):
                 return None
-            key, i = json.decoder.scanstring(text, i + 1)  # type: ignore[attr-defined]
+            key, i = json.decoder.scanstring(text, i + 1)  # type: ignore[attr-defined]  # CPython C scanner; not in typeshed
             while i < len(text) and text[i] in _WHITESPACE:
                 i += 1
             if not text.startswith(":", i):

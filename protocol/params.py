@@ -153,14 +153,14 @@ def read(
         return out
 
     if op is Operation.CREATE_PUSH_CONFIG:
-        cfg, problems = shapes.parse_push_config(merged, form, "params" if not rest else "body")
+        push_cfg, problems = shapes.parse_push_config(merged, form, "params" if not rest else "body")
         for p in problems:
             if not p.foreign:
                 raise invalid_params(p.path, p.message)
-        assert cfg is not None
-        if not cfg.get("taskId"):
+        assert push_cfg is not None
+        if not push_cfg.get("taskId"):
             raise invalid_params(f"{where}taskId", "required: the task the config is for")
-        return cfg
+        return push_cfg
 
     if op in (Operation.GET_PUSH_CONFIG, Operation.DELETE_PUSH_CONFIG, Operation.LIST_PUSH_CONFIGS):
         if version is V03 and not rest:

@@ -296,17 +296,18 @@ def parse_part(
             problems.append(Problem(f"{path}.url", "must be a string"))
         return out
     # 0.3 JSON-RPC: kind discriminator
-    kind = part.get("kind")
-    if kind is None:
+    declared = part.get("kind")
+    if declared is None:
         guessed = [k for k in PART_KINDS_V03 if k in part]
         if not lenient_kind or len(guessed) != 1:
             problems.append(Problem(f"{path}.kind", "a 0.3 part needs `kind` (text, file or data)"))
             if len(guessed) != 1:
                 return None
-        kind = guessed[0]
-    if kind not in PART_KINDS_V03:
-        problems.append(Problem(f"{path}.kind", f"unknown part kind {kind!r} (text, file or data)"))
+        declared = guessed[0]
+    if declared not in PART_KINDS_V03:
+        problems.append(Problem(f"{path}.kind", f"unknown part kind {declared!r} (text, file or data)"))
         return None
+    kind = declared
     if kind not in part:
         problems.append(Problem(f"{path}.{kind}", f"a {kind} part needs `{kind}`"))
         return None
@@ -422,7 +423,7 @@ def parse_push_config(raw: Any, form: Form, path: str) -> tuple[dict[str, Any] |
         if not isinstance(inner, dict):
             return None, [Problem(inner_path, "must be an object")]
         inner = _normalise_keys(inner, inner_path, problems)
-        out = {k: inner[k] for k in ("id", "url", "token") if k in inner}
+        out: dict[str, Any] = {k: inner[k] for k in ("id", "url", "token") if k in inner}
         where = {"id": inner_path, "token": inner_path, "taskId": path, "authentication": inner_path}
         auth = inner.get("authentication")
         if auth is not None:

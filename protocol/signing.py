@@ -81,9 +81,12 @@ def sha256(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
+_KEY_TYPES: dict[str, type[ECKey] | type[RSAKey] | type[OKPKey]] = {"EC": ECKey, "RSA": RSAKey, "OKP": OKPKey}
+
+
 def import_key(jwk: dict[str, Any]) -> ECKey | RSAKey | OKPKey:
     kty = jwk.get("kty")
-    cls = {"EC": ECKey, "RSA": RSAKey, "OKP": OKPKey}.get(str(kty))
+    cls = _KEY_TYPES.get(str(kty))
     if cls is None:
         raise ValueError(f"unsupported key type {kty!r} (EC, RSA or OKP)")
     return cls.import_key(jwk)
@@ -122,7 +125,7 @@ def verify(card: dict[str, Any], jwks: dict[str, Any]) -> list[SignatureVerdict]
     """Check every signature on a card against a key set (§8.4.3). An empty list: the card is unsigned."""
     payload = canonical(card)
     try:
-        keyset: KeySet | None = KeySet.import_key_set(jwks)
+        keyset: KeySet | None = KeySet.import_key_set({"keys": jwks["keys"]})
     except (JoseError, ValueError, TypeError):
         keyset = None
     out: list[SignatureVerdict] = []

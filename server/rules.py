@@ -40,7 +40,8 @@ def matches(when: When, facts: RequestFacts) -> bool:
         low, high = when.calls
         if facts.call < low or (high is not None and facts.call > high):
             return False
-    message = facts.params.get("message") if isinstance(facts.params.get("message"), dict) else {}
+    sent = facts.params.get("message")
+    message: dict[str, Any] = sent if isinstance(sent, dict) else {}
     if when.message_id_prefix is not None and not str(message.get("messageId", "")).startswith(when.message_id_prefix):
         return False
     if when.text_contains is not None and when.text_contains not in message_text(message):

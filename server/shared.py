@@ -188,13 +188,13 @@ class CatalogueApp:
                 except (ValueError, TypeError):
                     await self._json(scope, receive, send, 400, {"error": 'the body is optional JSON: {"seed": 0}'})
                     return
-                run = self.start_run(seed)
+                started = self.start_run(seed)
                 await self._json(
                     scope,
                     receive,
                     send,
                     201,
-                    {"run": run.id, "seed": run.seed, **self.listing(origin, f"{RUNS_PREFIX}/{run.id}")},
+                    {"run": started.id, "seed": started.seed, **self.listing(origin, f"{RUNS_PREFIX}/{started.id}")},
                 )
                 return
             await self._json(

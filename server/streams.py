@@ -41,7 +41,9 @@ Item = Event | Comment | StreamError | Drop
 
 def _is_terminal_status(event: Event) -> bool:
     update = event.get("statusUpdate")
-    return bool(update) and TaskState(update["status"]["state"]).terminal
+    if not update:
+        return False
+    return TaskState(update["status"]["state"]).terminal
 
 
 def _stops_here(rec: TaskRecord, script: StreamScript) -> bool:

@@ -81,16 +81,19 @@ def poll_bounded(view: RunView, c: Check) -> CheckResult:
     for g in gets:
         by_task.setdefault(_task_param(g) or "?", []).append(g)
     for task_id, calls in by_task.items():
-        stopped = [o for o in obs if o.task_id == task_id and o.state is not None and o.state.stops]
-        if stopped:
-            after = [g for g in calls if g.seq > stopped[0].seq]
+        stop = next(
+            ((o.seq, o.state) for o in obs if o.task_id == task_id and o.state is not None and o.state.stops), None
+        )
+        if stop is not None:
+            stop_seq, stop_state = stop
+            after = [g for g in calls if g.seq > stop_seq]
             if len(after) > 1:
                 return c.broken(
                     "GetTask went on after the task reached a terminal or interrupted state",
-                    f"no polling after {stopped[0].state.short}",
+                    f"no polling after {stop_state.short}",
                     f"{len(after)} GetTask calls after it",
                     after,
-                )  # type: ignore[union-attr]
+                )
         if len(calls) > MAX_POLLS_PER_TASK:
             return c.broken(
                 "unbounded polling",
@@ -153,12 +156,12 @@ def interrupted_handled(view: RunView, c: Check) -> CheckResult:
         return c.skipped("the task did not end interrupted")
     result = view.client_result
     if result is None:
-        return c.passed(f"the task ended {final.state.short}; the client wrote no result to judge further")  # type: ignore[union-attr]
+        return c.passed(f"the task ended {final.state.short}; the client wrote no result to judge further")
     from a2a_lab.protocol import states
 
     reported = states.parse(result.get("state"))
     if reported is not final.state:
         return c.broken(
             "the client's result does not report the interrupted state", final.state.short, repr(result.get("state"))
-        )  # type: ignore[union-attr]
-    return c.passed(f"the client reported {final.state.short}")  # type: ignore[union-attr]
+        )
+    return c.passed(f"the client reported {final.state.short}")

@@ -132,8 +132,8 @@ def probe(target: str, options: ProbeOptions | None = None) -> ProbeRun:
             if options.binding is not None and iface.core_binding is not options.binding:
                 continue
             run.results.append(_interface(http, recorder, iface, found.card, client_options, options.text))
-            if _unspoken(iface) is None:
-                run.probed.add((iface.core_binding, iface.known_version))
+            if iface.support is not None and _unspoken(iface) is None:
+                run.probed.add(iface.support)
     return run
 
 
@@ -168,7 +168,7 @@ def _interface(
 
 
 def _unspoken(iface: Interface) -> str | None:
-    if (iface.core_binding, iface.known_version) not in SUPPORTED:
+    if iface.support not in SUPPORTED:
         return (
             f"a2a-lab does not speak {iface.binding} {iface.version} (it speaks JSONRPC and HTTP+JSON, A2A 1.0 and 0.3)"
         )
