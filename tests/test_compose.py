@@ -55,7 +55,8 @@ def test_compose_services_work_together(tmp_path: Path) -> None:
     server = subprocess.Popen(_local(server_argv, "", tmp_path), env=env, stderr=subprocess.PIPE, text=True)
     try:
         url = None
-        for line in server.stderr:  # type: ignore[union-attr]
+        assert server.stderr is not None
+        for line in server.stderr:
             found = re.search(r"on (http://127\.0\.0\.1:\d+)", line)
             if found:
                 url = found.group(1)

@@ -13,7 +13,7 @@ import shlex
 import sys
 import time
 from collections.abc import Callable
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import pytest
@@ -35,12 +35,24 @@ def _fds() -> int:
     return len(os.listdir("/proc/self/fd"))
 
 
+@dataclass(frozen=True)
+class HostileRun:
+    """What the one run of every hostile client left to check."""
+
+    results: dict[str, ScenarioResult]
+    durations: dict[str, float]
+    before: int  # open file descriptors before the run
+    after: int  # and after it
+    wall: float
+    pids: Path  # where the clients wrote the pids they started
+
+
 def _pids(folder: Path, name: str) -> list[int]:
     return json.loads((folder / f"{name}.json").read_text(encoding="utf-8"))
 
 
 @pytest.fixture(scope="module")
-def hostile_run(catalogue: Catalogue, tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
+def hostile_run(catalogue: Catalogue, tmp_path_factory: pytest.TempPathFactory) -> HostileRun:
     """Run every hostile client, then a well-behaved one, in one run_all; measure fds and time around it."""
     pid_dir = tmp_path_factory.mktemp("hostile-pids")
     base = catalogue.get(CONFORMANT)
@@ -60,56 +72,56 @@ def hostile_run(catalogue: Catalogue, tmp_path_factory: pytest.TempPathFactory) 
     before = _fds()
     results, _ = run_all(scenarios, opts, progress)
     after = _fds()
-    return {
-        "results": {r.id: r for r in results},
-        "durations": finished,
-        "before": before,
-        "after": after,
-        "wall": time.monotonic() - began,
-        "pids": pid_dir,
-    }
-
-
-def _result(hostile_run: dict[str, object], name: str) -> ScenarioResult:
-    return hostile_run["results"][f"hostile/{name}" if name in TIMEOUTS else name]  # type: ignore[index]
-
-
-def test_no_file_descriptor_leaks(hostile_run: dict[str, object]) -> None:
-    print(
-        f"fds before {hostile_run['before']}, after {hostile_run['after']}; wall {hostile_run['wall']:.1f} s; "
-        f"per scenario {hostile_run['durations']}"
+    return HostileRun(
+        results={r.id: r for r in results},
+        durations=finished,
+        before=before,
+        after=after,
+        wall=time.monotonic() - began,
+        pids=pid_dir,
     )
-    assert hostile_run["after"] == hostile_run["before"]
+
+
+def _result(hostile_run: HostileRun, name: str) -> ScenarioResult:
+    return hostile_run.results[f"hostile/{name}" if name in TIMEOUTS else name]
+
+
+def test_no_file_descriptor_leaks(hostile_run: HostileRun) -> None:
+    print(
+        f"fds before {hostile_run.before}, after {hostile_run.after}; wall {hostile_run.wall:.1f} s; "
+        f"per scenario {hostile_run.durations}"
+    )
+    assert hostile_run.after == hostile_run.before
 
 
 @pytest.mark.parametrize("name", list(TIMEOUTS))
-def test_each_hostile_scenario_ends_within_its_timeout(hostile_run: dict[str, object], name: str) -> None:
+def test_each_hostile_scenario_ends_within_its_timeout(hostile_run: HostileRun, name: str) -> None:
     result = _result(hostile_run, name)
     assert result.client is not None
     assert result.client.duration <= TIMEOUTS[name] + process.TERM_GRACE_S + 0.5, result.client.duration
-    assert hostile_run["durations"][f"hostile/{name}"] <= TIMEOUTS[name] + SLACK_S  # type: ignore[index]
+    assert hostile_run.durations[f"hostile/{name}"] <= TIMEOUTS[name] + SLACK_S
 
 
 @pytest.mark.parametrize("name", list(TIMEOUTS))
-def test_no_process_is_left_behind(hostile_run: dict[str, object], name: str, is_alive: Callable[[int], bool]) -> None:
-    pids = _pids(hostile_run["pids"], name)  # type: ignore[arg-type]
+def test_no_process_is_left_behind(hostile_run: HostileRun, name: str, is_alive: Callable[[int], bool]) -> None:
+    pids = _pids(hostile_run.pids, name)
     assert pids and [p for p in pids if is_alive(p)] == []
 
 
-def test_children_of_a_client_that_exits_at_once_die_with_it(hostile_run: dict[str, object]) -> None:
+def test_children_of_a_client_that_exits_at_once_die_with_it(hostile_run: HostileRun) -> None:
     result = _result(hostile_run, "forker")
     assert result.client is not None and result.client.exit_code == 0 and not result.client.timed_out
-    assert len(_pids(hostile_run["pids"], "forker")) == 21  # type: ignore[arg-type]
+    assert len(_pids(hostile_run.pids, "forker")) == 21
     assert result.client.duration < 2.0, "twenty sleeping descendants held nobody up"
 
 
-def test_a_client_that_ignores_sigterm_is_killed(hostile_run: dict[str, object]) -> None:
+def test_a_client_that_ignores_sigterm_is_killed(hostile_run: HostileRun) -> None:
     result = _result(hostile_run, "stubborn")
     assert result.outcome is Outcome.TIMEOUT and result.client is not None and result.client.timed_out
     assert "stubborn: ignoring SIGTERM" in result.client.stdout_tail
 
 
-def test_a_gigabyte_of_stdout_keeps_only_a_tail(hostile_run: dict[str, object]) -> None:
+def test_a_gigabyte_of_stdout_keeps_only_a_tail(hostile_run: HostileRun) -> None:
     result = _result(hostile_run, "gigabytes")
     client = result.client
     assert client is not None
@@ -128,7 +140,7 @@ def test_a_gigabyte_of_stdout_keeps_only_a_tail(hostile_run: dict[str, object]) 
         )
 
 
-def test_two_thousand_connections_do_not_take_the_server_down(hostile_run: dict[str, object]) -> None:
+def test_two_thousand_connections_do_not_take_the_server_down(hostile_run: HostileRun) -> None:
     result = _result(hostile_run, "connections")
     assert result.client is not None and result.client.timed_out
     flood = result.client.result
@@ -142,15 +154,15 @@ def test_two_thousand_connections_do_not_take_the_server_down(hostile_run: dict[
 
 
 def test_a_process_that_escapes_the_group_and_holds_stdout_is_killed_too(
-    hostile_run: dict[str, object], is_alive: Callable[[int], bool]
+    hostile_run: HostileRun, is_alive: Callable[[int], bool]
 ) -> None:
     result = _result(hostile_run, "escapee")
     client = result.client
     assert client is not None and client.exit_code == 0 and not client.timed_out
-    durations = hostile_run["durations"]
-    assert isinstance(durations, dict)
-    assert durations["hostile/escapee"] < 2.0, "the harness did not wait long for the escaped processes' pipes"
-    _client_pid, *escaped = _pids(hostile_run["pids"], "escapee")  # type: ignore[arg-type]
+    assert hostile_run.durations["hostile/escapee"] < 2.0, (
+        "the harness did not wait long for the escaped processes' pipes"
+    )
+    _client_pid, *escaped = _pids(hostile_run.pids, "escapee")
     assert len(escaped) == 2 and not any(is_alive(p) for p in escaped)
     assert "escapee: two processes in a session of their own" in client.stdout_tail
     assert "killed 2 processes" in client.stderr_tail and all(str(p) in client.stderr_tail for p in escaped)

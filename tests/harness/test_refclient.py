@@ -223,7 +223,7 @@ def test_follow_zero_never_asks_get_task(serve) -> None:
     served = serve("spec/task/submitted-needs-get-task")
     result = run(served.card_url, "work", options(follow=0))
     assert result.state is TaskState.SUBMITTED and result.exit_code == 1
-    assert "--follow 0" in result.error["message"]  # type: ignore[index]
+    assert result.error is not None and "--follow 0" in result.error["message"]
     assert operations_called(served.journal) == [Operation.SEND_MESSAGE.value]
 
 
@@ -313,7 +313,7 @@ def test_every_interface_fails_each_tried_once(serve_yaml) -> None:
     app, card_url = serve_yaml(with_behaviour("    - {reply: {error: VersionNotSupported}}\n"))
     result = run(card_url, "nobody home", options())
     assert result.kind == "error" and result.exit_code == 1
-    assert result.error["code"] == ErrorType.VERSION_NOT_SUPPORTED.code  # type: ignore[index]
+    assert result.error is not None and result.error["code"] == ErrorType.VERSION_NOT_SUPPORTED.code
     calls = a2a_calls(app.state.journal.snapshot()["entries"])
     assert [c["kind"] for c in calls] == ["jsonrpc", "rest"]
 
@@ -321,7 +321,7 @@ def test_every_interface_fails_each_tried_once(serve_yaml) -> None:
 def test_other_errors_do_not_fall_back(serve_yaml) -> None:
     app, card_url = serve_yaml(with_behaviour("    - {when: {binding: JSONRPC}, reply: {error: InternalError}}\n"))
     result = run(card_url, "x", options())
-    assert result.error["code"] == ErrorType.INTERNAL_ERROR.code and result.exit_code == 1  # type: ignore[index]
+    assert result.error is not None and result.error["code"] == ErrorType.INTERNAL_ERROR.code and result.exit_code == 1
     assert [c["kind"] for c in a2a_calls(app.state.journal.snapshot()["entries"])] == ["jsonrpc"]
 
 
@@ -608,7 +608,7 @@ def test_card_urls() -> None:
 
 def test_bad_url_is_a_usage_error() -> None:
     result = run("not a url", "x", options())
-    assert result.exit_code == 2 and result.error["type"] == "usage"  # type: ignore[index]
+    assert result.exit_code == 2 and result.error is not None and result.error["type"] == "usage"
 
 
 # ----------------------------------------------------------------------------------- selection (offline)

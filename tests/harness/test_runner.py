@@ -51,7 +51,8 @@ def test_a_hanging_client_times_out_on_time_and_its_process_group_is_killed(
     assert not is_alive(client_pid)
     assert not is_alive(child_pid), "the client's child outlived the scenario"
     assert [e["kind"] for e in result.journal] == ["card"]  # what it did before hanging is still scored
-    assert result.check("CARD-DISCOVERY").outcome is Outcome.PASS  # type: ignore[union-attr]
+    checked = result.check("CARD-DISCOVERY")
+    assert checked is not None and checked.outcome is Outcome.PASS
 
 
 def test_a_crashing_client_is_reported_with_its_exit_code_and_traceback(run_client: RunClient) -> None:
@@ -73,7 +74,8 @@ def test_a_client_that_never_connects_is_no_contact(run_client: RunClient) -> No
     assert result.outcome is Outcome.NO_CONTACT
     assert result.client is not None and result.client.exit_code == 0
     assert result.journal == []
-    assert result.check("INTERFACE-SELECTION").outcome is Outcome.FAIL  # type: ignore[union-attr]
+    checked = result.check("INTERFACE-SELECTION")
+    assert checked is not None and checked.outcome is Outcome.FAIL
 
 
 def test_a_client_that_cannot_start_is_a_harness_error_for_its_scenario_only(

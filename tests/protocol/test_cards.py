@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from a2a_lab.protocol import cards
@@ -11,7 +13,7 @@ from a2a_lab.protocol.versions import Version
 
 V1, V03 = Version.V1_0, Version.V0_3
 
-CARD_V1 = {
+CARD_V1: dict[str, Any] = {
     "name": "a",
     "description": "d",
     "version": "1.0.0",
@@ -106,7 +108,7 @@ def test_v03_card_defaults_to_jsonrpc_and_0_3() -> None:
 
 def test_a_dual_card_is_read_as_v1() -> None:
     found = interfaces(CARD_DUAL)
-    assert [i.url for i in found] == [i["url"] for i in CARD_V1["supportedInterfaces"]]  # type: ignore[index]
+    assert [i.url for i in found] == [i["url"] for i in CARD_V1["supportedInterfaces"]]
     assert all(i.source == "supportedInterfaces" for i in found)
 
 

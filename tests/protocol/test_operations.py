@@ -190,7 +190,9 @@ def test_non_routes(verb: str, path: str) -> None:
 
 def test_path_parameters_stop_at_slashes_and_colons() -> None:
     assert match_route("GET", "/tasks/a:b") is None
-    op, _, params, _ = match_route("POST", "/tasks/a-b_c.d~e:cancel")  # type: ignore[misc]
+    found = match_route("POST", "/tasks/a-b_c.d~e:cancel")
+    assert found is not None
+    op, _, params, _ = found
     assert op is Operation.CANCEL_TASK and params == {"id": "a-b_c.d~e"}
 
 

@@ -234,7 +234,8 @@ def test_fallback_really_fell_back(results: dict[Run, ScenarioResult]) -> None:
         "JSONRPC",
         "HTTP+JSON",
     ]
-    assert both.check("FALLBACK").outcome is Outcome.PASS  # type: ignore[union-attr]
+    checked = both.check("FALLBACK")
+    assert checked is not None and checked.outcome is Outcome.PASS
     version = results[run("errors/version-not-supported-with-fallback")]
     assert [e.get("version") for e in version.journal if e.get("operation") == "SendMessage"] == ["1.0", "0.3"]
 

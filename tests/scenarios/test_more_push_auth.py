@@ -89,11 +89,15 @@ def test_the_correct_client_acted_as_asked(outcomes: dict[Case, ScenarioResult])
     push = outcomes[CORRECT[PUSH]]
     receiver = push.check("PUSH-RECEIVER")
     assert receiver is not None and receiver.outcome is Outcome.PASS and "forged one(s) refused" in receiver.message
-    assert outcomes[CORRECT[NO_PUSH]].check("PUSH-RECEIVER").outcome is Outcome.SKIPPED  # type: ignore[union-attr]
-    assert outcomes[CORRECT[EXTENDED]].check("EXTENDED-CARD").outcome is Outcome.PASS  # type: ignore[union-attr]
-    assert outcomes[CORRECT[BEARER]].check("AUTH-PRESENTED").outcome is Outcome.PASS  # type: ignore[union-attr]
+    checked = outcomes[CORRECT[NO_PUSH]].check("PUSH-RECEIVER")
+    assert checked is not None and checked.outcome is Outcome.SKIPPED
+    checked = outcomes[CORRECT[EXTENDED]].check("EXTENDED-CARD")
+    assert checked is not None and checked.outcome is Outcome.PASS
+    checked = outcomes[CORRECT[BEARER]].check("AUTH-PRESENTED")
+    assert checked is not None and checked.outcome is Outcome.PASS
     for sid in (SIGNED, TAMPERED, UNKNOWN_KEY):
-        assert outcomes[CORRECT[sid]].check("SIGNATURE-VERIFIED").outcome is Outcome.PASS, sid  # type: ignore[union-attr]
+        checked = outcomes[CORRECT[sid]].check("SIGNATURE-VERIFIED")
+        assert checked is not None and checked.outcome is Outcome.PASS, sid
     for sid in (TAMPERED, UNKNOWN_KEY):
         result = outcomes[CORRECT[sid]]
         assert [e["kind"] for e in result.journal] == ["card"], "the card was read and nothing else"

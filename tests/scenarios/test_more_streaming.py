@@ -146,10 +146,12 @@ def test_the_correct_client_followed_up_the_unfinished_stream(outcomes: dict[Cas
 
 def test_resuming_after_the_drop(outcomes: dict[Case, ScenarioResult]) -> None:
     subscribed = outcomes[CORRECT["streaming/resubscribe-after-drop"]]
-    assert subscribed.check("RESUBSCRIBE").message == "resumed with SubscribeToTask"  # type: ignore[union-attr]
+    checked = subscribed.check("RESUBSCRIBE")
+    assert checked is not None and checked.message == "resumed with SubscribeToTask"
     polled = outcomes[POLL_TO_RESUME]
     assert_passes(polled)
-    assert polled.check("RESUBSCRIBE").message == "resumed with GetTask"  # type: ignore[union-attr]
+    checked = polled.check("RESUBSCRIBE")
+    assert checked is not None and checked.message == "resumed with GetTask"
 
 
 # ==================================================================================== behaviour over real HTTP
