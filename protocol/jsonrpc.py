@@ -144,7 +144,8 @@ def _top_level_member(text: str, name: str) -> tuple[int, int] | None:
                 return found
             if not text.startswith('"', i):
                 return None
-            key, i = json.decoder.scanstring(text, i + 1)  # type: ignore[attr-defined]  # CPython C scanner; not in typeshed
+            # json's own (C) string scanner: the exact JSON string rules, fast.
+            key, i = json.decoder.scanstring(text, i + 1)  # type: ignore[attr-defined]  # not in typeshed
             while i < len(text) and text[i] in _WHITESPACE:
                 i += 1
             if not text.startswith(":", i):
