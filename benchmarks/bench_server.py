@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import platform
 import re
 import shutil
@@ -114,9 +115,11 @@ def wrk(binary: str, url: str, body: str, duration: int, connections: int) -> di
         return float(m.group(1)) * {"us": 0.001, "ms": 1.0, "s": 1000.0}[m.group(2)]
 
     rps = float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1))  # type: ignore[union-attr]
+    done = float(re.search(r"(\d+) requests in", out).group(1))  # type: ignore[union-attr]
     errors = re.search(r"Non-2xx or 3xx responses:\s+(\d+)", out)
     return {
         "rps": rps,
+        "requests": done,
         "p50": latency("50%"),
         "p99": latency("99%"),
         "non2xx": float(errors.group(1)) if errors else 0.0,
@@ -124,9 +127,16 @@ def wrk(binary: str, url: str, body: str, duration: int, connections: int) -> di
 
 
 def measure(
-    binary: str, urls: dict[str, str], bodies: dict[str, dict[str, str]], duration: int, connections: int, repeat: int
+    binary: str,
+    urls: dict[str, str],
+    pids: dict[str, int],
+    bodies: dict[str, dict[str, str]],
+    duration: int,
+    connections: int,
+    repeat: int,
 ) -> dict[str, dict[str, list[dict[str, float]]]]:
-    """{workload: {kind: [one measurement per round]}}; each round loads every server in turn, in rotating order."""
+    """{workload: {kind: [one measurement per round]}}; each round loads every server in turn, in rotating order.
+    Besides wrk's figures, each measurement has `cpu_us`: the server process's CPU time per answered request."""
     kinds = list(urls)
     runs: dict[str, dict[str, list[dict[str, float]]]] = {}
     for name in next(iter(bodies.values())):
@@ -135,9 +145,17 @@ def measure(
         for round_no in range(repeat):
             order = kinds[round_no % len(kinds) :] + kinds[: round_no % len(kinds)]
             for kind in order:
+                cpu = cpu_seconds(pids[kind])
                 result = wrk(binary, urls[kind], bodies[kind][name], duration, connections)
+                result["cpu_us"] = (cpu_seconds(pids[kind]) - cpu) / max(result["requests"], 1) * 1e6
                 runs.setdefault(name, {}).setdefault(kind, []).append(result)
     return runs
+
+
+def cpu_seconds(pid: int) -> float:
+    """User and system CPU time the process has used (Linux /proc)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def median(results: list[dict[str, float]], key: str) -> float:
@@ -165,14 +183,15 @@ def main() -> None:
             proc, urls[kind] = start(kind)
             procs.append(proc)
         bodies = {kind: workloads(url) for kind, url in urls.items()}
-        runs = measure(binary, urls, bodies, args.duration, args.connections, args.repeat)
+        pids = {kind: proc.pid for kind, proc in zip(kinds, procs, strict=True)}
+        runs = measure(binary, urls, pids, bodies, args.duration, args.connections, args.repeat)
     finally:
         for proc in procs:
             proc.terminate()
             proc.wait(10)
     print(
         f"machine: {platform.machine()}, {platform.system()} {platform.release()}, python {platform.python_version()}, "
-        f"cores {__import__('os').cpu_count()}; wrk -t1 -c{args.connections} -d{args.duration}s on 127.0.0.1, "
+        f"cores {os.cpu_count()}; wrk -t1 -c{args.connections} -d{args.duration}s on 127.0.0.1, "
         f"{args.repeat} rounds, medians\n"
     )
     pairs = [(a, b) for a, b in (("lab", "sdk"), ("lab", "bare")) if a in kinds and b in kinds]
@@ -193,6 +212,19 @@ def main() -> None:
         bad = [k for k in kinds if any(r["non2xx"] for r in by[k])]
         if bad:
             print(f"  (non-2xx answers from {', '.join(NAMES[k] for k in bad)})")
+    print(
+        "\nserver CPU time per request, µs (a measure that other work on the machine disturbs less): "
+        + "; ".join(
+            f"{name}: "
+            + ", ".join(f"{NAMES[k]} {median(by[k], 'cpu_us'):,.0f}" for k in kinds)
+            + (
+                f" (lab/bare {median(by['lab'], 'cpu_us') / median(by['bare'], 'cpu_us'):.2f}x)"
+                if "lab" in by and "bare" in by
+                else ""
+            )
+            for name, by in runs.items()
+        )
+    )
     if args.repeat > 1:
         print(
             "\nper round, lab/bare req/s: "
