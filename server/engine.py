@@ -29,8 +29,19 @@ _AGENT = Role.AGENT.value
 Event = dict[str, Any]  # a canonical StreamResponse: {"task": ...} | {"statusUpdate": ...} | ...
 
 
+_last_stamp: tuple[int, str] = (-1, "")
+
+
 def now_iso() -> str:
-    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    """The current UTC time as ISO 8601 with milliseconds; formatted once per millisecond (a busy server stamps
+    several tasks in the same one)."""
+    global _last_stamp
+    ms = time.time_ns() // 1_000_000
+    if ms != _last_stamp[0]:
+        stamp = datetime.fromtimestamp(ms // 1000, UTC).replace(microsecond=ms % 1000 * 1000)
+        text = stamp.isoformat(timespec="milliseconds").replace("+00:00", "Z")
+        _last_stamp = (ms, text)
+    return _last_stamp[1]
 
 
 def message_text(message: dict[str, Any]) -> str:

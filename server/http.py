@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import asyncio
+import types
+from collections.abc import Generator
 from typing import Any
 from urllib.parse import parse_qsl
 
-from starlette.types import Receive, Scope
+from starlette.types import Message, Receive, Scope
 
 from a2a_lab.protocol import jsontext, versions
 from a2a_lab.protocol.errors import A2AError, ErrorType
@@ -34,21 +36,55 @@ async def read_body(receive: Receive, limit: int, seconds: float | None = BODY_S
     (None: no deadline). A client that disconnects mid-body raises ConnectionResetError."""
     chunks: list[bytes] = []
     size = 0
+    deadline = None if seconds is None else asyncio.get_running_loop().time() + seconds
     try:
-        async with asyncio.timeout(seconds):
-            while True:
-                message = await receive()
-                if message["type"] == "http.disconnect":
-                    raise ConnectionResetError("client disconnected while sending the body")
-                chunk = message.get("body", b"")
-                size += len(chunk)
-                if size > limit:
-                    raise BodyTooLarge(size)
-                chunks.append(chunk)
-                if not message.get("more_body", False):
-                    return b"".join(chunks)
+        while True:
+            message = await _receive_by(receive, deadline)
+            if message["type"] == "http.disconnect":
+                raise ConnectionResetError("client disconnected while sending the body")
+            chunk = message.get("body", b"")
+            size += len(chunk)
+            if size > limit:
+                raise BodyTooLarge(size)
+            chunks.append(chunk)
+            if not message.get("more_body", False):
+                return b"".join(chunks)
     except TimeoutError:
         raise BodyTimeout(b"".join(chunks), seconds or 0.0) from None
+
+
+async def _receive_by(receive: Receive, deadline: float | None) -> Message:
+    """The next ASGI message, or TimeoutError at `deadline` (event loop time; None: none).
+
+    A message that is there already (a small body arrives with the request head) is taken without arming a timer:
+    `receive()` is stepped once by hand, and only when it suspends does the rest run under asyncio.timeout_at
+    (whose timer costs more than the rest of reading a body)."""
+    step = receive().__await__()
+    try:
+        pending = step.send(None)
+    except StopIteration as done:
+        return done.value
+    async with asyncio.timeout_at(deadline):
+        return await _resume(step, pending)
+
+
+@types.coroutine
+def _resume(step: Generator[Any, None, Any], pending: Any) -> Generator[Any, None, Any]:
+    """Go on awaiting an awaitable whose first step suspended, yielding `pending` to the event loop: what
+    `yield from step` would do had it started the step itself (asyncio resumes with send(None) or throws in a
+    cancellation, which goes on to the awaitable)."""
+    try:
+        yield pending
+    except GeneratorExit:
+        step.close()
+        raise
+    except BaseException as exc:
+        try:
+            pending = step.throw(exc)
+        except StopIteration as done:
+            return done.value
+        return (yield from _resume(step, pending))
+    return (yield from step)
 
 
 def timeout_message(exc: BodyTimeout) -> str:
@@ -62,7 +98,7 @@ def headers_of(scope: Scope) -> dict[str, str]:
     """The request's headers, lowercased and joined; decoded once per request (several layers read them)."""
     cached = scope.get(_HEADERS_KEY)
     if cached is not None:
-        return cached  # type: ignore[no-any-return]
+        return cached
     out: dict[str, str] = {}
     for key, value in scope.get("headers", []):
         name = key.decode("latin-1").lower()
