@@ -45,9 +45,11 @@ class LabH11Protocol(H11Protocol):
         self._arm_head_timer()
 
     def data_received(self, data: bytes) -> None:
-        if self._head_timer is None and (self.cycle is None or self.cycle.response_complete):
-            self._arm_head_timer()  # the start of the next request (or the rest of a body nobody reads any more)
         super().data_received(data)
+        if self._head_timer is None and (self.cycle is None or self.cycle.response_complete):
+            # Part of the next request's head (or the rest of a body nobody reads any more). A whole head has started
+            # a cycle by now: the common case arms no timer.
+            self._arm_head_timer()
 
     def handle_events(self) -> None:
         before = self.cycle
