@@ -1,18 +1,25 @@
 """Server throughput and latency on loopback, side by side in one run: a2a-lab vs the official a2a-sdk 1.3.0
 server vs a bare Starlette endpoint (the ceiling), all under the same uvicorn, loaded by Debian's wrk.
 
-    python benchmarks/bench_server.py [--duration 5] [--connections 16]
+    python benchmarks/bench_server.py [--duration 5] [--connections 16] [--repeat 3] [--only lab,bare]
 
-Installs wrk with apt-get when it is missing. Prints a table of requests/s, p50 and p99 latency and the ratios.
+The three servers run at once (each idle while another is measured) and are measured in rounds: every round
+loads each server in turn with each workload, the order rotating from round to round, so a burst of other
+work on the machine falls on all of them alike. The table gives per-server medians over the rounds, and the
+ratios as the median of each round's own ratio.
+
+Installs wrk with apt-get when it is missing.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import platform
 import re
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -89,7 +96,8 @@ def workloads(url: str) -> dict[str, str]:
 def wrk(binary: str, url: str, body: str, duration: int, connections: int) -> dict[str, float]:
     with tempfile.NamedTemporaryFile("w", suffix=".lua", delete=False) as script:
         script.write(
-            'wrk.method = "POST"\nwrk.headers["Content-Type"] = "application/json"\nwrk.headers["A2A-Version"] = "1.0"\n'
+            'wrk.method = "POST"\nwrk.headers["Content-Type"] = "application/json"\n'
+            'wrk.headers["A2A-Version"] = "1.0"\n'
             f"wrk.body = {json.dumps(body)}\n"
         )
     out = subprocess.run(
@@ -107,52 +115,125 @@ def wrk(binary: str, url: str, body: str, duration: int, connections: int) -> di
         return float(m.group(1)) * {"us": 0.001, "ms": 1.0, "s": 1000.0}[m.group(2)]
 
     rps = float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1))  # type: ignore[union-attr]
+    done = float(re.search(r"(\d+) requests in", out).group(1))  # type: ignore[union-attr]
     errors = re.search(r"Non-2xx or 3xx responses:\s+(\d+)", out)
     return {
         "rps": rps,
+        "requests": done,
         "p50": latency("50%"),
         "p99": latency("99%"),
         "non2xx": float(errors.group(1)) if errors else 0.0,
     }
 
 
+def measure(
+    binary: str,
+    urls: dict[str, str],
+    pids: dict[str, int],
+    bodies: dict[str, dict[str, str]],
+    duration: int,
+    connections: int,
+    repeat: int,
+) -> dict[str, dict[str, list[dict[str, float]]]]:
+    """{workload: {kind: [one measurement per round]}}; each round loads every server in turn, in rotating order.
+    Besides wrk's figures, each measurement has `cpu_us`: the server process's CPU time per answered request."""
+    kinds = list(urls)
+    runs: dict[str, dict[str, list[dict[str, float]]]] = {}
+    for name in next(iter(bodies.values())):
+        for kind in kinds:
+            wrk(binary, urls[kind], bodies[kind][name], 1, connections)  # warm-up
+        for round_no in range(repeat):
+            order = kinds[round_no % len(kinds) :] + kinds[: round_no % len(kinds)]
+            for kind in order:
+                cpu = cpu_seconds(pids[kind])
+                result = wrk(binary, urls[kind], bodies[kind][name], duration, connections)
+                result["cpu_us"] = (cpu_seconds(pids[kind]) - cpu) / max(result["requests"], 1) * 1e6
+                runs.setdefault(name, {}).setdefault(kind, []).append(result)
+    return runs
+
+
+def cpu_seconds(pid: int) -> float:
+    """User and system CPU time the process has used (Linux /proc)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def median(results: list[dict[str, float]], key: str) -> float:
+    return statistics.median(r[key] for r in results)
+
+
+def ratio(by: dict[str, list[dict[str, float]]], a: str, b: str) -> float:
+    """The median over rounds of a's req/s over b's in the same round."""
+    return statistics.median(x["rps"] / y["rps"] for x, y in zip(by[a], by[b], strict=True))
+
+
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--duration", type=int, default=5, help="seconds per measurement (default 5)")
     parser.add_argument("--connections", type=int, default=16, help="concurrent connections (default 16)")
+    parser.add_argument("--repeat", type=int, default=3, help="rounds; the table shows medians (default 3)")
+    parser.add_argument("--only", default=",".join(KINDS), help="servers to measure (default lab,sdk,bare)")
     args = parser.parse_args()
+    kinds = [k for k in KINDS if k in args.only.split(",")]
     binary = ensure_wrk()
-    results: dict[str, dict[str, dict[str, float]]] = {}
-    for kind in KINDS:
-        proc, url = start(kind)
-        try:
-            for name, body in workloads(url).items():
-                wrk(binary, url, body, 1, args.connections)  # warm-up
-                results.setdefault(name, {})[kind] = wrk(binary, url, body, args.duration, args.connections)
-        finally:
+    procs: list[subprocess.Popen[str]] = []
+    try:
+        urls: dict[str, str] = {}
+        for kind in kinds:
+            proc, urls[kind] = start(kind)
+            procs.append(proc)
+        bodies = {kind: workloads(url) for kind, url in urls.items()}
+        pids = {kind: proc.pid for kind, proc in zip(kinds, procs, strict=True)}
+        runs = measure(binary, urls, pids, bodies, args.duration, args.connections, args.repeat)
+    finally:
+        for proc in procs:
             proc.terminate()
             proc.wait(10)
     print(
         f"machine: {platform.machine()}, {platform.system()} {platform.release()}, python {platform.python_version()}, "
-        f"cores {__import__('os').cpu_count()}; wrk -t1 -c{args.connections} -d{args.duration}s on 127.0.0.1\n"
+        f"cores {os.cpu_count()}; wrk -t1 -c{args.connections} -d{args.duration}s on 127.0.0.1, "
+        f"{args.repeat} rounds, medians\n"
     )
+    pairs = [(a, b) for a, b in (("lab", "sdk"), ("lab", "bare")) if a in kinds and b in kinds]
     header = (
         f"{'workload':<32}"
-        + "".join(f"{NAMES[k] + ' req/s':>22}{'p50 ms':>9}{'p99 ms':>9}" for k in KINDS)
-        + f"{'lab/sdk':>9}{'lab/bare':>10}"
+        + "".join(f"{NAMES[k] + ' req/s':>22}{'p50 ms':>9}{'p99 ms':>9}" for k in kinds)
+        + "".join(f"{a + '/' + b:>10}" for a, b in pairs)
     )
     print(header)
     print("-" * len(header))
-    for name, by in results.items():
+    for name, by in runs.items():
         row = f"{name:<32}"
-        for k in KINDS:
-            r = by[k]
-            row += f"{r['rps']:>22,.0f}{r['p50']:>9.2f}{r['p99']:>9.2f}"
-        row += f"{by['lab']['rps'] / by['sdk']['rps']:>8.1f}x{by['lab']['rps'] / by['bare']['rps']:>9.0%}"
+        for k in kinds:
+            row += f"{median(by[k], 'rps'):>22,.0f}{median(by[k], 'p50'):>9.2f}{median(by[k], 'p99'):>9.2f}"
+        for a, b in pairs:
+            row += f"{ratio(by, a, b):>9.2f}x" if b == "sdk" else f"{ratio(by, a, b):>10.0%}"
         print(row)
-        bad = [k for k in KINDS if by[k]["non2xx"]]
+        bad = [k for k in kinds if any(r["non2xx"] for r in by[k])]
         if bad:
             print(f"  (non-2xx answers from {', '.join(NAMES[k] for k in bad)})")
+    print(
+        "\nserver CPU time per request, µs (a measure that other work on the machine disturbs less): "
+        + "; ".join(
+            f"{name}: "
+            + ", ".join(f"{NAMES[k]} {median(by[k], 'cpu_us'):,.0f}" for k in kinds)
+            + (
+                f" (lab/bare {median(by['lab'], 'cpu_us') / median(by['bare'], 'cpu_us'):.2f}x)"
+                if "lab" in by and "bare" in by
+                else ""
+            )
+            for name, by in runs.items()
+        )
+    )
+    if args.repeat > 1:
+        print(
+            "\nper round, lab/bare req/s: "
+            + "; ".join(
+                f"{name}: " + " ".join(f"{x['rps'] / y['rps']:.0%}" for x, y in zip(by["lab"], by["bare"], strict=True))
+                for name, by in runs.items()
+                if "lab" in by and "bare" in by
+            )
+        )
 
 
 if __name__ == "__main__":

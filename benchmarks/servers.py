@@ -1,7 +1,8 @@
 """The servers the benchmark compares, each started in its own process: `python servers.py KIND` prints its URL.
 
-KIND: lab (a2a-lab, the benchmark scenario), sdk (the official a2a-sdk 1.3.0 server doing the same work),
-bare (a bare Starlette endpoint returning the same JSON: the stack's ceiling). All under the same uvicorn.
+KIND: lab (a2a-lab, the benchmark scenario, served as `a2a-lab serve` serves it), sdk (the official a2a-sdk 1.3.0
+server doing the same work), bare (a bare Starlette endpoint returning the same JSON: the stack's ceiling). All under
+the same uvicorn (h11).
 """
 
 from __future__ import annotations
@@ -142,6 +143,11 @@ def bare_app():  # type: ignore[no-untyped-def]
 def main() -> None:
     kind = sys.argv[1]
     app = {"lab": lab_app, "sdk": sdk_app, "bare": bare_app}[kind]()
+    if kind == "lab":  # as `a2a-lab serve` runs it: a2a-lab's uvicorn protocol and collector settings
+        from a2a_lab.server.hosting import serve_forever
+
+        serve_forever(app, "127.0.0.1", 0, "error", on_ready=lambda url: print(url, flush=True))
+        return
     sock = listen()
     print(f"http://127.0.0.1:{sock.getsockname()[1]}", flush=True)
     config = uvicorn.Config(app, log_level="error", access_log=False, lifespan="on")

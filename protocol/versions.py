@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from enum import Enum
+from functools import lru_cache
 
 HEADER = "A2A-Version"
 QUERY_PARAM = "A2A-Version"
@@ -31,6 +32,9 @@ class Version(str, Enum):
         return self is Version.V0_3
 
 
+_BY_VALUE: dict[str | None, Version] = {v.value: v for v in Version}
+
+
 def parse(text: str | None) -> tuple[int, int, int | None] | None:
     """Split a version string into (major, minor, patch); None when it is not a version."""
     if text is None:
@@ -42,6 +46,7 @@ def parse(text: str | None) -> tuple[int, int, int | None] | None:
     return int(major), int(minor), int(patch) if patch is not None else None
 
 
+@lru_cache(maxsize=256)  # every request names its version: a handful of distinct texts
 def major_minor(text: str | None) -> str | None:
     """`"1.0.1"` -> `"1.0"`; None when the text is not a version."""
     parsed = parse(text)
@@ -55,11 +60,7 @@ def has_patch(text: str | None) -> bool:
 
 def to_known(text: str | None) -> Version | None:
     """The Version a version string names (patch ignored, §3.6), or None when a2a-lab does not speak it."""
-    mm = major_minor(text)
-    for version in Version:
-        if version.value == mm:
-            return version
-    return None
+    return _BY_VALUE.get(major_minor(text))
 
 
 def interface_version(declared: str | None) -> str:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from functools import lru_cache
 from typing import Any
 
 from starlette.types import Message, Receive, Scope, Send
@@ -25,10 +26,15 @@ log = logging.getLogger("a2a_lab.server")
 _HOST_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-:[]_")
 
 
+@lru_cache(maxsize=256)  # a server hears a handful of Host values
+def _usable_host(host: str) -> bool:
+    return 0 < len(host) <= 255 and set(host) <= _HOST_CHARS
+
+
 def base_url_of(scope: Scope) -> str:
     """The origin the client used (so cards name the host it can reach), plus the scenario's prefix."""
     host = http.headers_of(scope).get("host")
-    if not host or len(host) > 255 or not set(host) <= _HOST_CHARS:
+    if not host or not _usable_host(host):
         server = scope.get("server") or ("127.0.0.1", 80)
         host = f"[{server[0]}]:{server[1]}" if ":" in str(server[0]) else f"{server[0]}:{server[1]}"
     return f"{scope.get('scheme', 'http')}://{host}{scope.get('root_path', '')}"
@@ -165,7 +171,8 @@ class ScenarioApp:
             "error": {
                 "code": 404,
                 "status": "NOT_FOUND",
-                "message": f"a2a-lab: nothing is served at {scope['method']} {route_path} in scenario {self.scenario.id}",
+                "message": f"a2a-lab: nothing is served at {scope['method']} {route_path} "
+                f"in scenario {self.scenario.id}",
                 "details": [
                     {
                         "@type": "type.googleapis.com/google.rpc.ErrorInfo",

@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 import random
 import time
-import uuid
+from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
@@ -22,11 +22,27 @@ from .journal_record import Entry
 from .placeholders import TEXT, fill
 from .scenario import Step, TaskScript
 
+#: The variant (RFC 4122) and version (4) bits of a random UUID, as uuid.UUID(int=..., version=4) sets them.
+_UUID_CLEAR = ~((0xC000 << 48) | (0xF000 << 64))
+_UUID_V4 = (0x8000 << 48) | (4 << 76)
+_AGENT = Role.AGENT.value
+
 Event = dict[str, Any]  # a canonical StreamResponse: {"task": ...} | {"statusUpdate": ...} | ...
 
 
+_last_stamp: tuple[int, str] = (-1, "")
+
+
 def now_iso() -> str:
-    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    """The current UTC time as ISO 8601 with milliseconds; formatted once per millisecond (a busy server stamps
+    several tasks in the same one)."""
+    global _last_stamp
+    ms = time.time_ns() // 1_000_000
+    if ms != _last_stamp[0]:
+        stamp = datetime.fromtimestamp(ms // 1000, UTC).replace(microsecond=ms % 1000 * 1000)
+        text = stamp.isoformat(timespec="milliseconds").replace("+00:00", "Z")
+        _last_stamp = (ms, text)
+    return _last_stamp[1]
 
 
 def message_text(message: dict[str, Any]) -> str:
@@ -44,7 +60,8 @@ class TaskRecord:
     push_configs: dict[str, dict[str, Any]] = field(default_factory=dict)
     listeners: list[asyncio.Queue[Event | None]] = field(default_factory=list)
     push_deliveries: int = 0
-    #: The journal entry (kind `push-limit`) counting notifications dropped once limits.push_deliveries_per_task was reached.
+    #: The journal entry (kind `push-limit`) counting notifications dropped once limits.push_deliveries_per_task
+    #: was reached.
     push_limit_entry: Entry | None = None
 
     @property
@@ -64,7 +81,9 @@ class Engine:
     def __init__(self, seed: int, clock: Callable[[], float] = time.monotonic, max_tasks: int = 10_000) -> None:
         self._rng = random.Random(seed)
         self._clock = clock
-        self.tasks: dict[str, TaskRecord] = {}
+        #: In creation order; an OrderedDict because forgetting the oldest of a plain dict costs a scan over the
+        #: holes its earlier deletions left (~10 µs per task once the store is full), popitem(last=False) does not.
+        self.tasks: OrderedDict[str, TaskRecord] = OrderedDict()
         #: Tasks kept at most; the oldest are forgotten first (a later GetTask finds nothing, as for a purged task).
         self.max_tasks = max_tasks
         self.evicted = 0
@@ -72,7 +91,11 @@ class Engine:
         self.on_event: Callable[[TaskRecord, Event], None] | None = None
 
     def new_id(self) -> str:
-        return str(uuid.UUID(int=self._rng.getrandbits(128), version=4))
+        """A random (version 4) UUID from the seeded generator: the text of uuid.UUID(int=..., version=4), built
+        without the UUID object (two per answer on the hot path)."""
+        bits = (self._rng.getrandbits(128) & _UUID_CLEAR) | _UUID_V4
+        h = f"{bits:032x}"
+        return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
 
     # ------------------------------------------------------------------------- replies
 
@@ -86,7 +109,7 @@ class Engine:
         msg: dict[str, Any] = {
             "messageId": self.new_id(),
             "contextId": context_id or self.new_id(),
-            "role": Role.AGENT.value,
+            "role": _AGENT,
             "parts": fill(list(parts), TEXT, text),
         }
         if task_id:
@@ -108,7 +131,7 @@ class Engine:
         self._apply_step(rec, script.steps[0], first=True)
         self.tasks[task_id] = rec
         while len(self.tasks) > self.max_tasks:
-            del self.tasks[next(iter(self.tasks))]
+            self.tasks.popitem(last=False)
             self.evicted += 1
         return rec
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import errno
+import gc
 import re
 import socket
 import threading
@@ -25,7 +26,10 @@ _END_OF_HEAD = re.compile(b"\n\r?\n")
 
 def _raw_answer(status: int, reason: str, text: str) -> bytes:
     body = text.encode()
-    head = f"HTTP/1.1 {status} {reason}\r\ncontent-type: text/plain; charset=utf-8\r\nconnection: close\r\ncontent-length: {len(body)}\r\n\r\n"
+    head = (
+        f"HTTP/1.1 {status} {reason}\r\ncontent-type: text/plain; charset=utf-8\r\nconnection: close\r\n"
+        f"content-length: {len(body)}\r\n\r\n"
+    )
     return head.encode("ascii") + body
 
 
@@ -41,9 +45,11 @@ class LabH11Protocol(H11Protocol):
         self._arm_head_timer()
 
     def data_received(self, data: bytes) -> None:
-        if self._head_timer is None and (self.cycle is None or self.cycle.response_complete):
-            self._arm_head_timer()  # the start of the next request (or the rest of a body nobody reads any more)
         super().data_received(data)
+        if self._head_timer is None and (self.cycle is None or self.cycle.response_complete):
+            # Part of the next request's head (or the rest of a body nobody reads any more). A whole head has started
+            # a cycle by now: the common case arms no timer.
+            self._arm_head_timer()
 
     def handle_events(self) -> None:
         before = self.cycle
@@ -184,10 +190,32 @@ class BackgroundServer:
         self.stop()
 
 
+#: A serving process runs a full collection after this many middle-generation collections (CPython's default: 10),
+#: and, as always, only once a quarter more objects have survived since the last one.
+FULL_COLLECTION_AFTER = 100
+
+
+def settle_collector() -> None:
+    """Tune the cyclic garbage collector of a process that is about to serve (not of one that hosts servers in a
+    thread among other work: the harness and the tests keep CPython's defaults).
+
+    The journal and the task store are long-lived by design (10 000 entries and 10 000 tasks: ~170 000 objects when
+    full), and every full collection walks all of them and everything start-up built: under load CPython's defaults
+    run one every few seconds, each a stop of 30-100 ms for every request in flight (the p99 tail measured in
+    benchmarks/README.md). So what start-up built is frozen out of every later collection, and full collections
+    come ten times less often. Young collections are unchanged, so short-lived cycles go as soon as before."""
+    gc.collect()
+    gc.freeze()
+    young, middle, _ = gc.get_threshold()
+    gc.set_threshold(young, middle, FULL_COLLECTION_AFTER)
+
+
 def serve_forever(
     app: Any, host: str, port: int, log_level: str = "info", on_ready: Callable[[str], None] | None = None
 ) -> None:
+    """Serve in the foreground until interrupted: `a2a-lab serve`, the bench; this process does nothing else."""
     sock = bind(host, port)
+    settle_collector()
     if on_ready is not None:
         on_ready(origin(sock))
     server = uvicorn.Server(config(app, log_level, access_log=False))
