@@ -47,7 +47,8 @@ def main() -> None:
                 )
             )
     print(
-        f"{'-j':>3} {'scenarios':>9} {'wall s':>8} {'harness median ms':>18} {'harness max ms':>15} {'client total s':>15}  verdict"
+        f"{'-j':>3} {'scenarios':>9} {'wall s':>8} {'harness median ms':>18} {'harness max ms':>15} "
+        f"{'client total s':>15}  verdict"
     )
     for jobs, n, wall, med, worst, client, verdict in rows:
         print(f"{jobs:>3} {n:>9} {wall:>8.1f} {med:>18.1f} {worst:>15.1f} {client:>15.1f}  {verdict}")

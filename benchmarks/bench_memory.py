@@ -6,18 +6,17 @@ python benchmarks/bench_memory.py [--requests 100000]
 from __future__ import annotations
 
 import argparse
-import re
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
-from bench_server import ensure_wrk, message, rpc, start
+from bench_server import ensure_wrk, found, message, rpc, start
 
 
 def rss_mib(pid: int) -> float:
     status = Path(f"/proc/{pid}/status").read_text()
-    return int(re.search(r"VmRSS:\s+(\d+)", status).group(1)) / 1024  # type: ignore[union-attr]
+    return int(found(r"VmRSS:\s+(\d+)", status)) / 1024
 
 
 def main() -> None:
@@ -29,7 +28,8 @@ def main() -> None:
     body = rpc("SendMessage", message("task-1"))  # a completed task per request: journal entries and tasks both grow
     with tempfile.NamedTemporaryFile("w", suffix=".lua", delete=False) as script:
         script.write(
-            'wrk.method = "POST"\nwrk.headers["Content-Type"] = "application/json"\nwrk.headers["A2A-Version"] = "1.0"\n'
+            'wrk.method = "POST"\nwrk.headers["Content-Type"] = "application/json"\n'
+            'wrk.headers["A2A-Version"] = "1.0"\n'
             f"wrk.body = [[{body}]]\n"
         )
     try:
@@ -44,14 +44,15 @@ def main() -> None:
                 text=True,
                 check=True,
             ).stdout
-            done += int(re.search(r"(\d+) requests in", out).group(1))  # type: ignore[union-attr]
+            done += int(found(r"(\d+) requests in", out))
             print(f"{done:>10}  {rss_mib(proc.pid):>8.1f}", flush=True)
     finally:
         Path(script.name).unlink()
         proc.terminate()
         proc.wait(10)
     print(
-        "\njournal cap 10 000 entries (bodies kept up to 64 KiB each), task cap 10 000: RSS must level off once both are full"
+        "\njournal cap 10 000 entries (bodies kept up to 64 KiB each), task cap 10 000: "
+        "RSS must level off once both are full"
     )
 
 

@@ -31,6 +31,14 @@ KINDS = ("lab", "sdk", "bare")
 NAMES = {"lab": "a2a-lab", "sdk": "a2a-sdk 1.3.0", "bare": "bare Starlette"}
 
 
+def found(pattern: str, text: str) -> str:
+    """The first group of `pattern` in a tool's output; a clear error when the tool printed something else."""
+    m = re.search(pattern, text)
+    if m is None:
+        raise SystemExit(f"bench: expected {pattern!r} in this output:\n{text}")
+    return m.group(1)
+
+
 def rpc(method: str, params: dict, req_id: int = 1) -> str:
     return json.dumps({"jsonrpc": "2.0", "id": req_id, "method": method, "params": params})
 
@@ -55,7 +63,8 @@ def start(kind: str) -> tuple[subprocess.Popen[str], str]:
     proc = subprocess.Popen(
         [sys.executable, str(HERE / "servers.py"), kind], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True
     )
-    url = proc.stdout.readline().strip()  # type: ignore[union-attr]
+    assert proc.stdout is not None  # stdout=PIPE
+    url = proc.stdout.readline().strip()
     for _ in range(100):  # wait until it answers
         try:
             urllib.request.urlopen(
@@ -114,8 +123,8 @@ def wrk(binary: str, url: str, body: str, duration: int, connections: int) -> di
             return float("nan")
         return float(m.group(1)) * {"us": 0.001, "ms": 1.0, "s": 1000.0}[m.group(2)]
 
-    rps = float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1))  # type: ignore[union-attr]
-    done = float(re.search(r"(\d+) requests in", out).group(1))  # type: ignore[union-attr]
+    rps = float(found(r"Requests/sec:\s+([\d.]+)", out))
+    done = float(found(r"(\d+) requests in", out))
     errors = re.search(r"Non-2xx or 3xx responses:\s+(\d+)", out)
     return {
         "rps": rps,

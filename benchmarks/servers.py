@@ -12,7 +12,9 @@ import json
 import socket
 import sys
 import uuid
+from collections.abc import AsyncIterator
 from pathlib import Path
+from typing import Any
 
 import uvicorn
 
@@ -28,14 +30,14 @@ def listen() -> socket.socket:
     return sock
 
 
-def lab_app():  # type: ignore[no-untyped-def]
+def lab_app() -> Any:
     from a2a_lab.server.app import ScenarioApp
     from a2a_lab.server.loader import load_file
 
     return ScenarioApp(load_file(HERE / "bench-scenario.yaml", "bench"))
 
 
-def sdk_app():  # type: ignore[no-untyped-def]
+def sdk_app() -> Any:
     from a2a.helpers.proto_helpers import new_task
     from a2a.server.agent_execution import AgentExecutor, RequestContext
     from a2a.server.events import EventQueue
@@ -58,22 +60,24 @@ def sdk_app():  # type: ignore[no-untyped-def]
         """The same work as the a2a-lab scenario: a direct message, or a completed task with one artifact."""
 
         async def execute(self, context: RequestContext, event_queue: EventQueue) -> None:
-            text = context.get_user_input()
-            if context.message.message_id.startswith("direct-"):
+            text, message = context.get_user_input(), context.message
+            task_id, context_id = context.task_id, context.context_id
+            assert message is not None and task_id is not None and context_id is not None
+            if message.message_id.startswith("direct-"):
                 await event_queue.enqueue_event(
                     Message(
                         message_id=str(uuid.uuid4()),
-                        context_id=context.context_id,
+                        context_id=context_id,
                         role=Role.ROLE_AGENT,
                         parts=[Part(text=f"echo: {text}")],
                     )
                 )
                 return
             await event_queue.enqueue_event(
-                new_task(context.task_id, context.context_id, TaskState.TASK_STATE_SUBMITTED, history=[context.message])
+                new_task(task_id, context_id, TaskState.TASK_STATE_SUBMITTED, history=[message])
             )
-            updater = TaskUpdater(event_queue, context.task_id, context.context_id)
-            if context.message.message_id.startswith("stream-"):
+            updater = TaskUpdater(event_queue, task_id, context_id)
+            if message.message_id.startswith("stream-"):
                 for _ in range(SSE_EVENTS - 3):
                     await updater.update_status(TaskState.TASK_STATE_WORKING)
             await updater.add_artifact([Part(text=f"echo: {text}")], artifact_id="result", name="result")
@@ -98,7 +102,7 @@ def sdk_app():  # type: ignore[no-untyped-def]
     return Starlette(routes=[*create_agent_card_routes(card), *create_jsonrpc_routes(handler, rpc_url="/")])
 
 
-def bare_app():  # type: ignore[no-untyped-def]
+def bare_app() -> Any:
     from sse_starlette import EventSourceResponse
     from starlette.applications import Starlette
     from starlette.requests import Request
@@ -122,7 +126,7 @@ def bare_app():  # type: ignore[no-untyped-def]
         body = await request.json()
         if body["method"] == "SendStreamingMessage":
 
-            async def events():  # type: ignore[no-untyped-def]
+            async def events() -> AsyncIterator[str]:
                 for _ in range(SSE_EVENTS):
                     yield json.dumps({"jsonrpc": "2.0", "id": body["id"], "result": {"task": task}})
 

@@ -40,6 +40,7 @@ class LabH11Protocol(H11Protocol):
     head_seconds: float | None = HEAD_SECONDS
     _head_timer: asyncio.TimerHandle | None = None
 
+    # uvicorn annotates the parameter as asyncio.Transport while asyncio's base class says BaseTransport.
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
         self._arm_head_timer()
@@ -164,7 +165,6 @@ class BackgroundServer:
         self.sock = bind(host, port)
         self.url = origin(self.sock)
         self.server = uvicorn.Server(config(app, head_seconds=head_seconds))
-        self.server.install_signal_handlers = lambda: None  # type: ignore[method-assign]
         self._thread = threading.Thread(target=self._run, name=f"a2a-lab {self.url}", daemon=True)
 
     def _run(self) -> None:
