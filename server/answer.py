@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import asyncio
-import json
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 from sse_starlette import EventSourceResponse, ServerSentEvent
 from starlette.types import Receive, Scope, Send
 
+from a2a_lab.protocol import jsontext
 from a2a_lab.protocol.bindings import EVENT_STREAM
 from a2a_lab.protocol.errors import A2AError
 
@@ -88,9 +88,9 @@ async def send_stream(
                 if isinstance(item, StreamError):
                     data, name = render_error(item.error)
                     events.append(SentEvent(journal.offset(), SentKind.ERROR, value=data, event=name))
-                    yield ServerSentEvent(data=json.dumps(data, separators=(",", ":")), event=name)
+                    yield ServerSentEvent(data=jsontext.dumps(data).decode(), event=name)
                     break
-                text = json.dumps(render(item), separators=(",", ":"))
+                text = jsontext.dumps(render(item)).decode()
                 # the text sent, not live objects that change later
                 events.append(SentEvent(journal.offset(), SentKind.DATA, text))
                 yield ServerSentEvent(data=text)

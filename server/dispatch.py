@@ -132,11 +132,8 @@ def _execute(state: LabState, call: Invocation, reply: Reply) -> Decision:
     if spec.capability:
         _require(state, spec.capability, call.op.value)
     if call.op in (Operation.SEND_MESSAGE, Operation.SEND_STREAMING_MESSAGE):
-        missing = [
-            uri
-            for uri in cards.required_extensions(state.card_doc)
-            if uri not in versions.activated_extensions(dict(call.headers))
-        ]
+        activated = versions.activated_extensions(dict(call.headers)) if state.required_extensions else set()
+        missing = [uri for uri in state.required_extensions if uri not in activated]
         if missing:  # §3.6 / §4.6: a required extension the client did not activate
             raise A2AError(
                 ErrorType.EXTENSION_SUPPORT_REQUIRED,

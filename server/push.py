@@ -9,13 +9,12 @@ from __future__ import annotations
 
 import asyncio
 import ipaddress
-import json
 from typing import Any
 from urllib.parse import urlsplit
 
 import httpx
 
-from a2a_lab.protocol import shapes
+from a2a_lab.protocol import jsontext, shapes
 from a2a_lab.protocol.bindings import A2A_JSON, JSON
 from a2a_lab.protocol.forms import V03_JSONRPC
 from a2a_lab.protocol.versions import Version
@@ -64,8 +63,8 @@ def target_refusal(url: str, allow: tuple[str, ...]) -> str | None:
 def payload(rec: TaskRecord, event: Event, version: str) -> tuple[bytes, str]:
     """1.0: the StreamResponse in HTTP+JSON form; 0.3: the whole Task (0.3 §9.5 example)."""
     if version == Version.V0_3.value:
-        return json.dumps(shapes.task_out(rec.task, V03_JSONRPC)).encode(), JSON
-    return json.dumps(event).encode(), A2A_JSON
+        return jsontext.dumps(shapes.task_out(rec.task, V03_JSONRPC)), JSON
+    return jsontext.dumps(event), A2A_JSON
 
 
 class PushSender:

@@ -74,6 +74,11 @@ class LabState:
     _cards: dict[str, bytes] = field(default_factory=dict)
     #: Background movers of tasks that time moves on (keep_moving), by task id.
     _movers: dict[str, asyncio.Task[None]] = field(default_factory=dict)
+    #: The extension URIs the card marks required (§3.6), read once: every SendMessage checks them.
+    required_extensions: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        self.required_extensions = tuple(cards.required_extensions(self.card_doc))
 
     @classmethod
     def build(cls, scenario: Scenario, run_seed: int = 0) -> LabState:
