@@ -18,22 +18,13 @@ from joserfc import jws
 from joserfc.errors import JoseError
 from joserfc.jwk import ECKey, KeySet, OKPKey, RSAKey
 
-from .cards import CAPABILITY_FLAGS
+from .cards import CAPABILITY_FLAGS, REQUIRED_V1
 
 SIGNATURES = "signatures"
 DEFAULT_ALG = "ES256"
 
 _REQUIRED = {
-    "AgentCard": {
-        "name",
-        "description",
-        "supportedInterfaces",
-        "version",
-        "capabilities",
-        "defaultInputModes",
-        "defaultOutputModes",
-        "skills",
-    },
+    "AgentCard": set(REQUIRED_V1),
     "AgentInterface": {"url", "protocolBinding", "protocolVersion"},
     "AgentProvider": {"url", "organization"},
     "AgentSkill": {"id", "name", "description", "tags"},
