@@ -237,9 +237,9 @@ def resubscribe(view: RunView, c: Check) -> CheckResult:
     "A2A 1.0 §8.4.3 (C14)",
     "Card signatures verified",
     "Asked to verify (A2A_LAB_ACTION verify_signature, with the key set in `jwks`), the client verifies the card's signature "
-    "over its canonical form: it uses a card that verifies and refuses one that does not (tampered payload, unknown key). "
-    "A card that offers the client's generation no interface (a 1.0-only card to a 0.3 client) cannot be used at all, "
-    "so refusing it is correct.",
+    "over its canonical form: it uses a card that verifies and refuses one that does not (tampered payload, unknown "
+    "key). A card that offers the client's generation no interface (a 1.0-only card to a 0.3 client) cannot be used at "
+    "all, so refusing it is correct.",
 )
 def signature_verified(view: RunView, c: Check) -> CheckResult:
     if not view.action.get("verify_signature"):

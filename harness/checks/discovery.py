@@ -58,8 +58,8 @@ def card_discovery(view: RunView, c: Check) -> CheckResult:
     Level.MUST,
     "A2A 1.0 §8.3.2 rules 1-2; 0.3 §5.6.3, §11.2.1",
     "First supported interface chosen",
-    "Clients MUST select the first entry of supportedInterfaces whose binding (and version) they support; a mixed-version "
-    "card is not a reason to give up. What a client supports is what it is seen to use anywhere in the run, or what "
+    "Clients MUST select the first entry of supportedInterfaces whose binding (and version) they support; a "
+    "mixed-version card is not a reason to give up. What a client supports is what it is seen to use anywhere in the run, or what "
     "--client-supports declares. The card is judged as the client's generation reads it: a 1.0 client reads "
     "supportedInterfaces, a client that speaks only 0.3 reads url, preferredTransport and additionalInterfaces (0.3 "
     "§5.6.3: it SHOULD use url when it supports preferredTransport, else MAY use any supported additional interface). "
