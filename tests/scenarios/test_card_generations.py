@@ -18,6 +18,8 @@ from a2a_lab.server.catalogue import Catalogue
 from .catalogue_runs import Miss, Run, assert_misses, assert_passes, defect, explain, run, run_cases
 
 V03: tuple[Support, ...] = ((Binding.JSONRPC, Version.V0_3),)
+V03_BOTH: tuple[Support, ...] = ((Binding.JSONRPC, Version.V0_3), (Binding.HTTP_JSON, Version.V0_3))
+BOTH_BINDINGS = ("--binding", "jsonrpc", "--binding", "http+json")
 GEN03 = ("--generation", "0.3")
 #: Cards without a top-level url: a 0.3 client cannot read them, and its refusal is correct.
 UNREADABLE_TO_03 = [
@@ -36,9 +38,13 @@ READABLE_TO_03 = [
     "discovery/dual-card-different-urls",
     "spec/conformant",
     "errors/card-0.3-wire-1.0",
+    "discovery/v03-preferred-transport",  # JSON-RPC only: the additional interface, as 0.3 §5.6.3 rule 3 allows
 ]
 
-CORRECT_03 = [run(sid, *GEN03, supports=V03) for sid in UNREADABLE_TO_03 + READABLE_TO_03]
+CORRECT_03 = [run(sid, *GEN03, supports=V03) for sid in UNREADABLE_TO_03 + READABLE_TO_03] + [
+    # Speaking both bindings, it takes the main url of the preferred transport (0.3 §5.6.3 rule 2).
+    run("discovery/v03-preferred-transport", *GEN03, *BOTH_BINDINGS, supports=V03_BOTH),
+]
 MISSES_03 = [
     # It reads the 1.0 list instead of its own url: not the interface its card model declares.
     Miss(
@@ -56,6 +62,13 @@ MISSES_03 = [
         defect("discovery/same-binding-0.3-then-1.0-dual", "refuse-card", *GEN03, supports=V03),
         "INTERFACE-SELECTION",
         says="gave up",
+    ),
+    # It supports the preferred transport but takes an additional interface: a 0.3 SHOULD (§5.6.3 rule 2).
+    Miss(
+        defect("discovery/v03-preferred-transport", "own-binding-order", *GEN03, *BOTH_BINDINGS, supports=V03_BOTH),
+        "INTERFACE-SELECTION",
+        Outcome.NON_STRICT,
+        says="main url",
     ),
     # It sends a 1.0 method to the 0.3 url it read.
     Miss(

@@ -243,6 +243,7 @@ CORRECT = [
     run("discovery/same-binding-0.3-then-1.0"),
     run("discovery/same-binding-0.3-then-1.0-dual"),
     run("discovery/dual-card-different-urls"),
+    run("discovery/v03-preferred-transport"),
     run("discovery/unknown-fields"),
     run("discovery/unknown-fields", *REST_ARGS, supports=REST),
     run("discovery/interface-on-other-origin"),
