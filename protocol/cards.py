@@ -195,16 +195,10 @@ def gap(card: Any, reader: Version) -> str | None:
 def legacy_view(card: Any) -> Interface | None:
     """The 0.3 main interface of a dual-shaped card (top-level `url`, `preferredTransport`, `protocolVersion`), which
     the official SDK derives from the card's 0.3 interfaces (notes §1.6); None when the card is not dual."""
-    if shape(card) != "dual" or not isinstance(card.get("url"), str):
+    if shape(card) != "dual":
         return None
-    return Interface(
-        card["url"],
-        str(card.get("preferredTransport") or Binding.JSONRPC.value),
-        _opt_str(card.get("protocolVersion")),
-        None,
-        0,
-        "url",
-    )
+    main = interfaces(card, Version.V0_3)
+    return main[0] if main else None
 
 
 def _opt_str(value: Any) -> str | None:
