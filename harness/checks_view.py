@@ -6,6 +6,7 @@ import argparse
 import json
 
 from .checks import client_checks
+from .checks.base import CARD_READING
 from .command_line import add_json_or_markdown
 from .exit_codes import Exit
 from .reports.json_report import check_json
@@ -16,7 +17,7 @@ def as_markdown() -> str:
     for c in client_checks():
         grading = f" *{c.grading}.*" if c.grading else ""
         lines.append(f"| `{c.id}` | {c.level.value} | {c.section} | {c.requirement}{grading} |")
-    return "\n".join(lines) + "\n"
+    return "\n".join(lines) + "\n\n" + CARD_READING
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:

@@ -262,7 +262,12 @@ class RunView:
         self.pushes = [e for e in self.entries if e.kind is EntryKind.PUSH]
         self.calls = [Call(e) for e in self.entries if e.kind.is_call]
         self.a2a_calls = [c for c in self.calls if c.operation is not None]
-        self.interfaces: list[Interface] = cards.interfaces(self.card)
+        #: The card generation this client reads (what it speaks, declared or seen in the run), and the card as it
+        #: reads it: every check that assumes a card field reads these, never the raw card's other generation.
+        self.generation: Version = cards.generation(self.supports)
+        self.interfaces: list[Interface] = cards.interfaces(self.card, self.generation)
+        #: Why this client finds no interface on the card (None when it finds one): its refusal is then correct.
+        self.card_gap: str | None = cards.gap(self.card, self.generation)
 
     def interface_path(self, iface: Interface) -> str | None:
         """The interface's path on this server (under its origin or its alias), or None when it points elsewhere."""
@@ -292,6 +297,10 @@ class RunView:
 
     def expected_interface(self) -> Interface | None:
         return cards.select(self.interfaces, self.supports)
+
+    def capability(self, name: str) -> bool:
+        """A capability flag as this client's generation reads the card."""
+        return cards.capability(self.card, name, self.generation)
 
     def observations(self) -> list[Observed]:
         """What the server told the client, in journal order: answers to its calls and the push notifications its

@@ -1,4 +1,9 @@
-"""Agent cards: their shapes, their interfaces, and how a client picks one (spec §4.4, §8.3; 0.3 §5.6)."""
+"""Agent cards: their shapes, their interfaces, and how a client picks one (spec §4.4, §8.3; 0.3 §5.6).
+
+A card is read by a client of one protocol generation, and each generation reads its own fields: a 1.0 client reads
+`supportedInterfaces` (§8.3.2), a 0.3 client reads `url`, `preferredTransport`, `additionalInterfaces` and the
+top-level `protocolVersion` (0.3 §5.6). `interfaces(card, generation)` is the one place that knows which.
+"""
 
 from __future__ import annotations
 
@@ -62,6 +67,8 @@ class Interface:
     tenant: str | None = None
     index: int = 0
     source: str = "supportedInterfaces"
+    #: The generation of the client reading the card (see `interfaces`).
+    reader: Version = Version.V1_0
 
     @property
     def core_binding(self) -> Binding | None:
@@ -86,6 +93,27 @@ class Interface:
     def label(self) -> str:
         return f"{self.binding} {self.version} {self.url}"
 
+    @property
+    def accepted(self) -> frozenset[Version]:
+        """The versions a client may speak to this interface without breaking a MUST.
+
+        The strict reading is `known_version` (an absent version is 0.3, §3.6.2), and selection expects it. But an
+        entry of `supportedInterfaces` without protocolVersion omits a REQUIRED field (§4.4.6): the card is at fault,
+        and a client reading it as 1.0 or as 0.3 breaks no MUST. A 0.3 client reading a pre-0.3 card (`0.2.5`) has no
+        version rule to break either: 0.3 has no version negotiation (0.3 §3.4.2) and 0.2.x shares its methods.
+        """
+        if self.source == "supportedInterfaces" and not (self.declared_version or "").strip():
+            return frozenset(Version)
+        if self.reader is Version.V0_3 and self.source != "supportedInterfaces":
+            major = versions.parse(self.declared_version or "0.3")
+            if major is None or major[0] == 0:
+                return frozenset({Version.V0_3})
+        known = self.known_version
+        return frozenset({known}) if known is not None else frozenset()
+
+    def accepts(self, version: Version | None) -> bool:
+        return version is not None and version in self.accepted
+
 
 def shape(card: Any) -> str:
     """`1.0`, `0.3`, `dual` (1.0 fields plus 0.3 top-level fields, as the official SDK serves) or `unknown`."""
@@ -102,17 +130,26 @@ def shape(card: Any) -> str:
     return "unknown"
 
 
-def interfaces(card: Any) -> list[Interface]:
-    """The card's interfaces in preference order.
+def generation(supports: Iterable[Support]) -> Version:
+    """The card generation a client reads: 0.3 for a client known to speak only 0.3, else 1.0 (a 1.0 client, or one
+    whose support is unknown: the newest generation is the default reading)."""
+    spoken = {version for _, version in supports}
+    return Version.V0_3 if spoken == {Version.V0_3} else Version.V1_0
 
-    A card with `supportedInterfaces` is read as 1.0 (its 0.3 top-level fields are leftovers, field note
-    S1); otherwise `url` + `preferredTransport` come first, then `additionalInterfaces` (0.3 §5.6.3).
+
+def interfaces(card: Any, reader: Version = Version.V1_0) -> list[Interface]:
+    """The card's interfaces in preference order, as a client of generation `reader` reads them.
+
+    A 1.0 client reads `supportedInterfaces` (§8.3.2; a dual card's 0.3 top-level fields are leftovers to it, field
+    note S1); on a card without that list (a 0.3 card) it reads the 0.3 fields, as the SDKs map a legacy card.
+    A 0.3 client reads only `url` + `preferredTransport` first, then `additionalInterfaces` (0.3 §5.6.3), with the
+    top-level `protocolVersion`: `supportedInterfaces` does not exist in its card model.
     """
     if not isinstance(card, dict):
         return []
     out: list[Interface] = []
     listed = card.get("supportedInterfaces")
-    if isinstance(listed, list):
+    if isinstance(listed, list) and reader is Version.V1_0:
         for i, entry in enumerate(listed):
             if isinstance(entry, dict):
                 out.append(
@@ -129,7 +166,7 @@ def interfaces(card: Any) -> list[Interface]:
     if isinstance(url, str):
         version = _opt_str(card.get("protocolVersion"))
         main_binding = str(card.get("preferredTransport") or Binding.JSONRPC.value)
-        out.append(Interface(url, main_binding, version, None, 0, "url"))
+        out.append(Interface(url, main_binding, version, None, 0, "url", reader))
         extra = card.get("additionalInterfaces")
         if isinstance(extra, list):
             for i, entry in enumerate(extra):
@@ -142,25 +179,32 @@ def interfaces(card: Any) -> list[Interface]:
                     None,
                     i + 1,
                     "additionalInterfaces",
+                    reader,
                 )
                 if (iface.url, iface.binding) != (url, main_binding):
                     out.append(iface)
     return out
 
 
+def gap(card: Any, reader: Version) -> str | None:
+    """Why a client of generation `reader` finds no interface on this card at all (None when it finds one): the
+    card's gap, which makes that client's refusal correct."""
+    if interfaces(card, reader):
+        return None
+    if not isinstance(card, dict):
+        return "there is no card to read"
+    if reader is Version.V0_3:
+        return "this card has no top-level url: a 0.3 client cannot read it (0.3 §5.6: url is REQUIRED)"
+    return "this card has neither supportedInterfaces nor a top-level url: a 1.0 client finds no interface on it"
+
+
 def legacy_view(card: Any) -> Interface | None:
     """The 0.3 main interface of a dual-shaped card (top-level `url`, `preferredTransport`, `protocolVersion`), which
     the official SDK derives from the card's 0.3 interfaces (notes §1.6); None when the card is not dual."""
-    if shape(card) != "dual" or not isinstance(card.get("url"), str):
+    if shape(card) != "dual":
         return None
-    return Interface(
-        card["url"],
-        str(card.get("preferredTransport") or Binding.JSONRPC.value),
-        _opt_str(card.get("protocolVersion")),
-        None,
-        0,
-        "url",
-    )
+    main = interfaces(card, Version.V0_3)
+    return main[0] if main else None
 
 
 def _opt_str(value: Any) -> str | None:
@@ -202,11 +246,16 @@ def required_extensions(card: Any) -> list[str]:
     return [str(e["uri"]) for e in exts or [] if isinstance(e, dict) and e.get("required") is True and e.get("uri")]
 
 
-def capability(card: Any, name: str) -> bool:
-    """A capability flag; absent means false (§3.3.4). Reads the 0.3 spelling of the extended card too."""
+def capability(card: Any, name: str, reader: Version = Version.V1_0) -> bool:
+    """A capability flag as a client of generation `reader` reads it; absent means false (§3.3.4).
+
+    The extended card has two spellings: 1.0 `capabilities.extendedAgentCard`, 0.3 top-level
+    `supportsAuthenticatedExtendedCard` (0.3 §5.5). A 1.0 client reads the 0.3 spelling too (the SDKs map a legacy
+    card); a 0.3 client reads only its own."""
     if not isinstance(card, dict):
         return False
     caps = card.get("capabilities")
-    if isinstance(caps, dict) and caps.get(name) is True:
-        return True
-    return name == EXTENDED_CARD and card.get("supportsAuthenticatedExtendedCard") is True
+    legacy = name == EXTENDED_CARD and card.get("supportsAuthenticatedExtendedCard") is True
+    if reader is Version.V0_3 and name == EXTENDED_CARD:
+        return legacy
+    return (isinstance(caps, dict) and caps.get(name) is True) or legacy

@@ -621,7 +621,8 @@ def _card(r: _Reader, value: Any) -> CardSpec:
 
 
 def _derive_endpoints(card: CardSpec) -> tuple[Endpoint, ...]:
-    """By default a scenario answers where its card says: every JSONRPC/HTTP+JSON interface under {base_url}."""
+    """By default a scenario answers where its card says: every JSONRPC/HTTP+JSON interface under {base_url}, as
+    either generation of client reads the card (a dual card's 0.3 `url` may name an endpoint of its own)."""
     doc: Any = card.object
     if doc is None and card.raw is not None:
         try:
@@ -629,7 +630,7 @@ def _derive_endpoints(card: CardSpec) -> tuple[Endpoint, ...]:
         except ValueError:
             doc = None
     grouped: dict[tuple[str, Binding], list[Version]] = {}
-    for iface in cards.interfaces(doc):
+    for iface in [i for reader in Version for i in cards.interfaces(doc, reader)]:
         prefix = next((p for p in (BASE_URL, ALT_BASE_URL) if iface.url.startswith(p)), None)
         binding = iface.core_binding
         if prefix is None or binding not in (Binding.JSONRPC, Binding.HTTP_JSON):

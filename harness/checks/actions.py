@@ -82,7 +82,7 @@ def streaming_used(view: RunView, c: Check) -> CheckResult:
 
     if not view.action.get("stream"):
         return _not_asked(c, "stream")
-    if not cards.capability(view.card, cards.STREAMING):
+    if not view.capability(cards.STREAMING):
         return c.skipped("the card does not allow streaming (CAPABILITIES-RESPECTED judges this case)")
     streamed = [call for call in view.a2a_calls if call.operation is Operation.SEND_STREAMING_MESSAGE]
     if not streamed:
@@ -104,7 +104,7 @@ def push_receiver(view: RunView, c: Check) -> CheckResult:
     if not view.action.get("webhook"):
         return _not_asked(c, "register a webhook")
     deliveries = view.pushes
-    if not deliveries and not cards.capability(view.card, cards.PUSH_NOTIFICATIONS):
+    if not deliveries and not view.capability(cards.PUSH_NOTIFICATIONS):
         return c.skipped("the card does not allow push notifications (CAPABILITIES-RESPECTED judges this case)")
     if not deliveries:
         registered = any(call.operation is Operation.CREATE_PUSH_CONFIG for call in view.a2a_calls) or any(
@@ -184,7 +184,7 @@ def extended_card(view: RunView, c: Check) -> CheckResult:
     if not view.action.get("extended_card"):
         return _not_asked(c, "fetch the extended card")
     calls = [call for call in view.a2a_calls if call.operation is Operation.GET_EXTENDED_CARD]
-    if not calls and not cards.capability(view.card, cards.EXTENDED_CARD):
+    if not calls and not view.capability(cards.EXTENDED_CARD):
         return c.skipped("the card declares no extended card (CAPABILITIES-RESPECTED judges this case)")
     if not calls:
         return _unimplemented(c, "the client did not call GetExtendedAgentCard")
@@ -238,8 +238,10 @@ def resubscribe(view: RunView, c: Check) -> CheckResult:
     "A2A 1.0 §8.4.3 (C14)",
     "Card signatures verified",
     "Asked to verify (A2A_LAB_ACTION verify_signature, with the key set in `jwks`), the client verifies the card's "
-    "signature over its canonical form: it uses a card that verifies and refuses one that does not (tampered payload, "
-    "unknown key).",
+    "signature "
+    "over its canonical form: it uses a card that verifies and refuses one that does not (tampered payload, unknown "
+    "key). A card that offers the client's generation no interface (a 1.0-only card to a 0.3 client) cannot be used at "
+    "all, so refusing it is correct.",
 )
 def signature_verified(view: RunView, c: Check) -> CheckResult:
     if not view.action.get("verify_signature"):
@@ -248,6 +250,8 @@ def signature_verified(view: RunView, c: Check) -> CheckResult:
         return c.skipped("no card to verify")
     valid = any(v.valid for v in signing.verify(view.card, view.action.get("jwks") or {"keys": []}))
     if valid:
+        if not view.a2a_calls and view.card_gap is not None:
+            return c.passed(f"the client did not use the card, correctly whatever its signature: {view.card_gap}")
         if not view.a2a_calls:
             return c.broken("the client refused a card whose signature verifies", "the agent is used", "no call")
         return c.passed("the card verifies and the client used it")

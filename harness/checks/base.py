@@ -54,6 +54,36 @@ class Check:
         return self.result(outcome, message, expected, actual, calls)
 
 
+#: The rule every check that assumes a card field follows (rendered in docs/checks.md).
+CARD_READING = """\
+## Which card a check reads
+
+A client is judged only on the card its protocol generation can read (`a2a_lab.protocol.cards.interfaces(card,
+reader)`, the one place that knows which fields each generation reads):
+
+- A **1.0 client** reads `supportedInterfaces` (A2A 1.0 §8.3.2, §4.4.6). On a card without that list (a 0.3 card) it
+  reads the 0.3 fields, as the official SDKs map a legacy card; a dual card's 0.3 top-level fields are leftovers to it.
+- A **0.3 client** reads `url`, `preferredTransport`, `additionalInterfaces` and the top-level `protocolVersion`
+  (A2A 0.3 §5.5, §5.6), never `supportedInterfaces`, and the extended card only as `supportsAuthenticatedExtendedCard`.
+  It SHOULD use `url` when it supports `preferredTransport`, and MAY use any supported additional interface otherwise
+  (0.3 §5.6.3 rules 2-3): INTERFACE-SELECTION grades the first NON_STRICT, not FAIL.
+- A client's generation is what it speaks: 0.3 when it is known to speak only 0.3, else 1.0. What it speaks is
+  declared with `--client-supports`, or inferred from what it is seen to use anywhere in the run (one scenario's
+  calls tell the others). A client that made no call anywhere in the run and declared nothing has no known
+  generation: INTERFACE-SELECTION fails it only on a card a client of either generation could call, and otherwise
+  skips with the card's gap.
+- A card that offers the client's generation nothing readable (a 1.0-only card, without `url`, to a 0.3 client; its
+  0.3 card model cannot even parse it, 0.3 §5.5: `url` is REQUIRED) makes the client's refusal correct: the checks
+  that assume the card (INTERFACE-SELECTION, SIGNATURE-VERIFIED) PASS with a message naming the card's gap, never
+  FAIL. URL-FROM-CARD, TENANT, METHOD-MATCHES-INTERFACE, FALLBACK, CAPABILITIES-RESPECTED and the action checks read
+  the same view.
+- Versions read leniently, because no MUST is broken: an interface whose card omits the REQUIRED
+  `AgentInterface.protocolVersion` (§4.4.6) is the card's fault, and a client may read it as 1.0 or as 0.3 (the lab's
+  strict reading, and what INTERFACE-SELECTION expects, is 0.3, as §3.6.2 reads an absent header); a 0.3 client may
+  call a pre-0.3 card's `url` (`protocolVersion: "0.2.5"`): 0.3 has no version negotiation (0.3 §3.4.2) and 0.2.x
+  shares its methods.
+"""
+
 REGISTRY: dict[str, Check] = {}
 
 

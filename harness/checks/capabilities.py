@@ -37,7 +37,7 @@ def capabilities_respected(view: RunView, c: Check) -> CheckResult:
     if not uses:
         return c.skipped("no capability-gated operation was called")
     for call, capability, what in uses:
-        if not cards.capability(view.card, capability):
+        if not view.capability(capability):
             return c.broken(
                 f"{what} was sent although the card does not declare capabilities.{capability}",
                 f"no {what} (capabilities.{capability} is absent or false)",

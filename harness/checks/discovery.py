@@ -4,11 +4,14 @@ from __future__ import annotations
 
 from urllib.parse import urlsplit
 
+from a2a_lab.protocol import cards
 from a2a_lab.protocol.bindings import Binding
+from a2a_lab.protocol.cards import Interface
+from a2a_lab.protocol.versions import Version
 from a2a_lab.server.journal_record import Entry
 
 from ..journal_view import RunView
-from ..model import CheckResult, Level
+from ..model import CheckResult, Level, Outcome
 from .base import Check, check
 
 
@@ -53,11 +56,15 @@ def card_discovery(view: RunView, c: Check) -> CheckResult:
 @check(
     "INTERFACE-SELECTION",
     Level.MUST,
-    "A2A 1.0 §8.3.2 rules 1-2",
+    "A2A 1.0 §8.3.2 rules 1-2; 0.3 §5.6.3, §11.2.1",
     "First supported interface chosen",
     "Clients MUST select the first entry of supportedInterfaces whose binding (and version) they support; a "
     "mixed-version card is not a reason to give up. What a client supports is what it is seen to use anywhere in the "
-    "run, or what --client-supports declares.",
+    "run, or what "
+    "--client-supports declares. The card is judged as the client's generation reads it: a 1.0 client reads "
+    "supportedInterfaces, a client that speaks only 0.3 reads url, preferredTransport and additionalInterfaces (0.3 "
+    "§5.6.3: it SHOULD use url when it supports preferredTransport, else MAY use any supported additional interface). "
+    "A card that offers that generation nothing readable makes its refusal correct.",
 )
 def interface_selection(view: RunView, c: Check) -> CheckResult:
     if view.expect.no_call_allowed and not view.calls:
@@ -67,18 +74,9 @@ def interface_selection(view: RunView, c: Check) -> CheckResult:
             "the server served no card, so there was no interface to select (CARD-DISCOVERY judges the calls)"
         )
     if not view.supports:
-        servable = [
-            i
-            for i in view.interfaces
-            if i.core_binding is not None and i.known_version is not None and view.interface_path(i) is not None
-        ]
-        if view.a2a_calls or not servable:
-            return c.skipped("the client's supported interfaces are unknown (declare them with --client-supports)")
-        return c.broken(
-            "the client never called the agent, here or in any other scenario of the run",
-            f"a call to {servable[0].label}",
-            "no A2A call (see the client's exit code and stderr)",
-        )
+        return _unknown_client(view, c)
+    if view.card_gap is not None and not view.calls:
+        return c.passed(f"the client made no call, correctly: {view.card_gap}")
     expected = view.expected_interface()
     if expected is None:
         return c.skipped("the card lists no interface this client is known to support")
@@ -103,9 +101,23 @@ def interface_selection(view: RunView, c: Check) -> CheckResult:
         )
     first = view.a2a_calls[0]
     declared = view.declared(first)
-    chosen = next((i for i in declared if i.known_version is first.version), None)
+    chosen = next((i for i in declared if i.accepts(first.version)), None)
     if chosen is not None and chosen == expected:
-        return c.passed(f"used the first supported interface: #{expected.index} {expected.label}", [first])
+        return c.passed(
+            f"used the first supported interface: #{expected.index} {expected.label}" + _lax(chosen), [first]
+        )
+    if chosen is not None and view.generation is Version.V0_3:
+        # 0.3 §5.6.3 rules 2-3: the main url SHOULD be used when the client supports its transport; otherwise any
+        # supported additional interface MAY be.
+        if expected.source != "url":
+            return c.passed(f"used a supported additional interface: {chosen.label}", [first])
+        return c.result(
+            Outcome.NON_STRICT,
+            "the client supports the card's preferredTransport but did not use the main url (0.3 §5.6.3: SHOULD)",
+            f"#{expected.index} {expected.label}",
+            f"{chosen.label} (#{chosen.index})",
+            [first],
+        )
     actual = (
         chosen.label
         if chosen
@@ -117,6 +129,41 @@ def interface_selection(view: RunView, c: Check) -> CheckResult:
         f"#{expected.index} {expected.label}",
         actual + (f" (#{chosen.index})" if chosen else ""),
         [first],
+    )
+
+
+def _lax(chosen: Interface) -> str:
+    """A note when the interface's version was read leniently (a card without the REQUIRED protocolVersion)."""
+    if chosen.source == "supportedInterfaces" and not (chosen.declared_version or "").strip():
+        return (
+            " (the card omits this interface's REQUIRED protocolVersion, §4.4.6: any reading of it is the card's fault)"
+        )
+    return ""
+
+
+def _unknown_client(view: RunView, c: Check) -> CheckResult:
+    """No call anywhere in the run and nothing declared: the client's generation is unknown. It is failed only where
+    a client of either generation finds an interface it could call on this server."""
+    if view.a2a_calls:
+        return c.skipped("the client's supported interfaces are unknown (declare them with --client-supports)")
+    servable = {
+        reader: [
+            i
+            for i in cards.interfaces(view.card, reader)
+            if i.core_binding is not None and i.known_version is not None and view.interface_path(i) is not None
+        ]
+        for reader in Version
+    }
+    if not all(servable.values()):
+        gaps = "; ".join(g for reader in Version if (g := cards.gap(view.card, reader)) is not None)
+        return c.skipped(
+            "the client never called the agent in this run, and its generation is unknown (declare it with "
+            "--client-supports)" + (f": {gaps}" if gaps else ": no generation finds an interface served here")
+        )
+    return c.broken(
+        "the client never called the agent, here or in any other scenario of the run",
+        f"a call to {servable[Version.V1_0][0].label}",
+        "no A2A call (see the client's exit code and stderr)",
     )
 
 
@@ -167,7 +214,7 @@ def tenant(view: RunView, c: Check) -> CheckResult:
         return c.skipped("no A2A call")
     wrong = []
     for call in view.a2a_calls:
-        declared = [i for i in view.declared(call) if i.known_version is call.version]
+        declared = [i for i in view.declared(call) if i.accepts(call.version)]
         want = declared[0].tenant if declared else None
         if call.binding is Binding.HTTP_JSON:
             have = call.entry.route.tenant if call.entry.route else None

@@ -66,8 +66,11 @@ def fallback(view: RunView, c: Check) -> CheckResult:
         if i.core_binding is not None
         and i.known_version is not None
         and view.interface_path(i) is not None
-        and (view.interface_path(i), i.core_binding, i.known_version)
-        != (first.endpoint_path, first.binding, first.version)
+        and not (
+            view.interface_path(i) == first.endpoint_path
+            and i.core_binding is first.binding
+            and i.accepts(first.version)
+        )
     ]
     if not alternatives:
         return c.skipped("the card declares no other interface to fall back to")

@@ -109,6 +109,11 @@ def result_expected(view: RunView, c: Check) -> CheckResult:
             if not answers
             else f"the client left the agent alone (acceptable here; so is a {' or '.join(answers)})"
         )
+    if accepted and not answers and _lenient_only(view):
+        return c.skipped(
+            "the scenario expects no call because of the version its card declares, but every call went to an "
+            "interface this client may read leniently (see METHOD-MATCHES-INTERFACE): no MUST says to refuse it"
+        )
     if accepted and not answers:
         return c.broken(
             "the client called an agent it should not have used",
@@ -147,6 +152,15 @@ def result_expected(view: RunView, c: Check) -> CheckResult:
     return c.passed(
         "the client reached the expected conclusion"
         + (f" ({kind})" if len(answers) > 1 or expect.no_call_allowed else "")
+    )
+
+
+def _lenient_only(view: RunView) -> bool:
+    """Every call went to an interface that accepts its version only by the lenient reading (`Interface.accepted`):
+    a card without the REQUIRED protocolVersion, or a 0.2.x card read by a 0.3 client."""
+    return bool(view.a2a_calls) and all(
+        any(i.accepts(call.version) and i.known_version is not call.version for i in view.declared(call))
+        for call in view.a2a_calls
     )
 
 

@@ -87,7 +87,11 @@ def version_matches_method(view: RunView, c: Check) -> CheckResult:
     "A2A 1.0 §3.6, §8.3.2; §5.3 method map",
     "Methods of the interface's version",
     "The (binding, version) pair comes from the chosen interface: a client calls 1.0 methods only on interfaces that "
-    "declare 1.0, and 0.3 methods only on interfaces that declare 0.3.",
+    "declare 1.0, "
+    "and 0.3 methods only on interfaces that declare 0.3. Read on the card as the client's generation reads it: "
+    "an interface whose card omits the REQUIRED protocolVersion (§4.4.6) may be read as either version (the card "
+    "is at fault), and a 0.3 client may call a pre-0.3 (0.2.x) card's url: 0.3 has no version negotiation "
+    "(0.3 §3.4.2).",
 )
 def method_matches_interface(view: RunView, c: Check) -> CheckResult:
     if not view.a2a_calls:
@@ -96,7 +100,7 @@ def method_matches_interface(view: RunView, c: Check) -> CheckResult:
     bad = [
         call
         for call in view.a2a_calls
-        if view.declared(call) and call.version not in {i.known_version for i in view.declared(call)}
+        if view.declared(call) and not any(i.accepts(call.version) for i in view.declared(call))
     ]
     if bad:
         call = bad[0]

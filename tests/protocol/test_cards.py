@@ -112,6 +112,58 @@ def test_a_dual_card_is_read_as_v1() -> None:
     assert all(i.source == "supportedInterfaces" for i in found)
 
 
+def test_each_generation_reads_its_own_fields() -> None:
+    """A 1.0 client reads supportedInterfaces; a 0.3 client reads url, preferredTransport and additionalInterfaces."""
+    as_03 = interfaces(CARD_DUAL, V03)
+    assert [(i.url, i.binding, i.source) for i in as_03] == [
+        ("https://h/rpc03", "JSONRPC", "url"),
+        ("https://h/rest03", "HTTP+JSON", "additionalInterfaces"),
+    ]
+    assert all(i.reader is V03 and i.version == "0.3" for i in as_03)
+    assert interfaces(CARD_V1, V03) == []  # no url: nothing a 0.3 client can read
+    assert [i.url for i in interfaces(CARD_V03, V03)] == [i.url for i in interfaces(CARD_V03, V1)]
+    assert cards.legacy_view(CARD_DUAL) == as_03[0]
+
+
+def test_the_gap_names_what_a_generation_cannot_read() -> None:
+    assert cards.gap(CARD_V1, V1) is None and cards.gap(CARD_DUAL, V03) is None and cards.gap(CARD_V03, V03) is None
+    assert "no top-level url: a 0.3 client cannot read it" in (cards.gap(CARD_V1, V03) or "")
+    assert "neither supportedInterfaces nor a top-level url" in (cards.gap({"name": "x"}, V1) or "")
+
+
+@pytest.mark.parametrize(
+    ("supports", "generation"),
+    [
+        ({(Binding.JSONRPC, V03)}, V03),
+        ({(Binding.JSONRPC, V03), (Binding.HTTP_JSON, V03)}, V03),
+        ({(Binding.JSONRPC, V03), (Binding.JSONRPC, V1)}, V1),
+        ({(Binding.HTTP_JSON, V1)}, V1),
+        (set(), V1),
+    ],
+)
+def test_a_clients_generation_is_0_3_only_when_it_speaks_only_0_3(
+    supports: set[tuple[Binding, Version]], generation: Version
+) -> None:
+    assert cards.generation(supports) is generation
+
+
+def test_versions_read_leniently_where_no_must_is_broken() -> None:
+    versionless = interfaces({"supportedInterfaces": [{"url": "https://h/a", "protocolBinding": "JSONRPC"}]})[0]
+    assert versionless.known_version is V03 and versionless.accepted == {V1, V03}  # the card omits a REQUIRED field
+    v02 = {"protocolVersion": "0.2.5", "url": "https://h/a"}
+    assert interfaces(v02, V1)[0].accepted == frozenset()  # a 1.0 client does not speak 0.2
+    assert interfaces(v02, V03)[0].accepted == {V03}  # 0.3 has no version negotiation (0.3 §3.4.2)
+    assert interfaces(CARD_V1)[0].accepted == {V1} and not interfaces(CARD_V1)[0].accepts(V03)
+
+
+def test_the_extended_card_capability_by_generation() -> None:
+    legacy = {"supportsAuthenticatedExtendedCard": True}
+    modern = {"capabilities": {"extendedAgentCard": True}}
+    assert capability(legacy, cards.EXTENDED_CARD, V1) and capability(legacy, cards.EXTENDED_CARD, V03)
+    assert capability(modern, cards.EXTENDED_CARD, V1) and not capability(modern, cards.EXTENDED_CARD, V03)
+    assert capability({"capabilities": {"streaming": True}}, cards.STREAMING, V03)
+
+
 def test_broken_entries_are_skipped_or_kept_as_text() -> None:
     card = {
         "supportedInterfaces": [

@@ -11,7 +11,9 @@ to the legacy /.well-known/agent.json when the card path answers 404, reads at m
 JSON-RPC responses that are not answers to its request (wrong id, both or neither of result and error), and
 reports an error when a call ends in one. Asked (A2A_LAB_ACTION follow_up) to continue a task, it sends the
 text with the task's taskId and contextId once the task stops. Each `--defect` switches on one specific
-mistake (see DEFECTS).
+mistake (see DEFECTS). `--generation 0.3` makes it a genuine 0.3 client: it reads only the card's `url`,
+`preferredTransport`, `additionalInterfaces` and top-level `protocolVersion` (0.3 §5.6), never
+`supportedInterfaces`, refuses a card without `url` (as a 0.3 card model does), and speaks only 0.3.
 """
 
 from __future__ import annotations
@@ -92,6 +94,10 @@ DEFECTS = {
     # errors
     "assume-success": "report an error or unreadable answer as an (empty) message",
     "lax-response": "take `result` from any JSON-RPC response: ignore its id and an `error` beside it",
+    "refuse-card": "read the card, then give up without a call, as if it offered no interface the client supports",
+    "read-supported-interfaces": (
+        "as a --generation 0.3 client, take the first 0.3 entry of supportedInterfaces instead of the card's url"
+    ),
     "guess-other-version": (
         "after a dead end (-32601/-32009) on the last interface, retry its URL with the other version"
     ),
@@ -206,11 +212,16 @@ def binding_name(value: Any) -> str:
     )
 
 
-def interfaces(card: dict[str, Any], defects: Defects | None = None) -> list[dict[str, Any]]:
-    """The card's interfaces in its own order: {url, binding, version, tenant}."""
+def interfaces(card: dict[str, Any], defects: Defects | None = None, generation: str = "1.0") -> list[dict[str, Any]]:
+    """The card's interfaces in its own order: {url, binding, version, tenant}. A 0.3 client's card model has no
+    supportedInterfaces: it reads the top-level url, preferredTransport and additionalInterfaces only."""
     defects = defects or Defects([])
     out: list[dict[str, Any]] = []
     listed = card.get("supportedInterfaces")
+    if generation == "0.3" and "read-supported-interfaces" in defects and isinstance(listed, list):
+        return [i for i in interfaces(card, defects) if i["version"] == "0.3"][:1]
+    if generation == "0.3":
+        listed = None
     if isinstance(listed, list) and not ("top-level-first" in defects and isinstance(card.get("url"), str)):
         for entry in listed:
             if isinstance(entry, dict):
@@ -467,7 +478,9 @@ class Client:
     # -------------------------------------------------------------------- the run
 
     def choose(self, card: dict[str, Any]) -> list[dict[str, Any]]:
-        found = interfaces(card, self.defects)
+        found = interfaces(card, self.defects, self.args.generation)
+        if "refuse-card" in self.defects:
+            return []
         if "ignore-interfaces" in self.defects:
             listed = card.get("supportedInterfaces")
             if isinstance(listed, list) and listed:
@@ -482,7 +495,8 @@ class Client:
                 }
             ]
         supported = self.args.binding or ["jsonrpc"]
-        usable = [i for i in found if i["binding"] in supported and i["version"] in ("1.0", "0.3")]
+        spoken = ("0.3",) if self.args.generation == "0.3" else ("1.0", "0.3")
+        usable = [i for i in found if i["binding"] in supported and i["version"] in spoken]
         if "prefer-1.0" in self.defects:
             usable.sort(key=lambda i: i["version"] != "1.0")  # stable: card order within each version
         if "own-binding-order" in self.defects:
@@ -505,6 +519,8 @@ class Client:
             raise CardProblem("the card is not JSON") from None
         if not isinstance(card, dict):
             raise CardProblem("the card is not a JSON object")
+        if self.args.generation == "0.3" and not isinstance(card.get("url"), str):
+            raise CardProblem("the card has no url: a 0.3 card model cannot parse it (url Field required)")
         if "reject-unknown-fields" in self.defects and unknown_members(card):
             raise CardProblem(f"the card has members the spec does not define: {', '.join(unknown_members(card)[:5])}")
         return card
@@ -699,6 +715,13 @@ def main(argv: list[str]) -> int:
         action="append",
         choices=["jsonrpc", "http+json"],
         help="bindings supported, in no particular order (default jsonrpc)",
+    )
+    parser.add_argument(
+        "--generation",
+        choices=["1.0", "0.3"],
+        default="1.0",
+        help="the protocol generation: 1.0 (reads supportedInterfaces, speaks 1.0 and 0.3) or 0.3 (reads url, "
+        "preferredTransport and additionalInterfaces only; speaks 0.3 only)",
     )
     parser.add_argument("--stream", action="store_true", help="use streaming when the card's capabilities allow it")
     parser.add_argument(
