@@ -24,10 +24,6 @@ from .scenario import Step, TaskScript
 
 Event = dict[str, Any]  # a canonical StreamResponse: {"task": ...} | {"statusUpdate": ...} | ...
 
-#: While a client follows a task by subscription or push, this much time stands for one GetTask: a task scripted to
-#: move on every N GetTasks moves one step per N of these (design: never punish a legal strategy).
-FOLLOW_PACE_MS = 100
-
 
 def now_iso() -> str:
     return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
@@ -71,11 +67,11 @@ class TaskRecord:
     @property
     def pace_ms(self) -> int | None:
         """Milliseconds time takes to move the task one step now: `advance.after_ms`, or, for a task that moves on
-        GetTask, the GetTasks it waits for at FOLLOW_PACE_MS each while it is followed; None when time does not."""
+        GetTask, the GetTasks it waits for at `advance.follow_ms` each while it is followed; None when time does not."""
         if self.script.advance_after_ms:
             return self.script.advance_after_ms
         if self.script.advance_on_get and self.followed:
-            return self.script.advance_on_get * FOLLOW_PACE_MS
+            return self.script.advance_on_get * self.script.follow_ms
         return None
 
 
