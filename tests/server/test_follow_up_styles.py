@@ -34,7 +34,7 @@ from a2a_lab.server.scenario import Scenario
 
 VERSIONS = ("1.0", "0.3")
 #: How long one style may take to see the task stop (the slowest catalogue task moves in well under this).
-BOUND_S = 6.0
+BOUND_S = 4.0
 POLL_GAP_S = 0.05
 SECRET = "follow-up-styles-secret"
 METHODS = {
@@ -197,7 +197,7 @@ class Follower:
                         if isinstance(data.get("error"), dict):
                             raise Answered(f"error {data['error'].get('code')}")
                         state = state_of(data.get("result")) or state
-                    if (state is not None and state.terminal) or time.monotonic() > deadline:
+                    if (state is not None and state.stops) or time.monotonic() > deadline:
                         break
             except httpx.ReadTimeout:
                 pass
