@@ -181,11 +181,13 @@ def _send(state: LabState, call: Invocation, reply: Reply) -> Decision:
         rec = engine.create(message, script)
         if cfg.get("taskPushNotificationConfig"):
             _store_push(state, rec, cfg["taskPushNotificationConfig"], call.version)
-        state.keep_moving(rec)  # a task that time moves on moves by itself from now on
         if streaming:
+            if rec.script.advance_after_ms:
+                state.keep_moving(rec)  # time moves it on by itself; the stream follows its events
             return Decision(reply, Answer.task(rec.task, stream=True), events=streams.drive(state, rec, reply.stream))
         if not cfg.get("returnImmediately") and script.returns is Returns.STOP:
             engine.run_to_stop(rec)
+        state.keep_moving(rec)  # a task that time (or a webhook's following) moves on moves by itself from now on
     task = engine.snapshot(rec, cfg.get("historyLength"))
     return Decision(reply, Answer.task(task), value={"task": task})
 
@@ -261,6 +263,7 @@ def _subscribe(state: LabState, call: Invocation, reply: Reply) -> Decision:
 def _create_push(state: LabState, call: Invocation, reply: Reply) -> Decision:
     rec = state.engine.lookup(call.params["taskId"])
     value = _store_push(state, rec, call.params, call.version)
+    state.keep_moving(rec)  # a webhook follows the task now: it moves at the scenario's pace
     return Decision(reply, Answer(ResultKind.PUSH_CONFIG), value=value)
 
 

@@ -76,6 +76,21 @@ class TaskRecord:
     def at_last_step(self) -> bool:
         return self.pos >= len(self.script.steps) - 1
 
+    @property
+    def followed(self) -> bool:
+        """A client follows the task without GetTask: it is subscribed to it or has a webhook registered."""
+        return bool(self.listeners or self.push_configs)
+
+    @property
+    def pace_ms(self) -> int | None:
+        """Milliseconds time takes to move the task one step now: `advance.after_ms`, or, for a task that moves on
+        GetTask, the GetTasks it waits for at `advance.follow_ms` each while it is followed; None when time does not."""
+        if self.script.advance_after_ms:
+            return self.script.advance_after_ms
+        if self.script.advance_on_get and self.followed:
+            return self.script.advance_on_get * self.script.follow_ms
+        return None
+
 
 class Engine:
     def __init__(self, seed: int, clock: Callable[[], float] = time.monotonic, max_tasks: int = 10_000) -> None:
@@ -243,19 +258,17 @@ class Engine:
             rec.gets_since_move += 1
             if rec.gets_since_move >= script.advance_on_get and not rec.state.interrupted:
                 self.step(rec)
-        if script.advance_after_ms:
-            while (
-                not rec.at_last_step
-                and not rec.state.stops
-                and (self._clock() - rec.moved_at) * 1000 >= script.advance_after_ms
-            ):
-                self.step(rec)
+        pace = rec.pace_ms
+        while pace and not rec.at_last_step and not rec.state.stops and (self._clock() - rec.moved_at) * 1000 >= pace:
+            self.step(rec)
+            pace = rec.pace_ms
 
     def next_move_in(self, rec: TaskRecord) -> float | None:
         """Seconds until time moves this task on, or None when time never will."""
-        if not rec.script.advance_after_ms or rec.at_last_step or rec.state.stops:
+        pace = rec.pace_ms
+        if not pace or rec.at_last_step or rec.state.stops:
             return None
-        return max(0.0, rec.script.advance_after_ms / 1000 - (self._clock() - rec.moved_at))
+        return max(0.0, pace / 1000 - (self._clock() - rec.moved_at))
 
     def cancel(self, rec: TaskRecord) -> dict[str, Any]:
         if rec.state.terminal:

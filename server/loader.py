@@ -110,7 +110,7 @@ FIELDS: dict[str, tuple[str, ...]] = {
     "endpoints[]": ("path", "binding", "versions"),
     "task": ("steps", "artifacts", "returns", "advance", "history"),
     "task.steps[]": ("state", "message", "artifacts"),
-    "task.advance": ("get_task", "after_ms"),
+    "task.advance": ("get_task", "after_ms", "follow_ms"),
     "artifact": ("artifactId", "name", "description", "parts", "text", "metadata", "chunked"),
     "part": ("text", "raw", "url", "data", "filename", "mediaType", "metadata"),
     "rule": ("when", "reply"),
@@ -364,16 +364,18 @@ def _steps(r: _Reader, value: Any, path: str) -> tuple[Step, ...]:
     return tuple(steps)
 
 
-def _advance(r: _Reader, value: Any, path: str) -> tuple[int, int | None]:
-    """`never`, `get_task` or `{get_task: N, after_ms: T}`: (GetTask calls per step, 0 for never; ms per step)."""
+def _advance(r: _Reader, value: Any, path: str, base: TaskScript) -> tuple[int, int | None, int]:
+    """`never`, `get_task` or `{get_task: N, after_ms: T, follow_ms: F}`: (GetTask calls per step, 0 for never;
+    ms per step; ms per GetTask while a subscriber or a webhook follows the task)."""
     if value == "never":
-        return 0, None
+        return 0, None, base.follow_ms
     if value == "get_task":
-        return 1, None
+        return 1, None, base.follow_ms
     a = r.mapping(value, path, "task.advance")
     return (
         r.integer(a.get("get_task", 0), f"{path}.get_task"),
         r.integer(a["after_ms"], f"{path}.after_ms", 1) if "after_ms" in a else None,
+        r.integer(a.get("follow_ms", base.follow_ms), f"{path}.follow_ms", 1),
     )
 
 
@@ -392,13 +394,13 @@ def _task_script(r: _Reader, value: Any, path: str, base: TaskScript) -> TaskScr
         if "returns" in spec
         else base.returns
     )
-    advance_on_get, advance_after = (
-        _advance(r, spec["advance"], f"{path}.advance")
+    advance_on_get, advance_after, follow_ms = (
+        _advance(r, spec["advance"], f"{path}.advance", base)
         if "advance" in spec
-        else (base.advance_on_get, base.advance_after_ms)
+        else (base.advance_on_get, base.advance_after_ms, base.follow_ms)
     )
     history = r.boolean(spec.get("history", base.history), f"{path}.history")
-    return TaskScript(steps, artifacts, returns, advance_on_get, advance_after, history)
+    return TaskScript(steps, artifacts, returns, advance_on_get, advance_after, history, follow_ms)
 
 
 def _stream(r: _Reader, value: Any, path: str) -> StreamScript:

@@ -24,6 +24,8 @@ from .journal_record import EntryKind, PushInfo, Response
 from .state import LabState
 
 TIMEOUT_S = 10.0
+#: Where a stored config keeps its delivery queue (private: `_` members never leave the server).
+_QUEUE = "_queue"
 #: Credentials of the probe delivery that a receiver checking its credentials must refuse.
 PROBE_CREDENTIALS = "a2a-lab-wrong-credentials"
 
@@ -71,7 +73,6 @@ class PushSender:
     def __init__(self, state: LabState) -> None:
         self.state = state
         self._client: httpx.AsyncClient | None = None
-        self._queues: dict[tuple[str, str], asyncio.Queue[tuple[bytes, str] | None]] = {}
         self._workers: set[asyncio.Task[None]] = set()
 
     def on_event(self, rec: TaskRecord, event: Event) -> None:
@@ -81,10 +82,11 @@ class PushSender:
                 self._dropped(rec, config, limit)
                 continue
             rec.push_deliveries += 1
-            key = (rec.id, config["id"])
-            queue = self._queues.get(key)
+            # The queue lives with the config it delivers for: a reset scenario gives the same ids again, and a new
+            # config must never inherit the worker (and webhook) of an old one.
+            queue = config.get(_QUEUE)
             if queue is None:
-                queue = self._queues[key] = asyncio.Queue()
+                queue = config[_QUEUE] = asyncio.Queue()
                 worker = asyncio.get_running_loop().create_task(self._work(config, queue))
                 self._workers.add(worker)
                 worker.add_done_callback(self._workers.discard)

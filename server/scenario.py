@@ -110,6 +110,9 @@ class TaskScript:
     advance_on_get: int = 1
     advance_after_ms: int | None = None
     history: bool = True
+    #: While a client follows the task by subscription or push, this many ms stand for one GetTask: a task that moves
+    #: on every N GetTasks moves one step per N x follow_ms (design: never punish a legal strategy).
+    follow_ms: int = 100
 
 
 def _stream_error() -> A2AError:

@@ -108,9 +108,11 @@ class LabState:
 
     def keep_moving(self, rec: TaskRecord) -> None:
         """Time moves a task with `advance: {after_ms}` on by itself, watched or not: its webhooks are notified and a
-        dropped stream's task goes on, as on a real server. One mover per task; it ends at a stop or the script's end.
+        dropped stream's task goes on, as on a real server. A task that moves on GetTask moves the same way, at its
+        pace (`advance.follow_ms` per GetTask), while a client follows it by subscription or push (TaskRecord.
+        followed). One mover per task; it ends at a stop, the script's end, or when nothing follows the task any more.
         Without a running event loop (the engine used directly) time is only observed when the task is looked at."""
-        if rec.script.advance_after_ms is None or rec.id in self._movers:
+        if self.engine.next_move_in(rec) is None or rec.id in self._movers:
             return
         try:
             loop = asyncio.get_running_loop()

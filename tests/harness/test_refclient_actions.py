@@ -481,9 +481,10 @@ def test_no_webhook_without_the_capability(serve: Callable[..., Served]) -> None
 
 
 def test_webhook_falls_back_to_get_task(serve: Callable[..., Served]) -> None:
-    served = serve(
-        "push-get", push_scenario(task={"steps": ["SUBMITTED", "WORKING", "COMPLETED"], "advance": "get_task"})
-    )
+    # A webhook moves a task that moves on GetTask by itself, one step per follow_ms: at a minute per step no
+    # notification comes in time, so the client falls back to GetTask.
+    slow = {"get_task": 1, "follow_ms": 60_000}
+    served = serve("push-get", push_scenario(task={"steps": ["SUBMITTED", "WORKING", "COMPLETED"], "advance": slow}))
     result = run(served.card_url, "x", options(webhook=True))
     assert result.state is TaskState.COMPLETED and result.follow_ups == 2
     assert served.operations() == [Operation.SEND_MESSAGE.value, Operation.GET_TASK.value, Operation.GET_TASK.value]

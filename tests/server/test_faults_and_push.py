@@ -607,7 +607,9 @@ def test_push_delivery_for_an_inline_config(lab: MakeLab, webhook: Callable[...,
 
 def test_push_delivery_for_a_created_config_as_the_task_moves(lab: MakeLab, webhook: Callable[..., Webhook]) -> None:
     hook = webhook(2)
-    s = lab()
+    # A webhook makes a task that moves on GetTask move by itself (one step per follow_ms): slow that down to a minute
+    # so that only this test's GetTask and CancelTask move it.
+    s = lab("task: {advance: {get_task: 1, follow_ms: 60000}}\n")
     task = rpc_body(s.rpc("SendMessage", {"message": message("later"), "configuration": {"returnImmediately": True}}))[
         "result"
     ]["task"]

@@ -143,6 +143,8 @@ behaviour:
           history: true
     - when: {text_contains: task-never}
       reply: {task: {returns: first, advance: never}}
+    - when: {text_contains: task-followed}
+      reply: {task: {returns: first, advance: {get_task: 1, follow_ms: 1}}}
   ListTasks:
     - when: {call: 1}
       reply: {error: InternalError}
@@ -434,6 +436,9 @@ def test_reply_tasks(serve: Callable[[str], Lab]) -> None:
     assert [result(s.rpc("GetTask", {"id": never["id"]}))["status"]["state"] for _ in range(3)] == [
         "TASK_STATE_SUBMITTED"
     ] * 3
+    followed = result(s.send("task-followed"))["task"]
+    subscribed = [e.data["result"] for e in sse_events(s.rpc("SubscribeToTask", {"id": followed["id"]}).text)]
+    assert subscribed[-1]["statusUpdate"]["status"]["state"] == "TASK_STATE_COMPLETED", "advance.follow_ms"
     replies = [rule.reply.task for rules in s.scenario.rules.values() for rule in rules if rule.reply.task]
     assert [t.returns for t in replies][:2] == [Returns.FIRST, Returns.FIRST]
 
