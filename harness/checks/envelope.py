@@ -11,7 +11,7 @@ from a2a_lab.protocol.operations import Operation
 from a2a_lab.server.journal_record import EntryKind
 
 from ..journal_view import Call, RunView
-from ..model import CheckResult, Level
+from ..model import CheckResult, Level, Outcome
 from .base import Check, check
 
 _SENDS = (Operation.SEND_MESSAGE, Operation.SEND_STREAMING_MESSAGE)
@@ -21,47 +21,87 @@ def _media(call: Call) -> str:
     return call.headers.get("content-type", "").split(";", 1)[0].strip().lower()
 
 
-def _envelope_problem(call: Call) -> str | None:
+def _envelope_problem(call: Call) -> tuple[Level, str] | None:
+    """What is wrong with a JSON-RPC request, at the keyword of the rule it breaks."""
     if _media(call) != JSON:
-        return f"Content-Type {call.headers.get('content-type', '(none)')!r} (JSON-RPC requests use application/json)"
+        return (
+            Level.MUST,
+            f"Content-Type {call.headers.get('content-type', '(none)')!r} (A2A §9.1: JSON-RPC requests use "
+            "application/json)",
+        )
     try:
         body = json.loads(call.body_text)
     except ValueError:
-        return "the body is not JSON"
+        return Level.MUST, "the body is not JSON (JSON-RPC 2.0 §4)"
+    if isinstance(body, list):
+        # JSON-RPC 2.0 §6: "The Client MAY send an Array filled with Request objects"; A2A says nothing of batches.
+        problems = [_request_problem(item) for item in body] or [(Level.MUST, "an empty batch (JSON-RPC 2.0 §6)")]
+        found = [p for p in problems if p is not None]
+        if found:
+            return min(found, key=lambda p: _RANK[p[0]])
+        return (
+            Level.INFO,
+            f"a batch of {len(body)} requests (JSON-RPC 2.0 §6 MAY; A2A names no batch, and servers may refuse one)",
+        )
+    return _request_problem(body)
+
+
+def _request_problem(body: Any) -> tuple[Level, str] | None:
     if not isinstance(body, dict):
-        return "the body is not a JSON object (batches are not A2A)"
+        return Level.MUST, "the body is not a JSON-RPC Request object (JSON-RPC 2.0 §4)"
     if body.get("jsonrpc") != "2.0":
-        return f'"jsonrpc" is {body.get("jsonrpc")!r}, not "2.0"'
-    if "id" not in body or body["id"] is None or isinstance(body["id"], bool) or not isinstance(body["id"], (str, int)):
-        return f'"id" is {body.get("id", "(missing)")!r}; A2A requests need a string or number id'
+        return Level.MUST, f'"jsonrpc" is {body.get("jsonrpc")!r}, not "2.0" (JSON-RPC 2.0 §4 MUST)'
     if not isinstance(body.get("method"), str):
-        return '"method" is missing'
+        return Level.MUST, '"method" is missing (JSON-RPC 2.0 §4 REQUIRED)'
+    if "params" in body and not isinstance(body["params"], (dict, list)):
+        return Level.MUST, '"params" is not a Structured value (JSON-RPC 2.0 §4.2 MUST)'
     if "params" in body and not isinstance(body["params"], dict):
-        return '"params" is not an object'
+        return Level.MUST, '"params" is not an object (A2A §9.3: params is the request message)'
+    if "id" not in body:
+        # A Request without id is a Notification (§4.1): legal JSON-RPC, but the server MUST NOT answer it, and every
+        # A2A operation answers with a result.
+        return Level.SHOULD, '"id" is missing: a Notification (JSON-RPC 2.0 §4.1) gets no answer'
+    rid = body["id"]
+    if isinstance(rid, bool) or not isinstance(rid, (str, int, float, type(None))):
+        return Level.MUST, f'"id" is {rid!r} (JSON-RPC 2.0 §4: MUST be a String, Number, or NULL)'
+    if rid is None:
+        return Level.SHOULD, '"id" is null (JSON-RPC 2.0 §4: SHOULD NOT be NULL for a request expecting a response)'
+    if isinstance(rid, float) and not rid.is_integer():
+        return Level.SHOULD, f'"id" is {rid!r} (JSON-RPC 2.0 §4: Numbers SHOULD NOT contain fractional parts)'
     return None
+
+
+#: Severity of a finding's level: the strictest broken rule is reported.
+_RANK = {Level.MUST: 0, Level.SHOULD: 1, Level.MAY: 2, Level.INFO: 3}
 
 
 @check(
     "JSONRPC-ENVELOPE",
     Level.MUST,
-    "A2A 1.0 §9, §9.3; 0.3 §3.2.1, §6.11; JSON-RPC 2.0",
+    "A2A 1.0 §9.1, §9.3; 0.3 §3.2.1, §6.11; JSON-RPC 2.0 §4, §4.1, §6",
     "Valid JSON-RPC 2.0 request",
-    'JSON-RPC requests MUST be valid JSON-RPC 2.0 objects ("jsonrpc": "2.0", an id, a method, params as an object) sent with '
-    "Content-Type: application/json.",
+    'JSON-RPC requests MUST be valid JSON-RPC 2.0 Request objects ("jsonrpc": "2.0", a method, params as an object) '
+    "sent with Content-Type: application/json; the id SHOULD NOT be null or fractional, and a request without one is "
+    "a Notification that gets no answer (NON_STRICT). A batch (JSON-RPC 2.0 §6 MAY) is recorded, not judged.",
+    "each finding at its own keyword: a broken MUST FAILs; a null, fractional or missing id is NON_STRICT; a batch of "
+    "valid requests is INFORMATIONAL",
 )
 def jsonrpc_envelope(view: RunView, c: Check) -> CheckResult:
     rpc = [call for call in view.calls if call.entry.kind is EntryKind.JSONRPC]
     if not rpc:
         return c.skipped("no JSON-RPC request")
-    for call in rpc:
-        problem = _envelope_problem(call)
-        if problem:
-            return c.broken(
-                "a JSON-RPC request is malformed",
-                "a JSON-RPC 2.0 request object with application/json",
-                problem,
-                [call],
-            )
+    found = [(finding, call) for call in rpc if (finding := _envelope_problem(call)) is not None]
+    if found:
+        (level, problem), call = min(found, key=lambda f: _RANK[f[0][0]])
+        if level is Level.INFO:
+            return c.result(Outcome.INFORMATIONAL, problem, calls=[call], level=level)
+        return c.broken(
+            "a JSON-RPC request is malformed" if level is Level.MUST else "a JSON-RPC request id the spec discourages",
+            "a JSON-RPC 2.0 request object with a string or integer id, sent as application/json",
+            problem,
+            [call],
+            level=level,
+        )
     return c.passed(f"{len(rpc)} well-formed JSON-RPC requests")
 
 
