@@ -459,6 +459,15 @@ FAILS = [
         "INPUT_REQUIRED",
     ),
     Proof("RESULT-EXPECTED", "no-result-written", case("errors/html-500-page", "--no-result"), Outcome.UNIMPLEMENTED),
+    # The lab's own contract, graded no stronger than the misunderstanding: right kind and state, no text.
+    Proof(
+        "RESULT-EXPECTED",
+        "right-state-without-the-text",
+        defect("responses/input-required", "result-without-text"),
+        Outcome.NON_STRICT,
+        Outcome.NON_STRICT,
+        "kind and state are right",
+    ),
     Proof(
         "MULTI-TURN",
         "follow-up-starts-a-new-task",

@@ -63,6 +63,7 @@ DEFECTS = {
     "wrong-url": "post to {base}/wrong instead of the interface URL",
     "wrong-result": "write a result whose state and text differ from what the server sent",
     "garbled-result": "write an A2A_LAB_RESULT that is not JSON",
+    "result-without-text": "write the right kind and state in A2A_LAB_RESULT, but no text",
     "interrupted-as-failure": "report an INPUT_REQUIRED / AUTH_REQUIRED task as failed",
     "hang": "sleep forever after the card fetch (with a sleeping child)",
     "crash": "exit 3 with a traceback before any call",
@@ -700,6 +701,8 @@ def finish(client: Client, outcome: dict[str, Any]) -> None:
                 "state": "failed" if client.short(outcome.get("state") or "") != "failed" else "completed",
             }
         outcome = {**outcome, "text": "an answer the server never gave"}
+    if "result-without-text" in defects:
+        outcome = {**outcome, "text": ""}
     if "interrupted-as-failure" in defects and client.short(outcome.get("state") or "") in INTERRUPTED:
         outcome = {**outcome, "state": "failed"}
     path = os.environ.get("A2A_LAB_RESULT")
