@@ -8,6 +8,7 @@ from typing import Any
 from a2a_lab.protocol import shapes
 from a2a_lab.protocol.bindings import A2A_JSON, JSON, Binding
 from a2a_lab.protocol.operations import Operation
+from a2a_lab.protocol.versions import Version
 from a2a_lab.server.journal_record import EntryKind
 
 from ..journal_view import Call, RunView
@@ -108,10 +109,13 @@ def jsonrpc_envelope(view: RunView, c: Check) -> CheckResult:
 @check(
     "HTTP-JSON-REQUEST",
     Level.MUST,
-    "A2A 1.0 §11, §11.5; D5",
+    "A2A 1.0 §11.1, §11.5; 0.3 §3.2.3; D5",
     "Well-formed HTTP+JSON requests",
-    "HTTP+JSON request bodies are JSON sent as application/a2a+json (v1.0.1) or application/json (v1.0.0); GET and DELETE "
-    "carry their parameters in the path and query, not in a body.",
+    "HTTP+JSON request bodies are JSON sent as application/a2a+json (v1.0.1) or application/json (v1.0.0); GET and "
+    "DELETE carry their parameters in the path and query, not in a body (§11.5 MUST).",
+    "each finding at its keyword: a GET or DELETE with a body, or a body that is not JSON, FAILs; another Content-Type "
+    "is NON_STRICT in 1.0 (§11.1: application/a2a+json SHOULD be used) and FAILs in 0.3 (§3.2.3: MUST use "
+    "application/json)",
 )
 def http_json_request(view: RunView, c: Check) -> CheckResult:
     rest = [call for call in view.a2a_calls if call.binding is Binding.HTTP_JSON]
@@ -121,7 +125,12 @@ def http_json_request(view: RunView, c: Check) -> CheckResult:
         verb = call.entry.method
         if verb in ("GET", "DELETE"):
             if call.body_text.strip():
-                return c.broken(f"{verb} with a body", "parameters in the path and query", "a request body", [call])
+                return c.broken(
+                    f"{verb} with a body (§11.5: parameters MUST go in the path or query)",
+                    "parameters in the path and query",
+                    "a request body",
+                    [call],
+                )
             continue
         if call.body_text.strip():
             if _media(call) not in (JSON, A2A_JSON):
@@ -130,6 +139,7 @@ def http_json_request(view: RunView, c: Check) -> CheckResult:
                     "application/a2a+json or application/json",
                     call.headers.get("content-type", "(none)"),
                     [call],
+                    level=Level.MUST if call.version is Version.V0_3 else Level.SHOULD,
                 )
             try:
                 json.loads(call.body_text)
@@ -178,9 +188,11 @@ def _sent_message(call: Call) -> Any:
 @check(
     "MESSAGE-ID-UNIQUE",
     Level.MUST,
-    "A2A 1.0 §4.1.1 Message.messageId (REQUIRED, created by the sender)",
+    "A2A 1.0 §5.7, §4.1.1 Message.messageId (REQUIRED, created by the sender); proto Message.message_id",
     "Unique messageId",
     "Every message carries a messageId the client created, and a client does not reuse one for a different message.",
+    "each finding at its keyword: a missing messageId FAILs (§5.7: REQUIRED fields MUST be present); reusing one for "
+    "a different message is NON_STRICT (the proto states one id per message without a keyword)",
 )
 def message_id_unique(view: RunView, c: Check) -> CheckResult:
     sends = [call for call in view.a2a_calls if call.operation in _SENDS]
@@ -193,11 +205,13 @@ def message_id_unique(view: RunView, c: Check) -> CheckResult:
         if not isinstance(mid, str) or not mid:
             return c.broken("a message without messageId", "a non-empty messageId", repr(mid), [call])
         if mid in seen and _sent_message(seen[mid]) != _sent_message(call):
+            # The proto says the creator makes one per message, without a keyword: a reuse breaks no MUST.
             return c.broken(
                 "a messageId was reused for a different message",
                 "a new messageId per message",
                 f"{mid!r} twice",
                 [seen[mid], call],
+                level=Level.SHOULD,
             )
         seen[mid] = call
     return c.passed(f"{len(seen)} distinct messageId(s)")

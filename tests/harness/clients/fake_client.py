@@ -59,6 +59,8 @@ DEFECTS = {
     "no-id": "send JSON-RPC requests without an id",
     "null-id": 'send JSON-RPC requests with "id": null',
     "wrong-content-type": "send bodies as text/plain",
+    "get-with-body": "send HTTP+JSON GET requests (GetTask) with a JSON body instead of query parameters",
+    "no-message-id": "send messages without messageId",
     "duplicate-message-id": "send two different messages with the same messageId",
     "wrong-url": "post to {base}/wrong instead of the interface URL",
     "wrong-result": "write a result whose state and text differ from what the server sent",
@@ -341,6 +343,8 @@ class Client:
         prefix = "/v1" if iface["version"] == "0.3" else (f"/{tenant}" if tenant else "")
         url = self.url_of(iface) + prefix + path
         headers = self.headers(iface)
+        if body is None and verb == "GET" and "get-with-body" in self.defects:
+            body = {"historyLength": 1}
         content = json.dumps(body).encode() if body is not None else None
         if content is None:
             headers.pop("Content-Type", None)
@@ -360,6 +364,8 @@ class Client:
         mid = f"fake-{self.scenario.replace('/', '-')}-{self.message_count}"
         if "duplicate-message-id" in self.defects:
             mid = f"fake-{self.scenario.replace('/', '-')}-dup"
+        if "no-message-id" in self.defects:
+            mid = ""
         rest = iface["binding"] == "http+json"
         if v1_shape and "v03-body-under-v1" not in self.defects:
             return {"role": "ROLE_USER", "parts": [{"text": text}], "messageId": mid}
