@@ -21,12 +21,19 @@ class Check:
     evaluate: Callable[[RunView, Check], CheckResult]
 
     def result(
-        self, outcome: Outcome, message: str, expected: str = "", actual: str = "", calls: list[Call] | None = None
+        self,
+        outcome: Outcome,
+        message: str,
+        expected: str = "",
+        actual: str = "",
+        calls: list[Call] | None = None,
+        level: Level | None = None,
     ) -> CheckResult:
+        """`level`: the keyword of this finding, where the check judges rules of more than one keyword."""
         calls = calls or []
         return CheckResult(
             self.id,
-            self.level,
+            level or self.level,
             outcome,
             message,
             self.section,
@@ -43,15 +50,21 @@ class Check:
     def skipped(self, message: str) -> CheckResult:
         return self.result(Outcome.SKIPPED, message)
 
-    def broken(self, message: str, expected: str, actual: str, calls: list[Call] | None = None) -> CheckResult:
-        """The outcome a miss earns at this check's level."""
-        outcome = {
-            Level.MUST: Outcome.FAIL,
-            Level.SHOULD: Outcome.NON_STRICT,
-            Level.MAY: Outcome.INFORMATIONAL,
-            Level.INFO: Outcome.INFORMATIONAL,
-        }[self.level]
-        return self.result(outcome, message, expected, actual, calls)
+    def broken(
+        self, message: str, expected: str, actual: str, calls: list[Call] | None = None, level: Level | None = None
+    ) -> CheckResult:
+        """The outcome a miss earns at this check's level, or at `level`: the keyword of the rule this finding breaks
+        when a check judges rules of more than one keyword (a MUST and a SHOULD NOT of the same object)."""
+        return self.result(MISSED[level or self.level], message, expected, actual, calls, level)
+
+
+#: The outcome a miss earns at each level: FAIL only for a broken MUST.
+MISSED = {
+    Level.MUST: Outcome.FAIL,
+    Level.SHOULD: Outcome.NON_STRICT,
+    Level.MAY: Outcome.INFORMATIONAL,
+    Level.INFO: Outcome.INFORMATIONAL,
+}
 
 
 #: The rule every check that assumes a card field follows (rendered in docs/checks.md).

@@ -12,14 +12,13 @@ from .base import Check, check
 
 @check(
     "CAPABILITIES-RESPECTED",
-    Level.MUST,
-    "A2A 1.0 §3.3.4 (C4), §3.1.2, §3.1.6-§3.1.11",
+    Level.SHOULD,
+    "A2A 1.0 §3.3.4 (C4), §3.1.2, §3.1.6-§3.1.11; 0.3 §11.1.3",
     "No streaming, push or extended card the card does not offer",
     "Clients SHOULD check the card's capabilities before optional operations: streaming (SendStreamingMessage, "
     "SubscribeToTask), pushNotifications (push config methods, or a push config inline in a send), extendedAgentCard "
     "(GetExtendedAgentCard).",
-    "spec keyword SHOULD; graded MUST: a conforming server answers such calls with an error, "
-    "so the client gets no answer",
+    "spec keyword SHOULD (§3.3.4): a miss is NON_STRICT (a conforming server answers such calls with an error)",
 )
 def capabilities_respected(view: RunView, c: Check) -> CheckResult:
     # Each use of an optional feature: (call, the capability it needs, how to name it). A webhook registered inline in a

@@ -8,10 +8,11 @@ from typing import Any
 from a2a_lab.protocol import shapes
 from a2a_lab.protocol.bindings import A2A_JSON, JSON, Binding
 from a2a_lab.protocol.operations import Operation
+from a2a_lab.protocol.versions import Version
 from a2a_lab.server.journal_record import EntryKind
 
 from ..journal_view import Call, RunView
-from ..model import CheckResult, Level
+from ..model import CheckResult, Level, Outcome
 from .base import Check, check
 
 _SENDS = (Operation.SEND_MESSAGE, Operation.SEND_STREAMING_MESSAGE)
@@ -21,57 +22,100 @@ def _media(call: Call) -> str:
     return call.headers.get("content-type", "").split(";", 1)[0].strip().lower()
 
 
-def _envelope_problem(call: Call) -> str | None:
+def _envelope_problem(call: Call) -> tuple[Level, str] | None:
+    """What is wrong with a JSON-RPC request, at the keyword of the rule it breaks."""
     if _media(call) != JSON:
-        return f"Content-Type {call.headers.get('content-type', '(none)')!r} (JSON-RPC requests use application/json)"
+        return (
+            Level.MUST,
+            f"Content-Type {call.headers.get('content-type', '(none)')!r} (A2A §9.1: JSON-RPC requests use "
+            "application/json)",
+        )
     try:
         body = json.loads(call.body_text)
     except ValueError:
-        return "the body is not JSON"
+        return Level.MUST, "the body is not JSON (JSON-RPC 2.0 §4)"
+    if isinstance(body, list):
+        # JSON-RPC 2.0 §6: "The Client MAY send an Array filled with Request objects"; A2A says nothing of batches.
+        problems = [_request_problem(item) for item in body] or [(Level.MUST, "an empty batch (JSON-RPC 2.0 §6)")]
+        found = [p for p in problems if p is not None]
+        if found:
+            return min(found, key=lambda p: _RANK[p[0]])
+        return (
+            Level.INFO,
+            f"a batch of {len(body)} requests (JSON-RPC 2.0 §6 MAY; A2A names no batch, and servers may refuse one)",
+        )
+    return _request_problem(body)
+
+
+def _request_problem(body: Any) -> tuple[Level, str] | None:
     if not isinstance(body, dict):
-        return "the body is not a JSON object (batches are not A2A)"
+        return Level.MUST, "the body is not a JSON-RPC Request object (JSON-RPC 2.0 §4)"
     if body.get("jsonrpc") != "2.0":
-        return f'"jsonrpc" is {body.get("jsonrpc")!r}, not "2.0"'
-    if "id" not in body or body["id"] is None or isinstance(body["id"], bool) or not isinstance(body["id"], (str, int)):
-        return f'"id" is {body.get("id", "(missing)")!r}; A2A requests need a string or number id'
+        return Level.MUST, f'"jsonrpc" is {body.get("jsonrpc")!r}, not "2.0" (JSON-RPC 2.0 §4 MUST)'
     if not isinstance(body.get("method"), str):
-        return '"method" is missing'
+        return Level.MUST, '"method" is missing (JSON-RPC 2.0 §4 REQUIRED)'
+    if "params" in body and not isinstance(body["params"], (dict, list)):
+        return Level.MUST, '"params" is not a Structured value (JSON-RPC 2.0 §4.2 MUST)'
     if "params" in body and not isinstance(body["params"], dict):
-        return '"params" is not an object'
+        return Level.MUST, '"params" is not an object (A2A §9.3: params is the request message)'
+    if "id" not in body:
+        # A Request without id is a Notification (§4.1): legal JSON-RPC, but the server MUST NOT answer it, and every
+        # A2A operation answers with a result.
+        return Level.SHOULD, '"id" is missing: a Notification (JSON-RPC 2.0 §4.1) gets no answer'
+    rid = body["id"]
+    if isinstance(rid, bool) or not isinstance(rid, (str, int, float, type(None))):
+        return Level.MUST, f'"id" is {rid!r} (JSON-RPC 2.0 §4: MUST be a String, Number, or NULL)'
+    if rid is None:
+        return Level.SHOULD, '"id" is null (JSON-RPC 2.0 §4: SHOULD NOT be NULL for a request expecting a response)'
+    if isinstance(rid, float) and not rid.is_integer():
+        return Level.SHOULD, f'"id" is {rid!r} (JSON-RPC 2.0 §4: Numbers SHOULD NOT contain fractional parts)'
     return None
+
+
+#: Severity of a finding's level: the strictest broken rule is reported.
+_RANK = {Level.MUST: 0, Level.SHOULD: 1, Level.MAY: 2, Level.INFO: 3}
 
 
 @check(
     "JSONRPC-ENVELOPE",
     Level.MUST,
-    "A2A 1.0 §9, §9.3; 0.3 §3.2.1, §6.11; JSON-RPC 2.0",
+    "A2A 1.0 §9.1, §9.3; 0.3 §3.2.1, §6.11; JSON-RPC 2.0 §4, §4.1, §6",
     "Valid JSON-RPC 2.0 request",
-    'JSON-RPC requests MUST be valid JSON-RPC 2.0 objects ("jsonrpc": "2.0", an id, a method, params as an object) '
-    "sent with Content-Type: application/json.",
+    'JSON-RPC requests MUST be valid JSON-RPC 2.0 Request objects ("jsonrpc": "2.0", a method, params as an object) '
+    "sent with Content-Type: application/json; the id SHOULD NOT be null or fractional, and a request without one is "
+    "a Notification that gets no answer (NON_STRICT). A batch (JSON-RPC 2.0 §6 MAY) is recorded, not judged.",
+    "each finding at its own keyword: a broken MUST FAILs; a null, fractional or missing id is NON_STRICT; a batch of "
+    "valid requests is INFORMATIONAL",
 )
 def jsonrpc_envelope(view: RunView, c: Check) -> CheckResult:
     rpc = [call for call in view.calls if call.entry.kind is EntryKind.JSONRPC]
     if not rpc:
         return c.skipped("no JSON-RPC request")
-    for call in rpc:
-        problem = _envelope_problem(call)
-        if problem:
-            return c.broken(
-                "a JSON-RPC request is malformed",
-                "a JSON-RPC 2.0 request object with application/json",
-                problem,
-                [call],
-            )
+    found = [(finding, call) for call in rpc if (finding := _envelope_problem(call)) is not None]
+    if found:
+        (level, problem), call = min(found, key=lambda f: _RANK[f[0][0]])
+        if level is Level.INFO:
+            return c.result(Outcome.INFORMATIONAL, problem, calls=[call], level=level)
+        return c.broken(
+            "a JSON-RPC request is malformed" if level is Level.MUST else "a JSON-RPC request id the spec discourages",
+            "a JSON-RPC 2.0 request object with a string or integer id, sent as application/json",
+            problem,
+            [call],
+            level=level,
+        )
     return c.passed(f"{len(rpc)} well-formed JSON-RPC requests")
 
 
 @check(
     "HTTP-JSON-REQUEST",
     Level.MUST,
-    "A2A 1.0 §11, §11.5; D5",
+    "A2A 1.0 §11.1, §11.5; 0.3 §3.2.3; D5",
     "Well-formed HTTP+JSON requests",
     "HTTP+JSON request bodies are JSON sent as application/a2a+json (v1.0.1) or application/json (v1.0.0); GET and "
-    "DELETE carry their parameters in the path and query, not in a body.",
+    "DELETE carry their parameters in the path and query, not in a body (§11.5 MUST).",
+    "each finding at its keyword: a GET or DELETE with a body, or a body that is not JSON, FAILs; another Content-Type "
+    "is NON_STRICT in 1.0 (§11.1: application/a2a+json SHOULD be used) and FAILs in 0.3 (§3.2.3: MUST use "
+    "application/json)",
 )
 def http_json_request(view: RunView, c: Check) -> CheckResult:
     rest = [call for call in view.a2a_calls if call.binding is Binding.HTTP_JSON]
@@ -81,7 +125,12 @@ def http_json_request(view: RunView, c: Check) -> CheckResult:
         verb = call.entry.method
         if verb in ("GET", "DELETE"):
             if call.body_text.strip():
-                return c.broken(f"{verb} with a body", "parameters in the path and query", "a request body", [call])
+                return c.broken(
+                    f"{verb} with a body (§11.5: parameters MUST go in the path or query)",
+                    "parameters in the path and query",
+                    "a request body",
+                    [call],
+                )
             continue
         if call.body_text.strip():
             if _media(call) not in (JSON, A2A_JSON):
@@ -90,6 +139,7 @@ def http_json_request(view: RunView, c: Check) -> CheckResult:
                     "application/a2a+json or application/json",
                     call.headers.get("content-type", "(none)"),
                     [call],
+                    level=Level.MUST if call.version is Version.V0_3 else Level.SHOULD,
                 )
             try:
                 json.loads(call.body_text)
@@ -138,9 +188,11 @@ def _sent_message(call: Call) -> Any:
 @check(
     "MESSAGE-ID-UNIQUE",
     Level.MUST,
-    "A2A 1.0 §4.1.1 Message.messageId (REQUIRED, created by the sender)",
+    "A2A 1.0 §5.7, §4.1.1 Message.messageId (REQUIRED, created by the sender); proto Message.message_id",
     "Unique messageId",
     "Every message carries a messageId the client created, and a client does not reuse one for a different message.",
+    "each finding at its keyword: a missing messageId FAILs (§5.7: REQUIRED fields MUST be present); reusing one for "
+    "a different message is NON_STRICT (the proto states one id per message without a keyword)",
 )
 def message_id_unique(view: RunView, c: Check) -> CheckResult:
     sends = [call for call in view.a2a_calls if call.operation in _SENDS]
@@ -153,11 +205,13 @@ def message_id_unique(view: RunView, c: Check) -> CheckResult:
         if not isinstance(mid, str) or not mid:
             return c.broken("a message without messageId", "a non-empty messageId", repr(mid), [call])
         if mid in seen and _sent_message(seen[mid]) != _sent_message(call):
+            # The proto says the creator makes one per message, without a keyword: a reuse breaks no MUST.
             return c.broken(
                 "a messageId was reused for a different message",
                 "a new messageId per message",
                 f"{mid!r} twice",
                 [seen[mid], call],
+                level=Level.SHOULD,
             )
         seen[mid] = call
     return c.passed(f"{len(seen)} distinct messageId(s)")

@@ -25,11 +25,14 @@ def _dead_ends(view: RunView) -> list[Call]:
 @check(
     "NO-RETRY-LOOP",
     Level.MUST,
-    "A2A 1.0 §5.4 (MethodNotFound, VersionNotSupported are not transient)",
+    "A2A 1.0 §5.4 (MethodNotFound, VersionNotSupported are not transient); 0.3 §11.2.2 (MUST properly handle all A2A "
+    "error codes)",
     "No blind retry after method not found",
     f"After -32601 (method not found) or -32009 (version not supported) the same call to the same interface cannot "
-    f"succeed; a client may repeat it at most {MAX_REPEATS} time(s), never in a loop.",
-    "graded MUST: a retry loop against a dead end never ends and floods the agent",
+    f"succeed; "
+    f"a client may repeat it at most {MAX_REPEATS} time(s), never in a loop.",
+    'graded MUST by 0.3 §11.2.2 ("MUST properly handle all A2A error codes"): a retry loop against a dead end '
+    "never ends and floods the agent",
 )
 def no_retry_loop(view: RunView, c: Check) -> CheckResult:
     dead = _dead_ends(view)

@@ -85,8 +85,11 @@ def _declined_actions(view: RunView) -> list[str]:
     "the scenario's `expect` (each scenario cites its spec section)",
     "The client reached the right conclusion",
     "Where a scenario says what a correct client concludes (an error for a garbage answer, no call at all for an "
-    "unusable card, a given state or text; or a choice of these where the spec leaves one), the client's "
-    "A2A_LAB_RESULT says so. UNIMPLEMENTED when the client writes no result.",
+    "unusable card, "
+    "a given state or text; or a choice of these where the spec leaves one), the client's A2A_LAB_RESULT says so. "
+    "UNIMPLEMENTED when the client writes no result.",
+    "the lab's own contract: a wrong kind or state (the client misunderstood the answer) FAILs; a missing or partial "
+    "text with the right kind and state is NON_STRICT",
 )
 def result_expected(view: RunView, c: Check) -> CheckResult:
     expect = view.expect
@@ -144,10 +147,13 @@ def result_expected(view: RunView, c: Check) -> CheckResult:
     ):
         return c.broken("the client reports another state", expect.state.short, repr(result.get("state")))
     if expect.text_contains is not None and expect.text_contains not in str(result.get("text") or ""):
+        # The kind and state are right: the client understood the answer and left out (some of) its words. The lab's
+        # contract grades that no stronger than the misunderstanding it shows.
         return c.broken(
-            "the client's text misses what the server said",
+            "the client's text misses what the server said (its kind and state are right)",
             f"text containing {expect.text_contains!r}",
-            repr(str(result.get("text"))[:200]),
+            repr(str(result.get("text") or "")[:200]),
+            level=Level.SHOULD,
         )
     return c.passed(
         "the client reached the expected conclusion"

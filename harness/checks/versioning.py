@@ -6,7 +6,7 @@ from a2a_lab.protocol import versions
 from a2a_lab.protocol.versions import HEADER, QUERY_PARAM, Version
 
 from ..journal_view import Call, RunView
-from ..model import CheckResult, Level, Outcome
+from ..model import CheckResult, Level
 from .base import Check, check
 
 
@@ -43,12 +43,12 @@ def version_header(view: RunView, c: Check) -> CheckResult:
         )
     patched = [call for call in v1 if versions.has_patch(_sent_version(call))]
     if patched:
-        return c.result(
-            Outcome.NON_STRICT,
-            "A2A-Version carries a patch number (SHOULD NOT)",
+        return c.broken(
+            "A2A-Version carries a patch number (§3.6: SHOULD NOT)",
             f"{HEADER}: 1.0",
             f"{HEADER}: {_sent_version(patched[0])}",
             patched,
+            level=Level.SHOULD,
         )
     return c.passed(f"all {len(v1)} 1.0 requests carried {HEADER}: {_sent_version(v1[0])}")
 

@@ -29,11 +29,11 @@ FLAGS = [
 
 @pytest.fixture(scope="module")
 def reports(tmp_path_factory: pytest.TempPathFactory) -> list[dict]:
-    """Two clients: the reference client and one that polls after a message, each run as two shards."""
+    """Two clients: the reference client and one that sends no A2A-Version (a MUST), each run as two shards."""
     out = tmp_path_factory.mktemp("reports")
     fake = Path(__file__).parent / "clients" / "fake_client.py"
     paths = []
-    for name, client in (("builtin", "builtin"), ("bad", f"{sys.executable} {fake} --defect poll-after-message")):
+    for name, client in (("builtin", "builtin"), ("bad", f"{sys.executable} {fake} --defect no-header")):
         for k in (1, 2):
             path = out / f"{name}-{k}.json"
             subprocess.run(
@@ -68,7 +68,7 @@ def test_merge_joins_shards_per_client(reports: list[dict]) -> None:
         assert report["merged_from"] == 2
         ids = [s["id"] for s in report["scenarios"]]
         assert len(ids) == len(set(ids)) >= 6
-    bad = next(r for r in reports if "poll-after-message" in r["client"])
+    bad = next(r for r in reports if "no-header" in r["client"])
     mixed = next(s for s in bad["scenarios"] if s["id"] == "quirks/mixed-version-direct-message")
     assert mixed["outcome"] == "FAIL" and bad["summary"]["gate"] == "failed"
 

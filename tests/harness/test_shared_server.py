@@ -99,11 +99,13 @@ def test_score_a_self_driven_client(shared) -> None:
             "quirks/mixed-version-direct-message",
             "--json",
             "/dev/stdout",
+            "--strict",
         ],
         capture_output=True,
         text=True,
         timeout=60,
     )
+    # Polling after a message misses a SHOULD (NON_STRICT), which --strict gates on.
     assert out.returncode == 1, out.stderr
     assert "NO-POLL-AFTER-MESSAGE" in out.stdout
 

@@ -59,11 +59,15 @@ DEFECTS = {
     "no-fallback": "give up at the first method-not-found instead of trying the next interface",
     "bad-envelope": 'send "jsonrpc": "1.0"',
     "no-id": "send JSON-RPC requests without an id",
+    "null-id": 'send JSON-RPC requests with "id": null',
     "wrong-content-type": "send bodies as text/plain",
+    "get-with-body": "send HTTP+JSON GET requests (GetTask) with a JSON body instead of query parameters",
+    "no-message-id": "send messages without messageId",
     "duplicate-message-id": "send two different messages with the same messageId",
     "wrong-url": "post to {base}/wrong instead of the interface URL",
     "wrong-result": "write a result whose state and text differ from what the server sent",
     "garbled-result": "write an A2A_LAB_RESULT that is not JSON",
+    "result-without-text": "write the right kind and state in A2A_LAB_RESULT, but no text",
     "interrupted-as-failure": "report an INPUT_REQUIRED / AUTH_REQUIRED task as failed",
     "hang": "sleep forever after the card fetch (with a sleeping child)",
     "crash": "exit 3 with a traceback before any call",
@@ -91,6 +95,10 @@ DEFECTS = {
     "follow-up-new-task": "send the follow-up (A2A_LAB_ACTION follow_up) as a new message without taskId or contextId",
     "follow-up-wrong-context": "send the follow-up with the right taskId but a contextId of the client's own",
     "follow-up-unknown-task": "send the follow-up with a taskId of the client's own",
+    "invent-context-id": "send the first message with a contextId of the client's own (as 0.3 libraries do)",
+    "subscribe-no-fallback": (
+        "follow a task by SubscribeToTask (tasks/resubscribe) and give up when it is refused, without GetTask"
+    ),
     # errors
     "assume-success": "report an error or unreadable answer as an (empty) message",
     "lax-response": "take `result` from any JSON-RPC response: ignore its id and an `error` beside it",
@@ -321,7 +329,7 @@ class Client:
             "params": params,
         }
         if "no-id" not in self.defects:
-            body["id"] = self.rpc_id
+            body["id"] = None if "null-id" in self.defects else self.rpc_id
         resp = self.http.post(self.url_of(iface), content=json.dumps(body).encode(), headers=self.headers(iface))
         try:
             data = resp.json()
@@ -346,6 +354,8 @@ class Client:
         prefix = "/v1" if iface["version"] == "0.3" else (f"/{tenant}" if tenant else "")
         url = self.url_of(iface) + prefix + path
         headers = self.headers(iface)
+        if body is None and verb == "GET" and "get-with-body" in self.defects:
+            body = {"historyLength": 1}
         content = json.dumps(body).encode() if body is not None else None
         if content is None:
             headers.pop("Content-Type", None)
@@ -365,6 +375,8 @@ class Client:
         mid = f"fake-{self.scenario.replace('/', '-')}-{self.message_count}"
         if "duplicate-message-id" in self.defects:
             mid = f"fake-{self.scenario.replace('/', '-')}-dup"
+        if "no-message-id" in self.defects:
+            mid = ""
         rest = iface["binding"] == "http+json"
         if v1_shape and "v03-body-under-v1" not in self.defects:
             return {"role": "ROLE_USER", "parts": [{"text": text}], "messageId": mid}
@@ -386,6 +398,8 @@ class Client:
         if "v1-method-on-v03" in self.defects and iface["version"] == "0.3":
             iface = {**iface, "version": "1.0"}  # 1.0 header and shape too: only the interface is wrong
         self.last_message = again or self.message(iface, text, v1)
+        if task_ids is None and "invent-context-id" in self.defects and self.message_count == 1:
+            self.last_message = {**self.last_message, "contextId": "fake-client-own-context"}
         if task_ids is not None:
             task_id, context_id = task_ids
             self.last_message = {
@@ -427,6 +441,11 @@ class Client:
             if isinstance(ev, dict) and "error" in ev:
                 return ev
         return {"stream": [ev.get("result") for ev in events if isinstance(ev, dict)]}
+
+    def subscribe(self, iface: dict[str, Any], task_id: str) -> dict[str, Any]:
+        """SubscribeToTask (0.3: tasks/resubscribe), JSON-RPC only: {"stream": events} or {"error": ...}."""
+        method = "SubscribeToTask" if iface["version"] == "1.0" else "tasks/resubscribe"
+        return self.stream_rpc(iface, method, {"id": task_id})
 
     def get_task(self, iface: dict[str, Any], task_id: str) -> dict[str, Any]:
         if iface["binding"] == "http+json":
@@ -641,7 +660,15 @@ class Client:
                 if got:
                     task, state = got[1], self.state_of(got[1])
                     texts.append(self.task_text(task))
-        elif "no-follow-up" not in self.defects:
+        elif self.short(state) not in STOPS and (self.args.subscribe or "subscribe-no-fallback" in self.defects):
+            resp = self.subscribe(iface, task_id)
+            if "stream" in resp:
+                return self.read_stream(resp["stream"])
+            if "subscribe-no-fallback" in self.defects:
+                error = resp.get("error")
+                reason = error.get("message", "") if isinstance(error, dict) else ""
+                return self.failure(f"SubscribeToTask failed: {reason}")
+        if "get-task-loop" not in self.defects and "no-follow-up" not in self.defects:
             polls = 0
             while self.short(state) not in STOPS and polls < self.args.polls:
                 time.sleep(self.args.poll_gap)
@@ -696,6 +723,8 @@ def finish(client: Client, outcome: dict[str, Any]) -> None:
                 "state": "failed" if client.short(outcome.get("state") or "") != "failed" else "completed",
             }
         outcome = {**outcome, "text": "an answer the server never gave"}
+    if "result-without-text" in defects:
+        outcome = {**outcome, "text": ""}
     if "interrupted-as-failure" in defects and client.short(outcome.get("state") or "") in INTERRUPTED:
         outcome = {**outcome, "state": "failed"}
     path = os.environ.get("A2A_LAB_RESULT")
@@ -724,6 +753,11 @@ def main(argv: list[str]) -> int:
         "preferredTransport and additionalInterfaces only; speaks 0.3 only)",
     )
     parser.add_argument("--stream", action="store_true", help="use streaming when the card's capabilities allow it")
+    parser.add_argument(
+        "--subscribe",
+        action="store_true",
+        help="follow an open task by SubscribeToTask (tasks/resubscribe) first; on an error, by GetTask",
+    )
     parser.add_argument(
         "--polls", type=int, default=MAX_POLLS, help=f"GetTask calls at most per task (default {MAX_POLLS})"
     )
