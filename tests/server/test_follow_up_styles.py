@@ -25,6 +25,7 @@ from typing import Any
 import httpx
 
 from a2a_lab.protocol import cards, states
+from a2a_lab.protocol.errors import ErrorType
 from a2a_lab.protocol.operations import Operation
 from a2a_lab.protocol.states import TaskState
 from a2a_lab.server.app import ScenarioApp
@@ -188,7 +189,10 @@ class Follower:
         body = self.body("subscribe", {"id": task["id"]})
         with self.http.stream("POST", self.url, json=body, headers=headers, timeout=timeout) as resp:
             if "text/event-stream" not in resp.headers.get("content-type", ""):
-                raise Answered(resp.read().decode(errors="replace")[:200])
+                text = resp.read().decode(errors="replace")
+                if _ended_meanwhile(text):
+                    return self.poll(task)  # §3.1.6: a terminal task cannot be subscribed to; GetTask tells the end
+                raise Answered(text[:200])
             deadline = time.monotonic() + BOUND_S
             try:
                 for line in resp.iter_lines():
@@ -233,6 +237,15 @@ def styles(card: Any) -> list[str]:
     if cards.capability(card, cards.PUSH_NOTIFICATIONS):
         out += ["push-inline", "push-create"]
     return out
+
+
+def _ended_meanwhile(text: str) -> bool:
+    """A JSON-RPC answer refusing the subscription as UnsupportedOperationError: the task ended before it."""
+    try:
+        error = json.loads(text).get("error")
+    except (ValueError, AttributeError):
+        return False
+    return isinstance(error, dict) and error.get("code") == ErrorType.UNSUPPORTED_OPERATION.code
 
 
 def one_style(follower: Follower, style: str) -> TaskState | str | None:
