@@ -43,6 +43,9 @@ class Problem:
     path: str
     message: str
     foreign: bool = False
+    #: A spelling no MUST of this form forbids: a proto (snake_case) field name in 0.3 HTTP+JSON, which is ProtoJSON
+    #: and whose parsers accept proto names. Reported, never a broken MUST.
+    tolerated: bool = False
 
     def __str__(self) -> str:
         return f"{self.path}: {self.message}"
@@ -200,13 +203,19 @@ def push_config_out(config: dict[str, Any], form: Form) -> dict[str, Any]:
 # --------------------------------------------------------------------------------------------- input
 
 
-def _normalise_keys(obj: dict[str, Any], path: str, problems: list[Problem]) -> dict[str, Any]:
-    """ProtoJSON parsers accept proto (snake_case) names; a client MUST send camelCase (§5.5)."""
+def _normalise_keys(obj: dict[str, Any], path: str, problems: list[Problem], form: Form) -> dict[str, Any]:
+    """ProtoJSON parsers accept proto (snake_case) names. A 1.0 client MUST send camelCase (§5.5) and the 0.3 JSON-RPC
+    schema names only camelCase members; 0.3 HTTP+JSON is plain ProtoJSON, so there a proto name is tolerated."""
     out: dict[str, Any] = {}
+    tolerated = form.version is V03 and form.rest
     for key, value in obj.items():
         if "_" in key:
             fixed = camel(key)
-            problems.append(Problem(f"{path}.{key}", f"field names must be camelCase ({fixed!r})", foreign=True))
+            problems.append(
+                Problem(
+                    f"{path}.{key}", f"field names must be camelCase ({fixed!r})", foreign=True, tolerated=tolerated
+                )
+            )
             out[fixed] = value
         else:
             out[key] = value
@@ -230,7 +239,7 @@ def parse_part(
     if not isinstance(raw, dict):
         problems.append(Problem(path, "a part must be an object"))
         return None
-    part = _normalise_keys(raw, path, problems)
+    part = _normalise_keys(raw, path, problems, form)
     meta = {k: part[k] for k in ("metadata",) if k in part}
     if version is V1 or rest:
         if version is V1 and "kind" in part:
@@ -339,7 +348,7 @@ def parse_message(
     problems: list[Problem] = []
     if not isinstance(raw, dict):
         return None, [Problem(path, "must be an object")]
-    msg = _normalise_keys(raw, path, problems)
+    msg = _normalise_keys(raw, path, problems, form)
     out: dict[str, Any] = {}
     if version is V03 and not rest:
         if msg.get("kind") != "message" and not (lenient_kind and "kind" not in msg):
@@ -416,13 +425,13 @@ def parse_push_config(raw: Any, form: Form, path: str) -> tuple[dict[str, Any] |
     problems: list[Problem] = []
     if not isinstance(raw, dict):
         return None, [Problem(path, "must be an object")]
-    cfg = _normalise_keys(raw, path, problems)
+    cfg = _normalise_keys(raw, path, problems, form)
     if version is V03:
         inner_path = f"{path}.pushNotificationConfig"
         inner = cfg.get("pushNotificationConfig", cfg.get("config", cfg))
         if not isinstance(inner, dict):
             return None, [Problem(inner_path, "must be an object")]
-        inner = _normalise_keys(inner, inner_path, problems)
+        inner = _normalise_keys(inner, inner_path, problems, form)
         out: dict[str, Any] = {k: inner[k] for k in ("id", "url", "token") if k in inner}
         where = {"id": inner_path, "token": inner_path, "taskId": path, "authentication": inner_path}
         auth = inner.get("authentication")

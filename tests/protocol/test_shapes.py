@@ -591,3 +591,17 @@ def test_stream_event_kind_and_state() -> None:
     )
     assert shapes.event_state({"artifactUpdate": {"artifact": {}}}, V1_JSONRPC) is None
     assert shapes.camel("push_notification_config") == "pushNotificationConfig"
+
+
+def test_proto_field_names_are_tolerated_only_in_0_3_http_json() -> None:
+    """0.3 HTTP+JSON is plain ProtoJSON, whose parsers accept proto (snake_case) names: a real client (a2a-handler
+    0.4.0) sends `message_id` there. In 1.0 (§5.5 MUST camelCase) and the 0.3 JSON-RPC schema it stays a problem."""
+    rest03 = {"message_id": "m", "role": "ROLE_USER", "content": [{"text": "hi"}]}
+    _, problems = shapes.parse_message(rest03, V03_HTTP_JSON)
+    assert [p.path for p in problems] == ["message.message_id"] and problems[0].tolerated
+    v1 = {"message_id": "m", "role": "ROLE_USER", "parts": [{"text": "hi"}]}
+    _, problems = shapes.parse_message(v1, V1_JSONRPC)
+    assert any(p.path == "message.message_id" and not p.tolerated for p in problems)
+    rpc03 = {"message_id": "m", "role": "user", "kind": "message", "parts": [{"kind": "text", "text": "hi"}]}
+    _, problems = shapes.parse_message(rpc03, V03_JSONRPC)
+    assert any(p.path == "message.message_id" and not p.tolerated for p in problems)
