@@ -255,6 +255,8 @@ class RunView:
     client_result_error: str | None = None
     #: What a correct client concludes in this scenario.
     expect: Expect = field(default_factory=Expect)
+    #: The client was still running when the scenario's time ran out (a2a-lab stopped it).
+    client_timed_out: bool = False
 
     def __post_init__(self) -> None:
         self._observed: list[Observed] | None = None

@@ -100,7 +100,7 @@ class ServedScenario:
             self.base_url, card, entries, pairs, result, None, self.scenario.client.action, None, self.scenario.expect
         )
         checks = scoring.evaluate(view)
-        return Score(scoring.scenario_outcome(checks, False, bool(entries), None), checks)
+        return Score(scoring.scenario_outcome(checks, False, bool(entries), None, self.scenario.checks), checks)
 
     def close(self) -> None:
         if not self._closed:

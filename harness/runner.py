@@ -269,6 +269,7 @@ def score(run: RawRun, supports: set[Support], opts: RunOptions) -> ScenarioResu
         run.scenario.client.action,
         run.client.result_error,
         run.scenario.expect,
+        run.client.timed_out,
     )
     checks = scoring.evaluate(view)
     result = ScenarioResult(
@@ -285,7 +286,9 @@ def score(run: RawRun, supports: set[Support], opts: RunOptions) -> ScenarioResu
         error=run.error,
     )
     notes = opts.baseline.apply(result, opts.strict) if opts.baseline else []
-    result.outcome = scoring.scenario_outcome(checks, run.client.timed_out, bool(run.journal), run.error)
+    result.outcome = scoring.scenario_outcome(
+        checks, run.client.timed_out, bool(run.journal), run.error, run.scenario.checks
+    )
     if notes:
         result.error = "; ".join(notes) if not result.error else result.error + "; " + "; ".join(notes)
     result.harness_cost = run.setup_cost + (time.monotonic() - began)

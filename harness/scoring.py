@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Collection
 from typing import Any
 
 from .checks import client_checks
+from .checks.errors import GIVES_UP
 from .journal_view import RunView
 from .model import GATING, SEVERITY, CheckResult, Level, Outcome, ScenarioResult
 
@@ -28,16 +30,38 @@ def evaluate(view: RunView) -> list[CheckResult]:
     return results
 
 
-def scenario_outcome(checks: list[CheckResult], timed_out: bool, contacted: bool, error: str | None) -> Outcome:
+def scenario_outcome(
+    checks: list[CheckResult],
+    timed_out: bool,
+    contacted: bool,
+    error: str | None,
+    purpose: Collection[str] = (),
+) -> Outcome:
+    """The worst of the checks (a PASS at least); TIMEOUT, NO_CONTACT or ERROR when the run could not be judged.
+
+    A timeout is the verdict only where no check judged it (GIVES-UP judges a client stopped while it waited for an
+    answer that never came). UNIMPLEMENTED, not PASS, when the checks the scenario exists for (`purpose`, else all)
+    judged nothing: each was UNIMPLEMENTED or SKIPPED, at least one UNIMPLEMENTED (the client did not show on the wire
+    what the scenario asks, and wrote no A2A_LAB_RESULT).
+    """
     if error:
         return Outcome.ERROR
-    if timed_out:
+    judged = [c for c in checks if c.baseline is None]
+    if timed_out and not any(c.id == GIVES_UP and c.outcome is not Outcome.SKIPPED for c in judged):
         return Outcome.TIMEOUT
     if not contacted:
         return Outcome.NO_CONTACT
-    judged = [c.outcome for c in checks if c.baseline is None]
-    worst = max(judged, key=lambda o: SEVERITY[o], default=Outcome.PASS)
-    return worst if SEVERITY[worst] >= SEVERITY[Outcome.PASS] else Outcome.PASS
+    worst = max((c.outcome for c in judged), key=lambda o: SEVERITY[o], default=Outcome.PASS)
+    if SEVERITY[worst] > SEVERITY[Outcome.PASS]:
+        return worst
+    focus = [c.outcome for c in judged if c.id in purpose] if purpose else [c.outcome for c in judged]
+    if Outcome.UNIMPLEMENTED in focus and all(o in _UNJUDGED for o in focus):
+        return Outcome.UNIMPLEMENTED
+    return Outcome.PASS
+
+
+#: Check outcomes that judge nothing.
+_UNJUDGED = frozenset({Outcome.UNIMPLEMENTED, Outcome.SKIPPED, Outcome.INFORMATIONAL})
 
 
 def gating(outcome: Outcome, strict: bool) -> bool:

@@ -57,6 +57,59 @@ V03_ONLY_FIELDS = (
 )
 
 
+#: The members each card object may hold in either generation (1.0 proto `AgentCard` and the objects in it; 0.3 JSON
+#: schema); anything else is an unrecognized field, which implementations SHOULD ignore (§5.7).
+CARD_MEMBERS: dict[str, frozenset[str]] = {
+    "card": frozenset(
+        {
+            *REQUIRED_V1,
+            *V03_ONLY_FIELDS,
+            "provider",
+            "documentationUrl",
+            "securitySchemes",
+            "securityRequirements",
+            "security",
+            "signatures",
+            "iconUrl",
+            "supportsExtendedAgentCard",
+        }
+    ),
+    "supportedInterfaces": frozenset({"url", "protocolBinding", "tenant", "protocolVersion"}),
+    "additionalInterfaces": frozenset({"url", "transport"}),
+    "provider": frozenset({"url", "organization"}),
+    "capabilities": frozenset({STREAMING, PUSH_NOTIFICATIONS, EXTENDED_CARD, "extensions", "stateTransitionHistory"}),
+    "skills": frozenset(
+        {
+            "id",
+            "name",
+            "description",
+            "tags",
+            "examples",
+            "inputModes",
+            "outputModes",
+            "securityRequirements",
+            "security",
+        }
+    ),
+}
+
+
+def unknown_members(card: Any) -> list[str]:
+    """The paths of the members no A2A version defines in a card and the objects it lists (`x-vendor`,
+    `skills[0].futureField`): what §5.7 says a reader SHOULD ignore."""
+    if not isinstance(card, dict):
+        return []
+    out = [name for name in card if name not in CARD_MEMBERS["card"]]
+    for field, known in CARD_MEMBERS.items():
+        value = card.get(field) if field != "card" else None
+        items = value if isinstance(value, list) else [value] if isinstance(value, dict) else []
+        for i, item in enumerate(items):
+            if isinstance(item, dict):
+                where = f"{field}[{i}]" if isinstance(value, list) else field
+                out += [f"{where}.{name}" for name in item if name not in known]
+    return out
+
+
 @dataclass(frozen=True)
 class Interface:
     """One way to reach the agent, as declared by a card."""

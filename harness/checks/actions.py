@@ -161,6 +161,8 @@ def push_receiver(view: RunView, c: Check) -> CheckResult:
     "Credentials presented where required",
     "Given a token (A2A_LAB_ACTION token) for an agent whose card requires it, the client authenticates every call "
     "that needs it (all calls, or GetExtendedAgentCard) with `Authorization: Bearer <token>`.",
+    "per finding: GetExtendedAgentCard without the right credentials FAILs (§3.1.11: the client MUST authenticate it); "
+    "any other call is NON_STRICT (§7.3 states the duty for every request without a keyword)",
 )
 def auth_presented(view: RunView, c: Check) -> CheckResult:
     if "token" not in view.action:
@@ -173,11 +175,15 @@ def auth_presented(view: RunView, c: Check) -> CheckResult:
         return _unimplemented(c, "the client presented no credentials")
     wrong = [call for call in needing if call.entry.credentials is not CredentialStatus.VALID]
     if wrong:
+        card_calls = [call for call in wrong if call.operation is Operation.GET_EXTENDED_CARD]
+        shown = card_calls or wrong
         return c.broken(
-            "a call that needs credentials went without the right ones",
+            "a call that needs credentials went without the right ones"
+            + ("" if card_calls else " (§7.3 asks for them on every request, without a keyword)"),
             "Authorization: Bearer <the token given>",
-            f"credentials {wrong[0].entry.credentials.value if wrong[0].entry.credentials else None}",
-            wrong,
+            f"credentials {shown[0].entry.credentials.value if shown[0].entry.credentials else None}",
+            shown,
+            level=None if card_calls else Level.SHOULD,
         )
     return c.passed(f"{len(needing)} call(s) authenticated")
 

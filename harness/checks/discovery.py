@@ -65,6 +65,9 @@ def card_discovery(view: RunView, c: Check) -> CheckResult:
     "supportedInterfaces, a client that speaks only 0.3 reads url, preferredTransport and additionalInterfaces (0.3 "
     "§5.6.3: it SHOULD use url when it supports preferredTransport, else MAY use any supported additional interface). "
     "A card that offers that generation nothing readable makes its refusal correct.",
+    "per finding: a refusal of a card that holds members no A2A version defines is NON_STRICT (§5.7: unrecognized "
+    "fields SHOULD be ignored), as is a 0.3 client's additional interface where it supports the main url's transport "
+    "(0.3 §5.6.3 SHOULD)",
 )
 def interface_selection(view: RunView, c: Check) -> CheckResult:
     if view.expect.no_call_allowed and not view.calls:
@@ -94,6 +97,17 @@ def interface_selection(view: RunView, c: Check) -> CheckResult:
     if not view.a2a_calls:
         if view.calls:
             return c.skipped("the client made no A2A call the server could route (see URL-FROM-CARD)")
+        extras = cards.unknown_members(view.card)
+        if extras:
+            # Refusing a card for members no version defines breaks §5.7's SHOULD, not a MUST: grade it so.
+            return c.broken(
+                "the client gave up on a card that offers an interface it supports but holds members no A2A version "
+                f"defines ({', '.join(extras[:4])}{', ...' if len(extras) > 4 else ''}): §5.7 says unrecognized fields "
+                "SHOULD be ignored",
+                f"a call to {expected.label}",
+                "no A2A call at all",
+                level=Level.SHOULD,
+            )
         return c.broken(
             "the client gave up although the card offers an interface it supports",
             f"a call to {expected.label}",

@@ -1,12 +1,17 @@
-"""Reacting to errors (spec §5.2 fallback, §3.6 VersionNotSupported): no blind retries, fallback across interfaces."""
+"""Reacting to errors (spec §5.2 fallback, §3.6 VersionNotSupported): no blind retries, fallback across interfaces,
+no use of an answer that is not one."""
 
 from __future__ import annotations
 
+from a2a_lab.protocol import wire
 from a2a_lab.protocol.errors import ErrorType
+from a2a_lab.server.journal_record import EntryKind
+from a2a_lab.server.scenario import FaultKind
 
-from ..journal_view import Call, RunView
-from ..model import CheckResult, Level
+from ..journal_view import Call, RunView, valid_rpc_response
+from ..model import CheckResult, Level, Outcome
 from .base import Check, check
+from .tasks import message_ids, task_param
 
 #: Errors that say "this interface does not do that": retrying the same call cannot help.
 _DEAD_END = {ErrorType.METHOD_NOT_FOUND.code, ErrorType.VERSION_NOT_SUPPORTED.code}
@@ -90,3 +95,111 @@ def fallback(view: RunView, c: Check) -> CheckResult:
             [first],
         )
     return c.passed(f"fell back from {first.rpc_method or first.entry.path} to another interface", moved[:1])
+
+
+def _invalid_answers(view: RunView) -> list[tuple[Call, set[str], str]]:
+    """The JSON-RPC calls answered with a body that is no valid response to them (another id, both or neither of
+    `result` and `error`), with the task ids that body named and what is wrong with it."""
+    out = []
+    for call in view.a2a_calls:
+        if call.entry.kind is not EntryKind.JSONRPC or call.answer_failed or call.form is None:
+            continue
+        request_id = call.entry.rpc.id if call.entry.rpc else None
+        for body in call.responses():
+            if not isinstance(body, dict) or valid_rpc_response(body, request_id):
+                continue
+            said = wire.result_in(call.operation, body.get("result"), call.form) if "result" in body else None
+            named = {
+                inner.get("id") or inner.get("taskId") for inner in (said or {}).values() if isinstance(inner, dict)
+            }
+            out.append((call, {t for t in named if isinstance(t, str) and t}, _what_is_wrong(body, request_id)))
+    return out
+
+
+def _what_is_wrong(body: dict[str, object], request_id: object) -> str:
+    if ("result" in body) == ("error" in body):
+        return "both `result` and `error`" if "result" in body else "neither `result` nor `error`"
+    if body.get("jsonrpc") != "2.0":
+        return f"jsonrpc {body.get('jsonrpc')!r}"
+    return f"id {body.get('id')!r}, the request's was {request_id!r}"
+
+
+def _names_task(call: Call, task_ids: set[str]) -> str | None:
+    named = task_param(call) or message_ids(call)[0]
+    return named if named in task_ids else None
+
+
+@check(
+    "INVALID-ANSWER-IGNORED",
+    Level.MUST,
+    "JSON-RPC 2.0 §5 (a response's id MUST be the request's; result and error: exactly one); A2A 1.0 §9; 0.3 §6.11",
+    "Does not act on an answer that is not one",
+    "A JSON-RPC response with another id than the request's, or with both or neither of `result` and `error`, answers "
+    "nothing: the client does not take the task it names as its own. Seen on the wire when the client follows that "
+    "task up (GetTask, SubscribeToTask, a push config, a message on it). A client that makes no further request shows "
+    "nothing either way: UNIMPLEMENTED (its A2A_LAB_RESULT, when written, is RESULT-EXPECTED's to judge).",
+    "the obligation is the server's (JSON-RPC 2.0 §5); a client that accepts the broken response takes an answer "
+    "that was never given to its request, so the lab grades it at the same keyword",
+)
+def invalid_answer_ignored(view: RunView, c: Check) -> CheckResult:
+    invalid = _invalid_answers(view)
+    if not invalid:
+        return c.skipped("every JSON-RPC answer was a valid response to its request")
+    obs = view.observations()
+    for answer, named, wrong in invalid:
+        for later in (call for call in view.a2a_calls if call.seq > answer.seq):
+            # A task a valid answer had named before this request is the client's to follow, whatever else named it.
+            trusted = {o.task_id for o in obs if o.task_id and o.seq < later.seq}
+            task_id = _names_task(later, named - trusted)
+            if task_id:
+                return c.broken(
+                    f"the client followed up task {task_id}, which only an invalid answer named ({wrong})",
+                    f"no request about a task that only an invalid response to {answer.label()} named",
+                    f"{later.label()} about task {task_id}",
+                    [later, answer],
+                )
+    first = invalid[0][0]
+    if not any(named for _, named, _ in invalid):
+        return c.skipped("the invalid answers named no task the client could have followed")
+    went_on = [call for call in view.a2a_calls if call.seq > first.seq]
+    if went_on:
+        return c.passed(
+            f"the client went on ({went_on[0].label()}) without following the task the invalid answer named",
+            went_on[:1],
+        )
+    return c.result(
+        Outcome.UNIMPLEMENTED,
+        f"the client made no request after the invalid answer to {first.label()}, so the wire does not show whether it "
+        "took it (a client that writes A2A_LAB_RESULT is judged by RESULT-EXPECTED)",
+    )
+
+
+#: The check that judges a client stopped at the scenario's time limit while it waited for an answer that never came:
+#: there the timeout is the verdict's subject, not a run that could not be judged (scoring.scenario_outcome).
+GIVES_UP = "GIVES-UP"
+
+
+@check(
+    GIVES_UP,
+    Level.SHOULD,
+    "A2A 1.0 §4.3.3, §13.2 (a 10-30 s timeout: the spec's advice for a call to a remote party); A2A 1.0 §3.3.2",
+    "Gives up on an agent that never answers",
+    "When the agent takes a request and never answers it, the client stops waiting by itself (a read timeout) and "
+    "ends the exchange within the scenario's time, instead of hanging until it is killed.",
+    "no rule binds a client's patience: graded SHOULD by the spec's advice to agents for the same situation, so a "
+    "client that hangs on a silent agent is NON_STRICT here, not TIMEOUT (which would gate)",
+)
+def gives_up(view: RunView, c: Check) -> CheckResult:
+    unanswered = [
+        call for call in view.calls if call.entry.response is not None and call.entry.response.fault == FaultKind.STALL
+    ]
+    if not unanswered:
+        return c.skipped("every request was answered")
+    if view.client_timed_out:
+        return c.broken(
+            "the client waited for an answer that never came until a2a-lab stopped it",
+            "the client gives up by itself (a read timeout) and ends the exchange",
+            f"still waiting on {unanswered[-1].label()} when the scenario's time ran out",
+            unanswered[-1:],
+        )
+    return c.passed(f"the client gave up on the unanswered {unanswered[-1].label()} by itself", unanswered[-1:])

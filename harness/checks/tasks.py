@@ -10,7 +10,7 @@ from a2a_lab.protocol.states import TaskState
 from a2a_lab.server.journal_record import ResultKind, SentKind
 
 from ..journal_view import Call, RunView
-from ..model import CheckResult, Level
+from ..model import CheckResult, Level, Outcome
 from .base import Check, check
 
 #: GetTask calls one task may get before polling counts as unbounded.
@@ -22,7 +22,7 @@ _FOLLOW_UPS = (Operation.GET_TASK, Operation.SUBSCRIBE_TO_TASK, Operation.CREATE
 _SENDS = (Operation.SEND_MESSAGE, Operation.SEND_STREAMING_MESSAGE)
 
 
-def _task_param(call: Call) -> str | None:
+def task_param(call: Call) -> str | None:
     route = call.entry.route.params if call.entry.route else {}
     if route.get("id") or route.get("taskId"):
         return route.get("id") or route.get("taskId")
@@ -52,7 +52,7 @@ def no_poll_after_message(view: RunView, c: Check) -> CheckResult:
     if not messages:
         return c.skipped("no send was answered with a message")
     task_ids = {o.task_id for o in view.observations() if o.task_id}
-    polls = [g for g in _gets(view) if g.seq > messages[0].seq and _task_param(g) not in task_ids]
+    polls = [g for g in _gets(view) if g.seq > messages[0].seq and task_param(g) not in task_ids]
     if polls:
         return c.broken(
             "the client polled GetTask after the server answered with a message",
@@ -87,7 +87,7 @@ def poll_bounded(view: RunView, c: Check) -> CheckResult:
     obs = view.observations()
     by_task: dict[str, list[Call]] = {}
     for g in gets:
-        by_task.setdefault(_task_param(g) or "?", []).append(g)
+        by_task.setdefault(task_param(g) or "?", []).append(g)
     for task_id, calls in by_task.items():
         stopped = [(o.seq, o.state) for o in obs if o.task_id == task_id and o.state and _stops_polling(o.state)]
         if stopped:
@@ -158,11 +158,11 @@ def follow_up_to_end(view: RunView, c: Check) -> CheckResult:
     if not open_tasks:
         return c.skipped("no task was left in SUBMITTED or WORKING")
     calls = [call for call in view.a2a_calls if call.operation in _FOLLOW_UPS]
-    followed = {_task_param(call) for call in calls if _followed_up(call)}
+    followed = {task_param(call) for call in calls if _followed_up(call)}
     ended = {o.task_id for o in obs if o.state is not None and o.state.stops}
     missed = sorted(t for t in open_tasks if t not in followed and t not in ended)
     if missed:
-        refused = [call for call in calls if _task_param(call) == missed[0] and not _followed_up(call)]
+        refused = [call for call in calls if task_param(call) == missed[0] and not _followed_up(call)]
         if refused:
             return c.broken(
                 "the client subscribed to a task that had ended meanwhile, was refused, and did not ask GetTask",
@@ -194,7 +194,10 @@ def interrupted_handled(view: RunView, c: Check) -> CheckResult:
     assert state is not None
     result = view.client_result
     if result is None:
-        return c.passed(f"the task ended {state.short}; the client wrote no result to judge further")
+        # Whether the client took the pause for a failure is its conclusion: no request shows it.
+        return c.result(
+            Outcome.UNIMPLEMENTED, f"the task ended {state.short}; the client wrote no A2A_LAB_RESULT to judge"
+        )
     from a2a_lab.protocol import states
 
     reported = states.parse(result.get("state"))
@@ -205,7 +208,7 @@ def interrupted_handled(view: RunView, c: Check) -> CheckResult:
     return c.passed(f"the client reported {state.short}")
 
 
-def _message_ids(call: Call) -> tuple[str | None, str | None]:
+def message_ids(call: Call) -> tuple[str | None, str | None]:
     """The (taskId, contextId) a sent message carries (0.3 HTTP+JSON spells them in snake_case)."""
     message = call.message()
     if not isinstance(message, dict):
@@ -233,7 +236,7 @@ def context_id_invented(view: RunView, c: Check) -> CheckResult:
     obs = view.observations()
     judged = 0
     for call in sends:
-        task_id, context_id = _message_ids(call)
+        task_id, context_id = message_ids(call)
         if task_id:
             continue
         judged += 1

@@ -28,6 +28,7 @@ BOTH_1_0 = ((Binding.JSONRPC, Version.V1_0), (Binding.HTTP_JSON, Version.V1_0))
 
 CONFORMANT, SUBMITTED = "spec/conformant", "spec/task/submitted-needs-get-task"
 ENDED_EARLY, ENDED_EARLY_03 = "spec/task/ended-before-follow-up", "spec/task/ended-before-follow-up-0.3"
+WRONG_ID, NEVER_ANSWERS = "errors/wrong-response-id", "faults/never-answers"
 MIXED, METHOD_NOT_FOUND, V03_TASK = (
     "quirks/mixed-version-direct-message",
     "quirks/advertised-method-not-found",
@@ -42,17 +43,23 @@ class Case:
     scenario: str
     args: tuple[str, ...] = ()
     supports: tuple[tuple[Binding, Version], ...] = JSONRPC
+    #: Seconds before the harness stops the client (short where the proof is a hang).
+    timeout: float = 15
 
     def __str__(self) -> str:
         return f"{self.scenario} {' '.join(self.args)}".strip()
 
 
-def case(scenario: str, *args: str, supports: tuple[tuple[Binding, Version], ...] = JSONRPC) -> Case:
-    return Case(scenario, args, supports)
+def case(
+    scenario: str, *args: str, supports: tuple[tuple[Binding, Version], ...] = JSONRPC, timeout: float = 15
+) -> Case:
+    return Case(scenario, args, supports, timeout)
 
 
-def defect(scenario: str, name: str, *args: str, supports: tuple[tuple[Binding, Version], ...] = JSONRPC) -> Case:
-    return Case(scenario, ("--defect", name, *args), supports)
+def defect(
+    scenario: str, name: str, *args: str, supports: tuple[tuple[Binding, Version], ...] = JSONRPC, timeout: float = 15
+) -> Case:
+    return Case(scenario, ("--defect", name, *args), supports, timeout)
 
 
 @dataclass(frozen=True)
@@ -109,6 +116,14 @@ PASSES = [
         says="1 distinct",
     ),
     Proof("NO-POLL-AFTER-MESSAGE", "message-is-the-answer", case(MIXED), Outcome.PASS),
+    Proof(
+        "INVALID-ANSWER-IGNORED",
+        "goes-on-without-the-wrong-ids-task",
+        case(WRONG_ID, "--messages", "2"),
+        Outcome.PASS,
+        says="without following",
+    ),
+    Proof("GIVES-UP", "read-timeout", case(NEVER_ANSWERS), Outcome.PASS, says="by itself"),
     Proof("POLL-BOUNDED", "polite-until-completed", case(SUBMITTED), Outcome.PASS),
     Proof("POLL-BOUNDED", "gives-up-on-a-stuck-task", case("working-forever"), Outcome.PASS),
     Proof("FOLLOW-UP-TO-END", "polls-submitted-task", case(SUBMITTED), Outcome.PASS),
@@ -475,7 +490,46 @@ FAILS = [
         Outcome.FAIL,
         "INPUT_REQUIRED",
     ),
-    Proof("RESULT-EXPECTED", "no-result-written", case("errors/html-500-page", "--no-result"), Outcome.UNIMPLEMENTED),
+    Proof(
+        "RESULT-EXPECTED",
+        "no-result-written",
+        case("errors/html-500-page", "--no-result"),
+        Outcome.UNIMPLEMENTED,
+        Outcome.UNIMPLEMENTED,  # the scenario's point is not on the wire: not judged, never PASS
+    ),
+    # Taking the task of a JSON-RPC response that is not one shows when the client follows that task up.
+    Proof(
+        "INVALID-ANSWER-IGNORED",
+        "follows-the-task-of-a-wrong-id",
+        defect(WRONG_ID, "lax-response", "--no-result"),
+        Outcome.FAIL,
+        Outcome.FAIL,
+        "only an invalid answer named",
+    ),
+    Proof(
+        "INVALID-ANSWER-IGNORED",
+        "follows-the-task-of-result-and-error",
+        defect("errors/result-and-error", "lax-response", "--no-result"),
+        Outcome.FAIL,
+        Outcome.FAIL,
+        "both `result` and `error`",
+    ),
+    Proof(
+        "INVALID-ANSWER-IGNORED",
+        "stops-after-the-answer",
+        case(WRONG_ID, "--no-result"),
+        Outcome.UNIMPLEMENTED,
+        Outcome.UNIMPLEMENTED,
+        "does not show",
+    ),
+    Proof(
+        "GIVES-UP",
+        "waits-forever",
+        defect(NEVER_ANSWERS, "no-timeout", timeout=3),
+        Outcome.NON_STRICT,
+        Outcome.NON_STRICT,  # the hang is the scenario's subject: judged, not TIMEOUT
+        "still waiting",
+    ),
     # The lab's own contract, graded no stronger than the misunderstanding: right kind and state, no text.
     Proof(
         "RESULT-EXPECTED",
@@ -527,7 +581,7 @@ def outcomes(run_client: Callable[..., list[ScenarioResult]]) -> dict[Case, Scen
     cases = sorted({p.case for p in PASSES + FAILS}, key=str)
 
     def one(c: Case) -> ScenarioResult:
-        return run_client(c.scenario, *c.args, supports=c.supports, timeout=15)[0]
+        return run_client(c.scenario, *c.args, supports=c.supports, timeout=c.timeout)[0]
 
     with ThreadPoolExecutor(max_workers=4) as pool:
         return dict(zip(cases, pool.map(one, cases), strict=True))

@@ -70,6 +70,8 @@ DEFECTS = {
     "result-without-text": "write the right kind and state in A2A_LAB_RESULT, but no text",
     "interrupted-as-failure": "report an INPUT_REQUIRED / AUTH_REQUIRED task as failed",
     "hang": "sleep forever after the card fetch (with a sleeping child)",
+    "no-timeout": "wait for every answer without a read timeout (hangs on an agent that never answers)",
+    "impatient": "give up on any answer after 0.5 s (a sub-second timeout)",
     "crash": "exit 3 with a traceback before any call",
     "never-connect": "exit 0 without any request",
     "flood": "send hundreds of requests as fast as possible",
@@ -271,7 +273,8 @@ class Client:
         self.defects = Defects(args.defect or [])
         self.card_url = card_url
         self.base = card_url.split("/.well-known/", 1)[0]
-        self.http = httpx.Client(timeout=5.0, trust_env=False, headers={"User-Agent": USER_AGENT})
+        timeout = None if "no-timeout" in self.defects else 0.5 if "impatient" in self.defects else 5.0
+        self.http = httpx.Client(timeout=timeout, trust_env=False, headers={"User-Agent": USER_AGENT})
         self.rpc_id = 0
         self.message_count = 0
         self.last_message: dict[str, Any] = {}
