@@ -78,6 +78,9 @@ def version_headers(version: Version) -> dict[str, str]:
 #: The HTTP authentication scheme a2a-lab's clients present and register for webhooks (IANA name).
 BEARER = "Bearer"
 AUTHORIZATION = "Authorization"
+#: The header a push notification carries its config's `token` in (0.3 §9.5; 1.0 does not define it, servers still
+#: send it).
+NOTIFICATION_TOKEN_HEADER = "X-A2A-Notification-Token"
 
 
 def bearer(credentials: str) -> str:
