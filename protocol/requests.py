@@ -183,15 +183,14 @@ def _push_inner(config: Mapping[str, Any], form: Form) -> dict[str, Any]:
 
 
 def _configuration(cfg: Mapping[str, Any], form: Form) -> dict[str, Any]:
-    version, rest = form.version, form.rest
-    if version is V1:
+    if form.version is V1:
         return dict(cfg)
     out: dict[str, Any] = {}
     for key, value in cfg.items():
         if key == "returnImmediately":
             out["blocking"] = not bool(value)
         elif key == "taskPushNotificationConfig":
-            out["pushNotification" if rest else "pushNotificationConfig"] = _push_inner(value, form)
+            out[shapes.inline_push_key(form)] = _push_inner(value, form)
         else:
             out[key] = value
     return out
