@@ -8,6 +8,8 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from a2a_lab.protocol.cards import WELL_KNOWN_PATH
+
 from .exit_codes import Exit
 
 if TYPE_CHECKING:
@@ -85,7 +87,7 @@ def add_live_target(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "target",
         metavar="BASE_URL",
-        help="the server's origin (its card is at BASE_URL/.well-known/agent-card.json) or its card URL",
+        help=f"the server's origin (its card is at BASE_URL{WELL_KNOWN_PATH}) or its card URL",
     )
 
 

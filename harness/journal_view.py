@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
-from a2a_lab.protocol import cards, states, wire
+from a2a_lab.protocol import cards, jsonrpc, states, versions, wire
 from a2a_lab.protocol.bindings import Binding
 from a2a_lab.protocol.cards import Interface
 from a2a_lab.protocol.forms import Form, push_form
@@ -113,10 +113,10 @@ class Call:
 
     def quote(self, limit: int = 600) -> str:
         head = f"{self.entry.method} {self.entry.path}"
-        version = self.headers.get("a2a-version")
+        version = self.headers.get(versions.HEADER.lower())
         lines = (
             [head]
-            + ([f"A2A-Version: {version}"] if version is not None else [])
+            + ([f"{versions.HEADER}: {version}"] if version is not None else [])
             + [f"Content-Type: {self.headers.get('content-type', '(none)')}"]
         )
         body = self.body_text
@@ -166,7 +166,7 @@ def valid_rpc_response(body: Any, request_id: Any) -> bool:
     """A JSON-RPC 2.0 response to this request: "jsonrpc": "2.0", the request's id, exactly one of result and error."""
     return (
         isinstance(body, dict)
-        and body.get("jsonrpc") == "2.0"
+        and body.get("jsonrpc") == jsonrpc.VERSION
         and ("result" in body) != ("error" in body)
         and "id" in body
         and body["id"] == request_id

@@ -15,8 +15,10 @@ from . import bindings, versions
 from .bindings import Binding
 from .versions import Version
 
-WELL_KNOWN_PATH = "/.well-known/agent-card.json"
-LEGACY_WELL_KNOWN_PATH = "/.well-known/agent.json"
+#: The well-known URI prefix (RFC 8615) the card paths live under.
+WELL_KNOWN_PREFIX = "/.well-known/"
+WELL_KNOWN_PATH = WELL_KNOWN_PREFIX + "agent-card.json"
+LEGACY_WELL_KNOWN_PATH = WELL_KNOWN_PREFIX + "agent.json"
 #: A careful client reads at most this much card (field notes: "narrow client").
 DEFAULT_CARD_SIZE_LIMIT = 64 * 1024
 

@@ -9,6 +9,9 @@ from typing import Any
 from .errors import A2AError, EnvelopeProblem, ErrorType, by_code, detail_problems, error_info
 from .versions import Version
 
+#: The `jsonrpc` member every request and response carries (JSON-RPC 2.0 §4, §5).
+VERSION = "2.0"
+
 _MISSING = object()
 
 
@@ -26,8 +29,8 @@ def parse_request(body: Any) -> Request:
         raise A2AError(ErrorType.INVALID_REQUEST, "Batch requests are not supported")
     if not isinstance(body, dict):
         raise A2AError(ErrorType.INVALID_REQUEST, "The request must be a JSON object")
-    if body.get("jsonrpc") != "2.0":
-        raise A2AError(ErrorType.INVALID_REQUEST, 'Invalid request: "jsonrpc" must be "2.0"', field="jsonrpc")
+    if body.get("jsonrpc") != VERSION:
+        raise A2AError(ErrorType.INVALID_REQUEST, f'Invalid request: "jsonrpc" must be "{VERSION}"', field="jsonrpc")
     req_id = body.get("id", _MISSING)
     if (
         req_id is not _MISSING
@@ -60,7 +63,7 @@ def request_id_of(body: Any) -> Any:
 
 
 def result(req_id: Any, value: Any) -> dict[str, Any]:
-    return {"jsonrpc": "2.0", "id": req_id, "result": value}
+    return {"jsonrpc": VERSION, "id": req_id, "result": value}
 
 
 def error(req_id: Any, err: A2AError, version: Version) -> dict[str, Any]:
@@ -72,11 +75,11 @@ def error(req_id: Any, err: A2AError, version: Version) -> dict[str, Any]:
             body["data"] = details
         elif err.field:
             body["data"] = {"field": err.field}
-    return {"jsonrpc": "2.0", "id": req_id, "error": body}
+    return {"jsonrpc": VERSION, "id": req_id, "error": body}
 
 
 def envelope(method: str, params: Any, req_id: Any) -> dict[str, Any]:
-    return {"jsonrpc": "2.0", "id": req_id, "method": method, "params": params}
+    return {"jsonrpc": VERSION, "id": req_id, "method": method, "params": params}
 
 
 def error_problems(err: Any, version: Version) -> list[EnvelopeProblem]:

@@ -95,11 +95,11 @@ def read(
         if version is V1:
             ri = _opt_bool(cfg_in.get("returnImmediately"), f"{where}configuration.returnImmediately")
             cfg["returnImmediately"] = bool(ri)
-            push_raw = cfg_in.get("taskPushNotificationConfig")
+            push_raw = cfg_in.get(shapes.inline_push_key(form))
         else:
             blocking = _opt_bool(cfg_in.get("blocking"), f"{where}configuration.blocking")
             cfg["returnImmediately"] = blocking is False
-            push_raw = cfg_in.get("pushNotification" if rest else "pushNotificationConfig")
+            push_raw = cfg_in.get(shapes.inline_push_key(form))
             if push_raw is not None:
                 push_raw = {"pushNotificationConfig": push_raw}
         hl = _opt_int(cfg_in.get("historyLength"), f"{where}configuration.historyLength", 0)

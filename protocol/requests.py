@@ -78,6 +78,9 @@ def version_headers(version: Version) -> dict[str, str]:
 #: The HTTP authentication scheme a2a-lab's clients present and register for webhooks (IANA name).
 BEARER = "Bearer"
 AUTHORIZATION = "Authorization"
+#: The header a push notification carries its config's `token` in (0.3 §9.5; 1.0 does not define it, servers still
+#: send it).
+NOTIFICATION_TOKEN_HEADER = "X-A2A-Notification-Token"
 
 
 def bearer(credentials: str) -> str:
@@ -180,15 +183,14 @@ def _push_inner(config: Mapping[str, Any], form: Form) -> dict[str, Any]:
 
 
 def _configuration(cfg: Mapping[str, Any], form: Form) -> dict[str, Any]:
-    version, rest = form.version, form.rest
-    if version is V1:
+    if form.version is V1:
         return dict(cfg)
     out: dict[str, Any] = {}
     for key, value in cfg.items():
         if key == "returnImmediately":
             out["blocking"] = not bool(value)
         elif key == "taskPushNotificationConfig":
-            out["pushNotification" if rest else "pushNotificationConfig"] = _push_inner(value, form)
+            out[shapes.inline_push_key(form)] = _push_inner(value, form)
         else:
             out[key] = value
     return out

@@ -17,7 +17,7 @@ from typing import Any
 from . import states
 from .bindings import Binding
 from .errors import invalid_params
-from .forms import Form
+from .forms import V03_HTTP_JSON, V03_JSONRPC, V1_JSONRPC, Form
 from .states import Role, TaskState
 from .versions import Version
 
@@ -198,6 +198,25 @@ def push_config_out(config: dict[str, Any], form: Form) -> dict[str, Any]:
             "pushNotificationConfig": inner,
         }
     return {"taskId": config.get("taskId", ""), "pushNotificationConfig": inner}
+
+
+def inline_push_key(form: Form) -> str:
+    """The SendMessageConfiguration member a webhook registered inline in a send goes in: 1.0
+    `taskPushNotificationConfig`, 0.3 JSON-RPC `pushNotificationConfig`, 0.3 HTTP+JSON `pushNotification`."""
+    if form.version is V1:
+        return "taskPushNotificationConfig"
+    return "pushNotification" if form.rest else "pushNotificationConfig"
+
+
+#: That member in every form's spelling, for a reader that does not hold a sender to one form.
+INLINE_PUSH_KEYS = tuple(inline_push_key(form) for form in (V1_JSONRPC, V03_JSONRPC, V03_HTTP_JSON))
+
+
+def inline_push(configuration: Any) -> Any:
+    """The webhook a SendMessageConfiguration as sent registers inline, in any form's spelling; None when none."""
+    if not isinstance(configuration, dict):
+        return None
+    return next((configuration[key] for key in INLINE_PUSH_KEYS if configuration.get(key)), None)
 
 
 # --------------------------------------------------------------------------------------------- input

@@ -27,10 +27,6 @@ class Version(str, Enum):
     V1_0 = "1.0"
     V0_3 = "0.3"
 
-    @property
-    def is_legacy(self) -> bool:
-        return self is Version.V0_3
-
 
 _BY_VALUE: dict[str | None, Version] = {v.value: v for v in Version}
 

@@ -12,6 +12,8 @@ from typing import Any
 
 from starlette.types import Receive, Scope, Send
 
+from a2a_lab.protocol.cards import WELL_KNOWN_PATH
+
 from . import answer, http
 from .state import LabState
 
@@ -54,7 +56,7 @@ def scenario_facts(state: LabState, base_url: str) -> dict[str, Any]:
             "state": s.expect.state.value if s.expect.state else None,
             "text_contains": s.expect.text_contains,
         },
-        "card_url": f"{base_url}/.well-known/agent-card.json",
+        "card_url": f"{base_url}{WELL_KNOWN_PATH}",
         "base_url": base_url,
         "endpoints": [
             {"path": e.path, "binding": e.binding.value, "versions": [v.value for v in e.versions]} for e in s.endpoints

@@ -17,6 +17,7 @@ import httpx
 from a2a_lab.protocol import jsontext, shapes
 from a2a_lab.protocol.bindings import A2A_JSON, JSON
 from a2a_lab.protocol.forms import V03_JSONRPC
+from a2a_lab.protocol.requests import NOTIFICATION_TOKEN_HEADER
 from a2a_lab.protocol.versions import Version
 
 from .engine import Event, TaskRecord
@@ -127,7 +128,7 @@ class PushSender:
             credentials = PROBE_CREDENTIALS if probe else auth.get("credentials", "")
             headers["authorization"] = f"{auth['scheme']} {credentials}".strip()
         if config.get("token"):
-            headers["x-a2a-notification-token"] = str(config["token"])
+            headers[NOTIFICATION_TOKEN_HEADER.lower()] = str(config["token"])
         raw_headers = [(k.encode(), v.encode()) for k, v in headers.items()]
         entry = self.state.journal.open("POST", url, "", raw_headers, body, EntryKind.PUSH)
         entry.push = PushInfo(config.get("taskId"), config.get("id"), probe)

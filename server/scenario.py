@@ -256,7 +256,6 @@ ACTIONS: dict[str, type] = {
     "resubscribe": bool,  # after a dropped stream, SubscribeToTask
     "verify_signature": bool,  # verify the card's signature with the JWKS given in `jwks`
 }
-EXPECT_RESULTS = tuple(c.value for c in Conclusion)
 
 
 @dataclass(frozen=True)

@@ -22,6 +22,8 @@ from typing import Any
 
 from starlette.types import Receive, Scope, Send
 
+from a2a_lab.protocol.cards import WELL_KNOWN_PATH
+
 from . import admin, answer, http
 from .app import ScenarioApp, base_url_of
 from .scenario import Scenario
@@ -141,7 +143,7 @@ class CatalogueApp:
                 {
                     "id": sid,
                     "title": s.title,
-                    "card_url": f"{origin}{prefix}/{sid}/.well-known/agent-card.json",
+                    "card_url": f"{origin}{prefix}/{sid}{WELL_KNOWN_PATH}",
                     "message": s.client.message,
                     "action": s.client.action,
                     "timeout": s.timeout,

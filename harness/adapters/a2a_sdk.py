@@ -18,6 +18,8 @@ from typing import Any
 from a2a_lab.harness.command_line import say
 from a2a_lab.harness.exit_codes import ClientExit
 from a2a_lab.harness.handshake import ENV_MESSAGE, ENV_RESULT
+from a2a_lab.protocol import states
+from a2a_lab.protocol.cards import WELL_KNOWN_PATH, WELL_KNOWN_PREFIX
 
 POLLS, POLL_GAP_S = 10, 0.3
 
@@ -31,19 +33,11 @@ async def run(card_url: str, text: str) -> dict[str, Any]:
     from a2a.client import A2ACardResolver, ClientConfig, ClientFactory
     from a2a.types import GetTaskRequest, Message, Part, Role, SendMessageRequest, TaskState
 
-    base, _, path = card_url.partition("/.well-known/")
-    stopping = {
-        TaskState.TASK_STATE_COMPLETED,
-        TaskState.TASK_STATE_FAILED,
-        TaskState.TASK_STATE_CANCELED,
-        TaskState.TASK_STATE_REJECTED,
-        TaskState.TASK_STATE_INPUT_REQUIRED,
-        TaskState.TASK_STATE_AUTH_REQUIRED,
-    }
+    base, prefix, name = card_url.partition(WELL_KNOWN_PREFIX)
+    # The SDK's enum uses the 1.0 ProtoJSON names, as a2a-lab's does: poll until a state where a blocking send returns.
+    stopping = {TaskState.Value(state.value) for state in states.TaskState if state.stops}
     async with httpx.AsyncClient(trust_env=False) as http:  # httpx's default timeouts, as an SDK user gets them
-        card = await A2ACardResolver(
-            http, base, "/.well-known/" + path if path else "/.well-known/agent-card.json"
-        ).get_agent_card()
+        card = await A2ACardResolver(http, base, prefix + name if name else WELL_KNOWN_PATH).get_agent_card()
         client = ClientFactory(ClientConfig(httpx_client=http)).create(card)
         message = Message(message_id=str(uuid.uuid4()), role=Role.ROLE_USER, parts=[Part(text=text)])
         result: dict[str, Any] = {"kind": "error", "state": None, "text": ""}

@@ -15,6 +15,7 @@ from typing import Any
 import httpx
 
 from a2a_lab.protocol import cards, signing
+from a2a_lab.protocol.bindings import JSON
 
 from ..command_line import refuse
 from ..exit_codes import Exit
@@ -38,7 +39,7 @@ def _read_url(url: str, limit: int) -> Loaded:
     try:
         with (
             httpx.Client(timeout=10, trust_env=False, follow_redirects=False) as http,
-            http.stream("GET", url, headers={"Accept": "application/json"}) as r,
+            http.stream("GET", url, headers={"Accept": JSON}) as r,
         ):
             if r.status_code != 200:
                 raise UnusableInput(f"{url}: HTTP {r.status_code}")

@@ -7,7 +7,7 @@ import shlex
 from dataclasses import dataclass, field
 from typing import Any
 
-from a2a_lab.protocol import requests
+from a2a_lab.protocol import jsonrpc, requests
 from a2a_lab.protocol.bindings import Binding
 from a2a_lab.protocol.cards import Interface
 from a2a_lab.protocol.operations import Operation
@@ -80,7 +80,7 @@ def derive(iface: Interface) -> Derived:
     headers = {"Content-Type": requests.content_type(binding, version), **requests.version_headers(version)}
     base = iface.url.rstrip("/")
     if isinstance(wire, requests.RpcRequest):
-        body = {"jsonrpc": "2.0", "id": 1, "method": wire.method, "params": wire.params}
+        body = jsonrpc.envelope(wire.method, wire.params, 1)
         return Derived(
             iface, True, http_method="POST", url=iface.url, rpc_method=wire.method, headers=headers, body=body
         )

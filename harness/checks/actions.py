@@ -3,7 +3,7 @@ acting wrongly is judged at the spec's level."""
 
 from __future__ import annotations
 
-from a2a_lab.protocol import signing
+from a2a_lab.protocol import shapes, signing
 from a2a_lab.protocol.operations import Operation
 from a2a_lab.server.journal_record import CredentialStatus, Response, ResultKind, SentKind
 
@@ -120,12 +120,7 @@ def push_receiver(view: RunView, c: Check) -> CheckResult:
         return c.skipped("the card does not allow push notifications (CAPABILITIES-RESPECTED judges this case)")
     if not deliveries:
         registered = any(call.operation is Operation.CREATE_PUSH_CONFIG for call in view.a2a_calls) or any(
-            isinstance(call.params(), dict)
-            and isinstance(call.params().get("configuration"), dict)
-            and (
-                "taskPushNotificationConfig" in call.params()["configuration"]
-                or "pushNotificationConfig" in call.params()["configuration"]
-            )
+            isinstance(call.params(), dict) and shapes.inline_push(call.params().get("configuration")) is not None
             for call in view.a2a_calls
         )
         return (

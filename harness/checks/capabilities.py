@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from a2a_lab.protocol import cards
+from a2a_lab.protocol import cards, shapes
 from a2a_lab.protocol.operations import SPECS, Operation
 
 from ..journal_view import Call, RunView
@@ -48,7 +48,4 @@ def capabilities_respected(view: RunView, c: Check) -> CheckResult:
 
 def _inline_push(call: Call) -> bool:
     params = call.params()
-    config = params.get("configuration") if isinstance(params, dict) else None
-    if not isinstance(config, dict):
-        return False
-    return any(config.get(key) for key in ("taskPushNotificationConfig", "pushNotificationConfig", "pushNotification"))
+    return shapes.inline_push(params.get("configuration") if isinstance(params, dict) else None) is not None

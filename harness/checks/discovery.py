@@ -25,8 +25,8 @@ def _status(entry: Entry) -> int:
     Level.MUST,
     "A2A 1.0 §8.2, §5.6.3 (0.3)",
     "Card fetched before the first call",
-    "A client discovers the agent by fetching its card from /.well-known/agent-card.json (a legacy "
-    "/.well-known/agent.json fallback is tolerated) before calling it.",
+    f"A client discovers the agent by fetching its card from {cards.WELL_KNOWN_PATH} (a legacy "
+    f"{cards.LEGACY_WELL_KNOWN_PATH} fallback is tolerated) before calling it.",
 )
 def card_discovery(view: RunView, c: Check) -> CheckResult:
     if not view.calls and not view.card_fetches:
@@ -45,7 +45,7 @@ def card_discovery(view: RunView, c: Check) -> CheckResult:
         )
         return c.broken(
             "the client called the agent without reading its card first",
-            "GET /.well-known/agent-card.json before any call",
+            f"GET {cards.WELL_KNOWN_PATH} before any call",
             f"first request was {view.calls[0].label()}{tried_text}",
             [view.calls[0]],
         )

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from a2a_lab.protocol import shapes
+from a2a_lab.protocol import jsonrpc, shapes
 from a2a_lab.protocol.bindings import A2A_JSON, JSON, Binding
 from a2a_lab.protocol.operations import Operation
 from a2a_lab.protocol.versions import Version
@@ -50,8 +50,8 @@ def _envelope_problem(call: Call) -> tuple[Level, str] | None:
 def _request_problem(body: Any) -> tuple[Level, str] | None:
     if not isinstance(body, dict):
         return Level.MUST, "the body is not a JSON-RPC Request object (JSON-RPC 2.0 §4)"
-    if body.get("jsonrpc") != "2.0":
-        return Level.MUST, f'"jsonrpc" is {body.get("jsonrpc")!r}, not "2.0" (JSON-RPC 2.0 §4 MUST)'
+    if body.get("jsonrpc") != jsonrpc.VERSION:
+        return Level.MUST, f'"jsonrpc" is {body.get("jsonrpc")!r}, not "{jsonrpc.VERSION}" (JSON-RPC 2.0 §4 MUST)'
     if not isinstance(body.get("method"), str):
         return Level.MUST, '"method" is missing (JSON-RPC 2.0 §4 REQUIRED)'
     if "params" in body and not isinstance(body["params"], (dict, list)):

@@ -88,7 +88,8 @@ def _send_failed(ctx: InterfaceProbe, failure: ClientFailure, label: str, expect
             "but the server refuses that version (VersionNotSupportedError)"
         )
     elif invites_fallback(failure):
-        said = "-32601" if d.get("code") == ErrorType.METHOD_NOT_FOUND.code else f"HTTP {d.get('http_status')}"
+        not_found = ErrorType.METHOD_NOT_FOUND.code
+        said = str(not_found) if d.get("code") == not_found else f"HTTP {d.get('http_status')}"
         message = f"the card advertises {label} but the server answers method not found ({said})"
     else:
         message = f"{label} failed: {failure.message}"

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
-from a2a_lab.protocol import cards
+from a2a_lab.protocol import cards, jsonrpc
 from a2a_lab.protocol.bindings import Binding
 from a2a_lab.protocol.cards import Interface, Support
 from a2a_lab.server.journal import Journal
@@ -221,6 +221,6 @@ def _rpc(ex: Exchange) -> RpcRef | None:
         body = json.loads(ex.request_body) if ex.request_body else None
     except ValueError:
         return None
-    if isinstance(body, dict) and body.get("jsonrpc") == "2.0" and "method" in body:
+    if isinstance(body, dict) and body.get("jsonrpc") == jsonrpc.VERSION and "method" in body:
         return RpcRef(body["method"], body.get("id"))
     return None

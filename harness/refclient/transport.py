@@ -138,8 +138,8 @@ class Transport:
 
         if not isinstance(value, dict):
             raise violation(f"expected an object, got {type(value).__name__}")
-        if value.get("jsonrpc") != "2.0":
-            raise violation(f'"jsonrpc" must be "2.0", got {value.get("jsonrpc")!r}')
+        if value.get("jsonrpc") != jsonrpc.VERSION:
+            raise violation(f'"jsonrpc" must be "{jsonrpc.VERSION}", got {value.get("jsonrpc")!r}')
         has_result, has_error = "result" in value, "error" in value
         if has_result == has_error:
             raise violation("it has both result and error" if has_result else "it has neither result nor error")

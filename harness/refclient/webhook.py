@@ -26,14 +26,12 @@ from typing import Any
 
 from a2a_lab.protocol import shapes
 from a2a_lab.protocol.forms import push_form
-from a2a_lab.protocol.requests import AUTHORIZATION, BEARER, bearer
+from a2a_lab.protocol.requests import AUTHORIZATION, BEARER, NOTIFICATION_TOKEN_HEADER, bearer
 from a2a_lab.protocol.states import TaskState
 from a2a_lab.protocol.versions import Version
 
 LOOPBACK = "127.0.0.1"
 PATH = "/a2a-lab/webhook"
-#: The 0.3 header that carries the config's token (1.0 does not define it; servers still send it).
-TOKEN_HEADER = "X-A2A-Notification-Token"
 BODY_LIMIT = 1024 * 1024
 #: A handler waits this long for the agent to close the connection after the answer (so the agent has read it).
 _CLOSE_WAIT_S = 2.0
@@ -116,7 +114,7 @@ class WebhookReceiver:
                 HTTPStatus.UNAUTHORIZED, "missing Authorization" if not authorization else "wrong credentials"
             )
         if token is not None and not hmac.compare_digest(token.encode(), self.token.encode()):
-            return NotificationVerdict(HTTPStatus.UNAUTHORIZED, f"wrong {TOKEN_HEADER}")
+            return NotificationVerdict(HTTPStatus.UNAUTHORIZED, f"wrong {NOTIFICATION_TOKEN_HEADER}")
         try:
             body = json.loads(raw.decode("utf-8"))
         except (UnicodeDecodeError, ValueError, RecursionError):
@@ -234,7 +232,9 @@ class _Handler(BaseHTTPRequestHandler):
             self._refuse(HTTPStatus.REQUEST_ENTITY_TOO_LARGE, f"more than {receiver.body_limit} bytes")
             return
         raw = self.rfile.read(int(length))
-        verdict = receiver.judge(self.path, self.headers.get(AUTHORIZATION), self.headers.get(TOKEN_HEADER), raw)
+        verdict = receiver.judge(
+            self.path, self.headers.get(AUTHORIZATION), self.headers.get(NOTIFICATION_TOKEN_HEADER), raw
+        )
         receiver.record(verdict)
         self._answer(verdict.status, verdict.reason)
 

@@ -9,7 +9,6 @@ from typing import Any
 
 from ..model import Outcome
 
-_FAILING = {Outcome.FAIL.value, Outcome.NON_STRICT.value}
 _SKIPPING = {Outcome.SKIPPED.value, Outcome.UNIMPLEMENTED.value, Outcome.INFORMATIONAL.value}
 _ERRORING = {Outcome.TIMEOUT.value, Outcome.NO_CONTACT.value, Outcome.ERROR.value}
 

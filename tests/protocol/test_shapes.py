@@ -8,10 +8,12 @@ import copy
 
 import pytest
 
-from a2a_lab.protocol import shapes, states
+from a2a_lab.protocol import params as params_core
+from a2a_lab.protocol import requests, shapes, states
 from a2a_lab.protocol.bindings import Binding
 from a2a_lab.protocol.errors import A2AError, ErrorType
 from a2a_lab.protocol.forms import V03_HTTP_JSON, V03_JSONRPC, V1_JSONRPC, Form
+from a2a_lab.protocol.operations import Operation
 from a2a_lab.protocol.shapes import Problem
 from a2a_lab.protocol.states import Role, TaskState
 from a2a_lab.protocol.versions import Version
@@ -291,6 +293,34 @@ def test_push_config_shapes() -> None:
         rest["name"] == "tasks/t-1/pushNotificationConfigs/p-1"
         and rest["pushNotificationConfig"]["url"] == "https://hook"
     )
+
+
+@pytest.mark.parametrize(
+    ("form", "key"),
+    [
+        (V1_JSONRPC, "taskPushNotificationConfig"),
+        (V03_JSONRPC, "pushNotificationConfig"),
+        (V03_HTTP_JSON, "pushNotification"),
+    ],
+)
+def test_inline_webhook_member_per_form(form: Form, key: str) -> None:
+    """A send's inline webhook: the request builder writes it, the server's reader and the checks find it there."""
+    assert shapes.inline_push_key(form) == key
+    hook = requests.push_config("https://hook.example/a2a", token="tok")
+    params = {"message": USER_MSG, "configuration": requests.send_configuration(push=hook)}
+    wire = requests.build(Operation.SEND_MESSAGE, form.version, form.binding, params)
+    sent = wire.params if isinstance(wire, requests.RpcRequest) else wire.body
+    assert isinstance(sent, dict) and key in sent["configuration"]
+    assert shapes.inline_push(sent["configuration"]) is not None
+    read = params_core.read(Operation.SEND_MESSAGE, form, sent)
+    assert read["configuration"]["taskPushNotificationConfig"]["url"] == "https://hook.example/a2a"
+
+
+def test_inline_webhook_absent() -> None:
+    assert shapes.inline_push({"returnImmediately": True}) is None
+    assert shapes.inline_push({"pushNotificationConfig": None}) is None
+    assert shapes.inline_push(None) is None
+    assert shapes.INLINE_PUSH_KEYS == ("taskPushNotificationConfig", "pushNotificationConfig", "pushNotification")
 
 
 # ------------------------------------------------------------------------------------ input

@@ -103,7 +103,6 @@ def test_requested_version(header: str | None, expected: str) -> None:
 
 def test_version_enum_and_names() -> None:
     assert [v.value for v in Version] == ["1.0", "0.3"]
-    assert V03.is_legacy and not V1.is_legacy
     assert versions.HEADER == "A2A-Version" and versions.QUERY_PARAM == "A2A-Version"
     assert versions.EXTENSIONS_HEADER == "A2A-Extensions" and versions.LEGACY_EXTENSIONS_HEADER == "X-A2A-Extensions"
 
