@@ -3,7 +3,7 @@ no use of an answer that is not one."""
 
 from __future__ import annotations
 
-from a2a_lab.protocol import wire
+from a2a_lab.protocol import jsonrpc, wire
 from a2a_lab.protocol.errors import ErrorType
 from a2a_lab.server.journal_record import EntryKind
 from a2a_lab.server.scenario import FaultKind
@@ -119,7 +119,7 @@ def _invalid_answers(view: RunView) -> list[tuple[Call, set[str], str]]:
 def _what_is_wrong(body: dict[str, object], request_id: object) -> str:
     if ("result" in body) == ("error" in body):
         return "both `result` and `error`" if "result" in body else "neither `result` nor `error`"
-    if body.get("jsonrpc") != "2.0":
+    if body.get("jsonrpc") != jsonrpc.VERSION:
         return f"jsonrpc {body.get('jsonrpc')!r}"
     return f"id {body.get('id')!r}, the request's was {request_id!r}"
 
