@@ -41,44 +41,36 @@ def cmd_scenarios(args: argparse.Namespace) -> int:
     return Exit.OK if not cat.broken else Exit.USAGE
 
 
-def _loopback_host(host: str) -> bool:
-    import ipaddress
-
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
-
-
 def cmd_serve(args: argparse.Namespace) -> int:
     from a2a_lab.server.app import ScenarioApp
+    from a2a_lab.server.guard import AdminGuard, host_name
     from a2a_lab.server.hosting import serve_forever
     from a2a_lab.server.shared import CatalogueApp
 
-    token = admin_token(args.admin_token)
-    if not _loopback_host(args.host) and token is None:
-        return refuse(
-            f"listening on {args.host} exposes the admin API (/_lab/...) beyond this machine; give it a token with "
-            f"--admin-token TOKEN or {ADMIN_TOKEN_ENV}=TOKEN (callers send Authorization: Bearer TOKEN)"
-        )
+    given = admin_token(args.admin_token)
+    # The names callers may use in Host for the admin API: IP addresses and localhost always, the bound name too.
+    guard = AdminGuard.of(given, [*(args.allowed_host or []), host_name(args.host)])
     cat = load_catalogue()
     try:
         if args.scenario:
             scenario = resolve(args.scenario, cat)
-            app: object = ScenarioApp(scenario, token)
+            app: object = ScenarioApp(scenario, guard)
             where = f"scenario {scenario.id} at the origin root"
         else:
-            app = CatalogueApp(list(cat.scenarios.values()), token)
+            app = CatalogueApp(list(cat.scenarios.values()), guard)
             where = f"{len(cat.scenarios)} scenarios under /<scenario-id>/ (isolated runs: POST /_lab/runs)"
     except (KeyError, ScenarioError) as exc:
         return _unresolved(exc)
 
     def ready(url: str) -> None:
         say(f"serving {where} on {url} (Ctrl-C to stop)")
-        guard = "requires the admin token" if token else "answers loopback callers only"
-        say(f"the admin API at /_lab/ {guard}")
+        if given:
+            say("the admin API at /_lab/ requires the admin token you gave (Authorization: Bearer TOKEN)")
+        else:
+            say(
+                f"the admin API at /_lab/ requires this generated token (choose one with --admin-token or "
+                f"{ADMIN_TOKEN_ENV}): Authorization: Bearer {guard.token}"
+            )
 
     try:
         serve_forever(app, args.host, args.port, args.log_level, on_ready=ready)
@@ -115,7 +107,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--log-level", default="info", choices=["critical", "error", "warning", "info", "debug"])
     p.add_argument(
         "--admin-token",
-        help=f"token the admin API requires (also {ADMIN_TOKEN_ENV}); required when --host is not loopback",
+        help=f"the token the admin API requires (also {ADMIN_TOKEN_ENV}; default: a random one, printed)",
+    )
+    p.add_argument(
+        "--allowed-host",
+        action="append",
+        metavar="NAME",
+        help="a host name callers of the admin API may use (repeatable; IP addresses and localhost always work), "
+        "e.g. a compose service name",
     )
     p.set_defaults(func=cmd_serve)
 

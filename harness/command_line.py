@@ -17,6 +17,7 @@ if TYPE_CHECKING:
 
 PROG = "a2a-lab"
 ADMIN_TOKEN_ENV = "A2A_LAB_ADMIN_TOKEN"
+RUN_TOKEN_ENV = "A2A_LAB_RUN_TOKEN"
 
 
 def say(text: str) -> None:

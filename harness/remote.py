@@ -1,13 +1,20 @@
-"""Talking to a long-lived `a2a-lab serve` through its admin API: start a run, read journals and cards."""
+"""Talking to a long-lived `a2a-lab serve` through its admin API: start a run, read journals and cards.
+
+The server's admin token starts runs; each run answers only to its own token, which the answer that started it
+carries (RemoteRun). A run file keeps both the id and the token, for `a2a-lab score --run-file`.
+"""
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import httpx
 
+from a2a_lab.server.guard import credentials
 from a2a_lab.server.shared import RUNS_PREFIX
 
 from .command_line import ADMIN_TOKEN_ENV, admin_token
@@ -20,39 +27,95 @@ class RemoteError(RuntimeError):
 @dataclass
 class RemoteServer:
     url: str
-    token: str | None = None
+    token: str | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
         self.url = self.url.rstrip("/")
         self.token = admin_token(self.token)
 
-    def _call(self, method: str, path: str, **kw: Any) -> Any:
-        headers = {"Authorization": f"Bearer {self.token}"} if self.token else {}
+    def call(self, method: str, path: str, token: str | None, hint: str, **kw: Any) -> Any:
+        """One admin request presenting `token`; RemoteError (with the server's reason and `hint`) unless 2xx."""
+        headers = credentials(token) if token else {}
+        if method == "POST":
+            headers["Content-Type"] = "application/json"
         try:
             with httpx.Client(timeout=30, trust_env=False) as http:
                 r = http.request(method, f"{self.url}/_lab{path}", headers=headers, **kw)
         except httpx.HTTPError as exc:
             raise RemoteError(f"cannot reach the a2a-lab server at {self.url}: {type(exc).__name__}: {exc}") from None
-        if r.status_code == 403:
-            raise RemoteError(f"{self.url}: the admin API refused us; pass --admin-token or set {ADMIN_TOKEN_ENV}")
         if r.status_code >= 400:
-            raise RemoteError(f"{self.url}/_lab{path}: HTTP {r.status_code}: {r.text[:300]}")
+            try:
+                reason = str(r.json().get("error", ""))
+            except (ValueError, AttributeError):
+                reason = r.text[:300]
+            advice = f"; {hint}" if r.status_code in (401, 403) else ""
+            raise RemoteError(f"{self.url}/_lab{path}: HTTP {r.status_code}: {reason}{advice}")
         try:
             return r.json()
         except ValueError:
             raise RemoteError(f"{self.url}/_lab{path}: not an a2a-lab admin API (the answer is not JSON)") from None
 
-    def start_run(self, seed: int) -> dict[str, Any]:
-        return self._call("POST", "/runs", content=json.dumps({"seed": seed}))
-
-    def run_info(self, run_id: str) -> dict[str, Any]:
-        return self._call("GET", f"/runs/{run_id}")
-
-    def journal(self, run_id: str, scenario_id: str) -> dict[str, Any]:
-        return self._call("GET", f"/runs/{run_id}/journal", params={"scenario": scenario_id})
-
-    def facts(self, run_id: str, scenario_id: str) -> dict[str, Any]:
-        return self._call("GET", f"/runs/{run_id}/scenario", params={"scenario": scenario_id})
+    def start_run(self, seed: int) -> RemoteRun:
+        hint = f"pass the server's admin token with --admin-token or {ADMIN_TOKEN_ENV}"
+        started = self.call("POST", "/runs", self.token, hint, content=json.dumps({"seed": seed}))
+        return RemoteRun(self, started["run"], started["token"], started)
 
     def base_url(self, run_id: str, scenario_id: str) -> str:
         return f"{self.url}{RUNS_PREFIX}/{run_id}/{scenario_id}"
+
+
+@dataclass
+class RemoteRun:
+    """One run of a shared server, and the token that opens its admin paths."""
+
+    server: RemoteServer
+    id: str
+    token: str = field(repr=False)
+    #: What POST /_lab/runs answered (empty for a run opened from its id and token).
+    started: dict[str, Any] = field(default_factory=dict, repr=False)
+
+    HINT = "pass the run's token with --run-token, or the --run-file `a2a-lab drive` wrote"
+
+    def _call(self, method: str, what: str = "", **kw: Any) -> Any:
+        return self.server.call(method, f"/runs/{self.id}{what}", self.token, self.HINT, **kw)
+
+    def info(self) -> dict[str, Any]:
+        return self._call("GET")
+
+    def journal(self, scenario_id: str) -> dict[str, Any]:
+        return self._call("GET", "/journal", params={"scenario": scenario_id})
+
+    def facts(self, scenario_id: str) -> dict[str, Any]:
+        return self._call("GET", "/scenario", params={"scenario": scenario_id})
+
+    def reset(self, scenario_id: str) -> dict[str, Any]:
+        return self._call("POST", "/reset", params={"scenario": scenario_id})
+
+    def end(self) -> dict[str, Any]:
+        """Delete the run on the server (its journals go; its slot is free at once)."""
+        return self._call("DELETE")
+
+    def base_url(self, scenario_id: str) -> str:
+        return self.server.base_url(self.id, scenario_id)
+
+    def save(self, path: Path) -> None:
+        """Write the id and token to `path`, readable by this user only."""
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w", encoding="utf-8") as out:
+            out.write(json.dumps({"run": self.id, "token": self.token}) + "\n")
+
+    @classmethod
+    def load(cls, server: RemoteServer, path: Path) -> RemoteRun:
+        """The run a run file names; RemoteError when it cannot be read or holds no id and token."""
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except OSError as exc:
+            raise RemoteError(f"{path}: cannot read the run file: {exc.strerror or exc}") from None
+        except ValueError:
+            data = None
+        if not (isinstance(data, dict) and isinstance(data.get("run"), str) and isinstance(data.get("token"), str)):
+            raise RemoteError(
+                f'{path}: a run file is JSON {{"run": ID, "token": TOKEN}}, as `a2a-lab drive --run-file` writes it'
+            )
+        return cls(server, data["run"], data["token"])

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import shutil
 import sys
 import time
@@ -16,6 +17,7 @@ from a2a_lab.server.scenario import Scenario
 from . import presets, process, runner
 from .baseline import Baseline, BaselineError
 from .command_line import (
+    RUN_TOKEN_ENV,
     add_admin_token,
     add_jobs_and_timeout,
     add_report_files,
@@ -29,7 +31,7 @@ from .command_line import (
 from .exit_codes import Exit
 from .gate import conclude
 from .model import ClientRun
-from .remote import RemoteError, RemoteServer
+from .remote import RemoteError, RemoteRun, RemoteServer
 from .reports import console
 from .reports.files import ReportFiles
 
@@ -142,14 +144,18 @@ def cmd_run(args: argparse.Namespace) -> int:
 def add_score_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--server", required=True, metavar="URL", help="the `a2a-lab serve` the client drove itself against")
     run = p.add_mutually_exclusive_group(required=True)
-    run.add_argument("--run", metavar="ID", help="the run id (from POST /_lab/runs)")
+    run.add_argument("--run", metavar="ID", help="the run id (from POST /_lab/runs), with --run-token")
     run.add_argument(
         "--run-file",
         type=Path,
         metavar="FILE",
-        help="read the run id from FILE (as `a2a-lab drive --run-file` writes it)",
+        help="read the run id and token from FILE (as `a2a-lab drive --run-file` writes it)",
     )
-    add_admin_token(p)
+    p.add_argument(
+        "--run-token",
+        metavar="TOKEN",
+        help=f"the run's own token, from the answer to POST /_lab/runs (also {RUN_TOKEN_ENV})",
+    )
     add_report_arguments(p)
 
 
@@ -160,26 +166,31 @@ def cmd_score(args: argparse.Namespace) -> int:
         baseline = Baseline.load(args.baseline) if args.baseline else None
     except (ValueError, BaselineError) as exc:
         return refuse(str(exc))
-    server = RemoteServer(args.server, args.admin_token)
+    server = RemoteServer(args.server)
     cat = Catalogue.load()
-    if args.run_file:
-        try:
-            args.run = args.run_file.read_text(encoding="utf-8").strip()
-        except OSError as exc:
-            return refuse(f"{args.run_file}: cannot read the run id: {exc.strerror or exc}")
     try:
-        info = server.run_info(args.run)
+        if args.run_file:
+            run = RemoteRun.load(server, args.run_file)
+        else:
+            token = args.run_token or os.environ.get(RUN_TOKEN_ENV)
+            if not token:
+                return refuse(
+                    f"--run {args.run} needs the run's token: --run-token TOKEN or {RUN_TOKEN_ENV} (the answer to "
+                    "POST /_lab/runs carries it), or use --run-file"
+                )
+            run = RemoteRun(server, args.run, token)
+        info = run.info()
         scenarios = cat.select(args.scenario, args.exclude)
         opts = runner.RunOptions(
             "(self-driven)", int(info.get("seed", 0)), strict=args.strict, supports=supports, baseline=baseline
         )
         client = ClientRun([], None, 0.0, False)
-        shared = runner.SharedRun(server, args.run)
+        shared = runner.SharedRun(run)
         raws = [shared.collect(s, client, opts.seed) for s in scenarios]
     except RemoteError as exc:
         return refuse(str(exc))
     results, supported = runner.score_all(raws, opts)
-    meta = {"client": f"self-driven (run {args.run} on {args.server})", "seed": opts.seed, "run": args.run}
+    meta = {"client": f"self-driven (run {run.id} on {args.server})", "seed": opts.seed, "run": run.id}
     return conclude(results, supported, meta, ReportFiles.from_args(args), args.strict, args.verbose)
 
 
@@ -187,7 +198,10 @@ def add_drive_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--server", required=True, metavar="URL", help="the shared `a2a-lab serve` to drive")
     p.add_argument("--client", default="builtin", help="the client command, as for `a2a-lab run` (default: builtin)")
     p.add_argument(
-        "--run-file", type=Path, metavar="FILE", help="write the run id here, for `a2a-lab score --run-file`"
+        "--run-file",
+        type=Path,
+        metavar="FILE",
+        help="write the run id and token here (mode 0600), for `a2a-lab score --run-file`",
     )
     add_admin_token(p)
     add_selection(p)
@@ -211,8 +225,9 @@ def cmd_drive(args: argparse.Namespace) -> int:
     except RemoteError as exc:
         return refuse(str(exc))
     if args.run_file:
-        args.run_file.parent.mkdir(parents=True, exist_ok=True)
-        args.run_file.write_text(shared.run_id + "\n", encoding="utf-8")
+        shared.run.save(args.run_file)
+    else:
+        say(f"score it with: a2a-lab score --server {args.server} --run {shared.run_id} --run-token {shared.run.token}")
     say(f"run {shared.run_id} on {args.server}: {len(scenarios)} scenario(s), client: {client}")
     runner.execute_all(scenarios, opts, _progress, shared)
     print(shared.run_id)

@@ -25,7 +25,7 @@ from . import handshake, process, scoring
 from .baseline import Baseline
 from .journal_view import RunView
 from .model import ClientRun, Outcome, ScenarioResult
-from .remote import RemoteServer
+from .remote import RemoteError, RemoteRun, RemoteServer
 
 CARD_PLACEHOLDER, BASE_PLACEHOLDER = "{card_url}", "{base_url}"
 RESULT_LIMIT = 1024 * 1024
@@ -171,7 +171,7 @@ class LocalServers:
 
     @contextmanager
     def host(self, scenario: Scenario) -> Iterator[Hosted]:
-        app = ScenarioApp(scenario, seed=self.seed)
+        app = ScenarioApp(scenario, seed=self.seed)  # its admin token is random, and never leaves this process
         with BackgroundServer(app) as server:
             base_url = server.url
 
@@ -184,30 +184,32 @@ class LocalServers:
 
 @dataclass
 class SharedRun:
-    """A run on a long-lived shared server (`a2a-lab serve`): the run isolates this client's traffic."""
+    """A run on a long-lived shared server (`a2a-lab serve`): the run isolates this client's traffic, and only this
+    harness holds the run's token."""
 
-    server: RemoteServer
-    run_id: str
+    run: RemoteRun
 
     @classmethod
     def start(cls, server: RemoteServer, seed: int) -> SharedRun:
-        return cls(server, server.start_run(seed)["run"])
+        return cls(server.start_run(seed))
+
+    @property
+    def run_id(self) -> str:
+        return self.run.id
 
     def evidence(self, scenario: Scenario) -> Evidence:
         """What the shared server journaled for one scenario of the run."""
-        journal = self.server.journal(self.run_id, scenario.id)
-        facts = self.server.facts(self.run_id, scenario.id)
+        journal = self.run.journal(scenario.id)
+        facts = self.run.facts(scenario.id)
         try:
             card = json.loads(facts.get("card") or "null")
         except ValueError:
             card = None
-        return Evidence(
-            self.server.base_url(self.run_id, scenario.id), card, journal["entries"], journal.get("dropped", 0)
-        )
+        return Evidence(self.run.base_url(scenario.id), card, journal["entries"], journal.get("dropped", 0))
 
     @contextmanager
     def host(self, scenario: Scenario) -> Iterator[Hosted]:
-        yield Hosted(self.server.base_url(self.run_id, scenario.id), lambda: self.evidence(scenario))
+        yield Hosted(self.run.base_url(scenario.id), lambda: self.evidence(scenario))
 
     def collect(self, scenario: Scenario, client: ClientRun, seed: int) -> RawRun:
         """A RawRun of traffic a client produced by itself (`a2a-lab score`)."""
@@ -331,5 +333,14 @@ def run_all(
 ) -> tuple[list[ScenarioResult], set[Support]]:
     """Run the client against each scenario (on local servers, or in a new run of a shared `server`), then score the
     whole run."""
-    stage = SharedRun.start(server, opts.seed) if server is not None else None
-    return score_all(execute_all(scenarios, opts, progress, stage), opts)
+    if server is None:
+        return score_all(execute_all(scenarios, opts, progress), opts)
+    stage = SharedRun.start(server, opts.seed)
+    try:
+        raws = execute_all(scenarios, opts, progress, stage)
+    finally:
+        try:
+            stage.run.end()  # the evidence is read: free the run's slot on the server at once
+        except RemoteError:
+            pass  # the server evicts it once idle
+    return score_all(raws, opts)

@@ -1,13 +1,11 @@
 """The admin API of a served scenario, under `/_lab/`: journal, reset, scenario facts.
 
-Answers only loopback clients unless a token is configured; with a token every caller must present it
-(`Authorization: Bearer TOKEN` or `X-A2A-Lab-Token`), compared in constant time.
+Every request passes the server's guard first (guard.AdminGuard: its token, a Host it serves, no cross-site call).
 """
 
 from __future__ import annotations
 
-import hmac
-import ipaddress
+from collections.abc import Callable
 from typing import Any
 
 from starlette.types import Receive, Scope, Send
@@ -15,27 +13,10 @@ from starlette.types import Receive, Scope, Send
 from a2a_lab.protocol.cards import WELL_KNOWN_PATH
 
 from . import answer, http
+from .guard import AdminGuard
 from .state import LabState
 
 PREFIX = "/_lab"
-
-
-def _loopback(scope: Scope) -> bool:
-    client = scope.get("client")
-    if not client:
-        return True  # in-process transports (tests) have no peer address
-    try:
-        return ipaddress.ip_address(client[0]).is_loopback
-    except ValueError:
-        return False
-
-
-def allowed(scope: Scope, token: str | None) -> bool:
-    if token is None:
-        return _loopback(scope)
-    headers = http.headers_of(scope)
-    given = headers.get("x-a2a-lab-token") or headers.get("authorization", "").removeprefix("Bearer ").strip()
-    return hmac.compare_digest(given.encode(), token.encode())
 
 
 def scenario_facts(state: LabState, base_url: str) -> dict[str, Any]:
@@ -65,19 +46,19 @@ def scenario_facts(state: LabState, base_url: str) -> dict[str, Any]:
 
 
 async def handle(
-    state: LabState, route_path: str, scope: Scope, receive: Receive, send: Send, base_url: str, token: str | None
+    state: LabState,
+    route_path: str,
+    scope: Scope,
+    receive: Receive,
+    send: Send,
+    base_url: str,
+    guard: AdminGuard,
+    reset: Callable[[], None],
 ) -> None:
     entry = None  # the admin API is not journaled
-    if not allowed(scope, token):
-        await answer.send_body(
-            scope,
-            receive,
-            send,
-            entry,
-            403,
-            http.dumps({"error": "the admin API answers loopback clients, or callers with the admin token"}),
-            "application/json",
-        )
+    refusal = guard.check(scope)
+    if refusal is not None:
+        await refusal.send(scope, receive, send)
         return
     sub = route_path[len(PREFIX) :]
     query = http.query_of(scope)
@@ -89,7 +70,7 @@ async def handle(
     elif sub == "/journal.jsonl" and scope["method"] == "GET":
         await answer.send_body(scope, receive, send, entry, 200, state.journal.jsonl().encode(), "application/x-ndjson")
     elif sub == "/reset" and scope["method"] == "POST":
-        state.reset()
+        reset()
         await answer.send_body(scope, receive, send, entry, 200, b'{"reset":true}', "application/json")
     elif sub == "/scenario" and scope["method"] == "GET":
         await answer.send_body(

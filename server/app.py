@@ -15,6 +15,7 @@ from a2a_lab.protocol.errors import A2AError, ErrorType
 from a2a_lab.protocol.versions import Version
 
 from . import admin, answer, card_endpoint, http, intake, jsonrpc_endpoint, rest_endpoint
+from .guard import AdminGuard
 from .journal_record import BodyTimeout, EntryKind
 from .push import PushSender
 from .scenario import Endpoint, Scenario
@@ -48,12 +49,13 @@ def route_path_of(scope: Scope) -> str:
 class ScenarioApp:
     """Serves one scenario: its card, its endpoints, its admin API. Unknown paths answer loudly."""
 
-    def __init__(self, scenario: Scenario, admin_token: str | None = None, seed: int = 0) -> None:
+    def __init__(self, scenario: Scenario, guard: AdminGuard | None = None, seed: int = 0) -> None:
         self.scenario = scenario
         self.state = LabState.build(scenario, seed)
         self.push = PushSender(self.state)
         self.state.engine.on_event = self.push.on_event
-        self.admin_token = admin_token
+        #: Who may use /_lab/ (default: holders of a fresh random token, which only this object knows).
+        self.guard = guard or AdminGuard.of()
         self._jsonrpc = {e.path: e for e in scenario.endpoints if e.binding is Binding.JSONRPC}
         self._rest = sorted(
             (e for e in scenario.endpoints if e.binding is Binding.HTTP_JSON), key=lambda e: len(e.path), reverse=True
@@ -125,15 +127,7 @@ class ScenarioApp:
             await card_endpoint.handle(self.state, route_path, scope, receive, send, base_url)
             return
         if route_path == admin.PREFIX or route_path.startswith(admin.PREFIX + "/"):
-            if (
-                route_path == admin.PREFIX + "/reset"
-                and scope["method"] == "POST"
-                and admin.allowed(scope, self.admin_token)
-            ):
-                self.reset()
-                await answer.send_body(scope, receive, send, None, 200, b'{"reset":true}', "application/json")
-                return
-            await admin.handle(self.state, route_path, scope, receive, send, base_url, self.admin_token)
+            await admin.handle(self.state, route_path, scope, receive, send, base_url, self.guard, self.reset)
             return
         found = self.endpoint_for(route_path)
         if found is None:

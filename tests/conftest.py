@@ -10,6 +10,7 @@ import pytest
 
 from a2a_lab.server.app import ScenarioApp
 from a2a_lab.server.catalogue import Catalogue
+from a2a_lab.server.guard import credentials, json_credentials
 from a2a_lab.server.hosting import BackgroundServer
 
 #: One TLS context for every test client: building one per client reloads the CA bundle (slow); loopback is plain
@@ -30,6 +31,9 @@ class Served:
         self.url = server.url
         self.card_url = f"{server.url}/.well-known/agent-card.json"
         self.http = httpx.Client(base_url=server.url, timeout=10, trust_env=False, verify=_SSL)
+        #: The headers of an admin GET and an admin POST (`/_lab/...`).
+        self.admin = credentials(app.guard.token)
+        self.admin_post = json_credentials(app.guard.token)
 
     @property
     def journal(self) -> list[dict]:

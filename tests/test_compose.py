@@ -85,7 +85,9 @@ def test_compose_services_work_together(tmp_path: Path) -> None:
             timeout=600,
         )
         assert drive.returncode == 0, drive.stderr
-        assert (tmp_path / "run-id").read_text().strip() == drive.stdout.strip()
+        run_file = tmp_path / "run.json"
+        assert json.loads(run_file.read_text())["run"] == drive.stdout.strip()
+        assert run_file.stat().st_mode & 0o777 == 0o600, "the run file holds the run's token: this user's only"
         score = subprocess.run(
             [*_local(services["harness"]["command"], url, tmp_path), "--scenario", "spec/*", "--scenario", "quirks/*"],
             env=env,

@@ -13,6 +13,7 @@ import shlex
 import sys
 import time
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -166,3 +167,46 @@ def test_a_process_that_escapes_the_group_and_holds_stdout_is_killed_too(
     assert len(escaped) == 2 and not any(is_alive(p) for p in escaped)
     assert "escapee: two processes in a session of their own" in client.stdout_tail
     assert "killed 2 processes" in client.stderr_tail and all(str(p) in client.stderr_tail for p in escaped)
+
+
+# ==================================================================================== a hostile neighbour
+
+
+def test_a_concurrent_hostile_client_cannot_read_reset_or_flip_another_runs_verdict(
+    catalogue: Catalogue, tmp_path: Path
+) -> None:
+    """Issue 13: a hostile client found a concurrent run's servers in /proc/net/tcp and reset them (journal 12
+    entries -> 1, PASS -> FAIL). Now each server's admin API wants a token only its harness holds: every attack
+    is refused (401 without a token, 403 for a guessed one or a web page's request, 421 under a rebound name)."""
+    sync = tmp_path / "sync"
+    sync.mkdir()
+    os.mkfifo(sync / "ready")
+    os.mkfifo(sync / "done")
+    base = catalogue.get(CONFORMANT)
+    opts = RunOptions(
+        client=" ".join(shlex.quote(a) for a in (sys.executable, str(HOSTILE / "launch.py"))),
+        env={"HOSTILE_SYNC_DIR": str(sync), "HOSTILE_TARGET_PID": str(os.getpid())},
+    )
+    with ThreadPoolExecutor(2) as pool:  # two runs at once, as two `a2a-lab run` would be
+        victim_run, hostile_run = (
+            pool.submit(run_all, [replace(base, id=f"hostile/{name}", timeout=30.0)], opts)
+            for name in ("victim", "resetter")
+        )
+        (victim,), _ = victim_run.result()
+        (hostile,), _ = hostile_run.result()
+    assert hostile.client is not None and hostile.client.result is not None, hostile.client
+    report = hostile.client.result
+    assert str(report["victim"]) in report["attacked"], "the attacker found the victim's server"
+    refused = {
+        "read-journal": 401,
+        "reset": 401,
+        "reset-guessed-token": 403,
+        "reset-from-a-web-page": 403,
+        "reset-rebound-dns": 421,
+    }
+    assert report["attacked"][str(report["victim"])] == refused
+    assert all(statuses == refused for statuses in report["attacked"].values()), report
+    assert victim.client is not None and "2 servers attacked" in victim.client.stdout_tail
+    assert victim.outcome is Outcome.PASS, [(c.id, c.outcome, c.message) for c in victim.checks]
+    paths = [e["path"] for e in victim.journal]
+    assert paths[0] == "/.well-known/agent-card.json" and len(paths) >= 2, paths

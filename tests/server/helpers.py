@@ -19,6 +19,7 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from a2a_lab.server.app import ScenarioApp
+from a2a_lab.server.guard import credentials
 from a2a_lab.server.hosting import BackgroundServer
 from a2a_lab.server.loader import load_file
 from a2a_lab.server.scenario import Scenario
@@ -127,6 +128,8 @@ class Lab:
         self.server = BackgroundServer(self.app).start()
         self.url = self.server.url
         self.http = client(self.url, timeout)
+        #: The header of an admin request (`/_lab/...`).
+        self.admin = credentials(self.app.guard.token)
 
     @property
     def journal(self) -> list[dict[str, Any]]:

@@ -30,6 +30,7 @@ from a2a_lab.protocol.operations import Operation
 from a2a_lab.protocol.states import TaskState
 from a2a_lab.server.app import ScenarioApp
 from a2a_lab.server.catalogue import Catalogue
+from a2a_lab.server.guard import json_credentials
 from a2a_lab.server.hosting import BackgroundServer
 from a2a_lab.server.scenario import Scenario
 
@@ -276,7 +277,8 @@ def follow(scenario: Scenario) -> dict[tuple[str, str], TaskState | str | None]:
                 if follower.send() is None:
                     continue  # this scenario answers no open task (a message, an error, a stop, a fault)
                 for style in styles(card_doc):
-                    http.post(f"{server.url}/_lab/reset")  # each style meets the scenario afresh
+                    reset = http.post(f"{server.url}/_lab/reset", headers=json_credentials(app.guard.token))
+                    assert reset.status_code == 200, reset.text  # each style meets the scenario afresh
                     try:
                         out[version, style] = one_style(follower, style)
                     except Answered as answered:

@@ -16,6 +16,7 @@ import pytest
 
 from a2a_lab.server import http as lab_http
 from a2a_lab.server.app import ScenarioApp
+from a2a_lab.server.guard import json_credentials
 from a2a_lab.server.hosting import BackgroundServer
 from a2a_lab.server.scenario import Limits
 
@@ -261,7 +262,7 @@ def test_push_deliveries_per_task_are_capped_and_the_rest_is_counted_in_the_jour
     assert [e["push"] for e in capped] == [{"task_id": t, "limit": 2, "dropped": 1} for t in tasks]
     assert all("limits.push_deliveries_per_task (2) reached" in e["response"]["refused"] for e in capped)
     # Visible to whoever reads the journal over HTTP (the harness, `a2a-lab run --server`).
-    remote = s.http.get("/_lab/journal").json()["entries"]
+    remote = s.http.get("/_lab/journal", headers=s.admin).json()["entries"]
     assert [e["push"]["dropped"] for e in remote if e["kind"] == "push-limit"] == [1, 1]
     assert "cap-secret" not in json.dumps(remote)
 
@@ -273,7 +274,7 @@ def test_the_journal_cap_drops_the_oldest_and_says_how_many(lab: MakeLab) -> Non
     s = lab("limits: {journal_entries: 3}\n")
     for i in range(5):
         assert s.http.get("/.well-known/agent-card.json", params={"n": i}).status_code == 200
-    snapshot = s.http.get("/_lab/journal").json()
+    snapshot = s.http.get("/_lab/journal", headers=s.admin).json()
     assert snapshot["cap"] == 3 and snapshot["dropped"] == 2
     assert [e["query"] for e in snapshot["entries"]] == ["n=2", "n=3", "n=4"]
 
@@ -284,7 +285,9 @@ def test_the_journal_cap_drops_the_oldest_and_says_how_many(lab: MakeLab) -> Non
 def test_the_shared_server_refuses_an_oversized_admin_body_with_413(catalogue: Any) -> None:
     from a2a_lab.server.shared import CatalogueApp
 
-    with BackgroundServer(CatalogueApp([catalogue.get("spec/conformant")])) as server, client(server.url) as http:
-        r = http.post("/_lab/runs", content=b"{" + b" " * (64 * 1024) + b"}")
+    app = CatalogueApp([catalogue.get("spec/conformant")])
+    admin = json_credentials(app.guard.token)
+    with BackgroundServer(app) as server, client(server.url) as http:
+        r = http.post("/_lab/runs", content=b"{" + b" " * (64 * 1024) + b"}", headers=admin)
         assert r.status_code == 413 and "64 KiB" in r.json()["error"]
-        assert http.post("/_lab/runs", json={"seed": 3}).json()["seed"] == 3
+        assert http.post("/_lab/runs", json={"seed": 3}, headers=admin).json()["seed"] == 3

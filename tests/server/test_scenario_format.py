@@ -323,7 +323,7 @@ def error(r: httpx.Response, status: int = 200) -> dict[str, Any]:
 
 def test_provenance_client_expect_and_checks(serve: Callable[[str], Lab]) -> None:
     s = serve(MAIN)
-    facts = s.http.get("/_lab/scenario").json()
+    facts = s.http.get("/_lab/scenario", headers=s.admin).json()
     assert facts["title"] == "Every option" and facts["description"] == "A scenario that uses every documented option."
     assert facts["spec"] == "A2A 1.0 (test)" and facts["observed"]["note"] == "every option"
     assert facts["seed"] == 11 and facts["timeout"] == 7.5 and facts["checks"] == ["RESULT-EXPECTED"]
@@ -340,7 +340,7 @@ def test_provenance_client_expect_and_checks(serve: Callable[[str], Lab]) -> Non
     assert s.scenario.expect.results == (Conclusion.TASK, Conclusion.ERROR)
     assert s.scenario.recorded == {"from": "nowhere", "at": "2026-11-30"}
     other = serve(OTHER)
-    assert other.http.get("/_lab/scenario").json()["expect"]["result"] == "message"
+    assert other.http.get("/_lab/scenario", headers=other.admin).json()["expect"]["result"] == "message"
 
 
 def test_card_options(serve: Callable[[str], Lab]) -> None:

@@ -11,6 +11,7 @@ import pytest
 
 from a2a_lab.server.app import ScenarioApp
 from a2a_lab.server.catalogue import Catalogue
+from a2a_lab.server.guard import AdminGuard
 from a2a_lab.server.hosting import BackgroundServer
 from a2a_lab.server.shared import CatalogueApp
 
@@ -648,10 +649,10 @@ def test_journal_records_requests_and_redacts_secrets(serve: Serve) -> None:
 def test_admin_journal_over_http(serve: Serve) -> None:
     s = serve("spec/conformant")
     send(s)
-    r = s.http.get("/_lab/journal")
+    r = s.http.get("/_lab/journal", headers=s.admin)
     assert r.status_code == 200 and [e["operation"] for e in r.json()["entries"]] == ["SendMessage"]
-    assert s.http.get("/_lab/scenario").json()["id"] == "spec/conformant"
-    assert s.http.post("/_lab/reset").json() == {"reset": True}
+    assert s.http.get("/_lab/scenario", headers=s.admin).json()["id"] == "spec/conformant"
+    assert s.http.post("/_lab/reset", headers=s.admin_post).json() == {"reset": True}
     assert s.app.state.engine.tasks == {} and s.journal == []
 
 
@@ -804,7 +805,7 @@ def test_lone_surrogates_are_echoed_escaped(serve: Serve) -> None:
     assert r.status_code == 200 and r.content.isascii()
     task = result(r, req_id="\ud800")["task"]
     assert task["artifacts"][0]["parts"] == [{"text": "echo: a\udc00"}]
-    assert s.http.get("/_lab/journal").status_code == 200  # the journal can still be exported
+    assert s.http.get("/_lab/journal", headers=s.admin).status_code == 200  # the journal can still be exported
 
 
 # =================================================================================== the whole catalogue under prefixes
@@ -837,12 +838,13 @@ def test_catalogue_app_serves_every_scenario_under_its_id(catalogue: Catalogue) 
 
 def test_admin_api_with_a_token(catalogue: Catalogue) -> None:
     with (
-        BackgroundServer(ScenarioApp(catalogue.get("spec/conformant"), admin_token="adm1n")) as server,
+        BackgroundServer(ScenarioApp(catalogue.get("spec/conformant"), AdminGuard.of("adm1n"))) as server,
         client(server.url) as http,
     ):
-        assert http.get("/_lab/journal").status_code == 403
+        assert http.get("/_lab/journal").status_code == 401
         assert http.get("/_lab/journal", headers={"Authorization": "Bearer wrong"}).status_code == 403
         assert http.get("/_lab/journal", headers={"Authorization": "Bearer adm1n"}).status_code == 200
+        assert http.get("/_lab/journal", headers={"Authorization": "bearer adm1n"}).status_code == 200
         assert http.get("/_lab/scenario", headers={"X-A2A-Lab-Token": "adm1n"}).json()["id"] == "spec/conformant"
-        assert http.post("/_lab/reset").status_code == 403
+        assert http.post("/_lab/reset", headers={"Content-Type": "application/json"}).status_code == 401
         assert http.get("/_lab/nope", headers={"X-A2A-Lab-Token": "adm1n"}).status_code == 404

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from a2a_lab.harness import cli, runner
-from a2a_lab.server import admin
+from a2a_lab.server import guard
 from a2a_lab.server.app import ScenarioApp
 from a2a_lab.server.catalogue import Catalogue
 from a2a_lab.server.loader import ScenarioError, load_file
@@ -176,29 +176,33 @@ def test_a_scenario_id_cannot_leave_the_catalogue(catalogue: Catalogue, ref: str
 
 def test_the_admin_token_is_compared_in_constant_time(monkeypatch: pytest.MonkeyPatch) -> None:
     compared: list[tuple[bytes, bytes]] = []
-    real = admin.hmac.compare_digest
+    real = guard.hmac.compare_digest
 
     def spy(a: bytes, b: bytes) -> bool:
         compared.append((a, b))
         return real(a, b)
 
-    monkeypatch.setattr(admin.hmac, "compare_digest", spy)
-    remote = {"type": "http", "client": ("203.0.113.9", 5555)}
-    assert admin.allowed({**remote, "headers": [(b"x-a2a-lab-token", b"s3cret")]}, "s3cret")
-    assert admin.allowed({**remote, "headers": [(b"authorization", b"Bearer s3cret")]}, "s3cret")
-    assert not admin.allowed({**remote, "headers": [(b"authorization", b"Bearer s3creT")]}, "s3cret")
-    assert not admin.allowed({**remote, "headers": []}, "s3cret")
-    assert not admin.allowed(
-        {**remote, "headers": [(b"x-a2a-lab-token", "sécret".encode())]}, "s3cret"
-    )  # non-ASCII: no TypeError
+    monkeypatch.setattr(guard.hmac, "compare_digest", spy)
+    lab = guard.AdminGuard.of("s3cret")
+    remote = {"type": "http", "method": "GET", "client": ("203.0.113.9", 5555)}
+    assert lab.holder({**remote, "headers": [(b"x-a2a-lab-token", b"s3cret")]}) is None
+    assert lab.holder({**remote, "headers": [(b"authorization", b"Bearer s3cret")]}) is None
+    assert lab.holder({**remote, "headers": [(b"authorization", b"Bearer s3creT")]}) == guard.Refusal(
+        403, "the token presented is not the admin token"
+    )
+    refused = lab.holder({**remote, "headers": []})
+    assert refused is not None and refused.status == 401
+    wrong = lab.holder({**remote, "headers": [(b"x-a2a-lab-token", "sécret".encode())]})  # non-ASCII: no TypeError
+    assert wrong is not None and wrong.status == 403
     assert compared == [
         (b"s3cret", b"s3cret"),
         (b"s3cret", b"s3cret"),
         (b"s3creT", b"s3cret"),
-        (b"", b"s3cret"),
         ("sécret".encode().decode("latin-1").encode(), b"s3cret"),
-    ]
-    # Without a token only loopback callers are let in, and nothing is compared.
-    assert not admin.allowed({**remote, "headers": []}, None)
-    assert admin.allowed({"type": "http", "client": ("127.0.0.1", 1), "headers": []}, None)
-    assert len(compared) == 5
+    ], "a missing token is refused before any comparison; every other one is compared in constant time"
+
+
+def test_every_server_draws_its_own_random_admin_token(catalogue: Catalogue) -> None:
+    """Nobody can know the admin token of a server the harness starts: 256 random bits per server."""
+    tokens = {ScenarioApp(catalogue.get("spec/conformant")).guard.token for _ in range(20)}
+    assert len(tokens) == 20 and all(len(t) >= 43 for t in tokens)
