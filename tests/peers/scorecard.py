@@ -1,7 +1,7 @@
 """The real clients' scorecard: run each real A2A client over the whole catalogue and write docs/clients.md.
 
     python tests/peers/scorecard.py [--peers DIR] [--out docs/clients.md] [--reports DIR] [--label TEXT]
-                                    [--client NAME ...] [--scenario GLOB ...] [-j 2] [--rerender]
+                                    [--client NAME ...] [--scenario GLOB ...] [-j 2] [--rerender] [--pin]
 
 Each client is one of the drivers in tests/peers/clients/, run by `a2a-lab run --client ... --json FILE -j 2`.
 The a2a-sdk 1.3.0 client comes from the test environment (the `test` extra); the others from the cache dir that
@@ -10,6 +10,12 @@ not installed is skipped with a note in the document. Per client the document gi
 scenario the client did not PASS, with the checks that missed and their messages (from the JSON report), and
 one line of explanation per scenario from tests/peers/clients/explanations.yaml. With --rerender it runs nothing
 and writes the document again from the JSON reports kept in --reports (after editing the explanations).
+
+With --pin it also writes each client's verdicts to tests/peers/verdicts/CLIENT.json: per scenario the outcome and
+the sorted ids of the checks that missed, which tests/peers/test_scorecard_pins.py compares a fresh run with. A pin
+entry may carry `unstable: {reason, allowed}` (written by hand, for a verdict that flips run to run); --pin keeps
+that entry, adding the verdict it sees to `allowed`, and lists it so that a stale one gets pruned.
+So `python tests/peers/scorecard.py --pin` regenerates docs/clients.md and every pin.
 """
 
 from __future__ import annotations
@@ -42,6 +48,12 @@ OUTCOMES = ["PASS", "NON_STRICT", "FAIL", "UNIMPLEMENTED", "TIMEOUT", "NO_CONTAC
 #: Check outcomes that make a scenario miss.
 MISSES = ("FAIL", "NON_STRICT", "ERROR")
 RUN_TIMEOUT_S = 3600
+#: Scenarios run in parallel per client (`a2a-lab run -j`): the scorecard's and the pins' measuring condition.
+JOBS = 2
+#: Where each client's pinned verdicts live (CLIENT.json).
+PINS_DIR = HERE / "verdicts"
+#: The one command that regenerates docs/clients.md and every pin.
+REGENERATE = "python tests/peers/scorecard.py --pin"
 LOOPBACK = re.compile(r"http://127\.0\.0\.1:\d+")
 
 
@@ -131,12 +143,18 @@ PEERS = [
 ]
 
 
+def default_peers() -> Path:
+    """The cache dir of tests/peers/install.sh: ${A2A_LAB_PEERS:-~/.cache/a2a-lab-peers}."""
+    return Path(os.environ.get("A2A_LAB_PEERS") or Path.home() / ".cache" / "a2a-lab-peers").expanduser().resolve()
+
+
 def a2a_lab() -> list[str]:
     beside = Path(sys.executable).with_name("a2a-lab")
     return [str(beside)] if beside.exists() else ["a2a-lab"]
 
 
 def run_peer(peer: Peer, peers: Path, report: Path, jobs: int, scenarios: list[str]) -> dict[str, Any]:
+    """Run one client over the catalogue (or the scenarios matching `scenarios`) and return its JSON report."""
     argv = [*a2a_lab(), "run", "--client", shlex.join(peer.command(peers)), "--json", str(report), "-j", str(jobs)]
     for pattern in scenarios:
         argv += ["--scenario", pattern]
@@ -147,6 +165,112 @@ def run_peer(peer: Peer, peers: Path, report: Path, jobs: int, scenarios: list[s
         raise RuntimeError(f"{peer.name}: a2a-lab run wrote no report (exit {done.returncode}):\n{done.stderr}")
     data: dict[str, Any] = json.loads(report.read_text(encoding="utf-8"))
     return data
+
+
+def verdict(scenario: dict[str, Any]) -> dict[str, Any]:
+    """What a pin holds for one scenario of a report: its outcome and the sorted ids of the checks that missed."""
+    missed = sorted({c["id"] for c in scenario["checks"] if c["outcome"] in MISSES})
+    return {"outcome": scenario["outcome"], "missed": missed}
+
+
+def shown_verdict(given: dict[str, Any]) -> str:
+    """A verdict in one line: `FAIL: CHECK-A, CHECK-B`."""
+    return given["outcome"] + (": " + ", ".join(given["missed"]) if given["missed"] else "")
+
+
+def pin_path(name: str) -> Path:
+    return PINS_DIR / f"{name}.json"
+
+
+def load_pin(name: str) -> dict[str, Any]:
+    """A client's pin file; a clear error when it is missing or not a pin."""
+    path = pin_path(name)
+    try:
+        pin: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ValueError(f"{path} does not exist: pin every client with `{REGENERATE}`") from None
+    except ValueError as exc:
+        raise ValueError(f"{path}: not valid JSON ({exc}); regenerate it with `{REGENERATE}`") from None
+    if pin.get("client") != name or not isinstance(pin.get("scenarios"), dict):
+        raise ValueError(f"{path}: not the pin of {name} (expected client and scenarios); regenerate it")
+    return pin
+
+
+def allowed(entry: dict[str, Any]) -> list[dict[str, Any]]:
+    """The verdicts a pin entry accepts: the pinned one, and for an unstable scenario every one it lists."""
+    plain = {"outcome": entry["outcome"], "missed": entry["missed"]}
+    return [plain, *[v for v in (entry.get("unstable") or {}).get("allowed", []) if v != plain]]
+
+
+def make_pin(name: str, data: dict[str, Any], old: dict[str, Any] | None) -> tuple[dict[str, Any], list[str]]:
+    """The pin of one client's report, keeping the `unstable` entries of the old pin (with notes listing them): such an
+    entry allows what it allowed before and the verdict seen now."""
+    kept = (old or {}).get("scenarios", {})
+    scenarios: dict[str, Any] = {}
+    notes = []
+    for s in data["scenarios"]:
+        entry = verdict(s)
+        before = kept.get(s["id"]) or {}
+        unstable = before.get("unstable")
+        if unstable:
+            seen = [v for v in allowed(before) if v != entry]
+            entry["unstable"] = {
+                "reason": unstable["reason"],
+                "allowed": sorted([*seen, verdict(s)], key=shown_verdict),
+            }
+            choices = ", ".join(shown_verdict(v) for v in entry["unstable"]["allowed"])
+            notes.append(
+                f"{name}: {s['id']}: kept as unstable ({unstable['reason']}), allowing {choices}: "
+                "remove by hand a verdict that no longer occurs"
+            )
+        scenarios[s["id"]] = entry
+    for sid, entry in sorted(kept.items()):
+        if entry.get("unstable") and sid not in scenarios:
+            notes.append(f"{name}: {sid}: dropped its unstable entry ({entry['unstable']['reason']}): not in the run")
+    pin = {
+        "client": name,
+        "regenerate": REGENERATE,
+        "supports": sorted(data.get("supports") or []),
+        "scenarios": dict(sorted(scenarios.items())),
+    }
+    return pin, notes
+
+
+def pin_text(pin: dict[str, Any]) -> str:
+    """A pin as JSON with sorted keys and one line per scenario, so that a changed verdict is a one-line diff."""
+
+    def one(value: Any) -> str:
+        return json.dumps(value, sort_keys=True, ensure_ascii=False)
+
+    head = [f" {one(key)}: {one(value)}," for key, value in sorted(pin.items()) if key != "scenarios"]
+    rows = [f"  {one(sid)}: {one(entry)}" for sid, entry in sorted(pin["scenarios"].items())]
+    return "\n".join(["{", *head, ' "scenarios": {', ",\n".join(rows), " }", "}"]) + "\n"
+
+
+def write_pin(pin: dict[str, Any]) -> Path:
+    path = pin_path(pin["client"])
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(pin_text(pin), encoding="utf-8")
+    return path
+
+
+def pin_differences(pin: dict[str, Any], data: dict[str, Any]) -> list[tuple[str, str, str]]:
+    """(scenario, pinned, now) for every scenario of a whole-catalogue report whose verdict the pin does not accept,
+    that the pin does not hold, or that the pin holds and the report does not; and `(supports)` when the harness
+    inferred other bindings and versions for the client than it did when pinned."""
+    ran = {s["id"] for s in data["scenarios"]}
+    out = [(sid, shown_verdict(pin["scenarios"][sid]), "not in the catalogue") for sid in set(pin["scenarios"]) - ran]
+    supports = sorted(data.get("supports") or [])
+    if supports != pin["supports"]:
+        out.append(("(supports)", ", ".join(pin["supports"]) or "-", ", ".join(supports) or "-"))
+    for s in sorted(data["scenarios"], key=lambda s: s["id"]):
+        entry = pin["scenarios"].get(s["id"])
+        now = verdict(s)
+        if entry is None:
+            out.append((s["id"], "not pinned", shown_verdict(now)))
+        elif now not in allowed(entry):
+            out.append((s["id"], " or ".join(shown_verdict(v) for v in allowed(entry)), shown_verdict(now)))
+    return sorted(out)
 
 
 def cell(text: str) -> str:
@@ -198,6 +322,8 @@ def shown(peer: Peer, peers: Path) -> str:
 
 def revision() -> str:
     """The a2a-lab commit measured, marked when the work tree differs from it."""
+    if shutil.which("git") is None:
+        return "unknown (no git)"
     git = ["git", "-C", str(REPO)]
     head = subprocess.run([*git, "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
     dirty = subprocess.run([*git, "status", "--porcelain", "--untracked-files=no"], capture_output=True, text=True)
@@ -290,18 +416,20 @@ def render(
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    default_peers = os.environ.get("A2A_LAB_PEERS") or str(Path.home() / ".cache" / "a2a-lab-peers")
-    parser.add_argument("--peers", default=default_peers, help="the cache dir of tests/peers/install.sh")
+    parser.add_argument("--peers", default=str(default_peers()), help="the cache dir of tests/peers/install.sh")
     parser.add_argument("--out", default=str(REPO / "docs" / "clients.md"))
     parser.add_argument("--reports", help="keep each client's JSON report in this directory")
     parser.add_argument("--label", default="", help="appended to the title, e.g. 'before issue 12'")
     parser.add_argument("--client", action="append", choices=[p.name for p in PEERS], help="only these (repeatable)")
     parser.add_argument("--scenario", action="append", default=[], help="only scenarios matching GLOB (repeatable)")
-    parser.add_argument("-j", "--jobs", type=int, default=2)
+    parser.add_argument("-j", "--jobs", type=int, default=JOBS)
     parser.add_argument("--rerender", action="store_true", help="run nothing: render the reports in --reports")
+    parser.add_argument("--pin", action="store_true", help=f"also write each client's verdicts to {PINS_DIR}/")
     args = parser.parse_args()
     if args.rerender and not args.reports:
         parser.error("--rerender needs --reports DIR (where an earlier run kept its reports)")
+    if args.pin and args.scenario:
+        parser.error("--pin pins the whole catalogue: it cannot be combined with --scenario")
     peers = Path(args.peers).expanduser().resolve()
     notes = yaml.safe_load(EXPLANATIONS.read_text(encoding="utf-8")) or {}
     reports = Path(args.reports or tempfile.mkdtemp(prefix="a2a-lab-scorecard-"))
@@ -317,7 +445,10 @@ def main() -> int:
         kept = reports / f"{peer.name}.json"
         why = peer.missing(peers) if not args.rerender else None if kept.exists() else f"no report in {reports}"
         if why is not None:
-            print(f"scorecard: {peer.name}: SKIPPED: {why}", flush=True)
+            print(
+                f"scorecard: {peer.name}: SKIPPED: {why}" + (" (its pin is left as it was)" if args.pin else ""),
+                flush=True,
+            )
             results[peer.name] = why
             continue
         if args.rerender:
@@ -327,6 +458,12 @@ def main() -> int:
         results[peer.name] = data
         counts = Counter(s["outcome"] for s in data["scenarios"])
         print(f"scorecard: {peer.name}: " + ", ".join(f"{o} {counts[o]}" for o in OUTCOMES if counts[o]), flush=True)
+        if args.pin:
+            old = load_pin(peer.name) if pin_path(peer.name).exists() else None
+            pin, pin_notes = make_pin(peer.name, data, old)
+            for note in pin_notes:
+                print(f"scorecard: {note}", flush=True)
+            print(f"scorecard: {peer.name}: pinned in {write_pin(pin)}", flush=True)
     for kind in ("misses", "passes"):
         for sid, given in (notes.get(kind) or {}).items():
             for key in given:
