@@ -17,6 +17,7 @@ from . import faults
 from .engine import Event
 from .journal import Journal
 from .journal_record import Entry, Response, SentEvent, SentKind
+from .redaction import DEFAULT
 from .scenario import Reply
 from .streams import Comment, Drop, Item, StreamError
 
@@ -35,7 +36,7 @@ async def send_body(
     headers = [(b"content-type", content_type.encode("latin-1")), (b"content-length", str(len(body)).encode())]
     for name, value in [*(extra or []), *(reply.headers if reply else ())]:
         headers.append((name.lower().encode("latin-1"), value.encode("latin-1")))
-    response = Response.sent(status, content_type, body)
+    response = Response.sent(status, content_type, body, entry.redaction if entry is not None else DEFAULT)
     if entry is not None:
         entry.response = response
     if reply is not None and reply.delay_ms:

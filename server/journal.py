@@ -12,31 +12,17 @@ from collections import deque
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from .journal_record import (
-    BODY_KEEP_BYTES,
-    SECRET_FIELDS,
-    SECRET_HEADERS,
-    Entry,
-    EntryKind,
-    redact,
-    redact_body,
-    redact_headers,
-)
+from .journal_record import BODY_KEEP_BYTES, Entry, EntryKind
+from .redaction import DEFAULT, Redaction
 
-__all__ = [
-    "BODY_KEEP_BYTES",
-    "SECRET_FIELDS",
-    "SECRET_HEADERS",
-    "Journal",
-    "redact",
-    "redact_body",
-    "redact_headers",
-]
+__all__ = ["BODY_KEEP_BYTES", "Journal"]
 
 
 class Journal:
-    def __init__(self, cap: int = 10_000) -> None:
+    def __init__(self, cap: int = 10_000, redaction: Redaction = DEFAULT) -> None:
         self.cap = cap
+        #: How the scenario's credentials are hidden in every entry (its card's securitySchemes included).
+        self.redaction = redaction
         self.entries: deque[Entry] = deque()
         self.dropped = 0
         self._seq = 0
@@ -79,7 +65,7 @@ class Journal:
     ) -> Entry:
         """Record a request as it arrives, before it is answered (so a stalled answer is still seen)."""
         self._seq += 1
-        entry = Entry.opened(self._seq, self.offset(), kind, method, path, query, raw_headers, body)
+        entry = Entry.opened(self._seq, self.offset(), kind, method, path, query, raw_headers, body, self.redaction)
         if len(self.entries) >= self.cap:
             self.entries.popleft()
             self.dropped += 1

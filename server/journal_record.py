@@ -1,17 +1,19 @@
 """The journal record: one typed definition of what the server writes about a request and the harness reads back.
 
 The server fills an `Entry` cheaply on the request path (raw header and body bytes kept as they came, SSE data
-kept as the text sent); `to_json` decodes and redacts them only when the journal is read, into the documented
-JSON of `/_lab/journal`, `journal.jsonl` and the reports. `Entry.from_json` reads that JSON back (a journal from
-a shared server arrives as JSON), so the harness reads typed records, never raw dicts.
+kept as the text sent); they are decoded and redacted (server/redaction.py, with the scenario's policy) only when
+the journal is read, into the documented JSON of `/_lab/journal`, `journal.jsonl` and the reports. A body over
+BODY_KEEP_BYTES is the exception: it is redacted whole at once, and only its cut, redacted text is kept.
+`Entry.from_json` reads that JSON back (a journal from a shared server arrives as JSON), so the harness reads typed
+records, never raw dicts.
 """
 
 from __future__ import annotations
 
-import base64
+import hashlib
 import json
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
 
@@ -20,59 +22,12 @@ from a2a_lab.protocol.operations import Operation
 from a2a_lab.protocol.states import TaskState
 from a2a_lab.protocol.versions import Version
 
-#: Headers whose values never reach a journal, a log or a report.
-SECRET_HEADERS = frozenset(
-    {
-        "authorization",
-        "proxy-authorization",
-        "cookie",
-        "set-cookie",
-        "x-api-key",
-        "x-a2a-notification-token",
-        "x-a2a-lab-token",
-    }
-)
-#: JSON members whose values are credentials (push config `token`, `authentication.credentials`).
-SECRET_FIELDS = frozenset({"credentials", "token"})
-#: A journal keeps at most this much of each body (the size is recorded), so its memory stays bounded.
+from .redaction import DEFAULT, Redaction
+
+#: A journal keeps at most this much of each body's text (the size is recorded), so its memory stays bounded.
 BODY_KEEP_BYTES = 64 * 1024
-
-
-def redact(name: str, value: str) -> str:
-    if name.lower() not in SECRET_HEADERS:
-        return value
-    scheme, sep, _ = value.partition(" ")
-    return f"{scheme} <redacted>" if sep and name.lower() in ("authorization", "proxy-authorization") else "<redacted>"
-
-
-def redact_headers(headers: Iterable[tuple[str, str]]) -> dict[str, str]:
-    out: dict[str, str] = {}
-    for name, value in headers:
-        key = name.lower()
-        value = redact(key, value)
-        out[key] = f"{out[key]}, {value}" if key in out else value
-    return out
-
-
-def _redact_json(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {
-            k: ("<redacted>" if k in SECRET_FIELDS and isinstance(v, str) else _redact_json(v))
-            for k, v in value.items()
-        }
-    if isinstance(value, list):
-        return [_redact_json(v) for v in value]
-    return value
-
-
-def redact_body(text: str) -> str:
-    """A JSON body with its credentials replaced; other text unchanged. Cheap when there is nothing to hide."""
-    if not any(f'"{name}"' in text for name in SECRET_FIELDS):
-        return text
-    try:
-        return json.dumps(_redact_json(json.loads(text)), separators=(",", ":"), ensure_ascii=False)
-    except ValueError:
-        return text
+#: Why a body is withheld: bytes that are not UTF-8 cannot be redacted reliably, so they are never kept.
+NOT_UTF8 = "not UTF-8"
 
 
 class EntryKind(str, Enum):
@@ -168,38 +123,56 @@ class Answer:
 
 @dataclass(slots=True)
 class Body:
-    """A body as journaled: its size, its (kept part's) text or base64, and whether it was cut."""
+    """A body as journaled: its size and its text with credentials hidden (cut to BODY_KEEP_BYTES, and re-serialised
+    when something was hidden), or, for bytes that are not UTF-8, only why it was withheld and its sha256."""
 
     size: int
     text: str | None = None
-    base64: str | None = None
+    withheld: str | None = None
+    sha256: str | None = None
     truncated: bool = False
+    redacted: bool = False
 
     @classmethod
-    def of(cls, kept: bytes, size: int) -> Body:
-        """The body of `size` bytes of which `kept` were kept, decoded and with its credentials redacted."""
-        try:
-            return cls(size, text=redact_body(kept.decode("utf-8")), truncated=size > len(kept))
-        except UnicodeDecodeError:
-            return cls(size, base64=base64.b64encode(kept).decode("ascii"), truncated=size > len(kept))
+    def of(cls, data: bytes, redaction: Redaction) -> Body:
+        """The journal's view of a whole body (redacted before it is cut, so a cut never exposes a credential)."""
+        kept = redaction.body(data, BODY_KEEP_BYTES)
+        if kept.text is None:
+            return cls(len(data), withheld=NOT_UTF8, sha256=hashlib.sha256(data).hexdigest())
+        return cls(len(data), kept.text, truncated=kept.truncated, redacted=kept.redacted)
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"size": self.size}
         if self.text is not None:
             out["text"] = self.text
-        else:
-            out["base64"] = self.base64
+        elif self.withheld is not None:
+            out["withheld"] = self.withheld
+            out["sha256"] = self.sha256
         if self.truncated:
             out["truncated"] = True
+        if self.redacted:
+            out["redacted"] = True
         return out
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Body:
-        return cls(int(data.get("size", 0)), data.get("text"), data.get("base64"), bool(data.get("truncated")))
+        withheld = data.get("withheld") or (NOT_UTF8 if "base64" in data else None)  # an older journal's base64
+        return cls(
+            int(data.get("size", 0)),
+            data.get("text"),
+            withheld,
+            data.get("sha256"),
+            bool(data.get("truncated")),
+            bool(data.get("redacted")),
+        )
 
 
-def _kept(data: bytes) -> tuple[bytes, int]:
-    return data[:BODY_KEEP_BYTES], len(data)
+def _journaled(data: bytes, redaction: Redaction) -> tuple[bytes, Body | None]:
+    """What an entry keeps of a body: the bytes (decoded and redacted when the journal is read), or, past
+    BODY_KEEP_BYTES, the redacted and cut Body at once (the whole body is not kept)."""
+    if len(data) > BODY_KEEP_BYTES:
+        return b"", Body.of(data, redaction)
+    return data, None
 
 
 @dataclass(slots=True)
@@ -215,20 +188,23 @@ class Response:
     fault_outcome: str | None = None
     refused: str | None = None
     failed: str | None = None
+    #: The body sent (server side, up to BODY_KEEP_BYTES; decoded and redacted when read), or its journaled view.
     raw_body: bytes | None = None
-    body_size: int = 0
     parsed_body: Body | None = None
+    redaction: Redaction = field(default=DEFAULT, repr=False, compare=False)
 
     @classmethod
-    def sent(cls, status: int, content_type: str, body: bytes) -> Response:
-        kept, size = _kept(body)
-        return cls(status, content_type, raw_body=kept, body_size=size)
+    def sent(cls, status: int, content_type: str, body: bytes, redaction: Redaction = DEFAULT) -> Response:
+        raw, parsed = _journaled(body, redaction)
+        return cls(
+            status, content_type, raw_body=raw if parsed is None else None, parsed_body=parsed, redaction=redaction
+        )
 
     @property
     def body(self) -> Body | None:
-        if self.parsed_body is not None:
-            return self.parsed_body
-        return Body.of(self.raw_body, self.body_size) if self.raw_body is not None else None
+        if self.parsed_body is None and self.raw_body is not None:
+            self.parsed_body = Body.of(self.raw_body, self.redaction)  # once: the bytes never change
+        return self.parsed_body
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {}
@@ -238,10 +214,12 @@ class Response:
                 out[name] = value
         if self.stream:
             out["stream"] = True
-        for name in ("closed", "delay_ms", "fault", "fault_outcome", "refused", "failed"):
+        for name in ("closed", "delay_ms", "fault", "fault_outcome", "refused"):
             value = getattr(self, name)
             if value is not None:
                 out[name] = value
+        if self.failed is not None:  # an error message may quote a webhook URL
+            out["failed"] = self.redaction.text(self.failed)
         body = self.body
         if body is not None:
             out["body"] = body.to_json()
@@ -289,14 +267,14 @@ class SentEvent:
         """The decoded `data:` of a DATA event."""
         return json.loads(self.text) if self.text is not None else self.value
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self, redaction: Redaction = DEFAULT) -> dict[str, Any]:
         if self.kind is SentKind.DATA:
-            return {"t": self.t, "data": self.data}
+            return {"t": self.t, "data": redaction.json(self.data)}
         if self.kind is SentKind.COMMENT:
             return {"t": self.t, "comment": self.text}
         if self.kind is SentKind.DROPPED:
             return {"t": self.t, "dropped": True}
-        return {"t": self.t, "error": self.value, "event": self.event}
+        return {"t": self.t, "error": redaction.json(self.value), "event": self.event}
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> SentEvent:
@@ -341,8 +319,8 @@ class RouteRef:
     params: dict[str, str]
     tenant: str | None = None
 
-    def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"verb": self.verb, "path": self.path, "params": self.params}
+    def to_json(self, redaction: Redaction = DEFAULT) -> dict[str, Any]:
+        out: dict[str, Any] = {"verb": self.verb, "path": self.path, "params": redaction.params(self.params)}
         if self.tenant:
             out["tenant"] = self.tenant
         return out
@@ -395,10 +373,10 @@ class Entry:
     method: str
     path: str
     query: str
-    #: The request's header and body bytes as they came (server side; decoded and redacted when exported).
+    #: The request's header and body bytes as they came (server side; decoded and redacted when read). A body over
+    #: BODY_KEEP_BYTES is not kept: its redacted view is made at once (parsed_body).
     raw_headers: Sequence[tuple[bytes, bytes]] = ()
     raw_body: bytes = b""
-    body_size: int = 0
     #: Probe transcripts: the URL asked and the check that asked it.
     url: str | None = None
     probe: str | None = None
@@ -420,9 +398,11 @@ class Entry:
     response: Response | None = None
     events: list[SentEvent] | None = None
     disconnected: bool = False
-    #: Headers and body as read back from JSON (None on the server, where the raw bytes are kept).
+    #: Headers and body as the journal shows them: read back from JSON, or made once from the raw bytes.
     parsed_headers: dict[str, str] | None = None
     parsed_body: Body | None = None
+    #: How credentials are hidden in what this entry shows (the scenario's policy; JSON read back is already redacted).
+    redaction: Redaction = field(default=DEFAULT, repr=False, compare=False)
 
     @classmethod
     def opened(
@@ -435,23 +415,26 @@ class Entry:
         query: str,
         raw_headers: Sequence[tuple[bytes, bytes]],
         body: bytes,
+        redaction: Redaction = DEFAULT,
     ) -> Entry:
-        kept, size = _kept(body)
-        return cls(seq, t, kind, method, path, query, raw_headers, kept, size)
+        raw, parsed = _journaled(body, redaction)
+        return cls(seq, t, kind, method, path, query, raw_headers, raw, parsed_body=parsed, redaction=redaction)
 
     @property
     def headers(self) -> dict[str, str]:
         """The request headers, lower-cased, credentials redacted."""
-        if self.parsed_headers is not None:
-            return self.parsed_headers
-        return redact_headers((k.decode("latin-1"), v.decode("latin-1")) for k, v in self.raw_headers)
+        if self.parsed_headers is None:  # made once: the raw headers never change
+            self.parsed_headers = self.redaction.headers(
+                (k.decode("latin-1"), v.decode("latin-1")) for k, v in self.raw_headers
+            )
+        return self.parsed_headers
 
     @property
     def body(self) -> Body:
         """The request body, credentials redacted."""
-        if self.parsed_body is not None:
-            return self.parsed_body
-        return Body.of(self.raw_body, self.body_size)
+        if self.parsed_body is None:  # made once: the raw body never changes
+            self.parsed_body = Body.of(self.raw_body, self.redaction)
+        return self.parsed_body
 
     @property
     def body_text(self) -> str:
@@ -468,11 +451,11 @@ class Entry:
             "t": self.t,
             "kind": self.kind.value,
             "method": self.method,
-            "path": self.path,
-            "query": self.query,
+            "path": self.redaction.url(self.path),  # a push entry's path is the webhook URL
+            "query": self.redaction.query(self.query),
         }
         if self.url is not None:
-            out["url"] = self.url
+            out["url"] = self.redaction.url(self.url)
         if self.probe is not None:
             out["probe"] = self.probe
         if self.endpoint is not None:
@@ -489,7 +472,7 @@ class Entry:
             out["operation"] = self.operation.value
             out["version"] = self.version.value if self.version is not None else None
         if self.route is not None:
-            out["route"] = self.route.to_json()
+            out["route"] = self.route.to_json(self.redaction)
         if self.operation is not None:
             out["requested_version"] = self.requested_version
         if self.credentials is not None:
@@ -505,7 +488,7 @@ class Entry:
         if self.response is not None:
             out["response"] = self.response.to_json()
         if self.events is not None:
-            out["events"] = [e.to_json() for e in self.events]
+            out["events"] = [e.to_json(self.redaction) for e in self.events]
         if self.disconnected:
             out["disconnected"] = True
         out["headers"] = self.headers

@@ -143,7 +143,7 @@ class PushSender:
             response = await self._client.post(url, content=body, headers=headers)
             entry.response = Response(response.status_code)
         except httpx.HTTPError as exc:
-            entry.response = Response(failed=f"{type(exc).__name__}: {exc}")
+            entry.response = Response(failed=f"{type(exc).__name__}: {exc}", redaction=entry.redaction)
         self.state.journal.touch()
 
     async def close(self) -> None:

@@ -14,6 +14,7 @@ from a2a_lab.protocol import cards, signing
 from .engine import Engine, TaskRecord
 from .journal import Journal
 from .placeholders import ALT_BASE_URL, BASE_URL, alt_origin, fill_origins
+from .redaction import Redaction
 from .scenario import CardSigning, Scenario, Tamper
 
 PAD_FIELD = "x-a2a-lab-padding"
@@ -88,7 +89,7 @@ class LabState:
             doc = None
         state = cls(
             scenario,
-            Journal(scenario.limits.journal_entries),
+            Journal(scenario.limits.journal_entries, Redaction.for_cards(doc, scenario.extended_card)),
             Engine(effective_seed(scenario, run_seed), max_tasks=scenario.limits.tasks),
             doc,
         )

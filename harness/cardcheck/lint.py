@@ -10,24 +10,11 @@ from typing import Any
 
 from a2a_lab.protocol import bindings, cards, versions
 from a2a_lab.protocol.cards import REQUIRED_V03, REQUIRED_V1, V03_ONLY_FIELDS
+from a2a_lab.protocol.security import V03_SCHEMES, V1_SCHEMES
 
 from . import urlpolicy
 from .findings import Findings
 
-_V1_SCHEMES = {
-    "apiKeySecurityScheme": ("location", "name"),
-    "httpAuthSecurityScheme": ("scheme",),
-    "oauth2SecurityScheme": ("flows",),
-    "openIdConnectSecurityScheme": ("openIdConnectUrl",),
-    "mtlsSecurityScheme": (),
-}
-_V03_SCHEMES = {
-    "apiKey": ("in", "name"),
-    "http": ("scheme",),
-    "oauth2": ("flows",),
-    "openIdConnect": ("openIdConnectUrl",),
-    "mutualTLS": (),
-}
 _CAPABILITY_FLAGS = (*cards.CAPABILITY_FLAGS, "stateTransitionHistory")  # the last one is 0.3's
 _SKILL_REQUIRED = ("id", "name", "description", "tags")
 
@@ -167,7 +154,7 @@ def _security(card: dict[str, Any], out: Findings) -> None:
                 out.error(path, "must be an object")
                 continue
             if "type" in scheme:  # 0.3, OpenAPI style
-                required = _V03_SCHEMES.get(str(scheme["type"]))
+                required = V03_SCHEMES.get(str(scheme["type"]))
                 if required is None:
                     out.error(
                         f"{path}.type",
@@ -177,15 +164,15 @@ def _security(card: dict[str, Any], out: Findings) -> None:
                     continue
                 fields, inner = required, scheme
             else:
-                kinds = [k for k in _V1_SCHEMES if k in scheme]
+                kinds = [k for k in V1_SCHEMES if k in scheme]
                 if len(kinds) != 1:
                     out.error(
                         path,
-                        "a 1.0 security scheme is exactly one of " + ", ".join(_V1_SCHEMES),
+                        "a 1.0 security scheme is exactly one of " + ", ".join(V1_SCHEMES),
                         "e.g. {httpAuthSecurityScheme: {scheme: Bearer}}",
                     )
                     continue
-                fields, inner = _V1_SCHEMES[kinds[0]], scheme[kinds[0]]
+                fields, inner = V1_SCHEMES[kinds[0]], scheme[kinds[0]]
                 path = f"{path}.{kinds[0]}"
                 if not isinstance(inner, dict):
                     out.error(path, "must be an object")

@@ -17,6 +17,7 @@ from a2a_lab.protocol.bindings import Binding
 from a2a_lab.protocol.cards import Interface, Support
 from a2a_lab.server.journal import Journal
 from a2a_lab.server.journal_record import EntryKind, Response, RpcRef
+from a2a_lab.server.redaction import Redaction
 
 from .. import scoring
 from ..cardcheck import urlpolicy
@@ -126,7 +127,13 @@ def probe(target: str, options: ProbeOptions | None = None) -> ProbeRun:
             [f.to_json() for f in lint(found.card, policy)], found.warnings, [e.seq for e in card_exchanges]
         )
         run.results.append(
-            _result(CARD_ID, f"agent card {found.url}", [check], time.monotonic() - began, journal(card_exchanges, []))
+            _result(
+                CARD_ID,
+                f"agent card {found.url}",
+                [check],
+                time.monotonic() - began,
+                journal(card_exchanges, [], found.card),
+            )
         )
         for iface in cards.interfaces(found.card):
             if options.binding is not None and iface.core_binding is not options.binding:
@@ -163,7 +170,7 @@ def _interface(
             done[check.id] = check.result(Outcome.ERROR, f"probe error in {check.id}: {type(exc).__name__}: {exc}")
     checks = [done[check.id] for check in INTERFACE_CHECKS]
     return _result(
-        scenario_id(iface), iface.label, checks, time.monotonic() - began, journal(recorder.since(mark), ctx.seen)
+        scenario_id(iface), iface.label, checks, time.monotonic() - began, journal(recorder.since(mark), ctx.seen, card)
     )
 
 
@@ -186,12 +193,11 @@ def _result(
     return ScenarioResult(sid, title, GROUP, outcome, checks, None, 0, duration, journal=entries)
 
 
-def journal(exchanges: list[Exchange], seen: list[Seen]) -> list[dict[str, Any]]:
-    """The exchanges in the server journal's format (credentials redacted, bodies bounded).
-
-    So every report shows them.
+def journal(exchanges: list[Exchange], seen: list[Seen], card: Any = None) -> list[dict[str, Any]]:
+    """The exchanges in the server journal's format (credentials redacted, the card's declared ones included;
+    bodies bounded). So every report shows them.
     """
-    book = Journal(cap=len(exchanges) + 1)
+    book = Journal(cap=len(exchanges) + 1, redaction=Redaction.for_cards(card))
     checks = {e.seq: s.check for s in seen for e in s.exchanges}
     for ex in exchanges:
         parts = urlsplit(ex.url)
@@ -211,7 +217,9 @@ def journal(exchanges: list[Exchange], seen: list[Seen]) -> list[dict[str, Any]]
         if ex.status is None:
             entry.response = Response(fault=ex.error or "no answer")
         else:
-            entry.response = Response.sent(ex.status, ex.header("content-type") or "", bytes(ex.response_body))
+            entry.response = Response.sent(
+                ex.status, ex.header("content-type") or "", bytes(ex.response_body), book.redaction
+            )
     entries: list[dict[str, Any]] = book.snapshot()["entries"]
     return entries
 

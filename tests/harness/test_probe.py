@@ -278,6 +278,30 @@ def test_an_agent_that_requires_credentials_is_not_judged_without_them(serve: An
     assert sent[-1]["headers"]["authorization"] == "Bearer <redacted>"
 
 
+def test_the_probe_transcript_hides_the_credentials_its_card_declares() -> None:
+    from a2a_lab.harness.probe.runner import journal
+    from a2a_lab.harness.refclient.recording import Exchange
+
+    card = {"securitySchemes": {"k": {"apiKeySecurityScheme": {"location": "header", "name": "X-Agent-Ident"}}}}
+    sent = Exchange(
+        1,
+        0.1,
+        "POST",
+        "http://agent.example/a2a?api_key=s3cret&x=1",
+        [("X-Agent-Ident", "s3cret"), ("Authorization", "Bearer s3cret")],
+        b'{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":{"metadata":{"cred\\u0065ntials":"s3cret"}}}',
+        200,
+        [("content-type", "application/json")],
+        bytearray(b'{"jsonrpc":"2.0","id":1,"result":{"token":"s3cret"}}'),
+    )
+    [entry] = journal([sent], [], card)
+    assert "s3cret" not in json.dumps(entry)
+    assert entry["headers"]["x-agent-ident"] == "<redacted>" and entry["query"] == "api_key=<redacted>&x=1"
+    assert entry["url"] == "http://agent.example/a2a?api_key=<redacted>&x=1"
+    [plain] = journal([sent], [])
+    assert plain["headers"]["x-agent-ident"] == "s3cret", "only the card names it a credential"
+
+
 def test_binding_restricts_the_probe(serve: Any) -> None:
     from a2a_lab.protocol.bindings import Binding
 

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import json
 
-from a2a_lab.server.journal import BODY_KEEP_BYTES, Journal, redact_body
+from a2a_lab.server.journal import BODY_KEEP_BYTES, Journal
 from a2a_lab.server.journal_record import EntryKind
+from a2a_lab.server.redaction import DEFAULT
 
 
 def test_cap_drops_oldest_and_counts() -> None:
@@ -48,8 +49,9 @@ def test_headers_and_body_credentials_are_redacted() -> None:
 
 
 def test_redaction_leaves_other_text_alone() -> None:
-    assert redact_body('{"text":"no secrets here"}') == '{"text":"no secrets here"}'
-    assert redact_body('not json "token"') == 'not json "token"'
+    spaced = b'{ "text" : "no secrets here",\n  "n": 1.0 }'
+    assert DEFAULT.body(spaced, 100) == (spaced.decode(), False, False), "nothing to hide: kept byte for byte"
+    assert DEFAULT.body(b'not json "token"', 100) == ('not json "token"', False, False)
 
 
 def test_large_bodies_are_kept_only_in_part() -> None:

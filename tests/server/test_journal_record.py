@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Callable
 from typing import Any
@@ -145,7 +146,11 @@ def test_the_exported_json_is_the_documented_one() -> None:
         "content_type": "application/json",
         "body": {"size": 2, "text": "{}"},
     }
-    assert entries[2]["response"]["body"] == {"size": 12, "base64": "//4gbm90IHV0Zi04"}
+    assert entries[2]["response"]["body"] == {
+        "size": 12,
+        "withheld": "not UTF-8",
+        "sha256": hashlib.sha256(b"\xff\xfe not utf-8").hexdigest(),
+    }
     assert list(entries[3]["response"]) == ["status", "content_type", "delay_ms", "fault", "fault_outcome", "body"]
     stream = next(e for e in entries if e.get("events"))
     assert stream["route"] == {
@@ -172,7 +177,7 @@ def test_the_exported_json_is_the_documented_one() -> None:
     assert unmatched["body_timeout"] == {"seconds": 0.5, "received": 12}
     push = next(e for e in entries if e["kind"] == "push")
     assert push["push"] == {"task_id": "t-1", "config_id": "c-1", "probe": True}
-    assert json.loads(push["body"]["text"]) == {"token": "<redacted>"}
+    assert push["body"] == {"size": 15, "text": '{"token":"<redacted>"}', "redacted": True}
     limit = next(e for e in entries if e["kind"] == "push-limit")
     assert limit["push"] == {"task_id": "t-1", "limit": 2, "dropped": 5}
 
