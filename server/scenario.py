@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
+from a2a_lab.protocol import cards
 from a2a_lab.protocol.bindings import Binding
 from a2a_lab.protocol.errors import A2AError, ErrorType
 from a2a_lab.protocol.operations import Operation
@@ -255,6 +256,12 @@ ACTIONS: dict[str, type] = {
     "extended_card": bool,  # fetch the extended card (authenticated)
     "resubscribe": bool,  # after a dropped stream, SubscribeToTask
     "verify_signature": bool,  # verify the card's signature with the JWKS given in `jwks`
+}
+#: The card capability each ask needs: a correct client asked to use one the card does not offer keeps to the card.
+ACTION_CAPABILITIES: dict[str, str] = {
+    "stream": cards.STREAMING,
+    "webhook": cards.PUSH_NOTIFICATIONS,
+    "extended_card": cards.EXTENDED_CARD,
 }
 
 

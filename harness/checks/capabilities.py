@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from a2a_lab.protocol import cards, shapes
 from a2a_lab.protocol.operations import SPECS, Operation
+from a2a_lab.server.scenario import ACTION_CAPABILITIES
 
 from ..journal_view import Call, RunView
 from ..model import CheckResult, Level
@@ -34,6 +35,15 @@ def capabilities_respected(view: RunView, c: Check) -> CheckResult:
         if call.operation in (Operation.SEND_MESSAGE, Operation.SEND_STREAMING_MESSAGE) and _inline_push(call):
             uses.append((call, cards.PUSH_NOTIFICATIONS, f"{call.operation.value} with an inline push config"))
     if not uses:
+        # Asked to use an optional feature the card does not offer, the client kept to the card: that is the judgment.
+        withheld = [
+            cap for key, cap in ACTION_CAPABILITIES.items() if view.action.get(key) and not view.capability(cap)
+        ]
+        if withheld and view.a2a_calls:
+            return c.passed(
+                f"asked to use {', '.join(withheld)}, which the card does not offer, the client kept to what it offers",
+                view.a2a_calls[:1],
+            )
         return c.skipped("no capability-gated operation was called")
     for call, capability, what in uses:
         if not view.capability(capability):

@@ -150,6 +150,14 @@ PASSES = [
         Outcome.PASS,
     ),
     Proof("CAPABILITIES-RESPECTED", "streams-where-offered", case(CONFORMANT, "--stream"), Outcome.PASS),
+    # Asked to stream (A2A_LAB_ACTION) by an agent whose card does not offer it, the client keeps to SendMessage.
+    Proof(
+        "CAPABILITIES-RESPECTED",
+        "keeps-to-the-card-when-asked",
+        case("streaming/not-advertised", "--stream"),
+        Outcome.PASS,
+        says="kept to",
+    ),
     Proof("RESULT-MATCHES", "completed-task", case(CONFORMANT), Outcome.PASS, says="COMPLETED"),
     Proof("RESULT-MATCHES", "direct-message", case(MIXED), Outcome.PASS),
     Proof("RESULT-MATCHES", "reported-error", case(METHOD_NOT_FOUND), Outcome.PASS, says="error"),
