@@ -21,6 +21,7 @@ from a2a_lab.harness import cli, runner
 from a2a_lab.scenarios import __file__ as scenarios_init
 from a2a_lab.server.app import ScenarioApp
 from a2a_lab.server.catalogue import Catalogue
+from a2a_lab.server.guard import AdminGuard, new_token
 from a2a_lab.server.journal_record import BODY_KEEP_BYTES
 
 LEAKY = Path(__file__).parent / "clients" / "leaky_client.py"
@@ -154,8 +155,13 @@ def test_no_planted_secret_reaches_a_report_a_console_or_a_journal(
     monkeypatch.setenv("A2A_LAB_PLANTED_DUMP", str(dump))
     apps: dict[str, ScenarioApp] = {}
 
+    # The client reads the journal as /_lab serves it: these servers' admin token is the test's, handed to it.
+    admin_token = new_token()
+    monkeypatch.setenv("A2A_LAB_PLANTED_ADMIN_TOKEN", admin_token)
+
     class Recording(ScenarioApp):
         def __init__(self, *args: Any, **kwargs: Any) -> None:
+            kwargs["guard"] = AdminGuard.of(admin_token)
             super().__init__(*args, **kwargs)
             apps[self.scenario.id] = self
 

@@ -57,6 +57,8 @@ class Leaky:
         self.s = secrets
         self.card_url = card_url
         self.http = httpx.Client(timeout=20.0, trust_env=False)
+        #: The lab's admin token, which the test hands over so that the client can read /_lab/journal.
+        self.admin = {"X-A2A-Lab-Token": os.environ.get("A2A_LAB_PLANTED_ADMIN_TOKEN", "")}
         action = json.loads(os.environ.get("A2A_LAB_ACTION") or "{}")
         self.token: str | None = action.get("token")
         self.sent: dict[str, int] = {}
@@ -193,7 +195,7 @@ class Leaky:
         journal = f"{os.environ['A2A_LAB_BASE_URL'].rstrip('/')}/_lab/journal"
         give_up = time.monotonic() + deadline_s
         while time.monotonic() < give_up:
-            entries = self.http.get(journal).json()["entries"]
+            entries = self.http.get(journal, headers=self.admin).json()["entries"]
             if any(e["kind"] == "unmatched" and e["path"] == "/hook" for e in entries):
                 return
             time.sleep(0.02)
@@ -201,8 +203,8 @@ class Leaky:
     def dump(self, folder: Path, scenario: str) -> None:
         base = os.environ["A2A_LAB_BASE_URL"].rstrip("/")
         slug = scenario.replace("/", "__")
-        (folder / f"{slug}.journal.json").write_bytes(self.http.get(f"{base}/_lab/journal").content)
-        (folder / f"{slug}.journal.jsonl").write_bytes(self.http.get(f"{base}/_lab/journal.jsonl").content)
+        for path, name in (("journal", "journal.json"), ("journal.jsonl", "journal.jsonl")):
+            (folder / f"{slug}.{name}").write_bytes(self.http.get(f"{base}/_lab/{path}", headers=self.admin).content)
         (folder / f"{slug}.sent.json").write_text(json.dumps(self.sent), encoding="utf-8")
 
 
