@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import base64
 import json
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
 
@@ -423,6 +423,16 @@ class Entry:
     #: Headers and body as read back from JSON (None on the server, where the raw bytes are kept).
     parsed_headers: dict[str, str] | None = None
     parsed_body: Body | None = None
+    #: The bytes this entry is estimated to keep (server side), and what counts them: the journal holding it
+    #: (None once it was dropped, or for an entry read back from JSON).
+    size: int = 0
+    meter: Callable[[Entry, int], None] | None = field(default=None, repr=False, compare=False)
+
+    def grow(self, kept: int) -> None:
+        """The entry keeps `kept` bytes more (an answer's body, a stream event): its journal counts them."""
+        self.size += kept
+        if self.meter is not None:
+            self.meter(self, kept)
 
     @classmethod
     def opened(
