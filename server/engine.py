@@ -64,7 +64,7 @@ class TaskRecord:
     #: The journal entry (kind `push-limit`) counting notifications dropped once limits.push_deliveries_per_task
     #: was reached.
     push_limit_entry: Entry | None = None
-    #: The bytes this task is estimated to keep (Engine.estimate), counted against limits.task_bytes.
+    #: The bytes this task is estimated to keep (see Engine.create), counted against limits.task_bytes.
     size: int = 0
     #: Of those, its push configs' (as JSON), counted against limits.push_config_bytes.
     push_bytes: int = 0
@@ -172,7 +172,8 @@ class Engine:
         self._apply_step(rec, script.steps[0], first=True)
         self.tasks[task_id] = rec
         self.bytes += estimate
-        self._trim(rec)
+        if len(self.tasks) > self.max_tasks or self.bytes > self.max_bytes:
+            self._trim(rec)
         return rec
 
     def _trim(self, keep: TaskRecord) -> None:

@@ -31,7 +31,7 @@ from a2a_lab.server.guard import credentials, json_credentials
 from a2a_lab.server.hosting import BackgroundServer
 from a2a_lab.server.journal import Journal
 from a2a_lab.server.journal_record import BODY_KEEP_BYTES, EntryKind
-from a2a_lab.server.loader import load_file
+from a2a_lab.server.loader import ScenarioError, load_file
 from a2a_lab.server.scenario import MIB, Limits
 from a2a_lab.server.shared import CatalogueApp
 
@@ -73,10 +73,34 @@ def rpc_error(r: Any) -> dict[str, Any]:
     return dict(r.json()["error"])
 
 
-def test_the_defaults_are_documented_figures() -> None:
+#: The `limits:` keys of this issue's budgets.
+BUDGETS = [
+    "journal_bytes",
+    "task_bytes",
+    "push_configs_per_task",
+    "push_config_bytes",
+    "parts_per_message",
+    "card_cache_bytes",
+]
+
+
+def test_the_defaults_are_the_documented_ones() -> None:
     limits = Limits()
     assert (limits.journal_bytes, limits.task_bytes, limits.card_cache_bytes) == (64 * MIB, 64 * MIB, 16 * MIB)
     assert (limits.push_configs_per_task, limits.push_config_bytes, limits.parts_per_message) == (100, MIB, 1000)
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "scenario-format.md").read_text(encoding="utf-8")
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    for key in BUDGETS:
+        [row] = [line for line in doc.splitlines() if line.startswith(f"| `{key}` |")]
+        assert f"default {getattr(limits, key)}" in row, row
+        assert f"{key}: {getattr(limits, key)}" in readme, f"the README's limits line gives {key}'s default"
+
+
+@pytest.mark.parametrize("key", BUDGETS)
+@pytest.mark.parametrize("value", ["0", "lots", "1.5"])
+def test_a_budget_is_a_whole_number_of_at_least_one(lab: MakeLab, key: str, value: str) -> None:
+    with pytest.raises(ScenarioError, match=rf"limits\.{key}"):
+        lab(f"limits: {{{key}: {value}}}\n")
 
 
 # ==================================================================================== the task store
