@@ -307,7 +307,8 @@ MIB = 1024 * 1024
 @dataclass(frozen=True)
 class Limits:
     """What one served scenario accepts and keeps. Counts bound how many; byte budgets bound how much memory, as
-    estimated from sizes already at hand (a request's body length, a kept body's length), never by re-encoding."""
+    estimated from sizes already at hand (a request's body length, a kept body's length), not by encoding requests
+    again (only a push config, which is rare, is measured as JSON)."""
 
     body_bytes: int = MIB
     #: Seconds a client has to send a request body; a slower (or stalled) body gets 408 and the connection closed.
