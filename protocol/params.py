@@ -61,8 +61,10 @@ def read(
     path_params: dict[str, str] | None = None,
     query: dict[str, str] | None = None,
     lenient_kind: bool = False,
+    max_parts: shapes.PartsLimit | None = None,
 ) -> dict[str, Any]:
-    """Canonical params for an operation, or A2AError(-32602) naming the field at fault."""
+    """Canonical params for an operation, or A2AError(-32602) naming the field at fault (a message with more parts
+    than `max_parts` among them)."""
     version, rest = form.version, form.rest
     where = "" if rest else "params."
     if params is None:
@@ -85,7 +87,7 @@ def read(
         raw_msg = merged.get("message", merged.get("request") if version is V03 and rest else None)
         if raw_msg is None:
             raise invalid_params(f"{where}message", "required: the message to send")
-        out["message"] = shapes.parse_message_or_raise(raw_msg, form, f"{where}message", lenient_kind)
+        out["message"] = shapes.parse_message_or_raise(raw_msg, form, f"{where}message", lenient_kind, max_parts)
         cfg_in = merged.get("configuration")
         cfg_in = {} if cfg_in is None else cfg_in
         if not isinstance(cfg_in, dict):

@@ -51,6 +51,19 @@ class Problem:
         return f"{self.path}: {self.message}"
 
 
+@dataclass(frozen=True)
+class PartsLimit:
+    """A reader's own bound on a message's parts (no A2A version sets one): a longer list is refused before any
+    part is read. `why` says where the bound comes from, for the refusal."""
+
+    most: int
+    why: str = ""
+
+    def problem(self, count: int) -> str:
+        because = f" ({self.why})" if self.why else ""
+        return f"{count:,} parts: more than the {self.most:,} accepted in one message{because}"
+
+
 def camel(name: str) -> str:
     return _SNAKE.sub(lambda m: m.group(1).upper(), name)
 
@@ -360,9 +373,10 @@ def parse_part(
 
 
 def parse_message(
-    raw: Any, form: Form, path: str = "message", lenient_kind: bool = False
+    raw: Any, form: Form, path: str = "message", lenient_kind: bool = False, max_parts: PartsLimit | None = None
 ) -> tuple[dict[str, Any] | None, list[Problem]]:
-    """An incoming message in canonical form, and every problem found on the way."""
+    """An incoming message in canonical form, and every problem found on the way (parts beyond `max_parts`: one
+    problem, and none of them read)."""
     version, rest = form.version, form.rest
     problems: list[Problem] = []
     if not isinstance(raw, dict):
@@ -410,6 +424,8 @@ def parse_message(
         parts_raw, parts_key = msg["parts"], "parts"
     if not isinstance(parts_raw, list) or not parts_raw:
         problems.append(Problem(f"{path}.{parts_key}", "required: a non-empty list of parts"))
+    elif max_parts is not None and len(parts_raw) > max_parts.most:
+        problems.append(Problem(f"{path}.{parts_key}", max_parts.problem(len(parts_raw))))
     else:
         parts = [
             parse_part(p, form, f"{path}.{parts_key}[{i}]", problems, lenient_kind) for i, p in enumerate(parts_raw)
@@ -429,8 +445,10 @@ def parse_message(
     return (out if not any(not p.foreign for p in problems) else None), problems
 
 
-def parse_message_or_raise(raw: Any, form: Form, path: str = "message", lenient_kind: bool = False) -> dict[str, Any]:
-    msg, problems = parse_message(raw, form, path, lenient_kind)
+def parse_message_or_raise(
+    raw: Any, form: Form, path: str = "message", lenient_kind: bool = False, max_parts: PartsLimit | None = None
+) -> dict[str, Any]:
+    msg, problems = parse_message(raw, form, path, lenient_kind, max_parts)
     for problem in problems:
         if not problem.foreign:
             raise invalid_params(problem.path, problem.message)

@@ -15,7 +15,7 @@ from a2a_lab.protocol.errors import A2AError
 
 from . import faults
 from .engine import Event
-from .journal import Journal
+from .journal import EVENT_OVERHEAD, Journal
 from .journal_record import Entry, Response, SentEvent, SentKind
 from .redaction import DEFAULT
 from .scenario import Reply
@@ -39,6 +39,7 @@ async def send_body(
     response = Response.sent(status, content_type, body, entry.redaction if entry is not None else DEFAULT)
     if entry is not None:
         entry.response = response
+        entry.grow(len(response.raw_body or b""))
     if reply is not None and reply.delay_ms:
         response.delay_ms = reply.delay_ms
         await asyncio.sleep(reply.delay_ms / 1000)
@@ -94,6 +95,7 @@ async def send_stream(
                 text = jsontext.dumps(render(item)).decode()
                 # the text sent, not live objects that change later
                 events.append(SentEvent(journal.offset(), SentKind.DATA, text))
+                entry.grow(EVENT_OVERHEAD + len(text))
                 yield ServerSentEvent(data=text)
             closed = "complete"
         finally:

@@ -11,14 +11,14 @@ from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from a2a_lab.protocol import cards, versions
+from a2a_lab.protocol import cards, jsontext, versions
 from a2a_lab.protocol.bindings import Binding
 from a2a_lab.protocol.errors import A2AError, ErrorType
 from a2a_lab.protocol.forms import Form
 from a2a_lab.protocol.operations import SPECS, Operation
 from a2a_lab.protocol.versions import Version
 
-from . import rules, streams
+from . import budgets, rules, streams
 from .engine import TaskRecord, message_text
 from .journal_record import Answer, CredentialStatus, Entry, ResultKind
 from .push import malformed
@@ -37,6 +37,8 @@ class Invocation:
     params: dict[str, Any]
     headers: Mapping[str, str]
     base_url: str = ""
+    #: The request body's length: what the task store counts for a message, without encoding anything again.
+    size: int = 0
 
     @property
     def version(self) -> Version:
@@ -166,7 +168,7 @@ def _send(state: LabState, call: Invocation, reply: Reply) -> Decision:
     script: TaskScript = reply.task or state.scenario.task
     if existing is not None:
         rec = existing
-        engine.add_user_message(rec, message)
+        engine.add_user_message(rec, message, call.size)
         engine.continue_with(rec, script)
         if streaming:
             return Decision(
@@ -177,8 +179,8 @@ def _send(state: LabState, call: Invocation, reply: Reply) -> Decision:
     else:
         if cfg.get("taskPushNotificationConfig"):
             _require(state, cards.PUSH_NOTIFICATIONS, "an inline push config")
-            _check_push_target(state, cfg["taskPushNotificationConfig"])  # refuse before a task exists
-        rec = engine.create(message, script)
+            _check_push(state, cfg["taskPushNotificationConfig"])  # refuse before a task exists
+        rec = engine.create(message, script, call.size)
         if cfg.get("taskPushNotificationConfig"):
             _store_push(state, rec, cfg["taskPushNotificationConfig"], call.version)
         if streaming:
@@ -192,19 +194,54 @@ def _send(state: LabState, call: Invocation, reply: Reply) -> Decision:
     return Decision(reply, Answer.task(task), value={"task": task})
 
 
-def _check_push_target(state: LabState, config: dict[str, Any]) -> None:
+#: Where a stored config keeps its size (private: `_` members never leave the server).
+_SIZE = "_size"
+
+
+def _check_push(state: LabState, config: dict[str, Any]) -> int:
+    """A push config's size (as JSON), once its webhook URL is one and it fits a task's limits.push_config_bytes."""
     refusal = malformed(str(config.get("url", "")))
     if refusal:
         raise A2AError(ErrorType.INVALID_PARAMS, f"Invalid parameters: webhook url refused: {refusal}", field="url")
+    size = len(jsontext.dumps(config))
+    most = state.scenario.limits.push_config_bytes
+    if size > most:
+        raise budgets.too_large(
+            "taskPushNotificationConfig", f"a push notification config of {size:,} bytes", "push_config_bytes", most
+        )
+    return size
 
 
 def _store_push(state: LabState, rec: TaskRecord, config: dict[str, Any], version: Version) -> dict[str, Any]:
-    _check_push_target(state, config)
+    """Store a task's push config (one with the same id replaced), within the task's push config budgets."""
+    size = _check_push(state, config)
     stored = {k: v for k, v in config.items() if k != "tenant"}
     stored["id"] = stored.get("id") or state.engine.new_id()
     stored["taskId"] = rec.id
     stored["_version"] = version.value
+    stored[_SIZE] = size
+    replaced = rec.push_configs.get(stored["id"])
+    freed = replaced[_SIZE] if replaced is not None else 0
+    limits = state.scenario.limits
+    if replaced is None and len(rec.push_configs) >= limits.push_configs_per_task:
+        raise budgets.exhausted(
+            f"Task {rec.id} has {len(rec.push_configs)} push notification configs already",
+            "push_configs_per_task",
+            limits.push_configs_per_task,
+            "per task",
+            rec.id,
+        )
+    if rec.push_bytes - freed + size > limits.push_config_bytes:
+        raise budgets.exhausted(
+            f"Task {rec.id}'s push notification configs would take {rec.push_bytes - freed + size:,} bytes",
+            "push_config_bytes",
+            limits.push_config_bytes,
+            "bytes per task",
+            rec.id,
+        )
     rec.push_configs[stored["id"]] = stored
+    rec.push_bytes += size - freed
+    state.engine.resize(rec, size - freed)
     return public_config(stored)
 
 
@@ -293,7 +330,10 @@ def _list_push(state: LabState, call: Invocation, reply: Reply) -> Decision:
 
 def _delete_push(state: LabState, call: Invocation, reply: Reply) -> Decision:
     rec = state.engine.lookup(call.params["taskId"])
-    rec.push_configs.pop(call.params["id"], None)  # idempotent (§3.1.10)
+    removed = rec.push_configs.pop(call.params["id"], None)  # idempotent (§3.1.10)
+    if removed is not None:
+        rec.push_bytes -= removed[_SIZE]
+        state.engine.resize(rec, -removed[_SIZE])
     return Decision(reply, Answer(ResultKind.EMPTY), value={})
 
 

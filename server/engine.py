@@ -18,6 +18,7 @@ from typing import Any
 from a2a_lab.protocol.errors import A2AError, ErrorType, invalid_params
 from a2a_lab.protocol.states import Role, TaskState
 
+from . import budgets
 from .journal_record import Entry
 from .placeholders import TEXT, fill
 from .scenario import Step, TaskScript
@@ -63,6 +64,10 @@ class TaskRecord:
     #: The journal entry (kind `push-limit`) counting notifications dropped once limits.push_deliveries_per_task
     #: was reached.
     push_limit_entry: Entry | None = None
+    #: The bytes this task is estimated to keep (see Engine.create), counted against limits.task_bytes.
+    size: int = 0
+    #: Of those, its push configs' (as JSON), counted against limits.push_config_bytes.
+    push_bytes: int = 0
 
     @property
     def state(self) -> TaskState:
@@ -92,15 +97,29 @@ class TaskRecord:
         return None
 
 
+#: What a task keeps besides its messages' bytes, measured (tracemalloc): its dicts, status, ids and record, ~2.5 KB.
+TASK_OVERHEAD = 2048
+
+
 class Engine:
-    def __init__(self, seed: int, clock: Callable[[], float] = time.monotonic, max_tasks: int = 10_000) -> None:
+    def __init__(
+        self,
+        seed: int,
+        clock: Callable[[], float] = time.monotonic,
+        max_tasks: int = 10_000,
+        max_bytes: int = 64 * 1024 * 1024,
+    ) -> None:
         self._rng = random.Random(seed)
         self._clock = clock
         #: In creation order; an OrderedDict because forgetting the oldest of a plain dict costs a scan over the
         #: holes its earlier deletions left (~10 µs per task once the store is full), popitem(last=False) does not.
         self.tasks: OrderedDict[str, TaskRecord] = OrderedDict()
-        #: Tasks kept at most; the oldest are forgotten first (a later GetTask finds nothing, as for a purged task).
+        #: Tasks kept at most, and their estimated bytes at most; the oldest are forgotten first (a later GetTask
+        #: finds nothing, as for a purged task).
         self.max_tasks = max_tasks
+        self.max_bytes = max_bytes
+        #: The estimated bytes of the tasks kept (the sum of their `size`).
+        self.bytes = 0
         self.evicted = 0
         #: Called with every event a task emits (push delivery hooks in here).
         self.on_event: Callable[[TaskRecord, Event], None] | None = None
@@ -131,8 +150,15 @@ class Engine:
             msg["taskId"] = task_id
         return msg
 
-    def create(self, message: dict[str, Any], script: TaskScript) -> TaskRecord:
-        """A new task at its first step, holding the user's message."""
+    def create(self, message: dict[str, Any], script: TaskScript, size: int = 0) -> TaskRecord:
+        """A new task at its first step, holding the user's message (`size`: its bytes on the wire). A task that
+        alone would hold more than the store's byte budget is refused (A2AError), before any id is drawn."""
+        text = message_text(message)
+        estimate = TASK_OVERHEAD + size + len(text) * script.text_echoes
+        if estimate > self.max_bytes:
+            raise budgets.too_large(
+                "message", f"a task for this message would keep ~{estimate:,} bytes", "task_bytes", self.max_bytes
+            )
         task_id, context_id = self.new_id(), message.get("contextId") or self.new_id()
         user = {**message, "taskId": task_id, "contextId": context_id}
         task = {
@@ -142,13 +168,33 @@ class Engine:
         }
         if script.history:
             task["history"] = [user]
-        rec = TaskRecord(task, script, message_text(message), moved_at=self._clock())
+        rec = TaskRecord(task, script, text, moved_at=self._clock(), size=estimate)
         self._apply_step(rec, script.steps[0], first=True)
         self.tasks[task_id] = rec
-        while len(self.tasks) > self.max_tasks:
-            self.tasks.popitem(last=False)
-            self.evicted += 1
+        self.bytes += estimate
+        if len(self.tasks) > self.max_tasks or self.bytes > self.max_bytes:
+            self._trim(rec)
         return rec
+
+    def _trim(self, keep: TaskRecord) -> None:
+        """Forget the oldest tasks until the store is within its count and its bytes; never `keep`, the task
+        being written to (it becomes the newest)."""
+        while len(self.tasks) > self.max_tasks or (self.bytes > self.max_bytes and len(self.tasks) > 1):
+            oldest = next(iter(self.tasks.values()))
+            if oldest is keep:
+                self.tasks.move_to_end(keep.id)
+                continue
+            self.tasks.popitem(last=False)
+            self.bytes -= oldest.size
+            self.evicted += 1
+
+    def resize(self, rec: TaskRecord, delta: int) -> None:
+        """A task keeps `delta` bytes more (or fewer): the store forgets older tasks to stay within its budget."""
+        rec.size += delta
+        if self.tasks.get(rec.id) is rec:
+            self.bytes += delta
+            if delta > 0:
+                self._trim(rec)
 
     def lookup(self, task_id: Any) -> TaskRecord:
         rec = self.tasks.get(task_id) if isinstance(task_id, str) else None
@@ -173,9 +219,19 @@ class Engine:
             )
         return rec
 
-    def add_user_message(self, rec: TaskRecord, message: dict[str, Any]) -> None:
+    def add_user_message(self, rec: TaskRecord, message: dict[str, Any], size: int = 0) -> None:
+        """Another message for a task (`size`: its bytes on the wire); refused (A2AError) when the task would then
+        keep more than the store's whole byte budget."""
         if rec.script.history:
+            if rec.size + size > self.max_bytes:
+                raise budgets.too_large(
+                    "message",
+                    f"task {rec.id} would keep ~{rec.size + size:,} bytes with this message",
+                    "task_bytes",
+                    self.max_bytes,
+                )
             rec.task.setdefault("history", []).append({**message, "taskId": rec.id, "contextId": rec.task["contextId"]})
+            self.resize(rec, size)
         rec.gets_since_move = 0
 
     # ------------------------------------------------------------------------- movement
@@ -250,6 +306,7 @@ class Engine:
         steps = tuple(step for i, step in enumerate(script.steps) if not (i == 0 and step.state is TaskState.SUBMITTED))
         if steps:
             rec.script = replace(rec.script, steps=rec.script.steps[: rec.pos + 1] + steps, artifacts=script.artifacts)
+            self.resize(rec, len(rec.text) * script.text_echoes)  # what the steps it goes on with will echo
 
     def tick(self, rec: TaskRecord, on_get: bool = False) -> None:
         """Let time or a GetTask move a task left mid-way; never past an interrupted state."""

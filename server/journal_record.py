@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
@@ -203,7 +203,8 @@ class Response:
     @property
     def body(self) -> Body | None:
         if self.parsed_body is None and self.raw_body is not None:
-            self.parsed_body = Body.of(self.raw_body, self.redaction)  # once: the bytes never change
+            # Made on each read, not kept: a kept view would double what the journal holds beyond its byte budget.
+            return Body.of(self.raw_body, self.redaction)
         return self.parsed_body
 
     def to_json(self) -> dict[str, Any]:
@@ -403,6 +404,16 @@ class Entry:
     parsed_body: Body | None = None
     #: How credentials are hidden in what this entry shows (the scenario's policy; JSON read back is already redacted).
     redaction: Redaction = field(default=DEFAULT, repr=False, compare=False)
+    #: The bytes this entry is estimated to keep (server side), and what counts them: the journal holding it
+    #: (None once it was dropped, or for an entry read back from JSON).
+    size: int = 0
+    meter: Callable[[Entry, int], None] | None = field(default=None, repr=False, compare=False)
+
+    def grow(self, kept: int) -> None:
+        """The entry keeps `kept` bytes more (an answer's body, a stream event): its journal counts them."""
+        self.size += kept
+        if self.meter is not None:
+            self.meter(self, kept)
 
     @classmethod
     def opened(
@@ -432,8 +443,8 @@ class Entry:
     @property
     def body(self) -> Body:
         """The request body, credentials redacted."""
-        if self.parsed_body is None:  # made once: the raw body never changes
-            self.parsed_body = Body.of(self.raw_body, self.redaction)
+        if self.parsed_body is None:  # made on each read, not kept (the journal's byte budget counts raw_body)
+            return Body.of(self.raw_body, self.redaction)
         return self.parsed_body
 
     @property

@@ -111,11 +111,13 @@ async def handle(
         return
     form = Form(op_version, Binding.JSONRPC)
     try:
-        canonical = params.read(op, form, request.params, lenient_kind=state.scenario.lenient_kind)
+        canonical = params.read(
+            op, form, request.params, lenient_kind=state.scenario.lenient_kind, max_parts=state.parts_limit
+        )
     except A2AError as err:
         await _error(ex, request.id, err, op_version)
         return
-    call = dispatch.Invocation(op, form, request.method, canonical, ex.headers, base_url)
+    call = dispatch.Invocation(op, form, request.method, canonical, ex.headers, base_url, len(ex.body))
     await render(state, ex, call, dispatch.execute(state, call, ex.entry), request.id)
 
 

@@ -19,6 +19,17 @@ def fill(value: Any, placeholder: str, replacement: str) -> Any:
     return value
 
 
+def occurrences(value: Any, placeholder: str) -> int:
+    """How many times the placeholder appears in the strings of JSON-like data."""
+    if isinstance(value, str):
+        return value.count(placeholder)
+    if isinstance(value, list):
+        return sum(occurrences(v, placeholder) for v in value)
+    if isinstance(value, dict):
+        return sum(occurrences(v, placeholder) for v in value.values())
+    return 0
+
+
 #: The same server under its other loopback name (127.0.0.1 <-> localhost): an interface on another origin.
 ALT_BASE_URL = "{alt_base_url}"
 _ALIASES = {"127.0.0.1": "localhost", "localhost": "127.0.0.1"}

@@ -108,11 +108,19 @@ async def handle(
     query_params = {k: v for k, v in ex.query.items() if k != versions.QUERY_PARAM}
     form = Form(op_version, Binding.HTTP_JSON)
     try:
-        canonical = params.read(op, form, decoded, path_params, query_params, lenient_kind=state.scenario.lenient_kind)
+        canonical = params.read(
+            op,
+            form,
+            decoded,
+            path_params,
+            query_params,
+            lenient_kind=state.scenario.lenient_kind,
+            max_parts=state.parts_limit,
+        )
     except A2AError as err:
         await _error(ex, err, op_version)
         return
-    call = dispatch.Invocation(op, form, f"{verb} {relative}", canonical, ex.headers, base_url)
+    call = dispatch.Invocation(op, form, f"{verb} {relative}", canonical, ex.headers, base_url, len(ex.body))
     decision = dispatch.execute(state, call, ex.entry)
     reply = decision.reply
     if decision.error is not None:

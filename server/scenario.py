@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import StrEnum
+from functools import cached_property
 from typing import Any
 
 from a2a_lab.protocol import cards
@@ -17,6 +18,8 @@ from a2a_lab.protocol.errors import A2AError, ErrorType
 from a2a_lab.protocol.operations import Operation
 from a2a_lab.protocol.states import TaskState
 from a2a_lab.protocol.versions import Version
+
+from .placeholders import TEXT, occurrences
 
 DEFAULT_MESSAGE = "Hello from a2a-lab: what can you do?"
 DEFAULT_TIMEOUT = 20.0
@@ -114,6 +117,14 @@ class TaskScript:
     #: While a client follows the task by subscription or push, this many ms stand for one GetTask: a task that moves
     #: on every N GetTasks moves one step per N x follow_ms (design: never punish a legal strategy).
     follow_ms: int = 100
+
+    @cached_property
+    def text_echoes(self) -> int:
+        """How many times a task of this script repeats the user's text (`{text}` in its artifacts and step messages):
+        what a task keeps beyond its messages, for the task store's byte budget."""
+        specs = [*self.artifacts, *(a for step in self.steps for a in step.artifacts)]
+        messages = sum(step.message.count(TEXT) for step in self.steps if step.message)
+        return messages + sum(occurrences(spec.artifact, TEXT) for spec in specs)
 
 
 def _stream_error() -> A2AError:
@@ -297,16 +308,35 @@ class Auth:
     scope: AuthScope = AuthScope.ALL
 
 
+MIB = 1024 * 1024
+
+
 @dataclass(frozen=True)
 class Limits:
-    body_bytes: int = 1024 * 1024
+    """What one served scenario accepts and keeps. Counts bound how many; byte budgets bound how much memory, as
+    estimated from sizes already at hand (a request's body length, a kept body's length), not by encoding requests
+    again (only a push config, which is rare, is measured as JSON)."""
+
+    body_bytes: int = MIB
     #: Seconds a client has to send a request body; a slower (or stalled) body gets 408 and the connection closed.
     body_seconds: float = 10.0
     json_depth: int = 64
     journal_entries: int = 10_000
+    #: The journal's estimated bytes (what its entries keep of requests, answers and stream events): oldest dropped.
+    journal_bytes: int = 64 * MIB
     streams: int = 32
     push_deliveries_per_task: int = 100
     tasks: int = 10_000
+    #: The task store's estimated bytes (the messages its tasks keep, their echoes and push configs): oldest
+    #: forgotten; one task that would hold more on its own is refused.
+    task_bytes: int = 64 * MIB
+    #: Push notification configs one task may have, and their bytes (as JSON) together: more are refused.
+    push_configs_per_task: int = 100
+    push_config_bytes: int = MIB
+    #: Parts one message may have (a part costs far more memory and time than its bytes on the wire): refused.
+    parts_per_message: int = 1000
+    #: Bytes of rendered cards kept (one per origin clients used); a card larger than this is rendered per request.
+    card_cache_bytes: int = 16 * MIB
 
 
 DEFAULT_TASK = TaskScript(

@@ -6,7 +6,7 @@
     /_lab/scenarios                     GET: the scenario list and what each asks of a client
     /_lab/runs                          POST: start a run ({"seed": N} optional); GET: how many runs there are
     /_lab/runs/<run>                    GET: the run, and which scenarios saw traffic; DELETE: end the run
-    /_lab/runs/<run>/journal?scenario=ID     GET: that scenario's journal in the run
+    /_lab/runs/<run>/journal?scenario=ID     GET: that scenario's journal in the run (streamed; &after=SEQ&limit=N)
     /_lab/runs/<run>/scenario?scenario=ID    GET: facts, and the card exactly as served in the run
     /_lab/runs/<run>/reset?scenario=ID       POST: start that scenario again inside the run
 
@@ -324,7 +324,7 @@ class CatalogueApp:
         app = self.run_app(run, sid)
         base = f"{origin}{RUNS_PREFIX}/{run.id}/{sid}"
         if what == "journal" and method == "GET":
-            await self._json(scope, receive, send, 200, app.state.journal.snapshot())
+            await admin.send_journal(app.state.journal, scope, receive, send, http.query_of(scope))
         elif what == "scenario" and method == "GET":
             facts = admin.scenario_facts(app.state, base)
             facts["card"] = app.state.card_bytes(base).decode("utf-8", "replace")

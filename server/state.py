@@ -5,12 +5,14 @@ from __future__ import annotations
 import asyncio
 import json
 import time
-from collections import Counter
+from collections import Counter, OrderedDict
 from dataclasses import dataclass, field
 from typing import Any
 
 from a2a_lab.protocol import cards, signing
+from a2a_lab.protocol.shapes import PartsLimit
 
+from . import budgets
 from .engine import Engine, TaskRecord
 from .journal import Journal
 from .placeholders import ALT_BASE_URL, BASE_URL, alt_origin, fill_origins
@@ -18,6 +20,8 @@ from .redaction import Redaction
 from .scenario import CardSigning, Scenario, Tamper
 
 PAD_FIELD = "x-a2a-lab-padding"
+#: Rendered cards kept at most, whatever their size (a server hears a handful of origins).
+CARDS_KEPT = 64
 
 
 def substitute(value: Any, base_url: str) -> Any:
@@ -72,14 +76,20 @@ class LabState:
     run_seed: int = 0
     #: When this scenario started serving (wall clock): the card's Last-Modified.
     started_at: float = field(default_factory=time.time)
-    _cards: dict[str, bytes] = field(default_factory=dict)
+    #: Rendered cards by base URL, least recently served first, within limits.card_cache_bytes (and CARDS_KEPT).
+    _cards: OrderedDict[str, bytes] = field(default_factory=OrderedDict)
+    _card_bytes: int = 0
     #: Background movers of tasks that time moves on (keep_moving), by task id.
     _movers: dict[str, asyncio.Task[None]] = field(default_factory=dict)
     #: The extension URIs the card marks required (§3.6), read once: every SendMessage checks them.
     required_extensions: tuple[str, ...] = ()
+    #: limits.parts_per_message, as the message reader takes it.
+    parts_limit: PartsLimit = field(init=False)
 
     def __post_init__(self) -> None:
         self.required_extensions = tuple(cards.required_extensions(self.card_doc))
+        most = self.scenario.limits.parts_per_message
+        self.parts_limit = PartsLimit(most, budgets.raise_hint("parts_per_message"))
 
     @classmethod
     def build(cls, scenario: Scenario, run_seed: int = 0) -> LabState:
@@ -89,20 +99,47 @@ class LabState:
             doc = None
         state = cls(
             scenario,
-            Journal(scenario.limits.journal_entries, Redaction.for_cards(doc, scenario.extended_card)),
-            Engine(effective_seed(scenario, run_seed), max_tasks=scenario.limits.tasks),
+            Journal(
+                scenario.limits.journal_entries,
+                Redaction.for_cards(doc, scenario.extended_card),
+                scenario.limits.journal_bytes,
+            ),
+            cls._engine(scenario, run_seed),
             doc,
         )
         state.run_seed = run_seed
         return state
 
+    @staticmethod
+    def _engine(scenario: Scenario, run_seed: int) -> Engine:
+        limits = scenario.limits
+        return Engine(effective_seed(scenario, run_seed), max_tasks=limits.tasks, max_bytes=limits.task_bytes)
+
     def card_bytes(self, base_url: str) -> bytes:
+        """The card as served at `base_url`: rendered once per origin and kept, the least recently served forgotten
+        first, within limits.card_cache_bytes (a card larger than that is rendered for every request)."""
         body = self._cards.get(base_url)
-        if body is None:
-            if len(self._cards) > 64:
-                self._cards.clear()
-            body = self._cards[base_url] = render_card(self.scenario, base_url)
+        if body is not None:
+            self._cards.move_to_end(base_url)
+            return body
+        body = render_card(self.scenario, base_url)
+        budget = self.scenario.limits.card_cache_bytes
+        if len(body) <= budget:
+            while self._cards and (self._card_bytes + len(body) > budget or len(self._cards) >= CARDS_KEPT):
+                self._card_bytes -= len(self._cards.popitem(last=False)[1])
+            self._cards[base_url] = body
+            self._card_bytes += len(body)
         return body
+
+    @property
+    def cached_card_bytes(self) -> int:
+        """Bytes of rendered cards kept now."""
+        return self._card_bytes
+
+    @property
+    def cached_cards(self) -> list[str]:
+        """The base URLs whose rendered cards are kept, least recently served first."""
+        return list(self._cards)
 
     def capability(self, name: str) -> bool:
         return cards.capability(self.card_doc, name)
@@ -141,7 +178,7 @@ class LabState:
             mover.cancel()
         self._movers.clear()
         on_event = self.engine.on_event
-        self.engine = Engine(effective_seed(self.scenario, self.run_seed), max_tasks=self.scenario.limits.tasks)
+        self.engine = self._engine(self.scenario, self.run_seed)
         self.engine.on_event = on_event
         self.journal.reset()
         self.calls.clear()

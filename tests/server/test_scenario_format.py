@@ -181,6 +181,12 @@ limits:
   streams: 1
   push_deliveries_per_task: 2
   tasks: 3
+  journal_bytes: 400000
+  task_bytes: 7000
+  push_configs_per_task: 3
+  push_config_bytes: 1000
+  parts_per_message: 4
+  card_cache_bytes: 100000
 checks: [RESULT-EXPECTED]
 expect: {result: [task, error], state: COMPLETED, text_contains: echo}
 """
@@ -572,3 +578,19 @@ def test_limits(serve: Callable[[str], Lab]) -> None:
         assert next(lines).startswith("data:"), "the task snapshot: the subscription is open (and stays open)"
         refused = error(s.rpc("SendStreamingMessage", {"message": message("one too many")}))
     assert refused["code"] == -32004 and "limit 1" in refused["message"], "streams"
+    many = message("parts", parts=[{"text": str(i)} for i in range(5)])
+    too_many = error(s.rpc("SendMessage", {"message": many}))
+    assert too_many["code"] == -32602 and "limits.parts_per_message" in too_many["message"], "parts_per_message"
+    too_big = error(s.rpc("SendMessage", {"message": message("x" * 2500)}))
+    assert too_big["code"] == -32602 and "limits.task_bytes is 7,000 bytes" in too_big["message"], "task_bytes"
+    hooked = result(s.send("hooks"))["task"]["id"]
+    for i in range(3):
+        result(s.rpc("CreateTaskPushNotificationConfig", {"taskId": hooked, "url": f"http://127.0.0.1:9/{i}"}))
+    fourth = error(s.rpc("CreateTaskPushNotificationConfig", {"taskId": hooked, "url": "http://127.0.0.1:9/4"}))
+    assert fourth["code"] == -32004 and "limits.push_configs_per_task is 3" in fourth["message"]
+    large = {"taskId": hooked, "url": "http://127.0.0.1:9/big", "token": "t" * 1000}
+    assert "limits.push_config_bytes" in error(s.rpc("CreateTaskPushNotificationConfig", large))["message"]
+    assert s.http.get("/.well-known/agent-card.json").status_code == 200
+    assert 0 < s.app.state.cached_card_bytes <= 100_000, "card_cache_bytes"
+    journal = s.http.get("/_lab/journal", headers=s.admin).json()
+    assert journal["cap_bytes"] == 400_000 and 0 < journal["bytes"] <= 400_000, "journal_bytes"
