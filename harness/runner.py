@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 import tempfile
 import time
 from collections.abc import Callable, Iterable, Iterator
@@ -15,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
+from a2a_lab.protocol import jsontext
 from a2a_lab.protocol.cards import WELL_KNOWN_PATH, Support
 from a2a_lab.server.app import ScenarioApp
 from a2a_lab.server.hosting import BackgroundServer
@@ -29,6 +31,8 @@ from .remote import RemoteError, RemoteRun, RemoteServer
 
 CARD_PLACEHOLDER, BASE_PLACEHOLDER = "{card_url}", "{base_url}"
 RESULT_LIMIT = 1024 * 1024
+#: Deepest nesting of A2A_LAB_RESULT (it holds a kind, a state and a text; reports walk it recursively).
+RESULT_DEPTH = 32
 
 
 @dataclass
@@ -118,16 +122,39 @@ def client_env(
 
 
 def read_result(path: Path) -> tuple[dict[str, Any] | None, str | None]:
-    if not path.exists() or path.stat().st_size == 0:
+    """The client's A2A_LAB_RESULT: (the object, None), (None, None) when it wrote none, or (None, why it cannot be
+    read). Whatever the client left there (a directory, a FIFO, a huge or deeply nested file), the answer is one of
+    these: the run goes on, and RESULT-MATCHES says the result is unreadable."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)  # a FIFO must not block the harness
+    except FileNotFoundError:
         return None, None
-    if path.stat().st_size > RESULT_LIMIT:
+    except OSError as exc:
+        return None, f"A2A_LAB_RESULT cannot be read: {exc.strerror or exc}"
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        return None, "A2A_LAB_RESULT is not a regular file (write a JSON object to that path)"
+    with os.fdopen(fd, "rb") as fh:
+        try:
+            raw = fh.read(RESULT_LIMIT + 1)
+        except OSError as exc:
+            return None, f"A2A_LAB_RESULT cannot be read: {exc.strerror or exc}"
+    if not raw:
+        return None, None
+    if len(raw) > RESULT_LIMIT:
         return None, f"A2A_LAB_RESULT is larger than {RESULT_LIMIT} bytes"
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (ValueError, UnicodeDecodeError) as exc:
+        data = jsontext.loads(raw)
+    except UnicodeDecodeError:
+        return None, "A2A_LAB_RESULT is not UTF-8 text"
+    except RecursionError:
+        return None, f"A2A_LAB_RESULT is nested deeper than {RESULT_DEPTH} levels"
+    except ValueError as exc:
         return None, f"A2A_LAB_RESULT is not JSON: {exc}"
     if not isinstance(data, dict):
         return None, "A2A_LAB_RESULT must hold a JSON object"
+    if not jsontext.within_depth(data, RESULT_DEPTH):
+        return None, f"A2A_LAB_RESULT is nested deeper than {RESULT_DEPTH} levels"
     return data, None
 
 

@@ -50,6 +50,20 @@ def loads_standard(text: bytes) -> Any:
     return json.loads(text.decode("utf-8"), parse_constant=_not_json, parse_float=_finite)
 
 
+def within_depth(value: Any, limit: int) -> bool:
+    """True when decoded JSON nests at most `limit` levels (iterative: no recursion on hostile input)."""
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if depth > limit:
+            return False
+        if isinstance(item, dict):
+            stack.extend((v, depth + 1) for v in item.values() if isinstance(v, (dict, list)))
+        elif isinstance(item, list):
+            stack.extend((v, depth + 1) for v in item if isinstance(v, (dict, list)))
+    return True
+
+
 def dumps(value: Any) -> bytes:
     """Compact UTF-8 JSON. A lone surrogate (from a `\\ud800` escape: valid JSON, not UTF-8) stays escaped."""
     try:

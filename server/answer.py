@@ -18,8 +18,11 @@ from .engine import Event
 from .journal import EVENT_OVERHEAD, Journal
 from .journal_record import Entry, Response, SentEvent, SentKind
 from .redaction import DEFAULT
-from .scenario import Reply
+from .scenario import Limits, Reply
 from .streams import Comment, Drop, Item, StreamError
+
+#: The comment a stream closed for idleness ends with (then the reason).
+IDLE_COMMENT = "a2a-lab: closing this stream"
 
 
 async def send_body(
@@ -66,18 +69,36 @@ async def send_stream(
     render: Callable[[Event], Any],
     render_error: Callable[[A2AError], tuple[Any, str | None]],
     reply: Reply,
+    limits: Limits,
 ) -> None:
-    """An SSE stream (sse-starlette). Each `data:` line is recorded in the journal as it is sent."""
+    """An SSE stream (sse-starlette). Each `data:` line is recorded in the journal as it is sent.
+
+    A stream that has nothing to send for limits.stream_idle_seconds is closed (journaled `closed: idle`), after a
+    comment saying why: an idle subscriber holds one of limits.streams only that long. Keep-alive comments go out
+    every limits.stream_ping_seconds (or the reply's `stream.ping_ms`), so a client waiting for a slow task's next
+    event sees its connection alive."""
     events: list[SentEvent] = []
     journaled = entry.response = Response(200, EVENT_STREAM, stream=True)
     entry.events = events
+    idle = limits.stream_idle_seconds
 
     async def generate() -> AsyncIterator[ServerSentEvent]:
         closed = "disconnected"
         try:
             if reply.delay_ms:
                 await asyncio.sleep(reply.delay_ms / 1000)
-            async for item in items:
+            while True:
+                try:
+                    async with asyncio.timeout(idle):  # only the wait for an item: never a write to the client
+                        item = await anext(items)
+                except StopAsyncIteration:
+                    break
+                except TimeoutError:
+                    text = f"{IDLE_COMMENT} after {idle:g} s without an event (limits.stream_idle_seconds)"
+                    closed = "idle"
+                    events.append(SentEvent(journal.offset(), SentKind.COMMENT, text))
+                    yield ServerSentEvent(comment=text)
+                    return
                 if isinstance(item, Comment):
                     events.append(SentEvent(journal.offset(), SentKind.COMMENT, item.text))
                     yield ServerSentEvent(comment=item.text)
@@ -104,7 +125,7 @@ async def send_stream(
             if closer is not None:
                 await closer()  # run the stream's own cleanup now, not at garbage collection
 
-    ping = reply.stream.ping_ms / 1000 if reply.stream.ping_ms else 600
+    ping = reply.stream.ping_ms / 1000 if reply.stream.ping_ms else limits.stream_ping_seconds
     headers = {k: v for k, v in reply.headers}
     response = EventSourceResponse(generate(), ping=ping, headers=headers or None)
     await response(scope, receive, send)

@@ -21,7 +21,7 @@ from a2a_lab.protocol.versions import Version
 from . import budgets, rules, streams
 from .engine import TaskRecord, message_text
 from .journal_record import Answer, CredentialStatus, Entry, ResultKind
-from .push import malformed
+from .push import config_problem
 from .scenario import AuthScope, Reply, Returns, TaskScript
 from .state import LabState, substitute
 
@@ -199,10 +199,12 @@ _SIZE = "_size"
 
 
 def _check_push(state: LabState, config: dict[str, Any]) -> int:
-    """A push config's size (as JSON), once its webhook URL is one and it fits a task's limits.push_config_bytes."""
-    refusal = malformed(str(config.get("url", "")))
-    if refusal:
-        raise A2AError(ErrorType.INVALID_PARAMS, f"Invalid parameters: webhook url refused: {refusal}", field="url")
+    """A push config's size (as JSON), once it can be delivered (push.config_problem) and it fits a task's
+    limits.push_config_bytes."""
+    problem = config_problem(config)
+    if problem:
+        field, refusal = problem
+        raise A2AError(ErrorType.INVALID_PARAMS, f"Invalid parameters: webhook {field} refused: {refusal}", field=field)
     size = len(jsontext.dumps(config))
     most = state.scenario.limits.push_config_bytes
     if size > most:

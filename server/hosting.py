@@ -1,21 +1,26 @@
-"""Running apps under uvicorn: a pre-bound socket (clear errors, port 0), in a thread or in the foreground."""
+"""Running apps under uvicorn: a pre-bound socket (clear errors, port 0), in a thread or in the foreground, on an
+event loop whose accept loop backs off when the process is out of file descriptors."""
 
 from __future__ import annotations
 
 import asyncio
 import errno
 import gc
+import logging
 import re
 import socket
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
 from typing import Any
 
 import h11
 import uvicorn
 from uvicorn.protocols.http.h11_impl import DEFAULT_MAX_INCOMPLETE_EVENT_SIZE, H11Protocol
 
+from . import backoff
 from .faults import TRANSPORT_KEY
+
+log = logging.getLogger("a2a_lab.server")
 
 #: How long a connection may take to send a request line and headers (uvicorn has no such limit: an idle or
 #: trickling connection would hold a socket forever). Request bodies have their own limit (limits.body_seconds).
@@ -112,6 +117,56 @@ def protocol(head_seconds: float | None = HEAD_SECONDS) -> type[LabH11Protocol]:
     return type("LabH11Protocol", (LabH11Protocol,), {"head_seconds": head_seconds})
 
 
+class LabEventLoop(asyncio.SelectorEventLoop):
+    """asyncio's event loop, whose accept loop backs off when the process is out of file descriptors (backoff).
+
+    The accept loop is asyncio's own (BaseSelectorEventLoop._accept_connection, the same in Python 3.11 to 3.13),
+    except on EMFILE and its kind: asyncio 3.11 logs a traceback and schedules a retry for every pending connection
+    of the backlog; here the listener stops accepting for a while (backoff.Backoff), with a warning at most every
+    backoff.LOG_EVERY_S."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.accept_backoff = backoff.Backoff(log, "the server")
+
+    def _accept_connection(
+        self, protocol_factory: Any, sock: socket.socket, sslcontext: Any = None, server: Any = None, *more: Any
+    ) -> None:
+        backlog, timeouts = (more[0], more[1:]) if more else (100, ())
+        for accepted in range(backlog):
+            try:
+                conn, addr = sock.accept()
+                conn.setblocking(False)
+            except (BlockingIOError, InterruptedError, ConnectionAbortedError):
+                return  # nothing more to accept
+            except OSError as exc:
+                pause = self.accept_backoff.exhausted(exc, progress=accepted > 0)
+                if pause is None:
+                    raise  # the event loop logs it, as asyncio does
+                self._remove_reader(sock.fileno())  # type: ignore[attr-defined]
+                self.call_later(pause, self._resume_accepting, protocol_factory, sock, sslcontext, server, more)
+                return
+            accept = self._accept_connection2(  # type: ignore[attr-defined]
+                protocol_factory, conn, {"peername": addr}, sslcontext, server, *timeouts
+            )
+            self.create_task(accept)
+
+    def _resume_accepting(
+        self, protocol_factory: Any, sock: socket.socket, sslcontext: Any, server: Any, more: tuple[Any, ...]
+    ) -> None:
+        if sock.fileno() == -1 or (server is not None and not server.is_serving()):
+            return  # the server closed meanwhile
+        self._add_reader(  # type: ignore[attr-defined]
+            sock.fileno(), self._accept_connection, protocol_factory, sock, sslcontext, server, *more
+        )
+
+
+def run(coro: Coroutine[Any, Any, None]) -> None:
+    """asyncio.run on a LabEventLoop."""
+    with asyncio.Runner(loop_factory=LabEventLoop) as runner:
+        runner.run(coro)
+
+
 class PortInUse(OSError):
     pass
 
@@ -168,7 +223,7 @@ class BackgroundServer:
         self._thread = threading.Thread(target=self._run, name=f"a2a-lab {self.url}", daemon=True)
 
     def _run(self) -> None:
-        asyncio.run(self.server.serve(sockets=[self.sock]))
+        run(self.server.serve(sockets=[self.sock]))
 
     def start(self) -> BackgroundServer:
         self._thread.start()
@@ -220,6 +275,6 @@ def serve_forever(
         on_ready(origin(sock))
     server = uvicorn.Server(config(app, log_level, access_log=False))
     try:
-        asyncio.run(server.serve(sockets=[sock]))
+        run(server.serve(sockets=[sock]))
     finally:
         sock.close()

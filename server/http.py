@@ -126,20 +126,6 @@ def requested_version(headers: dict[str, str], query: dict[str, str]) -> tuple[s
     return versions.requested(given), bool(given and given.strip())
 
 
-def _depth(value: Any, limit: int) -> bool:
-    """True when nesting stays within the limit (iterative: no recursion on hostile input)."""
-    stack: list[tuple[Any, int]] = [(value, 1)]
-    while stack:
-        item, depth = stack.pop()
-        if depth > limit:
-            return False
-        if isinstance(item, dict):
-            stack.extend((v, depth + 1) for v in item.values() if isinstance(v, (dict, list)))
-        elif isinstance(item, list):
-            stack.extend((v, depth + 1) for v in item if isinstance(v, (dict, list)))
-    return True
-
-
 def decode_json(body: bytes, depth_limit: int) -> Any:
     """Decode a JSON body or raise A2AError: -32700 for bad JSON, -32600 for excessive nesting.
 
@@ -157,7 +143,7 @@ def decode_json(body: bytes, depth_limit: int) -> Any:
     except ValueError as exc:
         raise A2AError(ErrorType.PARSE_ERROR, f"Invalid JSON payload: {exc}") from None
     # Nesting never exceeds the number of brackets: most bodies need no walk.
-    if body.count(b"{") + body.count(b"[") > depth_limit and not _depth(value, depth_limit):
+    if body.count(b"{") + body.count(b"[") > depth_limit and not jsontext.within_depth(value, depth_limit):
         raise A2AError(
             ErrorType.INVALID_REQUEST, f"Request payload validation error: JSON nested deeper than {depth_limit} levels"
         )

@@ -75,7 +75,16 @@ class Exchange:
         reply: Reply,
     ) -> None:
         await answer.send_stream(
-            self.scope, self.receive, self.send, self.entry, state.journal, items, render, render_error, reply
+            self.scope,
+            self.receive,
+            self.send,
+            self.entry,
+            state.journal,
+            items,
+            render,
+            render_error,
+            reply,
+            state.scenario.limits,
         )
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import difflib
 import json
+import sys
 from enum import StrEnum
 from pathlib import Path
 from typing import Any
@@ -23,6 +24,7 @@ from a2a_lab.protocol.operations import Operation
 from a2a_lab.protocol.states import TaskState
 from a2a_lab.protocol.versions import Version
 
+from . import yamlfile
 from .placeholders import ALT_BASE_URL, BASE_URL
 from .scenario import (
     ACTIONS,
@@ -57,6 +59,9 @@ from .scenario import (
     TaskScript,
     When,
 )
+
+#: Numbers beyond this are no use as seconds (and a YAML integer beyond it has no float value at all).
+_LARGEST = sys.float_info.max
 
 
 class ScenarioError(ValueError):
@@ -167,6 +172,8 @@ FIELDS: dict[str, tuple[str, ...]] = {
         "journal_entries",
         "journal_bytes",
         "streams",
+        "stream_idle_seconds",
+        "stream_ping_seconds",
         "push_deliveries_per_task",
         "tasks",
         "task_bytes",
@@ -243,9 +250,10 @@ class _Reader:
         return value
 
     def number(self, value: Any, path: str) -> float:
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
-            raise self.fail(path, f"expected a positive number, got {value!r}")
-        return float(value)
+        """A positive finite number (YAML's .inf and .nan, and integers beyond a float's range, are refused)."""
+        if not isinstance(value, bool) and isinstance(value, (int, float)) and 0 < value < _LARGEST:
+            return float(value)
+        raise self.fail(path, f"expected a positive number, got {value!r}")
 
     def boolean(self, value: Any, path: str) -> bool:
         if not isinstance(value, bool):
@@ -719,11 +727,14 @@ def _auth(r: _Reader, value: Any) -> Auth:
     return Auth(r.string(a.get("bearer"), "auth.bearer"), scope)
 
 
+#: The limits given in seconds (any positive number); the others are whole numbers >= 1.
+_SECONDS = ("body_seconds", "stream_idle_seconds", "stream_ping_seconds")
+
+
 def _limits(r: _Reader, value: Any) -> Limits:
     given = r.mapping(value, "limits", "limits")
     kw: dict[str, Any] = {
-        k: r.number(v, f"limits.{k}") if k == "body_seconds" else r.integer(v, f"limits.{k}", 1)
-        for k, v in given.items()
+        k: r.number(v, f"limits.{k}") if k in _SECONDS else r.integer(v, f"limits.{k}", 1) for k, v in given.items()
     }
     return Limits(**kw)
 
@@ -789,16 +800,15 @@ def options_used(data: Any, source: str = "<options>") -> set[tuple[str, str]]:
 
 
 def load_file(path: Path, scenario_id: str | None = None) -> Scenario:
-    """Load one scenario file; its id defaults to the file name without extension."""
+    """Load one scenario file; its id defaults to the file name without extension. Read as yamlfile reads YAML: size,
+    nesting and aliases bounded, plain data only (dates stay text)."""
     source = str(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        data = yamlfile.load(path)
     except OSError as exc:
         raise ScenarioError(source, "", f"cannot read the file: {exc.strerror or exc}") from None
-    except UnicodeDecodeError:
-        raise ScenarioError(source, "", "the file is not UTF-8 text") from None
-    try:
-        data = yaml.safe_load(text)
+    except yamlfile.Refused as exc:
+        raise ScenarioError(source, exc.where, exc.problem, exc.hint) from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f"line {mark.line + 1}, column {mark.column + 1}" if mark else ""

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import asyncio
 import ipaddress
+import logging
+import re
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -23,6 +25,8 @@ from a2a_lab.protocol.versions import Version
 from .engine import Event, TaskRecord
 from .journal_record import EntryKind, PushInfo, Response
 from .state import LabState
+
+log = logging.getLogger("a2a_lab.server")
 
 TIMEOUT_S = 10.0
 #: Where a stored config keeps its delivery queue (private: `_` members never leave the server).
@@ -41,6 +45,36 @@ def malformed(url: str) -> str | None:
         return f"scheme {parts.scheme!r} (use http or https)"
     if not parts.hostname:
         return "no host"
+    try:
+        port = parts.port
+    except ValueError:
+        port = 0
+    if port == 0:
+        return f"the port in {parts.netloc!r} is not a number from 1 to 65535"
+    try:
+        httpx.URL(url)  # what delivers it must be able to call it
+    except httpx.InvalidURL as exc:
+        return f"not a URL that can be called ({exc})"
+    return None
+
+
+#: What an HTTP header value may hold (RFC 9110 §5.5: visible ASCII, space and tab; h11 refuses the rest).
+_HEADER_VALUE = re.compile(r"[\t\x20-\x7e]*")
+
+
+def config_problem(config: dict[str, Any]) -> tuple[str, str] | None:
+    """Why a push config can never be delivered, as (field, problem), or None: checked when it is created, so that
+    one bad config is refused with an invalid-params error instead of failing at every delivery."""
+    problem = malformed(str(config.get("url", "")))
+    if problem:
+        return "url", problem
+    auth = config.get("authentication")
+    sent = [("token", config.get("token"))]
+    if isinstance(auth, dict):
+        sent += [(f"authentication.{k}", auth.get(k)) for k in ("scheme", "credentials")]
+    for field, value in sent:
+        if isinstance(value, str) and not _HEADER_VALUE.fullmatch(value):
+            return field, "it is sent in an HTTP header, which carries visible ASCII only"
     return None
 
 
@@ -115,10 +149,14 @@ class PushSender:
             item = await queue.get()
             if item is None:
                 return
-            if probing:  # first, the same event with wrong credentials: a receiver MUST refuse it (§13.2)
-                probing = False
-                await self._deliver(config, *item, probe=True)
-            await self._deliver(config, *item)
+            try:
+                if probing:  # first, the same event with wrong credentials: a receiver MUST refuse it (§13.2)
+                    probing = False
+                    await self._deliver(config, *item, probe=True)
+                await self._deliver(config, *item)
+            except Exception as exc:  # a delivery journals its own failures: this is a bug, and must not end the worker
+                # (the type only: its message may quote the config's credentials)
+                log.error("a2a-lab: push delivery for task %s failed: %s", config.get("taskId"), type(exc).__name__)
 
     async def _deliver(self, config: dict[str, Any], body: bytes, content_type: str, probe: bool = False) -> None:
         url = str(config.get("url", ""))
@@ -142,7 +180,7 @@ class PushSender:
         try:
             response = await self._client.post(url, content=body, headers=headers)
             entry.response = Response(response.status_code)
-        except httpx.HTTPError as exc:
+        except Exception as exc:  # httpx raises more than HTTPError (a port out of range, a header it cannot encode)
             entry.response = Response(failed=f"{type(exc).__name__}: {exc}", redaction=entry.redaction)
         self.state.journal.touch()
 

@@ -325,6 +325,12 @@ class Limits:
     #: The journal's estimated bytes (what its entries keep of requests, answers and stream events): oldest dropped.
     journal_bytes: int = 64 * MIB
     streams: int = 32
+    #: Seconds a stream may go without an event before the server closes it (an idle subscriber must not hold one of
+    #: the `streams` for as long as its socket stays open).
+    stream_idle_seconds: float = 30.0
+    #: Seconds between SSE keep-alive comments on a stream whose reply sets no `stream.ping_ms`: often enough that a
+    #: client's read timeout does not fire while it waits for a slow task's next event.
+    stream_ping_seconds: float = 15.0
     push_deliveries_per_task: int = 100
     tasks: int = 10_000
     #: The task store's estimated bytes (the messages its tasks keep, their echoes and push configs): oldest

@@ -21,7 +21,6 @@ run that was evicted or deleted answers 410 saying so, never a silent 404.
 
 from __future__ import annotations
 
-import json
 import secrets
 import time
 from collections import OrderedDict
@@ -31,6 +30,7 @@ from typing import Any
 
 from starlette.types import Receive, Scope, Send
 
+from a2a_lab.protocol import jsontext
 from a2a_lab.protocol.cards import WELL_KNOWN_PATH
 
 from . import admin, answer, http
@@ -65,6 +65,25 @@ class Run:
 
 class RunsFull(Exception):
     pass
+
+
+#: A run's seed is a signed 64-bit integer (what every client of the admin API can write and read back exactly).
+SEED_RANGE = range(-(2**63), 2**63)
+
+
+def run_seed(body: bytes) -> tuple[int, str | None]:
+    """The seed a `POST /_lab/runs` body asks for (default 0), or why the body is refused."""
+    usage = 'the body is optional JSON: {"seed": N}, N a whole number'
+    try:
+        options = jsontext.loads(body) if body.strip() else {}
+    except (ValueError, RecursionError) as exc:  # not UTF-8 (UnicodeDecodeError is a ValueError), not JSON, 1e999
+        return 0, f"{usage} ({str(exc)[:200]})"
+    if not isinstance(options, dict):
+        return 0, usage
+    seed = options.get("seed", 0)
+    if isinstance(seed, bool) or not isinstance(seed, int) or seed not in SEED_RANGE:
+        return 0, f"{usage} from -2**63 to 2**63-1; got {jsontext.dumps(seed)[:100].decode('utf-8', 'replace')}"
+    return seed, None
 
 
 class CatalogueApp:
@@ -267,11 +286,9 @@ class CatalogueApp:
         except http.BodyTimeout as exc:
             await self._json(scope, receive, send, 408, {"error": http.timeout_message(exc)}, http.CLOSE)
             return
-        try:
-            options = json.loads(body) if body.strip() else {}
-            seed = int(options.get("seed", 0)) if isinstance(options, dict) else 0
-        except (ValueError, TypeError):
-            await self._json(scope, receive, send, 400, {"error": 'the body is optional JSON: {"seed": 0}'})
+        seed, problem = run_seed(body)
+        if problem is not None:
+            await self._json(scope, receive, send, 400, {"error": problem})
             return
         try:
             started, evicted = self.start_run(seed)

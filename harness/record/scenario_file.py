@@ -13,6 +13,7 @@ from typing import Any
 
 import yaml
 
+from a2a_lab.server import yamlfile
 from a2a_lab.server.loader import ScenarioError, parse
 from a2a_lab.server.placeholders import BASE_URL
 
@@ -146,10 +147,17 @@ def render(doc: dict[str, Any], path: Path) -> str:
     text: str = yaml.dump(
         doc, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=1 << 20, default_flow_style=False
     )
-    if yaml.safe_load(text) != doc:
+    size = len(text.encode())
+    if size > yamlfile.MAX_BYTES:
+        raise RecordError(f"the recording is {size} bytes, more than a scenario file may be ({yamlfile.MAX_BYTES})")
+    try:
+        data = yamlfile.loads(text)  # as the loader reads it back
+    except yamlfile.Refused as exc:
+        raise RecordError(f"the recording is more than a scenario file may hold: {exc}") from None
+    if data != doc:
         raise RecordError("the recording does not survive a YAML round trip; please report it")
     try:
-        parse(yaml.safe_load(text), path.stem, str(path))
+        parse(data, path.stem, str(path))
     except ScenarioError as exc:
         raise RecordError(f"the recording is not a valid scenario: {exc}") from None
     return text

@@ -15,7 +15,9 @@ from __future__ import annotations
 
 import hmac
 import json
+import logging
 import secrets
+import socket
 import threading
 import time
 from collections.abc import Callable
@@ -29,6 +31,9 @@ from a2a_lab.protocol.forms import push_form
 from a2a_lab.protocol.requests import AUTHORIZATION, BEARER, NOTIFICATION_TOKEN_HEADER, bearer
 from a2a_lab.protocol.states import TaskState
 from a2a_lab.protocol.versions import Version
+from a2a_lab.server import backoff
+
+log = logging.getLogger("a2a_lab.refclient")
 
 LOOPBACK = "127.0.0.1"
 PATH = "/a2a-lab/webhook"
@@ -197,6 +202,7 @@ class WebhookReceiver:
         if self._closed:
             return
         self._closed = True
+        self._server.stopping.set()
         self._server.shutdown()
         self._server.server_close()
         self._thread.join()
@@ -212,6 +218,27 @@ class _Server(ThreadingHTTPServer):
     daemon_threads = False  # server_close() joins the handlers: no answer is cut off at shutdown
     block_on_close = True
     receiver: WebhookReceiver
+
+    def __init__(self, address: tuple[str, int], handler: type[BaseHTTPRequestHandler]) -> None:
+        super().__init__(address, handler)
+        self.accept_backoff = backoff.Backoff(log, "the webhook receiver")
+        self._accepted = False  # since the last pause
+        #: Set when the receiver closes: a pause in accepting ends at once.
+        self.stopping = threading.Event()
+
+    def get_request(self) -> tuple[socket.socket, Any]:
+        """accept(); out of file descriptors, stop accepting for a while (socketserver would retry at once, and
+        spin as long as the listening socket stays readable)."""
+        try:
+            request = super().get_request()
+        except OSError as exc:
+            pause = self.accept_backoff.exhausted(exc, self._accepted)
+            if pause is not None:
+                self._accepted = False
+                self.stopping.wait(pause)
+            raise  # socketserver drops this attempt and goes on serving
+        self._accepted = True
+        return request
 
 
 class _Handler(BaseHTTPRequestHandler):

@@ -456,6 +456,24 @@ FAILS = [
         Outcome.FAIL,
         "not JSON",
     ),
+    # Issue 13: a result nested 500 000 levels deep, or a directory where the file should be, ended the scenario as a
+    # harness ERROR (RecursionError, IsADirectoryError); now it is unreadable like any other.
+    Proof(
+        "RESULT-MATCHES",
+        "deeply-nested-result",
+        defect(CONFORMANT, "nested-result"),
+        Outcome.FAIL,
+        Outcome.FAIL,
+        "nested deeper than 32 levels",
+    ),
+    Proof(
+        "RESULT-MATCHES",
+        "result-is-a-directory",
+        defect(CONFORMANT, "directory-result"),
+        Outcome.FAIL,
+        Outcome.FAIL,
+        "not a regular file",
+    ),
     # INFORMATIONAL never fails: a thoroughly broken client is still only described.
     Proof(
         "CLIENT-INFO",

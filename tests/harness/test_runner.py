@@ -4,6 +4,7 @@ scenario and nothing else; placeholders and the environment; one seed, one journ
 from __future__ import annotations
 
 import json
+import os
 import re
 import time
 from collections.abc import Callable
@@ -14,7 +15,7 @@ import pytest
 
 from a2a_lab.harness import process
 from a2a_lab.harness.model import Outcome, ScenarioResult
-from a2a_lab.harness.runner import command_for
+from a2a_lab.harness.runner import RESULT_DEPTH, RESULT_LIMIT, command_for, read_result
 
 RunClient = Callable[..., list[ScenarioResult]]
 CONFORMANT, MIXED, SUBMITTED = (
@@ -219,3 +220,30 @@ def test_the_same_seed_gives_the_same_journal(run_client: RunClient) -> None:
         assert _normalised(a.journal) == _normalised(b.journal), a.id
     # The seed is not silently ignored: another seed gives other task ids.
     assert _normalised(first[0].journal) != _normalised(other[0].journal)
+
+
+def test_a_result_file_the_harness_cannot_use_is_reported_not_raised(tmp_path: Path) -> None:
+    """Issue 13: a result nested 500 000 levels deep, or a directory, ended the scenario as a harness ERROR. Whatever
+    the client leaves at A2A_LAB_RESULT, read_result answers: no file, the object, or why it is unreadable."""
+    path = tmp_path / "result.json"
+    assert read_result(path) == (None, None)
+    cases: list[tuple[Callable[[], object], str]] = [
+        (lambda: path.mkdir(), "not a regular file"),
+        (lambda: os.mkfifo(path), "not a regular file"),  # reading it would block: no writer
+        (lambda: path.write_text("[" * 500_000 + "]" * 500_000), f"nested deeper than {RESULT_DEPTH} levels"),
+        (lambda: path.write_text('{"a":' * 40 + "1" + "}" * 40), f"nested deeper than {RESULT_DEPTH} levels"),
+        (lambda: path.write_bytes(b" " * (RESULT_LIMIT + 1)), f"larger than {RESULT_LIMIT} bytes"),
+        (lambda: path.write_bytes(b'{"text": "\xff"}'), "not UTF-8"),
+        (lambda: path.write_text('{"n": NaN}'), "not JSON"),
+        (lambda: path.write_text("[1]"), "must hold a JSON object"),
+    ]
+    for make, says in cases:
+        make()
+        result, error = read_result(path)
+        assert result is None and error is not None and says in error, (says, error)
+        if path.is_dir():
+            path.rmdir()
+        else:
+            path.unlink()
+    path.write_text('{"kind": "task", "deep": ' + "[" * 30 + "]" * 30 + "}")
+    assert read_result(path)[0] is not None, "nesting within the limit is read"

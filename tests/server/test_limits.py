@@ -4,6 +4,7 @@ and the journal cap seen through the admin API. After each, the server answers t
 
 from __future__ import annotations
 
+import contextlib
 import json
 import socket
 import threading
@@ -20,7 +21,7 @@ from a2a_lab.server.guard import json_credentials
 from a2a_lab.server.hosting import BackgroundServer
 from a2a_lab.server.scenario import Limits
 
-from .helpers import REST_PATH, RPC_PATH, Lab, Receiver, client, message
+from .helpers import REST_PATH, RPC_PATH, Lab, Receiver, client, message, sse_events
 
 MakeLab = Callable[..., Lab]
 #: Only a safety net for a broken server: every wait below ends on the server's own answer or close.
@@ -291,3 +292,39 @@ def test_the_shared_server_refuses_an_oversized_admin_body_with_413(catalogue: A
         r = http.post("/_lab/runs", content=b"{" + b" " * (64 * 1024) + b"}", headers=admin)
         assert r.status_code == 413 and "64 KiB" in r.json()["error"]
         assert http.post("/_lab/runs", json={"seed": 3}, headers=admin).json()["seed"] == 3
+
+
+# ==================================================================================== idle streams
+
+#: limits.stream_idle_seconds in the idle-stream test: far longer than opening 33 streams on loopback takes.
+IDLE_S = 2.0
+
+
+def test_idle_subscribers_hold_stream_slots_only_until_the_idle_timeout(lab: MakeLab) -> None:
+    """Issue 13: 32 idle SubscribeToTask connections held every stream slot of a scenario for as long as their sockets
+    stayed open (no idle timeout; pings every 600 s). Now a stream with no event for limits.stream_idle_seconds is
+    closed, with a comment saying why, and journaled as such: the 33rd stream is refused only until then."""
+    s = lab(f"task: {{advance: never}}\nlimits: {{stream_idle_seconds: {IDLE_S}}}\n")
+    slots = Limits().streams
+    assert slots == 32
+    sent = s.rpc("SendMessage", {"message": message(), "configuration": {"returnImmediately": True}}).json()
+    task_id = sent["result"]["task"]["id"]
+    subscribe = {"jsonrpc": "2.0", "id": 1, "method": "SubscribeToTask", "params": {"id": task_id}}
+    with contextlib.ExitStack() as held:
+        idle = []
+        for _ in range(slots):
+            stream = held.enter_context(s.http.stream("POST", RPC_PATH, json=subscribe, headers={"A2A-Version": "1.0"}))
+            lines = stream.iter_lines()  # kept: a dropped line iterator closes the stream
+            assert next(lines).startswith("data:"), "the task snapshot: the subscription is open"
+            idle.append(lines)
+        refused = s.rpc("SubscribeToTask", {"id": task_id}).json()["error"]
+        began = time.monotonic()
+        assert refused["code"] == -32004 and f"limit {slots}" in refused["message"], "every slot is held"
+        endings = [[line for line in lines if line][-1] for lines in idle]  # each ends by itself
+        freed_after = time.monotonic() - began
+    assert all(f"after {IDLE_S:g} s without an event (limits.stream_idle_seconds)" in e for e in endings), endings[0]
+    assert freed_after < IDLE_S + 1.0, f"the idle streams closed {freed_after:.2f} s after the refusal"
+    served = sse_events(s.rpc("SubscribeToTask", {"id": task_id}).text)  # a new stream, which idles out in turn
+    assert served[0].data["result"]["task"]["id"] == task_id
+    closed = [e["response"].get("closed") for e in s.journal if e.get("operation") == "SubscribeToTask"]
+    assert closed == ["idle"] * slots + [None, "idle"], "journaled: 32 idle, 1 refused (no stream), 1 idle"

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import re
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -179,6 +180,8 @@ limits:
   json_depth: 8
   journal_entries: 500
   streams: 1
+  stream_idle_seconds: 1
+  stream_ping_seconds: 0.2
   push_deliveries_per_task: 2
   tasks: 3
   journal_bytes: 400000
@@ -575,9 +578,18 @@ def test_limits(serve: Callable[[str], Lab]) -> None:
     ) as open_stream:
         assert open_stream.status_code == 200
         lines = open_stream.iter_lines()  # kept: a dropped line iterator closes the stream
-        assert next(lines).startswith("data:"), "the task snapshot: the subscription is open (and stays open)"
+        assert next(lines).startswith("data:"), "the task snapshot: the subscription is open"
+        opened = time.monotonic()
         refused = error(s.rpc("SendStreamingMessage", {"message": message("one too many")}))
+        rest = list(lines)  # until the server closes the stream
+        idle_for = time.monotonic() - opened
     assert refused["code"] == -32004 and "limit 1" in refused["message"], "streams"
+    comments = [line for line in rest if line.startswith(":")]
+    assert len(comments) >= 3 and all("ping" in c for c in comments[:-1]), "stream_ping_seconds: 0.2"
+    assert "after 1 s without an event" in comments[-1] and not any(line.startswith("data:") for line in rest)
+    assert 1.0 <= idle_for < 2.5, "stream_idle_seconds: 1"
+    idle = [e for e in s.journal if e.get("response", {}).get("closed") == "idle"]
+    assert [e["operation"] for e in idle] == ["SubscribeToTask"], "journaled as closed for idleness"
     many = message("parts", parts=[{"text": str(i)} for i in range(5)])
     too_many = error(s.rpc("SendMessage", {"message": many}))
     assert too_many["code"] == -32602 and "limits.parts_per_message" in too_many["message"], "parts_per_message"

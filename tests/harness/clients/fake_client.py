@@ -67,6 +67,8 @@ DEFECTS = {
     "wrong-url": "post to {base}/wrong instead of the interface URL",
     "wrong-result": "write a result whose state and text differ from what the server sent",
     "garbled-result": "write an A2A_LAB_RESULT that is not JSON",
+    "nested-result": "write an A2A_LAB_RESULT nested 500 000 levels deep (1 MB)",
+    "directory-result": "make A2A_LAB_RESULT a directory",
     "result-without-text": "write the right kind and state in A2A_LAB_RESULT, but no text",
     "interrupted-as-failure": "report an INPUT_REQUIRED / AUTH_REQUIRED task as failed",
     "hang": "sleep forever after the card fetch (with a sleeping child)",
@@ -717,6 +719,10 @@ class Client:
                 json.dump(pids, fh)
 
 
+#: How deep the `nested-result` defect nests its A2A_LAB_RESULT (issue 13: it used to end the run as a harness ERROR).
+NESTED_RESULT_LEVELS = 500_000
+
+
 def finish(client: Client, outcome: dict[str, Any]) -> None:
     defects = client.defects
     if "wrong-result" in defects:
@@ -731,9 +737,13 @@ def finish(client: Client, outcome: dict[str, Any]) -> None:
     if "interrupted-as-failure" in defects and client.short(outcome.get("state") or "") in INTERRUPTED:
         outcome = {**outcome, "state": "failed"}
     path = os.environ.get("A2A_LAB_RESULT")
-    if path and not client.args.no_result:
+    if path and "directory-result" in defects:
+        os.mkdir(path)
+    elif path and not client.args.no_result:
         with open(path, "w", encoding="utf-8") as fh:
-            if "garbled-result" in defects:
+            if "nested-result" in defects:
+                fh.write('{"kind": "task", "deep": ' + "[" * NESTED_RESULT_LEVELS + "]" * NESTED_RESULT_LEVELS + "}")
+            elif "garbled-result" in defects:
                 fh.write("kind=task state=completed")
             else:
                 json.dump(outcome, fh)
