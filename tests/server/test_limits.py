@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 from urllib.parse import urlsplit
 
+import httpx
 import pytest
 
 from a2a_lab.server import http as lab_http
@@ -328,3 +329,23 @@ def test_idle_subscribers_hold_stream_slots_only_until_the_idle_timeout(lab: Mak
     assert served[0].data["result"]["task"]["id"] == task_id
     closed = [e["response"].get("closed") for e in s.journal if e.get("operation") == "SubscribeToTask"]
     assert closed == ["idle"] * slots + [None, "idle"], "journaled: 32 idle, 1 refused (no stream), 1 idle"
+
+
+@pytest.mark.parametrize("ping_s", [0.2, 5.0], ids=["pings-keep-it-alive", "without-pings-it-times-out"])
+def test_pings_keep_a_client_with_a_short_read_timeout_alive_between_slow_events(lab: MakeLab, ping_s: float) -> None:
+    """A task that moves every second, a client that gives up after 0.5 s without a byte: keep-alive comments every
+    limits.stream_ping_seconds carry it to the end (and without them it gives up: the pings are what it needed)."""
+    s = lab(f"task: {{advance: {{after_ms: 1000}}}}\nlimits: {{stream_ping_seconds: {ping_s}}}\n", timeout=0.5)
+    body = {"jsonrpc": "2.0", "id": 1, "method": "SendStreamingMessage", "params": {"message": message()}}
+    lines: list[str] = []
+    try:
+        with s.http.stream("POST", RPC_PATH, json=body, headers={"A2A-Version": "1.0"}) as stream:
+            lines.extend(stream.iter_lines())
+    except httpx.ReadTimeout:
+        lines.append("(read timeout)")
+    events = [json.loads(line[5:])["result"] for line in lines if line.startswith("data:")]
+    if ping_s < 0.5:
+        assert lines[-1] != "(read timeout)" and sum(line.startswith(": ping") for line in lines) >= 5, lines
+        assert events[-1]["statusUpdate"]["status"]["state"] == "TASK_STATE_COMPLETED"
+    else:
+        assert lines[-1] == "(read timeout)" and len(events) == 1, "the snapshot, then nothing for a second"
