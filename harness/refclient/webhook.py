@@ -217,6 +217,8 @@ class WebhookReceiver:
 class _Server(ThreadingHTTPServer):
     daemon_threads = False  # server_close() joins the handlers: no answer is cut off at shutdown
     block_on_close = True
+    #: The listen backlog (socketserver's default, 5, drops the connections of a burst: each then waits a second).
+    request_queue_size = 1024
     receiver: WebhookReceiver
 
     def __init__(self, address: tuple[str, int], handler: type[BaseHTTPRequestHandler]) -> None:
