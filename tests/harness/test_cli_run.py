@@ -8,6 +8,7 @@ import subprocess
 import sys
 import xml.etree.ElementTree as ET
 from collections.abc import Callable
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -93,6 +94,10 @@ def test_the_json_report_has_the_summary_the_checks_and_the_journal(good_run: di
         report["summary"]["gate"] == "passed" and report["summary"]["scenarios"] == 3 and report["summary"]["PASS"] == 3
     )
     assert report["seed"] == 3 and report["supports"] == ["JSONRPC@0.3", "JSONRPC@1.0"]
+    # `started` is when the run began (to the millisecond): the report was written at least wall_time after it.
+    written = (good_run["dir"] / "run.json").stat().st_mtime
+    began = datetime.fromisoformat(report["started"]).timestamp()
+    assert written - began >= report["wall_time"] - 0.01, (report["started"], report["wall_time"], written)
     assert [c["id"] for c in report["checks"]] == [c.id for c in client_checks()]
     assert sorted(s["id"] for s in report["scenarios"]) == sorted(GOOD_SCENARIOS)
     for scenario in report["scenarios"]:
