@@ -162,16 +162,18 @@ _UNDELIVERED = frozenset({"stalled", "reset", "truncated"})
 _ANSWERS = frozenset({ResultKind.TASK, ResultKind.MESSAGE, ResultKind.RAW})
 
 
-def valid_rpc_response(body: Any, request_id: Any) -> bool:
-    """A JSON-RPC 2.0 response to this request: "jsonrpc": "2.0", the request's id, exactly one of result and error."""
-    return (
-        isinstance(body, dict)
-        and body.get("jsonrpc") == jsonrpc.VERSION
-        and ("result" in body) != ("error" in body)
-        and "id" in body
-        and body["id"] == request_id
-        and type(body["id"]) is type(request_id)
-    )
+def rpc_response_problem(body: Any, request_id: Any) -> str | None:
+    """Why a body is no JSON-RPC 2.0 response to this request ("jsonrpc": "2.0", the request's id, exactly one of
+    `result` and `error`), or None when it is one."""
+    if not isinstance(body, dict):
+        return "not a JSON object"
+    if ("result" in body) == ("error" in body):
+        return "both `result` and `error`" if "result" in body else "neither `result` nor `error`"
+    if body.get("jsonrpc") != jsonrpc.VERSION:
+        return f"jsonrpc {body.get('jsonrpc')!r}"
+    if "id" not in body or body["id"] != request_id or type(body["id"]) is not type(request_id):
+        return f"id {body.get('id')!r}, the request's was {request_id!r}"
+    return None
 
 
 def observe(call: Call) -> list[Observed]:
@@ -184,7 +186,7 @@ def observe(call: Call) -> list[Observed]:
     request_id = call.entry.rpc.id if call.entry.rpc else None
     out: list[Observed] = []
     for body in call.responses():
-        if rpc and not valid_rpc_response(body, request_id):
+        if rpc and rpc_response_problem(body, request_id) is not None:
             continue
         said = wire.result_in(call.operation, body.get("result") if rpc else body, form)
         if said is not None:

@@ -47,6 +47,10 @@ class Route:
         return self.template.format(**params)
 
 
+#: The operations that carry a message from the client (SendMessage and its streaming twin).
+MESSAGE_SENDS = frozenset({Operation.SEND_MESSAGE, Operation.SEND_STREAMING_MESSAGE})
+
+
 @dataclass(frozen=True)
 class OperationSpec:
     operation: Operation

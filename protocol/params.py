@@ -12,7 +12,7 @@ from typing import Any
 from . import shapes, states
 from .errors import A2AError, ErrorType, invalid_params
 from .forms import V1_JSONRPC, Form
-from .operations import Operation
+from .operations import MESSAGE_SENDS, Operation
 from .versions import Version
 
 V1, V03 = Version.V1_0, Version.V0_3
@@ -83,7 +83,7 @@ def read(
     if isinstance(merged.get("tenant"), str) and merged["tenant"]:
         out["tenant"] = merged["tenant"]
 
-    if op in (Operation.SEND_MESSAGE, Operation.SEND_STREAMING_MESSAGE):
+    if op in MESSAGE_SENDS:
         raw_msg = merged.get("message", merged.get("request") if version is V03 and rest else None)
         if raw_msg is None:
             raise invalid_params(f"{where}message", "required: the message to send")

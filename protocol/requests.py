@@ -18,7 +18,7 @@ from urllib.parse import quote
 from . import shapes, states
 from .bindings import A2A_JSON, JSON, Binding
 from .forms import Form
-from .operations import SPECS, Operation
+from .operations import MESSAGE_SENDS, SPECS, Operation
 from .versions import HEADER, Version
 
 V1, V03 = Version.V1_0, Version.V0_3
@@ -217,7 +217,7 @@ def _wire_value(value: Any) -> Any:
 def _body(op: Operation, form: Form, params: Mapping[str, Any]) -> dict[str, Any]:
     """The JSON-RPC params object (without tenant) in the version's form."""
     version = form.version
-    if op in (Operation.SEND_MESSAGE, Operation.SEND_STREAMING_MESSAGE):
+    if op in MESSAGE_SENDS:
         return _send_body(params, form, op)
     if op is Operation.GET_TASK:
         return {"id": _required(params, "id", op), **_pick(params, ("historyLength",))}
@@ -251,7 +251,7 @@ def _body(op: Operation, form: Form, params: Mapping[str, Any]) -> dict[str, Any
 
 def _rest_body(op: Operation, version: Version, params: Mapping[str, Any]) -> dict[str, Any]:
     """A POST body: what is not in the path (§3.5: google.api.http transcoding with body `*`)."""
-    if op in (Operation.SEND_MESSAGE, Operation.SEND_STREAMING_MESSAGE):
+    if op in MESSAGE_SENDS:
         return _send_body(params, Form(version, Binding.HTTP_JSON), op)
     if op is Operation.CANCEL_TASK:
         return _pick(params, ("metadata",))  # `{}`, never null (notes §3.5)

@@ -15,7 +15,7 @@ from a2a_lab.protocol import cards, jsontext, versions
 from a2a_lab.protocol.bindings import Binding
 from a2a_lab.protocol.errors import A2AError, ErrorType
 from a2a_lab.protocol.forms import Form
-from a2a_lab.protocol.operations import SPECS, Operation
+from a2a_lab.protocol.operations import MESSAGE_SENDS, SPECS, Operation
 from a2a_lab.protocol.versions import Version
 
 from . import budgets, rules, streams
@@ -133,7 +133,7 @@ def _execute(state: LabState, call: Invocation, reply: Reply) -> Decision:
     spec = SPECS[call.op]
     if spec.capability:
         _require(state, spec.capability, call.op.value)
-    if call.op in (Operation.SEND_MESSAGE, Operation.SEND_STREAMING_MESSAGE):
+    if call.op in MESSAGE_SENDS:
         activated = versions.activated_extensions(dict(call.headers)) if state.required_extensions else set()
         missing = [uri for uri in state.required_extensions if uri not in activated]
         if missing:  # §3.6 / §4.6: a required extension the client did not activate

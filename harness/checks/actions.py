@@ -4,14 +4,13 @@ acting wrongly is judged at the spec's level."""
 from __future__ import annotations
 
 from a2a_lab.protocol import shapes, signing
-from a2a_lab.protocol.operations import Operation
+from a2a_lab.protocol.operations import MESSAGE_SENDS, Operation
 from a2a_lab.server.journal_record import CredentialStatus, Response, ResultKind, SentKind
 
 from ..journal_view import Call, RunView
 from ..model import CheckResult, Level, Outcome
 from .base import Check, check
 
-_SENDS = (Operation.SEND_MESSAGE, Operation.SEND_STREAMING_MESSAGE)
 #: The checks in this module; a client that declines one of them is not judged on the scenario's conclusion.
 ACTION_CHECKS = (
     "MULTI-TURN",
@@ -46,7 +45,7 @@ def _unimplemented(c: Check, message: str) -> CheckResult:
 def multi_turn(view: RunView, c: Check) -> CheckResult:
     if "follow_up" not in view.action:
         return _not_asked(c, "continue the task")
-    sends = [call for call in view.a2a_calls if call.operation in _SENDS]
+    sends = [call for call in view.a2a_calls if call.operation in MESSAGE_SENDS]
     if len(sends) < 2:
         return _unimplemented(c, "the client sent no follow-up message")
     tasks = {o.task_id: o for o in view.observations() if o.task_id}

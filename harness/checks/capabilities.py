@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from a2a_lab.protocol import cards, shapes
-from a2a_lab.protocol.operations import SPECS, Operation
+from a2a_lab.protocol.operations import MESSAGE_SENDS, SPECS
 from a2a_lab.server.scenario import ACTION_CAPABILITIES
 
 from ..journal_view import Call, RunView
@@ -32,7 +32,7 @@ def capabilities_respected(view: RunView, c: Check) -> CheckResult:
         needed = SPECS[call.operation].capability
         if needed:
             uses.append((call, needed, call.operation.value))
-        if call.operation in (Operation.SEND_MESSAGE, Operation.SEND_STREAMING_MESSAGE) and _inline_push(call):
+        if call.operation in MESSAGE_SENDS and _inline_push(call):
             uses.append((call, cards.PUSH_NOTIFICATIONS, f"{call.operation.value} with an inline push config"))
     if not uses:
         # Asked to use an optional feature the card does not offer, the client kept to the card: that is the judgment.

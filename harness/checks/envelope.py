@@ -7,15 +7,13 @@ from typing import Any
 
 from a2a_lab.protocol import jsonrpc, shapes
 from a2a_lab.protocol.bindings import A2A_JSON, JSON, Binding
-from a2a_lab.protocol.operations import Operation
+from a2a_lab.protocol.operations import MESSAGE_SENDS
 from a2a_lab.protocol.versions import Version
 from a2a_lab.server.journal_record import EntryKind
 
 from ..journal_view import Call, RunView
 from ..model import CheckResult, Level, Outcome
 from .base import Check, check
-
-_SENDS = (Operation.SEND_MESSAGE, Operation.SEND_STREAMING_MESSAGE)
 
 
 def _media(call: Call) -> str:
@@ -157,7 +155,7 @@ def http_json_request(view: RunView, c: Check) -> CheckResult:
     '(text/raw/url/data) with no `kind`; 0.3 uses role "user" and `kind` on the message and on every part.',
 )
 def body_shape(view: RunView, c: Check) -> CheckResult:
-    sends = [call for call in view.a2a_calls if call.operation in _SENDS and call.version is not None]
+    sends = [call for call in view.a2a_calls if call.operation in MESSAGE_SENDS and call.version is not None]
     if not sends:
         return c.skipped("no message was sent")
     tolerated = 0
@@ -201,7 +199,7 @@ def _sent_message(call: Call) -> Any:
     "a different message is NON_STRICT (the proto states one id per message without a keyword)",
 )
 def message_id_unique(view: RunView, c: Check) -> CheckResult:
-    sends = [call for call in view.a2a_calls if call.operation in _SENDS]
+    sends = [call for call in view.a2a_calls if call.operation in MESSAGE_SENDS]
     if not sends:
         return c.skipped("no message was sent")
     seen: dict[str, Call] = {}

@@ -3,12 +3,12 @@ no use of an answer that is not one."""
 
 from __future__ import annotations
 
-from a2a_lab.protocol import jsonrpc, wire
+from a2a_lab.protocol import wire
 from a2a_lab.protocol.errors import ErrorType
 from a2a_lab.server.journal_record import EntryKind
 from a2a_lab.server.scenario import FaultKind
 
-from ..journal_view import Call, RunView, valid_rpc_response
+from ..journal_view import Call, RunView, rpc_response_problem
 from ..model import CheckResult, Level, Outcome
 from .base import Check, check
 from .tasks import message_ids, task_param
@@ -106,22 +106,15 @@ def _invalid_answers(view: RunView) -> list[tuple[Call, set[str], str]]:
             continue
         request_id = call.entry.rpc.id if call.entry.rpc else None
         for body in call.responses():
-            if not isinstance(body, dict) or valid_rpc_response(body, request_id):
+            wrong = rpc_response_problem(body, request_id)
+            if wrong is None or not isinstance(body, dict):
                 continue
             said = wire.result_in(call.operation, body.get("result"), call.form) if "result" in body else None
             named = {
                 inner.get("id") or inner.get("taskId") for inner in (said or {}).values() if isinstance(inner, dict)
             }
-            out.append((call, {t for t in named if isinstance(t, str) and t}, _what_is_wrong(body, request_id)))
+            out.append((call, {t for t in named if isinstance(t, str) and t}, wrong))
     return out
-
-
-def _what_is_wrong(body: dict[str, object], request_id: object) -> str:
-    if ("result" in body) == ("error" in body):
-        return "both `result` and `error`" if "result" in body else "neither `result` nor `error`"
-    if body.get("jsonrpc") != jsonrpc.VERSION:
-        return f"jsonrpc {body.get('jsonrpc')!r}"
-    return f"id {body.get('id')!r}, the request's was {request_id!r}"
 
 
 def _names_task(call: Call, task_ids: set[str]) -> str | None:

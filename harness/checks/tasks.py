@@ -5,7 +5,7 @@ from __future__ import annotations
 from itertools import pairwise
 from statistics import median
 
-from a2a_lab.protocol.operations import Operation
+from a2a_lab.protocol.operations import MESSAGE_SENDS, Operation
 from a2a_lab.protocol.states import TaskState
 from a2a_lab.server.journal_record import ResultKind, SentKind
 
@@ -19,7 +19,6 @@ MAX_POLLS_PER_TASK = 30
 MIN_POLL_GAP_S = 0.05
 MIN_POLLS_FOR_RATE = 5
 _FOLLOW_UPS = (Operation.GET_TASK, Operation.SUBSCRIBE_TO_TASK, Operation.CREATE_PUSH_CONFIG)
-_SENDS = (Operation.SEND_MESSAGE, Operation.SEND_STREAMING_MESSAGE)
 
 
 def task_param(call: Call) -> str | None:
@@ -47,7 +46,7 @@ def _gets(view: RunView) -> list[Call]:
     "exist, and breaks no MUST)",
 )
 def no_poll_after_message(view: RunView, c: Check) -> CheckResult:
-    sends = [call for call in view.a2a_calls if call.operation in _SENDS]
+    sends = [call for call in view.a2a_calls if call.operation in MESSAGE_SENDS]
     messages = [call for call in sends if call.result_kind is ResultKind.MESSAGE]
     if not messages:
         return c.skipped("no send was answered with a message")
@@ -230,7 +229,7 @@ def message_ids(call: Call) -> tuple[str | None, str | None]:
     "0.3 states no such rule; the same message means the same to a server, so 0.3 clients are judged by it too",
 )
 def context_id_invented(view: RunView, c: Check) -> CheckResult:
-    sends = [call for call in view.a2a_calls if call.operation in _SENDS]
+    sends = [call for call in view.a2a_calls if call.operation in MESSAGE_SENDS]
     if not sends:
         return c.skipped("no message was sent")
     obs = view.observations()
