@@ -14,7 +14,8 @@ from a2a_lab.protocol.cards import LEGACY_WELL_KNOWN_PATH, WELL_KNOWN_PATH
 from a2a_lab.protocol.errors import A2AError, ErrorType
 from a2a_lab.protocol.versions import Version
 
-from . import admin, answer, card_endpoint, http, intake, jsonrpc_endpoint, rest_endpoint
+from . import admin, answer, card_endpoint, grpc_host, http, intake, jsonrpc_endpoint, rest_endpoint
+from .grpc_host import GrpcHost
 from .guard import AdminGuard
 from .journal_record import BodyTimeout, EntryKind
 from .push import PushSender
@@ -60,10 +61,34 @@ class ScenarioApp:
         self._rest = sorted(
             (e for e in scenario.endpoints if e.binding is Binding.HTTP_JSON), key=lambda e: len(e.path), reverse=True
         )
+        #: The scenario's gRPC server (started on the first request, beside the HTTP server), if it serves gRPC and
+        #: this Python can; `grpc_unavailable` says why not where it cannot.
+        self.grpc: GrpcHost | None = None
+        self.grpc_unavailable: str | None = None
+        self._base_url = ""
+        served = grpc_host.grpc_endpoint(scenario.endpoints)
+        if served is not None:
+            self.grpc_unavailable = grpc_host.available()
+            if self.grpc_unavailable is None:
+                self.grpc = GrpcHost(lambda: self.state, served, lambda: self._base_url)
 
     def reset(self) -> None:
         self.state.reset()
         self.state.engine.on_event = self.push.on_event
+
+    async def close(self) -> None:
+        """Stop what serving started: push deliveries, the gRPC server."""
+        await self.push.close()
+        if self.grpc is not None:
+            await self.grpc.stop()
+
+    async def start_grpc(self, host: str) -> str | None:
+        """Start the scenario's gRPC server on `host` (the HTTP server's own address) unless it runs; its address."""
+        if self.grpc is None:
+            return None
+        if self.grpc.address is None:
+            self.state.serve_grpc_at(await self.grpc.start(host))
+        return self.grpc.address
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "lifespan":
@@ -105,7 +130,7 @@ class ScenarioApp:
             if message["type"] == "lifespan.startup":
                 await send({"type": "lifespan.startup.complete"})
             elif message["type"] == "lifespan.shutdown":
-                await self.push.close()
+                await self.close()
                 await send({"type": "lifespan.shutdown.complete"})
                 return
 
@@ -123,6 +148,9 @@ class ScenarioApp:
     async def _route(self, scope: Scope, receive: Receive, send: Send) -> None:
         route_path = route_path_of(scope)
         base_url = base_url_of(scope)
+        self._base_url = base_url
+        if self.grpc is not None and self.grpc.address is None:
+            await self.start_grpc(str((scope.get("server") or ("127.0.0.1", 0))[0]))
         if route_path in (WELL_KNOWN_PATH, LEGACY_WELL_KNOWN_PATH):
             await card_endpoint.handle(self.state, route_path, scope, receive, send, base_url)
             return

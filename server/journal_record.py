@@ -36,6 +36,7 @@ class EntryKind(str, Enum):
     CARD = "card"
     JSONRPC = "jsonrpc"
     REST = "rest"
+    GRPC = "grpc"
     UNMATCHED = "unmatched"
     PUSH = "push"
     PUSH_LIMIT = "push-limit"
@@ -46,7 +47,7 @@ class EntryKind(str, Enum):
         return self in _CALL_KINDS
 
 
-_CALL_KINDS = frozenset({EntryKind.JSONRPC, EntryKind.REST, EntryKind.UNMATCHED})
+_CALL_KINDS = frozenset({EntryKind.JSONRPC, EntryKind.REST, EntryKind.GRPC, EntryKind.UNMATCHED})
 
 
 class ResultKind(str, Enum):
@@ -188,6 +189,9 @@ class Response:
     fault_outcome: str | None = None
     refused: str | None = None
     failed: str | None = None
+    #: gRPC: the status the call ended with, by name (`OK`, `NOT_FOUND`, ...); its body is the answer message or the
+    #: google.rpc.Status as ProtoJSON.
+    grpc_status: str | None = None
     #: The body sent (server side, up to BODY_KEEP_BYTES; decoded and redacted when read), or its journaled view.
     raw_body: bytes | None = None
     parsed_body: Body | None = None
@@ -209,7 +213,7 @@ class Response:
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {}
-        for name in ("status", "content_type"):
+        for name in ("status", "content_type", "grpc_status"):
             value = getattr(self, name)
             if value is not None:
                 out[name] = value
@@ -239,6 +243,7 @@ class Response:
             data.get("fault_outcome"),
             data.get("refused"),
             data.get("failed"),
+            data.get("grpc_status"),
             parsed_body=Body.from_json(body) if isinstance(body, dict) else None,
         )
 

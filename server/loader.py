@@ -20,12 +20,13 @@ import yaml
 
 from a2a_lab.protocol import bindings, cards, errors, signing, states, versions
 from a2a_lab.protocol.bindings import Binding
+from a2a_lab.protocol.grpcwire import SERVICE, Code
 from a2a_lab.protocol.operations import Operation
 from a2a_lab.protocol.states import TaskState
 from a2a_lab.protocol.versions import Version
 
 from . import yamlfile
-from .placeholders import ALT_BASE_URL, BASE_URL
+from .placeholders import ALT_BASE_URL, BASE_URL, GRPC_ADDRESS
 from .scenario import (
     ACTIONS,
     DEFAULT_MESSAGE,
@@ -48,6 +49,7 @@ from .scenario import (
     Fault,
     FaultKind,
     FirstEvent,
+    GrpcReply,
     Limits,
     Reply,
     Returns,
@@ -142,8 +144,10 @@ FIELDS: dict[str, tuple[str, ...]] = {
         "stream",
         "headers",
         "unknown_fields",
+        "grpc",
     ),
     "reply.message": ("parts",),
+    "reply.grpc": ("status", "details", "empty"),
     "reply.error": ("code", "message", "http_status"),
     "reply.raw": ("status", "body", "content_type", "echo_id"),
     "reply.fault": ("kind", "after_bytes", "chunk_bytes", "interval_ms"),
@@ -193,6 +197,7 @@ CHOICES: dict[str, type[StrEnum]] = {
     "task.returns": Returns,
     "reply.fault.kind": FaultKind,
     "reply.envelope.id": EnvelopeId,
+    "reply.grpc.status": Code,
     "reply.stream.first_event": FirstEvent,
     "auth.scope": AuthScope,
     "expect.result": Conclusion,
@@ -516,6 +521,15 @@ def _reply(r: _Reader, value: Any, path: str, base_task: TaskScript) -> Reply:
                 'e.g. {futureField: "ignore me", x-vendor-trace: 42}',
             )
         kw["unknown_fields"] = tuple((str(k), v) for k, v in u.items())
+    if "grpc" in spec:
+        g = r.mapping(spec["grpc"], f"{path}.grpc", "reply.grpc")
+        kw["grpc"] = GrpcReply(
+            r.choice(g["status"], f"{path}.grpc.status", "reply.grpc.status", "a gRPC status name, e.g. UNIMPLEMENTED")
+            if "status" in g
+            else None,
+            r.boolean(g.get("details", True), f"{path}.grpc.details"),
+            r.boolean(g.get("empty", False), f"{path}.grpc.empty"),
+        )
     return Reply(**kw)
 
 
@@ -636,6 +650,10 @@ def _card(r: _Reader, value: Any) -> CardSpec:
     )
 
 
+#: The path an Endpoint of the gRPC binding carries (it has none: the service name routes its calls).
+GRPC_PATH = "/" + SERVICE
+
+
 def _derive_endpoints(card: CardSpec) -> tuple[Endpoint, ...]:
     """By default a scenario answers where its card says: every JSONRPC/HTTP+JSON interface under {base_url}, as
     either generation of client reads the card (a dual card's 0.3 `url` may name an endpoint of its own)."""
@@ -647,8 +665,13 @@ def _derive_endpoints(card: CardSpec) -> tuple[Endpoint, ...]:
             doc = None
     grouped: dict[tuple[str, Binding], list[Version]] = {}
     for iface in [i for reader in Version for i in cards.interfaces(doc, reader)]:
-        prefix = next((p for p in (BASE_URL, ALT_BASE_URL) if iface.url.startswith(p)), None)
         binding = iface.core_binding
+        if binding is Binding.GRPC and GRPC_ADDRESS in iface.url:
+            # The scenario's own gRPC server, whatever else the url says (a card mistake such as a scheme or a path
+            # is the card's business); gRPC is served in A2A 1.0.
+            grouped.setdefault((GRPC_PATH, binding), [Version.V1_0])
+            continue
+        prefix = next((p for p in (BASE_URL, ALT_BASE_URL) if iface.url.startswith(p)), None)
         if prefix is None or binding not in (Binding.JSONRPC, Binding.HTTP_JSON):
             continue
         version = iface.known_version

@@ -44,5 +44,12 @@ def alt_origin(base_url: str) -> str:
     return f"{scheme}{sep}{alias}{colon}{port}{slash}{path}"
 
 
-def fill_origins(value: Any, base_url: str) -> Any:
-    return fill(fill(value, ALT_BASE_URL, alt_origin(base_url)), BASE_URL, base_url)
+#: The `host:port` of the scenario's gRPC server (the spec's form of a gRPC interface url, §5.6).
+GRPC_ADDRESS = "{grpc_address}"
+#: What `{grpc_address}` reads where no gRPC server runs (the extra is not installed, or it has not started).
+NO_GRPC_ADDRESS = "grpc-not-served.invalid:1"
+
+
+def fill_origins(value: Any, base_url: str, grpc_address: str = NO_GRPC_ADDRESS) -> Any:
+    filled = fill(fill(value, ALT_BASE_URL, alt_origin(base_url)), BASE_URL, base_url)
+    return fill(filled, GRPC_ADDRESS, grpc_address) if occurrences(value, GRPC_ADDRESS) else filled

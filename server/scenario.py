@@ -15,6 +15,7 @@ from typing import Any
 from a2a_lab.protocol import cards
 from a2a_lab.protocol.bindings import Binding
 from a2a_lab.protocol.errors import A2AError, ErrorType
+from a2a_lab.protocol.grpcwire import Code
 from a2a_lab.protocol.operations import Operation
 from a2a_lab.protocol.states import TaskState
 from a2a_lab.protocol.versions import Version
@@ -168,6 +169,16 @@ class Fault:
 
 
 @dataclass(frozen=True)
+class GrpcReply:
+    """How a gRPC answer deviates: another status than the error's, no google.rpc.Status details, or a call that
+    ends OK without its message (trailers only)."""
+
+    status: Code | None = None
+    details: bool = True
+    empty: bool = False
+
+
+@dataclass(frozen=True)
 class Reply:
     """What one rule answers. Exactly one of message/task/error/raw, or none for the default behaviour."""
 
@@ -188,6 +199,7 @@ class Reply:
     #: Fields no A2A version defines, added to every object of the answer (never inside `data` or `metadata`):
     #: a newer or vendor-extended server. Clients must ignore them (§5.7 "Unknown fields SHOULD be ignored").
     unknown_fields: tuple[tuple[str, Any], ...] = ()
+    grpc: GrpcReply = field(default_factory=GrpcReply)
 
 
 @dataclass(frozen=True)

@@ -217,7 +217,7 @@ class CatalogueApp:
                 await send({"type": "lifespan.startup.complete"})
             elif message["type"] == "lifespan.shutdown":
                 for app in [*self.apps.values(), *(a for r in self.runs.values() for a in r.apps.values())]:
-                    await app.push.close()
+                    await app.close()
                 await send({"type": "lifespan.shutdown.complete"})
                 return
 
@@ -355,7 +355,7 @@ class CatalogueApp:
     @staticmethod
     async def _close(run: Run) -> None:
         for app in run.apps.values():
-            await app.push.close()
+            await app.close()
 
     async def _no_route(self, scope: Scope, receive: Receive, send: Send, sub: str) -> None:
         await self._json(

@@ -15,7 +15,7 @@ from a2a_lab.protocol.shapes import PartsLimit
 from . import budgets
 from .engine import Engine, TaskRecord
 from .journal import Journal
-from .placeholders import ALT_BASE_URL, BASE_URL, alt_origin, fill_origins
+from .placeholders import ALT_BASE_URL, BASE_URL, GRPC_ADDRESS, NO_GRPC_ADDRESS, alt_origin, fill_origins
 from .redaction import Redaction
 from .scenario import CardSigning, Scenario, Tamper
 
@@ -24,8 +24,8 @@ PAD_FIELD = "x-a2a-lab-padding"
 CARDS_KEPT = 64
 
 
-def substitute(value: Any, base_url: str) -> Any:
-    return fill_origins(value, base_url)
+def substitute(value: Any, base_url: str, grpc_address: str = NO_GRPC_ADDRESS) -> Any:
+    return fill_origins(value, base_url, grpc_address)
 
 
 def _signed(doc: dict[str, Any], spec: CardSigning) -> dict[str, Any]:
@@ -36,16 +36,18 @@ def _signed(doc: dict[str, Any], spec: CardSigning) -> dict[str, Any]:
     return signed
 
 
-def render_card(scenario: Scenario, base_url: str) -> bytes:
+def render_card(scenario: Scenario, base_url: str, grpc_address: str = NO_GRPC_ADDRESS) -> bytes:
     """The card bytes to serve: the object with {base_url} filled in (signed, padded if asked), or the raw text."""
     spec = scenario.card
     if spec.raw is not None:
         if not spec.substitute_raw:
             return spec.raw
-        return spec.raw.replace(ALT_BASE_URL.encode(), alt_origin(base_url).encode()).replace(
-            BASE_URL.encode(), base_url.encode()
+        return (
+            spec.raw.replace(ALT_BASE_URL.encode(), alt_origin(base_url).encode())
+            .replace(BASE_URL.encode(), base_url.encode())
+            .replace(GRPC_ADDRESS.encode(), grpc_address.encode())
         )
-    doc = substitute(spec.object, base_url)
+    doc = substitute(spec.object, base_url, grpc_address)
     if spec.sign is not None:
         doc = _signed(doc, spec.sign)
     body = json.dumps(doc, separators=(",", ":")).encode()
@@ -85,6 +87,8 @@ class LabState:
     required_extensions: tuple[str, ...] = ()
     #: limits.parts_per_message, as the message reader takes it.
     parts_limit: PartsLimit = field(init=False)
+    #: Where the scenario's gRPC server listens (`host:port`, what `{grpc_address}` reads), once it has started.
+    grpc_address: str = NO_GRPC_ADDRESS
 
     def __post_init__(self) -> None:
         self.required_extensions = tuple(cards.required_extensions(self.card_doc))
@@ -122,7 +126,7 @@ class LabState:
         if body is not None:
             self._cards.move_to_end(base_url)
             return body
-        body = render_card(self.scenario, base_url)
+        body = render_card(self.scenario, base_url, self.grpc_address)
         budget = self.scenario.limits.card_cache_bytes
         if len(body) <= budget:
             while self._cards and (self._card_bytes + len(body) > budget or len(self._cards) >= CARDS_KEPT):
@@ -130,6 +134,12 @@ class LabState:
             self._cards[base_url] = body
             self._card_bytes += len(body)
         return body
+
+    def serve_grpc_at(self, address: str) -> None:
+        """The gRPC server started: cards name it from now on."""
+        self.grpc_address = address
+        self._cards.clear()
+        self._card_bytes = 0
 
     @property
     def cached_card_bytes(self) -> int:

@@ -1,6 +1,6 @@
 """A client written the way a2a-sdk 1.3.0 users write one, driven by a2a-lab's handshake.
 
-    python a2a_sdk_13.py [--mode default|streaming|polling] CARD_URL
+    python a2a_sdk_13.py [--mode default|streaming|polling|grpc] CARD_URL
 
 It resolves the card with A2ACardResolver, builds the client with ClientFactory, sends A2A_LAB_MESSAGE and
 prints what it understood. Modes (one ClientConfig each, everything else the SDK's own defaults):
@@ -12,6 +12,9 @@ prints what it understood. Modes (one ClientConfig each, everything else the SDK
   offer streaming) it falls back to GetTask.
 - polling: `ClientConfig(polling=True, streaming=False)`: `returnImmediately` on a unary SendMessage, then
   GetTask until the task stops.
+- grpc: the default config with gRPC enabled as the SDK documents it (a2a-sdk[grpc]):
+  `supported_protocol_bindings=["GRPC", "JSONRPC", "HTTP+JSON"]` and an insecure `grpc.aio` channel per url;
+  the SDK still takes the first card interface it supports (the server's preference).
 
 Of A2A_LAB_ACTION it acts on `token` (an `Authorization: Bearer` header on its httpx client) and `follow_up`
 (a second message on the task's taskId and contextId). Like most real clients it writes no A2A_LAB_RESULT:
@@ -129,6 +132,14 @@ async def converse(card_url: str, mode: str, text: str, action: dict[str, Any]) 
     async with httpx.AsyncClient(headers=headers) as http:  # httpx's default timeouts, as users get them
         card = await A2ACardResolver(http, base, "/.well-known/" + path).get_agent_card()
         config = ClientConfig(httpx_client=http, polling=True, streaming=False) if mode == "polling" else None
+        if mode == "grpc":
+            import grpc  # a2a-sdk[grpc]
+
+            config = ClientConfig(
+                httpx_client=http,
+                supported_protocol_bindings=["GRPC", "JSONRPC", "HTTP+JSON"],
+                grpc_channel_factory=grpc.aio.insecure_channel,
+            )
         client = ClientFactory(config or ClientConfig(httpx_client=http)).create(card)
         said: list[dict[str, Any]] = []
         message = Message(message_id=str(uuid.uuid4()), role=Role.ROLE_USER, parts=[Part(text=text)])
@@ -157,7 +168,7 @@ async def converse(card_url: str, mode: str, text: str, action: dict[str, Any]) 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--mode", choices=["default", "streaming", "polling"], default="default")
+    parser.add_argument("--mode", choices=["default", "streaming", "polling", "grpc"], default="default")
     parser.add_argument("card_url")
     args = parser.parse_args()
     text = os.environ.get("A2A_LAB_MESSAGE", "Hello")

@@ -1,0 +1,123 @@
+"""The gRPC binding's names (spec §10): the service, its method paths, the version metadata key, status codes.
+
+Pure data: nothing here needs grpcio or protobuf, so every command can speak of gRPC without the `grpc` extra.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from enum import StrEnum
+
+from .operations import SPECS, Operation
+from .versions import HEADER, Version
+
+#: The A2A 1.0 gRPC service (package `lf.a2a.v1` since 1.0; it was `a2a.v1` in 0.3).
+SERVICE = "lf.a2a.v1.A2AService"
+#: The 0.3 service name, which a 1.0-only server does not serve (a client that still calls it is told so).
+SERVICE_V03 = "a2a.v1.A2AService"
+#: Service parameters travel as gRPC metadata (§10.2): the version under the lower-cased header name.
+VERSION_METADATA = HEADER.lower()
+#: The trailing metadata key carrying a serialized google.rpc.Status (the rich error model).
+STATUS_DETAILS_KEY = "grpc-status-details-bin"
+#: What a gRPC answer is journaled as (HTTP/2 content type).
+CONTENT_TYPE = "application/grpc"
+
+
+class Code(StrEnum):
+    """The canonical gRPC status codes, in number order (grpc/status.h; the same in every gRPC implementation)."""
+
+    OK = "OK"
+    CANCELLED = "CANCELLED"
+    UNKNOWN = "UNKNOWN"
+    INVALID_ARGUMENT = "INVALID_ARGUMENT"
+    DEADLINE_EXCEEDED = "DEADLINE_EXCEEDED"
+    NOT_FOUND = "NOT_FOUND"
+    ALREADY_EXISTS = "ALREADY_EXISTS"
+    PERMISSION_DENIED = "PERMISSION_DENIED"
+    RESOURCE_EXHAUSTED = "RESOURCE_EXHAUSTED"
+    FAILED_PRECONDITION = "FAILED_PRECONDITION"
+    ABORTED = "ABORTED"
+    OUT_OF_RANGE = "OUT_OF_RANGE"
+    UNIMPLEMENTED = "UNIMPLEMENTED"
+    INTERNAL = "INTERNAL"
+    UNAVAILABLE = "UNAVAILABLE"
+    DATA_LOSS = "DATA_LOSS"
+    UNAUTHENTICATED = "UNAUTHENTICATED"
+
+    @property
+    def number(self) -> int:
+        return _NUMBERS[self]
+
+
+_NUMBERS: dict[Code, int] = {code: number for number, code in enumerate(Code)}
+_BY_NUMBER: dict[int, Code] = {number: code for code, number in _NUMBERS.items()}
+
+
+def code_of(number: int) -> Code | None:
+    return _BY_NUMBER.get(number)
+
+
+_BY_PATH: dict[str, Operation] = {
+    f"/{SERVICE}/{spec.jsonrpc[Version.V1_0]}": spec.operation
+    for spec in SPECS.values()
+    if Version.V1_0 in spec.jsonrpc
+}
+
+
+#: Why gRPC is unavailable, for every message that says so.
+MISSING = "gRPC needs the grpc extra: pip install 'a2a-lab[grpc]' (grpcio, protobuf and the A2A proto types)"
+
+
+def missing() -> str | None:
+    """None when this Python can speak gRPC (grpcio and the A2A proto types import), else why not."""
+    for module in ("grpc", "google.protobuf", "google.rpc.status_pb2", "a2a.types.a2a_pb2"):
+        try:
+            if importlib.util.find_spec(module) is None:
+                return f"{MISSING}; {module} is not installed"
+        except (ImportError, ValueError):
+            return f"{MISSING}; {module} is not installed"
+    return None
+
+
+def method_path(op: Operation) -> str:
+    """`/lf.a2a.v1.A2AService/SendMessage`: the RPC names are the 1.0 JSON-RPC method names (§10.3)."""
+    return f"/{SERVICE}/{SPECS[op].jsonrpc[Version.V1_0]}"
+
+
+def operation_of(path: str) -> Operation | None:
+    """The operation a gRPC method path calls, or None for anything the 1.0 service does not define."""
+    return _BY_PATH.get(path)
+
+
+def status_name(number: int) -> str:
+    code = code_of(number)
+    return code.value if code is not None else f"CODE_{number}"
+
+
+def split_address(url: str) -> tuple[str, int] | None:
+    """`host:port` (or `[v6]:port`) as the spec wants a gRPC interface url; None for anything else (a scheme, a path,
+    no port)."""
+    if "/" in url or not url:
+        return None
+    host, sep, port = url.rpartition(":")
+    if not sep or not host or not port.isdigit() or not 0 < int(port) < 65536:
+        return None
+    if host.startswith("["):
+        if not host.endswith("]"):
+            return None
+        host = host[1:-1]
+    elif ":" in host:
+        return None
+    return host, int(port)
+
+
+def address_of(url: str) -> str | None:
+    """The `host:port` a client can dial for a gRPC interface url, reading the common mistakes too (`grpc://h:p`,
+    `http://h:p/path`, `dns:///h:p`); None when no address can be found."""
+    rest = url.strip()
+    for scheme in ("dns:///", "grpc://", "grpcs://", "http://", "https://", "dns://"):
+        if rest.lower().startswith(scheme):
+            rest = rest[len(scheme) :]
+            break
+    rest = rest.split("/", 1)[0]
+    return rest if split_address(rest) is not None else None

@@ -1,0 +1,138 @@
+"""A2A 1.0 protocol buffers: binary messages to and from their ProtoJSON form, and the google.rpc.Status of errors.
+
+The message types are the official a2a-sdk's generated modules (`a2a.types.a2a_pb2`, from the normative
+`a2a.proto`), installed with the `grpc` extra. Everything else in a2a-lab works on ProtoJSON, which is exactly
+what the 1.0 JSON bindings carry: a gRPC body is decoded once into that form and the rest of the code never
+sees protobuf.
+
+Import this module only where gRPC is used: it raises ImportError (with `MISSING`) without the extra.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .grpcwire import MISSING
+from .operations import Operation
+
+try:
+    from a2a.types import a2a_pb2
+    from google.protobuf import any_pb2, empty_pb2, json_format, message
+    from google.rpc import error_details_pb2, status_pb2
+except ImportError as exc:  # pragma: no cover - exercised by the no-extra test in a subprocess
+    raise ImportError(f"{MISSING} ({exc})") from exc
+
+from .grpcwire import SERVICE
+
+_SERVICE = a2a_pb2.DESCRIPTOR.services_by_name[SERVICE.rsplit(".", 1)[1]]
+_CLASSES: dict[str, type[message.Message]] = {
+    name: getattr(a2a_pb2, name) for name in a2a_pb2.DESCRIPTOR.message_types_by_name
+}
+# The empty answer of DeleteTaskPushNotificationConfig is google.protobuf.Empty.
+_CLASSES["Empty"] = empty_pb2.Empty
+# Make the detail types known to Any's JSON form (ErrorInfo, BadRequest).
+_DETAIL_TYPES = (error_details_pb2.ErrorInfo, error_details_pb2.BadRequest)
+
+
+def _method(op: Operation) -> Any:
+    return _SERVICE.methods_by_name[op.value]
+
+
+def request_class(op: Operation) -> type[message.Message]:
+    return _CLASSES[_method(op).input_type.name]
+
+
+def response_class(op: Operation) -> type[message.Message]:
+    return _CLASSES[_method(op).output_type.name]
+
+
+def streaming(op: Operation) -> bool:
+    return bool(_method(op).server_streaming)
+
+
+class DecodeError(ValueError):
+    """Bytes that are not the message they should be."""
+
+
+def to_json(msg: message.Message) -> dict[str, Any]:
+    """A message's ProtoJSON (json names, enums by name; defaults left out, as ProtoJSON writers do)."""
+    out: dict[str, Any] = json_format.MessageToDict(msg)
+    return out
+
+
+def from_json(value: Any, cls: type[message.Message]) -> message.Message:
+    """A message from ProtoJSON; fields the type does not define are ignored (what a newer peer adds)."""
+    msg = cls()
+    try:
+        json_format.ParseDict(value, msg, ignore_unknown_fields=True)
+    except json_format.ParseError as exc:
+        raise DecodeError(f"not a valid {cls.DESCRIPTOR.full_name} in ProtoJSON: {exc}") from None
+    return msg
+
+
+def decode(data: bytes, cls: type[message.Message]) -> dict[str, Any]:
+    msg = cls()
+    try:
+        msg.ParseFromString(data)
+    except message.DecodeError as exc:
+        raise DecodeError(f"{len(data)} bytes that are not a {cls.DESCRIPTOR.full_name}: {exc}") from None
+    return to_json(msg)
+
+
+def encode(value: Any, cls: type[message.Message]) -> bytes:
+    return from_json(value, cls).SerializeToString()
+
+
+def decode_request(op: Operation, data: bytes) -> dict[str, Any]:
+    return decode(data, request_class(op))
+
+
+def encode_request(op: Operation, value: Any) -> bytes:
+    return encode(value, request_class(op))
+
+
+def decode_response(op: Operation, data: bytes) -> dict[str, Any]:
+    return decode(data, response_class(op))
+
+
+def encode_response(op: Operation, value: Any) -> bytes:
+    return encode(value, response_class(op))
+
+
+def status_bytes(code: int, text: str, details: list[dict[str, Any]]) -> bytes:
+    """A serialized google.rpc.Status (the `grpc-status-details-bin` trailer) with its details packed as Any."""
+    status = status_pb2.Status(code=code, message=text)
+    for detail in details:
+        packed = any_pb2.Any()
+        kind = str(detail.get("@type", "")).rsplit("/", 1)[-1]
+        cls = next((c for c in _DETAIL_TYPES if c.DESCRIPTOR.full_name == kind), None)
+        if cls is None:
+            continue
+        body = {k: v for k, v in detail.items() if k != "@type"}
+        packed.Pack(from_json(body, cls))
+        status.details.append(packed)
+    return status.SerializeToString()
+
+
+def status_json(data: bytes) -> dict[str, Any]:
+    """A google.rpc.Status trailer as ProtoJSON (`{"code", "message", "details": [{"@type", ...}]}`); details of a
+    type this module does not know keep their `@type` and raw value."""
+    status = status_pb2.Status()
+    try:
+        status.ParseFromString(data)
+    except message.DecodeError as exc:
+        raise DecodeError(f"grpc-status-details-bin is not a google.rpc.Status: {exc}") from None
+    out: dict[str, Any] = {"code": status.code, "message": status.message}
+    details: list[dict[str, Any]] = []
+    for item in status.details:
+        kind = item.type_url.rsplit("/", 1)[-1]
+        cls = next((c for c in _DETAIL_TYPES if c.DESCRIPTOR.full_name == kind), None)
+        if cls is None:
+            details.append({"@type": item.type_url, "value": item.value.hex()})
+            continue
+        inner = cls()
+        item.Unpack(inner)
+        details.append({"@type": item.type_url, **to_json(inner)})
+    if details:
+        out["details"] = details
+    return out
