@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
-from a2a_lab.protocol import cards, jsonrpc, states, versions, wire
+from a2a_lab.protocol import cards, grpcwire, jsonrpc, states, versions, wire
 from a2a_lab.protocol.bindings import Binding
 from a2a_lab.protocol.cards import Interface
 from a2a_lab.protocol.forms import Form, push_form
@@ -266,6 +266,8 @@ class RunView:
         self.pushes = [e for e in self.entries if e.kind is EntryKind.PUSH]
         self.calls = [Call(e) for e in self.entries if e.kind.is_call]
         self.a2a_calls = [c for c in self.calls if c.operation is not None]
+        #: The addresses (`host:port`) the run's gRPC calls reached: this server's, as a gRPC interface url names it.
+        self.grpc_addresses = {c.entry.url for c in self.calls if c.entry.kind is EntryKind.GRPC and c.entry.url}
         #: The card generation this client reads (what it speaks, declared or seen in the run), and the card as it
         #: reads it: every check that assumes a card field reads these, never the raw card's other generation.
         self.generation: Version = cards.generation(self.supports)
@@ -274,7 +276,11 @@ class RunView:
         self.card_gap: str | None = cards.gap(self.card, self.generation)
 
     def interface_path(self, iface: Interface) -> str | None:
-        """The interface's path on this server (under its origin or its alias), or None when it points elsewhere."""
+        """The interface's path on this server (under its origin or its alias), or None when it points elsewhere.
+        A gRPC interface is this server's when its address is the one the run's gRPC calls reached."""
+        if iface.core_binding is Binding.GRPC:
+            address = grpcwire.address_of(iface.url)
+            return grpcwire.ENDPOINT_PATH if address is not None and address in self.grpc_addresses else None
         for origin in (self.base_url, alt_origin(self.base_url)):
             if origin and iface.url.startswith(origin):
                 return iface.url[len(origin) :].rstrip("/") or "/"
@@ -283,6 +289,8 @@ class RunView:
     def declared_at(self, call: Call) -> list[Interface]:
         """The card's interfaces whose URL is exactly where a request went (host and path), whatever their binding:
         a request the server could not route may still have gone to a URL the card declares (a custom binding)."""
+        if call.entry.kind is EntryKind.GRPC:
+            return [i for i in self.interfaces if call.entry.url and grpcwire.address_of(i.url) == call.entry.url]
         host = call.headers.get("host")
         path = call.entry.path.rstrip("/") or "/"
         return [

@@ -15,6 +15,8 @@ from .versions import HEADER, Version
 SERVICE = "lf.a2a.v1.A2AService"
 #: The 0.3 service name, which a 1.0-only server does not serve (a client that still calls it is told so).
 SERVICE_V03 = "a2a.v1.A2AService"
+#: Where a2a-lab's journal says a gRPC call went (an endpoint's `path`): the service, as the method paths begin.
+ENDPOINT_PATH = "/" + SERVICE
 #: Service parameters travel as gRPC metadata (§10.2): the version under the lower-cased header name.
 VERSION_METADATA = HEADER.lower()
 #: The trailing metadata key carrying a serialized google.rpc.Status (the rich error model).

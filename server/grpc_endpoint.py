@@ -88,6 +88,7 @@ class Call:
     def _open(self, body: bytes) -> Entry:
         entry = self.state.journal.open("POST", self.method, "", self.metadata, body, EntryKind.GRPC)
         entry.endpoint = EndpointRef(self.service.endpoint.path, Binding.GRPC)
+        entry.url = self.state.grpc_address  # the address the call reached (what a card's gRPC url names)
         return entry
 
     async def run(self) -> AsyncIterator[bytes]:

@@ -18,9 +18,9 @@ from typing import Any
 
 import yaml
 
-from a2a_lab.protocol import bindings, cards, errors, signing, states, versions
+from a2a_lab.protocol import bindings, cards, errors, grpcwire, signing, states, versions
 from a2a_lab.protocol.bindings import Binding
-from a2a_lab.protocol.grpcwire import SERVICE, Code
+from a2a_lab.protocol.grpcwire import Code
 from a2a_lab.protocol.operations import Operation
 from a2a_lab.protocol.states import TaskState
 from a2a_lab.protocol.versions import Version
@@ -650,10 +650,6 @@ def _card(r: _Reader, value: Any) -> CardSpec:
     )
 
 
-#: The path an Endpoint of the gRPC binding carries (it has none: the service name routes its calls).
-GRPC_PATH = "/" + SERVICE
-
-
 def _derive_endpoints(card: CardSpec) -> tuple[Endpoint, ...]:
     """By default a scenario answers where its card says: every JSONRPC/HTTP+JSON interface under {base_url}, as
     either generation of client reads the card (a dual card's 0.3 `url` may name an endpoint of its own)."""
@@ -669,7 +665,7 @@ def _derive_endpoints(card: CardSpec) -> tuple[Endpoint, ...]:
         if binding is Binding.GRPC and GRPC_ADDRESS in iface.url:
             # The scenario's own gRPC server, whatever else the url says (a card mistake such as a scheme or a path
             # is the card's business); gRPC is served in A2A 1.0.
-            grouped.setdefault((GRPC_PATH, binding), [Version.V1_0])
+            grouped.setdefault((grpcwire.ENDPOINT_PATH, binding), [Version.V1_0])
             continue
         prefix = next((p for p in (BASE_URL, ALT_BASE_URL) if iface.url.startswith(p)), None)
         if prefix is None or binding not in (Binding.JSONRPC, Binding.HTTP_JSON):

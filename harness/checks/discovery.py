@@ -196,11 +196,14 @@ def url_from_card(view: RunView, c: Check) -> CheckResult:
     # A request the server did route is stray too when the card declares no interface of its binding there
     # (an endpoint the server happens to serve, found by guessing).
     stray += [call for call in view.a2a_calls if not view.declared(call)]
-    # The host counts too: an interface may live on another origin than the card (field: gateways, CDNs).
+    # The host counts too: an interface may live on another origin than the card (field: gateways, CDNs). A gRPC
+    # call is declared only where its address is the interface's (RunView.declared), so its host is judged already.
     stray += [
         call
         for call in view.a2a_calls
-        if view.declared(call) and call.headers.get("host") not in {urlsplit(i.url).netloc for i in view.declared(call)}
+        if view.declared(call)
+        and call.binding is not Binding.GRPC
+        and call.headers.get("host") not in {urlsplit(i.url).netloc for i in view.declared(call)}
     ]
     if not view.calls:
         return c.skipped("the client made no request")
