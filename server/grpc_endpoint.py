@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
 import grpc
@@ -51,7 +51,7 @@ class GrpcService(grpc.GenericRpcHandler):
         state: Callable[[], LabState],
         endpoint: Endpoint,
         base_url: Callable[[], str],
-        reset: Callable[[str], bool],
+        reset: Callable[[str], Awaitable[bool]],
     ) -> None:
         self._state = state
         self.endpoint = endpoint
@@ -170,7 +170,7 @@ class Call:
             await asyncio.sleep(faults.STALL_LIMIT_S)  # the call is cancelled when the client gives up
             return True
         if fault.kind in (FaultKind.RESET, FaultKind.TRUNCATE):
-            response.fault_outcome = "reset" if self.service._reset(self.context.peer()) else "not reset"
+            response.fault_outcome = "reset" if await self.service._reset(self.context.peer()) else "not reset"
             self.entry.disconnected = True
             return True
         response.fault_outcome = "dripped"  # a slow answer: the time a drip of its bytes would take
@@ -222,7 +222,7 @@ class Call:
                 if isinstance(item, Drop):
                     events.append(SentEvent(journal.offset(), SentKind.DROPPED))
                     closed = "dropped"
-                    self.service._reset(self.context.peer())
+                    await self.service._reset(self.context.peer())
                     return
                 if isinstance(item, StreamError):
                     closed = "complete"

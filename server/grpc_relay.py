@@ -16,6 +16,10 @@ import struct
 from . import hosting
 
 CHUNK = 64 * 1024
+#: A reset waits until the gRPC server has written nothing to the connection for this long (what it sent before the
+#: reset, the answer's earlier messages, must reach the client first), and at most SETTLE_MAX_S.
+SETTLE_S = 0.02
+SETTLE_MAX_S = 0.5
 
 
 def _rst(writer: asyncio.StreamWriter) -> None:
@@ -34,7 +38,8 @@ class Relay:
         self._server: asyncio.base_events.Server | None = None
         #: The relay's outbound local port (what the gRPC server calls the peer) -> both writers of that connection.
         self._pairs: dict[int, tuple[asyncio.StreamWriter, asyncio.StreamWriter]] = {}
-        self._tasks: set[asyncio.Task[None]] = set()
+        #: When the gRPC server last wrote to each connection (loop time), by the same key.
+        self._last_down: dict[int, float] = {}
 
     async def start(self) -> int:
         sock = hosting.bind(self.host, 0)
@@ -51,18 +56,23 @@ class Relay:
         local_port = up_writer.get_extra_info("sockname")[1]
         self._pairs[local_port] = (writer, up_writer)
         try:
-            await asyncio.gather(self._pipe(reader, up_writer), self._pipe(up_reader, writer))
+            await asyncio.gather(self._pipe(reader, up_writer), self._pipe(up_reader, writer, local_port))
         finally:
             self._pairs.pop(local_port, None)
+            self._last_down.pop(local_port, None)
             for w in (writer, up_writer):
                 w.close()
 
-    @staticmethod
-    async def _pipe(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+    async def _pipe(
+        self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, down_port: int | None = None
+    ) -> None:
+        loop = asyncio.get_running_loop()
         try:
             while data := await reader.read(CHUNK):
                 writer.write(data)
                 await writer.drain()
+                if down_port is not None:
+                    self._last_down[down_port] = loop.time()
         except (ConnectionError, OSError):
             pass
         finally:
@@ -70,11 +80,20 @@ class Relay:
                 if writer.can_write_eof():
                     writer.write_eof()
 
-    def reset(self, peer: str) -> bool:
+    async def reset(self, peer: str) -> bool:
         """Reset the client connection a call from `peer` (grpc's `ipv4:127.0.0.1:PORT` / `ipv6:[::1]:PORT`) came in
-        on. False when it is not one of the relay's."""
+        on, once what the server wrote before has been passed on. False when it is not one of the relay's."""
         port_text = peer.rsplit(":", 1)[-1]
-        pair = self._pairs.pop(int(port_text), None) if port_text.isdigit() else None
+        port = int(port_text) if port_text.isdigit() else -1
+        loop = asyncio.get_running_loop()
+        asked = loop.time()
+        deadline = asked + SETTLE_MAX_S
+        while port in self._pairs and loop.time() < deadline:
+            quiet = loop.time() - max(asked, self._last_down.get(port, 0.0))
+            if quiet >= SETTLE_S:
+                break
+            await asyncio.sleep(SETTLE_S - quiet)
+        pair = self._pairs.pop(port, None)
         if pair is None:
             return False
         for writer in pair:

@@ -197,7 +197,6 @@ CHOICES: dict[str, type[StrEnum]] = {
     "task.returns": Returns,
     "reply.fault.kind": FaultKind,
     "reply.envelope.id": EnvelopeId,
-    "reply.grpc.status": Code,
     "reply.stream.first_event": FirstEvent,
     "auth.scope": AuthScope,
     "expect.result": Conclusion,
@@ -289,8 +288,8 @@ class _Reader:
     def binding(self, value: Any, path: str) -> Binding:
         text = self.string(value, path)
         binding = bindings.parse(text) or bindings.SHORT_NAMES.get(text.lower())
-        if binding is None or binding is Binding.GRPC:
-            raise self.fail(path, f"a2a-lab serves JSONRPC and HTTP+JSON, not {text!r}")
+        if binding is None:
+            raise self.fail(path, f"unknown binding {text!r}", "one of JSONRPC, HTTP+JSON, GRPC")
         return binding
 
     def error(self, value: Any, path: str, section: str) -> tuple[errors.A2AError, dict[str, Any]]:
@@ -524,13 +523,23 @@ def _reply(r: _Reader, value: Any, path: str, base_task: TaskScript) -> Reply:
     if "grpc" in spec:
         g = r.mapping(spec["grpc"], f"{path}.grpc", "reply.grpc")
         kw["grpc"] = GrpcReply(
-            r.choice(g["status"], f"{path}.grpc.status", "reply.grpc.status", "a gRPC status name, e.g. UNIMPLEMENTED")
-            if "status" in g
-            else None,
+            _grpc_code(r, g["status"], f"{path}.grpc.status") if "status" in g else None,
             r.boolean(g.get("details", True), f"{path}.grpc.details"),
             r.boolean(g.get("empty", False), f"{path}.grpc.empty"),
         )
     return Reply(**kw)
+
+
+def _grpc_code(r: _Reader, value: Any, path: str) -> Code:
+    """A canonical gRPC status name (not in CHOICES: seventeen names a file picks one of, documented as a list)."""
+    text = r.string(value, path)
+    try:
+        return Code(text.upper())
+    except ValueError:
+        near = difflib.get_close_matches(text.upper(), [c.value for c in Code], n=1)
+        raise r.fail(
+            path, f"unknown gRPC status {text!r}", f"did you mean {near[0]}?" if near else "e.g. UNIMPLEMENTED"
+        ) from None
 
 
 def _when(r: _Reader, value: Any, path: str) -> When:

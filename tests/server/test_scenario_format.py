@@ -240,7 +240,22 @@ expect: {{result: none}}
 
 
 SIGNED = {tamper: signed(tamper) for tamper in ("none", "payload", "unknown-kid")}
-ALL_SCENARIOS = [MAIN, OTHER, PATHS, *SIGNED.values()]
+GRPC = """\
+title: gRPC deviations
+description: Every reply.grpc option.
+spec: A2A 1.0 (test)
+card:
+  object:
+    name: grpc
+    supportedInterfaces: [{url: "{grpc_address}", protocolBinding: GRPC, protocolVersion: "1.0"}]
+endpoints: [{path: /unused, binding: GRPC, versions: ["1.0"]}]
+behaviour:
+  GetTask:
+    - reply: {error: TaskNotFound, grpc: {status: UNIMPLEMENTED, details: false}}
+  SendMessage:
+    - reply: {grpc: {empty: true}}
+"""
+ALL_SCENARIOS = [MAIN, OTHER, PATHS, GRPC, *SIGNED.values()]
 
 
 # ==================================================================================== the documentation
@@ -606,3 +621,26 @@ def test_limits(serve: Callable[[str], Lab]) -> None:
     assert 0 < s.app.state.cached_card_bytes <= 100_000, "card_cache_bytes"
     journal = s.http.get("/_lab/journal", headers=s.admin).json()
     assert journal["cap_bytes"] == 400_000 and 0 < journal["bytes"] <= 400_000, "journal_bytes"
+
+
+def test_grpc_replies(serve: Callable[[str], Lab]) -> None:
+    """reply.grpc over a real gRPC call: another status without details; OK without a message."""
+    grpc = pytest.importorskip("grpc", reason="the grpc extra (grpcio) is not installed")
+    from a2a_lab.protocol import grpcwire, protobuf
+    from a2a_lab.protocol.operations import Operation
+
+    s = serve(GRPC)
+    card = s.http.get("/.well-known/agent-card.json").json()
+    address = card["supportedInterfaces"][0]["url"]
+    with grpc.insecure_channel(address) as channel:
+        get = channel.unary_unary(grpcwire.method_path(Operation.GET_TASK))
+        with pytest.raises(grpc.RpcError) as refused:
+            get(protobuf.encode_request(Operation.GET_TASK, {"id": "t"}), metadata=[("a2a-version", "1.0")], timeout=5)
+        assert refused.value.code() is grpc.StatusCode.UNIMPLEMENTED
+        assert grpcwire.STATUS_DETAILS_KEY not in dict(refused.value.trailing_metadata() or ())
+        send = channel.unary_unary(grpcwire.method_path(Operation.SEND_MESSAGE))
+        message = {"message": {"messageId": "m", "role": "ROLE_USER", "parts": [{"text": "hi"}]}}
+        answer = send(
+            protobuf.encode_request(Operation.SEND_MESSAGE, message), metadata=[("a2a-version", "1.0")], timeout=5
+        )
+        assert answer is None  # grpcio's sync client returns None for a unary call that ended OK with no message

@@ -36,7 +36,8 @@ CARD_LIMIT = 64 * 1024
 USER_AGENT = "a2a-lab-fake-client/1.0"
 POLL_GAP_S = 0.1
 MAX_POLLS = 10
-DEAD_END_CODES = (-32601, -32009)
+#: Answers no retry will change: method not found, version not supported (JSON-RPC codes; gRPC status / reason).
+DEAD_END_CODES = (-32601, -32009, "UNIMPLEMENTED", "VERSION_NOT_SUPPORTED")
 STOPS = {"completed", "failed", "canceled", "cancelled", "rejected", "input-required", "auth-required"}
 INTERRUPTED = {"input-required", "auth-required"}
 
@@ -219,9 +220,13 @@ def major_minor(value: Any, defects: Defects | None = None) -> str | None:
 
 def binding_name(value: Any) -> str:
     text = str(value or "").strip().upper()
-    return {"JSONRPC": "jsonrpc", "JSON-RPC": "jsonrpc", "HTTP+JSON": "http+json", "REST": "http+json"}.get(
-        text, text.lower()
-    )
+    return {
+        "JSONRPC": "jsonrpc",
+        "JSON-RPC": "jsonrpc",
+        "HTTP+JSON": "http+json",
+        "REST": "http+json",
+        "GRPC": "grpc",
+    }.get(text, text.lower())
 
 
 def interfaces(card: dict[str, Any], defects: Defects | None = None, generation: str = "1.0") -> list[dict[str, Any]]:
@@ -328,6 +333,8 @@ class Client:
         tenant = self.tenant_of(iface)
         if tenant:
             params = {**params, "tenant": tenant}
+        if iface["binding"] == "grpc":
+            return self.grpc_call(iface, method, params)
         body: dict[str, Any] = {
             "jsonrpc": "1.0" if "bad-envelope" in self.defects else "2.0",
             "method": method,
@@ -353,6 +360,68 @@ class Client:
                 }
             }
         return data
+
+    def grpc_call(
+        self, iface: dict[str, Any], method: str, params: dict[str, Any], stream: bool = False
+    ) -> dict[str, Any]:
+        """A gRPC call (spec §10) to `host:port` (the card's url), the A2A-Version as `a2a-version` metadata; the
+        answer as ProtoJSON ({"result"}, {"stream"} or {"error": {"code": status name, "message", "reason"}})."""
+        import grpc  # a2a-sdk[grpc]
+        from a2a.types import a2a_pb2
+        from google.protobuf import json_format
+        from google.rpc import error_details_pb2, status_pb2
+
+        service = a2a_pb2.DESCRIPTOR.services_by_name["A2AService"]
+        rpc = service.methods_by_name[method]
+        request = getattr(a2a_pb2, rpc.input_type.name)()
+        json_format.ParseDict(params, request, ignore_unknown_fields=True)
+        answer_type = rpc.output_type
+        address = iface["url"]
+        if "wrong-url" in self.defects:
+            address = self.base.split("://", 1)[1]  # the HTTP origin, as if gRPC lived there
+        headers = self.headers(iface)
+        metadata = [("a2a-version", headers["A2A-Version"])] if "A2A-Version" in headers else []
+        timeout = None if "no-timeout" in self.defects else 0.5 if "impatient" in self.defects else 5.0
+
+        def decode(data: bytes) -> dict[str, Any]:
+            if answer_type.full_name == "google.protobuf.Empty":
+                return {}
+            msg = getattr(a2a_pb2, answer_type.name)()
+            msg.ParseFromString(data)
+            out: dict[str, Any] = json_format.MessageToDict(msg)
+            return out
+
+        with grpc.insecure_channel(address) as channel:
+            path = f"/{service.full_name}/{method}"
+            try:
+                if stream:
+                    call = channel.unary_stream(path, request_serializer=lambda m: m.SerializeToString())
+                    events: list[dict[str, Any]] = []
+                    try:
+                        for data in call(request, metadata=metadata, timeout=timeout):
+                            events.append(decode(data))
+                    except grpc.RpcError:
+                        if not events:
+                            raise
+                        return {"stream": events, "broken": True}  # the task may go on: follow it up
+                    return {"stream": events}
+                unary = channel.unary_unary(path, request_serializer=lambda m: m.SerializeToString())
+                data = unary(request, metadata=metadata, timeout=timeout)
+                if data is None:  # the call ended OK without its message
+                    return {"error": {"code": "OK", "message": "the call ended without an answer message"}}
+                return {"result": decode(data)}
+            except grpc.RpcError as exc:
+                error: dict[str, Any] = {"code": exc.code().name, "message": exc.details()}
+                for key, value in exc.trailing_metadata() or ():
+                    if key == "grpc-status-details-bin":
+                        status = status_pb2.Status.FromString(value)
+                        for detail in status.details:
+                            info = error_details_pb2.ErrorInfo()
+                            if detail.Unpack(info):
+                                error["reason"] = info.reason
+                                if info.reason == "VERSION_NOT_SUPPORTED":
+                                    error["code"] = info.reason
+                return {"error": error}
 
     def rest(self, iface: dict[str, Any], verb: str, path: str, body: dict[str, Any] | None = None) -> dict[str, Any]:
         tenant = self.tenant_of(iface)
@@ -426,6 +495,8 @@ class Client:
 
     def stream_rpc(self, iface: dict[str, Any], method: str, params: dict[str, Any]) -> dict[str, Any]:
         self.rpc_id += 1
+        if iface["binding"] == "grpc":
+            return self.grpc_call(iface, method, params, stream=True)
         body = {"jsonrpc": "2.0", "id": self.rpc_id, "method": method, "params": params}
         headers = {**self.headers(iface), "Accept": "text/event-stream"}
         events: list[Any] = []
@@ -622,7 +693,11 @@ class Client:
                 str((resp["error"] or {}).get("message", "")) if isinstance(resp["error"], dict) else ""
             ), None
         if "stream" in resp:
-            return self.read_stream(resp["stream"]), None
+            said = self.read_stream(resp["stream"])
+            task_id = self.stream_task_id(resp["stream"])
+            if resp.get("broken") and said["kind"] == "task" and task_id and self.short(said["state"]) not in STOPS:
+                return self.follow(iface, {"id": task_id, "status": {"state": said["state"]}}), None
+            return said, None
         answer = self.read(resp.get("result"))
         if answer is None:
             return self.failure("unreadable answer"), None
@@ -692,6 +767,16 @@ class Client:
             return {"kind": "error", "state": None, "text": next((t for t in reversed(texts) if t), "")}
         return {"kind": "task", "state": state, "text": next((t for t in reversed(texts) if t), "")}
 
+    @staticmethod
+    def stream_task_id(events: list[Any]) -> str | None:
+        for ev in events:
+            if isinstance(ev, dict):
+                inner = ev.get("task") or ev.get("statusUpdate") or ev.get("artifactUpdate") or ev
+                found = inner.get("id") or inner.get("taskId") if isinstance(inner, dict) else None
+                if found:
+                    return str(found)
+        return None
+
     def read_stream(self, events: list[Any]) -> dict[str, Any]:
         state, texts, kind = "", [], "task"
         for ev in events:
@@ -755,8 +840,8 @@ def main(argv: list[str]) -> int:
     parser.add_argument(
         "--binding",
         action="append",
-        choices=["jsonrpc", "http+json"],
-        help="bindings supported, in no particular order (default jsonrpc)",
+        choices=["jsonrpc", "http+json", "grpc"],
+        help="bindings supported, in no particular order (default jsonrpc; grpc needs a2a-sdk[grpc])",
     )
     parser.add_argument(
         "--generation",
