@@ -67,7 +67,7 @@ def details(error: Any) -> dict[str, Any] | None:
 def test_conformant_over_grpc(serve: Callable[[str], Any]) -> None:
     served = serve("grpc/conformant")
     dial = Dial(served)
-    assert dial.url == dial.address and dial.address.startswith("127.0.0.1:")
+    assert dial.address is not None and dial.url == dial.address and dial.address.startswith("127.0.0.1:")
     task = dial.unary(Operation.SEND_MESSAGE, MESSAGE)["task"]
     assert task["status"]["state"] == "TASK_STATE_COMPLETED" and task["artifacts"][0]["parts"][0]["text"] == "echo: hi"
     assert dial.unary(Operation.GET_TASK, {"id": task["id"]})["id"] == task["id"]
@@ -131,7 +131,7 @@ def test_deadline_and_reset(serve: Callable[[str], Any]) -> None:
             break
         dropped.app.state.journal.wait_for(lambda entries: False, timeout=0.05)
     assert task["status"]["state"] == "TASK_STATE_COMPLETED"
-    assert [e for e in dropped.journal if e["kind"] == "grpc"][0]["events"][-1] == {
+    assert next(e for e in dropped.journal if e["kind"] == "grpc")["events"][-1] == {
         "t": pytest.approx(0, abs=1e9),
         "dropped": True,
     }

@@ -391,7 +391,8 @@ class Client:
             out: dict[str, Any] = json_format.MessageToDict(msg)
             return out
 
-        with grpc.insecure_channel(address) as channel:
+        with grpc.insecure_channel(address) as opened:
+            channel: Any = opened  # the calls below are built by name, as grpcio's stubs cannot type them
             path = f"/{service.full_name}/{method}"
             try:
                 if stream:
@@ -412,7 +413,8 @@ class Client:
                 return {"result": decode(data)}
             except grpc.RpcError as exc:
                 error: dict[str, Any] = {"code": exc.code().name, "message": exc.details()}
-                for key, value in exc.trailing_metadata() or ():
+                trailers: Any = exc.trailing_metadata() or ()
+                for key, value in trailers:
                     if key == "grpc-status-details-bin":
                         status = status_pb2.Status.FromString(value)
                         for detail in status.details:
