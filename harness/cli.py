@@ -42,6 +42,7 @@ def cmd_scenarios(args: argparse.Namespace) -> int:
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
+    from a2a_lab.protocol import grpcwire
     from a2a_lab.server.app import ScenarioApp
     from a2a_lab.server.guard import AdminGuard, host_name
     from a2a_lab.server.hosting import serve_forever
@@ -62,8 +63,19 @@ def cmd_serve(args: argparse.Namespace) -> int:
     except (KeyError, ScenarioError) as exc:
         return _unresolved(exc)
 
+    served = [scenario] if args.scenario else list(cat.scenarios.values())
+    grpc_ids = [s.id for s in served if s.serves_grpc]
+    no_grpc = grpcwire.missing() if grpc_ids else None
+
     def ready(url: str) -> None:
         say(f"serving {where} on {url} (Ctrl-C to stop)")
+        if grpc_ids and no_grpc is None:
+            say("gRPC interfaces start on their own loopback ports with the first request (the cards name them)")
+        elif no_grpc:
+            say(
+                f"not serving the gRPC interfaces of {len(grpc_ids)} scenario(s) "
+                f"({', '.join(grpc_ids[:3])}{', ...' if len(grpc_ids) > 3 else ''}): {no_grpc}"
+            )
         if given:
             say("the admin API at /_lab/ requires the admin token you gave (Authorization: Bearer TOKEN)")
         else:

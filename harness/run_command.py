@@ -10,6 +10,7 @@ import time
 from datetime import UTC, datetime
 from pathlib import Path
 
+from a2a_lab.protocol import grpcwire
 from a2a_lab.protocol.cards import parse_support
 from a2a_lab.server.catalogue import Catalogue
 from a2a_lab.server.scenario import Scenario
@@ -119,6 +120,13 @@ def cmd_run(args: argparse.Namespace) -> int:
             f"no scenario matches {args.scenario or '*'} (minus {args.exclude or 'nothing'}); "
             "`a2a-lab scenarios` lists them"
         )
+    no_grpc = grpcwire.missing() if not args.server else None
+    skipped = [s.id for s in scenarios if s.serves_grpc] if no_grpc else []
+    if skipped:
+        scenarios = [s for s in scenarios if not s.serves_grpc]
+        say(f"skipped {len(skipped)} gRPC scenario(s) ({', '.join(skipped)}): {no_grpc}")
+        if not scenarios:
+            return refuse("every scenario chosen serves gRPC, which this installation cannot: " + str(no_grpc))
     opts = runner.RunOptions(client, args.seed, args.timeout, args.jobs, args.strict, supports, baseline)
     say(f"{len(scenarios)} scenario(s), client: {client}, seed {args.seed}, -j {args.jobs}")
     began, started = time.monotonic(), datetime.now(UTC).isoformat(timespec="milliseconds")
@@ -137,6 +145,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         "wall_time": round(time.monotonic() - began, 3),
         "shard": args.shard,
         "server": args.server,
+        # Scenarios chosen but not run, and why (gRPC ones where the grpc extra is missing).
+        "skipped": {"scenarios": skipped, "why": no_grpc} if skipped else None,
     }
     return conclude(results, supported, meta, ReportFiles.from_args(args), args.strict, args.verbose)
 

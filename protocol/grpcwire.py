@@ -76,7 +76,7 @@ def missing() -> str | None:
         try:
             if importlib.util.find_spec(module) is None:
                 return f"{MISSING}; {module} is not installed"
-        except (ImportError, ValueError):
+        except (ImportError, ValueError, AttributeError):
             return f"{MISSING}; {module} is not installed"
     return None
 

@@ -393,3 +393,8 @@ class Scenario:
     @property
     def group(self) -> str:
         return self.id.split("/", 1)[0]
+
+    @property
+    def serves_grpc(self) -> bool:
+        """The scenario has a gRPC endpoint (served only where the `grpc` extra is installed)."""
+        return any(e.binding is Binding.GRPC for e in self.endpoints)

@@ -230,3 +230,26 @@ def test_strict_gates_on_a_missed_should(strict: bool, code: int, tmp_path: Path
     )
     assert proc.returncode == code, proc.stdout + proc.stderr
     assert "VERSION-HEADER (NON_STRICT)" in proc.stdout
+
+
+def test_run_without_the_grpc_extra_skips_the_grpc_scenarios_and_says_why(tmp_path: Path) -> None:
+    """Without grpcio every command still works: `run` leaves the gRPC scenarios out, names them and the fix."""
+    report = tmp_path / "report.json"
+    blocked = (
+        "import sys; sys.modules['grpc'] = None; from a2a_lab.harness.cli import main; "
+        f"sys.exit(main(['run', '--client', 'true', '--scenario', 'grpc/*', '--scenario', 'discovery/no-card', "
+        f"'--json', {str(report)!r}]))"
+    )
+    done = subprocess.run([sys.executable, "-c", blocked], capture_output=True, text=True, timeout=120)
+    assert "skipped 9 gRPC scenario(s) (grpc/conformant" in done.stderr, done.stderr
+    assert "pip install 'a2a-lab[grpc]'" in done.stderr
+    data = json.loads(report.read_text(encoding="utf-8"))
+    assert [s["id"] for s in data["scenarios"]] == ["discovery/no-card"]
+    assert "grpc/stream-reset" in data["skipped"]["scenarios"] and "grpc extra" in data["skipped"]["why"]
+    only = subprocess.run(
+        [sys.executable, "-c", blocked.replace(", '--scenario', 'discovery/no-card'", "")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert only.returncode == 2 and "every scenario chosen serves gRPC" in only.stderr
