@@ -220,7 +220,7 @@ FAILS = [
         defect(CONFORMANT, "ignore-interfaces"),
         Outcome.FAIL,
         Outcome.FAIL,
-        "HTTP+JSON 0.3",
+        "GRPC 1.0",
     ),
     Proof("URL-FROM-CARD", "wrong-url", defect(CONFORMANT, "wrong-url"), Outcome.FAIL, Outcome.FAIL, "POST /wrong"),
     Proof("TENANT", "jsonrpc-drops-tenant", case("tenant", "--drop-tenant"), Outcome.FAIL, Outcome.FAIL),

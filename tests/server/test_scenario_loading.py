@@ -72,6 +72,7 @@ def test_endpoints_are_derived_from_the_card(catalogue: Catalogue) -> None:
     assert {(e.path, e.binding, e.versions) for e in conformant.endpoints} == {
         ("/a2a/jsonrpc", Binding.JSONRPC, (Version.V1_0, Version.V0_3)),
         ("/a2a/rest", Binding.HTTP_JSON, (Version.V1_0, Version.V0_3)),
+        ("/lf.a2a.v1.A2AService", Binding.GRPC, (Version.V1_0,)),  # the {grpc_address} interface
     }
     patch_mix = catalogue.get("quirks/patch-version-binding-mix")
     assert {(e.path, e.binding, e.versions) for e in patch_mix.endpoints} == {
@@ -372,9 +373,9 @@ def test_v03_method_names_are_not_operations(tmp_path: Path) -> None:
             "unknown protocol version",
         ),
         (
-            "behaviour: {SendMessage: [{when: {binding: grpc}, reply: {}}]}\n",
+            "behaviour: {SendMessage: [{when: {binding: soap}, reply: {}}]}\n",
             "behaviour.SendMessage[0].when.binding",
-            "JSONRPC and HTTP+JSON",
+            "one of JSONRPC, HTTP+JSON, GRPC",
         ),
         (
             "behaviour: {SendMessage: [{when: {calls: {to: 0}}, reply: {}}]}\n",

@@ -69,11 +69,14 @@ def test_card_with_etag_and_cache_control(serve: Serve) -> None:
     assert "max-age=" in r.headers["cache-control"]
     etag = r.headers["etag"]
     card = r.json()
+    grpc_address = s.app.state.grpc_address  # started by the card request: its own loopback port
+    assert grpc_address.startswith("127.0.0.1:") or s.app.grpc_unavailable
     assert [i["url"] for i in card["supportedInterfaces"]] == [
         f"{s.url}{RPC}",
         f"{s.url}{REST}",
         f"{s.url}{RPC}",
         f"{s.url}{REST}",
+        grpc_address,
     ]
     assert card["supportedInterfaces"][0] == {
         "url": f"{s.url}{RPC}",
