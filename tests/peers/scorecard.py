@@ -67,6 +67,9 @@ class Peer:
     command: Callable[[Path], list[str]]
     missing: Callable[[Path], str | None]
     env: Callable[[Path], dict[str, str]] = field(default=lambda _peers: {})
+    #: The scenarios (globs) this client is scored over; empty: the whole catalogue. A mode that differs from another
+    #: only where a binding is used (gRPC) is scored where that binding is offered.
+    scenarios: tuple[str, ...] = ()
 
 
 def _installed(dist: str, version: str) -> str | None:
@@ -96,18 +99,31 @@ def _js_missing(peers: Path) -> str | None:
     return None if have == "1.3.0" else f"@a2a-js/sdk {have} is installed, expected 1.3.0"
 
 
+#: Where a gRPC-enabled client is scored: every scenario whose card offers gRPC.
+GRPC_SCENARIOS = ("grpc/*", "spec/conformant")
+
+
+def _grpc_missing() -> str | None:
+    from a2a_lab.protocol import grpcwire
+
+    return grpcwire.missing()
+
+
 def _sdk13(mode: str) -> Peer:
     how = {
         "default": "`ClientConfig()`: streams when the card allows, follows an open task with GetTask",
         "streaming": "`ClientConfig()`, follows an open task with SubscribeToTask (GetTask where refused)",
         "polling": "`ClientConfig(polling=True, streaming=False)`: returnImmediately, then GetTask",
+        "grpc": "`ClientConfig(supported_protocol_bindings=[GRPC, JSONRPC, HTTP+JSON], grpc_channel_factory=...)`, "
+        "scored over the scenarios that offer gRPC",
     }[mode]
     return Peer(
         name=f"a2a-sdk-1.3.0-{mode}",
-        library="a2a-sdk 1.3.0 (Python)",
+        library="a2a-sdk 1.3.0 (Python)" + (" with a2a-sdk[grpc]" if mode == "grpc" else ""),
         how=how,
         command=lambda _peers: [sys.executable, str(CLIENTS_DIR / "a2a_sdk_13.py"), "--mode", mode],
-        missing=lambda _peers: _installed("a2a-sdk", "1.3.0"),
+        missing=lambda _peers: _installed("a2a-sdk", "1.3.0") or (_grpc_missing() if mode == "grpc" else None),
+        scenarios=GRPC_SCENARIOS if mode == "grpc" else (),
     )
 
 
@@ -115,6 +131,7 @@ PEERS = [
     _sdk13("default"),
     _sdk13("streaming"),
     _sdk13("polling"),
+    _sdk13("grpc"),
     Peer(
         name="a2a-sdk-0.3.26",
         library="a2a-sdk 0.3.26 (Python, genuine A2A 0.3)",
@@ -156,7 +173,7 @@ def a2a_lab() -> list[str]:
 def run_peer(peer: Peer, peers: Path, report: Path, jobs: int, scenarios: list[str]) -> dict[str, Any]:
     """Run one client over the catalogue (or the scenarios matching `scenarios`) and return its JSON report."""
     argv = [*a2a_lab(), "run", "--client", shlex.join(peer.command(peers)), "--json", str(report), "-j", str(jobs)]
-    for pattern in scenarios:
+    for pattern in scenarios or peer.scenarios:
         argv += ["--scenario", pattern]
     env = {**os.environ, **peer.env(peers)}
     print(f"scorecard: {peer.name}: {shlex.join(argv)}", flush=True)
