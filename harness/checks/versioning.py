@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
-from a2a_lab.protocol import versions
+from a2a_lab.protocol import grpcwire, versions
+from a2a_lab.protocol.bindings import Binding
 from a2a_lab.protocol.versions import HEADER, QUERY_PARAM, Version
 
 from ..journal_view import Call, RunView
 from ..model import CheckResult, Level
 from .base import Check, check
+
+
+def _name(call: Call) -> str:
+    """How the version parameter is spelled on the call's binding: the header, or gRPC's metadata key (§10.2)."""
+    return grpcwire.VERSION_METADATA if call.binding is Binding.GRPC else HEADER
 
 
 def _sent_version(call: Call) -> str | None:
@@ -24,10 +30,10 @@ def _sent_version(call: Call) -> str | None:
 @check(
     "VERSION-HEADER",
     Level.MUST,
-    "A2A 1.0 §3.6.1, §3.6.2, §14.2.1",
+    "A2A 1.0 §3.6.1, §3.6.2, §10.2, §14.2.1",
     "A2A-Version sent as Major.Minor",
-    "Clients MUST send A2A-Version on every request (0.3 clients are exempt: an absent header means 0.3). The value is "
-    "Major.Minor; patch numbers SHOULD NOT be sent.",
+    "Clients MUST send A2A-Version on every request (over gRPC as the `a2a-version` metadata, §10.2; 0.3 clients are "
+    "exempt: an absent header means 0.3). The value is Major.Minor; patch numbers SHOULD NOT be sent.",
 )
 def version_header(view: RunView, c: Check) -> CheckResult:
     v1 = [call for call in view.a2a_calls if call.version is Version.V1_0]
@@ -37,8 +43,8 @@ def version_header(view: RunView, c: Check) -> CheckResult:
     if missing:
         return c.broken(
             f"{len(missing)} of {len(v1)} 1.0 requests carried no A2A-Version",
-            f"{HEADER}: 1.0",
-            "header absent",
+            f"{_name(missing[0])}: 1.0",
+            "metadata absent" if missing[0].binding is Binding.GRPC else "header absent",
             missing,
         )
     patched = [call for call in v1 if versions.has_patch(_sent_version(call))]
