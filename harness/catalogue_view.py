@@ -71,7 +71,7 @@ def explain(s: Scenario) -> str:
         f"File:   {s.source}",
         f"Client is asked to send: {s.client.message!r}"
         + (f" and to act on {s.client.action}" if s.client.action else ""),
-        f"Timeout: {s.timeout:g}s   Seed: {s.seed}",
+        f"Timeout: {s.timeout:g}s   Seed: {s.seed}   Spec revision: {s.spec_revision.value}",
         "Endpoints:",
     ]
     for e in s.endpoints:

@@ -7,6 +7,8 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Any
 
+from .revisions import DEFAULT, SpecRevision
+
 ERROR_INFO_TYPE = "type.googleapis.com/google.rpc.ErrorInfo"
 BAD_REQUEST_TYPE = "type.googleapis.com/google.rpc.BadRequest"
 ERROR_DOMAIN = "a2a-protocol.org"
@@ -24,6 +26,10 @@ class ErrorKind:
     #: HTTP status on the 0.3 REST binding: the 0.3 SDKs' (notes §5.3), except that "not supported" answers
     #: 400 rather than their 501, so the conformant server never answers a 5xx to a well-formed refusal.
     http_status_v03: int | None = None
+    #: Where spec revision v1.0.0 mapped the error otherwise (notes §5.2, D3): its HTTP and gRPC status.
+    #: `http_status` and `grpc_status` are v1.0.1's; read a revision's with `http_status()` / `grpc_status()`.
+    http_status_v1_0_0: int | None = None
+    grpc_status_v1_0_0: str | None = None
 
 
 class ErrorType(Enum):
@@ -45,6 +51,7 @@ class ErrorType(Enum):
         "FAILED_PRECONDITION",
         "TASK_NOT_CANCELABLE",
         409,
+        http_status_v1_0_0=409,
     )
     PUSH_NOT_SUPPORTED = ErrorKind(
         "PushNotificationNotSupportedError",
@@ -54,6 +61,7 @@ class ErrorType(Enum):
         "FAILED_PRECONDITION",
         "PUSH_NOTIFICATION_NOT_SUPPORTED",
         400,
+        grpc_status_v1_0_0="UNIMPLEMENTED",
     )
     UNSUPPORTED_OPERATION = ErrorKind(
         "UnsupportedOperationError",
@@ -63,6 +71,7 @@ class ErrorType(Enum):
         "FAILED_PRECONDITION",
         "UNSUPPORTED_OPERATION",
         400,
+        grpc_status_v1_0_0="UNIMPLEMENTED",
     )
     CONTENT_TYPE_NOT_SUPPORTED = ErrorKind(
         "ContentTypeNotSupportedError",
@@ -72,9 +81,17 @@ class ErrorType(Enum):
         "INVALID_ARGUMENT",
         "CONTENT_TYPE_NOT_SUPPORTED",
         415,
+        http_status_v1_0_0=415,
     )
     INVALID_AGENT_RESPONSE = ErrorKind(
-        "InvalidAgentResponseError", -32006, "Invalid agent response", 500, "INTERNAL", "INVALID_AGENT_RESPONSE", 502
+        "InvalidAgentResponseError",
+        -32006,
+        "Invalid agent response",
+        500,
+        "INTERNAL",
+        "INVALID_AGENT_RESPONSE",
+        502,
+        http_status_v1_0_0=502,
     )
     EXTENDED_CARD_NOT_CONFIGURED = ErrorKind(
         "ExtendedAgentCardNotConfiguredError",
@@ -102,6 +119,7 @@ class ErrorType(Enum):
         "FAILED_PRECONDITION",
         "VERSION_NOT_SUPPORTED",
         None,
+        grpc_status_v1_0_0="UNIMPLEMENTED",
     )
     # Not A2A errors, but answers a server gives: authentication (§3.3.2 generic categories).
     UNAUTHENTICATED = ErrorKind(
@@ -138,6 +156,24 @@ def by_name(name: str) -> ErrorType | None:
 
 def names() -> list[str]:
     return [e.value.name.removesuffix("Error") for e in ErrorType]
+
+
+def http_status(error: ErrorType, revision: SpecRevision = DEFAULT) -> int:
+    """The HTTP status an A2A 1.0 error answers on the HTTP+JSON binding, as a spec revision maps it (§5.4; v1.0.0
+    answered 409, 415 and 502 where v1.0.1 answers 400 and 500: notes D3)."""
+    kind = error.kind
+    if revision is SpecRevision.V1_0_0 and kind.http_status_v1_0_0 is not None:
+        return kind.http_status_v1_0_0
+    return kind.http_status
+
+
+def grpc_status(error: ErrorType, revision: SpecRevision = DEFAULT) -> str:
+    """The gRPC status name an A2A 1.0 error answers, as a spec revision maps it (§5.4; v1.0.0 answered UNIMPLEMENTED
+    where v1.0.1 answers FAILED_PRECONDITION: notes D3)."""
+    kind = error.kind
+    if revision is SpecRevision.V1_0_0 and kind.grpc_status_v1_0_0 is not None:
+        return kind.grpc_status_v1_0_0
+    return kind.grpc_status
 
 
 #: HTTP statuses of the generic authentication and authorization errors (§3.3.2): the caller lacks credentials.

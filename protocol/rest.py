@@ -4,21 +4,37 @@ from __future__ import annotations
 
 from typing import Any
 
-from .errors import A2AError, EnvelopeProblem, ErrorKind, detail_problems
+from . import errors
+from .bindings import JSON
+from .errors import A2AError, EnvelopeProblem, ErrorType, detail_problems
+from .revisions import DEFAULT, HTTP_JSON_MEDIA_TYPE, SpecRevision
 from .versions import Version
 
 
-def http_status(kind: ErrorKind, version: Version) -> int:
-    """The HTTP status an error answers on the HTTP+JSON binding of a version."""
-    return kind.http_status if version is Version.V1_0 else kind.http_status_v03 or kind.http_status
+def http_status(error: ErrorType, version: Version, revision: SpecRevision = DEFAULT) -> int:
+    """The HTTP status an error answers on the HTTP+JSON binding of a version (1.0: as the spec revision maps it)."""
+    if version is Version.V1_0:
+        return errors.http_status(error, revision)
+    return error.kind.http_status_v03 or error.kind.http_status
 
 
-def error(err: A2AError, version: Version) -> tuple[int, dict[str, Any]]:
-    kind = err.type.kind
-    status = http_status(kind, version)
+def media_type(version: Version, revision: SpecRevision = DEFAULT) -> str:
+    """The Content-Type of an HTTP+JSON body: 1.0 as the spec revision says (notes D5), 0.3 application/json."""
+    return HTTP_JSON_MEDIA_TYPE[revision] if version is Version.V1_0 else JSON
+
+
+def error(err: A2AError, version: Version, revision: SpecRevision = DEFAULT) -> tuple[int, dict[str, Any]]:
+    """(HTTP status, body) of an error answer: 1.0 a google.rpc.Status whose `status` is the error's gRPC status
+    name as the revision maps it; 0.3 the 0.3 SDKs' `{"message"}`."""
+    status = http_status(err.type, version, revision)
     if version is Version.V1_0:
         return status, {
-            "error": {"code": status, "status": kind.grpc_status, "message": err.text, "details": err.details()}
+            "error": {
+                "code": status,
+                "status": errors.grpc_status(err.type, revision),
+                "message": err.text,
+                "details": err.details(),
+            }
         }
     return status, {"message": err.text, "code": err.code}
 

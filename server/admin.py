@@ -99,6 +99,7 @@ def scenario_facts(state: LabState, base_url: str) -> dict[str, Any]:
         "observed": s.observed,
         "seed": s.seed,
         "timeout": s.timeout,
+        "spec_revision": s.spec_revision.value,
         "message": s.client.message,
         "action": s.client.action,
         "checks": list(s.checks),

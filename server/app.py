@@ -117,8 +117,10 @@ class ScenarioApp:
                 )
                 found = self.endpoint_for(route_path_of(scope))
                 if found is not None and found[1] is not None:  # an HTTP+JSON route: a google.rpc.Status body
-                    status, body = rest.error(err, found[0].versions[0])
-                    await answer.send_body(scope, receive, send, None, status, http.dumps(body), JSON)
+                    version, revision = found[0].versions[0], self.scenario.spec_revision
+                    status, body = rest.error(err, version, revision)
+                    media = rest.media_type(version, revision)
+                    await answer.send_body(scope, receive, send, None, status, http.dumps(body), media)
                 else:
                     await answer.send_body(
                         scope, receive, send, None, 200, http.dumps(jsonrpc.error(None, err, Version.V1_0)), JSON

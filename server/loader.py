@@ -22,6 +22,8 @@ from a2a_lab.protocol import bindings, cards, errors, grpcwire, signing, states,
 from a2a_lab.protocol.bindings import Binding
 from a2a_lab.protocol.grpcwire import Code
 from a2a_lab.protocol.operations import Operation
+from a2a_lab.protocol.revisions import DEFAULT as DEFAULT_REVISION
+from a2a_lab.protocol.revisions import SpecRevision
 from a2a_lab.protocol.states import TaskState
 from a2a_lab.protocol.versions import Version
 
@@ -83,6 +85,7 @@ FIELDS: dict[str, tuple[str, ...]] = {
         "spec",
         "observed",
         "recorded",
+        "spec_revision",
         "seed",
         "timeout",
         "client",
@@ -191,6 +194,7 @@ FIELDS: dict[str, tuple[str, ...]] = {
 
 #: The options whose value is one of a set of names, with the names.
 CHOICES: dict[str, type[StrEnum]] = {
+    "scenario.spec_revision": SpecRevision,
     "card.well_known": CardPathMode,
     "card.legacy": CardPathMode,
     "card.sign.tamper": Tamper,
@@ -812,6 +816,15 @@ def parse_with(r: _Reader, data: Any, scenario_id: str) -> Scenario:
         checks=r.strings(top.get("checks", []), "checks", "check ids"),
         expect=_expect(r, top.get("expect", {})),
         recorded=r.mapping(top["recorded"], "recorded") if "recorded" in top else None,
+        spec_revision=r.choice(
+            top["spec_revision"],
+            "spec_revision",
+            "scenario.spec_revision",
+            'write "1.0.0" or "1.0.1" (quoted): the spec revision the server follows',
+            "spec revision",
+        )
+        if "spec_revision" in top
+        else DEFAULT_REVISION,
     )
 
 

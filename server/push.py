@@ -16,10 +16,11 @@ from urllib.parse import urlsplit
 
 import httpx
 
-from a2a_lab.protocol import jsontext, shapes
-from a2a_lab.protocol.bindings import A2A_JSON, JSON
+from a2a_lab.protocol import jsontext, rest, shapes
+from a2a_lab.protocol.bindings import JSON
 from a2a_lab.protocol.forms import V03_JSONRPC
 from a2a_lab.protocol.requests import NOTIFICATION_TOKEN_HEADER
+from a2a_lab.protocol.revisions import SpecRevision
 from a2a_lab.protocol.versions import Version
 
 from .engine import Event, TaskRecord
@@ -97,11 +98,12 @@ def target_refusal(url: str, allow: tuple[str, ...]) -> str | None:
     return f"{host} is neither loopback nor on the scenario's push allow-list (SSRF protection, §13.2)"
 
 
-def payload(rec: TaskRecord, event: Event, version: str) -> tuple[bytes, str]:
-    """1.0: the StreamResponse in HTTP+JSON form; 0.3: the whole Task (0.3 §9.5 example)."""
+def payload(rec: TaskRecord, event: Event, version: str, revision: SpecRevision) -> tuple[bytes, str]:
+    """1.0: the StreamResponse in HTTP+JSON form, as that spec revision's media type (application/a2a+json, v1.0.0
+    application/json: notes §7, D5); 0.3: the whole Task (0.3 §9.5 example)."""
     if version == Version.V0_3.value:
         return jsontext.dumps(shapes.task_out(rec.task, V03_JSONRPC)), JSON
-    return jsontext.dumps(event), A2A_JSON
+    return jsontext.dumps(event), rest.media_type(Version.V1_0, revision)
 
 
 class PushSender:
@@ -125,7 +127,7 @@ class PushSender:
                 worker = asyncio.get_running_loop().create_task(self._work(config, queue))
                 self._workers.add(worker)
                 worker.add_done_callback(self._workers.discard)
-            queue.put_nowait(payload(rec, event, config.get("_version", "1.0")))
+            queue.put_nowait(payload(rec, event, config.get("_version", "1.0"), self.state.scenario.spec_revision))
 
     def _dropped(self, rec: TaskRecord, config: dict[str, Any], limit: int) -> None:
         """A notification past the task's cap: not sent; one journal entry per task (kind `push-limit`) counts them."""

@@ -11,6 +11,7 @@ from a2a_lab.protocol.bindings import A2A_JSON, JSON, Binding
 from a2a_lab.protocol.errors import A2AError, ErrorType, grpc_status_for_http
 from a2a_lab.protocol.forms import Form
 from a2a_lab.protocol.negotiation import negotiate
+from a2a_lab.protocol.revisions import SpecRevision
 from a2a_lab.protocol.versions import Version
 
 from . import dispatch, http, intake
@@ -21,24 +22,20 @@ from .state import LabState
 BODY_VERBS = ("POST", "PUT", "PATCH")
 
 
-def _content_type(version: Version) -> str:
-    """1.0 answers application/a2a+json (§11, v1.0.1 SHOULD; clients accept both, notes §11 D5).
-
-    0.3 answers application/json.
-    """
-    return A2A_JSON if version is Version.V1_0 else JSON
-
-
 async def _error(
     ex: intake.Exchange,
     err: A2AError,
     version: Version,
+    revision: SpecRevision,
     reply: Reply | None = None,
     status: int | None = None,
     grpc_status: str | None = None,
     extra: list[tuple[str, str]] | None = None,
 ) -> None:
-    code, body = rest.error(err, version)
+    """An error answer. 1.0: a google.rpc.Status with the status the scenario's spec revision maps the error to, as
+    that revision's media type (application/a2a+json in v1.0.1, application/json in v1.0.0: notes §11 D3, D5).
+    0.3: the 0.3 SDKs' body as application/json."""
+    code, body = rest.error(err, version, revision)
     if status is not None:
         code = status
         if "error" in body:
@@ -47,7 +44,7 @@ async def _error(
     if reply is not None and reply.error_http_status:
         code = reply.error_http_status
     ex.entry.answer = Answer.error(err.code)
-    await ex.answer(code, http.dumps(body), _content_type(version), reply, extra)
+    await ex.answer(code, http.dumps(body), rest.media_type(version, revision), reply, extra)
 
 
 async def handle(
@@ -55,12 +52,14 @@ async def handle(
 ) -> None:
     verb = scope["method"]
     default_version = endpoint.versions[0]
+    revision = state.scenario.spec_revision
     ex, refusal = await intake.take(state, endpoint, scope, receive, send, EntryKind.REST)
     if refusal is not None:
         await _error(
             ex,
             refusal.error,
             default_version,
+            revision,
             status=refusal.status,
             grpc_status=refusal.grpc_status,
             extra=refusal.extra,
@@ -71,7 +70,7 @@ async def handle(
         allowed = operations.path_exists(relative, endpoint.versions)
         if allowed:
             err = A2AError(ErrorType.METHOD_NOT_FOUND, f"{verb} is not allowed on {relative}; use {', '.join(allowed)}")
-            await _error(ex, err, default_version, status=405)
+            await _error(ex, err, default_version, revision, status=405)
         else:
             ex.entry.unmatched = True
             served = ", ".join(v.value for v in endpoint.versions)
@@ -79,14 +78,14 @@ async def handle(
                 ErrorType.METHOD_NOT_FOUND,
                 f"a2a-lab: no HTTP+JSON route {verb} {relative} on this interface (A2A {served})",
             )
-            await _error(ex, err, default_version)
+            await _error(ex, err, default_version, revision)
         return
     op, op_version, path_params, tenant = found
     ex.entry.route = RouteRef(verb, relative, path_params, tenant)
     requested, given = ex.identify(op, op_version)
     refused = negotiate(requested, given, op_version, endpoint.versions, f"{verb} {relative}")
     if refused is not None:
-        await _error(ex, refused, op_version)
+        await _error(ex, refused, op_version, revision)
         return
     decoded: Any = {}
     if verb in BODY_VERBS and ex.body.strip():
@@ -96,12 +95,12 @@ async def handle(
                 f"Unsupported Content-Type {ex.headers.get('content-type')!r}; "
                 "use application/a2a+json or application/json",
             )
-            await _error(ex, err, op_version)
+            await _error(ex, err, op_version, revision)
             return
         try:
             decoded = http.decode_json(ex.body, state.scenario.limits.json_depth)
         except A2AError as err:
-            await _error(ex, err, op_version)
+            await _error(ex, err, op_version, revision)
             return
     if tenant:
         path_params = {**path_params, "tenant": tenant}
@@ -118,13 +117,13 @@ async def handle(
             max_parts=state.parts_limit,
         )
     except A2AError as err:
-        await _error(ex, err, op_version)
+        await _error(ex, err, op_version, revision)
         return
     call = dispatch.Invocation(op, form, f"{verb} {relative}", canonical, ex.headers, base_url, len(ex.body))
     decision = dispatch.execute(state, call, ex.entry)
     reply = decision.reply
     if decision.error is not None:
-        await _error(ex, decision.error, op_version, reply)
+        await _error(ex, decision.error, op_version, revision, reply)
         return
     if reply.raw_status is not None:
         await ex.answer(reply.raw_status, reply.raw_body, reply.raw_content_type, reply)
@@ -135,9 +134,9 @@ async def handle(
             return dispatch.with_unknown_fields(wire.event_out(event, form), reply.unknown_fields)
 
         def render_error(err: A2AError) -> tuple[Any, str | None]:
-            return rest.error(err, op_version)[1], "error"
+            return rest.error(err, op_version, revision)[1], "error"
 
         await ex.stream(state, decision.events, render_event, render_error, reply)
         return
     value = dispatch.with_unknown_fields(wire.result_out(op, decision.value, form), reply.unknown_fields)
-    await ex.answer(200, http.dumps(value), _content_type(op_version), reply)
+    await ex.answer(200, http.dumps(value), rest.media_type(op_version, revision), reply)

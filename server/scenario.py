@@ -17,6 +17,8 @@ from a2a_lab.protocol.bindings import Binding
 from a2a_lab.protocol.errors import A2AError, ErrorType
 from a2a_lab.protocol.grpcwire import Code
 from a2a_lab.protocol.operations import Operation
+from a2a_lab.protocol.revisions import DEFAULT as DEFAULT_REVISION
+from a2a_lab.protocol.revisions import SpecRevision
 from a2a_lab.protocol.states import TaskState
 from a2a_lab.protocol.versions import Version
 
@@ -389,6 +391,9 @@ class Scenario:
     expect: Expect = field(default_factory=Expect)
     #: What `a2a-lab record` wrote about the capture a recorded scenario replays (free-form provenance).
     recorded: dict[str, Any] | None = None
+    #: The spec revision the server follows where v1.0.0 and v1.0.1 differ on the wire (notes D3, D5): the HTTP+JSON
+    #: media type and the status each A2A error answers. JSON-RPC bodies are the same in both.
+    spec_revision: SpecRevision = DEFAULT_REVISION
 
     @property
     def group(self) -> str:

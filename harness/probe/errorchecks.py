@@ -34,7 +34,7 @@ def _owed(error: ErrorType, transport: ProbeTransport) -> str:
     """How an interface spells an A2A error on the wire."""
     if transport.binding is Binding.JSONRPC:
         return f"JSON-RPC error {error.code} ({error.kind.name})"
-    status = rest.http_status(error.kind, transport.version)
+    status = rest.http_status(error, transport.version)
     return (
         f"HTTP {status} with ErrorInfo reason {error.kind.reason}"
         if transport.version is Version.V1_0
@@ -43,13 +43,15 @@ def _owed(error: ErrorType, transport: ProbeTransport) -> str:
 
 
 def _is(error: ErrorType, failure: ClientFailure, transport: ProbeTransport) -> bool:
-    """Whether a failure is exactly that error as the interface must spell it (code; or status and ErrorInfo reason)."""
+    """Whether a failure is exactly that error as the interface must spell it (code; or status and ErrorInfo reason).
+    The errors the probe asks for (TaskNotFound, VersionNotSupported) answer the same HTTP status in spec revisions
+    v1.0.0 and v1.0.1 (notes D3), so a server of either revision passes."""
     d = failure.details
     if failure.type != "remote":
         return False
     if transport.binding is Binding.JSONRPC:
         return bool(d.get("code") == error.code)
-    if d.get("http_status") != rest.http_status(error.kind, transport.version):
+    if d.get("http_status") != rest.http_status(error, transport.version):
         return False
     return bool(transport.version is not Version.V1_0 or d.get("reason") == error.kind.reason)
 
@@ -274,7 +276,7 @@ def _judge(seen: Seen, exchange: Exchange) -> list[EnvelopeProblem] | None:
     if exchange.media_type != wanted:
         json_type = exchange.media_type in (JSON, A2A_JSON)
         note = (
-            " (v1.0.1 SHOULD; v1.0.0 said application/json)"
+            " (v1.0.1 SHOULD; v1.0.0 said application/json: notes D5)"
             if wanted == A2A_JSON and exchange.media_type == JSON
             else ""
         )

@@ -101,6 +101,27 @@ def test_conformant_passes_every_probe_check_on_all_four_interfaces(serve: Any) 
     )
 
 
+@pytest.mark.parametrize(("scenario_id", "streaming"), [("spec/v1.0.0-server", SKIPPED), ("spec/tck-sut", PASS)])
+def test_a_v1_0_0_server_is_not_failed_for_following_v1_0_0(serve: Any, scenario_id: str, streaming: Outcome) -> None:
+    """Spec revision v1.0.0 answered HTTP+JSON as application/json (notes D5) and mapped some errors to other
+    statuses (D3): the probe passes its errors (TaskNotFound 404 and VersionNotSupported 400 in both revisions) and
+    names the media type as v1.0.1's SHOULD, NON_STRICT. JSON-RPC is the same in both revisions."""
+    run = run_probe(serve, scenario_id)
+    results = by_id(run)
+    rest_id = next(sid for sid in results if "HTTP+JSON-1.0" in sid)
+    expected = {**ALL_PASS, "STREAMING": streaming}
+    assert outcomes(results[rest_id]) == {**expected, "ERROR-ENVELOPE": NON_STRICT}, results[rest_id].checks
+    envelope = check(run, rest_id, "ERROR-ENVELOPE")
+    assert envelope.message.endswith(
+        "Content-Type 'application/json', not application/a2a+json (v1.0.1 SHOULD; v1.0.0 said application/json: "
+        "notes D5)"
+    )
+    for sid, result in results.items():
+        if sid not in ("probe/card", rest_id):
+            assert outcomes(result) == expected, result.checks  # JSON-RPC
+    assert all(r.outcome is not FAIL for r in run.results)
+
+
 def test_advertised_method_not_found_fails_send_message_naming_32601(serve: Any) -> None:
     run = run_probe(serve, "quirks/advertised-method-not-found")
     result = by_id(run)["probe/0-JSONRPC-1.0"]
@@ -430,7 +451,8 @@ def test_the_official_a2a_sdk_server(a2a_sdk_server: str) -> None:
     envelope = check(run, "probe/1-HTTP+JSON-1.0", "ERROR-ENVELOPE")
     assert envelope.message.startswith("4 error answer(s) well-formed, but: ")
     assert envelope.message.endswith(
-        "Content-Type 'application/json', not application/a2a+json (v1.0.1 SHOULD; v1.0.0 said application/json)"
+        "Content-Type 'application/json', not application/a2a+json (v1.0.1 SHOULD; v1.0.0 said application/json: "
+        "notes D5)"
     )
     assert check(run, "probe/2-JSONRPC-0.3", "SEND-MESSAGE").message == "message/send answered a task in COMPLETED"
     assert check(run, "probe/2-JSONRPC-0.3", "STREAMING").message.endswith("closed after COMPLETED")

@@ -14,7 +14,7 @@ import pytest
 from a2a_lab.harness.model import Outcome, ScenarioResult
 from a2a_lab.server.catalogue import Catalogue
 
-from .catalogue_runs import Miss, Run, assert_misses, defect, explain, run, run_cases
+from .catalogue_runs import REST, REST_ARGS, Miss, Run, assert_misses, defect, explain, run_cases
 
 #: The checks that only a client's own A2A_LAB_RESULT can satisfy.
 SELF_REPORTED = {"RESULT-EXPECTED", "RESULT-MATCHES"}
@@ -47,6 +47,7 @@ SELF_REPORT_ONLY = {
     "errors/proxy-502": "assume-success",
     "errors/internal-error": "assume-success",
     "errors/content-type-not-supported": "assume-success",
+    "errors/v1.0.0-content-type-415": "assume-success",
     "faults/truncated-body": "assume-success",
     "faults/connection-reset": "assume-success",
     "faults/latency": "impatient",
@@ -57,10 +58,21 @@ SELF_REPORT_ONLY = {
 TIMEOUT_S = 8.0
 
 
+#: Scenarios whose card offers HTTP+JSON only: the fake client speaks it there.
+REST_ONLY = {"errors/v1.0.0-content-type-415"}
+
+
+def _wire_only(sid: str, *args: str) -> Run:
+    """A run of the fake client (with these arguments) that writes no A2A_LAB_RESULT."""
+    if sid in REST_ONLY:
+        return Run(sid, (*args, NO_RESULT, *REST_ARGS), REST)
+    return Run(sid, (*args, NO_RESULT))
+
+
 def _runs() -> list[Run]:
     wire_only = [m.run for m in WIRE.values()]
-    wire_only += [defect(sid, name, NO_RESULT) for sid, name in SELF_REPORT_ONLY.items()]
-    correct = [run(sid, NO_RESULT) for sid in [*WIRE, *SELF_REPORT_ONLY]]
+    wire_only += [_wire_only(sid, "--defect", name) for sid, name in SELF_REPORT_ONLY.items()]
+    correct = [_wire_only(sid) for sid in [*WIRE, *SELF_REPORT_ONLY]]
     return wire_only + correct
 
 
@@ -97,7 +109,7 @@ def test_where_the_wire_cannot_tell_nothing_passes(
     sid: str, catalogue: Catalogue, results: dict[Run, ScenarioResult]
 ) -> None:
     assert "A2A_LAB_RESULT" in catalogue.get(sid).description, f"{sid}: its description must say it needs self-report"
-    for r in (defect(sid, SELF_REPORT_ONLY[sid], NO_RESULT), run(sid, NO_RESULT)):
+    for r in (_wire_only(sid, "--defect", SELF_REPORT_ONLY[sid]), _wire_only(sid)):
         result = results[r]
         assert result.outcome is Outcome.UNIMPLEMENTED, explain(result)
         expected = result.check("RESULT-EXPECTED")
@@ -107,5 +119,5 @@ def test_where_the_wire_cannot_tell_nothing_passes(
 @pytest.mark.parametrize("sid", sorted(WIRE))
 def test_a_wire_only_correct_client_is_never_failed(sid: str, results: dict[Run, ScenarioResult]) -> None:
     """Without a result file a correct client is not judged on its conclusion, and nothing on the wire fails it."""
-    result = results[run(sid, NO_RESULT)]
+    result = results[_wire_only(sid)]
     assert result.outcome in (Outcome.PASS, Outcome.UNIMPLEMENTED), explain(result)

@@ -55,6 +55,7 @@ description: |
 spec: A2A 1.0 (test)
 observed: {where: a test, when: "2026-11", note: every option}
 recorded: {from: nowhere, at: "2026-11-30"}
+spec_revision: "1.0.0"
 seed: 11
 timeout: 7.5
 client:
@@ -200,6 +201,7 @@ OTHER = """\
 title: Other options
 description: The card as raw bytes.
 spec: A2A 1.0 (test)
+spec_revision: "1.0.1"
 card:
   raw: '{"name": "raw agent", "url": "{base_url}/rpc"}'
   substitute_raw: false
@@ -365,6 +367,28 @@ def test_provenance_client_expect_and_checks(serve: Callable[[str], Lab]) -> Non
     assert s.scenario.recorded == {"from": "nowhere", "at": "2026-11-30"}
     other = serve(OTHER)
     assert other.http.get("/_lab/scenario", headers=other.admin).json()["expect"]["result"] == "message"
+
+
+def test_spec_revision(serve: Callable[[str], Lab]) -> None:
+    """`1.0.0`: HTTP+JSON answers application/json and v1.0.0's statuses; `1.0.1`: application/a2a+json and 400.
+    JSON-RPC is the same in both."""
+    old = serve(MAIN)
+    assert s_facts(old)["spec_revision"] == "1.0.0"
+    ok = old.http.post(f"{REST_PATH}/message:send", json={"message": message("plain")}, headers=V1)
+    assert (ok.status_code, ok.headers["content-type"]) == (200, "application/json")
+    refused = old.http.post(f"{REST_PATH}/message:send", content=b"{}", headers={**V1, "content-type": "text/plain"})
+    assert (refused.status_code, refused.headers["content-type"]) == (415, "application/json")
+    assert refused.json()["error"]["details"][0]["reason"] == "CONTENT_TYPE_NOT_SUPPORTED"
+    assert call(old, "SendMessage", {"message": message("plain")}).headers["content-type"] == "application/json"
+    other = serve(OTHER)
+    assert s_facts(other)["spec_revision"] == "1.0.1"
+    rpc = call(other, "SendMessage", {"message": message("hi")}, authorization="Bearer other-token")
+    assert rpc.headers["content-type"] == "application/json" and result(rpc)
+
+
+def s_facts(s: Lab) -> dict[str, Any]:
+    facts: dict[str, Any] = s.http.get("/_lab/scenario", headers=s.admin).json()
+    return facts
 
 
 def test_card_options(serve: Callable[[str], Lab]) -> None:

@@ -42,6 +42,7 @@ CATALOGUE_IDS = [
     "spec/task/submitted-needs-get-task",
     "spec/tck-sut",
     "spec/tck-sut-no-capabilities",
+    "spec/v1.0.0-server",
 ]
 
 

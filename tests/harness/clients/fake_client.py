@@ -114,6 +114,15 @@ DEFECTS = {
     "guess-other-version": (
         "after a dead end (-32601/-32009) on the last interface, retry its URL with the other version"
     ),
+    # spec revisions (notes D3, D5)
+    "a2a-json-only": (
+        "refuse an HTTP+JSON 1.0 answer that is not application/a2a+json (v1.0.1's SHOULD read as a MUST: a v1.0.0 "
+        "server's application/json is unreadable)"
+    ),
+    "gateway-retry": (
+        "take an HTTP+JSON 502, 503 or 504 for a gateway's transient failure and repeat the call at once, up to 50 "
+        "times, without reading the body (a v1.0.0 server answers InvalidAgentResponse as 502)"
+    ),
 }
 
 
@@ -436,6 +445,13 @@ class Client:
         if content is None:
             headers.pop("Content-Type", None)
         resp = self.http.request(verb, url, content=content, headers=headers)
+        for _ in range(50 if "gateway-retry" in self.defects else 0):
+            if resp.status_code not in (502, 503, 504):
+                break
+            resp = self.http.request(verb, url, content=content, headers=headers)
+        media = resp.headers.get("content-type", "").split(";")[0].strip()
+        if "a2a-json-only" in self.defects and iface["version"] == "1.0" and media != "application/a2a+json":
+            return {"error": {"code": resp.status_code, "message": f"answer Content-Type {media!r} is not a2a+json"}}
         try:
             data = resp.json()
         except ValueError:
