@@ -15,7 +15,7 @@ from typing import Any
 
 import grpc
 
-from a2a_lab.protocol import grpcwire, jsontext, params, protobuf, versions, wire
+from a2a_lab.protocol import errors, grpcwire, jsontext, params, protobuf, versions, wire
 from a2a_lab.protocol.bindings import Binding
 from a2a_lab.protocol.errors import A2AError, ErrorType
 from a2a_lab.protocol.forms import Form
@@ -243,7 +243,7 @@ class Call:
 
     async def _error(self, err: A2AError, reply: Reply | None = None, in_stream: bool = False) -> None:
         self.entry.answer = Answer.error(err.code)
-        code = grpcwire.Code(err.type.kind.grpc_status)
+        code = grpcwire.Code(errors.grpc_status(err.type, self.state.scenario.spec_revision))
         if reply is not None and reply.grpc.status is not None:
             code = reply.grpc.status
         details = err.details() if reply is None or reply.grpc.details else []
