@@ -57,7 +57,7 @@ def attack(port: int) -> dict[str, int | str]:
         try:
             conn.request(method, path, body=b"{}" if method == "POST" else None, headers=headers)
             statuses[name] = conn.getresponse().status
-        except OSError as exc:
+        except (OSError, http.client.HTTPException) as exc:  # a gRPC port answers HTTP/2 frames, not HTTP/1.1
             statuses[name] = f"{type(exc).__name__}: {exc}"
         finally:
             conn.close()
