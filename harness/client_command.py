@@ -12,7 +12,7 @@ import os
 from collections.abc import Mapping
 from typing import Any
 
-from a2a_lab.protocol.bindings import SHORT_NAMES, Binding
+from a2a_lab.protocol.bindings import SHORT_NAMES
 
 from .command_line import refuse, say
 from .refclient import (
@@ -44,7 +44,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument(
         "--binding",
-        choices=[k for k, b in SHORT_NAMES.items() if b in (Binding.JSONRPC, Binding.HTTP_JSON)],
+        choices=list(SHORT_NAMES),
         help="use only this binding",
     )
     p.add_argument("--json", action="store_true", help="print the result as JSON")
@@ -134,6 +134,8 @@ def cmd_client(args: argparse.Namespace) -> int:
     text = args.text if args.text is not None else os.environ.get(ENV_MESSAGE, DEFAULT_TEXT)
     result = run(target, text, options)
     result.warnings[:0] = warnings
+    for notice in result.notices:
+        say(notice)
     try:
         report_to_env(result)
     except OSError as exc:

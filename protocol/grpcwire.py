@@ -7,7 +7,9 @@ from __future__ import annotations
 
 import importlib.util
 from enum import StrEnum
+from typing import Any
 
+from .errors import ERROR_INFO_TYPE, EnvelopeProblem, detail_problems
 from .operations import SPECS, Operation
 from .versions import HEADER, Version
 
@@ -123,3 +125,60 @@ def address_of(url: str) -> str | None:
             break
     rest = rest.split("/", 1)[0]
     return rest if split_address(rest) is not None else None
+
+
+def url_problem(url: str) -> str | None:
+    """Why a gRPC interface url is not the `host:port` the spec asks for (§5.6 AgentInterface.url), or None when it
+    is; the message names the address a lenient client would dial, if any."""
+    if split_address(url) is not None:
+        return None
+    rest = url.strip()
+    flaws = []
+    if "://" in rest or rest.lower().startswith("dns:"):
+        flaws.append("a scheme")
+        rest = rest.split("://", 1)[1] if "://" in rest else rest[4:].lstrip("/")
+    if "/" in rest.strip("/"):
+        flaws.append("a path")
+    elif rest.endswith("/"):
+        flaws.append("a trailing slash")
+    host = rest.split("/", 1)[0]
+    if not host.rpartition(":")[2].isdigit() or host.endswith("]"):
+        flaws.append("no port")
+    address = address_of(url)
+    said = " and ".join(flaws) or "not host:port"
+    dialed = f"; a client can only guess it means {address}" if address else "; no address a client can dial"
+    return f"{url!r} has {said} where a gRPC url is host:port{dialed}"
+
+
+def status_problems(code: Code, status: dict[str, Any] | None) -> list[EnvelopeProblem]:
+    """What is wrong with a gRPC error answer: the call's status `code` and its google.rpc.Status (the
+    `grpc-status-details-bin` trailer as ProtoJSON; None when it was not sent).
+
+    §10.6: the error travels as a google.rpc.Status whose details carry, for A2A errors, an ErrorInfo with reason and
+    domain. Whether an error was an A2A one is for whoever knows which error was due: a missing ErrorInfo is a SHOULD
+    here (a client cannot tell which error it is), the checks that provoke a named error demand its reason.
+    """
+    if status is None:
+        return [
+            EnvelopeProblem(
+                f"{code.value} without {STATUS_DETAILS_KEY}: no google.rpc.Status details, so no ErrorInfo "
+                "(§10.6 requires one for A2A errors)",
+                should=True,
+            )
+        ]
+    out: list[EnvelopeProblem] = []
+    number = status.get("code", 0)  # ProtoJSON leaves out a zero code
+    if number != code.number:
+        out.append(
+            EnvelopeProblem(
+                f"the google.rpc.Status code {number} ({status_name(number) if isinstance(number, int) else '?'}) "
+                f"differs from the call's status {code.number} ({code.value})"
+            )
+        )
+    details = status.get("details", [])
+    out.extend(detail_problems(details, "status.details"))
+    if isinstance(details, list) and not any(
+        isinstance(d, dict) and d.get("@type") == ERROR_INFO_TYPE for d in details
+    ):
+        out.append(EnvelopeProblem("status.details has no ErrorInfo (§10.6 requires one for A2A errors)", should=True))
+    return out

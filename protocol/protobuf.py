@@ -60,11 +60,12 @@ def to_json(msg: message.Message) -> dict[str, Any]:
     return out
 
 
-def from_json(value: Any, cls: type[message.Message]) -> message.Message:
-    """A message from ProtoJSON; fields the type does not define are ignored (what a newer peer adds)."""
+def from_json(value: Any, cls: type[message.Message], strict: bool = False) -> message.Message:
+    """A message from ProtoJSON; fields the type does not define are ignored (what a newer peer adds), unless
+    `strict` (what a2a-lab itself writes: a field the proto lacks would be lost without a word)."""
     msg = cls()
     try:
-        json_format.ParseDict(value, msg, ignore_unknown_fields=True)
+        json_format.ParseDict(value, msg, ignore_unknown_fields=not strict)
     except json_format.ParseError as exc:
         raise DecodeError(f"not a valid {cls.DESCRIPTOR.full_name} in ProtoJSON: {exc}") from None
     return msg
@@ -79,16 +80,16 @@ def decode(data: bytes, cls: type[message.Message]) -> dict[str, Any]:
     return to_json(msg)
 
 
-def encode(value: Any, cls: type[message.Message]) -> bytes:
-    return from_json(value, cls).SerializeToString()
+def encode(value: Any, cls: type[message.Message], strict: bool = False) -> bytes:
+    return from_json(value, cls, strict).SerializeToString()
 
 
 def decode_request(op: Operation, data: bytes) -> dict[str, Any]:
     return decode(data, request_class(op))
 
 
-def encode_request(op: Operation, value: Any) -> bytes:
-    return encode(value, request_class(op))
+def encode_request(op: Operation, value: Any, strict: bool = False) -> bytes:
+    return encode(value, request_class(op), strict)
 
 
 def decode_response(op: Operation, data: bytes) -> dict[str, Any]:

@@ -1,8 +1,8 @@
 """Building wire requests: the inverse of `params.read`.
 
 Given an operation, a version, a binding and canonical (1.0-shaped) params, produce what goes on the
-wire: a JSON-RPC method name and params object, or an HTTP+JSON verb, path (relative to the interface
-URL), query and body. Pure functions, no I/O.
+wire: a JSON-RPC method name and params object, an HTTP+JSON verb, path (relative to the interface
+URL), query and body, or a gRPC method path and request message (as ProtoJSON). Pure functions, no I/O.
 
 Canonical params use the names `params.read` produces, except that ListTasks takes `pageToken` (the
 token a server issued) rather than a2a-lab's internal offset.
@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import quote
 
-from . import shapes, states
+from . import grpcwire, shapes, states
 from .bindings import A2A_JSON, JSON, Binding
 from .forms import Form
 from .operations import MESSAGE_SENDS, SPECS, Operation
@@ -57,6 +57,16 @@ class RestRequest:
     body: dict[str, Any] | None = None
 
 
+@dataclass(frozen=True)
+class GrpcRequest:
+    """A gRPC call (§10): the method path (`/lf.a2a.v1.A2AService/SendMessage`) and the request message as ProtoJSON,
+    which is the 1.0 JSON-RPC params object (the RPCs take the same messages, §5)."""
+
+    path: str
+    message: dict[str, Any]
+
+
+#: What `build` makes (the JSON bindings); gRPC calls are made by `grpc_request`.
 WireRequest = RpcRequest | RestRequest
 
 
@@ -128,7 +138,9 @@ def build(op: Operation, version: Version, binding: Binding, params: Mapping[str
         return jsonrpc_request(op, version, params)
     if binding is Binding.HTTP_JSON:
         return rest_request(op, version, params)
-    raise UnsupportedRequest(f"a2a-lab builds JSON-RPC and HTTP+JSON requests, not {binding.value}")
+    raise UnsupportedRequest(
+        f"build makes JSON-RPC and HTTP+JSON requests, not {binding.value} (gRPC calls: grpc_request)"
+    )
 
 
 def jsonrpc_request(op: Operation, version: Version, params: Mapping[str, Any]) -> RpcRequest:
@@ -140,6 +152,12 @@ def jsonrpc_request(op: Operation, version: Version, params: Mapping[str, Any]) 
     if version is V1 and isinstance(tenant, str) and tenant:  # tenants are a 1.0 concept
         body["tenant"] = tenant
     return RpcRequest(method, body)
+
+
+def grpc_request(op: Operation, version: Version, params: Mapping[str, Any]) -> GrpcRequest:
+    if version is not V1:
+        raise UnsupportedRequest(f"a2a-lab speaks gRPC in A2A 1.0 ({grpcwire.SERVICE}), not {version.value}")
+    return GrpcRequest(grpcwire.method_path(op), jsonrpc_request(op, version, params).params)
 
 
 def rest_request(op: Operation, version: Version, params: Mapping[str, Any]) -> RestRequest:

@@ -15,7 +15,7 @@
 from __future__ import annotations
 
 import uuid
-from contextlib import ExitStack
+from contextlib import ExitStack, closing
 from dataclasses import dataclass
 from typing import Any
 
@@ -34,10 +34,10 @@ from .http import make_client
 from .options import DEFAULT_TEXT, ClientOptions
 from .reading import Answer, TaskView, parts_text, read_send_result
 from .result import Result
-from .selection import Selection, select_interfaces
+from .selection import Selection, select_interfaces, supported
 from .signature import verify_card
 from .streaming import consume
-from .transport import Transport
+from .transport import A2ATransport, open_transport
 from .webhook import WebhookReceiver
 
 
@@ -116,13 +116,14 @@ def _run(http: httpx.Client, target: str, text: str, options: ClientOptions, res
 def _select(card: dict[str, Any], options: ClientOptions, result: Result) -> Selection:
     selection = select_interfaces(card, options.binding)
     result.warnings.extend(selection.warnings)
+    result.notices.extend(selection.notices)
     result.skipped = selection.skipped
     if not selection.candidates:
         declared = [i.label for i in cards.interfaces(card)]
-        limit = f" {options.binding.value}" if options.binding else " JSONRPC or HTTP+JSON"
+        spoken = ", ".join(f"{b.value} {v.value}" for b, v in supported(options.binding))
         raise ClientFailure(
             "selection",
-            f"the card declares no interface this client speaks ({limit.strip()}, A2A 1.0 or 0.3); declared: "
+            f"the card declares no interface this client speaks ({spoken}); declared: "
             + ("; ".join(declared) or "none"),
         )
     return selection
@@ -158,30 +159,30 @@ def _converse(session: Session, selection: Selection, text: str) -> None:
     result = session.result
     for position, iface in enumerate(selection.candidates):
         result.interface = iface
-        transport = Transport(session.http, iface, session.options)
-        try:
-            # A fresh messageId per request: the bodies differ between interfaces, so one id would be reused.
-            turn = _send(transport, user_message(text), session, register=True)
-        except ClientFailure as failure:
-            if invites_fallback(failure) and position + 1 < len(selection.candidates):
-                nxt = selection.candidates[position + 1]
-                result.attempts.append({"interface": iface.label, "error": failure.message, **_brief(failure)})
-                result.warnings.append(
-                    f"{iface.label} does not serve this call ({failure.message}); falling back to {nxt.label}"
-                )
-                continue
-            raise
-        _finish(transport, turn, session)
-        _answer_once(transport, session)
-        return
+        with closing(open_transport(session.http, iface, session.options)) as transport:
+            try:
+                # A fresh messageId per request: the bodies differ between interfaces, so one id would be reused.
+                turn = _send(transport, user_message(text), session, register=True)
+            except ClientFailure as failure:
+                if invites_fallback(failure) and position + 1 < len(selection.candidates):
+                    nxt = selection.candidates[position + 1]
+                    result.attempts.append({"interface": iface.label, "error": failure.message, **_brief(failure)})
+                    result.warnings.append(
+                        f"{iface.label} does not serve this call ({failure.message}); falling back to {nxt.label}"
+                    )
+                    continue
+                raise
+            _finish(transport, turn, session)
+            _answer_once(transport, session)
+            return
 
 
 def _brief(failure: ClientFailure) -> dict[str, Any]:
-    return {k: failure.details[k] for k in ("code", "http_status", "reason") if k in failure.details}
+    return {k: failure.details[k] for k in ("code", "http_status", "grpc_status", "reason") if k in failure.details}
 
 
 def _send(
-    transport: Transport, message: dict[str, Any], session: Session, register: bool, resumes: TaskState | None = None
+    transport: A2ATransport, message: dict[str, Any], session: Session, register: bool, resumes: TaskState | None = None
 ) -> Turn:
     """Send one message (streamed when allowed); with a webhook, registered inline on the first message and
     the call made non-blocking (the notifications, or GetTask, follow the task up). `resumes`: the state of
@@ -205,7 +206,7 @@ def _send(
     return Turn(end.answer, end.broken, True, since)
 
 
-def _finish(transport: Transport, turn: Turn, session: Session) -> None:
+def _finish(transport: A2ATransport, turn: Turn, session: Session) -> None:
     result, options, answer = session.result, session.options, turn.answer
     if answer.kind is ResultKind.MESSAGE:
         msg = answer.message or {}
@@ -242,7 +243,7 @@ def _take_task(result: Result, task: TaskView) -> None:
     result.task_id, result.context_id = task.id, task.context_id
 
 
-def _answer_once(transport: Transport, session: Session) -> None:
+def _answer_once(transport: A2ATransport, session: Session) -> None:
     """The follow_up action: one more message to the same task (§3.4: its taskId and contextId), on the same
     interface. Sent when the task stopped, interrupted or finished (a finished task must refuse it); never twice."""
     result, text = session.result, session.options.follow_up

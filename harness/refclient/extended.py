@@ -3,6 +3,7 @@ interfaces for the session when it declares any the client speaks."""
 
 from __future__ import annotations
 
+from contextlib import closing
 from typing import Any
 
 import httpx
@@ -14,10 +15,10 @@ from .failures import ClientFailure
 from .options import ClientOptions
 from .result import Result
 from .selection import Selection, select_interfaces
-from .transport import Transport
+from .transport import A2ATransport, open_transport
 
 
-def fetch_extended_card(transport: Transport, warnings: list[str]) -> dict[str, Any]:
+def fetch_extended_card(transport: A2ATransport, warnings: list[str]) -> dict[str, Any]:
     """GetExtendedAgentCard (0.3: agent/getAuthenticatedExtendedCard) on one interface; the card object."""
     body = transport.call(Operation.GET_EXTENDED_CARD, {}, warnings)
     if not isinstance(body, dict):
@@ -45,7 +46,8 @@ def use_extended_card(
         return selection
     iface = selection.candidates[0]
     try:
-        extended = fetch_extended_card(Transport(http, iface, options), result.warnings)
+        with closing(open_transport(http, iface, options)) as transport:
+            extended = fetch_extended_card(transport, result.warnings)
     except ClientFailure as failure:
         result.warnings.append(f"GetExtendedAgentCard failed ({failure.message}); using the public card")
         return selection

@@ -12,6 +12,8 @@ from a2a_lab.protocol.errors import ERROR_INFO_TYPE, ErrorType, by_code
 _FALLBACK_CODES = frozenset({ErrorType.METHOD_NOT_FOUND.code, ErrorType.VERSION_NOT_SUPPORTED.code})
 _FALLBACK_REASONS = frozenset({ErrorType.VERSION_NOT_SUPPORTED.kind.reason})
 _FALLBACK_HTTP = frozenset({404, 405})
+#: gRPC's own "no such method" (a server that does not implement the RPC); with an ErrorInfo reason it is an A2A error.
+_FALLBACK_GRPC = "UNIMPLEMENTED"
 
 
 @dataclass
@@ -43,12 +45,15 @@ def remote_error(
     code: int | None = None,
     http_status: int | None = None,
     reason: str | None = None,
+    grpc_status: str | None = None,
     data: Any = None,
     **details: Any,
 ) -> ClientFailure:
-    """The server answered with an error (JSON-RPC error object, or an HTTP+JSON error status)."""
+    """The server answered with an error (JSON-RPC error object, an HTTP+JSON error status, or a gRPC status)."""
     info: dict[str, Any] = {
-        k: v for k, v in (("code", code), ("http_status", http_status), ("reason", reason)) if v is not None
+        k: v
+        for k, v in (("code", code), ("http_status", http_status), ("grpc_status", grpc_status), ("reason", reason))
+        if v is not None
     }
     known = by_code(code) if code is not None else None
     if known is not None:
@@ -70,10 +75,13 @@ def error_info_reason(details: Any) -> str | None:
 
 def invites_fallback(failure: ClientFailure) -> bool:
     """Whether the next declared interface is worth a try: this one does not speak the method or version
-    (JSON-RPC -32601/-32009, ErrorInfo VERSION_NOT_SUPPORTED, or HTTP+JSON 404/405)."""
+    (JSON-RPC -32601/-32009, ErrorInfo VERSION_NOT_SUPPORTED, HTTP+JSON 404/405, or gRPC UNIMPLEMENTED without an
+    A2A reason)."""
     d = failure.details
     if failure.type == "remote" and (d.get("code") in _FALLBACK_CODES or d.get("reason") in _FALLBACK_REASONS):
         return True
+    if d.get("binding") == Binding.GRPC.value:
+        return failure.type == "remote" and d.get("grpc_status") == _FALLBACK_GRPC and d.get("reason") is None
     return (
         failure.type in ("remote", "http")
         and d.get("binding") == Binding.HTTP_JSON.value

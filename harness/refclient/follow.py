@@ -21,7 +21,7 @@ from .options import ClientOptions
 from .reading import Answer, StreamFold, TaskView, read_task
 from .result import Result
 from .streaming import consume
-from .transport import Transport
+from .transport import A2ATransport
 from .webhook import Notification, WebhookReceiver
 
 
@@ -34,7 +34,7 @@ class Follower:
 
     def __init__(
         self,
-        transport: Transport,
+        transport: A2ATransport,
         options: ClientOptions,
         result: Result,
         task: TaskView,

@@ -6,6 +6,9 @@
 
 Answers are recorded as they are read (a stream's bytes grow while it is consumed). The client asks for
 `Accept-Encoding: identity`, so what is recorded is what the server meant, not a compressed form of it.
+
+gRPC calls (grpc_transport) are recorded in the same list, as exchanges with a `grpc` part: the method path, the
+answer messages and how the call ended, as ProtoJSON (the form a2a-lab's journal shows gRPC in).
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ from __future__ import annotations
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from typing import Any
 
 import httpx
 
@@ -22,8 +26,27 @@ IDENTITY = {"Accept-Encoding": "identity"}
 
 
 @dataclass
+class GrpcCall:
+    """The gRPC side of an exchange: which method, the answer messages, and the status the call ended with."""
+
+    path: str
+    stream: bool
+    #: The status name the call ended with (`OK`, `NOT_FOUND`, ...); None until it ended.
+    status: str | None = None
+    #: grpc-message.
+    message: str = ""
+    #: The google.rpc.Status of `grpc-status-details-bin` as ProtoJSON; None when the trailer was not sent.
+    details: dict[str, Any] | None = None
+    #: Why the trailer could not be read, when it was sent but is not a google.rpc.Status.
+    details_error: str | None = None
+    #: The answer messages as ProtoJSON, in order.
+    messages: list[Any] = field(default_factory=list)
+
+
+@dataclass
 class Exchange:
-    """One request and what came back (status None: no answer, see `error`)."""
+    """One request and what came back (status None: no answer, see `error`). A gRPC call has `grpc`: its `url` is
+    the address dialed, its bodies are ProtoJSON, and `status` is 200 once the server ended the call."""
 
     seq: int
     t: float
@@ -35,6 +58,7 @@ class Exchange:
     response_headers: list[tuple[str, str]] = field(default_factory=list)
     response_body: bytearray = field(default_factory=bytearray)
     error: str | None = None
+    grpc: GrpcCall | None = None
 
     def header(self, name: str) -> str | None:
         return next((v for k, v in self.response_headers if k.lower() == name.lower()), None)
@@ -45,6 +69,8 @@ class Exchange:
 
     @property
     def streamed(self) -> bool:
+        if self.grpc is not None:
+            return self.grpc.stream
         return bool(self.media_type == EVENT_STREAM)
 
 
@@ -69,16 +95,18 @@ class Recorder(httpx.BaseTransport):
         self.exchanges: list[Exchange] = []
         self._t0 = time.monotonic()
 
-    def handle_request(self, request: httpx.Request) -> httpx.Response:
+    def open(
+        self, method: str, url: str, headers: list[tuple[str, str]], body: bytes, grpc: GrpcCall | None = None
+    ) -> Exchange:
+        """A request about to be sent, numbered in the order of all requests (HTTP and gRPC)."""
         exchange = Exchange(
-            len(self.exchanges) + 1,
-            round(time.monotonic() - self._t0, 4),
-            request.method,
-            str(request.url),
-            list(request.headers.multi_items()),
-            request.read(),
+            len(self.exchanges) + 1, round(time.monotonic() - self._t0, 4), method, url, headers, body, grpc=grpc
         )
         self.exchanges.append(exchange)
+        return exchange
+
+    def handle_request(self, request: httpx.Request) -> httpx.Response:
+        exchange = self.open(request.method, str(request.url), list(request.headers.multi_items()), request.read())
         try:
             response = self.inner.handle_request(request)
         except httpx.HTTPError as exc:

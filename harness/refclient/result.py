@@ -44,6 +44,9 @@ class Result:
     webhook: dict[str, Any] | None = None
     #: What verified the card's signature: {"verified", "kid", "alg", "signatures"}; None when not asked.
     signature: dict[str, Any] | None = None
+    #: Warnings a person running the client should hear at once (the command line says them on stderr): gRPC
+    #: unavailable here, a gRPC url that is not host:port. They are among `warnings` too.
+    notices: list[str] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         self.kind = ResultKind(self.kind)  # also from its spelling, "message", "task" or "error"

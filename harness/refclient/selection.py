@@ -1,7 +1,9 @@
 """Choosing interfaces (§8.3.2, 0.3 §5.6.3): the first one this client supports, then the rest as fallbacks.
 
 Oddities of a card (a 0.3 leftover beside 1.0 interfaces, a patch version, no version at all) are
-warnings, never a reason to give up (field notes S1, S3).
+warnings, never a reason to give up (field notes S1, S3). A gRPC url that is not `host:port` (`grpc://h:p`,
+`http://h:p/a2a`) is a card mistake: the client dials the address it can read and says so (`notices`, which the
+command line prints on stderr). Without the grpc extra, GRPC interfaces are not spoken, and the client says that once.
 """
 
 from __future__ import annotations
@@ -10,38 +12,71 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
-from a2a_lab.protocol import cards, versions
+from a2a_lab.protocol import cards, grpcwire, versions
 from a2a_lab.protocol.bindings import Binding
 from a2a_lab.protocol.cards import Interface, Support
 from a2a_lab.protocol.versions import Version
 
-#: What the reference client speaks, in no particular order (the card's order decides).
-SUPPORTED: tuple[Support, ...] = tuple(
-    (b, v) for b in (Binding.JSONRPC, Binding.HTTP_JSON) for v in (Version.V1_0, Version.V0_3)
+#: gRPC, which the reference client speaks in A2A 1.0 when the grpc extra is installed.
+GRPC_SUPPORT: Support = (Binding.GRPC, Version.V1_0)
+#: What the reference client can speak, in no particular order (the card's order decides); `spoken()` is what it
+#: speaks in this Python.
+SUPPORTED: tuple[Support, ...] = (
+    *((b, v) for b in (Binding.JSONRPC, Binding.HTTP_JSON) for v in (Version.V1_0, Version.V0_3)),
+    GRPC_SUPPORT,
 )
 
 
 @dataclass
 class Selection:
-    """Interfaces to try, best first (the first is the §8.3.2 choice), and what the card made us notice."""
+    """Interfaces to try, best first (the first is the §8.3.2 choice), and what the card made us notice.
+    `notices`: what a person running the client should hear at once (a gRPC url mistake, gRPC unavailable)."""
 
     candidates: list[Interface]
     warnings: list[str] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)
+    notices: list[str] = field(default_factory=list)
+
+
+def spoken() -> tuple[Support, ...]:
+    """What the client speaks here: gRPC only with the grpc extra."""
+    return SUPPORTED if grpcwire.missing() is None else tuple(s for s in SUPPORTED if s != GRPC_SUPPORT)
 
 
 def supported(binding: Binding | None = None) -> tuple[Support, ...]:
-    return tuple(s for s in SUPPORTED if binding is None or s[0] is binding)
+    return tuple(s for s in spoken() if binding is None or s[0] is binding)
 
 
-def _usable_url(url: str) -> bool:
-    parts = urlsplit(url)
+def _usable_url(iface: Interface) -> bool:
+    if iface.core_binding is Binding.GRPC:
+        return grpcwire.address_of(iface.url) is not None
+    parts = urlsplit(iface.url)
     return parts.scheme in ("http", "https") and bool(parts.netloc)
 
 
 def _why_skipped(iface: Interface) -> str:
-    spoken = (iface.core_binding, iface.known_version) in SUPPORTED
-    return f"{iface.label}: {'excluded by the binding restriction' if spoken else 'not spoken by this client'}"
+    if iface.support == GRPC_SUPPORT and GRPC_SUPPORT not in spoken():
+        return f"{iface.label}: not spoken here ({grpcwire.missing()})"
+    said = "excluded by the binding restriction" if iface.support in SUPPORTED else "not spoken by this client"
+    return f"{iface.label}: {said}"
+
+
+def grpc_notices(listed: list[Interface], candidates: list[Interface]) -> list[str]:
+    """What a person should hear about a card's gRPC interfaces: that gRPC is unavailable here (once), and the url
+    mistakes of those the client may dial (it dials the address it can read)."""
+    declared = sum(1 for i in listed if i.support == GRPC_SUPPORT)
+    missing = grpcwire.missing()
+    if declared and missing is not None:
+        return [f"the card declares {declared} GRPC interface(s), treated as unsupported: {missing}"]
+    out: list[str] = []
+    for iface in candidates:
+        problem = grpcwire.url_problem(iface.url) if iface.core_binding is Binding.GRPC else None
+        if problem is not None:
+            out.append(
+                f"interface #{iface.index} (GRPC): url {problem} (§5.6 AgentInterface.url); "
+                f"dialing {grpcwire.address_of(iface.url)}"
+            )
+    return out
 
 
 def card_warnings(card: dict[str, Any], listed: list[Interface]) -> list[str]:
@@ -89,9 +124,11 @@ def select_interfaces(card: dict[str, Any], binding: Binding | None = None) -> S
         if key in seen:
             continue
         seen.add(key)
-        if not _usable_url(chosen.url):
-            warnings.append(f"{chosen.label}: the URL is not an absolute http(s) URL; skipped")
+        if not _usable_url(chosen):
+            what = "no host:port to dial" if chosen.core_binding is Binding.GRPC else "not an absolute http(s) URL"
+            warnings.append(f"{chosen.label}: the URL is {what}; skipped")
             continue
         candidates.append(chosen)
     skipped.extend(_why_skipped(i) for i in remaining)
-    return Selection(candidates, warnings, skipped)
+    notices = grpc_notices([i for i in listed if binding in (None, Binding.GRPC)], candidates)
+    return Selection(candidates, warnings + notices, skipped, notices)

@@ -11,7 +11,7 @@ from a2a_lab.server.journal_record import ResultKind
 
 from .failures import ClientFailure
 from .reading import Answer, StreamFold
-from .transport import Transport
+from .transport import A2ATransport
 
 
 @dataclass
@@ -29,7 +29,7 @@ class StreamEnd:
 
 
 def consume(
-    transport: Transport,
+    transport: A2ATransport,
     op: Operation,
     params: dict[str, Any],
     warnings: list[str],

@@ -3,6 +3,9 @@
 JSON-RPC answers are checked as JSON-RPC 2.0 (`jsonrpc`, matching `id`, exactly one of result/error);
 HTTP+JSON answers by status and google.rpc.Status body. Streams use SSE (httpx-sse); JSON-RPC event
 envelopes are unwrapped. Every problem becomes a ClientFailure.
+
+gRPC interfaces are spoken by grpc_transport.GrpcTransport, which has the same interface (A2ATransport);
+`open_transport` picks the one an interface needs.
 """
 
 from __future__ import annotations
@@ -10,12 +13,12 @@ from __future__ import annotations
 import json
 import uuid
 from collections.abc import Generator
-from typing import Any
+from typing import Any, Protocol
 
 import httpx
 from httpx_sse import SSEError, connect_sse
 
-from a2a_lab.protocol import errors, jsonrpc, requests
+from a2a_lab.protocol import errors, grpcwire, jsonrpc, requests
 from a2a_lab.protocol.bindings import A2A_JSON, EVENT_STREAM, JSON, Binding
 from a2a_lab.protocol.cards import Interface
 from a2a_lab.protocol.forms import Form
@@ -25,8 +28,40 @@ from a2a_lab.protocol.versions import Version
 from .failures import ClientFailure, error_info_reason, remote_error
 from .http import decode_json, guarded, media_type, read_limited, snippet
 from .options import ClientOptions
+from .recording import Recorder
 
 _JSON_TYPES = (JSON, A2A_JSON)
+
+
+class A2ATransport(Protocol):
+    """What the client needs of an interface: one call, one stream, in the interface's form; `close` when done."""
+
+    iface: Interface
+    options: ClientOptions
+    binding: Binding
+    version: Version
+    form: Form
+
+    def call(self, op: Operation, params: dict[str, Any], warnings: list[str]) -> Any: ...
+
+    def stream(self, op: Operation, params: dict[str, Any], warnings: list[str]) -> Generator[Any, None, None]: ...
+
+    def close(self) -> None: ...
+
+
+def open_transport(
+    http: httpx.Client, iface: Interface, options: ClientOptions, recorder: Recorder | None = None
+) -> A2ATransport:
+    """The transport for an interface: httpx for JSON-RPC and HTTP+JSON, a gRPC channel for GRPC (recorded into
+    `recorder` when given; HTTP exchanges are recorded by the httpx client's own transport)."""
+    if iface.core_binding is Binding.GRPC:
+        why = grpcwire.missing()
+        if why is not None:
+            raise ClientFailure("selection", f"{iface.label}: {why}")
+        from .grpc_transport import GrpcTransport
+
+        return GrpcTransport(iface, options, recorder)
+    return Transport(http, iface, options)
 
 
 class Transport:
@@ -40,6 +75,9 @@ class Transport:
         self.binding: Binding = binding
         self.version: Version = version
         self.form = Form(version, binding)
+
+    def close(self) -> None:
+        """Nothing to release: the httpx client belongs to the caller."""
 
     # --------------------------------------------------------------------------------- requests
 

@@ -570,13 +570,15 @@ def test_bad_cards_are_reported(serve_yaml, card: str, words: list[str]) -> None
 
 
 def test_card_without_a_spoken_interface(serve_yaml) -> None:
-    card = TWO_INTERFACES_CARD.replace("protocolBinding: JSONRPC", "protocolBinding: GRPC").replace(
-        "protocolBinding: HTTP+JSON", "protocolBinding: GRPC"
+    card = (
+        TWO_INTERFACES_CARD.replace("protocolBinding: JSONRPC", "protocolBinding: GRPC")
+        .replace("protocolBinding: HTTP+JSON", "protocolBinding: GRPC")
+        .replace('protocolVersion: "1.0"', 'protocolVersion: "0.3"')
     )
     _, card_url = serve_yaml(CARD_HEAD + card)
     result = run(card_url, "x", options())
     assert result.error is not None and result.error["type"] == "selection"
-    assert "GRPC 1.0" in result.error["message"]
+    assert "GRPC 0.3" in result.error["message"] and "GRPC 1.0" in result.error["message"]  # declared; spoken
 
 
 def test_card_size_limit_holds_without_content_length() -> None:
@@ -630,7 +632,7 @@ def card_with(*interfaces: dict[str, Any], **top: Any) -> dict[str, Any]:
 
 def test_selection_keeps_card_order_and_skips_what_it_does_not_speak() -> None:
     card = card_with(
-        {"url": "http://h/g", "protocolBinding": "GRPC", "protocolVersion": "1.0"},
+        {"url": "h:1", "protocolBinding": "GRPC", "protocolVersion": "0.3"},
         {"url": "http://h/r", "protocolBinding": "HTTP+JSON", "protocolVersion": "1.0"},
         {"url": "http://h/x", "protocolBinding": "JSONRPC", "protocolVersion": "2.0"},
         {"url": "http://h/j", "protocolBinding": "JSONRPC", "protocolVersion": "0.3"},
@@ -739,6 +741,6 @@ def test_cli_exit_1_when_the_server_misbehaves(serve) -> None:
 def test_cli_usage_errors_exit_2() -> None:
     assert cli().returncode == 2
     assert cli("http://127.0.0.1:1", "--follow", "-1").returncode == 2
-    assert cli("http://127.0.0.1:1", "--binding", "grpc").returncode == 2
+    assert cli("http://127.0.0.1:1", "--binding", "soap").returncode == 2
     proc = cli("mailto:someone")
     assert proc.returncode == 2 and "not an http(s) URL" in proc.stdout

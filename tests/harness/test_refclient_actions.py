@@ -236,6 +236,7 @@ def test_read_action_from_the_environment() -> None:
     [
         (V1, Binding.JSONRPC, "taskPushNotificationConfig", {"scheme": "Bearer", "credentials": "c"}),
         (V1, Binding.HTTP_JSON, "taskPushNotificationConfig", {"scheme": "Bearer", "credentials": "c"}),
+        (V1, Binding.GRPC, "taskPushNotificationConfig", {"scheme": "Bearer", "credentials": "c"}),
         (V03, Binding.JSONRPC, "pushNotificationConfig", {"schemes": ["Bearer"], "credentials": "c"}),
         (V03, Binding.HTTP_JSON, "pushNotification", {"schemes": ["Bearer"], "credentials": "c"}),
     ],
@@ -243,8 +244,12 @@ def test_read_action_from_the_environment() -> None:
 def test_inline_webhook_in_every_wire_form(version: Version, binding: Binding, key: str, auth: dict[str, Any]) -> None:
     message = {"messageId": "m", "role": "ROLE_USER", "parts": [{"text": "x"}]}
     cfg = requests.send_configuration(True, requests.push_config("http://127.0.0.1:9/hook", "c", "t"))
-    wire = requests.build(Operation.SEND_MESSAGE, version, binding, {"message": message, "configuration": cfg})
-    body = wire.params if isinstance(wire, requests.RpcRequest) else wire.body
+    params = {"message": message, "configuration": cfg}
+    if binding is Binding.GRPC:
+        body: dict[str, Any] | None = requests.grpc_request(Operation.SEND_MESSAGE, version, params).message
+    else:
+        wire = requests.build(Operation.SEND_MESSAGE, version, binding, params)
+        body = wire.params if isinstance(wire, requests.RpcRequest) else wire.body
     assert body is not None
     sent = body["configuration"]
     assert sent[key] == {"url": "http://127.0.0.1:9/hook", "token": "t", "authentication": auth}

@@ -135,9 +135,21 @@ def test_missing_required_params_are_refused() -> None:
         requests.build(Operation.SEND_MESSAGE, V1, Binding.HTTP_JSON, {})
 
 
-def test_grpc_is_not_built() -> None:
+def test_grpc_is_not_built_as_a_json_request() -> None:
     with pytest.raises(UnsupportedRequest, match="GRPC"):
         requests.build(Operation.SEND_MESSAGE, V1, Binding.GRPC, send_params())
+
+
+def test_grpc_request_is_the_v1_params_message_at_the_method_path() -> None:
+    wire = requests.grpc_request(Operation.SEND_MESSAGE, V1, {**send_params(), "tenant": "acme"})
+    rpc = requests.build(Operation.SEND_MESSAGE, V1, Binding.JSONRPC, {**send_params(), "tenant": "acme"})
+    assert isinstance(wire, requests.GrpcRequest) and isinstance(rpc, RpcRequest)
+    assert wire.path == "/lf.a2a.v1.A2AService/SendMessage"
+    assert wire.message == rpc.params and wire.message["tenant"] == "acme"
+    got = requests.grpc_request(Operation.GET_TASK, V1, {"id": "t1"})
+    assert got.path.endswith("/GetTask") and got.message == {"id": "t1"}
+    with pytest.raises(UnsupportedRequest, match=r"gRPC in A2A 1\.0"):
+        requests.grpc_request(Operation.SEND_MESSAGE, V03, send_params())
 
 
 # ----------------------------------------------------------------------------- HTTP+JSON
