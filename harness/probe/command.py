@@ -25,7 +25,7 @@ from ..reports.files import ReportFiles
 from .definitions import PROBE_CHECKS
 from .runner import NothingToProbe, ProbeOptions, probe
 
-BINDINGS = ("jsonrpc", "http+json")
+BINDINGS = ("jsonrpc", "http+json", "grpc")
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:

@@ -1,5 +1,5 @@
-"""What one interface's probe works with: the reference client's transport (with the A2A-Version header under the
-probe's control), the recorder, and a log of which check sent what."""
+"""What one interface's probe works with: the reference client's transport (with the A2A-Version header, or the
+`a2a-version` metadata over gRPC, under the probe's control), the recorder, and a log of which check sent what."""
 
 from __future__ import annotations
 
@@ -8,11 +8,12 @@ import uuid
 from collections.abc import Generator, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import httpx
 
-from a2a_lab.protocol import requests
+from a2a_lab.protocol import grpcwire, requests
+from a2a_lab.protocol.bindings import Binding
 from a2a_lab.protocol.cards import Interface
 from a2a_lab.protocol.errors import AUTH_HTTP_STATUSES
 from a2a_lab.protocol.operations import SPECS, Operation
@@ -24,29 +25,46 @@ from ..refclient.failures import ClientFailure
 from ..refclient.options import ClientOptions
 from ..refclient.reading import Answer
 from ..refclient.recording import Exchange, Recorder
-from ..refclient.transport import Transport
+from ..refclient.transport import A2ATransport, Transport
 from .definitions import ProbeCheck
+
+if TYPE_CHECKING:  # the gRPC transport needs the grpc extra: imported only where an interface is gRPC
+    from .grpcprobe import ProbeGrpcTransport
 
 #: The probe's own marker for ids no server issued (UNKNOWN-TASK, VERSION-NEGOTIATION).
 UNKNOWN_ID_PREFIX = "a2a-lab-probe-unknown-"
 DIAGNOSIS = "DIAGNOSIS"
 
 
-class ProbeTransport(Transport):
-    """The reference client's transport, except that the probe may drop or replace the A2A-Version header."""
+class VersionControl:
+    """What the probe adds to a transport: it may drop or replace the version service parameter."""
 
-    def __init__(self, http: httpx.Client, iface: Interface, options: ClientOptions) -> None:
-        super().__init__(http, iface, options)
-        self._version_header: tuple[bool, str | None] = (False, None)
+    _version_header: tuple[bool, str | None] = (False, None)
 
-    def _headers(self, accept: str) -> dict[str, str]:
-        headers = super()._headers(accept)
+    def with_version(self, params: dict[str, str], key: str) -> dict[str, str]:
+        """`params` (headers or metadata) with the version under `key` as the probe wants it now."""
         override, value = self._version_header
         if override:
-            headers.pop(HEADER, None)
+            params.pop(key, None)
             if value is not None:
-                headers[HEADER] = value
-        return headers
+                params[key] = value
+        return params
+
+    @contextmanager
+    def version_header(self, value: str | None) -> Iterator[None]:
+        """Send version `value` (None: no version at all) on the calls made inside."""
+        self._version_header = (True, value)
+        try:
+            yield
+        finally:
+            self._version_header = (False, None)
+
+
+class ProbeTransport(VersionControl, Transport):
+    """The reference client's HTTP transport, except that the probe may drop or replace the A2A-Version header."""
+
+    def _headers(self, accept: str) -> dict[str, str]:
+        return self.with_version(super()._headers(accept), HEADER)
 
     def envelope_violation(self, op: Operation, value: Any, req_id: Any) -> str | None:
         """How a decoded answer breaks JSON-RPC 2.0 as the reference client reads it.
@@ -59,15 +77,6 @@ class ProbeTransport(Transport):
             return None if failure.type == "remote" else failure.message
         return None
 
-    @contextmanager
-    def version_header(self, value: str | None) -> Iterator[None]:
-        """Send `A2A-Version: value` (None: no header at all) on the calls made inside."""
-        self._version_header = (True, value)
-        try:
-            yield
-        finally:
-            self._version_header = (False, None)
-
 
 @dataclass
 class Seen:
@@ -75,7 +84,7 @@ class Seen:
 
     check: str
     op: Operation
-    transport: ProbeTransport
+    transport: ProbeTransport | ProbeGrpcTransport
     exchanges: list[Exchange]
 
 
@@ -87,7 +96,7 @@ class InterfaceProbe:
     card: dict[str, Any]
     options: ClientOptions
     text: str
-    transport: ProbeTransport = field(init=False)
+    transport: ProbeTransport | ProbeGrpcTransport = field(init=False)
     seen: list[Seen] = field(default_factory=list)
     #: What SendMessage answered: the decoded result (None when it failed) and how it reads.
     send_body: Any = None
@@ -96,7 +105,16 @@ class InterfaceProbe:
     get_bodies: list[Any] = field(default_factory=list)
 
     def __post_init__(self) -> None:
-        self.transport = ProbeTransport(self.http, self.iface, self.options)
+        if self.iface.core_binding is Binding.GRPC:
+            from .grpcprobe import ProbeGrpcTransport
+
+            self.transport = ProbeGrpcTransport(self.iface, self.options, self.recorder)
+        else:
+            self.transport = ProbeTransport(self.http, self.iface, self.options)
+
+    @property
+    def grpc(self) -> bool:
+        return self.transport.binding is Binding.GRPC
 
     @property
     def version(self) -> Version:
@@ -115,7 +133,7 @@ class InterfaceProbe:
         op: Operation,
         params: dict[str, Any],
         warnings: list[str],
-        transport: ProbeTransport | None = None,
+        transport: ProbeTransport | ProbeGrpcTransport | None = None,
     ) -> Any:
         t = transport or self.transport
         mark = len(self.recorder.exchanges)
@@ -137,17 +155,26 @@ class InterfaceProbe:
         return [e.seq for s in self.seen if s.check == check for e in s.exchanges]
 
 
+#: gRPC's statuses for the generic authentication and authorization errors (§3.3.2).
+AUTH_GRPC_STATUSES = frozenset({grpcwire.Code.UNAUTHENTICATED.value, grpcwire.Code.PERMISSION_DENIED.value})
+
+
 def needs_credentials(failure: ClientFailure) -> bool:
-    """The server refused the call for want of credentials (HTTP 401/403): nothing about the check can be judged."""
-    return failure.details.get("http_status") in AUTH_HTTP_STATUSES
+    """The server refused the call for want of credentials (HTTP 401/403, gRPC UNAUTHENTICATED/PERMISSION_DENIED):
+    nothing about the check can be judged."""
+    d = failure.details
+    return d.get("http_status") in AUTH_HTTP_STATUSES or d.get("grpc_status") in AUTH_GRPC_STATUSES
 
 
 def unknown_id() -> str:
     return UNKNOWN_ID_PREFIX + str(uuid.uuid4())
 
 
-def describe(op: Operation, version: Version, transport: Transport) -> str:
-    """How the interface spells an operation: the JSON-RPC method, or the HTTP+JSON verb and route."""
+def describe(op: Operation, version: Version, transport: A2ATransport) -> str:
+    """How the interface spells an operation: the JSON-RPC method, the HTTP+JSON verb and route, or the gRPC method
+    (`lf.a2a.v1.A2AService/SendMessage`, as grpcurl names it)."""
+    if transport.binding is Binding.GRPC:
+        return grpcwire.method_path(op).lstrip("/")
     if transport.form.rest:
         route = SPECS[op].rest.get(version, ())
         return f"{route[0].verb} {route[0].template}" if route else op.value
@@ -156,7 +183,6 @@ def describe(op: Operation, version: Version, transport: Transport) -> str:
 
 def not_judged(check: ProbeCheck, failure: ClientFailure) -> CheckResult:
     """SKIPPED: the agent wants credentials the probe was not given (its card's securitySchemes say which)."""
-    status = failure.details.get("http_status")
-    return check.skipped(
-        f"not judged: the server requires credentials (HTTP {status}); give the probe a token (--token)"
-    )
+    d = failure.details
+    said = f"gRPC {d['grpc_status']}" if "grpc_status" in d else f"HTTP {d.get('http_status')}"
+    return check.skipped(f"not judged: the server requires credentials ({said}); give the probe a token (--token)")

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from a2a_lab.protocol import jsonrpc, requests, rest
+from a2a_lab.protocol import errors, grpcwire, jsonrpc, requests, rest
 from a2a_lab.protocol.bindings import A2A_JSON, JSON, Binding
 from a2a_lab.protocol.errors import EnvelopeProblem, ErrorType
 from a2a_lab.protocol.operations import Operation
+from a2a_lab.protocol.revisions import SpecRevision
 from a2a_lab.protocol.versions import HEADER, Version
 
 from ..model import CheckResult, Outcome
@@ -27,13 +28,20 @@ from .context import (
 )
 from .definitions import ERROR_ENVELOPE, UNKNOWN_TASK, VERSION_NEGOTIATION
 
+if TYPE_CHECKING:
+    from .grpcprobe import ProbeGrpcTransport
+
 NOT_FOUND, VERSION = ErrorType.TASK_NOT_FOUND, ErrorType.VERSION_NOT_SUPPORTED
+#: How spec v1.0.0 spelled VersionNotSupported over gRPC (UNIMPLEMENTED; v1.0.1: FAILED_PRECONDITION, notes D3).
+VERSION_GRPC_V1_0_0 = errors.grpc_status(VERSION, SpecRevision.V1_0_0)
 
 
-def _owed(error: ErrorType, transport: ProbeTransport) -> str:
+def _owed(error: ErrorType, transport: ProbeTransport | ProbeGrpcTransport) -> str:
     """How an interface spells an A2A error on the wire."""
     if transport.binding is Binding.JSONRPC:
         return f"JSON-RPC error {error.code} ({error.kind.name})"
+    if transport.binding is Binding.GRPC:
+        return f"gRPC {errors.grpc_status(error)} with ErrorInfo reason {error.kind.reason}"
     status = rest.http_status(error, transport.version)
     return (
         f"HTTP {status} with ErrorInfo reason {error.kind.reason}"
@@ -42,15 +50,18 @@ def _owed(error: ErrorType, transport: ProbeTransport) -> str:
     )
 
 
-def _is(error: ErrorType, failure: ClientFailure, transport: ProbeTransport) -> bool:
+def _is(error: ErrorType, failure: ClientFailure, transport: ProbeTransport | ProbeGrpcTransport) -> bool:
     """Whether a failure is exactly that error as the interface must spell it (code; or status and ErrorInfo reason).
     The errors the probe asks for (TaskNotFound, VersionNotSupported) answer the same HTTP status in spec revisions
-    v1.0.0 and v1.0.1 (notes D3), so a server of either revision passes."""
+    v1.0.0 and v1.0.1 (notes D3), so a server of either revision passes; over gRPC, v1.0.0's status for
+    VersionNotSupported (UNIMPLEMENTED) is judged apart (NON_STRICT)."""
     d = failure.details
     if failure.type != "remote":
         return False
     if transport.binding is Binding.JSONRPC:
         return bool(d.get("code") == error.code)
+    if transport.binding is Binding.GRPC:
+        return bool(d.get("grpc_status") == errors.grpc_status(error) and d.get("reason") == error.kind.reason)
     if d.get("http_status") != rest.http_status(error, transport.version):
         return False
     return bool(transport.version is not Version.V1_0 or d.get("reason") == error.kind.reason)
@@ -59,8 +70,9 @@ def _is(error: ErrorType, failure: ClientFailure, transport: ProbeTransport) -> 
 def _said(failure: ClientFailure) -> str:
     d = failure.details
     parts = [
-        f"error {d['code']}" if "code" in d else "",
+        f"error {d['code']}" if "code" in d and "grpc_status" not in d else "",
         f"HTTP {d['http_status']}" if "http_status" in d else "",
+        f"gRPC {d['grpc_status']}" if "grpc_status" in d else "",
         f"reason {d['reason']}" if "reason" in d else "",
     ]
     return " ".join(p for p in parts if p) or failure.type
@@ -103,11 +115,19 @@ def _not_found_verdict(ctx: InterfaceProbe, failure: ClientFailure, what: str, e
     evidence = ctx.evidence(c.id)
     if _is(NOT_FOUND, failure, t):
         return c.passed(f"{what}: {expected}", evidence)
-    method_not_found = d.get("code") == ErrorType.METHOD_NOT_FOUND.code or (
-        t.binding is Binding.HTTP_JSON
-        and d.get("http_status") in (404, 405)
-        and d.get("reason") is None
-        and "code" not in d
+    method_not_found = (
+        d.get("code") == ErrorType.METHOD_NOT_FOUND.code
+        or (
+            t.binding is Binding.HTTP_JSON
+            and d.get("http_status") in (404, 405)
+            and d.get("reason") is None
+            and "code" not in d
+        )
+        or (
+            t.binding is Binding.GRPC
+            and d.get("grpc_status") == grpcwire.Code.UNIMPLEMENTED.value
+            and not d.get("reason")
+        )
     )
     if method_not_found and not (t.binding is Binding.HTTP_JSON and t.version is Version.V0_3):
         return c.broken(
@@ -134,9 +154,12 @@ def version_negotiation(ctx: InterfaceProbe) -> CheckResult:
     if ctx.version is not Version.V1_0:
         return c.skipped("a 0.3 interface: 0.3 has no A2A-Version header (§3.6.1)")
     expected = _owed(VERSION, t)
+    if t.binding is Binding.GRPC:
+        expected += f" (spec v1.0.0: {VERSION_GRPC_V1_0_0})"
     task_id = unknown_id()
     verdicts: list[CheckResult] = []
-    for value, asked in ((None, f"no {HEADER} header (which means 0.3)"), ("9.9", f"{HEADER}: 9.9")):
+    name, what = (grpcwire.VERSION_METADATA, "metadata") if t.binding is Binding.GRPC else (HEADER, "header")
+    for value, asked in ((None, f"no {name} {what} (which means 0.3)"), ("9.9", f"{name}: 9.9")):
         with t.version_header(value):
             try:
                 ctx.call(c.id, Operation.GET_TASK, {"id": task_id}, [])
@@ -152,7 +175,7 @@ def version_negotiation(ctx: InterfaceProbe) -> CheckResult:
         )
     worst = _worst(verdicts)
     if worst.outcome is Outcome.PASS:
-        return c.passed(f"no {HEADER} and {HEADER}: 9.9 are both refused with {expected}", ctx.evidence(c.id))
+        return c.passed(f"no {name} and {name}: 9.9 are both refused with {_owed(VERSION, t)}", ctx.evidence(c.id))
     return worst
 
 
@@ -161,6 +184,18 @@ def _version_verdict(ctx: InterfaceProbe, failure: ClientFailure, asked: str, ex
     evidence = ctx.evidence(c.id)
     if _is(VERSION, failure, t):
         return c.passed(f"{asked}: refused", evidence)
+    if (
+        t.binding is Binding.GRPC
+        and d.get("reason") == VERSION.kind.reason
+        and d.get("grpc_status") == VERSION_GRPC_V1_0_0
+    ):
+        return c.lenient(
+            f"a request with {asked} was refused with VersionNotSupportedError as spec v1.0.0 mapped it "
+            f"(gRPC {VERSION_GRPC_V1_0_0}); v1.0.1 says {errors.grpc_status(VERSION)}",
+            expected,
+            failure.message,
+            evidence,
+        )
     if d.get("code") == NOT_FOUND.code or d.get("reason") == NOT_FOUND.kind.reason or _is(NOT_FOUND, failure, t):
         return c.broken(
             f"a request with {asked} was served as A2A {ctx.version.value} "
@@ -218,7 +253,12 @@ def error_envelope(ctx: InterfaceProbe) -> CheckResult:
     return c.passed(f"{len(judged)} error answer(s) well-formed", judged)
 
 
-def _expected_form(t: ProbeTransport) -> str:
+def _expected_form(t: ProbeTransport | ProbeGrpcTransport) -> str:
+    if t.binding is Binding.GRPC:
+        return (
+            f"a gRPC status with {grpcwire.STATUS_DETAILS_KEY}: a google.rpc.Status {{code: <the call's status>, "
+            'message, details: [{"@type": ".../google.rpc.ErrorInfo", reason, domain}]} (§10.6)'
+        )
     media = requests.content_type(t.binding, t.version)
     if t.binding is Binding.JSONRPC:
         data = ', "data": [{"@type": ...}]' if t.version is Version.V1_0 else ""
@@ -243,13 +283,20 @@ def _decoded(exchange: Exchange) -> tuple[bool, Any]:
 
 def _judge(seen: Seen, exchange: Exchange) -> list[EnvelopeProblem] | None:
     """The problems of one error answer, or None when the exchange is not an error answer."""
-    if exchange.status is None or exchange.streamed:
-        return None
+    call = exchange.grpc
+    if call is not None:  # a gRPC call, unary or streamed: an error is its final status
+        if call.status is None or call.status == grpcwire.Code.OK.value:
+            return None
+        if call.details_error is not None:
+            return [EnvelopeProblem(f"{grpcwire.STATUS_DETAILS_KEY} is unreadable: {call.details_error}")]
+        return grpcwire.status_problems(grpcwire.Code(call.status), call.details)
     t, status = seen.transport, exchange.status
+    if status is None or exchange.streamed:
+        return None
     ok, value = _decoded(exchange)
     media = exchange.media_type or "no content type"
     shown = snippet(bytes(exchange.response_body))
-    if t.binding is Binding.JSONRPC:
+    if isinstance(t, ProbeTransport) and t.binding is Binding.JSONRPC:
         if not (ok and isinstance(value, dict) and "error" in value):
             if status < 400 or (ok and isinstance(value, dict) and "result" in value):
                 return None  # a result (or a non-JSON 200: SEND-MESSAGE and friends judge those)

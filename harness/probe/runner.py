@@ -12,11 +12,12 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
-from a2a_lab.protocol import cards, jsonrpc
+from a2a_lab.protocol import cards, grpcwire, jsonrpc, jsontext
 from a2a_lab.protocol.bindings import Binding
 from a2a_lab.protocol.cards import Interface, Support
+from a2a_lab.protocol.versions import Version
 from a2a_lab.server.journal import Journal
-from a2a_lab.server.journal_record import EntryKind, Response, RpcRef
+from a2a_lab.server.journal_record import Entry, EntryKind, Response, RpcRef, SentEvent, SentKind
 from a2a_lab.server.redaction import Redaction
 
 from .. import scoring
@@ -28,7 +29,7 @@ from ..refclient.failures import ClientFailure
 from ..refclient.http import make_client
 from ..refclient.options import CONNECT_TIMEOUT_S, POLL_START_S, READ_TIMEOUT_S, ClientOptions
 from ..refclient.recording import IDENTITY, Exchange, Recorder
-from ..refclient.selection import SUPPORTED
+from ..refclient.selection import GRPC_SUPPORT, SUPPORTED
 from .checks import card_valid, response_shape, send_message, task_follow_up
 from .context import InterfaceProbe, Seen
 from .definitions import (
@@ -163,11 +164,14 @@ def _interface(
         return skipped
     ctx = InterfaceProbe(http, recorder, iface, card, options, text)
     done: dict[str, CheckResult] = {}
-    for check, run in _RUN_ORDER:
-        try:
-            done[check.id] = run(ctx)
-        except Exception as exc:
-            done[check.id] = check.result(Outcome.ERROR, f"probe error in {check.id}: {type(exc).__name__}: {exc}")
+    try:
+        for check, run in _RUN_ORDER:
+            try:
+                done[check.id] = run(ctx)
+            except Exception as exc:
+                done[check.id] = check.result(Outcome.ERROR, f"probe error in {check.id}: {type(exc).__name__}: {exc}")
+    finally:
+        ctx.transport.close()
     checks = [done[check.id] for check in INTERFACE_CHECKS]
     return _result(
         scenario_id(iface), iface.label, checks, time.monotonic() - began, journal(recorder.since(mark), ctx.seen, card)
@@ -177,8 +181,16 @@ def _interface(
 def _unspoken(iface: Interface) -> str | None:
     if iface.support not in SUPPORTED:
         return (
-            f"a2a-lab does not speak {iface.binding} {iface.version} (it speaks JSONRPC and HTTP+JSON, A2A 1.0 and 0.3)"
+            f"a2a-lab does not speak {iface.binding} {iface.version} "
+            "(it speaks JSONRPC and HTTP+JSON, A2A 1.0 and 0.3, and GRPC in A2A 1.0)"
         )
+    if iface.support == GRPC_SUPPORT:
+        missing = grpcwire.missing()
+        if missing is not None:
+            return f"not probed: {missing}"
+        if grpcwire.address_of(iface.url) is None:
+            return f"the interface URL {iface.url!r} names no host:port to dial"
+        return None  # a url that is not host:port is CARD-VALID's finding; the probe dials what it can read
     parts = urlsplit(iface.url)
     if parts.scheme not in ("http", "https") or not parts.netloc:
         return f"the interface URL {iface.url!r} is not an absolute http(s) URL"
@@ -200,6 +212,9 @@ def journal(exchanges: list[Exchange], seen: list[Seen], card: Any = None) -> li
     book = Journal(cap=len(exchanges) + 1, redaction=Redaction.for_cards(card))
     checks = {e.seq: s.check for s in seen for e in s.exchanges}
     for ex in exchanges:
+        if ex.grpc is not None:
+            _grpc_entry(book, ex, checks.get(ex.seq))
+            continue
         parts = urlsplit(ex.url)
         rpc = _rpc(ex)
         kind = EntryKind.CARD if ex.seq not in checks else EntryKind.JSONRPC if rpc else EntryKind.REST
@@ -222,6 +237,31 @@ def journal(exchanges: list[Exchange], seen: list[Seen], card: Any = None) -> li
             )
     entries: list[dict[str, Any]] = book.snapshot()["entries"]
     return entries
+
+
+def _grpc_entry(book: Journal, ex: Exchange, check: str | None) -> Entry:
+    """A gRPC call as the server journals one: the method path, metadata as headers, ProtoJSON bodies, the address
+    as `url`, the status the call ended with; a stream's messages as its events."""
+    call = ex.grpc
+    assert call is not None
+    headers = [(k.encode("latin-1"), v.encode("latin-1")) for k, v in ex.request_headers]
+    entry = book.open(ex.method, call.path, "", headers, ex.request_body, EntryKind.GRPC)
+    entry.seq, entry.t, entry.url, entry.probe = ex.seq, ex.t, ex.url, check
+    entry.operation = grpcwire.operation_of(call.path)
+    entry.version = Version.V1_0
+    if ex.status is None:
+        entry.response = Response(fault=ex.error or "no answer")
+        return entry
+    entry.response = Response.sent(ex.status, grpcwire.CONTENT_TYPE, bytes(ex.response_body), book.redaction)
+    entry.response.grpc_status = call.status
+    if call.stream:
+        entry.response.stream = True
+        events = [SentEvent(ex.t, SentKind.DATA, jsontext.dumps(m).decode()) for m in call.messages]
+        if call.status not in (None, grpcwire.Code.OK.value):
+            status = call.details or {"code": grpcwire.Code(call.status).number, "message": call.message}
+            events.append(SentEvent(ex.t, SentKind.ERROR, value=status))
+        entry.events = events
+    return entry
 
 
 def _rpc(ex: Exchange) -> RpcRef | None:

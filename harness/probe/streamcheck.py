@@ -21,8 +21,8 @@ def streaming(ctx: InterfaceProbe) -> CheckResult:
         return c.skipped("the card does not declare capabilities.streaming")
     what = describe(Operation.SEND_STREAMING_MESSAGE, ctx.version, ctx.transport)
     expected = (
-        "a text/event-stream: a task (or one message) first, events in the interface's form, "
-        "closed after a terminal state"
+        f"{'a gRPC server stream' if ctx.grpc else 'a text/event-stream'}: a task (or one message) first, events in "
+        "the interface's form, closed after a terminal state"
     )
     fold = StreamFold(form)
     problems: list[str] = []
