@@ -136,18 +136,20 @@ def url_problem(url: str) -> str | None:
     flaws = []
     if "://" in rest or rest.lower().startswith("dns:"):
         flaws.append("a scheme")
-        rest = rest.split("://", 1)[1] if "://" in rest else rest[4:].lstrip("/")
-    if "/" in rest.strip("/"):
+        rest = (rest.split("://", 1)[1] if "://" in rest else rest[4:]).lstrip("/")
+    if "/" in rest.rstrip("/"):
         flaws.append("a path")
     elif rest.endswith("/"):
         flaws.append("a trailing slash")
-    host = rest.split("/", 1)[0]
-    if not host.rpartition(":")[2].isdigit() or host.endswith("]"):
+    host, sep, port = rest.split("/", 1)[0].rpartition(":")
+    if not sep or not port.isdigit() or host.endswith(":"):
         flaws.append("no port")
+    elif not 0 < int(port) < 65536:
+        flaws.append(f"port {port}")
+    said = ", ".join(flaws[:-1]) + " and " + flaws[-1] if len(flaws) > 1 else "".join(flaws) or "an unbracketed IPv6"
     address = address_of(url)
-    said = " and ".join(flaws) or "not host:port"
-    dialed = f"; a client can only guess it means {address}" if address else "; no address a client can dial"
-    return f"{url!r} has {said} where a gRPC url is host:port{dialed}"
+    dialed = f"a client can only guess it means {address}" if address else "no address a client can dial"
+    return f"{url!r} is not host:port (it has {said}); {dialed}"
 
 
 def status_problems(code: Code, status: dict[str, Any] | None) -> list[EnvelopeProblem]:

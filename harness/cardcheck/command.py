@@ -151,6 +151,11 @@ def render(report: dict[str, Any]) -> str:
         if not r["usable"]:
             lines.append(f"     skipped: {r['reason']}")
             continue
+        if "grpcurl" in r:
+            lines.append(f"     gRPC {r['grpc_method']} at {r['address']}")
+            lines.append(f"     {r['grpcurl']}")
+            lines.append(f"     ({r['note']})")
+            continue
         lines.append(
             f"     {r['http_method']} {r['url']}"
             + (f"  (JSON-RPC method {r['jsonrpc_method']})" if r["jsonrpc_method"] else "")

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from a2a_lab.protocol import bindings, cards, versions
+from a2a_lab.protocol import bindings, cards, grpcwire, versions
 from a2a_lab.protocol.cards import REQUIRED_V03, REQUIRED_V1, V03_ONLY_FIELDS
 from a2a_lab.protocol.security import V03_SCHEMES, V1_SCHEMES
 
@@ -85,7 +85,9 @@ def _interfaces(card: dict[str, Any], policy: str, out: Findings) -> None:
         if "protocolVersion" in entry:
             _version_text(entry["protocolVersion"], f"{path}.protocolVersion", out)
         url = entry.get("url")
-        if isinstance(url, str) and bindings.parse(binding) is not bindings.Binding.GRPC:
+        if isinstance(url, str) and bindings.parse(binding) is bindings.Binding.GRPC:
+            _grpc_url(url, f"{path}.url", out)
+        elif isinstance(url, str):
             for message, hint in urlpolicy.problems(url, policy):
                 out.error(f"{path}.url", message, hint)
         key = (str(url), binding, versions.interface_version(entry.get("protocolVersion")))
@@ -94,12 +96,31 @@ def _interfaces(card: dict[str, Any], policy: str, out: Findings) -> None:
         seen.add(key)
         if "tenant" in entry and not isinstance(entry["tenant"], str):
             out.error(f"{path}.tenant", "must be a string")
-        if bindings.parse(binding) in (bindings.Binding.JSONRPC, bindings.Binding.HTTP_JSON) and versions.to_known(
-            versions.interface_version(entry.get("protocolVersion"))
+        known = versions.to_known(versions.interface_version(entry.get("protocolVersion")))
+        core = bindings.parse(binding)
+        if (core in (bindings.Binding.JSONRPC, bindings.Binding.HTTP_JSON) and known) or (
+            core is bindings.Binding.GRPC and known is versions.Version.V1_0
         ):
             usable += 1
     if usable == 0:
-        out.warning("supportedInterfaces", "no interface a JSON-RPC or HTTP+JSON client of 1.0 or 0.3 can use")
+        out.warning(
+            "supportedInterfaces",
+            "no interface a client can use: JSON-RPC or HTTP+JSON in 1.0 or 0.3, or gRPC in 1.0",
+        )
+
+
+def _grpc_url(url: str, path: str, out: Findings) -> None:
+    """§5.6 AgentInterface.url: a gRPC interface names `host:port`. A scheme or a path is a warning (lenient clients
+    dial the address they can read, others fail); a url with no address to dial is an error."""
+    problem = grpcwire.url_problem(url)
+    if problem is None:
+        return
+    address = grpcwire.address_of(url)
+    message = f"{problem} (§5.6 AgentInterface.url)"
+    if address is None:
+        out.error(path, message, "write host:port, e.g. agent.example.com:443")
+    else:
+        out.warning(path, message, f'write "{address}"')
 
 
 def _version_mix(card: dict[str, Any], out: Findings) -> None:

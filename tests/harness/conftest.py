@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
 import shlex
 import sys
+import threading
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
@@ -163,21 +165,13 @@ def fake() -> Callable[..., str]:
     return fake_command
 
 
-@pytest.fixture
-def a2a_sdk_server() -> Iterator[str]:
-    """The official a2a-sdk 1.3.0 server (nobody here wrote it) with an echo executor, under uvicorn on loopback port 0:
-    JSON-RPC 1.0 at /, HTTP+JSON 1.0 at /rest, and the SDK's 0.3 compatibility layer on JSON-RPC (a 0.3 interface at /).
-    Yields its origin."""
+def sdk_echo_executor() -> Any:
+    """An a2a-sdk 1.3.0 AgentExecutor: SUBMITTED -> WORKING -> one `echo: <text>` artifact -> COMPLETED."""
     from a2a.helpers.proto_helpers import new_task
     from a2a.server.agent_execution import AgentExecutor, RequestContext
     from a2a.server.events import EventQueue
-    from a2a.server.request_handlers import DefaultRequestHandler
-    from a2a.server.routes import create_agent_card_routes, create_jsonrpc_routes, create_rest_routes
-    from a2a.server.tasks import InMemoryTaskStore, TaskUpdater
-    from a2a.types.a2a_pb2 import AgentCapabilities, AgentCard, AgentInterface, AgentSkill, Part, TaskState
-    from starlette.applications import Starlette
-
-    from a2a_lab.server.hosting import BackgroundServer
+    from a2a.server.tasks import TaskUpdater
+    from a2a.types.a2a_pb2 import Part, TaskState
 
     class EchoExecutor(AgentExecutor):
         async def execute(self, context: RequestContext, event_queue: EventQueue) -> None:
@@ -195,23 +189,50 @@ def a2a_sdk_server() -> Iterator[str]:
         async def cancel(self, context: RequestContext, event_queue: EventQueue) -> None:
             raise NotImplementedError("the echo executor finishes before anyone could cancel it")
 
-    app = Starlette()
-    server = BackgroundServer(app)  # binds port 0 now, so the card can name the real URL
-    card = AgentCard(
+    return EchoExecutor()
+
+
+def sdk_card(interfaces: list[tuple[str, str, str]]) -> Any:
+    """An a2a-sdk AgentCard of the echo agent with these (url, binding, version) interfaces, streaming on."""
+    from a2a.types.a2a_pb2 import AgentCapabilities, AgentCard, AgentInterface, AgentSkill
+
+    return AgentCard(
         name="a2a-sdk echo",
         description="a2a-sdk 1.3.0 reference echo agent",
         version="0.0.1",
         supported_interfaces=[
-            AgentInterface(url=f"{server.url}/", protocol_binding="JSONRPC", protocol_version="1.0"),
-            AgentInterface(url=f"{server.url}/rest", protocol_binding="HTTP+JSON", protocol_version="1.0"),
-            AgentInterface(url=f"{server.url}/", protocol_binding="JSONRPC", protocol_version="0.3"),
+            AgentInterface(url=url, protocol_binding=binding, protocol_version=version)
+            for url, binding, version in interfaces
         ],
         capabilities=AgentCapabilities(streaming=True),
         default_input_modes=["text/plain"],
         default_output_modes=["text/plain"],
         skills=[AgentSkill(id="echo", name="echo", description="echoes text", tags=["echo"])],
     )
-    handler = DefaultRequestHandler(EchoExecutor(), InMemoryTaskStore(), card)
+
+
+@pytest.fixture
+def a2a_sdk_server() -> Iterator[str]:
+    """The official a2a-sdk 1.3.0 server (nobody here wrote it) with an echo executor, under uvicorn on loopback port 0:
+    JSON-RPC 1.0 at /, HTTP+JSON 1.0 at /rest, and the SDK's 0.3 compatibility layer on JSON-RPC (a 0.3 interface at /).
+    Yields its origin."""
+    from a2a.server.request_handlers import DefaultRequestHandler
+    from a2a.server.routes import create_agent_card_routes, create_jsonrpc_routes, create_rest_routes
+    from a2a.server.tasks import InMemoryTaskStore
+    from starlette.applications import Starlette
+
+    from a2a_lab.server.hosting import BackgroundServer
+
+    app = Starlette()
+    server = BackgroundServer(app)  # binds port 0 now, so the card can name the real URL
+    card = sdk_card(
+        [
+            (f"{server.url}/", "JSONRPC", "1.0"),
+            (f"{server.url}/rest", "HTTP+JSON", "1.0"),
+            (f"{server.url}/", "JSONRPC", "0.3"),
+        ]
+    )
+    handler = DefaultRequestHandler(sdk_echo_executor(), InMemoryTaskStore(), card)
     app.router.routes.extend(
         [
             *create_agent_card_routes(card),
@@ -221,3 +242,44 @@ def a2a_sdk_server() -> Iterator[str]:
     )
     with server:
         yield server.url
+
+
+@pytest.fixture
+def a2a_sdk_grpc_server() -> Iterator[str]:
+    """The official a2a-sdk 1.3.0 gRPC server: its GrpcHandler on a grpc.aio server (its own event loop in a thread,
+    loopback port 0), as the SDK documents it, with the echo executor; the card (gRPC `host:port` first, JSON-RPC 1.0
+    second) served by the SDK's card routes under uvicorn. Yields the HTTP origin."""
+    import grpc
+    from a2a.server.request_handlers import DefaultRequestHandler, GrpcHandler
+    from a2a.server.routes import create_agent_card_routes, create_jsonrpc_routes
+    from a2a.server.tasks import InMemoryTaskStore
+    from a2a.types import a2a_pb2_grpc
+    from starlette.applications import Starlette
+
+    from a2a_lab.server.hosting import BackgroundServer
+
+    app = Starlette()
+    http = BackgroundServer(app)
+    loop = asyncio.new_event_loop()
+    thread = threading.Thread(target=loop.run_forever, name="a2a-sdk-grpc", daemon=True)
+    thread.start()
+
+    async def start() -> Any:
+        server = grpc.aio.server()
+        port = server.add_insecure_port("127.0.0.1:0")
+        card = sdk_card([(f"127.0.0.1:{port}", "GRPC", "1.0"), (f"{http.url}/", "JSONRPC", "1.0")])
+        handler = DefaultRequestHandler(sdk_echo_executor(), InMemoryTaskStore(), card)
+        a2a_pb2_grpc.add_A2AServiceServicer_to_server(GrpcHandler(handler), server)
+        await server.start()
+        app.router.routes.extend([*create_agent_card_routes(card), *create_jsonrpc_routes(handler, rpc_url="/")])
+        return server
+
+    grpc_server = asyncio.run_coroutine_threadsafe(start(), loop).result(timeout=30)
+    try:
+        with http:
+            yield http.url
+    finally:
+        asyncio.run_coroutine_threadsafe(grpc_server.stop(0), loop).result(timeout=30)
+        loop.call_soon_threadsafe(loop.stop)
+        thread.join(timeout=30)
+        loop.close()

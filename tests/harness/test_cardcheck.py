@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shlex
 import subprocess
 import sys
 from pathlib import Path
@@ -187,3 +188,64 @@ def test_fetches_a_served_card_once_with_size_and_sha(serve) -> None:
     assert report["shape"] == "1.0" and report["size"] > 0 and len(report["sha256"]) == 64
     assert any(f["path"] == "protocolVersion" and f["level"] == "warning" for f in report["findings"])
     assert [e["kind"] for e in served.journal] == ["card"]
+
+
+# ------------------------------------------------------------------------------------------- gRPC interfaces
+
+
+def grpc_card(url: str) -> dict[str, Any]:
+    return good_card(supportedInterfaces=[{"url": url, "protocolBinding": "GRPC", "protocolVersion": "1.0"}])
+
+
+def test_a_grpc_host_port_url_is_clean_and_usable() -> None:
+    assert levels(grpc_card("agent.example.com:443")) == {}
+    assert levels(grpc_card("[2001:db8::1]:50051")) == {}
+
+
+@pytest.mark.parametrize(
+    ("url", "level", "says", "hint"),
+    [
+        ("grpc://agent.example.com:443", "warning", "it has a scheme)", 'write "agent.example.com:443"'),
+        ("https://agent.example.com:443/a2a", "warning", "it has a scheme and a path", 'write "agent.example.com:443"'),
+        ("agent.example.com:443/a2a", "warning", "it has a path)", 'write "agent.example.com:443"'),
+        ("agent.example.com", "error", "it has no port)", "write host:port"),
+        ("https://agent.example.com/a2a", "error", "no address a client can dial", "write host:port"),
+    ],
+)
+def test_a_grpc_url_that_is_not_host_port_is_a_finding(url: str, level: str, says: str, hint: str) -> None:
+    (finding,) = lint(grpc_card(url), "strict")
+    assert (finding.level.value, finding.path) == (level, "supportedInterfaces[0].url")
+    assert says in finding.message and "§5.6 AgentInterface.url" in finding.message and hint in finding.hint
+
+
+def test_the_grpc_request_is_derived_as_a_grpcurl_command() -> None:
+    from a2a_lab.protocol import protobuf
+    from a2a_lab.protocol.operations import Operation
+
+    card = grpc_card("grpc://127.0.0.1:50051/a2a")
+    card["supportedInterfaces"][0]["tenant"] = "acme"
+    card["supportedInterfaces"].append(
+        {"url": "agent.example.com:443", "protocolBinding": "GRPC", "protocolVersion": "1.0"}
+    )
+    card["supportedInterfaces"].append({"url": "h:1", "protocolBinding": "GRPC", "protocolVersion": "0.3"})
+    report = command.check(command.Loaded("x", json.dumps(card).encode()), "lenient", None)
+    local, public, old = report["requests"]
+    assert (local["address"], local["grpc_method"], local["metadata"]) == (
+        "127.0.0.1:50051",
+        "lf.a2a.v1.A2AService/SendMessage",
+        {"a2a-version": "1.0"},
+    )
+    argv = shlex.split(local["grpcurl"])
+    assert argv[:6] == ["grpcurl", "-plaintext", "-import-path", ".", "-proto", "a2a.proto"]
+    assert argv[6:8] == ["-H", "a2a-version: 1.0"] and argv[-2:] == [
+        "127.0.0.1:50051",
+        "lf.a2a.v1.A2AService/SendMessage",
+    ]
+    sent = json.loads(argv[argv.index("-d") + 1])
+    assert sent == local["body"] and sent["tenant"] == "acme" and sent["message"]["role"] == "ROLE_USER"
+    protobuf.encode_request(Operation.SEND_MESSAGE, sent, strict=True)  # valid ProtoJSON of SendMessageRequest
+    assert "-plaintext" not in shlex.split(public["grpcurl"])  # a public agent serves TLS
+    assert not old["usable"] and "A2A 1.0" in old["reason"]
+    text = command.render(report)
+    assert "gRPC lf.a2a.v1.A2AService/SendMessage at 127.0.0.1:50051" in text and "-proto a2a.proto" in text
+    assert "reflection" in text
