@@ -9,6 +9,8 @@ the validation, and docs/scenario-format.md documents exactly them (a test keeps
 
 from __future__ import annotations
 
+import base64
+import binascii
 import difflib
 import json
 import sys
@@ -152,7 +154,7 @@ FIELDS: dict[str, tuple[str, ...]] = {
     "reply.message": ("parts",),
     "reply.grpc": ("status", "details", "empty"),
     "reply.error": ("code", "message", "http_status"),
-    "reply.raw": ("status", "body", "content_type", "echo_id"),
+    "reply.raw": ("status", "body", "body_base64", "content_type", "echo_id"),
     "reply.fault": ("kind", "after_bytes", "chunk_bytes", "interval_ms"),
     "reply.envelope": ("id", "both", "neither"),
     "reply.stream": (
@@ -463,11 +465,24 @@ def _fault(r: _Reader, value: Any, path: str) -> Fault:
     )
 
 
+def _raw_body(r: _Reader, raw: dict[str, Any], path: str) -> bytes:
+    """`body` (text, sent as UTF-8) or `body_base64` (bytes that are not text: a recorded gRPC answer message)."""
+    if "body" in raw and "body_base64" in raw:
+        raise r.fail(path, "give `body` (text) or `body_base64` (bytes), not both")
+    if "body_base64" not in raw:
+        return r.string(raw.get("body", ""), f"{path}.body").encode()
+    text = r.string(raw["body_base64"], f"{path}.body_base64")
+    try:
+        return base64.b64decode(text, validate=True)
+    except (binascii.Error, ValueError):
+        raise r.fail(f"{path}.body_base64", "not base64", "e.g. CgNhYmM=") from None
+
+
 def _raw(r: _Reader, value: Any, path: str) -> dict[str, Any]:
     raw = r.mapping(value, path, "reply.raw")
     return {
         "raw_status": r.integer(raw.get("status", 200), f"{path}.status", 100),
-        "raw_body": r.string(raw.get("body", ""), f"{path}.body").encode(),
+        "raw_body": _raw_body(r, raw, path),
         "raw_content_type": r.string(raw.get("content_type", "application/json"), f"{path}.content_type"),
         "raw_echo_id": r.boolean(raw.get("echo_id", False), f"{path}.echo_id"),
     }

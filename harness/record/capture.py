@@ -1,10 +1,12 @@
 """Capturing a live server: its card exactly as served, and per interface a2a-lab speaks one SendMessage exchange
-(plus the GetTask follow-up of a returned task), as exact bytes, through the reference client."""
+(plus the GetTask follow-up of a returned task), as exact bytes, through the reference client. A gRPC interface is
+recorded the same way over gRPC: the answer message's bytes, or the status an error ended with."""
 
 from __future__ import annotations
 
 import hashlib
 import json
+from contextlib import closing
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -12,7 +14,8 @@ from urllib.parse import urlsplit
 
 import httpx
 
-from a2a_lab.protocol import cards, requests
+from a2a_lab.protocol import cards, grpcwire, requests
+from a2a_lab.protocol.bindings import Binding
 from a2a_lab.protocol.cards import Interface
 from a2a_lab.protocol.operations import Operation
 
@@ -23,8 +26,8 @@ from ..refclient.http import make_client
 from ..refclient.options import CONNECT_TIMEOUT_S, ClientOptions
 from ..refclient.reading import Answer, read_send_result
 from ..refclient.recording import IDENTITY, Exchange, Recorder
-from ..refclient.selection import SUPPORTED
-from ..refclient.transport import Transport
+from ..refclient.selection import GRPC_SUPPORT, SUPPORTED
+from ..refclient.transport import A2ATransport, open_transport
 
 
 class RecordError(Exception):
@@ -49,6 +52,10 @@ class Recorded:
     @property
     def body(self) -> bytes:
         return bytes(self.exchange.response_body)
+
+    @property
+    def grpc(self) -> bool:
+        return self.exchange.grpc is not None
 
     @property
     def echoes_id(self) -> bool:
@@ -116,9 +123,18 @@ def capture(target: str, text: str, timeout: float) -> Capture:
         )
         recorded: set[tuple[str, str]] = set()
         for iface in cards.interfaces(found.card):
-            path = same_origin_path(iface.url, origin)
-            if (iface.core_binding, iface.known_version) not in SUPPORTED:
-                cap.notes.append(f"{iface.label}: not recorded (a2a-lab speaks JSONRPC and HTTP+JSON, A2A 1.0 and 0.3)")
+            grpc = iface.support == GRPC_SUPPORT
+            # A gRPC interface is replayed on the scenario's own gRPC server, wherever the recorded one listened.
+            path = grpcwire.ENDPOINT_PATH if grpc else same_origin_path(iface.url, origin)
+            if iface.support not in SUPPORTED:
+                cap.notes.append(
+                    f"{iface.label}: not recorded (a2a-lab speaks JSONRPC and HTTP+JSON, A2A 1.0 and 0.3, "
+                    "and GRPC in A2A 1.0)"
+                )
+            elif grpc and grpcwire.missing() is not None:
+                cap.notes.append(f"{iface.label}: not recorded ({grpcwire.missing()})")
+            elif grpc and grpcwire.address_of(iface.url) is None:
+                cap.notes.append(f"{iface.label}: not recorded (its url names no host:port to dial)")
             elif path is None:
                 cap.notes.append(f"{iface.label}: not recorded (not on {origin}, so it cannot be replayed there)")
             elif (iface.binding, iface.version) in recorded:
@@ -133,7 +149,7 @@ def capture(target: str, text: str, timeout: float) -> Capture:
 
 
 def _call(
-    cap: Capture, recorder: Recorder, transport: Transport, op: Operation, params: dict[str, Any], path: str
+    cap: Capture, recorder: Recorder, transport: A2ATransport, op: Operation, params: dict[str, Any], path: str
 ) -> Recorded:
     mark = len(recorder.exchanges)
     body: Any = None
@@ -147,7 +163,8 @@ def _call(
         raise RecordError(f"{transport.iface.label}: {op.value} got no answer to record ({why})")
     exchange = mine[-1]
     try:
-        request_id = None if transport.form.rest else json.loads(exchange.request_body).get("id")
+        jsonrpc = transport.binding is Binding.JSONRPC
+        request_id = json.loads(exchange.request_body).get("id") if jsonrpc else None
     except (ValueError, AttributeError):
         request_id = None
     rec = Recorded(op, transport.iface, path, request_id, exchange)
@@ -163,9 +180,9 @@ def _call(
 def _exchange_with(
     cap: Capture, http: httpx.Client, recorder: Recorder, iface: Interface, path: str, text: str, options: ClientOptions
 ) -> None:
-    transport = Transport(http, iface, options)
     params = {"message": user_message(text), "configuration": requests.send_configuration()}
-    sent = _call(cap, recorder, transport, Operation.SEND_MESSAGE, params, path)
-    task = sent.answer.task if sent.answer is not None else None
-    if task is not None and task.id:
-        _call(cap, recorder, transport, Operation.GET_TASK, {"id": task.id}, path)
+    with closing(open_transport(http, iface, options, recorder)) as transport:
+        sent = _call(cap, recorder, transport, Operation.SEND_MESSAGE, params, path)
+        task = sent.answer.task if sent.answer is not None else None
+        if task is not None and task.id:
+            _call(cap, recorder, transport, Operation.GET_TASK, {"id": task.id}, path)

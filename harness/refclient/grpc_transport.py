@@ -163,6 +163,7 @@ class GrpcTransport:
         if exchange is not None and exchange.grpc is not None:
             self._answered(exchange)
             exchange.grpc.messages.append(value)
+            exchange.grpc.raw_messages.append(raw)
         return value
 
     # --------------------------------------------------------------------------------- streams

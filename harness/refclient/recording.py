@@ -39,8 +39,9 @@ class GrpcCall:
     details: dict[str, Any] | None = None
     #: Why the trailer could not be read, when it was sent but is not a google.rpc.Status.
     details_error: str | None = None
-    #: The answer messages as ProtoJSON, in order.
+    #: The answer messages as ProtoJSON, in order, and as the bytes that came (what a recording replays).
     messages: list[Any] = field(default_factory=list)
+    raw_messages: list[bytes] = field(default_factory=list)
 
 
 @dataclass

@@ -201,6 +201,21 @@ def test_numeric_error_codes(tmp_path: Path) -> None:
     assert custom is not None and custom.code == -31999 and custom.text == "custom"
 
 
+def test_raw_bodies_as_text_or_base64(tmp_path: Path) -> None:
+    s = load_file(
+        write_scenario(
+            tmp_path,
+            scenario_text("""
+        behaviour:
+          SendMessage: [{reply: {raw: {body_base64: "CgX/AGFiYw=="}}}]
+          GetTask: [{reply: {raw: {body: "é"}}}]
+    """),
+        )
+    )
+    assert s.rules[Operation.SEND_MESSAGE][0].reply.raw_body == b"\n\x05\xff\x00abc"
+    assert s.rules[Operation.GET_TASK][0].reply.raw_body == "é".encode()
+
+
 def test_choices_and_errors_are_typed_on_load(tmp_path: Path) -> None:
     """What the server consumes is parsed once here: enums, A2AErrors, artifact specs; never raw YAML."""
     s = load_file(
@@ -446,6 +461,16 @@ def test_v03_method_names_are_not_operations(tmp_path: Path) -> None:
         ("card: {object: {}, legacy: raw}\n", "card.legacy", "raw takes a mapping"),
         ("push: {allow: hooks.example}\n", "push.allow", "list of host names"),
         ("expect: {result: [task, maybe]}\n", "expect.result[1]", "unknown value"),
+        (
+            "behaviour: {SendMessage: [{reply: {raw: {body: a, body_base64: YQ==}}}]}\n",
+            "behaviour.SendMessage[0].reply.raw",
+            "not both",
+        ),
+        (
+            "behaviour: {SendMessage: [{reply: {raw: {body_base64: '%%'}}}]}\n",
+            "behaviour.SendMessage[0].reply.raw.body_base64",
+            "not base64",
+        ),
     ],
 )
 def test_more_broken_fields(tmp_path: Path, body: str, field: str, needle: str) -> None:
