@@ -1,5 +1,5 @@
-"""`a2a-lab record`: a live server's card and one SendMessage exchange per interface, captured into a scenario file
-that replays them byte for byte (`a2a-lab serve FILE.yaml`).
+"""`a2a-lab record`: a live server's card and one SendMessage exchange per interface (gRPC ones too, with the `grpc`
+extra), captured into a scenario file that replays them byte for byte (`a2a-lab serve FILE.yaml`).
 
     from a2a_lab.harness.record import capture, document, render, write
 """

@@ -1,4 +1,4 @@
-"""The reference client: a careful, narrow A2A client built on httpx.
+"""The reference client: a careful, narrow A2A client built on httpx (and grpcio, with the `grpc` extra).
 
     from a2a_lab.harness.refclient import ClientOptions, run
     result = run("http://127.0.0.1:8000", "hello", ClientOptions(follow=3))
@@ -6,8 +6,8 @@
     run(url, "weather?", ClientOptions(follow_up="Paris", webhook=True, token="s3cret"))
 
 It reads the card (bounded), picks the first interface it speaks (JSON-RPC or HTTP+JSON, A2A 1.0 or
-0.3), sends one message with the right method, shape and A2A-Version header, follows a running task
-up with GetTask a bounded number of times, falls back to the next interface only when this one does
+0.3; gRPC in A2A 1.0 when grpcio is installed), sends one message with the right method, shape and
+A2A-Version header (metadata over gRPC), follows a running task up with GetTask a bounded number of times, falls back to the next interface only when this one does
 not speak the method or version, and reports everything as a Result (never a traceback).
 
 What a scenario asks beyond one message (A2A_LAB_ACTION) maps to ClientOptions fields (actions.py):

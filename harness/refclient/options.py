@@ -33,7 +33,7 @@ PUSH_QUIET_S = 0.25
 class ClientOptions:
     follow: int = DEFAULT_FOLLOW
     stream: bool = False
-    #: Restrict the client to one binding (the command line's --binding); None means JSON-RPC and HTTP+JSON.
+    #: Restrict the client to one binding (the command line's --binding); None means every binding it speaks.
     binding: Binding | None = None
     read_timeout: float = READ_TIMEOUT_S
     connect_timeout: float = CONNECT_TIMEOUT_S

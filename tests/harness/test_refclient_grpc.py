@@ -117,6 +117,16 @@ def test_streams_over_grpc(serve) -> None:
     assert call["operation"] == "SendStreamingMessage" and len(call["events"]) >= 2
 
 
+def test_registers_its_webhook_inline_over_grpc(serve) -> None:
+    served = serve("grpc/conformant")
+    result = run(served.card_url, "hi", options(webhook=True))
+    assert result.error is None and result.state is TaskState.COMPLETED
+    assert result.webhook is not None and result.webhook["notifications"] >= 1
+    sent = json.loads([e for e in served.journal if e["kind"] == "grpc"][0]["body"]["text"])
+    assert sent["configuration"]["returnImmediately"] is True
+    assert sent["configuration"]["taskPushNotificationConfig"]["url"] == result.webhook["url"]
+
+
 def test_resubscribes_over_grpc_after_a_dropped_stream(serve_yaml) -> None:
     served = serve_yaml(
         scenario(
