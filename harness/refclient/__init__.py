@@ -5,10 +5,11 @@
     result.kind, result.state, result.text, result.exit_code
     run(url, "weather?", ClientOptions(follow_up="Paris", webhook=True, token="s3cret"))
 
-It reads the card (bounded), picks the first interface it speaks (JSON-RPC or HTTP+JSON, A2A 1.0 or
-0.3; gRPC in A2A 1.0 when grpcio is installed), sends one message with the right method, shape and
-A2A-Version header (metadata over gRPC), follows a running task up with GetTask a bounded number of times, falls back to the next interface only when this one does
-not speak the method or version, and reports everything as a Result (never a traceback).
+It reads the card (bounded), picks the first interface it speaks (JSON-RPC or HTTP+JSON, A2A 1.0 or 0.3; gRPC
+in A2A 1.0 when grpcio is installed), sends one message with the right method, shape and A2A-Version header
+(metadata over gRPC), follows a running task up with GetTask a bounded number of times, falls back to the next
+interface only when this one does not speak the method or version, and reports everything as a Result (never a
+traceback).
 
 What a scenario asks beyond one message (A2A_LAB_ACTION) maps to ClientOptions fields (actions.py):
 answer the task once more (`follow_up`), stream, register a webhook of its own (webhook.py), present a
