@@ -122,7 +122,7 @@ def test_registers_its_webhook_inline_over_grpc(serve) -> None:
     result = run(served.card_url, "hi", options(webhook=True))
     assert result.error is None and result.state is TaskState.COMPLETED
     assert result.webhook is not None and result.webhook["notifications"] >= 1
-    sent = json.loads([e for e in served.journal if e["kind"] == "grpc"][0]["body"]["text"])
+    sent = json.loads(next(e for e in served.journal if e["kind"] == "grpc")["body"]["text"])
     assert sent["configuration"]["returnImmediately"] is True
     assert sent["configuration"]["taskPushNotificationConfig"]["url"] == result.webhook["url"]
 
