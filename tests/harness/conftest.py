@@ -271,7 +271,9 @@ def a2a_sdk_grpc_server() -> Iterator[str]:
         handler = DefaultRequestHandler(sdk_echo_executor(), InMemoryTaskStore(), card)
         a2a_pb2_grpc.add_A2AServiceServicer_to_server(GrpcHandler(handler), server)
         await server.start()
-        app.router.routes.extend([*create_agent_card_routes(card), *create_jsonrpc_routes(handler, rpc_url="/")])
+        # The JSON-RPC routes run on uvicorn's loop: a handler (and task store) of their own, never shared across loops.
+        http_handler = DefaultRequestHandler(sdk_echo_executor(), InMemoryTaskStore(), card)
+        app.router.routes.extend([*create_agent_card_routes(card), *create_jsonrpc_routes(http_handler, rpc_url="/")])
         return server
 
     grpc_server = asyncio.run_coroutine_threadsafe(start(), loop).result(timeout=30)

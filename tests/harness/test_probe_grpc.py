@@ -296,7 +296,7 @@ def test_unimplemented_get_task_fails_unknown_task(mistaken: Any) -> None:
 def test_the_official_a2a_sdk_grpc_server(a2a_sdk_grpc_server: str) -> None:
     """a2a-sdk 1.3.0's GrpcHandler answers, streams and spells its errors by the book (NOT_FOUND with a
     google.rpc.Status carrying ErrorInfo TASK_NOT_FOUND), but it never reads the a2a-version metadata: a call without
-    it, or with 9.9, is served as 1.0 (its JSON-RPC routes, on the same request handler, refuse both with -32009)."""
+    it, or with 9.9, is served as 1.0 (its JSON-RPC routes, the same DefaultRequestHandler, refuse both with -32009)."""
     run = probe(a2a_sdk_grpc_server, FAST)
     results = by_id(run)
     assert list(results) == ["probe/card", GRPC_ID, "probe/1-JSONRPC-1.0"]
