@@ -720,16 +720,13 @@ def _endpoints(r: _Reader, value: Any) -> tuple[Endpoint, ...]:
         vs = e.get("versions")
         if not isinstance(vs, list) or not vs:
             raise r.fail(f"endpoints[{i}].versions", "expected a non-empty list", 'e.g. ["1.0", "0.3"]')
-        binding = r.binding(e.get("binding"), f"endpoints[{i}].binding")
-        served = tuple(r.version(v, f"endpoints[{i}].versions") for v in vs)
-        if binding is Binding.GRPC and (path != grpcwire.ENDPOINT_PATH or served != (Version.V1_0,)):
-            raise r.fail(
-                f"endpoints[{i}]",
-                f'the gRPC endpoint is the A2A 1.0 service: path {grpcwire.ENDPOINT_PATH}, versions ["1.0"]',
-                f'e.g. {{path: {grpcwire.ENDPOINT_PATH}, binding: GRPC, versions: ["1.0"]}} (its card url: '
-                f'"{GRPC_ADDRESS}")',
+        out.append(
+            Endpoint(
+                path.rstrip("/") or "/",
+                r.binding(e.get("binding"), f"endpoints[{i}].binding"),
+                tuple(r.version(v, f"endpoints[{i}].versions") for v in vs),
             )
-        out.append(Endpoint(path.rstrip("/") or "/", binding, served))
+        )
     return tuple(out)
 
 

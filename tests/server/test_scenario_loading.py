@@ -418,12 +418,6 @@ def test_v03_method_names_are_not_operations(tmp_path: Path) -> None:
         ("task: {steps: [COMPLETED], artifacts: [{name: x}]}\n", "task.artifacts[0]", "`parts` or `text`"),
         ("endpoints: [{path: rpc, binding: JSONRPC, versions: ['1.0']}]\n", "endpoints[0].path", "must start with /"),
         ("endpoints: [{path: /rpc, binding: JSONRPC, versions: []}]\n", "endpoints[0].versions", "non-empty list"),
-        ("endpoints: [{path: /rpc, binding: GRPC, versions: ['1.0']}]\n", "endpoints[0]", "lf.a2a.v1.A2AService"),
-        (
-            "endpoints: [{path: /lf.a2a.v1.A2AService, binding: GRPC, versions: ['0.3']}]\n",
-            "endpoints[0]",
-            "A2A 1.0 service",
-        ),
         ("auth: {bearer: x, scope: some}\n", "auth.scope", "unknown value"),
         ("limits: {body_bytes: 0}\n", "limits.body_bytes", "whole number"),
         ("timeout: -1\n", "timeout", "positive number"),
