@@ -74,7 +74,7 @@ def serve_file(tmp_path: Path) -> Iterator[Any]:
 # ----------------------------------------------------------------------------------- the catalogue's servers
 
 
-def test_conformant_passes_every_probe_check_on_all_four_interfaces(serve: Any) -> None:
+def test_conformant_passes_every_probe_check_on_all_five_interfaces(serve: Any) -> None:
     run = run_probe(serve, "spec/conformant")
     results = by_id(run)
     assert list(results) == [
@@ -83,11 +83,12 @@ def test_conformant_passes_every_probe_check_on_all_four_interfaces(serve: Any) 
         "probe/1-HTTP+JSON-1.0",
         "probe/2-JSONRPC-0.3",
         "probe/3-HTTP+JSON-0.3",
+        "probe/4-GRPC-1.0",
     ]
     assert outcomes(results["probe/card"]) == {
         "CARD-VALID": PASS
     }  # its dual card's 0.3 fields describe its own 0.3 interface
-    for sid in ("probe/0-JSONRPC-1.0", "probe/1-HTTP+JSON-1.0"):
+    for sid in ("probe/0-JSONRPC-1.0", "probe/1-HTTP+JSON-1.0", "probe/4-GRPC-1.0"):
         assert outcomes(results[sid]) == ALL_PASS, results[sid].checks
     for sid in ("probe/2-JSONRPC-0.3", "probe/3-HTTP+JSON-0.3"):  # 0.3 has no version header to negotiate
         assert outcomes(results[sid]) == {**ALL_PASS, "VERSION-NEGOTIATION": SKIPPED}, results[sid].checks
@@ -105,7 +106,8 @@ def test_conformant_passes_every_probe_check_on_all_four_interfaces(serve: Any) 
 def test_a_v1_0_0_server_is_not_failed_for_following_v1_0_0(serve: Any, scenario_id: str, streaming: Outcome) -> None:
     """Spec revision v1.0.0 answered HTTP+JSON as application/json (notes D5) and mapped some errors to other
     statuses (D3): the probe passes its errors (TaskNotFound 404 and VersionNotSupported 400 in both revisions) and
-    names the media type as v1.0.1's SHOULD, NON_STRICT. JSON-RPC is the same in both revisions."""
+    names the media type as v1.0.1's SHOULD, NON_STRICT. JSON-RPC is the same in both revisions. Over gRPC, v1.0.0
+    refused an unsupported version with UNIMPLEMENTED where v1.0.1 says FAILED_PRECONDITION: NON_STRICT, named."""
     run = run_probe(serve, scenario_id)
     results = by_id(run)
     rest_id = next(sid for sid in results if "HTTP+JSON-1.0" in sid)
@@ -117,7 +119,10 @@ def test_a_v1_0_0_server_is_not_failed_for_following_v1_0_0(serve: Any, scenario
         "notes D5)"
     )
     for sid, result in results.items():
-        if sid not in ("probe/card", rest_id):
+        if "GRPC" in sid:
+            assert outcomes(result) == {**expected, "VERSION-NEGOTIATION": NON_STRICT}, result.checks
+            assert "as spec v1.0.0 mapped it (gRPC UNIMPLEMENTED)" in check(run, sid, "VERSION-NEGOTIATION").message
+        elif sid not in ("probe/card", rest_id):
             assert outcomes(result) == expected, result.checks  # JSON-RPC
     assert all(r.outcome is not FAIL for r in run.results)
 

@@ -66,7 +66,9 @@ def assert_same_recording(first: dict[str, Any], second: dict[str, Any]) -> None
     for (op, binding, version, a), (op2, binding2, version2, b) in pairs:
         assert (op, binding, version) == (op2, binding2, version2)
         assert (a["status"], a["content_type"], a.get("echo_id")) == (b["status"], b["content_type"], b.get("echo_id"))
-        if binding == "JSONRPC":
+        if binding == "GRPC":  # the answer message's bytes (tests/harness/test_record_grpc.py)
+            assert b["body_base64"] == a["body_base64"]
+        elif binding == "JSONRPC":
             assert (
                 a["echo_id"] is True and json.loads(b["body"])["id"] == ids[(op, binding, version)]
             )  # the replay echoed it
@@ -84,7 +86,10 @@ def test_record_conformant_serve_it_and_record_it_again(serve: Any, serve_path: 
     first = record(served.url, tmp_path / "conformant.yaml")
     card_bytes = served.http.get("/.well-known/agent-card.json").content
     assert first["recorded"]["card_sha256"] == hashlib.sha256(card_bytes).hexdigest()
-    assert first["card"]["raw"] == card_bytes.decode().replace(served.url, "{base_url}")
+    grpc_address = json.loads(card_bytes)["supportedInterfaces"][4]["url"]  # its gRPC interface: host:port
+    assert first["card"]["raw"] == card_bytes.decode().replace(served.url, "{base_url}").replace(
+        grpc_address, "{grpc_address}"
+    )
     assert (
         first["recorded"]["from"] == served.url
         and first["recorded"]["tool"].startswith("a2a-lab ")
@@ -93,16 +98,19 @@ def test_record_conformant_serve_it_and_record_it_again(serve: Any, serve_path: 
     assert first["endpoints"] == [
         {"path": "/a2a/jsonrpc", "binding": "JSONRPC", "versions": ["1.0", "0.3"]},
         {"path": "/a2a/rest", "binding": "HTTP+JSON", "versions": ["1.0", "0.3"]},
+        {"path": "/lf.a2a.v1.A2AService", "binding": "GRPC", "versions": ["1.0"]},
     ]
     assert [(op, b, v) for op, b, v, _ in replies(first)] == [
         ("SendMessage", "JSONRPC", "1.0"),
         ("SendMessage", "HTTP+JSON", "1.0"),
         ("SendMessage", "JSONRPC", "0.3"),
         ("SendMessage", "HTTP+JSON", "0.3"),
+        ("SendMessage", "GRPC", "1.0"),
         ("GetTask", "JSONRPC", "1.0"),
         ("GetTask", "HTTP+JSON", "1.0"),
         ("GetTask", "JSONRPC", "0.3"),
         ("GetTask", "HTTP+JSON", "0.3"),
+        ("GetTask", "GRPC", "1.0"),
     ]
     assert first["client"] == {"message": "record me"} and "spec" not in first and "observed" not in first
 

@@ -256,6 +256,8 @@ behaviour:
     - reply: {error: TaskNotFound, grpc: {status: UNIMPLEMENTED, details: false}}
   SendMessage:
     - reply: {grpc: {empty: true}}
+  CancelTask:
+    - reply: {raw: {body_base64: CgNhYmMaAggF}}
 """
 ALL_SCENARIOS = [MAIN, OTHER, PATHS, GRPC, *SIGNED.values()]
 
@@ -648,7 +650,8 @@ def test_limits(serve: Callable[[str], Lab]) -> None:
 
 
 def test_grpc_replies(serve: Callable[[str], Lab]) -> None:
-    """reply.grpc over a real gRPC call: another status without details; OK without a message."""
+    """reply.grpc over a real gRPC call: another status without details; OK without a message; and reply.raw's
+    body_base64 as the answer message, byte for byte."""
     grpc = pytest.importorskip("grpc", reason="the grpc extra (grpcio) is not installed")
     from a2a_lab.protocol import grpcwire, protobuf
     from a2a_lab.protocol.operations import Operation
@@ -668,3 +671,6 @@ def test_grpc_replies(serve: Callable[[str], Lab]) -> None:
             protobuf.encode_request(Operation.SEND_MESSAGE, message), metadata=[("a2a-version", "1.0")], timeout=5
         )
         assert answer is None  # grpcio's sync client returns None for a unary call that ended OK with no message
+        cancel = channel.unary_unary(grpcwire.method_path(Operation.CANCEL_TASK))
+        task = cancel(protobuf.encode_request(Operation.CANCEL_TASK, {"id": "abc"}), metadata=[("a2a-version", "1.0")])
+        assert task == b"\n\x03abc\x1a\x02\x08\x05"  # Task{id: abc, status: {state: TASK_STATE_CANCELED}}
