@@ -61,6 +61,8 @@ class RawRun:
     duration: float
     setup_cost: float
     error: str | None = None
+    #: From the client's end to the server's stop: reading the result and the journal, stopping the server.
+    teardown_cost: float = 0.0
 
     @classmethod
     def of(
@@ -255,8 +257,10 @@ def run_one(scenario: Scenario, opts: RunOptions, stage: Stage) -> RawRun:
         finished = process.run(
             argv, client_env(scenario, card_url, base_url, str(result_path), opts.env), opts.timeout or scenario.timeout
         )
+        ended = time.monotonic()
         result, result_error = read_result(result_path)
         evidence = hosted.evidence()
+    teardown = time.monotonic() - ended
     client = ClientRun(
         argv,
         finished.exit_code,
@@ -268,7 +272,9 @@ def run_one(scenario: Scenario, opts: RunOptions, stage: Stage) -> RawRun:
         result_error,
         finished.start_error,
     )
-    return RawRun.of(scenario, evidence, client, opts.seed, time.monotonic() - started, setup, finished.start_error)
+    raw = RawRun.of(scenario, evidence, client, opts.seed, time.monotonic() - started, setup, finished.start_error)
+    raw.teardown_cost = teardown
+    return raw
 
 
 def infer_supports(journals: Iterable[list[Entry]]) -> set[Support]:

@@ -3,6 +3,10 @@
 Canonicalization (§8.4.1): respect proto field presence (REQUIRED fields always kept, `optional` fields
 kept when present, other fields dropped when they hold their default), drop `signatures`, then RFC 8785
 (JCS). Fields the 1.0 proto does not know (0.3 leftovers, extensions) are kept when not default.
+
+joserfc (and the cryptography package under it) is imported when a key is first used, not with this module: the
+reference client imports this module in every process, most cards are unsigned, and the two cost ~100 ms of a
+client process's start.
 """
 
 from __future__ import annotations
@@ -11,14 +15,14 @@ import base64
 import hashlib
 import json
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import rfc8785
-from joserfc import jws
-from joserfc.errors import JoseError
-from joserfc.jwk import ECKey, KeySet, OKPKey, RSAKey
 
 from .cards import CAPABILITY_FLAGS, REQUIRED_V1
+
+if TYPE_CHECKING:
+    from joserfc.jwk import ECKey, OKPKey, RSAKey
 
 SIGNATURES = "signatures"
 DEFAULT_ALG = "ES256"
@@ -72,12 +76,12 @@ def sha256(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-_KEY_TYPES: dict[str, type[ECKey] | type[RSAKey] | type[OKPKey]] = {"EC": ECKey, "RSA": RSAKey, "OKP": OKPKey}
-
-
 def import_key(jwk: dict[str, Any]) -> ECKey | RSAKey | OKPKey:
+    from joserfc.jwk import ECKey, OKPKey, RSAKey
+
     kty = jwk.get("kty")
-    cls = _KEY_TYPES.get(str(kty))
+    key_types: dict[str, type[ECKey] | type[RSAKey] | type[OKPKey]] = {"EC": ECKey, "RSA": RSAKey, "OKP": OKPKey}
+    cls = key_types.get(str(kty))
     if cls is None:
         raise ValueError(f"unsupported key type {kty!r} (EC, RSA or OKP)")
     return cls.import_key(jwk)
@@ -91,6 +95,8 @@ def sign(
     card: dict[str, Any], private_jwk: dict[str, Any], kid: str | None = None, alg: str = DEFAULT_ALG
 ) -> dict[str, Any]:
     """A copy of the card with one more signature (JWS, detached canonical payload, §8.4.2)."""
+    from joserfc import jws
+
     key = import_key(private_jwk)
     header = {"alg": alg, "kid": kid or private_jwk.get("kid", ""), "typ": "JOSE"}
     compact = jws.serialize_compact(header, canonical(card), key, algorithms=[alg])
@@ -114,6 +120,10 @@ class SignatureVerdict:
 
 def verify(card: dict[str, Any], jwks: dict[str, Any]) -> list[SignatureVerdict]:
     """Check every signature on a card against a key set (§8.4.3). An empty list: the card is unsigned."""
+    from joserfc import jws
+    from joserfc.errors import JoseError
+    from joserfc.jwk import KeySet
+
     payload = canonical(card)
     try:
         keyset: KeySet | None = KeySet.import_key_set({"keys": jwks["keys"]})

@@ -220,6 +220,14 @@ class PromptServer(uvicorn.Server):
         super().__init__(config)
         self._wake: asyncio.Event | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
+        #: Set once the server listens, or once it has given up starting (`started` tells which).
+        self.ready = threading.Event()
+
+    async def startup(self, sockets: list[socket.socket] | None = None) -> None:
+        try:
+            await super().startup(sockets)
+        finally:
+            self.ready.set()
 
     async def main_loop(self) -> None:
         self._loop, self._wake = asyncio.get_running_loop(), asyncio.Event()
@@ -281,14 +289,20 @@ class BackgroundServer:
         self._thread = threading.Thread(target=self._run, name=f"a2a-lab {self.url}", daemon=True)
 
     def _run(self) -> None:
-        run(self.server.serve(sockets=[self.sock]))
+        try:
+            run(self.server.serve(sockets=[self.sock]))
+        except SystemExit:
+            pass  # uvicorn's word for "could not start" (it has logged why): start() raises
+        finally:
+            self.server.ready.set()  # whatever ended the thread (a failed start exits it), start() stops waiting
 
     def start(self) -> BackgroundServer:
+        """Start serving; return once the server listens (not at the next poll: a server per scenario paid ~10 ms)."""
         self._thread.start()
-        while not self.server.started:
-            if not self._thread.is_alive():
-                raise RuntimeError("a2a-lab server failed to start")
-            self._thread.join(0.01)
+        self.server.ready.wait()
+        if not self.server.started:
+            self._thread.join(10)
+            raise RuntimeError("a2a-lab server failed to start")
         return self
 
     def stop(self) -> None:

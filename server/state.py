@@ -52,10 +52,11 @@ def render_card(scenario: Scenario, base_url: str, grpc_address: str = NO_GRPC_A
         doc = _signed(doc, spec.sign)
     body = json.dumps(doc, separators=(",", ":")).encode()
     if spec.pad_to and len(body) < spec.pad_to:
-        doc = {**doc, PAD_FIELD: ""}
-        overhead = len(json.dumps(doc, separators=(",", ":")).encode())
-        doc[PAD_FIELD] = "x" * max(0, spec.pad_to - overhead)
-        body = json.dumps(doc, separators=(",", ":")).encode()
+        # The card with PAD_FIELD last, holding as many "x" as fill it to pad_to: encoded with the field empty, the
+        # x's spliced in before its closing quote and brace (they need no escaping; the bytes are the same as
+        # encoding the padded object, without encoding megabytes of x three times per origin).
+        empty = json.dumps({**doc, PAD_FIELD: ""}, separators=(",", ":")).encode()
+        body = b"".join((empty[:-2], b"x" * max(0, spec.pad_to - len(empty)), empty[-2:]))
     return body
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import threading
 import time
 import tracemalloc
 from collections.abc import Callable
@@ -255,3 +256,46 @@ def test_a_catalogue_with_every_attack_still_loads_the_good_files(tmp_path: Path
     cat = Catalogue.load(tmp_path)
     assert cat.ids() == ["good"] and sorted(cat.broken) == ["bomb", "deep", "set"]
     assert all(json.dumps(str(e)) for e in cat.broken.values())
+
+
+# ==================================================================================== hosting
+
+
+def test_a_server_whose_app_fails_to_start_raises_at_once() -> None:
+    """BackgroundServer.start waits for the server to be ready, not polling: when the app's start-up fails (uvicorn
+    exits its thread), start() raises instead of waiting for a readiness that never comes."""
+
+    async def refusing(scope: dict[str, Any], receive: Callable[..., Any], send: Callable[..., Any]) -> None:
+        assert scope["type"] == "lifespan"
+        await receive()
+        await send({"type": "lifespan.startup.failed", "message": "refused by the test"})
+
+    outcome: list[BaseException | None] = []
+
+    def start() -> None:
+        server = BackgroundServer(refusing)
+        try:
+            server.start()
+        except BaseException as exc:
+            outcome.append(exc)
+        else:
+            outcome.append(None)
+            server.stop()
+        finally:
+            server.sock.close()
+
+    thread = threading.Thread(target=start, daemon=True)
+    thread.start()
+    thread.join(10)
+    assert outcome and isinstance(outcome[0], RuntimeError), outcome or "start() still waiting after 10 s"
+
+
+def test_a_started_server_answers_at_once_and_stops() -> None:
+    served = BackgroundServer(ScenarioApp(Catalogue.load().get("responses/direct-message"))).start()
+    try:
+        assert served.server.started
+        with client(served.url) as http:
+            assert http.get("/.well-known/agent-card.json").status_code == 200
+    finally:
+        served.stop()
+    assert not served._thread.is_alive()

@@ -22,6 +22,7 @@ from a2a_lab.server.faults import TRANSPORT_KEY
 from a2a_lab.server.hosting import BackgroundServer
 from a2a_lab.server.loader import load_file
 from a2a_lab.server.scenario import STREAM_ERROR_MESSAGE
+from a2a_lab.server.state import PAD_FIELD, render_card
 
 from .helpers import REST_PATH, RPC_PATH, Lab, client, data_events, message, message03, sse_events, write_scenario
 
@@ -775,6 +776,27 @@ card:
         )
     finally:
         served.close()
+
+
+def test_a_padded_card_is_its_object_with_the_padding_field_encoded(tmp_path: Path) -> None:
+    """The padding is spliced into the encoded card: the same bytes as encoding the object with its padding field
+    last, also when the card holds text JSON escapes; a card already longer than pad_to is left as it is."""
+    text = """\
+title: padded card
+description: d
+spec: s
+card:
+  object: {name: "padded \\"card\\" \u2603", url: "{base_url}/a2a", protocolVersion: "0.3.0"}
+  pad_to: 5000
+"""
+    scenario = load_file(write_scenario(tmp_path, text))
+    body = render_card(scenario, "http://127.0.0.1:1")
+    doc = json.loads(body)
+    assert len(body) == 5000 and list(doc)[-1] == PAD_FIELD and set(doc[PAD_FIELD]) == {"x"}
+    assert doc["name"] == 'padded "card" \u2603' and doc["url"] == "http://127.0.0.1:1/a2a"
+    assert body == json.dumps(doc, separators=(",", ":")).encode()
+    short = load_file(write_scenario(tmp_path, text.replace("pad_to: 5000", "pad_to: 20"), "short.yaml"))
+    assert PAD_FIELD not in json.loads(render_card(short, "http://127.0.0.1:1"))
 
 
 def test_extended_card_needs_the_capability_and_a_configured_card(lab: MakeLab) -> None:
