@@ -114,6 +114,16 @@ def _every_kind() -> Journal:
     limit = journal.open("POST", "http://127.0.0.1:9/hook", "", [], b"", EntryKind.PUSH_LIMIT)
     limit.push, limit.response = PushInfo("t-1", limit=2, dropped=5), Response(refused="limit reached")
 
+    grpc_call = journal.open(
+        "POST", "/lf.a2a.v1.A2AService/SendMessage", "", [(b"a2a-version", b"1.0")], b'{"message":{}}', EntryKind.GRPC
+    )
+    grpc_call.url = "127.0.0.1:50051"
+    grpc_call.endpoint = EndpointRef("/lf.a2a.v1.A2AService", Binding.GRPC)
+    grpc_call.operation, grpc_call.version, grpc_call.requested_version = Operation.SEND_MESSAGE, Version.V1_0, "1.0"
+    grpc_call.answer = Answer.error(-32001)
+    grpc_call.response = Response(grpc_status="NOT_FOUND")
+    grpc_call.events = [SentEvent(0.6, SentKind.ERROR, value={"code": 5, "message": "no such task"})]
+
     probe = journal.open("POST", "/a2a", "", HEADERS, b"{}", EntryKind.JSONRPC)
     probe.seq, probe.t, probe.url, probe.probe = 77, 1.5, "http://agent.example/a2a", "SEND-MESSAGE"
     probe.rpc = RpcRef("message/send", "p-1")
