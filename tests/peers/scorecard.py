@@ -39,6 +39,8 @@ from typing import Any
 
 import yaml
 
+from a2a_lab.server.journal_record import EntryKind
+
 HERE = Path(__file__).resolve().parent
 CLIENTS_DIR = HERE / "clients"
 REPO = HERE.parent.parent
@@ -324,9 +326,13 @@ def explanation(explanations: dict[str, dict[str, str]], scenario: str, peer: st
     return None
 
 
+#: The journal kinds of an A2A call (a request no route matched is not one).
+_A2A_CALLS = frozenset(kind.value for kind in EntryKind if kind.is_call and kind is not EntryKind.UNMATCHED)
+
+
 def contacted(scenario: dict[str, Any]) -> bool:
     """Whether the client made any A2A call (anything but fetching the card) in this scenario."""
-    return any(entry.get("kind") in ("jsonrpc", "rest") for entry in scenario.get("journal", []))
+    return any(entry.get("kind") in _A2A_CALLS for entry in scenario.get("journal", []))
 
 
 def shown(peer: Peer, peers: Path) -> str:
