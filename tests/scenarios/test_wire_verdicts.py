@@ -12,6 +12,9 @@ from __future__ import annotations
 import pytest
 
 from a2a_lab.harness.model import Outcome, ScenarioResult
+from a2a_lab.protocol.bindings import Binding
+from a2a_lab.protocol.cards import Support
+from a2a_lab.protocol.versions import Version
 from a2a_lab.server.catalogue import Catalogue
 
 from .catalogue_runs import REST, REST_ARGS, Miss, Run, assert_misses, defect, explain, run_cases
@@ -52,6 +55,8 @@ SELF_REPORT_ONLY = {
     "faults/connection-reset": "assume-success",
     "faults/latency": "impatient",
     "faults/slow-drip": "impatient",
+    "grpc/status-details-missing": "assume-success",
+    "grpc/trailers-only": "assume-success",
 }
 
 #: Time limit per run: above the fake client's 5 s read timeout, short for the client that hangs.
@@ -60,12 +65,17 @@ TIMEOUT_S = 8.0
 
 #: Scenarios whose card offers HTTP+JSON only: the fake client speaks it there.
 REST_ONLY = {"errors/v1.0.0-content-type-415"}
+#: Scenarios whose card offers gRPC only: the fake client speaks it there.
+GRPC_ONLY_IDS = {"grpc/status-details-missing", "grpc/trailers-only"}
+GRPC_ONLY: tuple[Support, ...] = ((Binding.GRPC, Version.V1_0),)
 
 
 def _wire_only(sid: str, *args: str) -> Run:
     """A run of the fake client (with these arguments) that writes no A2A_LAB_RESULT."""
     if sid in REST_ONLY:
         return Run(sid, (*args, NO_RESULT, *REST_ARGS), REST)
+    if sid in GRPC_ONLY_IDS:
+        return Run(sid, (*args, NO_RESULT, "--binding", "grpc"), GRPC_ONLY)
     return Run(sid, (*args, NO_RESULT))
 
 
