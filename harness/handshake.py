@@ -11,3 +11,13 @@ ENV_MESSAGE = "A2A_LAB_MESSAGE"
 ENV_ACTION = "A2A_LAB_ACTION"
 #: Where the client MAY write what it understood: {"kind", "state", "text"}.
 ENV_RESULT = "A2A_LAB_RESULT"
+
+# Scenarios served over TLS (`tls:` in the scenario) hand the client the throwaway lab CA the conventional ways, so
+# unmodified clients verify lab certificates: the CA file in A2A_LAB_CA_FILE and in every variable below.
+#: The lab CA (PEM) that signs the certificates a correct client accepts.
+ENV_CA_FILE = "A2A_LAB_CA_FILE"
+#: The usual variables that point TLS stacks at a CA bundle: OpenSSL (and Python's ssl, httpx), requests, curl, node.
+CA_BUNDLE_VARIABLES = ("SSL_CERT_FILE", "REQUESTS_CA_BUNDLE", "CURL_CA_BUNDLE", "NODE_EXTRA_CA_CERTS")
+#: Mutual TLS (a scenario whose server asks for a client certificate): the client's certificate and key (PEM).
+ENV_CLIENT_CERT_FILE = "A2A_LAB_CLIENT_CERT_FILE"
+ENV_CLIENT_KEY_FILE = "A2A_LAB_CLIENT_KEY_FILE"

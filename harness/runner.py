@@ -18,10 +18,11 @@ from typing import Any, Protocol
 
 from a2a_lab.protocol import jsontext
 from a2a_lab.protocol.cards import WELL_KNOWN_PATH, Support
+from a2a_lab.server import tls as lab_tls
 from a2a_lab.server.app import ScenarioApp
 from a2a_lab.server.hosting import BackgroundServer
 from a2a_lab.server.journal_record import Entry, entries_from_json
-from a2a_lab.server.scenario import Scenario
+from a2a_lab.server.scenario import Scenario, Tls
 
 from . import handshake, process, scoring
 from .baseline import Baseline
@@ -176,6 +177,8 @@ class Hosted:
 
     base_url: str
     evidence: Callable[[], Evidence]
+    #: More of the client's environment (a TLS scenario's CA and client certificate).
+    env: dict[str, str] = field(default_factory=dict)
 
 
 class Stage(Protocol):
@@ -201,14 +204,32 @@ class LocalServers:
     @contextmanager
     def host(self, scenario: Scenario) -> Iterator[Hosted]:
         app = ScenarioApp(scenario, seed=self.seed)  # its admin token is random, and never leaves this process
-        with BackgroundServer(app) as server:
+        context = None
+        if scenario.tls is not None:
+            context = lab_tls.server_context(
+                scenario.tls.certificate, scenario.tls.client_certificate, lambda: app.state.journal
+            )
+        with BackgroundServer(app, ssl_context=context) as server:
             base_url = server.url
+            if server.plain_sock is not None:
+                app.state.http_port = server.plain_sock.getsockname()[1]
 
             def evidence() -> Evidence:
                 snapshot = app.state.journal.snapshot()
                 return Evidence(base_url, served_card(app, base_url), snapshot["entries"], snapshot["dropped"])
 
-            yield Hosted(base_url, evidence)
+            yield Hosted(base_url, evidence, tls_env(scenario.tls) if scenario.tls is not None else {})
+
+
+def tls_env(served: Tls) -> dict[str, str]:
+    """What a client of a scenario served over TLS is given: the lab CA under every conventional name, and for mutual
+    TLS its certificate and key."""
+    made = lab_tls.pki()
+    env = {name: str(made.ca_file) for name in (handshake.ENV_CA_FILE, *handshake.CA_BUNDLE_VARIABLES)}
+    if served.client_certificate:
+        env[handshake.ENV_CLIENT_CERT_FILE] = str(made.client_cert_file)
+        env[handshake.ENV_CLIENT_KEY_FILE] = str(made.client_key_file)
+    return env
 
 
 @dataclass
@@ -255,7 +276,9 @@ def run_one(scenario: Scenario, opts: RunOptions, stage: Stage) -> RawRun:
         argv = command_for(opts.client, card_url, base_url)
         setup = time.monotonic() - started
         finished = process.run(
-            argv, client_env(scenario, card_url, base_url, str(result_path), opts.env), opts.timeout or scenario.timeout
+            argv,
+            client_env(scenario, card_url, base_url, str(result_path), {**hosted.env, **opts.env}),
+            opts.timeout or scenario.timeout,
         )
         ended = time.monotonic()
         result, result_error = read_result(result_path)

@@ -90,6 +90,24 @@ def check_auth(state: LabState, op: Operation | None, headers: Mapping[str, str]
     )
 
 
+#: What a mutual-TLS connection journals when the client presented a certificate the server verified (server/tls.py).
+CLIENT_CERTIFICATE_VERIFIED = "verified"
+
+
+def check_client_certificate(state: LabState, entry: Entry | None) -> A2AError | None:
+    """Mutual TLS (`tls.client_certificate`): a call on a connection without a verified client certificate is
+    refused as unauthenticated (the TLS layer asks for one but lets a client without one in, so it is seen)."""
+    tls = state.scenario.tls
+    if tls is None or not tls.client_certificate:
+        return None
+    if entry is not None and entry.tls is not None and entry.tls.client_certificate == CLIENT_CERTIFICATE_VERIFIED:
+        return None
+    return A2AError(
+        ErrorType.UNAUTHENTICATED,
+        "Mutual TLS required: present the client certificate the card's mtlsSecurityScheme asks for",
+    )
+
+
 def _require(state: LabState, capability: str, what: str) -> None:
     """§3.3.4: what the card does not declare is refused (push with its own error, the rest as unsupported)."""
     if state.capability(capability):
@@ -114,6 +132,9 @@ def execute(state: LabState, call: Invocation, entry: Entry | None = None) -> De
     )
     reply = rules.choose(state.scenario.rules.get(call.op, ()), facts)
     try:
+        refused = check_client_certificate(state, entry)
+        if refused is not None:
+            raise refused
         decision = _execute(state, call, reply)
     except A2AError as err:
         decision = _refused(reply, err)

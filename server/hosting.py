@@ -9,6 +9,7 @@ import gc
 import logging
 import re
 import socket
+import ssl
 import threading
 from collections.abc import Callable, Coroutine
 from typing import Any
@@ -17,7 +18,7 @@ import h11
 import uvicorn
 from uvicorn.protocols.http.h11_impl import DEFAULT_MAX_INCOMPLETE_EVENT_SIZE, H11Protocol
 
-from . import backoff
+from . import backoff, tls
 from .faults import TRANSPORT_KEY
 
 log = logging.getLogger("a2a_lab.server")
@@ -47,6 +48,7 @@ class LabH11Protocol(H11Protocol):
 
     # uvicorn annotates the parameter as asyncio.Transport while asyncio's base class says BaseTransport.
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+        tls.on_connection(transport)  # for TLS, the handshake is done: journal it completed
         super().connection_made(transport)
         self._arm_head_timer()
 
@@ -191,15 +193,20 @@ def bind(host: str, port: int) -> socket.socket:
     return sock
 
 
-def origin(sock: socket.socket) -> str:
+def origin(sock: socket.socket, scheme: str = "http") -> str:
     host, port = sock.getsockname()[:2]
-    return f"http://[{host}]:{port}" if ":" in host else f"http://{host}:{port}"
+    return f"{scheme}://[{host}]:{port}" if ":" in host else f"{scheme}://{host}:{port}"
 
 
 def config(
-    app: Any, log_level: str = "warning", access_log: bool = False, head_seconds: float | None = HEAD_SECONDS
+    app: Any,
+    log_level: str = "warning",
+    access_log: bool = False,
+    head_seconds: float | None = HEAD_SECONDS,
+    ssl_context: ssl.SSLContext | None = None,
 ) -> uvicorn.Config:
-    return uvicorn.Config(
+    """uvicorn's config; with `ssl_context`, its listeners speak TLS (uvicorn itself only builds one from files)."""
+    made = uvicorn.Config(
         app,
         http=protocol(head_seconds),
         log_level=log_level,
@@ -208,6 +215,10 @@ def config(
         timeout_graceful_shutdown=1,
         ws="none",
     )
+    if ssl_context is not None:
+        made.load()
+        made.ssl = ssl_context
+    return made
 
 
 class PromptServer(uvicorn.Server):
@@ -216,18 +227,33 @@ class PromptServer(uvicorn.Server):
 
     TICK_S = 0.1
 
-    def __init__(self, config: uvicorn.Config) -> None:
+    def __init__(self, config: uvicorn.Config, plain: list[socket.socket] | None = None) -> None:
         super().__init__(config)
         self._wake: asyncio.Event | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         #: Set once the server listens, or once it has given up starting (`started` tells which).
         self.ready = threading.Event()
+        #: Listeners that speak plain HTTP although the config's speak TLS (a scenario's `{http_base_url}`).
+        self.plain = plain or []
 
     async def startup(self, sockets: list[socket.socket] | None = None) -> None:
         try:
             await super().startup(sockets)
+            if self.started:
+                loop = asyncio.get_running_loop()
+                for sock in self.plain:
+                    self.servers.append(
+                        await loop.create_server(self._protocol, sock=sock, ssl=None, backlog=self.config.backlog)
+                    )
         finally:
             self.ready.set()
+
+    def _protocol(self, _loop: asyncio.AbstractEventLoop | None = None) -> asyncio.Protocol:
+        """A connection's protocol, made as uvicorn's startup makes it."""
+        made: asyncio.Protocol = self.config.http_protocol_class(  # type: ignore[call-arg]
+            config=self.config, server_state=self.server_state, app_state=self.lifespan.state, _loop=_loop
+        )
+        return made
 
     async def main_loop(self) -> None:
         self._loop, self._wake = asyncio.get_running_loop(), asyncio.Event()
@@ -280,12 +306,21 @@ class BackgroundServer:
     """A real uvicorn server on loopback in a thread: `with BackgroundServer(app) as srv: srv.url`."""
 
     def __init__(
-        self, app: Any, host: str = "127.0.0.1", port: int = 0, head_seconds: float | None = HEAD_SECONDS
+        self,
+        app: Any,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        head_seconds: float | None = HEAD_SECONDS,
+        ssl_context: ssl.SSLContext | None = None,
     ) -> None:
         self.app = app
         self.sock = bind(host, port)
-        self.url = origin(self.sock)
-        self.server = PromptServer(config(app, head_seconds=head_seconds))
+        self.url = origin(self.sock, "https" if ssl_context is not None else "http")
+        #: With TLS, a second listener of the same app that speaks plain HTTP (what `{http_base_url}` names).
+        self.plain_sock = bind(host, 0) if ssl_context is not None else None
+        self.plain_url = origin(self.plain_sock) if self.plain_sock is not None else self.url
+        plain = [self.plain_sock] if self.plain_sock is not None else []
+        self.server = PromptServer(config(app, head_seconds=head_seconds, ssl_context=ssl_context), plain)
         self._thread = threading.Thread(target=self._run, name=f"a2a-lab {self.url}", daemon=True)
 
     def _run(self) -> None:
@@ -309,6 +344,8 @@ class BackgroundServer:
         self.server.stop_soon()
         self._thread.join(10)
         self.sock.close()
+        if self.plain_sock is not None:
+            self.plain_sock.close()
 
     def __enter__(self) -> BackgroundServer:
         return self.start()

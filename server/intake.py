@@ -14,7 +14,7 @@ from a2a_lab.protocol.errors import A2AError, ErrorType
 from a2a_lab.protocol.operations import Operation
 from a2a_lab.protocol.versions import Version
 
-from . import answer, http
+from . import answer, http, tls
 from .engine import Event
 from .journal_record import BodyTimeout, EndpointRef, Entry, EntryKind
 from .scenario import Endpoint, Reply
@@ -91,7 +91,10 @@ class Exchange:
 def journal_request(state: LabState, scope: Scope, body: bytes, kind: EntryKind) -> Entry:
     """Journal a request as it arrived (before it is answered, so a stalled answer is still seen)."""
     query = scope.get("query_string", b"").decode("latin-1")
-    return state.journal.open(scope["method"], scope["path"], query, scope["headers"], body, kind)
+    entry = state.journal.open(scope["method"], scope["path"], query, scope["headers"], body, kind)
+    if scope.get("scheme") == "https":
+        entry.tls = tls.request_info(scope)
+    return entry
 
 
 async def take(

@@ -17,7 +17,7 @@ from typing import Any
 
 from a2a_lab.protocol import jsontext
 
-from .journal_record import BODY_KEEP_BYTES, Entry, EntryKind
+from .journal_record import BODY_KEEP_BYTES, Entry, EntryKind, TlsInfo
 from .redaction import DEFAULT, Redaction
 
 __all__ = ["BODY_KEEP_BYTES", "Journal"]
@@ -105,6 +105,12 @@ class Journal:
         if self.bytes > self.cap_bytes:
             self._trim()
         self.touch()
+        return entry
+
+    def open_tls(self, tls: TlsInfo) -> Entry:
+        """Record a TLS connection as its ClientHello arrives (server/tls.py marks it completed after the handshake)."""
+        entry = self.open("", "", "", (), b"", EntryKind.TLS)
+        entry.tls = tls
         return entry
 
     def _grew(self, entry: Entry, kept: int) -> None:

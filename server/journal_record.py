@@ -40,6 +40,8 @@ class EntryKind(str, Enum):
     UNMATCHED = "unmatched"
     PUSH = "push"
     PUSH_LIMIT = "push-limit"
+    #: A TLS connection (its ClientHello arrived; `tls.completed` once the handshake is done): not a request.
+    TLS = "tls"
 
     @property
     def is_call(self) -> bool:
@@ -370,6 +372,39 @@ class PushInfo:
 
 
 @dataclass(slots=True)
+class TlsInfo:
+    """The TLS side of a connection: the certificate kind the server presented, whether the handshake completed,
+    and for mutual TLS whether the client presented a certificate. On a `tls` entry: the connection; on a request:
+    the connection that carried it."""
+
+    #: The kind of certificate the server presented (`valid`, `unknown-ca`, `expired`, `wrong-host`).
+    certificate: str
+    completed: bool = True
+    version: str | None = None
+    server_name: str | None = None
+    #: `verified` (presented and verified) or `absent`, where the server asked for one; None where it did not.
+    client_certificate: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"certificate": str(self.certificate), "completed": self.completed}
+        for name in ("version", "server_name", "client_certificate"):
+            value = getattr(self, name)
+            if value is not None:
+                out[name] = value
+        return out
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> TlsInfo:
+        return cls(
+            str(data.get("certificate", "")),
+            bool(data.get("completed", True)),
+            data.get("version"),
+            data.get("server_name"),
+            data.get("client_certificate"),
+        )
+
+
+@dataclass(slots=True)
 class Entry:
     """One journal entry: a request as it arrived and what it got."""
 
@@ -404,6 +439,8 @@ class Entry:
     response: Response | None = None
     events: list[SentEvent] | None = None
     disconnected: bool = False
+    #: Served over TLS: the connection (a `tls` entry) or the connection that carried the request; None: plain HTTP.
+    tls: TlsInfo | None = None
     #: Headers and body as the journal shows them: read back from JSON, or made once from the raw bytes.
     parsed_headers: dict[str, str] | None = None
     parsed_body: Body | None = None
@@ -507,6 +544,8 @@ class Entry:
             out["events"] = [e.to_json(self.redaction) for e in self.events]
         if self.disconnected:
             out["disconnected"] = True
+        if self.tls is not None:
+            out["tls"] = self.tls.to_json()
         out["headers"] = self.headers
         out["body"] = self.body.to_json()
         return out
@@ -520,7 +559,7 @@ class Entry:
             return value if isinstance(value, dict) else None
 
         endpoint, rpc, route, timeout = sub("endpoint"), sub("rpc"), sub("route"), sub("body_timeout")
-        push, answer, response = sub("push"), sub("answer"), sub("response")
+        push, answer, response, tls = sub("push"), sub("answer"), sub("response"), sub("tls")
         op, version, credentials = data.get("operation"), data.get("version"), data.get("credentials")
         events = data.get("events")
         return cls(
@@ -551,6 +590,7 @@ class Entry:
             response=Response.from_json(response) if response is not None else None,
             events=[SentEvent.from_json(e) for e in events] if isinstance(events, list) else None,
             disconnected=bool(data.get("disconnected")),
+            tls=TlsInfo.from_json(tls) if tls is not None else None,
             parsed_headers=dict(data.get("headers") or {}),
             parsed_body=Body.from_json(data.get("body") or {}),
         )

@@ -30,7 +30,7 @@ from a2a_lab.protocol.states import TaskState
 from a2a_lab.protocol.versions import Version
 
 from . import yamlfile
-from .placeholders import ALT_BASE_URL, BASE_URL, GRPC_ADDRESS
+from .placeholders import ALT_BASE_URL, BASE_URL, GRPC_ADDRESS, HTTP_BASE_URL
 from .scenario import (
     ACTIONS,
     DEFAULT_MESSAGE,
@@ -59,10 +59,12 @@ from .scenario import (
     Returns,
     Rule,
     Scenario,
+    ServerCertificate,
     Step,
     StreamScript,
     Tamper,
     TaskScript,
+    Tls,
     When,
 )
 
@@ -102,6 +104,7 @@ FIELDS: dict[str, tuple[str, ...]] = {
         "limits",
         "checks",
         "expect",
+        "tls",
     ),
     "client": ("message", "action"),
     "client.action": tuple(ACTIONS),
@@ -192,6 +195,7 @@ FIELDS: dict[str, tuple[str, ...]] = {
         "card_cache_bytes",
     ),
     "expect": ("result", "state", "text_contains"),
+    "tls": ("certificate", "client_certificate"),
 }
 
 #: The options whose value is one of a set of names, with the names.
@@ -206,6 +210,7 @@ CHOICES: dict[str, type[StrEnum]] = {
     "reply.stream.first_event": FirstEvent,
     "auth.scope": AuthScope,
     "expect.result": Conclusion,
+    "tls.certificate": ServerCertificate,
 }
 
 
@@ -695,7 +700,7 @@ def _derive_endpoints(card: CardSpec) -> tuple[Endpoint, ...]:
             # is the card's business); gRPC is served in A2A 1.0.
             grouped.setdefault((grpcwire.ENDPOINT_PATH, binding), [Version.V1_0])
             continue
-        prefix = next((p for p in (BASE_URL, ALT_BASE_URL) if iface.url.startswith(p)), None)
+        prefix = next((p for p in (BASE_URL, ALT_BASE_URL, HTTP_BASE_URL) if iface.url.startswith(p)), None)
         if prefix is None or binding not in (Binding.JSONRPC, Binding.HTTP_JSON):
             continue
         version = iface.known_version
@@ -786,6 +791,16 @@ def _limits(r: _Reader, value: Any) -> Limits:
     return Limits(**kw)
 
 
+def _tls(r: _Reader, value: Any) -> Tls:
+    t = r.mapping(value, "tls", "tls")
+    return Tls(
+        r.choice(t["certificate"], "tls.certificate", "tls.certificate", what="certificate")
+        if "certificate" in t
+        else ServerCertificate.VALID,
+        r.boolean(t.get("client_certificate", False), "tls.client_certificate"),
+    )
+
+
 def parse_with(r: _Reader, data: Any, scenario_id: str) -> Scenario:
     top = r.mapping(data, "", "scenario")
     for required in ("title", "description", "card"):
@@ -840,6 +855,7 @@ def parse_with(r: _Reader, data: Any, scenario_id: str) -> Scenario:
         )
         if "spec_revision" in top
         else DEFAULT_REVISION,
+        tls=_tls(r, top["tls"]) if "tls" in top else None,
     )
 
 

@@ -50,6 +50,24 @@ GRPC_ADDRESS = "{grpc_address}"
 NO_GRPC_ADDRESS = "grpc-not-served.invalid:1"
 
 
-def fill_origins(value: Any, base_url: str, grpc_address: str = NO_GRPC_ADDRESS) -> Any:
+#: The same server's plain-HTTP origin (a listener without TLS beside a TLS one): a card served over https that
+#: names it offers a downgrade. Where the scenario is not served over TLS it is `{base_url}` itself.
+HTTP_BASE_URL = "{http_base_url}"
+
+
+def plain_origin(base_url: str, port: int | None) -> str:
+    """`https://127.0.0.1:8443/x` -> `http://127.0.0.1:<port>/x` (None: the base URL as it is)."""
+    if port is None:
+        return base_url
+    hostport, slash, path = base_url.partition("://")[2].partition("/")
+    host = hostport[: hostport.index("]") + 1] if hostport.startswith("[") else hostport.split(":", 1)[0]
+    return f"http://{host}:{port}{slash}{path}"
+
+
+def fill_origins(
+    value: Any, base_url: str, grpc_address: str = NO_GRPC_ADDRESS, http_base_url: str | None = None
+) -> Any:
     filled = fill(fill(value, ALT_BASE_URL, alt_origin(base_url)), BASE_URL, base_url)
+    if occurrences(value, HTTP_BASE_URL):
+        filled = fill(filled, HTTP_BASE_URL, http_base_url or base_url)
     return fill(filled, GRPC_ADDRESS, grpc_address) if occurrences(value, GRPC_ADDRESS) else filled

@@ -79,6 +79,15 @@ class AuthScope(StrEnum):
     EXTENDED_CARD = "extended_card"
 
 
+class ServerCertificate(StrEnum):
+    """The certificate a scenario served over TLS presents (all made by a2a-lab per run, server/tls.py)."""
+
+    VALID = "valid"  # signed by the lab CA handed to the client, for 127.0.0.1, ::1 and localhost
+    UNKNOWN_CA = "unknown-ca"  # signed by another CA, never handed to anyone
+    EXPIRED = "expired"  # notAfter in the past
+    WRONG_HOST = "wrong-host"  # for wrong.a2a-lab.invalid only
+
+
 class Conclusion(StrEnum):
     """What a correct client concludes (`expect.result`)."""
 
@@ -322,6 +331,15 @@ class Auth:
     scope: AuthScope = AuthScope.ALL
 
 
+@dataclass(frozen=True)
+class Tls:
+    """Serve the scenario over HTTPS (a plain-HTTP listener of the same server answers at `{http_base_url}`)."""
+
+    certificate: ServerCertificate = ServerCertificate.VALID
+    #: Mutual TLS: ask for a client certificate (the harness hands one over); A2A calls without one are refused.
+    client_certificate: bool = False
+
+
 MIB = 1024 * 1024
 
 
@@ -394,6 +412,8 @@ class Scenario:
     #: The spec revision the server follows where v1.0.0 and v1.0.1 differ on the wire (notes D3, D5): the HTTP+JSON
     #: media type and the status each A2A error answers. JSON-RPC bodies are the same in both.
     spec_revision: SpecRevision = DEFAULT_REVISION
+    #: Served over HTTPS, and how (None: plain HTTP).
+    tls: Tls | None = None
 
     @property
     def group(self) -> str:

@@ -15,7 +15,16 @@ from a2a_lab.protocol.shapes import PartsLimit
 from . import budgets
 from .engine import Engine, TaskRecord
 from .journal import Journal
-from .placeholders import ALT_BASE_URL, BASE_URL, GRPC_ADDRESS, NO_GRPC_ADDRESS, alt_origin, fill_origins
+from .placeholders import (
+    ALT_BASE_URL,
+    BASE_URL,
+    GRPC_ADDRESS,
+    HTTP_BASE_URL,
+    NO_GRPC_ADDRESS,
+    alt_origin,
+    fill_origins,
+    plain_origin,
+)
 from .redaction import Redaction
 from .scenario import CardSigning, Scenario, Tamper
 
@@ -24,8 +33,8 @@ PAD_FIELD = "x-a2a-lab-padding"
 CARDS_KEPT = 64
 
 
-def substitute(value: Any, base_url: str, grpc_address: str = NO_GRPC_ADDRESS) -> Any:
-    return fill_origins(value, base_url, grpc_address)
+def substitute(value: Any, base_url: str, grpc_address: str = NO_GRPC_ADDRESS, http_base_url: str | None = None) -> Any:
+    return fill_origins(value, base_url, grpc_address, http_base_url)
 
 
 def _signed(doc: dict[str, Any], spec: CardSigning) -> dict[str, Any]:
@@ -36,7 +45,9 @@ def _signed(doc: dict[str, Any], spec: CardSigning) -> dict[str, Any]:
     return signed
 
 
-def render_card(scenario: Scenario, base_url: str, grpc_address: str = NO_GRPC_ADDRESS) -> bytes:
+def render_card(
+    scenario: Scenario, base_url: str, grpc_address: str = NO_GRPC_ADDRESS, http_base_url: str | None = None
+) -> bytes:
     """The card bytes to serve: the object with {base_url} filled in (signed, padded if asked), or the raw text."""
     spec = scenario.card
     if spec.raw is not None:
@@ -44,10 +55,11 @@ def render_card(scenario: Scenario, base_url: str, grpc_address: str = NO_GRPC_A
             return spec.raw
         return (
             spec.raw.replace(ALT_BASE_URL.encode(), alt_origin(base_url).encode())
+            .replace(HTTP_BASE_URL.encode(), (http_base_url or base_url).encode())
             .replace(BASE_URL.encode(), base_url.encode())
             .replace(GRPC_ADDRESS.encode(), grpc_address.encode())
         )
-    doc = substitute(spec.object, base_url, grpc_address)
+    doc = substitute(spec.object, base_url, grpc_address, http_base_url)
     if spec.sign is not None:
         doc = _signed(doc, spec.sign)
     body = json.dumps(doc, separators=(",", ":")).encode()
@@ -90,6 +102,8 @@ class LabState:
     parts_limit: PartsLimit = field(init=False)
     #: Where the scenario's gRPC server listens (`host:port`, what `{grpc_address}` reads), once it has started.
     grpc_address: str = NO_GRPC_ADDRESS
+    #: The port of the server's plain-HTTP listener beside its TLS one (what `{http_base_url}` names), if any.
+    http_port: int | None = None
 
     def __post_init__(self) -> None:
         self.required_extensions = tuple(cards.required_extensions(self.card_doc))
@@ -127,7 +141,7 @@ class LabState:
         if body is not None:
             self._cards.move_to_end(base_url)
             return body
-        body = render_card(self.scenario, base_url, self.grpc_address)
+        body = render_card(self.scenario, base_url, self.grpc_address, plain_origin(base_url, self.http_port))
         budget = self.scenario.limits.card_cache_bytes
         if len(body) <= budget:
             while self._cards and (self._card_bytes + len(body) > budget or len(self._cards) >= CARDS_KEPT):
