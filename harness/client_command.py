@@ -15,6 +15,7 @@ from typing import Any
 from a2a_lab.protocol.bindings import SHORT_NAMES
 
 from .command_line import refuse, say
+from .handshake import ENV_CA_FILE, ENV_CLIENT_CERT_FILE, ENV_CLIENT_KEY_FILE
 from .refclient import (
     DEFAULT_TEXT,
     ENV_ACTION,
@@ -83,12 +84,29 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         action="store_true",
         help="when a stream breaks before the task stops, SubscribeToTask (then GetTask) instead of GetTask alone",
     )
+    tls = p.add_argument_group("TLS (defaults: $A2A_LAB_CA_FILE, $A2A_LAB_CLIENT_CERT_FILE, $A2A_LAB_CLIENT_KEY_FILE)")
+    tls.add_argument("--ca-file", metavar="PEM", help="trust this CA file for https (default: the system's trust)")
+    tls.add_argument("--client-cert", metavar="PEM", help="present this client certificate (mutual TLS)")
+    tls.add_argument("--client-key", metavar="PEM", help="the client certificate's key (default: in --client-cert)")
     acts.add_argument(
         "--verify-signature",
         metavar="JWKS_FILE",
         help="verify the card's signature with the key set in JWKS_FILE before "
         "calling the agent; refuse the agent when none verifies",
     )
+
+
+def _tls_options(args: argparse.Namespace, environ: Mapping[str, str]) -> dict[str, Any]:
+    """Whom to trust and what certificate to present: the flags, else the handshake's environment."""
+    out: dict[str, Any] = {}
+    ca_file = args.ca_file or environ.get(ENV_CA_FILE)
+    if ca_file:
+        out["ca_file"] = ca_file
+    cert = args.client_cert or environ.get(ENV_CLIENT_CERT_FILE)
+    key = args.client_key or environ.get(ENV_CLIENT_KEY_FILE) or cert
+    if cert:
+        out["client_cert"] = (cert, key)
+    return out
 
 
 def options_from(args: argparse.Namespace, environ: Mapping[str, str]) -> tuple[ClientOptions, list[str]]:
@@ -110,6 +128,7 @@ def options_from(args: argparse.Namespace, environ: Mapping[str, str]) -> tuple[
         flags["resubscribe"] = True
     if args.verify_signature is not None:
         flags["jwks"] = load_jwks(args.verify_signature)
+    flags.update(_tls_options(args, environ))
     chosen = {**from_action, **flags}
     options = ClientOptions(
         follow=args.follow,

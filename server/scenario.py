@@ -290,6 +290,7 @@ ACTIONS: dict[str, type] = {
     "extended_card": bool,  # fetch the extended card (authenticated)
     "resubscribe": bool,  # after a dropped stream, SubscribeToTask
     "verify_signature": bool,  # verify the card's signature with the JWKS given in `jwks`
+    "client_certificate": bool,  # present the client certificate of A2A_LAB_CLIENT_CERT_FILE (mutual TLS)
 }
 #: The card capability each ask needs: a correct client asked to use one the card does not offer keeps to the card.
 ACTION_CAPABILITIES: dict[str, str] = {

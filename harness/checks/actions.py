@@ -20,6 +20,7 @@ ACTION_CHECKS = (
     "EXTENDED-CARD",
     "RESUBSCRIBE",
     "SIGNATURE-VERIFIED",
+    "CLIENT-CERTIFICATE",  # harness/checks/transport.py
 )
 
 

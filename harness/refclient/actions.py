@@ -26,6 +26,7 @@ OPTION_FOR: dict[str, str] = {
     "extended_card": "extended_card",
     "resubscribe": "resubscribe",
     "verify_signature": "jwks",
+    "client_certificate": "client_certificate",
 }
 #: The key set that goes with `verify_signature` (not an action of its own).
 JWKS_KEY = "jwks"

@@ -18,6 +18,7 @@ import uuid
 from contextlib import ExitStack, closing
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import urlsplit
 
 import httpx
 
@@ -114,7 +115,7 @@ def _run(http: httpx.Client, target: str, text: str, options: ClientOptions, res
 
 
 def _select(card: dict[str, Any], options: ClientOptions, result: Result) -> Selection:
-    selection = select_interfaces(card, options.binding)
+    selection = select_interfaces(card, options.binding, secure=urlsplit(result.card_url or "").scheme == "https")
     result.warnings.extend(selection.warnings)
     result.notices.extend(selection.notices)
     result.skipped = selection.skipped

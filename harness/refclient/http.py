@@ -4,6 +4,7 @@ httpx exceptions translated into sentences."""
 from __future__ import annotations
 
 import json
+import ssl
 from collections.abc import Iterator
 from contextlib import contextmanager
 from importlib import metadata
@@ -11,7 +12,7 @@ from typing import Any
 
 import httpx
 
-from .failures import ClientFailure
+from .failures import ClientFailure, UsageFailure
 from .options import ClientOptions
 
 PROJECT_URL = "https://github.com/a2a-lab/a2a-lab"
@@ -25,11 +26,31 @@ def user_agent() -> str:
     return f"a2a-lab-refclient/{version} (+{PROJECT_URL})"
 
 
+def tls_context(options: ClientOptions) -> ssl.SSLContext | bool:
+    """How https is verified: against `ca_file` (and presenting `client_cert`) when given, else httpx's default
+    (True: certificates and host names are always verified, against SSL_CERT_FILE when set)."""
+    if options.ca_file is None and options.client_cert is None:
+        return True
+    try:
+        context = ssl.create_default_context(cafile=options.ca_file)
+        if options.client_cert is not None:
+            context.load_cert_chain(*options.client_cert)
+    except (OSError, ssl.SSLError) as exc:
+        raise UsageFailure(
+            f"cannot load the TLS files (CA {options.ca_file}, client {options.client_cert}): {exc}"
+        ) from None
+    return context
+
+
 def make_client(options: ClientOptions, transport: httpx.BaseTransport | None = None) -> httpx.Client:
     """The client's httpx client; `transport` replaces the network layer (e.g. a recording one)."""
     timeout = httpx.Timeout(options.read_timeout, connect=options.connect_timeout)
     return httpx.Client(
-        timeout=timeout, headers={"User-Agent": user_agent()}, follow_redirects=False, transport=transport
+        timeout=timeout,
+        headers={"User-Agent": user_agent()},
+        follow_redirects=False,
+        transport=transport,
+        verify=tls_context(options),
     )
 
 

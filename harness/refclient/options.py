@@ -60,6 +60,14 @@ class ClientOptions:
     resubscribe: bool = False
     #: Verify the card's signatures against this JWKS before calling the agent; None: do not verify.
     jwks: Mapping[str, Any] | None = None
+    #: Asked to present a client certificate (mutual TLS): the one in `client_cert`.
+    client_certificate: bool = False
+    # ---- TLS: whom to trust, what to present (the command line's flags, else A2A_LAB_CA_FILE and
+    # A2A_LAB_CLIENT_CERT_FILE / A2A_LAB_CLIENT_KEY_FILE)
+    #: Trust this CA file (PEM) for https; None: the default trust (httpx honours SSL_CERT_FILE).
+    ca_file: str | None = None
+    #: Present this certificate and key (PEM files) to servers that ask for one.
+    client_cert: tuple[str, str] | None = None
     push_wait: float = PUSH_WAIT_S
     push_quiet: float = PUSH_QUIET_S
 

@@ -105,7 +105,13 @@ def card_warnings(card: dict[str, Any], listed: list[Interface]) -> list[str]:
     return out
 
 
-def select_interfaces(card: dict[str, Any], binding: Binding | None = None) -> Selection:
+def _downgrade(iface: Interface, secure: bool) -> bool:
+    """An http interface of a card read over https: following it would drop TLS (the reference client refuses)."""
+    return secure and iface.core_binding is not Binding.GRPC and urlsplit(iface.url).scheme == "http"
+
+
+def select_interfaces(card: dict[str, Any], binding: Binding | None = None, secure: bool = False) -> Selection:
+    """`secure`: the card was read over https, so plain-http interfaces are refused (a downgrade)."""
     listed = cards.interfaces(card)
     wanted = supported(binding)
     warnings = card_warnings(card, listed)
@@ -127,6 +133,9 @@ def select_interfaces(card: dict[str, Any], binding: Binding | None = None) -> S
         if not _usable_url(chosen):
             what = "no host:port to dial" if chosen.core_binding is Binding.GRPC else "not an absolute http(s) URL"
             warnings.append(f"{chosen.label}: the URL is {what}; skipped")
+            continue
+        if _downgrade(chosen, secure):
+            warnings.append(f"{chosen.label}: plain http from a card read over https (a downgrade); skipped")
             continue
         candidates.append(chosen)
     skipped.extend(_why_skipped(i) for i in remaining)
