@@ -274,6 +274,14 @@ class RunView:
         self.interfaces: list[Interface] = cards.interfaces(self.card, self.generation)
         #: Why this client finds no interface on the card (None when it finds one): its refusal is then correct.
         self.card_gap: str | None = cards.gap(self.card, self.generation)
+        #: A server served over https also listens in plain http (`{http_base_url}`): the origins calls reached it at.
+        self.plain_origins = sorted(
+            {
+                f"http://{c.headers['host']}"
+                for c in self.calls
+                if self.base_url.startswith("https:") and c.entry.tls is None and c.headers.get("host")
+            }
+        )
 
     def interface_path(self, iface: Interface) -> str | None:
         """The interface's path on this server (under its origin or its alias), or None when it points elsewhere.
@@ -281,7 +289,7 @@ class RunView:
         if iface.core_binding is Binding.GRPC:
             address = grpcwire.address_of(iface.url)
             return grpcwire.ENDPOINT_PATH if address is not None and address in self.grpc_addresses else None
-        for origin in (self.base_url, alt_origin(self.base_url)):
+        for origin in (self.base_url, alt_origin(self.base_url), *self.plain_origins):
             if origin and iface.url.startswith(origin):
                 return iface.url[len(origin) :].rstrip("/") or "/"
         return None

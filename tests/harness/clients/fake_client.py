@@ -11,9 +11,11 @@ to the legacy /.well-known/agent.json when the card path answers 404, reads at m
 JSON-RPC responses that are not answers to its request (wrong id, both or neither of result and error), and
 reports an error when a call ends in one. Asked (A2A_LAB_ACTION follow_up) to continue a task, it sends the
 text with the task's taskId and contextId once the task stops. Each `--defect` switches on one specific
-mistake (see DEFECTS). `--generation 0.3` makes it a genuine 0.3 client: it reads only the card's `url`,
-`preferredTransport`, `additionalInterfaces` and top-level `protocolVersion` (0.3 §5.6), never
-`supportedInterfaces`, refuses a card without `url` (as a 0.3 card model does), and speaks only 0.3.
+mistake (see DEFECTS). Over https it trusts the CA in A2A_LAB_CA_FILE, presents the client certificate of
+A2A_LAB_CLIENT_CERT_FILE when given one, and refuses the plain-http interfaces of a card read over https.
+`--generation 0.3` makes it a genuine 0.3 client: it reads only the card's `url`, `preferredTransport`,
+`additionalInterfaces` and top-level `protocolVersion` (0.3 §5.6), never `supportedInterfaces`, refuses a card
+without `url` (as a 0.3 card model does), and speaks only 0.3.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ import argparse
 import json
 import os
 import signal
+import ssl
 import subprocess
 import sys
 import time
@@ -119,6 +122,10 @@ DEFECTS = {
         "refuse an HTTP+JSON 1.0 answer that is not application/a2a+json (v1.0.1's SHOULD read as a MUST: a v1.0.0 "
         "server's application/json is unreadable)"
     ),
+    # transport security (tls/ scenarios)
+    "no-verify": "skip TLS certificate verification (accept any certificate)",
+    "follow-downgrade": "follow an https card to its plain-http interfaces",
+    "no-client-cert": "never present the client certificate (A2A_LAB_CLIENT_CERT_FILE), even when asked",
     "gateway-retry": (
         "take an HTTP+JSON 502, 503 or 504 for a gateway's transient failure and repeat the call at once, up to 50 "
         "times, without reading the body (a v1.0.0 server answers InvalidAgentResponse as 502)"
@@ -290,7 +297,9 @@ class Client:
         self.card_url = card_url
         self.base = card_url.split("/.well-known/", 1)[0]
         timeout = None if "no-timeout" in self.defects else 0.5 if "impatient" in self.defects else 5.0
-        self.http = httpx.Client(timeout=timeout, trust_env=False, headers={"User-Agent": USER_AGENT})
+        self.http = httpx.Client(
+            timeout=timeout, trust_env=False, headers={"User-Agent": USER_AGENT}, verify=self.tls_verify()
+        )
         self.rpc_id = 0
         self.message_count = 0
         self.last_message: dict[str, Any] = {}
@@ -301,6 +310,18 @@ class Client:
         except ValueError:
             action = {}
         self.action: dict[str, Any] = action if isinstance(action, dict) and not args.ignore_action else {}
+
+    def tls_verify(self) -> ssl.SSLContext | bool:
+        """Verify against the CA the harness hands over (A2A_LAB_CA_FILE), presenting the client certificate when
+        one is given; `no-verify` accepts any certificate."""
+        context = ssl.create_default_context(cafile=os.environ.get("A2A_LAB_CA_FILE") or None)
+        if "no-verify" in self.defects:
+            context.check_hostname = False
+            context.verify_mode = ssl.CERT_NONE
+        cert = os.environ.get("A2A_LAB_CLIENT_CERT_FILE")
+        if cert and "no-client-cert" not in self.defects:
+            context.load_cert_chain(cert, os.environ.get("A2A_LAB_CLIENT_KEY_FILE") or None)
+        return context
 
     # -------------------------------------------------------------------- wire
 
@@ -610,6 +631,8 @@ class Client:
         supported = self.args.binding or ["jsonrpc"]
         spoken = ("0.3",) if self.args.generation == "0.3" else ("1.0", "0.3")
         usable = [i for i in found if i["binding"] in supported and i["version"] in spoken]
+        if self.card_url.startswith("https:") and "follow-downgrade" not in self.defects:
+            usable = [i for i in usable if not str(i["url"]).startswith("http:")]  # no downgrade to plain http
         if "prefer-1.0" in self.defects:
             usable.sort(key=lambda i: i["version"] != "1.0")  # stable: card order within each version
         if "own-binding-order" in self.defects:
