@@ -126,6 +126,9 @@ DEFECTS = {
     "no-verify": "skip TLS certificate verification (accept any certificate)",
     "follow-downgrade": "follow an https card to its plain-http interfaces",
     "no-client-cert": "never present the client certificate (A2A_LAB_CLIENT_CERT_FILE), even when asked",
+    "client-cert-first-call-only": (
+        "present the client certificate for the first call only (GetTask follows on a new connection without it)"
+    ),
     "gateway-retry": (
         "take an HTTP+JSON 502, 503 or 504 for a gateway's transient failure and repeat the call at once, up to 50 "
         "times, without reading the body (a v1.0.0 server answers InvalidAgentResponse as 502)"
@@ -563,6 +566,11 @@ class Client:
         return self.stream_rpc(iface, method, {"id": task_id})
 
     def get_task(self, iface: dict[str, Any], task_id: str) -> dict[str, Any]:
+        if "client-cert-first-call-only" in self.defects and "no-client-cert" not in self.defects:
+            self.defects.names.add("no-client-cert")
+            self.http = httpx.Client(
+                timeout=5.0, trust_env=False, headers={"User-Agent": USER_AGENT}, verify=self.tls_verify()
+            )
         if iface["binding"] == "http+json":
             return self.rest(iface, "GET", f"/tasks/{task_id}")
         v1 = iface["version"] == "1.0"
