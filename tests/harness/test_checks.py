@@ -640,10 +640,12 @@ def test_every_check_has_both_proofs() -> None:
     """Every check in the catalogue is proven here or in test_checks_actions.py (the action checks)."""
     from .test_checks_actions import FAILS as ACTION_FAILS
     from .test_checks_actions import PASSES as ACTION_PASSES
+    from .test_checks_tls import FAILS as TLS_FAILS
+    from .test_checks_tls import PASSES as TLS_PASSES
 
-    # Two proof types (run in-process here, through the runner there) with the same check/outcome fields.
-    passes: list[Any] = [*PASSES, *ACTION_PASSES]
-    fails: list[Any] = [*FAILS, *ACTION_FAILS]
+    # Proof types (run in-process here, through the runner there) with the same check/outcome fields.
+    passes: list[Any] = [*PASSES, *ACTION_PASSES, *TLS_PASSES]
+    fails: list[Any] = [*FAILS, *ACTION_FAILS, *TLS_FAILS]
     ids = {c.id for c in client_checks()}
     assert {p.check for p in passes} == ids
     assert {p.check for p in fails} == ids
