@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 
 from a2a_lab.protocol.cards import WELL_KNOWN_PATH, Support, parse_support
+from a2a_lab.server import tls
 from a2a_lab.server.app import ScenarioApp
 from a2a_lab.server.catalogue import Catalogue, resolve
 from a2a_lab.server.hosting import BackgroundServer
@@ -121,9 +122,10 @@ class Lab:
             self._catalogue = Catalogue.load()
         loaded = resolve(scenario, self._catalogue)
         app = ScenarioApp(loaded, seed=seed)
-        served = ServedScenario(
-            loaded, app, BackgroundServer(app).start(), parse_support(supports) if supports else None
-        )
+        context = tls.context_for(loaded.tls, lambda: app.state.journal)  # a tls/ scenario: the lab CA, tls.pki()
+        server = BackgroundServer(app, ssl_context=context).start()
+        app.hosted(server)
+        served = ServedScenario(loaded, app, server, parse_support(supports) if supports else None)
         self._served.append(served)
         return served
 

@@ -204,15 +204,10 @@ class LocalServers:
     @contextmanager
     def host(self, scenario: Scenario) -> Iterator[Hosted]:
         app = ScenarioApp(scenario, seed=self.seed)  # its admin token is random, and never leaves this process
-        context = None
-        if scenario.tls is not None:
-            context = lab_tls.server_context(
-                scenario.tls.certificate, scenario.tls.client_certificate, lambda: app.state.journal
-            )
+        context = lab_tls.context_for(scenario.tls, lambda: app.state.journal)
         with BackgroundServer(app, ssl_context=context) as server:
             base_url = server.url
-            if server.plain_sock is not None:
-                app.state.http_port = server.plain_sock.getsockname()[1]
+            app.hosted(server)
 
             def evidence() -> Evidence:
                 snapshot = app.state.journal.snapshot()

@@ -72,6 +72,12 @@ class ScenarioApp:
             if self.grpc_unavailable is None:
                 self.grpc = GrpcHost(lambda: self.state, served, lambda: self._base_url)
 
+    def hosted(self, server: Any) -> None:
+        """Served by `server` (a hosting.BackgroundServer): a TLS server's plain-HTTP listener is `{http_base_url}`."""
+        plain = getattr(server, "plain_sock", None)
+        if plain is not None:
+            self.state.http_port = plain.getsockname()[1]
+
     def reset(self) -> None:
         self.state.reset()
         self.state.engine.on_event = self.push.on_event

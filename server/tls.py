@@ -33,7 +33,7 @@ from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
 
 from .faults import TRANSPORT_KEY
 from .journal_record import TlsInfo
-from .scenario import ServerCertificate
+from .scenario import ServerCertificate, Tls
 
 #: The names every valid lab leaf certificate carries: what a client on this machine dials.
 LOOPBACK_NAMES = ("localhost", "127.0.0.1", "::1")
@@ -258,3 +258,10 @@ def request_info(scope: Any) -> TlsInfo | None:
         version=ssl_object.version(),
         client_certificate=client_certificate(ssl_object, None),
     )
+
+
+def context_for(tls: Tls | None, journal: Callable[[], Any] | None) -> LabSSLContext | None:
+    """The server context a scenario's `tls:` asks for (None: plain HTTP); its handshakes go to `journal`."""
+    if tls is None:
+        return None
+    return server_context(tls.certificate, tls.client_certificate, journal)

@@ -18,6 +18,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
+from a2a_lab.server import tls
 from a2a_lab.server.app import ScenarioApp
 from a2a_lab.server.guard import credentials
 from a2a_lab.server.hosting import BackgroundServer
@@ -26,6 +27,8 @@ from a2a_lab.server.scenario import Scenario
 
 #: One TLS context for every client: building one per httpx.Client costs ~0.1 s (the CA bundle).
 TLS = ssl.create_default_context()
+#: What trusts the lab's own throwaway CA (scenarios served over TLS).
+LAB_TLS = ssl.create_default_context(cafile=tls.pki().ca_file)
 RPC_PATH = "/rpc"
 REST_PATH = "/rest"
 
@@ -115,8 +118,8 @@ def data_events(text: str) -> list[Any]:
     return [e.data for e in sse_events(text) if e.data is not None]
 
 
-def client(base_url: str, timeout: float = 10) -> httpx.Client:
-    return httpx.Client(base_url=base_url, timeout=timeout, trust_env=False, verify=TLS)
+def client(base_url: str, timeout: float = 10, verify: ssl.SSLContext = TLS) -> httpx.Client:
+    return httpx.Client(base_url=base_url, timeout=timeout, trust_env=False, verify=verify)
 
 
 class Lab:
@@ -125,9 +128,11 @@ class Lab:
     def __init__(self, scenario: Scenario, timeout: float = 10) -> None:
         self.scenario = scenario
         self.app = ScenarioApp(scenario)
-        self.server = BackgroundServer(self.app).start()
+        context = tls.context_for(scenario.tls, lambda: self.app.state.journal)
+        self.server = BackgroundServer(self.app, ssl_context=context).start()
+        self.app.hosted(self.server)
         self.url = self.server.url
-        self.http = client(self.url, timeout)
+        self.http = client(self.url, timeout, LAB_TLS if context is not None else TLS)
         #: The header of an admin request (`/_lab/...`).
         self.admin = credentials(self.app.guard.token)
 

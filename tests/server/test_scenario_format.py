@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import re
+import ssl
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -19,10 +20,11 @@ import pytest
 import yaml
 
 from a2a_lab.protocol import signing
+from a2a_lab.server import tls
 from a2a_lab.server.catalogue import builtin_root
 from a2a_lab.server.loader import CHOICES, FIELDS, load_file, options_used
 from a2a_lab.server.push import PROBE_CREDENTIALS
-from a2a_lab.server.scenario import Conclusion, Returns
+from a2a_lab.server.scenario import Conclusion, Returns, ServerCertificate
 
 from .helpers import REST_PATH, RPC_PATH, Lab, Receiver, client, message, message03, sse_events, write_scenario
 from .test_limits import connect, parse, post_head, read_to_close
@@ -259,7 +261,27 @@ behaviour:
   CancelTask:
     - reply: {raw: {body_base64: CgNhYmMaAggF}}
 """
-ALL_SCENARIOS = [MAIN, OTHER, PATHS, GRPC, *SIGNED.values()]
+
+
+def served_over_tls(certificate: str, client_certificate: bool = False) -> str:
+    ask = "client: {action: {client_certificate: true}}\n" if client_certificate else ""
+    return f"""\
+title: Served over TLS
+description: A {certificate} certificate.
+spec: A2A 1.0 (test)
+{ask}card:
+  object:
+    name: tls
+    supportedInterfaces:
+      - {{url: "{{base_url}}/rpc", protocolBinding: JSONRPC, protocolVersion: "1.0"}}
+      - {{url: "{{http_base_url}}/rpc", protocolBinding: JSONRPC, protocolVersion: "1.0"}}
+tls: {{certificate: {certificate}, client_certificate: {str(client_certificate).lower()}}}
+"""
+
+
+TLS = {kind.value: served_over_tls(kind.value) for kind in ServerCertificate}
+MUTUAL_TLS = served_over_tls("valid", client_certificate=True)
+ALL_SCENARIOS = [MAIN, OTHER, PATHS, GRPC, *SIGNED.values(), *TLS.values(), MUTUAL_TLS]
 
 
 # ==================================================================================== the documentation
@@ -674,3 +696,42 @@ def test_grpc_replies(serve: Callable[[str], Lab]) -> None:
         cancel = channel.unary_unary(grpcwire.method_path(Operation.CANCEL_TASK))
         task = cancel(protobuf.encode_request(Operation.CANCEL_TASK, {"id": "abc"}), metadata=[("a2a-version", "1.0")])
         assert task == b"\n\x03abc\x1a\x02\x08\x05"  # Task{id: abc, status: {state: TASK_STATE_CANCELED}}
+
+
+@pytest.mark.parametrize("certificate", list(TLS))
+def test_tls(serve: Callable[[str], Lab], certificate: str) -> None:
+    """`tls.certificate`: served over https with that certificate, which a client trusting the lab CA accepts only
+    when valid; `{http_base_url}` is the same server's plain-HTTP listener."""
+    s = serve(TLS[certificate])
+    assert s.url.startswith("https://")
+    if certificate != "valid":
+        with pytest.raises(httpx.ConnectError, match="CERTIFICATE_VERIFY_FAILED"):
+            s.http.get("/.well-known/agent-card.json")
+        return
+    card = s.http.get("/.well-known/agent-card.json").json()
+    secure, plain = (i["url"] for i in card["supportedInterfaces"])
+    assert secure.startswith("https://") and plain.startswith("http://127.0.0.1:") and plain != secure
+    reached = httpx.post(
+        plain, json={"jsonrpc": "2.0", "id": 1, "method": "GetTask", "params": {"id": "x"}}, headers=V1
+    )
+    assert error(reached)["code"] == -32001  # TaskNotFound: the plain listener answers A2A
+    kinds = [(e["kind"], "tls" in e) for e in s.journal]
+    assert ("tls", True) in kinds and ("card", True) in kinds and ("jsonrpc", False) in kinds
+
+
+def test_tls_client_certificate(serve: Callable[[str], Lab]) -> None:
+    """`tls.client_certificate` (and the action `client_certificate`): A2A calls need a verified client
+    certificate; without one they are refused as unauthenticated."""
+    s = serve(MUTUAL_TLS)
+    assert s.scenario.client.action == {"client_certificate": True}
+    assert error(call(s, "GetTask", {"id": "x"}), 401)["code"] == -32010
+    made = tls.pki()
+    with_cert = ssl.create_default_context(cafile=made.ca_file)
+    with_cert.load_cert_chain(made.client_cert_file, made.client_key_file)
+    with httpx.Client(base_url=s.url, verify=with_cert, trust_env=False) as http:
+        answer = http.post(
+            RPC_PATH, json={"jsonrpc": "2.0", "id": 1, "method": "GetTask", "params": {"id": "x"}}, headers=V1
+        )
+    assert answer.json()["error"]["code"] == -32001  # TaskNotFound: past the certificate check
+    presented = [e["tls"]["client_certificate"] for e in s.journal if e["kind"] == "jsonrpc"]
+    assert presented == ["absent", "verified"]
