@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import argparse
 import json
+import signal
 import sys
 from collections.abc import Callable, Sequence
+from typing import Any
 
 from a2a_lab.server.catalogue import resolve
 from a2a_lab.server.loader import ScenarioError
@@ -64,6 +66,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         return _unresolved(exc)
 
     served = [scenario] if args.scenario else list(cat.scenarios.values())
+    context = _tls_context(args, app, scenario if args.scenario else None)
     grpc_ids = [s.id for s in served if s.serves_grpc]
     no_grpc = grpcwire.missing() if grpc_ids else None
 
@@ -76,6 +79,15 @@ def cmd_serve(args: argparse.Namespace) -> int:
                 f"not serving the gRPC interfaces of {len(grpc_ids)} scenario(s) "
                 f"({', '.join(grpc_ids[:3])}{', ...' if len(grpc_ids) > 3 else ''}): {no_grpc}"
             )
+        if context is not None:
+            from a2a_lab.server import tls
+
+            made = tls.pki()
+            say(
+                f"over TLS ({context.handshakes.certificate.value} certificate); clients trust the throwaway lab CA "
+                f"with SSL_CERT_FILE={made.ca_file} (client certificate for mutual TLS: {made.client_cert_file}, "
+                f"key {made.client_key_file}); removed when this process ends"
+            )
         if given:
             say("the admin API at /_lab/ requires the admin token you gave (Authorization: Bearer TOKEN)")
         else:
@@ -84,13 +96,33 @@ def cmd_serve(args: argparse.Namespace) -> int:
                 f"{ADMIN_TOKEN_ENV}): Authorization: Bearer {guard.token}"
             )
 
+    if context is not None:
+        # uvicorn re-raises a SIGTERM it caught once it has stopped: as SystemExit, so the lab CA's temp dir is removed
+        signal.signal(signal.SIGTERM, _exit_on_sigterm)
     try:
-        serve_forever(app, args.host, args.port, args.log_level, on_ready=ready)
+        serve_forever(app, args.host, args.port, args.log_level, on_ready=ready, ssl_context=context)
     except OSError as exc:  # PortInUse among them
         return refuse(str(exc))
     except KeyboardInterrupt:
         pass
     return Exit.OK
+
+
+def _exit_on_sigterm(signum: int, _frame: object) -> None:
+    raise SystemExit(128 + signum)
+
+
+def _tls_context(args: argparse.Namespace, app: Any, scenario: Any) -> Any:
+    """The server's TLS context: the scenario's `tls:`, or with --tls a valid lab certificate for any scenario (and
+    for the whole catalogue, whose handshakes no single journal records)."""
+    from a2a_lab.server import tls
+    from a2a_lab.server.scenario import Tls
+
+    asked = scenario.tls if scenario is not None else None
+    if asked is None and not args.tls:
+        return None
+    journal = (lambda: app.state.journal) if scenario is not None else None
+    return tls.context_for(asked or Tls(), journal)
 
 
 def cmd_client(args: argparse.Namespace) -> int:
@@ -117,6 +149,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     p.add_argument("--port", type=int, default=8000, help="port (default 8000; 0 picks a free one)")
     p.add_argument("--log-level", default="info", choices=["critical", "error", "warning", "info", "debug"])
+    p.add_argument(
+        "--tls",
+        action="store_true",
+        help="serve over HTTPS with a valid certificate of a throwaway lab CA (printed); tls/ scenarios always are",
+    )
     p.add_argument(
         "--admin-token",
         help=f"the token the admin API requires (also {ADMIN_TOKEN_ENV}; default: a random one, printed)",

@@ -12,6 +12,7 @@ import socket
 import ssl
 import threading
 from collections.abc import Callable, Coroutine
+from types import SimpleNamespace
 from typing import Any
 
 import h11
@@ -375,15 +376,26 @@ def settle_collector() -> None:
 
 
 def serve_forever(
-    app: Any, host: str, port: int, log_level: str = "info", on_ready: Callable[[str], None] | None = None
+    app: Any,
+    host: str,
+    port: int,
+    log_level: str = "info",
+    on_ready: Callable[[str], None] | None = None,
+    ssl_context: ssl.SSLContext | None = None,
 ) -> None:
-    """Serve in the foreground until interrupted: `a2a-lab serve`, the bench; this process does nothing else."""
+    """Serve in the foreground until interrupted: `a2a-lab serve`, the bench; this process does nothing else. With
+    `ssl_context`, over TLS, and in plain HTTP on another port too (an app's `hosted(server)` learns which)."""
     sock = bind(host, port)
+    plain = [bind(host, 0)] if ssl_context is not None else []
+    hosted = getattr(app, "hosted", None)
+    if plain and hosted is not None:
+        hosted(SimpleNamespace(plain_sock=plain[0]))
     settle_collector()
     if on_ready is not None:
-        on_ready(origin(sock))
-    server = uvicorn.Server(config(app, log_level, access_log=False))
+        on_ready(origin(sock, "https" if ssl_context is not None else "http"))
+    server = PromptServer(config(app, log_level, access_log=False, ssl_context=ssl_context), plain)
     try:
         run(server.serve(sockets=[sock]))
     finally:
-        sock.close()
+        for listener in (sock, *plain):
+            listener.close()
