@@ -26,6 +26,7 @@ from a2a_lab.server.journal_record import (
     RpcRef,
     SentEvent,
     SentKind,
+    TlsInfo,
     entries_from_json,
 )
 
@@ -128,6 +129,10 @@ def _every_kind() -> Journal:
     probe.seq, probe.t, probe.url, probe.probe = 77, 1.5, "http://agent.example/a2a", "SEND-MESSAGE"
     probe.rpc = RpcRef("message/send", "p-1")
     probe.response = Response(fault="ReadTimeout")
+    connection = journal.open_tls(TlsInfo("expired", completed=False, server_name="localhost"))
+    assert connection.kind is EntryKind.TLS
+    over_tls = journal.open("GET", "/.well-known/agent-card.json", "", HEADERS, b"", EntryKind.CARD)
+    over_tls.tls = TlsInfo("valid", version="TLSv1.3", client_certificate="verified")
     assert {e.kind for e in journal.entries} == set(EntryKind)
     return journal
 
