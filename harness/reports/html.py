@@ -70,6 +70,9 @@ def sequence_svg(journal: list[dict[str, Any]], limit: int = 40) -> str:
         back: Any = (answer.kind.value if answer else None) or response.fault or response.refused
         if not back:
             back = response.status if response.status is not None else ""
+        if entry.tls is not None and entry.kind is EntryKind.TLS:  # a connection, not a request
+            label = f"TLS ClientHello ({entry.tls.certificate} certificate)"
+            back = "handshake completed" if entry.tls.completed else "handshake aborted"
         if answer is not None and answer.code is not None:
             back = f"error {answer.code}"
         elif answer is not None and answer.state is not None:
