@@ -120,6 +120,10 @@ def cmd_run(args: argparse.Namespace) -> int:
             f"no scenario matches {args.scenario or '*'} (minus {args.exclude or 'nothing'}); "
             "`a2a-lab scenarios` lists them"
         )
+    if args.server:
+        scenarios = own_server_only(scenarios)
+        if not scenarios:
+            return refuse("every scenario chosen is served over TLS, which needs a server of its own (drop --server)")
     no_grpc = grpcwire.missing() if not args.server else None
     skipped = [s.id for s in scenarios if s.serves_grpc] if no_grpc else []
     if skipped:
@@ -190,7 +194,7 @@ def cmd_score(args: argparse.Namespace) -> int:
                 )
             run = RemoteRun(server, args.run, token)
         info = run.info()
-        scenarios = cat.select(args.scenario, args.exclude)
+        scenarios = own_server_only(cat.select(args.scenario, args.exclude))
         opts = runner.RunOptions(
             "(self-driven)", int(info.get("seed", 0)), strict=args.strict, supports=supports, baseline=baseline
         )
@@ -227,7 +231,7 @@ def cmd_drive(args: argparse.Namespace) -> int:
         _check_client(client)
     except presets.PresetError as exc:
         return refuse(str(exc))
-    scenarios = Catalogue.load().select(args.scenario, args.exclude)
+    scenarios = own_server_only(Catalogue.load().select(args.scenario, args.exclude))
     server = RemoteServer(args.server, args.admin_token)
     opts = runner.RunOptions(client, args.seed, args.timeout, args.jobs)
     try:
@@ -242,6 +246,18 @@ def cmd_drive(args: argparse.Namespace) -> int:
     runner.execute_all(scenarios, opts, _progress, shared)
     print(shared.run_id)
     return Exit.OK
+
+
+def own_server_only(scenarios: list[Scenario]) -> list[Scenario]:
+    """Without the scenarios served over TLS (`tls/`): a shared server serves every scenario with one certificate (or
+    none), so their point is lost there; each needs a server of its own (`a2a-lab run` without --server)."""
+    skipped = [s.id for s in scenarios if s.tls is not None]
+    if skipped:
+        say(
+            f"skipped {len(skipped)} TLS scenario(s) ({', '.join(skipped[:3])}{', ...' if len(skipped) > 3 else ''}): "
+            "a shared server cannot present their certificates; run them with a server of their own"
+        )
+    return [s for s in scenarios if s.tls is None]
 
 
 def shard(scenarios: list[Scenario], spec: str) -> list[Scenario]:

@@ -18,6 +18,8 @@ from pathlib import Path
 import pytest
 
 from a2a_lab.harness.model import Outcome, ScenarioResult
+from a2a_lab.harness.run_command import own_server_only
+from a2a_lab.server.catalogue import Catalogue
 from a2a_lab.server.journal_record import EntryKind, entries_from_json
 
 from .proofs import explain, verify
@@ -25,6 +27,7 @@ from .proofs import explain, verify
 VALID, UNKNOWN_CA, EXPIRED, WRONG_HOST = "tls/valid-certificate", "tls/unknown-ca", "tls/expired", "tls/wrong-host"
 DOWNGRADE, MUTUAL = "tls/downgrade", "tls/mutual-tls"
 BAD_CERTIFICATES = (UNKNOWN_CA, EXPIRED, WRONG_HOST)
+TLS_SCENARIOS = (VALID, *BAD_CERTIFICATES, DOWNGRADE, MUTUAL)
 TLS_CHECKS = ("TLS-VERIFIED", "NO-TLS-DOWNGRADE", "CLIENT-CERTIFICATE")
 
 
@@ -219,6 +222,14 @@ def test_unmodified_clients_verify_lab_certificates(
         check = result.check("TLS-VERIFIED")
         assert check is not None and check.outcome is Outcome.PASS, explain(result, check)
         assert result.client is not None and result.client.exit_code != 0, explain(result, check)
+
+
+def test_shared_server_runs_leave_the_tls_scenarios_out() -> None:
+    """A shared server presents one certificate (or none) for every scenario: `run --server`, `drive` and `score`
+    skip the tls/ scenarios instead of scoring a client against a server that does not show their point."""
+    scenarios = Catalogue.load().select(["tls/*", "spec/conformant"], [])
+    kept = own_server_only(scenarios)
+    assert [s.id for s in kept] == ["spec/conformant"] and len(scenarios) == 1 + len(TLS_SCENARIOS)
 
 
 def test_every_tls_check_has_both_proofs() -> None:
