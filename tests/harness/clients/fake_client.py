@@ -316,7 +316,9 @@ class Client:
 
     def tls_verify(self) -> ssl.SSLContext | bool:
         """Verify against the CA the harness hands over (A2A_LAB_CA_FILE), presenting the client certificate when
-        one is given; `no-verify` accepts any certificate."""
+        one is given; `no-verify` accepts any certificate. Outside TLS scenarios: httpx's own default."""
+        if not os.environ.get("A2A_LAB_CA_FILE") and "no-verify" not in self.defects:
+            return True
         context = ssl.create_default_context(cafile=os.environ.get("A2A_LAB_CA_FILE") or None)
         if "no-verify" in self.defects:
             context.check_hostname = False
