@@ -41,9 +41,10 @@ def _requests(view: RunView) -> list[Entry]:
     "evidence: a request that arrived on a connection that presented an expired, wrong-host or unknown-CA "
     "certificate. Clients are handed the lab CA (A2A_LAB_CA_FILE, SSL_CERT_FILE, REQUESTS_CA_BUNDLE, CURL_CA_BUNDLE, "
     "NODE_EXTRA_CA_CERTS).",
-    "A2A's own keyword is SHOULD (§7.2), but RFC 9110 §4.3.4, which an https client follows, says a client MUST "
-    "terminate a connection whose certificate is not valid for the origin (an automated client cannot ask a user): "
-    "graded MUST",
+    "A2A's own keyword is SHOULD (§7.2); RFC 9110 §4.3.4, which every https client follows, says a client MUST "
+    "verify that the service's identity is an acceptable match for the URI's origin (an automated client MUST log a "
+    "failure and SHOULD terminate the connection): a request over a failing certificate shows the client did not "
+    "verify, graded MUST. The one client this over-grades verifies, logs and goes on by choice: baseline it",
 )
 def tls_verified(view: RunView, c: Check) -> CheckResult:
     bad = [e for e in _requests(view) if e.tls is not None and e.tls.certificate != ServerCertificate.VALID]
