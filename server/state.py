@@ -13,6 +13,7 @@ from a2a_lab.protocol import cards, signing
 from a2a_lab.protocol.shapes import PartsLimit
 
 from . import budgets
+from .auth import Policy, TokenStore, security_of
 from .engine import Engine, TaskRecord
 from .journal import Journal
 from .placeholders import ALT_BASE_URL, BASE_URL, GRPC_ADDRESS, NO_GRPC_ADDRESS, alt_origin, fill_origins
@@ -91,7 +92,13 @@ class LabState:
     #: Where the scenario's gRPC server listens (`host:port`, what `{grpc_address}` reads), once it has started.
     grpc_address: str = NO_GRPC_ADDRESS
 
+    #: The card's security as the scenario enforces it, and the access tokens its token endpoint issued.
+    auth: Policy | None = None
+
     def __post_init__(self) -> None:
+        if self.scenario.auth is not None:
+            tokens = TokenStore(effective_seed(self.scenario, self.run_seed), self.scenario.id)
+            self.auth = Policy(self.scenario.auth, security_of(self.card_doc), tokens)
         self.required_extensions = tuple(cards.required_extensions(self.card_doc))
         most = self.scenario.limits.parts_per_message
         self.parts_limit = PartsLimit(most, budgets.raise_hint("parts_per_message"))
@@ -111,8 +118,8 @@ class LabState:
             ),
             cls._engine(scenario, run_seed),
             doc,
+            run_seed=run_seed,
         )
-        state.run_seed = run_seed
         return state
 
     @staticmethod
@@ -193,3 +200,5 @@ class LabState:
         self.engine.on_event = on_event
         self.journal.reset()
         self.calls.clear()
+        if self.auth is not None:
+            self.auth.tokens.reset()
