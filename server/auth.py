@@ -57,14 +57,17 @@ class TokenStore:
     seed: int
     scenario_id: str
     issued: list[Token] = field(default_factory=list)
+    #: Device codes handed out (RFC 8628): how often each was polled, and the scopes asked with it.
+    devices: dict[str, int] = field(default_factory=dict)
+    device_scopes: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
-    def _make(self, kind: str, n: int) -> str:
+    def make(self, kind: str, n: int) -> str:
         mac = hmac.new(str(self.seed).encode(), f"{self.scenario_id}:{kind}:{n}".encode(), hashlib.sha256)
         return f"a2a-lab-{kind}-{mac.hexdigest()[:24]}"
 
     def issue(self, client_id: str, scopes: tuple[str, ...], refreshable: bool = False) -> Token:
         n = len(self.issued) + 1
-        token = Token(n, self._make("at", n), client_id, scopes, refresh=self._make("rt", n) if refreshable else None)
+        token = Token(n, self.make("at", n), client_id, scopes, refresh=self.make("rt", n) if refreshable else None)
         self.issued.append(token)
         return token
 
@@ -76,6 +79,8 @@ class TokenStore:
 
     def reset(self) -> None:
         self.issued.clear()
+        self.devices.clear()
+        self.device_scopes.clear()
 
 
 @dataclass(frozen=True)
