@@ -305,13 +305,18 @@ def read(card: Any) -> CardSecurity:
         for name, scopes in req.schemes.items():
             scheme = schemes.get(name)
             if scheme is None:
-                problems.append(Problem(f"requirements[{i}].{name}", f"names scheme {name!r}, which is not declared"))
+                problems.append(
+                    Problem(f"securityRequirements[{i}].{name}", f"names scheme {name!r}, which is not declared")
+                )
             elif scopes and scheme.kind is SchemeKind.OAUTH2:
                 known = {s for f in scheme.flows for s in f.scopes}
                 unknown = [s for s in scopes if s not in known]
                 if unknown:
                     problems.append(
-                        Problem(f"requirements[{i}].{name}", f"asks for scopes no flow declares: {', '.join(unknown)}")
+                        Problem(
+                            f"securityRequirements[{i}].{name}",
+                            f"asks for scopes no flow declares: {', '.join(unknown)}",
+                        )
                     )
     for scheme in schemes.values():
         for f in scheme.flows:

@@ -3,11 +3,12 @@
 
 from __future__ import annotations
 
+import dataclasses
 import ipaddress
 import json
 import re
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
@@ -24,6 +25,7 @@ from .. import scoring
 from ..cardcheck import urlpolicy
 from ..cardcheck.lint import lint
 from ..model import CheckResult, Outcome, ScenarioResult
+from ..refclient.credentials import card_auth
 from ..refclient.discovery import discover
 from ..refclient.failures import ClientFailure
 from ..refclient.http import make_client
@@ -76,6 +78,9 @@ class ProbeOptions:
     timeout: float = READ_TIMEOUT_S
     #: Presented as `Authorization: Bearer <token>` on every A2A call (agents whose card requires it).
     token: str | None = None
+    #: Credentials for the card's other schemes (apiKey, username, password, client_id, client_secret): the card
+    #: decides which scheme is used and where each goes, as the reference client does.
+    credentials: Mapping[str, str] | None = None
     text: str = DEFAULT_TEXT
     polls: int = POLLS
     poll_start: float = POLL_START_S
@@ -121,6 +126,9 @@ def probe(target: str, options: ProbeOptions | None = None) -> ProbeRun:
             found = discover(http, target, client_options)
         except ClientFailure as failure:
             raise NothingToProbe(failure.message) from None
+        auth, _ = card_auth(found.card, options.credentials or {}, options.token)
+        if auth is not None:
+            client_options = dataclasses.replace(client_options, auth=auth)
         policy = options.policy or default_policy(found.url)
         run = ProbeRun(target, found.url, policy)
         card_exchanges = list(recorder.exchanges)
