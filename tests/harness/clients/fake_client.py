@@ -302,7 +302,7 @@ def _origin(url: str) -> str:
 def read_schemes(card: dict[str, Any]) -> dict[str, dict[str, Any]]:
     """The card's securitySchemes flattened to {type, in, name, scheme, tokenUrl, openIdConnectUrl} (1.0 or 0.3)."""
     out: dict[str, dict[str, Any]] = {}
-    raw = card.get("securitySchemes") if isinstance(card.get("securitySchemes"), dict) else {}
+    raw: dict[str, Any] = card["securitySchemes"] if isinstance(card.get("securitySchemes"), dict) else {}
     kinds = {
         "apiKeySecurityScheme": "apiKey",
         "httpAuthSecurityScheme": "http",
@@ -316,8 +316,8 @@ def read_schemes(card: dict[str, Any]) -> dict[str, dict[str, Any]]:
         for member, kind in kinds.items():
             if isinstance(scheme.get(member), dict):
                 flat = {**scheme[member], "type": kind, "in": scheme[member].get("location")}
-        flows = flat.get("flows") if isinstance(flat.get("flows"), dict) else {}
-        cc = flows.get("clientCredentials") if isinstance(flows.get("clientCredentials"), dict) else {}
+        flows: dict[str, Any] = flat["flows"] if isinstance(flat.get("flows"), dict) else {}
+        cc: dict[str, Any] = flows["clientCredentials"] if isinstance(flows.get("clientCredentials"), dict) else {}
         flat["tokenUrl"] = cc.get("tokenUrl")
         out[str(name)] = flat
     return out
@@ -344,7 +344,7 @@ class FakeAuth(httpx.Auth):
             if all(self.holds(self.schemes.get(n, {})) for n in req):
                 self.requirement = req
                 break
-        ifaces = card.get("supportedInterfaces") if isinstance(card.get("supportedInterfaces"), list) else []
+        ifaces: list[Any] = card["supportedInterfaces"] if isinstance(card.get("supportedInterfaces"), list) else []
         self.origins = {_origin(i["url"]) for i in ifaces if isinstance(i, dict) and isinstance(i.get("url"), str)}
         if isinstance(card.get("url"), str):
             self.origins.add(_origin(card["url"]))
@@ -794,7 +794,9 @@ class Client:
                 while True:
                     time.sleep(60)
             candidates = self.choose(card)
-            creds = self.action.get("credentials") if isinstance(self.action.get("credentials"), dict) else {}
+            creds: dict[str, str] = (
+                self.action["credentials"] if isinstance(self.action.get("credentials"), dict) else {}
+            )
             if creds or isinstance(self.action.get("token"), str):
                 self.http.auth = FakeAuth(card, creds, self.action.get("token"), self.defects)
         if not candidates:
