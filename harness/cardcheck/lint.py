@@ -246,7 +246,7 @@ def _skills(card: dict[str, Any], out: Findings) -> None:
 
 #: What protocol/security_schemes.py finds that the shape checks above do not: OAuth flows without their URLs or
 #: scopes, requirement scopes no flow declares, an API key's location, token endpoints not on https.
-_MODEL_FINDINGS = (".flows", "scopes", "location", "flows declares no flow")
+_MODEL_FINDINGS = (".flows", "scopes", "flows declares no flow")
 
 
 def _security_model(card: dict[str, Any], policy: str, out: Findings) -> None:
