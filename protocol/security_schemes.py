@@ -117,6 +117,14 @@ class Scheme:
         """Credentials are access tokens from a token endpoint (`Authorization: Bearer`, RFC 6750 §2.1)."""
         return self.kind in (SchemeKind.OAUTH2, SchemeKind.OPENID_CONNECT)
 
+    @property
+    def challenge_scheme(self) -> str | None:
+        """The HTTP authentication scheme a 401 challenge names for it (RFC 9110 §11.6.1), lower case; None for
+        schemes HTTP authentication does not name (an API key, mutual TLS)."""
+        if self.kind is SchemeKind.HTTP:
+            return self.http_scheme
+        return "bearer" if self.uses_tokens else None
+
     def describe(self) -> str:
         if self.kind is SchemeKind.API_KEY:
             return f"API key {self.param!r} in the {self.location.value if self.location else '?'}"
@@ -163,6 +171,11 @@ class CardSecurity:
 
     def usable(self, requirement: Requirement) -> list[Scheme]:
         return [self.schemes[n] for n in requirement.schemes if n in self.schemes]
+
+    def describe(self) -> str:
+        """The requirements as a sentence: `API key 'X' in the header + HTTP basic (...) or OAuth 2.0 (...)`."""
+        alts = [" + ".join(s.describe() for s in self.usable(r)) for r in self.requirements]
+        return " or ".join(a for a in alts if a)
 
 
 NO_SECURITY = CardSecurity()

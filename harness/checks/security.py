@@ -90,9 +90,7 @@ def scheme_honoured(view: RunView, c: Check) -> CheckResult:
 
 
 def _describe(view: RunView) -> str:
-    sec = ss.read(view.card)
-    alts = [" + ".join(sec.schemes[n].describe() for n in r.schemes if n in sec.schemes) for r in sec.requirements]
-    return " or ".join(a for a in alts if a) or "Authorization: Bearer <token>"
+    return ss.read(view.card).describe() or "Authorization: Bearer <token>"
 
 
 def _leaks(view: RunView) -> list[tuple[Entry, str]]:

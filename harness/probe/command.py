@@ -38,7 +38,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="the card's URL policy (default: lenient for a loopback target, strict otherwise)",
     )
     p.add_argument(
-        "--token", help="present Authorization: Bearer TOKEN on every A2A call (for agents whose card requires it)"
+        "--token",
+        help="a bearer or OAuth 2.0 access token, presented as the card's scheme says (Authorization: Bearer TOKEN)",
     )
     p.add_argument(
         "--api-key",

@@ -107,6 +107,19 @@ class CardAuth(httpx.Auth):
         if cookies:
             request.headers["Cookie"] = "; ".join(cookies)
 
+    def headers(self) -> dict[str, str] | None:
+        """The requirement's credentials as plain headers, what gRPC metadata carries (§10.2); None when it needs
+        what a header cannot give: a query parameter, or an access token still to be obtained."""
+        schemes = self._schemes()
+        if self._token_schemes() or any(s.location is KeyLocation.QUERY for s in schemes):
+            return None
+        request = httpx.Request("POST", "http://credentials.invalid/")
+        self._apply(request)
+        names = ["authorization", "cookie"] + [
+            s.param.lower() for s in schemes if s.location is KeyLocation.HEADER and s.param
+        ]
+        return {name: request.headers[name] for name in names if name in request.headers}
+
     # ------------------------------------------------------------------------------------------------ tokens
 
     def _fetch_tokens(self, request: httpx.Request, refresh: bool) -> Generator[httpx.Request, httpx.Response, None]:

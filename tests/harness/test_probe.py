@@ -33,7 +33,8 @@ FAST = ProbeOptions(
     timeout=5, sleep=lambda _: None
 )  # the follow-up's polite waits are skipped: the scenarios move per GetTask
 PASS, FAIL, NON_STRICT, SKIPPED = Outcome.PASS, Outcome.FAIL, Outcome.NON_STRICT, Outcome.SKIPPED
-ALL_PASS = {c.id: PASS for c in PROBE_CHECKS[1:]}
+#: AUTH-ENFORCED judges only cards that require credentials.
+ALL_PASS = {**{c.id: PASS for c in PROBE_CHECKS[1:]}, "AUTH-ENFORCED": SKIPPED}
 
 
 def run_probe(serve: Any, scenario_id: str, **options: Any) -> ProbeRun:
@@ -138,6 +139,7 @@ def test_advertised_method_not_found_fails_send_message_naming_32601(serve: Any)
         "UNKNOWN-TASK": PASS,
         "STREAMING": SKIPPED,
         "VERSION-NEGOTIATION": PASS,
+        "AUTH-ENFORCED": SKIPPED,
         "ERROR-ENVELOPE": PASS,
     }
     send = check(run, "probe/0-JSONRPC-1.0", "SEND-MESSAGE")
@@ -300,7 +302,7 @@ def test_an_agent_that_requires_credentials_is_not_judged_without_them(serve: An
     assert served.app.scenario.auth is not None
     with_token = probe(served.url, dataclasses.replace(FAST, token=served.app.scenario.auth.bearer))
     for sid in ("probe/0-JSONRPC-1.0", "probe/1-HTTP+JSON-1.0"):
-        assert outcomes(by_id(with_token)[sid]) == {**ALL_PASS, "STREAMING": SKIPPED}
+        assert outcomes(by_id(with_token)[sid]) == {**ALL_PASS, "STREAMING": SKIPPED, "AUTH-ENFORCED": PASS}
     sent = [e for e in served.journal if e.get("operation") == "SendMessage"]
     assert sent[-1]["headers"]["authorization"] == "Bearer <redacted>"
 
