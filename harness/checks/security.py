@@ -13,6 +13,7 @@ from collections import Counter
 from urllib.parse import urlsplit
 
 from a2a_lab.protocol import security_schemes as ss
+from a2a_lab.protocol.bindings import Binding
 from a2a_lab.server.journal_record import CredentialStatus, Entry, EntryKind
 from a2a_lab.server.oauth import DEVICE_PATH, TOKEN_PATH
 
@@ -93,9 +94,15 @@ def _describe(view: RunView) -> str:
     return ss.read(view.card).describe() or "Authorization: Bearer <token>"
 
 
+#: What `auth.carried` calls the agent's own credentials (a client secret belongs to the token endpoint).
+_AGENT_CREDENTIALS = ("apiKey", "password", "bearer", "access_token")
+
+
 def _leaks(view: RunView) -> list[tuple[Entry, str]]:
     """(entry, what leaked where) for every request that carried a credential where its scheme does not cover."""
     out: list[tuple[Entry, str]] = []
+    # The card's schemes cover the agent: the origins its HTTP interfaces declare (gRPC calls are judged by address).
+    hosts = {urlsplit(i.url).netloc for i in view.interfaces if i.core_binding is not Binding.GRPC and i.url}
     for entry in view.entries:
         carried = entry.auth.carried if entry.auth is not None else ()
         if not carried:
@@ -112,6 +119,16 @@ def _leaks(view: RunView) -> list[tuple[Entry, str]]:
             wrong = [item for item in carried if item.startswith("client_secret:") or item.endswith(":body")]
             if wrong:
                 out.append((entry, f"an A2A request carried {', '.join(wrong)} (to the agent, or in what it forwards)"))
+            host = entry.headers.get("host")
+            agents = [item for item in carried if item.split(":", 1)[0] in _AGENT_CREDENTIALS]
+            if agents and hosts and entry.kind is not EntryKind.GRPC and host not in hosts:
+                out.append(
+                    (
+                        entry,
+                        f"an A2A request to {host} carried {', '.join(agents)}: no interface of the card is on that "
+                        f"origin ({', '.join(sorted(hosts))}), so its schemes do not cover it",
+                    )
+                )
     return out
 
 
@@ -121,7 +138,8 @@ def _leaks(view: RunView) -> list[tuple[Entry, str]]:
     "A2A 1.0 §7.4, §13.1 (credentials for the agent they are for); RFC 6749 §10.3, RFC 6750 §5.2 (token disclosure)",
     "Credentials only where the scheme covers",
     "The client sends each credential only where its scheme covers it: the agent's credentials (API key, password, "
-    "bearer or access token) on its A2A calls, never on the public card fetch, the token endpoint, or inside a "
+    "bearer or access token) on its A2A calls to the origins of the card's interfaces, never to another origin (the "
+    "card's own, when the interfaces live elsewhere), on the public card fetch, the token endpoint, or inside a "
     "message or a push notification config (which the agent forwards to a webhook); a client secret only to the "
     "token endpoint.",
 )

@@ -30,7 +30,7 @@ CONFORMANT, SUBMITTED = "spec/conformant", "spec/task/submitted-needs-get-task"
 ENDED_EARLY, ENDED_EARLY_03 = "spec/task/ended-before-follow-up", "spec/task/ended-before-follow-up-0.3"
 WRONG_ID, NEVER_ANSWERS = "errors/wrong-response-id", "faults/never-answers"
 API_KEY_QUERY, OTHER_ORIGIN = "auth/api-key-query", "auth/token-endpoint-other-origin"
-EXPIRING = "auth/token-expires-mid-task"
+EXPIRING, KEYED_ELSEWHERE = "auth/token-expires-mid-task", "auth/interface-on-other-origin"
 MIXED, METHOD_NOT_FOUND, V03_TASK = (
     "quirks/mixed-version-direct-message",
     "quirks/advertised-method-not-found",
@@ -197,6 +197,7 @@ PASSES = [
     Proof("AUTH-SCHEME-HONOURED", "basic", case("auth/basic"), Outcome.PASS, says="HTTP basic"),
     Proof("NO-CREDENTIAL-LEAK", "each-credential-to-its-origin", case(OTHER_ORIGIN), Outcome.PASS, says="where"),
     Proof("TOKEN-LIFECYCLE", "renews-after-401", case(EXPIRING), Outcome.PASS, says="token 2"),
+    Proof("NO-CREDENTIAL-LEAK", "key-only-to-the-agents-origin", case(KEYED_ELSEWHERE), Outcome.PASS, says="where"),
 ]
 
 FAILS = [
@@ -610,6 +611,14 @@ FAILS = [
         Outcome.FAIL,
         Outcome.FAIL,
         "authorization server",
+    ),
+    Proof(
+        "NO-CREDENTIAL-LEAK",
+        "credentials-to-card-origin",
+        defect(KEYED_ELSEWHERE, "credentials-to-card-origin"),
+        Outcome.FAIL,
+        Outcome.FAIL,
+        "no interface of the card is on that origin",
     ),
     Proof(
         "NO-CREDENTIAL-LEAK",

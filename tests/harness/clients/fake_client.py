@@ -48,6 +48,10 @@ DEFECTS = {
         "set the credentials on the whole HTTP session: they go with every request, the card fetch and the token "
         "endpoint (another origin) included"
     ),
+    "credentials-to-card-origin": (
+        "send to the interface's path on the card's own origin (as card-origin does) and present the credentials "
+        "there too, as if the card's origin were the agent's"
+    ),
     "token-per-request": "fetch a new access token before every A2A call",
     "token-without-scope": "ask the token endpoint for a token without the scopes the card's requirement names",
     "no-card": "skip the card fetch and guess the endpoint ({base}/a2a, JSON-RPC 1.0)",
@@ -456,7 +460,7 @@ class Client:
     def url_of(self, iface: dict[str, Any]) -> str:
         if "wrong-url" in self.defects:
             return self.base + "/wrong"
-        if "card-origin" in self.defects:
+        if "card-origin" in self.defects or "credentials-to-card-origin" in self.defects:
             _, _, rest = iface["url"].partition("://")
             return self.base + "/" + rest.partition("/")[2].rstrip("/")
         return iface["url"].rstrip("/")
@@ -798,7 +802,9 @@ class Client:
                 self.action["credentials"] if isinstance(self.action.get("credentials"), dict) else {}
             )
             if creds or isinstance(self.action.get("token"), str):
-                self.http.auth = FakeAuth(card, creds, self.action.get("token"), self.defects)
+                self.http.auth = auth = FakeAuth(card, creds, self.action.get("token"), self.defects)
+                if "credentials-to-card-origin" in self.defects:
+                    auth.origins.add(_origin(self.base))
         if not candidates:
             return {"kind": "error", "state": None, "text": "no supported interface"}
         if "flood" in self.defects:
