@@ -18,6 +18,10 @@ from urllib.parse import urlsplit
 
 from .security import V03_SCHEMES, V1_SCHEMES
 
+#: Where a refusal for want of credentials names how to authenticate: the HTTP header (RFC 9110 §11.6.1), and the
+#: trailing metadata of a gRPC call ended UNAUTHENTICATED (the same name, as §10.2 maps headers to metadata).
+CHALLENGE = "www-authenticate"
+
 
 class SchemeKind(StrEnum):
     """A scheme's kind, named as 0.3's `type` names it."""

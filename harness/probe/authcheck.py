@@ -17,7 +17,6 @@ from ..refclient.recording import Exchange
 from .context import AUTH_GRPC_STATUSES, InterfaceProbe, describe, needs_credentials, unknown_id
 from .definitions import AUTH_ENFORCED, SEND_MESSAGE
 
-CHALLENGE_HEADER = "www-authenticate"
 _TOKEN = r"[!#$%&'*+.^_`|~0-9A-Za-z-]+"
 #: An auth-scheme opens each challenge: a token at the start or after a comma that is not an auth-param's name.
 _SCHEME = re.compile(rf"(?:^|,)\s*({_TOKEN})(?!\s*=)(?=\s|,|$)")
@@ -74,7 +73,7 @@ def auth_enforced(ctx: InterfaceProbe) -> CheckResult:
     d = refusal.details
     said = f"gRPC {d['grpc_status']}" if "grpc_status" in d else f"HTTP {d['http_status']}"
     exchange = _last(ctx, c.id)
-    challenge = exchange.header(CHALLENGE_HEADER) if exchange is not None else None
+    challenge = exchange.header(ss.CHALLENGE) if exchange is not None else None
     problems: list[str] = []
     if ctx.grpc:
         if d["grpc_status"] != grpcwire.Code.UNAUTHENTICATED.value:
@@ -102,7 +101,7 @@ def auth_enforced(ctx: InterfaceProbe) -> CheckResult:
             "(a client cannot tell which credentials to send)"
         )
     message = f"without credentials, {what} was refused with {said}" + (
-        f" ({CHALLENGE_HEADER}: {challenge})" if challenge else (" (no www-authenticate trailer)" if ctx.grpc else "")
+        f" ({ss.CHALLENGE}: {challenge})" if challenge else (" (no www-authenticate trailer)" if ctx.grpc else "")
     )
     if ctx.presenting:
         sent = _last(ctx, SEND_MESSAGE.id)

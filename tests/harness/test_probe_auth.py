@@ -182,3 +182,45 @@ def test_challenge_schemes_are_read_from_a_www_authenticate_value() -> None:
     value = 'Bearer realm="a", error="invalid_token", ApiKey realm="a", in="header", name="X", Basic realm="b"'
     assert challenge_schemes(value) == ["bearer", "apikey", "basic"]
     assert challenge_schemes("Negotiate") == ["negotiate"]
+
+
+def test_over_grpc_the_challenge_is_a_trailer_and_the_key_travels_as_metadata(tmp_path: Any) -> None:
+    pytest.importorskip("grpc", reason="the grpc extra is not installed")
+    import yaml
+
+    from a2a_lab.server.app import ScenarioApp
+    from a2a_lab.server.loader import load_file
+
+    key = "a2a-lab-test-key-grpc"
+    card = {
+        "name": "keyed gRPC agent",
+        "description": "wants an API key",
+        "version": "1.0.0",
+        "supportedInterfaces": [{"url": "{grpc_address}", "protocolBinding": "GRPC", "protocolVersion": "1.0"}],
+        "capabilities": {"streaming": False},
+        "securitySchemes": {"key": {"apiKeySecurityScheme": {"location": "header", "name": "X-API-Key"}}},
+        "securityRequirements": [{"schemes": {"key": {"list": []}}}],
+        "defaultInputModes": ["text/plain"],
+        "defaultOutputModes": ["text/plain"],
+        "skills": [{"id": "a", "name": "a", "description": "a", "tags": ["a"]}],
+    }
+    data = {
+        "title": "keyed gRPC agent",
+        "description": "written by tests/harness/test_probe_auth.py",
+        "spec": "A2A 1.0 §10.2",
+        "card": {"object": card},
+        "task": {"steps": ["SUBMITTED", "COMPLETED"]},
+        "auth": {"credentials": {"apiKey": key}},
+    }
+    path = tmp_path / "keyed.yaml"
+    path.write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
+    with BackgroundServer(ScenarioApp(load_file(path))) as server:
+        run = probe(server.url, dataclasses.replace(FAST, credentials={"apiKey": key}))
+    [result] = run.results[1:]
+    assert [c.id for c in result.checks if c.outcome is not Outcome.PASS] == ["STREAMING"], result.checks
+    found = result.check(CHECK)
+    assert found is not None and found.message == (
+        "without credentials, lf.a2a.v1.A2AService/GetTask was refused with gRPC UNAUTHENTICATED "
+        '(www-authenticate: ApiKey realm="a2a-lab", in="header", name="X-API-Key"); '
+        "SendMessage with API key 'X-API-Key' in the header: accepted"
+    )
