@@ -350,7 +350,7 @@ class AuthFacts:
     """What the server found about a request's credentials (never the credentials themselves): per declared scheme
     `valid`, `invalid`, `absent`, `misplaced` (the right value in the wrong place or format), `expired` or
     `insufficient_scope`; which issued token was presented (its number, from 1); which credentials the request
-    carried, by kind (`apiKey`, `basic`, `bearer`, `access_token`, `client_secret`), wherever they were; and a
+    carried, as `kind:place` (`apiKey:query`, `password:header`, `access_token:body`, ...); and a
     sentence about anything misplaced."""
 
     schemes: dict[str, str] = field(default_factory=dict)
