@@ -108,7 +108,8 @@ def auth_enforced(ctx: InterfaceProbe) -> CheckResult:
         if sent is not None and _refused(sent):
             status = f"gRPC {sent.grpc.status}" if sent.grpc is not None else f"HTTP {sent.status}"
             return c.broken(
-                f"the server refused the card's own scheme, presented as declared: {ctx.presenting} ({status})",
+                f"the server refused the card's own scheme, presented as declared: {ctx.presenting} ({status}; "
+                "unless the credentials given are wrong, the server does not honour its card)",
                 f"SendMessage with {ctx.presenting} accepted",
                 status,
                 [*evidence, sent.seq],
