@@ -14,7 +14,7 @@ from a2a_lab.protocol.cards import LEGACY_WELL_KNOWN_PATH, WELL_KNOWN_PATH
 from a2a_lab.protocol.errors import A2AError, ErrorType
 from a2a_lab.protocol.versions import Version
 
-from . import admin, answer, card_endpoint, grpc_host, http, intake, jsonrpc_endpoint, rest_endpoint
+from . import admin, answer, card_endpoint, grpc_host, http, intake, jsonrpc_endpoint, oauth, rest_endpoint
 from .grpc_host import GrpcHost
 from .guard import AdminGuard
 from .journal_record import BodyTimeout, EntryKind
@@ -161,6 +161,9 @@ class ScenarioApp:
             await self.start_grpc(str((scope.get("server") or ("127.0.0.1", 0))[0]))
         if route_path in (WELL_KNOWN_PATH, LEGACY_WELL_KNOWN_PATH):
             await card_endpoint.handle(self.state, route_path, scope, receive, send, base_url)
+            return
+        if oauth.serves(self.state, route_path):
+            await oauth.handle(self.state, route_path, scope, receive, send, base_url)
             return
         if route_path == admin.PREFIX or route_path.startswith(admin.PREFIX + "/"):
             await admin.handle(self.state, route_path, scope, receive, send, base_url, self.guard, self.reset)

@@ -6,9 +6,8 @@ knows neither bytes nor HTTP.
 
 from __future__ import annotations
 
-import hmac
 from collections.abc import AsyncIterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from a2a_lab.protocol import cards, jsontext, versions
@@ -18,9 +17,10 @@ from a2a_lab.protocol.forms import Form
 from a2a_lab.protocol.operations import MESSAGE_SENDS, SPECS, Operation
 from a2a_lab.protocol.versions import Version
 
-from . import budgets, rules, streams
+from . import auth, budgets, rules, streams
+from .auth import Verdict
 from .engine import TaskRecord, message_text
-from .journal_record import Answer, CredentialStatus, Entry, ResultKind
+from .journal_record import Answer, Entry, ResultKind
 from .push import config_problem
 from .scenario import AuthScope, Reply, Returns, TaskScript
 from .state import LabState, substitute
@@ -39,6 +39,8 @@ class Invocation:
     base_url: str = ""
     #: The request body's length: what the task store counts for a message, without encoding anything again.
     size: int = 0
+    #: The query parameters (an API key may travel there).
+    query: Mapping[str, str] = field(default_factory=dict)
 
     @property
     def version(self) -> Version:
@@ -58,36 +60,30 @@ class Decision:
     value: Any = None
     error: A2AError | None = None
     events: AsyncIterator[streams.Item] | None = None
+    #: A refusal for want of credentials: its HTTP status (401, or 403 for a token lacking scope) and the
+    #: WWW-Authenticate challenge (RFC 9110 §11.6.1) the answer carries.
+    auth_status: int | None = None
+    challenge: str | None = None
 
 
 def _refused(reply: Reply, err: A2AError) -> Decision:
     return Decision(reply, Answer.error(err.code), error=err)
 
 
-def credential_status(state: LabState, headers: Mapping[str, str]) -> CredentialStatus | None:
-    """`valid`, `invalid` or `absent` against the scenario's bearer token (None when it has none); for the
-    journal, which never keeps the credential itself."""
-    auth = state.scenario.auth
-    if auth is None:
+def judge_auth(state: LabState, call: Invocation, count_use: bool = True) -> Verdict | None:
+    """How the call stands against the card's security (None when the scenario has no `auth`)."""
+    if state.auth is None:
         return None
-    given = headers.get("authorization", "")
-    if not given:
-        return CredentialStatus.ABSENT
-    valid = hmac.compare_digest(given.encode(), f"Bearer {auth.bearer}".encode())
-    return CredentialStatus.VALID if valid else CredentialStatus.INVALID
+    return state.auth.judge(auth.Request(call.headers, call.query), count_use)
 
 
-def check_auth(state: LabState, op: Operation | None, headers: Mapping[str, str]) -> A2AError | None:
-    auth = state.scenario.auth
-    if auth is None or (auth.scope is AuthScope.EXTENDED_CARD and op is not Operation.GET_EXTENDED_CARD):
+def check_auth(state: LabState, op: Operation | None, verdict: Verdict | None) -> A2AError | None:
+    scenario_auth = state.scenario.auth
+    if verdict is None or scenario_auth is None or verdict.satisfied:
         return None
-    given = headers.get("authorization", "")
-    if credential_status(state, headers) is CredentialStatus.VALID:
+    if scenario_auth.scope is AuthScope.EXTENDED_CARD and op is not Operation.GET_EXTENDED_CARD:
         return None
-    return A2AError(
-        ErrorType.UNAUTHENTICATED,
-        "Authentication required: send Authorization: Bearer <token>" if not given else "The bearer token is not valid",
-    )
+    return A2AError(ErrorType.UNAUTHENTICATED, verdict.message)
 
 
 #: What a mutual-TLS connection journals when the client presented a certificate the server verified (server/tls.py).
@@ -125,8 +121,12 @@ def _require(state: LabState, capability: str, what: str) -> None:
 def execute(state: LabState, call: Invocation, entry: Entry | None = None) -> Decision:
     """Decide the answer to an invocation. Raises nothing: errors come back in the Decision."""
     state.calls[call.op.value] += 1
-    if entry is not None and state.scenario.auth is not None:
-        entry.credentials = credential_status(state, call.headers)
+    verdict = judge_auth(state, call)
+    if entry is not None and verdict is not None:
+        entry.credentials = verdict.status
+        carried = entry.auth.carried if entry.auth is not None else ()
+        entry.auth = verdict.facts
+        entry.auth.carried = carried
     facts = rules.RequestFacts(
         call.op, call.version, call.binding, call.method, call.params, call.headers, state.calls[call.op.value]
     )
@@ -135,20 +135,22 @@ def execute(state: LabState, call: Invocation, entry: Entry | None = None) -> De
         refused = check_client_certificate(state, entry)
         if refused is not None:
             raise refused
-        decision = _execute(state, call, reply)
+        decision = _execute(state, call, reply, verdict)
     except A2AError as err:
         decision = _refused(reply, err)
+        if err.type is ErrorType.UNAUTHENTICATED and verdict is not None and state.auth is not None:
+            decision.auth_status, decision.challenge = verdict.http_status, state.auth.challenge(verdict)
     if entry is not None:
         entry.answer = decision.summary
     return decision
 
 
-def _execute(state: LabState, call: Invocation, reply: Reply) -> Decision:
+def _execute(state: LabState, call: Invocation, reply: Reply, verdict: Verdict | None) -> Decision:
     if reply.error is not None:
         return _refused(reply, reply.error)
     if reply.raw_status is not None:
         return Decision(reply, Answer(ResultKind.RAW, status=reply.raw_status))
-    denied = check_auth(state, call.op, call.headers)
+    denied = check_auth(state, call.op, verdict)
     if denied:
         raise denied
     spec = SPECS[call.op]

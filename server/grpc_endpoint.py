@@ -15,7 +15,7 @@ from typing import Any
 
 import grpc
 
-from a2a_lab.protocol import errors, grpcwire, jsontext, params, protobuf, versions, wire
+from a2a_lab.protocol import errors, grpcwire, jsontext, params, protobuf, security_schemes, versions, wire
 from a2a_lab.protocol.bindings import Binding
 from a2a_lab.protocol.errors import A2AError, ErrorType
 from a2a_lab.protocol.forms import Form
@@ -23,10 +23,10 @@ from a2a_lab.protocol.negotiation import negotiate
 from a2a_lab.protocol.operations import Operation
 from a2a_lab.protocol.versions import Version
 
-from . import dispatch, faults
+from . import auth, dispatch, faults
 from .answer import IDLE_COMMENT
 from .journal import EVENT_OVERHEAD
-from .journal_record import Answer, EndpointRef, Entry, EntryKind, Response, SentEvent, SentKind
+from .journal_record import Answer, AuthFacts, EndpointRef, Entry, EntryKind, Response, SentEvent, SentKind
 from .scenario import Endpoint, FaultKind, Reply
 from .state import LabState
 from .streams import Comment, Drop, StreamError
@@ -89,6 +89,9 @@ class Call:
         entry = self.state.journal.open("POST", self.method, "", self.metadata, body, EntryKind.GRPC)
         entry.endpoint = EndpointRef(self.service.endpoint.path, Binding.GRPC)
         entry.url = self.state.grpc_address  # the address the call reached (what a card's gRPC url names)
+        if self.state.auth is not None:  # metadata are the HTTP bindings' headers (§10.2): the same credentials
+            request = auth.Request(self.headers, {}, body.decode("utf-8", "replace"))
+            entry.auth = AuthFacts(carried=self.state.auth.carried(request))
         return entry
 
     async def run(self) -> AsyncIterator[bytes]:
@@ -137,7 +140,7 @@ class Call:
             self._response().delay_ms = reply.delay_ms
             await asyncio.sleep(reply.delay_ms / 1000)
         if decision.error is not None:
-            await self._error(decision.error, reply)
+            await self._error(decision.error, reply, challenge=decision.challenge, denied=decision.auth_status == 403)
             return
         if reply.raw_status is not None:  # bytes exactly as the scenario gives them, as the answer message
             async for out in self._unary(reply.raw_body, None, reply):
@@ -241,15 +244,28 @@ class Call:
             if closer is not None:
                 await closer()
 
-    async def _error(self, err: A2AError, reply: Reply | None = None, in_stream: bool = False) -> None:
+    async def _error(
+        self,
+        err: A2AError,
+        reply: Reply | None = None,
+        in_stream: bool = False,
+        challenge: str | None = None,
+        denied: bool = False,
+    ) -> None:
+        """`challenge`: a refusal for want of credentials carries it as the `www-authenticate` trailer (HTTP's
+        WWW-Authenticate, RFC 9110 §11.6.1); `denied`: valid credentials lacking scope (HTTP 403) end the call
+        PERMISSION_DENIED rather than UNAUTHENTICATED (§3.3.2)."""
         self.entry.answer = Answer.error(err.code)
         code = grpcwire.Code(errors.grpc_status(err.type, self.state.scenario.spec_revision))
+        if denied:
+            code = grpcwire.Code.PERMISSION_DENIED
         if reply is not None and reply.grpc.status is not None:
             code = reply.grpc.status
         details = err.details() if reply is None or reply.grpc.details else []
         if reply is not None and not in_stream and await self._fault(reply):
             return
-        await self._abort(code, err.text, details, reply, in_stream)
+        trailers = ((security_schemes.CHALLENGE, challenge),) if challenge else ()
+        await self._abort(code, err.text, details, reply, in_stream, trailers)
 
     async def _abort(
         self,
@@ -258,15 +274,17 @@ class Call:
         details: list[dict[str, Any]],
         reply: Reply | None = None,
         in_stream: bool = False,
+        trailers: tuple[tuple[str, str], ...] = (),
     ) -> None:
         response = self._response()
         response.grpc_status = code.value
         status: dict[str, Any] = {"code": code.number, "message": text}
+        metadata: tuple[tuple[str, str | bytes], ...] = trailers
         if details:
             status["details"] = details
-            self.context.set_trailing_metadata(
-                ((grpcwire.STATUS_DETAILS_KEY, protobuf.status_bytes(code.number, text, details)),)
-            )
+            metadata += ((grpcwire.STATUS_DETAILS_KEY, protobuf.status_bytes(code.number, text, details)),)
+        if metadata:
+            self.context.set_trailing_metadata(metadata)
         if in_stream and self.entry.events is not None:
             self.entry.events.append(SentEvent(self.state.journal.offset(), SentKind.ERROR, value=status))
         else:

@@ -14,9 +14,9 @@ from a2a_lab.protocol.errors import A2AError, ErrorType
 from a2a_lab.protocol.operations import Operation
 from a2a_lab.protocol.versions import Version
 
-from . import answer, http, tls
+from . import answer, auth, http, tls
 from .engine import Event
-from .journal_record import BodyTimeout, EndpointRef, Entry, EntryKind
+from .journal_record import AuthFacts, BodyTimeout, EndpointRef, Entry, EntryKind
 from .scenario import Endpoint, Reply
 from .state import LabState
 from .streams import Item
@@ -94,6 +94,9 @@ def journal_request(state: LabState, scope: Scope, body: bytes, kind: EntryKind)
     entry = state.journal.open(scope["method"], scope["path"], query, scope["headers"], body, kind)
     if scope.get("scheme") == "https":
         entry.tls = tls.request_info(scope)
+    if state.auth is not None:
+        request = auth.Request(http.headers_of(scope), http.query_of(scope), body.decode("utf-8", "replace"))
+        entry.auth = AuthFacts(carried=state.auth.carried(request))
     return entry
 
 

@@ -40,6 +40,8 @@ class EntryKind(str, Enum):
     UNMATCHED = "unmatched"
     PUSH = "push"
     PUSH_LIMIT = "push-limit"
+    #: A request to the scenario's own authorization server: token endpoint, OpenID discovery, JWKS.
+    OAUTH = "oauth"
     #: A TLS connection (its ClientHello arrived; `tls.completed` once the handshake is done): not a request.
     TLS = "tls"
 
@@ -346,6 +348,72 @@ class BodyTimeout:
 
 
 @dataclass(slots=True)
+class AuthFacts:
+    """What the server found about a request's credentials (never the credentials themselves): per declared scheme
+    `valid`, `invalid`, `absent`, `misplaced` (the right value in the wrong place or format), `expired` or
+    `insufficient_scope`; which issued token was presented (its number, from 1); which credentials the request
+    carried, as `kind:place` (`apiKey:query`, `password:header`, `access_token:body`, ...); and a
+    sentence about anything misplaced."""
+
+    schemes: dict[str, str] = field(default_factory=dict)
+    token: int | None = None
+    carried: tuple[str, ...] = ()
+    note: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"schemes": self.schemes, "carried": list(self.carried)}
+        if self.token is not None:
+            out["token"] = self.token
+        if self.note:
+            out["note"] = self.note
+        return out
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> AuthFacts:
+        return cls(
+            dict(data.get("schemes") or {}), data.get("token"), tuple(data.get("carried") or ()), data.get("note")
+        )
+
+
+@dataclass(slots=True)
+class GrantInfo:
+    """A token request to the scenario's token endpoint: the grant asked for, how the client authenticated
+    (`basic`, `post` or `none`) and whether it was the right client, the scopes asked, and the token issued (its
+    number) or the OAuth error answered."""
+
+    grant_type: str
+    client_auth: str
+    client_valid: bool
+    scopes: tuple[str, ...] = ()
+    issued: int | None = None
+    error: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "grant_type": self.grant_type,
+            "client_auth": self.client_auth,
+            "client_valid": self.client_valid,
+            "scopes": list(self.scopes),
+        }
+        if self.issued is not None:
+            out["issued"] = self.issued
+        if self.error is not None:
+            out["error"] = self.error
+        return out
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> GrantInfo:
+        return cls(
+            str(data.get("grant_type", "")),
+            str(data.get("client_auth", "none")),
+            bool(data.get("client_valid")),
+            tuple(data.get("scopes") or ()),
+            data.get("issued"),
+            data.get("error"),
+        )
+
+
+@dataclass(slots=True)
 class PushInfo:
     """A push delivery (kind `push`), or the count of deliveries dropped past the task's cap (kind `push-limit`)."""
 
@@ -432,6 +500,10 @@ class Entry:
     #: The version the client asked for (header or query); recorded once the operation is known.
     requested_version: str | None = None
     credentials: CredentialStatus | None = None
+    #: The scenario's auth (when it has one): per-scheme findings and what credentials the request carried.
+    auth: AuthFacts | None = None
+    #: A token endpoint request (kind `oauth`).
+    grant: GrantInfo | None = None
     card_path: str | None = None
     card_sha256: str | None = None
     push: PushInfo | None = None
@@ -530,6 +602,10 @@ class Entry:
             out["requested_version"] = self.requested_version
         if self.credentials is not None:
             out["credentials"] = self.credentials.value
+        if self.auth is not None:
+            out["auth"] = self.auth.to_json()
+        if self.grant is not None:
+            out["grant"] = self.grant.to_json()
         if self.card_path is not None:
             out["card_path"] = self.card_path
         if self.card_sha256 is not None:
@@ -560,6 +636,7 @@ class Entry:
 
         endpoint, rpc, route, timeout = sub("endpoint"), sub("rpc"), sub("route"), sub("body_timeout")
         push, answer, response, tls = sub("push"), sub("answer"), sub("response"), sub("tls")
+        auth, grant = sub("auth"), sub("grant")
         op, version, credentials = data.get("operation"), data.get("version"), data.get("credentials")
         events = data.get("events")
         return cls(
@@ -583,6 +660,8 @@ class Entry:
             else None,
             requested_version=data.get("requested_version"),
             credentials=CredentialStatus(credentials) if credentials else None,
+            auth=AuthFacts.from_json(auth) if auth is not None else None,
+            grant=GrantInfo.from_json(grant) if grant is not None else None,
             card_path=data.get("card_path"),
             card_sha256=data.get("card_sha256"),
             push=PushInfo.from_json(push) if push is not None else None,

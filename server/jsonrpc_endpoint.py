@@ -117,7 +117,7 @@ async def handle(
     except A2AError as err:
         await _error(ex, request.id, err, op_version)
         return
-    call = dispatch.Invocation(op, form, request.method, canonical, ex.headers, base_url, len(ex.body))
+    call = dispatch.Invocation(op, form, request.method, canonical, ex.headers, base_url, len(ex.body), ex.query)
     await render(state, ex, call, dispatch.execute(state, call, ex.entry), request.id)
 
 
@@ -127,7 +127,8 @@ async def render(
     reply, version, form = decision.reply, call.version, call.form
     if decision.error is not None:
         status = 401 if decision.error.type is ErrorType.UNAUTHENTICATED else 200
-        await _error(ex, req_id, decision.error, version, reply, status)
+        challenge = [("www-authenticate", decision.challenge)] if decision.challenge else None
+        await _error(ex, req_id, decision.error, version, reply, decision.auth_status or status, challenge)
         return
     if reply.raw_status is not None:
         # bytes exact, but for the request's id where the scenario echoes it

@@ -33,6 +33,7 @@ from . import yamlfile
 from .placeholders import ALT_BASE_URL, BASE_URL, GRPC_ADDRESS, HTTP_BASE_URL
 from .scenario import (
     ACTIONS,
+    CREDENTIAL_KEYS,
     DEFAULT_MESSAGE,
     DEFAULT_TASK,
     DEFAULT_TIMEOUT,
@@ -175,7 +176,8 @@ FIELDS: dict[str, tuple[str, ...]] = {
     ),
     "reply.stream.error": ("code", "message"),
     "leniency": ("missing_kind",),
-    "auth": ("bearer", "scope"),
+    "auth": ("bearer", "scope", "credentials", "token_uses"),
+    "auth.credentials": CREDENTIAL_KEYS,
     "push": ("allow", "probe_bad_credentials"),
     "limits": (
         "body_bytes",
@@ -740,9 +742,10 @@ def _client(r: _Reader, value: Any, card: CardSpec) -> ClientAsk:
     action = dict(r.mapping(client.get("action", {}), "client.action", "client.action"))
     for key, kind in ACTIONS.items():
         if key in action and not isinstance(action[key], kind):
-            raise r.fail(
-                f"client.action.{key}", f"expected {'text' if kind is str else 'true or false'}, got {action[key]!r}"
-            )
+            named = {str: "text", bool: "true or false", dict: "a mapping"}[kind]
+            raise r.fail(f"client.action.{key}", f"expected {named}, got {action[key]!r}")
+    if "credentials" in action:
+        action["credentials"] = _credentials(r, action["credentials"], "client.action.credentials", None)
     if action.get("verify_signature"):
         if card.sign is None:
             raise r.fail(
@@ -773,10 +776,26 @@ def _expect(r: _Reader, value: Any) -> Expect:
     )
 
 
+def _credentials(r: _Reader, value: Any, path: str, section: str | None) -> dict[str, str]:
+    """A credentials mapping: keys from CREDENTIAL_KEYS, values text."""
+    given = r.mapping(value, path, section)
+    for key in given:
+        if key not in CREDENTIAL_KEYS:
+            raise r.fail(f"{path}.{key}", "unknown credential", f"one of {', '.join(CREDENTIAL_KEYS)}")
+    return {key: r.string(v, f"{path}.{key}") for key, v in given.items()}
+
+
 def _auth(r: _Reader, value: Any) -> Auth:
     a = r.mapping(value, "auth", "auth")
     scope = r.choice(a["scope"], "auth.scope", "auth.scope", "all or extended_card") if "scope" in a else AuthScope.ALL
-    return Auth(r.string(a.get("bearer"), "auth.bearer"), scope)
+    bearer = r.string(a["bearer"], "auth.bearer") if "bearer" in a else None
+    credentials = (
+        _credentials(r, a["credentials"], "auth.credentials", "auth.credentials") if "credentials" in a else {}
+    )
+    if bearer is None and not credentials:
+        raise r.fail("auth", "accepts no credential", "give bearer, credentials, or both")
+    uses = r.integer(a["token_uses"], "auth.token_uses", 1) if "token_uses" in a else None
+    return Auth(bearer, scope, credentials, uses)
 
 
 #: The limits given in seconds (any positive number); the others are whole numbers >= 1.

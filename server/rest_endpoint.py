@@ -119,11 +119,12 @@ async def handle(
     except A2AError as err:
         await _error(ex, err, op_version, revision)
         return
-    call = dispatch.Invocation(op, form, f"{verb} {relative}", canonical, ex.headers, base_url, len(ex.body))
+    call = dispatch.Invocation(op, form, f"{verb} {relative}", canonical, ex.headers, base_url, len(ex.body), ex.query)
     decision = dispatch.execute(state, call, ex.entry)
     reply = decision.reply
     if decision.error is not None:
-        await _error(ex, decision.error, op_version, revision, reply)
+        challenge = [("www-authenticate", decision.challenge)] if decision.challenge else None
+        await _error(ex, decision.error, op_version, revision, reply, decision.auth_status, extra=challenge)
         return
     if reply.raw_status is not None:
         await ex.answer(reply.raw_status, reply.raw_body, reply.raw_content_type, reply)

@@ -287,6 +287,7 @@ ACTIONS: dict[str, type] = {
     "stream": bool,  # use streaming if the card allows it
     "webhook": bool,  # register a push webhook of your own and check the credentials it is called with
     "token": str,  # present this bearer token
+    "credentials": dict,  # credentials for the card's schemes: apiKey, username, password, client_id, client_secret
     "extended_card": bool,  # fetch the extended card (authenticated)
     "resubscribe": bool,  # after a dropped stream, SubscribeToTask
     "verify_signature": bool,  # verify the card's signature with the JWKS given in `jwks`
@@ -326,10 +327,21 @@ class Expect:
         return Conclusion.NONE in self.results
 
 
+#: The credentials a scenario may accept and hand a client (`auth.credentials`, A2A_LAB_ACTION `credentials`).
+CREDENTIAL_KEYS = ("apiKey", "username", "password", "client_id", "client_secret")
+
+
 @dataclass(frozen=True)
 class Auth:
-    bearer: str
+    """What the server accepts for the schemes its card declares (the card decides which, where and how)."""
+
+    #: The token an HTTP Bearer scheme accepts (and, without any card scheme, `Authorization: Bearer` it needs).
+    bearer: str | None = None
     scope: AuthScope = AuthScope.ALL
+    #: apiKey, username + password (HTTP Basic), client_id + client_secret (OAuth 2.0 client credentials, OIDC).
+    credentials: dict[str, str] = field(default_factory=dict)
+    #: An access token from the token endpoint is good for this many A2A calls, then answers 401 invalid_token.
+    token_uses: int | None = None
 
 
 @dataclass(frozen=True)

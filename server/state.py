@@ -13,6 +13,7 @@ from a2a_lab.protocol import cards, signing
 from a2a_lab.protocol.shapes import PartsLimit
 
 from . import budgets
+from .auth import Policy, TokenStore, security_of
 from .engine import Engine, TaskRecord
 from .journal import Journal
 from .placeholders import (
@@ -105,7 +106,13 @@ class LabState:
     #: The port of the server's plain-HTTP listener beside its TLS one (what `{http_base_url}` names), if any.
     http_port: int | None = None
 
+    #: The card's security as the scenario enforces it, and the access tokens its token endpoint issued.
+    auth: Policy | None = None
+
     def __post_init__(self) -> None:
+        if self.scenario.auth is not None:
+            tokens = TokenStore(effective_seed(self.scenario, self.run_seed), self.scenario.id)
+            self.auth = Policy(self.scenario.auth, security_of(self.card_doc), tokens)
         self.required_extensions = tuple(cards.required_extensions(self.card_doc))
         most = self.scenario.limits.parts_per_message
         self.parts_limit = PartsLimit(most, budgets.raise_hint("parts_per_message"))
@@ -125,8 +132,8 @@ class LabState:
             ),
             cls._engine(scenario, run_seed),
             doc,
+            run_seed=run_seed,
         )
-        state.run_seed = run_seed
         return state
 
     @staticmethod
@@ -207,3 +214,5 @@ class LabState:
         self.engine.on_event = on_event
         self.journal.reset()
         self.calls.clear()
+        if self.auth is not None:
+            self.auth.tokens.reset()

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from a2a_lab.protocol import bindings, cards, grpcwire, versions
+from a2a_lab.protocol import bindings, cards, grpcwire, security_schemes, versions
 from a2a_lab.protocol.cards import REQUIRED_V03, REQUIRED_V1, V03_ONLY_FIELDS
 from a2a_lab.protocol.security import V03_SCHEMES, V1_SCHEMES
 
@@ -244,6 +244,20 @@ def _skills(card: dict[str, Any], out: Findings) -> None:
         ids.add(str(skill.get("id")))
 
 
+#: What protocol/security_schemes.py finds that the shape checks above do not: OAuth flows without their URLs or
+#: scopes, requirement scopes no flow declares, an API key's location, token endpoints not on https.
+_MODEL_FINDINGS = (".flows", "scopes", "flows declares no flow")
+
+
+def _security_model(card: dict[str, Any], policy: str, out: Findings) -> None:
+    for problem in security_schemes.read(card).problems:
+        if problem.warning:
+            if policy == urlpolicy.STRICT:
+                out.error(problem.path, problem.message, "serve the token endpoint and discovery over https://")
+        elif any(marker in problem.path or marker in problem.message for marker in _MODEL_FINDINGS):
+            out.error(problem.path, problem.message)
+
+
 def lint(card: Any, policy: str = urlpolicy.STRICT) -> Findings:
     out = Findings()
     if not isinstance(card, dict):
@@ -277,6 +291,7 @@ def lint(card: Any, policy: str = urlpolicy.STRICT) -> Findings:
     _version_mix(card, out)
     _capabilities(card, out)
     _security(card, out)
+    _security_model(card, policy, out)
     _skills(card, out)
     for name in ("name", "description", "version"):
         if name in card and not isinstance(card[name], str):

@@ -11,6 +11,7 @@ from . import tasks  # noqa: F401
 from . import errors  # noqa: F401
 from . import capabilities  # noqa: F401
 from . import actions  # noqa: F401
+from . import security  # noqa: F401
 from . import transport  # noqa: F401
 from . import result  # noqa: F401
 

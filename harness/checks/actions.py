@@ -154,13 +154,13 @@ def push_receiver(view: RunView, c: Check) -> CheckResult:
     Level.MUST,
     "A2A 1.0 §3.1.11 (C3), §7.4; the card's securitySchemes",
     "Credentials presented where required",
-    "Given a token (A2A_LAB_ACTION token) for an agent whose card requires it, the client authenticates every call "
-    "that needs it (all calls, or GetExtendedAgentCard) with `Authorization: Bearer <token>`.",
+    "Given a token or credentials (A2A_LAB_ACTION token, credentials) for an agent whose card requires them, the "
+    "client authenticates every call that needs it (all calls, or GetExtendedAgentCard) as the card's schemes say.",
     "per finding: GetExtendedAgentCard without the right credentials FAILs (§3.1.11: the client MUST authenticate it); "
     "any other call is NON_STRICT (§7.3 states the duty for every request without a keyword)",
 )
 def auth_presented(view: RunView, c: Check) -> CheckResult:
-    if "token" not in view.action:
+    if "token" not in view.action and "credentials" not in view.action:
         return _not_asked(c, "authenticate")
     judged = [call for call in view.a2a_calls if call.entry.credentials is not None]
     if not judged:
@@ -168,14 +168,20 @@ def auth_presented(view: RunView, c: Check) -> CheckResult:
     needing = [call for call in judged if call.operation is Operation.GET_EXTENDED_CARD] or judged
     if all(call.entry.credentials is CredentialStatus.ABSENT for call in needing):
         return _unimplemented(c, "the client presented no credentials")
-    wrong = [call for call in needing if call.entry.credentials is not CredentialStatus.VALID]
+    # A token refused as expired is TOKEN-LIFECYCLE's to judge (the client renews it and calls again).
+    wrong = [
+        call
+        for call in needing
+        if call.entry.credentials is not CredentialStatus.VALID
+        and not (call.entry.auth is not None and "expired" in call.entry.auth.schemes.values())
+    ]
     if wrong:
         card_calls = [call for call in wrong if call.operation is Operation.GET_EXTENDED_CARD]
         shown = card_calls or wrong
         return c.broken(
             "a call that needs credentials went without the right ones"
             + ("" if card_calls else " (§7.3 asks for them on every request, without a keyword)"),
-            "Authorization: Bearer <the token given>",
+            "the credentials given, as the card's scheme says",
             f"credentials {shown[0].entry.credentials.value if shown[0].entry.credentials else None}",
             shown,
             level=None if card_calls else Level.SHOULD,

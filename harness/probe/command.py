@@ -38,20 +38,52 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="the card's URL policy (default: lenient for a loopback target, strict otherwise)",
     )
     p.add_argument(
-        "--token", help="present Authorization: Bearer TOKEN on every A2A call (for agents whose card requires it)"
+        "--token",
+        help="a bearer or OAuth 2.0 access token, presented as the card's scheme says (Authorization: Bearer TOKEN)",
+    )
+    p.add_argument(
+        "--api-key",
+        metavar="NAME=VALUE",
+        help="an API key: presented where the card's apiKey scheme named NAME says (header, query or cookie)",
+    )
+    p.add_argument(
+        "--client-credentials",
+        metavar="ID:SECRET",
+        help="an OAuth 2.0 / OpenID Connect client: the probe obtains a token from the card's token endpoint",
     )
     add_answer_timeout(p)
     add_verbose(p)
 
 
+def credentials_of(args: argparse.Namespace) -> dict[str, str]:
+    """The credentials the command line gives (ValueError with a sentence for a malformed one)."""
+    out: dict[str, str] = {}
+    if args.api_key is not None:
+        name, sep, value = args.api_key.partition("=")
+        if not sep or not name or not value:
+            raise ValueError("--api-key wants NAME=VALUE (the name the card's apiKey scheme declares)")
+        out["apiKey"] = value
+    if args.client_credentials is not None:
+        cid, sep, secret = args.client_credentials.partition(":")
+        if not sep or not cid or not secret:
+            raise ValueError("--client-credentials wants ID:SECRET")
+        out |= {"client_id": cid, "client_secret": secret}
+    return out
+
+
 def cmd_probe(args: argparse.Namespace) -> int:
     if args.timeout <= 0:
         return refuse("--timeout must be positive")
+    try:
+        credentials = credentials_of(args)
+    except ValueError as exc:
+        return refuse(str(exc))
     options = ProbeOptions(
         binding=SHORT_NAMES[args.binding] if args.binding else None,
         policy=args.policy,
         timeout=args.timeout,
         token=args.token,
+        credentials=credentials,
     )
     started = datetime.now(UTC).isoformat(timespec="seconds")
     try:

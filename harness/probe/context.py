@@ -103,6 +103,8 @@ class InterfaceProbe:
     answer: Answer | None = None
     #: Decoded GetTask answers of the follow-up, for RESPONSE-SHAPE.
     get_bodies: list[Any] = field(default_factory=list)
+    #: The card's requirement the probe presents on this interface, as a sentence; "" when it presents none.
+    presenting: str = ""
 
     def __post_init__(self) -> None:
         if self.iface.core_binding is Binding.GRPC:
@@ -123,6 +125,15 @@ class InterfaceProbe:
     def other(self, version: Version) -> ProbeTransport:
         """A transport to the same URL and binding in another version (for a diagnosis only)."""
         return ProbeTransport(self.http, dataclasses.replace(self.iface, declared_version=version.value), self.options)
+
+    def anonymous(self) -> ProbeTransport | ProbeGrpcTransport:
+        """A transport to the same interface that presents no credentials at all (close it after use)."""
+        options = dataclasses.replace(self.options, auth=None, token=None)
+        if self.grpc:
+            from .grpcprobe import ProbeGrpcTransport
+
+            return ProbeGrpcTransport(self.iface, options, self.recorder)
+        return ProbeTransport(self.http, self.iface, options)
 
     def send_params(self) -> dict[str, Any]:
         return {"message": user_message(self.text), "configuration": requests.send_configuration()}

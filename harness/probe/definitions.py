@@ -4,7 +4,8 @@ These judge a *server* (the client checks in harness/checks judge clients); they
 (CheckResult, Outcome, Level) and so every report format, but not the list of client checks.
 
 Throughout: a call the server refuses for want of credentials (HTTP 401/403, §3.3.2) leaves its check SKIPPED
-("not judged"), never FAIL; the probe presents a bearer token only when given one.
+("not judged"), never FAIL; the probe presents credentials only when given some. AUTH-ENFORCED alone judges the
+refusal itself.
 """
 
 from __future__ import annotations
@@ -136,6 +137,22 @@ ERROR_ENVELOPE = ProbeCheck(
     "NON_STRICT; v1.0.0 said application/json (D5). SKIPPED when no error answer was seen.",
 )
 
+AUTH_ENFORCED = ProbeCheck(
+    "AUTH-ENFORCED",
+    Level.MUST,
+    "A2A 1.0 §7.4, §13.1, §3.3.2 (authentication errors: HTTP 401, gRPC UNAUTHENTICATED), §4.5, §8.5; "
+    "RFC 9110 §11.6.1, §15.5.2 (a 401 carries WWW-Authenticate)",
+    "The card's security is enforced as declared",
+    "Where the card requires credentials (securityRequirements without an anonymous `{}` alternative), a call without "
+    "any is refused for want of them: HTTP 401 with a WWW-Authenticate challenge (gRPC UNAUTHENTICATED), not served "
+    "and not answered with another error. Given credentials (--token, --api-key, --client-credentials), the probe "
+    "presents them as a requirement of the card states, and the server accepts them.",
+    "Harmless: the call without credentials is GetTask for an id no server issued. 401 without WWW-Authenticate FAILs "
+    "(RFC 9110 MUST); 403 for absent credentials, or a challenge naming none of the card's HTTP schemes, is "
+    "NON_STRICT. Over gRPC a `www-authenticate` trailer is reported, not required (A2A defines none). SKIPPED when "
+    "the card requires nothing; the declared scheme is judged only when the probe holds credentials for it.",
+)
+
 #: Per interface, in report order (CARD-VALID is judged once, in its own `probe/card` result).
 INTERFACE_CHECKS = (
     SEND_MESSAGE,
@@ -144,6 +161,7 @@ INTERFACE_CHECKS = (
     UNKNOWN_TASK,
     STREAMING,
     VERSION_NEGOTIATION,
+    AUTH_ENFORCED,
     ERROR_ENVELOPE,
 )
 #: Every probe check, in report order (the `checks` list of the probe's JSON report).

@@ -226,6 +226,8 @@ def error_envelope(ctx: InterfaceProbe) -> CheckResult:
         if seen.check == DIAGNOSIS:  # off the card: another version than the interface declares
             continue
         for exchange in seen.exchanges:
+            if exchange.grpc is None and not exchange.url.startswith(ctx.iface.url):
+                continue  # a token endpoint's answer (OAuth), not the interface's
             problems = _judge(seen, exchange)
             if problems is None:
                 continue

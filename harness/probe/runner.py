@@ -3,11 +3,12 @@
 
 from __future__ import annotations
 
+import dataclasses
 import ipaddress
 import json
 import re
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
@@ -24,15 +25,18 @@ from .. import scoring
 from ..cardcheck import urlpolicy
 from ..cardcheck.lint import lint
 from ..model import CheckResult, Outcome, ScenarioResult
+from ..refclient.credentials import CardAuth, card_auth
 from ..refclient.discovery import discover
 from ..refclient.failures import ClientFailure
 from ..refclient.http import make_client
 from ..refclient.options import CONNECT_TIMEOUT_S, POLL_START_S, READ_TIMEOUT_S, ClientOptions
 from ..refclient.recording import IDENTITY, Exchange, Recorder
 from ..refclient.selection import GRPC_SUPPORT, SUPPORTED
+from .authcheck import auth_enforced
 from .checks import card_valid, response_shape, send_message, task_follow_up
 from .context import InterfaceProbe, Seen
 from .definitions import (
+    AUTH_ENFORCED,
     ERROR_ENVELOPE,
     INTERFACE_CHECKS,
     RESPONSE_SHAPE,
@@ -60,6 +64,7 @@ _RUN_ORDER: tuple[tuple[ProbeCheck, Callable[[InterfaceProbe], CheckResult]], ..
     (UNKNOWN_TASK, unknown_task),
     (STREAMING, streaming),
     (VERSION_NEGOTIATION, version_negotiation),
+    (AUTH_ENFORCED, auth_enforced),
     (ERROR_ENVELOPE, error_envelope),
 )
 
@@ -74,8 +79,11 @@ class ProbeOptions:
     #: The card's URL policy; None: lenient for a loopback target, strict otherwise.
     policy: str | None = None
     timeout: float = READ_TIMEOUT_S
-    #: Presented as `Authorization: Bearer <token>` on every A2A call (agents whose card requires it).
+    #: A bearer or access token: presented as the card's scheme says (`Authorization: Bearer <token>`).
     token: str | None = None
+    #: Credentials for the card's other schemes (apiKey, username, password, client_id, client_secret): the card
+    #: decides which scheme is used and where each goes, as the reference client does.
+    credentials: Mapping[str, str] | None = None
     text: str = DEFAULT_TEXT
     polls: int = POLLS
     poll_start: float = POLL_START_S
@@ -121,6 +129,9 @@ def probe(target: str, options: ProbeOptions | None = None) -> ProbeRun:
             found = discover(http, target, client_options)
         except ClientFailure as failure:
             raise NothingToProbe(failure.message) from None
+        auth, _ = card_auth(found.card, options.credentials or {}, options.token)
+        if auth is not None:
+            client_options = dataclasses.replace(client_options, auth=auth)
         policy = options.policy or default_policy(found.url)
         run = ProbeRun(target, found.url, policy)
         card_exchanges = list(recorder.exchanges)
@@ -139,7 +150,8 @@ def probe(target: str, options: ProbeOptions | None = None) -> ProbeRun:
         for iface in cards.interfaces(found.card):
             if options.binding is not None and iface.core_binding is not options.binding:
                 continue
-            run.results.append(_interface(http, recorder, iface, found.card, client_options, options.text))
+            presenting = _presenting(iface, auth, options.token)
+            run.results.append(_interface(http, recorder, iface, found.card, client_options, options.text, presenting))
             if iface.support is not None and _unspoken(iface) is None:
                 run.probed.add(iface.support)
     return run
@@ -152,8 +164,24 @@ def scenario_id(iface: Interface) -> str:
     return f"{GROUP}/{iface.index}-{slug(iface.binding)}-{slug(iface.version)}"
 
 
+def _presenting(iface: Interface, auth: CardAuth | None, token: str | None) -> str:
+    """The card's requirement the probe presents on an interface, as a sentence ("" when none: no credentials,
+    none that meet a requirement, or, over gRPC, an access token still to be obtained or a key in the query)."""
+    if auth is None:
+        return ""
+    if iface.core_binding is Binding.GRPC and auth.headers() is None:
+        return ""
+    return ", ".join(s.describe() for s in auth.security.usable(auth.requirement))
+
+
 def _interface(
-    http: Any, recorder: Recorder, iface: Interface, card: dict[str, Any], options: ClientOptions, text: str
+    http: Any,
+    recorder: Recorder,
+    iface: Interface,
+    card: dict[str, Any],
+    options: ClientOptions,
+    text: str,
+    presenting: str = "",
 ) -> ScenarioResult:
     began, mark = time.monotonic(), len(recorder.exchanges)
     why = _unspoken(iface)
@@ -162,7 +190,7 @@ def _interface(
         skipped = _result(scenario_id(iface), iface.label, checks, 0.0, [])
         skipped.outcome = Outcome.SKIPPED
         return skipped
-    ctx = InterfaceProbe(http, recorder, iface, card, options, text)
+    ctx = InterfaceProbe(http, recorder, iface, card, options, text, presenting=presenting)
     done: dict[str, CheckResult] = {}
     try:
         for check, run in _RUN_ORDER:

@@ -23,6 +23,7 @@ OPTION_FOR: dict[str, str] = {
     "stream": "stream",
     "webhook": "webhook",
     "token": "token",
+    "credentials": "credentials",
     "extended_card": "extended_card",
     "resubscribe": "resubscribe",
     "verify_signature": "jwks",
@@ -67,9 +68,10 @@ def action_options(action: Mapping[str, Any]) -> tuple[dict[str, Any], list[str]
             warnings.append(f"{ENV_ACTION}: unknown action {key!r} ignored (known: {', '.join(sorted(ACTIONS))})")
             continue
         if not isinstance(value, kind):
-            raise UsageFailure(
-                f"{ENV_ACTION}: {key} must be {'text' if kind is str else 'true or false'}, got {value!r}"
-            )
+            named = {str: "text", bool: "true or false", dict: "an object"}[kind]
+            raise UsageFailure(f"{ENV_ACTION}: {key} must be {named}, got {value!r}")
+        if isinstance(value, dict) and not all(isinstance(v, str) for v in value.values()):
+            raise UsageFailure(f"{ENV_ACTION}: credentials must map names to text")
         if key == "verify_signature":
             if value:
                 out[OPTION_FOR[key]] = action.get(JWKS_KEY) or _EMPTY_JWKS

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import uuid
 from contextlib import ExitStack, closing
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -27,6 +27,7 @@ from a2a_lab.protocol.operations import Operation
 from a2a_lab.protocol.states import Role, TaskState
 from a2a_lab.server.journal_record import ResultKind
 
+from .credentials import card_auth
 from .discovery import discover
 from .extended import use_extended_card
 from .failures import ClientFailure, invites_fallback
@@ -103,6 +104,10 @@ def _run(http: httpx.Client, target: str, text: str, options: ClientOptions, res
     card = found.card
     if options.jwks is not None:
         result.signature = verify_card(card, options.jwks)  # raises: an unverified card is never used
+    auth, notes = card_auth(card, options.credentials or {}, options.token)
+    result.notices.extend(notes)
+    if auth is not None:
+        options = replace(options, auth=auth)
     selection = _select(card, options, result)
     session = Session(http, options, result, stream=_may_stream(card, options, result))
     with ExitStack() as stack:

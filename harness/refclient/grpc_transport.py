@@ -5,7 +5,8 @@ of the client uses (transport.A2ATransport).
   proto types (protocol.protobuf); answers are decoded back into ProtoJSON, the 1.0 gRPC form, which reads like the
   1.0 JSON-RPC results without their envelope.
 - Service parameters travel as metadata (§10.2): `a2a-version: 1.0`, and `authorization: Bearer …` when the client
-  has a token, the same values the HTTP bindings send as headers; the user agent is the client's.
+  has a token (or the card's scheme as headers: an API key header or cookie, HTTP Basic; credentials.CardAuth), the
+  same values the HTTP bindings send as headers; the user agent is the client's.
 - An error is read from the call's status and its `grpc-status-details-bin` trailer (a google.rpc.Status): the
   ErrorInfo reason names the A2A error (§10.6), as on HTTP+JSON.
 - Every call is sent as one message in, a stream out (the same HTTP/2 frames as a unary call), so that a unary
@@ -100,7 +101,10 @@ class GrpcTransport:
 
     def _metadata(self) -> dict[str, str]:
         """The service parameters as metadata (§10.2): the HTTP bindings' headers, keys lower-cased as gRPC wants."""
-        headers = {**requests.version_headers(self.version), **requests.auth_headers(self.options.token)}
+        credentials = self.options.auth.headers() if self.options.auth is not None else None
+        if credentials is None:
+            credentials = requests.auth_headers(self.options.token)
+        headers = {**requests.version_headers(self.version), **credentials}
         return {name.lower(): value for name, value in headers.items()}
 
     def _context(self, op: Operation) -> dict[str, Any]:
@@ -237,6 +241,8 @@ class GrpcTransport:
                 exchange.error = f"{name}: {text}"
             return self._local(op, name, text, label, waited)
         self._ended(exchange, name, text, status)
+        if exchange is not None:  # text trailers (a `www-authenticate` challenge, say) read as response headers
+            exchange.response_headers += [(str(k), v) for k, v in trailing if isinstance(v, str)]
         if exchange is not None and exchange.grpc is not None:
             exchange.grpc.details_error = unreadable
             shown = status if status is not None else {"code": grpcwire.Code(name).number, "message": text}

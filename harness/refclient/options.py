@@ -54,6 +54,11 @@ class ClientOptions:
     webhook: bool = False
     #: Present `Authorization: Bearer <token>` on every A2A call (GetExtendedAgentCard included).
     token: str | None = None
+    #: Credentials for the card's securitySchemes (apiKey, username, password, client_id, client_secret): the card
+    #: decides which scheme is used and where each goes (credentials.py).
+    credentials: Mapping[str, str] | None = None
+    #: The auth flow made from the card and the credentials once the card is known (credentials.CardAuth).
+    auth: Any = None
     #: Fetch the extended card (when the card declares capabilities.extendedAgentCard) and use its interfaces.
     extended_card: bool = False
     #: After a stream breaks before the task stops, SubscribeToTask (then GetTask) instead of GetTask alone.

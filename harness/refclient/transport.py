@@ -90,8 +90,12 @@ class Transport:
             "Content-Type": requests.content_type(self.binding, self.version),
             "Accept": accept,
             **requests.version_headers(self.version),
-            **requests.auth_headers(self.options.token),
+            **({} if self.options.auth is not None else requests.auth_headers(self.options.token)),
         }
+
+    def _auth(self) -> Any:
+        """The card's auth flow (credentials.CardAuth), else the client's default (none)."""
+        return self.options.auth if self.options.auth is not None else httpx.USE_CLIENT_DEFAULT
 
     def _accept(self) -> str:
         return A2A_JSON + ", " + JSON if self.binding is Binding.HTTP_JSON and self.version is Version.V1_0 else JSON
@@ -122,7 +126,9 @@ class Transport:
             headers.pop("Content-Type")
         with (
             guarded(label, self.options),
-            self.http.stream(verb, url, params=query or None, content=body, headers=headers) as response,
+            self.http.stream(
+                verb, url, params=query or None, content=body, headers=headers, auth=self._auth()
+            ) as response,
         ):
             raw = read_limited(response, self.options.response_size_limit, label)
         return self._answer(op, response, raw, req_id, label, warnings)
@@ -265,7 +271,9 @@ class Transport:
         headers = self._headers(EVENT_STREAM)
         with (
             guarded(label, self.options),
-            connect_sse(self.http, verb, url, params=query or None, content=body, headers=headers) as source,
+            connect_sse(
+                self.http, verb, url, params=query or None, content=body, headers=headers, auth=self._auth()
+            ) as source,
         ):
             response = source.response
             if response.status_code != 200 or media_type(response) != EVENT_STREAM:

@@ -29,6 +29,8 @@ BOTH_1_0 = ((Binding.JSONRPC, Version.V1_0), (Binding.HTTP_JSON, Version.V1_0))
 CONFORMANT, SUBMITTED = "spec/conformant", "spec/task/submitted-needs-get-task"
 ENDED_EARLY, ENDED_EARLY_03 = "spec/task/ended-before-follow-up", "spec/task/ended-before-follow-up-0.3"
 WRONG_ID, NEVER_ANSWERS = "errors/wrong-response-id", "faults/never-answers"
+API_KEY_QUERY, OTHER_ORIGIN = "auth/api-key-query", "auth/token-endpoint-other-origin"
+EXPIRING, KEYED_ELSEWHERE = "auth/token-expires-mid-task", "auth/interface-on-other-origin"
 MIXED, METHOD_NOT_FOUND, V03_TASK = (
     "quirks/mixed-version-direct-message",
     "quirks/advertised-method-not-found",
@@ -191,6 +193,11 @@ PASSES = [
         says="continued task",
     ),
     Proof("MULTI-TURN", "writes-to-the-finished-task", case("errors/message-to-terminal-task"), Outcome.PASS),
+    Proof("AUTH-SCHEME-HONOURED", "api-key-in-the-query", case(API_KEY_QUERY), Outcome.PASS, says="API key"),
+    Proof("AUTH-SCHEME-HONOURED", "basic", case("auth/basic"), Outcome.PASS, says="HTTP basic"),
+    Proof("NO-CREDENTIAL-LEAK", "each-credential-to-its-origin", case(OTHER_ORIGIN), Outcome.PASS, says="where"),
+    Proof("TOKEN-LIFECYCLE", "renews-after-401", case(EXPIRING), Outcome.PASS, says="token 2"),
+    Proof("NO-CREDENTIAL-LEAK", "key-only-to-the-agents-origin", case(KEYED_ELSEWHERE), Outcome.PASS, says="where"),
 ]
 
 FAILS = [
@@ -588,6 +595,54 @@ FAILS = [
         Outcome.FAIL,
         Outcome.FAIL,
         "contextId",
+    ),
+    Proof(
+        "AUTH-SCHEME-HONOURED",
+        "api-key-wrong-place",
+        defect(API_KEY_QUERY, "api-key-wrong-place"),
+        Outcome.FAIL,
+        Outcome.FAIL,
+        "came in the header",
+    ),
+    Proof(
+        "NO-CREDENTIAL-LEAK",
+        "token-to-wrong-origin",
+        defect(OTHER_ORIGIN, "token-to-wrong-origin"),
+        Outcome.FAIL,
+        Outcome.FAIL,
+        "authorization server",
+    ),
+    Proof(
+        "NO-CREDENTIAL-LEAK",
+        "credentials-to-card-origin",
+        defect(KEYED_ELSEWHERE, "credentials-to-card-origin"),
+        Outcome.FAIL,
+        Outcome.FAIL,
+        "no interface of the card is on that origin",
+    ),
+    Proof(
+        "NO-CREDENTIAL-LEAK",
+        "api-key-on-the-card-fetch",
+        defect("auth/api-key-header", "token-to-wrong-origin"),
+        Outcome.FAIL,
+        Outcome.FAIL,
+        "card fetch",
+    ),
+    Proof(
+        "TOKEN-LIFECYCLE",
+        "token-per-request",
+        defect(EXPIRING, "token-per-request"),
+        Outcome.NON_STRICT,
+        Outcome.NON_STRICT,
+        "still worked",
+    ),
+    Proof(
+        "TOKEN-LIFECYCLE",
+        "token-without-scope",
+        defect("auth/oauth2-client-credentials", "token-without-scope"),
+        Outcome.FAIL,
+        Outcome.FAIL,
+        "scope",
     ),
     # Not acting on the request is not a mistake in itself (the conclusion then is: RESULT-EXPECTED fails it).
     Proof(

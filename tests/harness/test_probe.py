@@ -4,6 +4,7 @@ server that ignores A2A-Version), and the official a2a-sdk server is probed as i
 
 from __future__ import annotations
 
+import argparse
 import dataclasses
 import json
 import xml.etree.ElementTree as ET
@@ -32,7 +33,8 @@ FAST = ProbeOptions(
     timeout=5, sleep=lambda _: None
 )  # the follow-up's polite waits are skipped: the scenarios move per GetTask
 PASS, FAIL, NON_STRICT, SKIPPED = Outcome.PASS, Outcome.FAIL, Outcome.NON_STRICT, Outcome.SKIPPED
-ALL_PASS = {c.id: PASS for c in PROBE_CHECKS[1:]}
+#: AUTH-ENFORCED judges only cards that require credentials.
+ALL_PASS = {**{c.id: PASS for c in PROBE_CHECKS[1:]}, "AUTH-ENFORCED": SKIPPED}
 
 
 def run_probe(serve: Any, scenario_id: str, **options: Any) -> ProbeRun:
@@ -137,6 +139,7 @@ def test_advertised_method_not_found_fails_send_message_naming_32601(serve: Any)
         "UNKNOWN-TASK": PASS,
         "STREAMING": SKIPPED,
         "VERSION-NEGOTIATION": PASS,
+        "AUTH-ENFORCED": SKIPPED,
         "ERROR-ENVELOPE": PASS,
     }
     send = check(run, "probe/0-JSONRPC-1.0", "SEND-MESSAGE")
@@ -299,9 +302,41 @@ def test_an_agent_that_requires_credentials_is_not_judged_without_them(serve: An
     assert served.app.scenario.auth is not None
     with_token = probe(served.url, dataclasses.replace(FAST, token=served.app.scenario.auth.bearer))
     for sid in ("probe/0-JSONRPC-1.0", "probe/1-HTTP+JSON-1.0"):
-        assert outcomes(by_id(with_token)[sid]) == {**ALL_PASS, "STREAMING": SKIPPED}
+        assert outcomes(by_id(with_token)[sid]) == {**ALL_PASS, "STREAMING": SKIPPED, "AUTH-ENFORCED": PASS}
     sent = [e for e in served.journal if e.get("operation") == "SendMessage"]
     assert sent[-1]["headers"]["authorization"] == "Bearer <redacted>"
+
+
+@pytest.mark.parametrize(
+    ("scenario", "given"),
+    [
+        ("auth/api-key-query", {"apiKey": "a2a-lab-test-key-query"}),
+        (
+            "auth/oauth2-client-credentials",
+            {"client_id": "a2a-lab-client", "client_secret": "a2a-lab-test-client-secret"},
+        ),
+    ],
+)
+def test_the_probe_presents_the_scheme_the_card_declares(serve: Any, scenario: str, given: dict[str, str]) -> None:
+    served = serve(scenario)
+    without = probe(served.url, FAST)
+    assert check(without, "probe/0-JSONRPC-1.0", "SEND-MESSAGE").outcome is SKIPPED
+    run = probe(served.url, dataclasses.replace(FAST, credentials=given))
+    assert check(run, "probe/0-JSONRPC-1.0", "SEND-MESSAGE").outcome is Outcome.PASS
+    sent = [e for e in served.journal if e.get("operation") == "SendMessage"]
+    assert sent and all(e.get("credentials") == "valid" for e in sent[-2:])
+
+
+def test_the_probe_refuses_malformed_credentials() -> None:
+    from a2a_lab.harness.probe.command import credentials_of
+
+    with pytest.raises(ValueError, match="NAME=VALUE"):
+        credentials_of(argparse.Namespace(api_key="novalue", client_credentials=None))
+    assert credentials_of(argparse.Namespace(api_key="X-API-Key=k", client_credentials="id:s:x")) == {
+        "apiKey": "k",
+        "client_id": "id",
+        "client_secret": "s:x",
+    }
 
 
 def test_the_probe_transcript_hides_the_credentials_its_card_declares() -> None:

@@ -31,7 +31,8 @@ from a2a_lab.server.loader import load_file
 
 FAST = ProbeOptions(timeout=5, sleep=lambda _: None)
 PASS, FAIL, NON_STRICT, SKIPPED = Outcome.PASS, Outcome.FAIL, Outcome.NON_STRICT, Outcome.SKIPPED
-ALL_PASS = {c.id: PASS for c in PROBE_CHECKS[1:]}
+#: AUTH-ENFORCED judges only cards that require credentials.
+ALL_PASS = {**{c.id: PASS for c in PROBE_CHECKS[1:]}, "AUTH-ENFORCED": SKIPPED}
 GRPC_ID = "probe/0-GRPC-1.0"
 
 

@@ -233,3 +233,70 @@ def test_every_grpc_scenario_is_proven(catalogue: Catalogue) -> None:
         scenario = catalogue.get(sid)
         assert scenario.checks or scenario.expect.stated, sid
         assert scenario.spec or scenario.observed, sid
+
+
+# ------------------------------------------------------------------------------------------------ credentials
+
+
+def test_grpc_metadata_credentials_are_judged_as_http_headers(tmp_path: Any) -> None:
+    """§10.2: service parameters travel as metadata. A call without credentials ends UNAUTHENTICATED with the
+    challenge as the `www-authenticate` trailer; an API key in the declared header travels as metadata of that
+    name and is accepted; anywhere else (Authorization) it is misplaced, as over HTTP; the journal keeps what
+    travelled (never the key)."""
+    import httpx
+    import yaml
+
+    from a2a_lab.server.app import ScenarioApp
+    from a2a_lab.server.hosting import BackgroundServer
+    from a2a_lab.server.loader import load_file
+
+    key = "a2a-lab-test-key-grpc"
+    card = {
+        "name": "keyed gRPC agent",
+        "description": "wants an API key",
+        "version": "1.0.0",
+        "supportedInterfaces": [{"url": "{grpc_address}", "protocolBinding": "GRPC", "protocolVersion": "1.0"}],
+        "capabilities": {"streaming": False},
+        "securitySchemes": {"key": {"apiKeySecurityScheme": {"location": "header", "name": "X-API-Key"}}},
+        "securityRequirements": [{"schemes": {"key": {"list": []}}}],
+        "defaultInputModes": ["text/plain"],
+        "defaultOutputModes": ["text/plain"],
+        "skills": [{"id": "a", "name": "a", "description": "a", "tags": ["a"]}],
+    }
+    data = {
+        "title": "keyed gRPC agent",
+        "description": "written by tests/scenarios/test_grpc.py",
+        "spec": "A2A 1.0 §10.2",
+        "card": {"object": card},
+        "task": {"steps": ["SUBMITTED", "COMPLETED"]},
+        "auth": {"credentials": {"apiKey": key}},
+    }
+    path = tmp_path / "keyed.yaml"
+    path.write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
+    app = ScenarioApp(load_file(path))
+    with BackgroundServer(app) as server:
+        served_card = httpx.get(f"{server.url}/.well-known/agent-card.json").json()
+        channel = grpc.insecure_channel(served_card["supportedInterfaces"][0]["url"])
+        call = channel.unary_unary(grpcwire.method_path(Operation.SEND_MESSAGE))
+        request = protobuf.encode_request(Operation.SEND_MESSAGE, MESSAGE)
+
+        anonymous = refused(lambda: call(request, metadata=V1, timeout=5))
+        assert anonymous.code() is grpc.StatusCode.UNAUTHENTICATED
+        trailers = dict(anonymous.trailing_metadata() or ())
+        assert trailers["www-authenticate"] == 'ApiKey realm="a2a-lab", in="header", name="X-API-Key"'
+        info = details(anonymous)
+        assert info is not None and info["details"][0]["reason"] == "UNAUTHENTICATED"
+
+        misplaced = refused(lambda: call(request, metadata=[*V1, ("authorization", f"Bearer {key}")], timeout=5))
+        assert misplaced.code() is grpc.StatusCode.UNAUTHENTICATED
+
+        answer = protobuf.decode_response(
+            Operation.SEND_MESSAGE, call(request, metadata=[*V1, ("x-api-key", key)], timeout=5)
+        )
+        assert answer["task"]["status"]["state"] == "TASK_STATE_COMPLETED"
+        channel.close()
+        entries = [e for e in app.state.journal.snapshot()["entries"] if e["kind"] == "grpc"]
+    assert [e["credentials"] for e in entries] == ["absent", "invalid", "valid"]
+    assert entries[1]["auth"]["schemes"] == {"key": "misplaced"}
+    assert entries[1]["auth"]["carried"] == ["apiKey:header"] and entries[2]["auth"]["carried"] == ["apiKey:header"]
+    assert key not in str(entries)

@@ -14,11 +14,13 @@ from a2a_lab.protocol.versions import Version
 from a2a_lab.server.journal import BODY_KEEP_BYTES, Journal
 from a2a_lab.server.journal_record import (
     Answer,
+    AuthFacts,
     BodyTimeout,
     CredentialStatus,
     EndpointRef,
     Entry,
     EntryKind,
+    GrantInfo,
     PushInfo,
     Response,
     ResultKind,
@@ -124,6 +126,13 @@ def _every_kind() -> Journal:
     grpc_call.answer = Answer.error(-32001)
     grpc_call.response = Response(grpc_status="NOT_FOUND")
     grpc_call.events = [SentEvent(0.6, SentKind.ERROR, value={"code": 5, "message": "no such task"})]
+
+    token = journal.open(
+        "POST", "/oauth/token", "", HEADERS, b"grant_type=client_credentials&client_secret=s3cret", EntryKind.OAUTH
+    )
+    token.grant = GrantInfo("client_credentials", "post", True, ("agent.write",), issued=1)
+    token.auth = AuthFacts({"oauth": "misplaced"}, 1, ("client_secret:body",), "a note")
+    token.response = Response(200)
 
     probe = journal.open("POST", "/a2a", "", HEADERS, b"{}", EntryKind.JSONRPC)
     probe.seq, probe.t, probe.url, probe.probe = 77, 1.5, "http://agent.example/a2a", "SEND-MESSAGE"

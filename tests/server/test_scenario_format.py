@@ -62,7 +62,14 @@ seed: 11
 timeout: 7.5
 client:
   message: "hello there"
-  action: {follow_up: Paris, stream: true, webhook: true, token: secret-token, extended_card: true, resubscribe: true}
+  action:
+    follow_up: Paris
+    stream: true
+    webhook: true
+    token: secret-token
+    credentials: {apiKey: k}
+    extended_card: true
+    resubscribe: true
 card:
 """
     + CARD
@@ -212,7 +219,11 @@ card:
   legacy: serve
 endpoints:
   - {path: /rpc, binding: JSONRPC, versions: ["1.0"]}
-auth: {bearer: other-token, scope: all}
+auth:
+  bearer: other-token
+  scope: all
+  token_uses: 3
+  credentials: {apiKey: k, username: u, password: p, client_id: c, client_secret: s}
 expect: {result: message}
 """
 
@@ -383,6 +394,7 @@ def test_provenance_client_expect_and_checks(serve: Callable[[str], Lab]) -> Non
         "stream": True,
         "webhook": True,
         "token": "secret-token",
+        "credentials": {"apiKey": "k"},
         "extended_card": True,
         "resubscribe": True,
     }

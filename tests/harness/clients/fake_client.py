@@ -21,6 +21,7 @@ without `url` (as a 0.3 card model does), and speaks only 0.3.
 from __future__ import annotations
 
 import argparse
+import base64
 import json
 import os
 import signal
@@ -45,6 +46,17 @@ STOPS = {"completed", "failed", "canceled", "cancelled", "rejected", "input-requ
 INTERRUPTED = {"input-required", "auth-required"}
 
 DEFECTS = {
+    "api-key-wrong-place": "send the API key in a header when the card says query or cookie, else in the query",
+    "token-to-wrong-origin": (
+        "set the credentials on the whole HTTP session: they go with every request, the card fetch and the token "
+        "endpoint (another origin) included"
+    ),
+    "credentials-to-card-origin": (
+        "send to the interface's path on the card's own origin (as card-origin does) and present the credentials "
+        "there too, as if the card's origin were the agent's"
+    ),
+    "token-per-request": "fetch a new access token before every A2A call",
+    "token-without-scope": "ask the token endpoint for a token without the scopes the card's requirement names",
     "no-card": "skip the card fetch and guess the endpoint ({base}/a2a, JSON-RPC 1.0)",
     "legacy-card-path": "read only /.well-known/agent.json and, when that fails, guess the endpoint as no-card does",
     "wrong-header": "send A2A-Version: 0.3 on 1.0 calls",
@@ -293,6 +305,129 @@ def interfaces(card: dict[str, Any], defects: Defects | None = None, generation:
 # ------------------------------------------------------------------------------------------ the client
 
 
+# ------------------------------------------------------------------------------------------ credentials
+
+
+def _origin(url: str) -> str:
+    scheme, _, rest = url.partition("://")
+    return f"{scheme}://{rest.split('/', 1)[0]}".lower()
+
+
+def read_schemes(card: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """The card's securitySchemes flattened to {type, in, name, scheme, tokenUrl, openIdConnectUrl} (1.0 or 0.3)."""
+    out: dict[str, dict[str, Any]] = {}
+    raw: dict[str, Any] = card["securitySchemes"] if isinstance(card.get("securitySchemes"), dict) else {}
+    kinds = {
+        "apiKeySecurityScheme": "apiKey",
+        "httpAuthSecurityScheme": "http",
+        "oauth2SecurityScheme": "oauth2",
+        "openIdConnectSecurityScheme": "openIdConnect",
+    }
+    for name, scheme in raw.items():
+        if not isinstance(scheme, dict):
+            continue
+        flat: dict[str, Any] = dict(scheme)
+        for member, kind in kinds.items():
+            if isinstance(scheme.get(member), dict):
+                flat = {**scheme[member], "type": kind, "in": scheme[member].get("location")}
+        flows: dict[str, Any] = flat["flows"] if isinstance(flat.get("flows"), dict) else {}
+        cc: dict[str, Any] = flows["clientCredentials"] if isinstance(flows.get("clientCredentials"), dict) else {}
+        flat["tokenUrl"] = cc.get("tokenUrl")
+        out[str(name)] = flat
+    return out
+
+
+def read_requirements(card: dict[str, Any]) -> list[dict[str, list[str]]]:
+    if isinstance(card.get("securityRequirements"), list):
+        return [
+            {k: list((v or {}).get("list", [])) for k, v in (r.get("schemes") or {}).items()}
+            for r in card["securityRequirements"]
+            if isinstance(r, dict)
+        ]
+    return [r for r in card.get("security") or [] if isinstance(r, dict)]
+
+
+class FakeAuth(httpx.Auth):
+    """Presents the first requirement of the card it holds credentials for, as the schemes say (bugs on request)."""
+
+    def __init__(self, card: dict[str, Any], creds: dict[str, str], token: str | None, defects: Defects) -> None:
+        self.schemes, self.creds, self.static, self.defects = read_schemes(card), creds, token, defects
+        self.access: str | None = None
+        self.requirement: dict[str, list[str]] = {}
+        for req in read_requirements(card) or [{n: [] for n in self.schemes}]:
+            if all(self.holds(self.schemes.get(n, {})) for n in req):
+                self.requirement = req
+                break
+        ifaces: list[Any] = card["supportedInterfaces"] if isinstance(card.get("supportedInterfaces"), list) else []
+        self.origins = {_origin(i["url"]) for i in ifaces if isinstance(i, dict) and isinstance(i.get("url"), str)}
+        if isinstance(card.get("url"), str):
+            self.origins.add(_origin(card["url"]))
+
+    def holds(self, scheme: dict[str, Any]) -> bool:
+        kind = scheme.get("type")
+        if kind == "apiKey":
+            return "apiKey" in self.creds
+        if kind == "http":
+            return ("username" in self.creds) if str(scheme.get("scheme")).lower() == "basic" else bool(self.static)
+        return kind in ("oauth2", "openIdConnect") and "client_secret" in self.creds
+
+    def token_request(self, name: str) -> httpx.Request:
+        scheme = self.schemes[name]
+        url = scheme.get("tokenUrl") or ""
+        scopes = [] if "token-without-scope" in self.defects else self.requirement.get(name, [])
+        form = {"grant_type": "client_credentials", **({"scope": " ".join(scopes)} if scopes else {})}
+        headers = {"Accept": "application/json"}
+        if "token-to-wrong-origin" in self.defects and self.access:
+            form |= {"client_id": self.creds.get("client_id", ""), "client_secret": self.creds["client_secret"]}
+            headers["Authorization"] = f"Bearer {self.access}"
+        else:
+            pair = f"{self.creds.get('client_id', '')}:{self.creds.get('client_secret', '')}".encode()
+            headers["Authorization"] = "Basic " + base64.b64encode(pair).decode()
+        return httpx.Request("POST", url, data=form, headers=headers)
+
+    def auth_flow(self, request: httpx.Request) -> Any:
+        if _origin(str(request.url)) not in self.origins and "token-to-wrong-origin" not in self.defects:
+            yield request
+            return
+        tokens = [n for n in self.requirement if self.schemes.get(n, {}).get("type") == "oauth2"]
+        for name in tokens:
+            if self.access is None or "token-per-request" in self.defects:
+                got = yield self.token_request(name)
+                got.read()
+                self.access = got.json().get("access_token")
+        self.apply(request)
+        response = yield request
+        if response.status_code == 401 and tokens:
+            got = yield self.token_request(tokens[0])
+            got.read()
+            self.access = got.json().get("access_token")
+            retry = httpx.Request(request.method, request.url, headers=request.headers, content=request.content)
+            self.apply(retry)
+            yield retry
+
+    def apply(self, request: httpx.Request) -> None:
+        for name in self.requirement:
+            scheme = self.schemes.get(name, {})
+            kind = scheme.get("type")
+            if kind == "apiKey":
+                where, key = scheme.get("in"), self.creds["apiKey"]
+                if "api-key-wrong-place" in self.defects:
+                    where = "header" if where != "header" else "query"
+                if where == "header":
+                    request.headers[scheme.get("name") or "X-API-Key"] = key
+                elif where == "query":
+                    request.url = request.url.copy_merge_params({scheme.get("name") or "api_key": key})
+                else:
+                    request.headers["Cookie"] = f"{scheme.get('name')}={key}"
+            elif kind == "http" and str(scheme.get("scheme")).lower() == "basic":
+                pair = f"{self.creds['username']}:{self.creds.get('password', '')}".encode()
+                request.headers["Authorization"] = "Basic " + base64.b64encode(pair).decode()
+            elif kind == "http":
+                request.headers["Authorization"] = f"Bearer {self.static}"
+            elif self.access:
+                request.headers["Authorization"] = f"Bearer {self.access}"
+
+
 class Client:
     def __init__(self, args: argparse.Namespace, card_url: str) -> None:
         self.args = args
@@ -351,7 +486,7 @@ class Client:
     def url_of(self, iface: dict[str, Any]) -> str:
         if "wrong-url" in self.defects:
             return self.base + "/wrong"
-        if "card-origin" in self.defects:
+        if "card-origin" in self.defects or "credentials-to-card-origin" in self.defects:
             _, _, rest = iface["url"].partition("://")
             return self.base + "/" + rest.partition("/")[2].rstrip("/")
         return iface["url"].rstrip("/")
@@ -696,6 +831,13 @@ class Client:
                 while True:
                     time.sleep(60)
             candidates = self.choose(card)
+            creds: dict[str, str] = (
+                self.action["credentials"] if isinstance(self.action.get("credentials"), dict) else {}
+            )
+            if creds or isinstance(self.action.get("token"), str):
+                self.http.auth = auth = FakeAuth(card, creds, self.action.get("token"), self.defects)
+                if "credentials-to-card-origin" in self.defects:
+                    auth.origins.add(_origin(self.base))
         if not candidates:
             return {"kind": "error", "state": None, "text": "no supported interface"}
         if "flood" in self.defects:
@@ -735,6 +877,8 @@ class Client:
                 task_id = "fake-client-own-task"
             resp = self.send(iface, follow_up, stream, task_ids=(task_id, context_id))
             outcome, _ = self.conclude(iface, resp)
+        if "token-to-wrong-origin" in self.defects and isinstance(self.http.auth, FakeAuth):
+            self.http.get(self.card_url)  # the session's credentials go along
         return outcome
 
     def conclude(self, iface: dict[str, Any], resp: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any] | None]:
