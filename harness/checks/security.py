@@ -109,7 +109,17 @@ def _leaks(view: RunView) -> list[tuple[Entry, str]]:
             continue
         kinds = {item.split(":", 1)[0] for item in carried}
         if entry.kind is EntryKind.CARD:
-            out.append((entry, f"the public card fetch carried {', '.join(carried)} (it needs no credential)"))
+            # The agent's own origin is the party the credential is for (RFC 6750 §5.3 "unintended parties"): a
+            # card fetched there with the client's default headers discloses nothing; any other origin does.
+            host = entry.headers.get("host")
+            if not hosts or host not in hosts:
+                out.append(
+                    (
+                        entry,
+                        f"the card fetch from {host} carried {', '.join(carried)}: no interface of the card is on "
+                        "that origin, so its schemes do not cover it",
+                    )
+                )
         elif entry.kind is EntryKind.OAUTH:
             token_endpoint = entry.path.endswith((TOKEN_PATH, DEVICE_PATH))
             agents = sorted(kinds - ({"client_secret"} if token_endpoint else set()))
@@ -139,7 +149,7 @@ def _leaks(view: RunView) -> list[tuple[Entry, str]]:
     "Credentials only where the scheme covers",
     "The client sends each credential only where its scheme covers it: the agent's credentials (API key, password, "
     "bearer or access token) on its A2A calls to the origins of the card's interfaces, never to another origin (the "
-    "card's own, when the interfaces live elsewhere), on the public card fetch, the token endpoint, or inside a "
+    "card's own, when the interfaces live elsewhere, on a call or on the card fetch), the token endpoint, or inside a "
     "message or a push notification config (which the agent forwards to a webhook); a client secret only to the "
     "token endpoint.",
 )

@@ -622,8 +622,8 @@ FAILS = [
     ),
     Proof(
         "NO-CREDENTIAL-LEAK",
-        "api-key-on-the-card-fetch",
-        defect("auth/api-key-header", "token-to-wrong-origin"),
+        "api-key-on-another-origins-card-fetch",
+        defect(KEYED_ELSEWHERE, "token-to-wrong-origin"),
         Outcome.FAIL,
         Outcome.FAIL,
         "card fetch",
