@@ -31,7 +31,7 @@ from .command_line import (
 )
 from .exit_codes import Exit
 from .gate import conclude
-from .model import ClientRun
+from .model import ClientRun, ScenarioResult
 from .remote import RemoteError, RemoteRun, RemoteServer
 from .reports import console
 from .reports.files import ReportFiles
@@ -91,9 +91,53 @@ def _check_client(command: str) -> None:
         )
 
 
-def _progress(raw: runner.RawRun, index: int, total: int) -> None:
-    note = "timed out" if raw.client.timed_out else (raw.error or f"exit {raw.client.exit_code}")
-    print(console.progress_line(index, total, raw.scenario.id, raw.duration, note), file=sys.stderr, flush=True)
+#: How many scenarios quote the client's stderr in their progress line when it ended before any request (-v: all).
+QUOTED_STDERR = 3
+
+
+class Progress:
+    """The live progress line per finished scenario, on stderr. A client that ended before any request reached the
+    server says why (its exit code, its stderr's last lines) in the first scenarios; its exit code is not shown
+    otherwise, since exiting 1 is right where a client refuses a bad card."""
+
+    def __init__(self, verbose: bool = False) -> None:
+        self.verbose = verbose
+        self.quoted = 0
+
+    def __call__(self, raw: runner.RawRun, index: int, total: int) -> None:
+        silent = not raw.journal and not raw.client.timed_out
+        if raw.client.timed_out:
+            note = "timed out"
+        elif raw.error:
+            note = raw.error
+        elif silent:
+            note = f"exit {raw.client.exit_code} before any request reached the server"
+        else:
+            note = ""
+        lines = [console.progress_line(index, total, raw.scenario.id, raw.duration, note)]
+        if silent and raw.client.stderr_tail.strip() and (self.verbose or self.quoted < QUOTED_STDERR):
+            self.quoted += 1
+            lines += console.stderr_tail(raw.client.stderr_tail)
+        print("\n".join(lines), file=sys.stderr, flush=True)
+
+
+def never_started(results: list[ScenarioResult]) -> str | None:
+    """What the client said when it failed, or could not be started, before any request in every scenario of the run
+    (a missing script, a bad interpreter): a usage error, not a verdict on the client. None otherwise."""
+    if not results:
+        return None
+    for r in results:
+        c = r.client
+        if c is None or r.journal or c.timed_out or (c.exit_code == 0 and not c.start_error):
+            return None
+    first = results[0].client
+    assert first is not None
+    if first.start_error:
+        return first.start_error
+    said = "\n".join(console.stderr_tail(first.stderr_tail))
+    return f"it exited {first.exit_code} before any request, in all {len(results)} scenario(s); " + (
+        f"its stderr ends:\n{said}" if said else "it wrote nothing on stderr"
+    )
 
 
 def cmd_run(args: argparse.Namespace) -> int:
@@ -132,7 +176,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     began, started = time.monotonic(), datetime.now(UTC).isoformat(timespec="milliseconds")
     server = RemoteServer(args.server, args.admin_token) if args.server else None
     try:
-        results, supported = runner.run_all(scenarios, opts, _progress, server)
+        results, supported = runner.run_all(scenarios, opts, Progress(args.verbose), server)
     except RemoteError as exc:
         return refuse(str(exc))
     except Exception as exc:
@@ -148,7 +192,11 @@ def cmd_run(args: argparse.Namespace) -> int:
         # Scenarios chosen but not run, and why (gRPC ones where the grpc extra is missing).
         "skipped": {"scenarios": skipped, "why": no_grpc} if skipped else None,
     }
-    return conclude(results, supported, meta, ReportFiles.from_args(args), args.strict, args.verbose)
+    code = conclude(results, supported, meta, ReportFiles.from_args(args), args.strict, args.verbose)
+    why = never_started(results)
+    if why:
+        return refuse(f"the client never started: {why}")
+    return code
 
 
 def add_score_arguments(p: argparse.ArgumentParser) -> None:
@@ -239,7 +287,7 @@ def cmd_drive(args: argparse.Namespace) -> int:
     else:
         say(f"score it with: a2a-lab score --server {args.server} --run {shared.run_id} --run-token {shared.run.token}")
     say(f"run {shared.run_id} on {args.server}: {len(scenarios)} scenario(s), client: {client}")
-    runner.execute_all(scenarios, opts, _progress, shared)
+    runner.execute_all(scenarios, opts, Progress(), shared)
     print(shared.run_id)
     return Exit.OK
 

@@ -20,9 +20,19 @@ _MARK = {
 }
 
 
+#: How many of its last lines a progress line quotes from a client's stderr.
+STDERR_LINES = 6
+
+
 def progress_line(index: int, total: int, scenario_id: str, seconds: float, note: str = "") -> str:
     width = len(str(total))
     return f"[{index:>{width}}/{total}] {scenario_id} ({seconds:.1f}s){' ' + note if note else ''}"
+
+
+def stderr_tail(text: str, lines: int = STDERR_LINES) -> list[str]:
+    """The last `lines` non-blank lines of a client's stderr, indented under its progress line."""
+    kept = [line.rstrip() for line in text.splitlines() if line.strip()][-lines:]
+    return [f"    | {line}" for line in kept]
 
 
 def scorecard(
