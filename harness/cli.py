@@ -7,17 +7,25 @@ import json
 import sys
 from collections.abc import Callable, Sequence
 
-from a2a_lab.server.catalogue import resolve
+from a2a_lab.server.catalogue import SelectionError, resolve
 from a2a_lab.server.loader import ScenarioError
 
 from . import catalogue_view
-from .command_line import ADMIN_TOKEN_ENV, add_json_or_markdown, admin_token, load_catalogue, refuse, say
+from .command_line import (
+    ADMIN_TOKEN_ENV,
+    add_json_or_markdown,
+    add_selection,
+    admin_token,
+    load_catalogue,
+    refuse,
+    say,
+)
 from .exit_codes import Exit
 
 
 def _unresolved(exc: KeyError | ScenarioError) -> Exit:
-    """An unknown scenario id (a KeyError, whose text is quoted) or a broken scenario file."""
-    return refuse(str(exc).strip('"'))
+    """An unknown scenario id or a missing file (a KeyError, whose str() is quoted) or a broken scenario file."""
+    return refuse(str(exc.args[0]) if isinstance(exc, KeyError) else str(exc))
 
 
 def cmd_scenarios(args: argparse.Namespace) -> int:
@@ -31,7 +39,10 @@ def cmd_scenarios(args: argparse.Namespace) -> int:
             return _unresolved(exc)
         print(catalogue_view.explain(scenario))
         return Exit.OK
-    scenarios = list(cat.scenarios.values())
+    try:
+        scenarios = cat.choose(args.scenario, args.exclude)
+    except SelectionError as exc:
+        return refuse(str(exc))
     if args.json:
         print(json.dumps(catalogue_view.as_json(scenarios, cat.broken), indent=2))
     elif args.markdown:
@@ -106,8 +117,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("scenarios", help="list the scenario catalogue, or explain one scenario")
     p.add_argument("action", nargs="?", choices=["list", "show"], default="list")
-    p.add_argument("id", nargs="?", help="scenario id (with `show`)")
+    p.add_argument("id", nargs="?", help="scenario id or scenario file (with `show`)")
     add_json_or_markdown(p, "machine-readable list")
+    add_selection(p)
     p.set_defaults(func=cmd_scenarios)
 
     p = sub.add_parser("serve", help="serve one scenario at the origin root, or all of them under /<scenario-id>/")

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from a2a_lab.protocol import grpcwire
 from a2a_lab.protocol.cards import parse_support
-from a2a_lab.server.catalogue import Catalogue
+from a2a_lab.server.catalogue import Catalogue, SelectionError
 from a2a_lab.server.scenario import Scenario
 
 from . import presets, process, runner
@@ -37,7 +37,7 @@ from .reports import console
 from .reports.files import ReportFiles
 
 
-def add_report_arguments(p: argparse.ArgumentParser) -> None:
+def add_report_arguments(p: argparse.ArgumentParser, files: bool = False) -> None:
     add_report_files(p)
     p.add_argument("--strict", action="store_true", help="also fail the gate on NON_STRICT (a SHOULD missed)")
     p.add_argument(
@@ -49,7 +49,7 @@ def add_report_arguments(p: argparse.ArgumentParser) -> None:
         help="declare what the client supports, e.g. jsonrpc@1.0,jsonrpc@0.3 "
         "(default: inferred from what it uses anywhere in the run)",
     )
-    add_selection(p)
+    add_selection(p, files)
     add_verbose(p)
 
 
@@ -68,7 +68,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="score against an already-running `a2a-lab serve` (e.g. in another container) instead of starting servers",
     )
     add_admin_token(p)
-    add_report_arguments(p)
+    add_report_arguments(p, files=True)
     p.add_argument(
         "--shard",
         metavar="K/N",
@@ -153,7 +153,10 @@ def cmd_run(args: argparse.Namespace) -> int:
     cat = load_catalogue(skipping=False)
     if cat.broken:
         return Exit.USAGE
-    scenarios = cat.select(args.scenario, args.exclude)
+    try:
+        scenarios = cat.choose(args.scenario, args.exclude, files=not args.server)
+    except SelectionError as exc:
+        return refuse(str(exc))
     if args.shard:
         try:
             scenarios = shard(scenarios, args.shard)
@@ -238,14 +241,14 @@ def cmd_score(args: argparse.Namespace) -> int:
                 )
             run = RemoteRun(server, args.run, token)
         info = run.info()
-        scenarios = cat.select(args.scenario, args.exclude)
+        scenarios = cat.choose(args.scenario, args.exclude, files=False)
         opts = runner.RunOptions(
             "(self-driven)", int(info.get("seed", 0)), strict=args.strict, supports=supports, baseline=baseline
         )
         client = ClientRun([], None, 0.0, False)
         shared = runner.SharedRun(run)
         raws = [shared.collect(s, client, opts.seed) for s in scenarios]
-    except RemoteError as exc:
+    except (RemoteError, SelectionError) as exc:
         return refuse(str(exc))
     results, supported = runner.score_all(raws, opts)
     meta = {"client": f"self-driven (run {run.id} on {args.server})", "seed": opts.seed, "run": run.id}
@@ -262,7 +265,7 @@ def add_drive_arguments(p: argparse.ArgumentParser) -> None:
         help="write the run id and token here (mode 0600), for `a2a-lab score --run-file`",
     )
     add_admin_token(p)
-    add_selection(p)
+    add_selection(p, files=False)
     add_jobs_and_timeout(p)
     p.add_argument("--seed", type=int, default=0, help="the run's seed")
 
@@ -275,7 +278,10 @@ def cmd_drive(args: argparse.Namespace) -> int:
         _check_client(client)
     except presets.PresetError as exc:
         return refuse(str(exc))
-    scenarios = Catalogue.load().select(args.scenario, args.exclude)
+    try:
+        scenarios = Catalogue.load().choose(args.scenario, args.exclude, files=False)
+    except SelectionError as exc:
+        return refuse(str(exc))
     server = RemoteServer(args.server, args.admin_token)
     opts = runner.RunOptions(client, args.seed, args.timeout, args.jobs)
     try:

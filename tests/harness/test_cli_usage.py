@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
+
+import pytest
+
+from a2a_lab.server.catalogue import builtin_root
 
 CLI = [sys.executable, "-m", "a2a_lab.harness.cli"]
 #: Scenarios a client that makes no call runs through fast.
@@ -63,3 +69,69 @@ def test_a_client_that_fails_only_sometimes_is_scored_and_its_exit_code_is_not_a
     [contacted] = [line for line in proc.stderr.splitlines() if "spec/conformant (" in line]
     assert "exit" not in contacted, proc.stderr
     assert "    | refusing to start today" in proc.stderr
+
+
+# Point 4: scenario files and folders of the user's own.
+
+
+def _own_scenarios(tmp_path: Path) -> tuple[Path, Path]:
+    """A folder with one scenario in a group of its own, and a single file elsewhere (copies of a built-in one)."""
+    text = (builtin_root() / "spec" / "conformant.yaml").read_text(encoding="utf-8")
+    folder = tmp_path / "mine"
+    (folder / "vendor").mkdir(parents=True)
+    (folder / "vendor" / "observed-quirk.yaml").write_text(
+        text.replace("title: ", "title: Mine - ", 1), encoding="utf-8"
+    )
+    single = tmp_path / "recorded.yaml"
+    single.write_text(text, encoding="utf-8")
+    return folder, single
+
+
+def test_run_takes_scenario_files_and_folders_mixed_with_ids(tmp_path: Path, fake: Callable[..., str]) -> None:
+    folder, single = _own_scenarios(tmp_path)
+    selection = scenarios(str(folder), str(single), "spec/tck-sut")
+    report = tmp_path / "run.json"
+    proc = a2a_lab("run", "--client", fake(), *selection, "--json", str(report), cwd=tmp_path)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    ran = {s["id"]: s["outcome"] for s in json.loads(report.read_text(encoding="utf-8"))["scenarios"]}
+    assert ran == {"vendor/observed-quirk": "PASS", "recorded": "PASS", "spec/tck-sut": "PASS"}
+    listed = a2a_lab("scenarios", "--json", *selection, cwd=tmp_path)
+    assert listed.returncode == 0, listed.stderr
+    titles = {s["id"]: s["title"] for s in json.loads(listed.stdout)["scenarios"]}
+    assert set(titles) == set(ran) and titles["vendor/observed-quirk"].startswith("Mine - ")
+
+
+@pytest.mark.parametrize(
+    "selection, says",
+    [
+        (["{folder}", "spec/conformnt"], "no scenario matches 'spec/conformnt'; did you mean spec/conformant"),
+        (["{tmp}/nowhere.yaml"], "nowhere.yaml: no such file"),
+        (["{tmp}/broken.yaml"], "broken.yaml"),
+        (["{tmp}/empty"], "holds no scenario file"),
+        (["{single}", "{tmp}/again/recorded.yaml"], "two scenarios chosen are called 'recorded'"),
+    ],
+    ids=["misspelled-id", "missing-file", "broken-file", "empty-folder", "one-id-twice"],
+)
+def test_a_selection_that_cannot_be_made_is_a_usage_error(selection: list[str], says: str, tmp_path: Path) -> None:
+    folder, single = _own_scenarios(tmp_path)
+    (tmp_path / "broken.yaml").write_text("title: [unclosed\n", encoding="utf-8")
+    (tmp_path / "empty").mkdir()
+    (tmp_path / "again").mkdir()
+    (tmp_path / "again" / "recorded.yaml").write_text(single.read_text(encoding="utf-8"), encoding="utf-8")
+    given = [a.format(folder=folder, single=single, tmp=tmp_path) for a in selection]
+    # `run` and `scenarios` choose alike (Catalogue.choose); `run` is tried once, on the missing file.
+    command = ["run", "--client", "true"] if "nowhere" in selection[0] else ["scenarios"]
+    proc = a2a_lab(*command, *scenarios(*given), cwd=tmp_path)
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert says in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_scenario_files_are_refused_with_a_shared_server(tmp_path: Path) -> None:
+    _, single = _own_scenarios(tmp_path)
+    proc = a2a_lab("run", "--server", "http://127.0.0.1:9", "--scenario", str(single), cwd=tmp_path)
+    assert proc.returncode == 2 and "can only be run locally" in proc.stderr, proc.stderr
+
+
+def test_show_says_a_missing_file_is_missing(tmp_path: Path) -> None:
+    proc = a2a_lab("scenarios", "show", "mine.yaml", cwd=tmp_path)
+    assert proc.returncode == 2 and proc.stderr.strip() == "a2a-lab: mine.yaml: no such file", proc.stderr
