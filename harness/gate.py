@@ -8,6 +8,7 @@ from typing import Any
 from a2a_lab.protocol.cards import Support
 
 from . import scoring
+from .baseline import Baseline
 from .exit_codes import Exit
 from .model import Outcome, ScenarioResult
 from .reports import console, json_report
@@ -27,12 +28,20 @@ def conclude(
     strict: bool = False,
     verbose: bool = False,
     checks: Iterable[Any] | None = None,
+    baseline: Baseline | None = None,
 ) -> Exit:
     """Print the scorecard, write the report files, and return the exit code: HARNESS when a scenario ended in
-    ERROR, else the gate's. `checks`: the checks the results come from, when they are not the client checks."""
+    ERROR, else the gate's. `checks`: the checks the results come from, when they are not the client checks.
+    `baseline`: the one the results were scored with (its stale entries are listed, and recorded in the report)."""
     summary = scoring.summary(results, strict)
-    console.scorecard(results, summary, verbose=verbose)
+    stale = [f"{sid} {cid} (now {now})" for sid, cid, now in baseline.stale] if baseline else []
+    console.scorecard(results, summary, verbose=verbose, stale=stale)
     meta = {**meta, "strict": strict, "supports": sorted(f"{b.value}@{v.value}" for b, v in supported)}
+    if baseline:
+        meta["baseline"] = {
+            "file": baseline.source,
+            "stale": [{"scenario": sid, "check": cid, "now": now} for sid, cid, now in baseline.stale],
+        }
     report = json_report.build(results, summary, meta, checks=checks)
     files.write(report, results, strict)
     if any(r.outcome == Outcome.ERROR for r in results):

@@ -17,6 +17,7 @@ from a2a_lab.server.scenario import Scenario
 
 from . import presets, process, runner
 from .baseline import Baseline, BaselineError
+from .checks import client_checks
 from .command_line import (
     RUN_TOKEN_ENV,
     add_admin_token,
@@ -157,6 +158,11 @@ def cmd_run(args: argparse.Namespace) -> int:
         scenarios = cat.choose(args.scenario, args.exclude, files=not args.server)
     except SelectionError as exc:
         return refuse(str(exc))
+    try:
+        if baseline:
+            baseline.validate({*cat.ids(), *(s.id for s in scenarios)}, {c.id for c in client_checks()})
+    except BaselineError as exc:
+        return refuse(str(exc))
     if args.shard:
         try:
             scenarios = shard(scenarios, args.shard)
@@ -195,7 +201,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         # Scenarios chosen but not run, and why (gRPC ones where the grpc extra is missing).
         "skipped": {"scenarios": skipped, "why": no_grpc} if skipped else None,
     }
-    code = conclude(results, supported, meta, ReportFiles.from_args(args), args.strict, args.verbose)
+    code = conclude(results, supported, meta, ReportFiles.from_args(args), args.strict, args.verbose, baseline=baseline)
     why = never_started(results)
     if why:
         return refuse(f"the client never started: {why}")
@@ -242,17 +248,19 @@ def cmd_score(args: argparse.Namespace) -> int:
             run = RemoteRun(server, args.run, token)
         info = run.info()
         scenarios = cat.choose(args.scenario, args.exclude, files=False)
+        if baseline:
+            baseline.validate(cat.ids(), {c.id for c in client_checks()})
         opts = runner.RunOptions(
             "(self-driven)", int(info.get("seed", 0)), strict=args.strict, supports=supports, baseline=baseline
         )
         client = ClientRun([], None, 0.0, False)
         shared = runner.SharedRun(run)
         raws = [shared.collect(s, client, opts.seed) for s in scenarios]
-    except (RemoteError, SelectionError) as exc:
+    except (RemoteError, SelectionError, BaselineError) as exc:
         return refuse(str(exc))
     results, supported = runner.score_all(raws, opts)
     meta = {"client": f"self-driven (run {run.id} on {args.server})", "seed": opts.seed, "run": run.id}
-    return conclude(results, supported, meta, ReportFiles.from_args(args), args.strict, args.verbose)
+    return conclude(results, supported, meta, ReportFiles.from_args(args), args.strict, args.verbose, baseline=baseline)
 
 
 def add_drive_arguments(p: argparse.ArgumentParser) -> None:

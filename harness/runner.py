@@ -320,10 +320,12 @@ def score(run: RawRun, supports: set[Support], opts: RunOptions) -> ScenarioResu
         journal_dropped=run.dropped,
         error=run.error,
     )
-    notes = opts.baseline.apply(result, opts.strict) if opts.baseline else []
+    notes = opts.baseline.apply_checks(result, opts.strict) if opts.baseline else []
     result.outcome = scoring.scenario_outcome(
         checks, run.client.timed_out, bool(run.journal), run.error, run.scenario.checks
     )
+    if opts.baseline:
+        notes += opts.baseline.apply_scenario(result, any(c.baseline for c in checks))
     if notes:
         result.error = "; ".join(notes) if not result.error else result.error + "; " + "; ".join(notes)
     result.harness_cost = run.setup_cost + (time.monotonic() - began)

@@ -36,8 +36,13 @@ def stderr_tail(text: str, lines: int = STDERR_LINES) -> list[str]:
 
 
 def scorecard(
-    results: list[ScenarioResult], summary: dict[str, Any], out: TextIO | None = None, verbose: bool = False
+    results: list[ScenarioResult],
+    summary: dict[str, Any],
+    out: TextIO | None = None,
+    verbose: bool = False,
+    stale: list[str] | None = None,
 ) -> None:
+    """`stale`: baseline entries that had nothing to excuse, listed before the verdict."""
     out = (
         out if out is not None else sys.stdout
     )  # looked up per call: a default bound at import outlives redirected streams
@@ -51,6 +56,8 @@ def scorecard(
             detail = (detail + "; " if detail else "") + "not attempted: " + ", ".join(declined)
         if r.outcome in (Outcome.TIMEOUT, Outcome.NO_CONTACT, Outcome.ERROR):
             detail = (r.error or r.outcome.value) + (f"; {detail}" if detail else "")
+        if r.baseline:
+            detail = f"expected failure (baseline): {r.baseline}" + (f"; {detail}" if detail else "")
         print(f"{r.id.ljust(width)}  {_MARK[r.outcome]:<6}  {detail}", file=out)
         if r.error and r.outcome not in (Outcome.TIMEOUT, Outcome.NO_CONTACT, Outcome.ERROR):
             print(f"{'':{width}}    note: {r.error}", file=out)  # e.g. a baseline entry that now passes
@@ -64,4 +71,10 @@ def scorecard(
     outcomes = ", ".join(f"{k} {v}" for k, v in summary["outcomes"].items())
     print(f"\n{summary['scenarios']} scenarios: {outcomes}", file=out)
     print(f"checks passed: {', '.join(parts) or 'none judged'}", file=out)
+    if stale:
+        print(
+            f"baseline: {len(stale)} entr{'y' if len(stale) == 1 else 'ies'} with nothing to excuse, remove:", file=out
+        )
+        for entry in stale:
+            print(f"  {entry}", file=out)
     print(f"verdict: {summary['verdict']}", file=out)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import xml.etree.ElementTree as ET
 from collections.abc import Callable
 from pathlib import Path
 
@@ -135,3 +136,66 @@ def test_scenario_files_are_refused_with_a_shared_server(tmp_path: Path) -> None
 def test_show_says_a_missing_file_is_missing(tmp_path: Path) -> None:
     proc = a2a_lab("scenarios", "show", "mine.yaml", cwd=tmp_path)
     assert proc.returncode == 2 and proc.stderr.strip() == "a2a-lab: mine.yaml: no such file", proc.stderr
+
+
+# Point 2: the baseline.
+
+
+def test_a_whole_scenario_entry_excuses_its_timeout(tmp_path: Path) -> None:
+    baseline = tmp_path / "baseline.yaml"
+    baseline.write_text('spec/conformant:\n  "*": "known hang, tracked in #31"\n', encoding="utf-8")
+    report, junit = tmp_path / "run.json", tmp_path / "junit.xml"
+    args = [
+        "--client",
+        "sh -c 'sleep 30' {card_url}",
+        "--timeout",
+        "0.5",
+        "--scenario",
+        "spec/conformant",
+        "--json",
+        str(report),
+    ]
+    proc = a2a_lab("run", *args, "--junit", str(junit), "--baseline", str(baseline), cwd=tmp_path)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "expected failure (baseline): known hang, tracked in #31" in proc.stdout
+    data = json.loads(report.read_text(encoding="utf-8"))
+    [scenario] = data["scenarios"]
+    assert scenario["outcome"] == "TIMEOUT" and scenario["baseline"] == "known hang, tracked in #31"
+    assert data["summary"]["gate"] == "passed" and data["baseline"]["stale"] == []
+    [case] = [c for c in ET.parse(junit).getroot().iter("testcase") if c.get("name") == "(scenario)"]
+    assert case.find("skipped") is not None and case.find("error") is None
+
+
+def test_entries_with_nothing_to_excuse_are_listed(tmp_path: Path, fake: Callable[..., str]) -> None:
+    baseline = tmp_path / "baseline.yaml"
+    baseline.write_text(
+        'spec/conformant:\n  "*": it used to hang\nspec/tck-sut:\n  VERSION-HEADER: issue 12\n', encoding="utf-8"
+    )
+    report = tmp_path / "run.json"
+    selection = scenarios("spec/conformant", "spec/tck-sut")
+    proc = a2a_lab(
+        "run", "--client", fake(), *selection, "--baseline", str(baseline), "--json", str(report), cwd=tmp_path
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "baseline: 2 entries with nothing to excuse, remove:" in proc.stdout
+    assert "  spec/conformant * (now PASS)" in proc.stdout and "  spec/tck-sut VERSION-HEADER (now PASS)" in proc.stdout
+    assert json.loads(report.read_text(encoding="utf-8"))["baseline"]["stale"] == [
+        {"scenario": "spec/conformant", "check": "*", "now": "PASS"},
+        {"scenario": "spec/tck-sut", "check": "VERSION-HEADER", "now": "PASS"},
+    ]
+
+
+@pytest.mark.parametrize(
+    "entry, says",
+    [
+        ("spec/conformnt:\n  VERSION-HEADER: x\n", "unknown scenario 'spec/conformnt'; did you mean spec/conformant"),
+        ("spec/conformant:\n  VERSION-HEADR: x\n", "unknown check 'VERSION-HEADR'; did you mean VERSION-HEADER"),
+    ],
+    ids=["scenario", "check"],
+)
+def test_unknown_ids_in_the_baseline_are_refused(entry: str, says: str, tmp_path: Path) -> None:
+    baseline = tmp_path / "baseline.yaml"
+    baseline.write_text(entry, encoding="utf-8")
+    proc = a2a_lab("run", "--client", "true", "--scenario", "spec/tck-sut", "--baseline", str(baseline), cwd=tmp_path)
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert says in proc.stderr and "spec/tck-sut (" not in proc.stderr  # refused before the run
