@@ -9,6 +9,7 @@ from a2a_lab.protocol.cards import Support
 
 from . import scoring
 from .baseline import Baseline
+from .command_line import say
 from .exit_codes import Exit
 from .model import Outcome, ScenarioResult
 from .reports import console, json_report
@@ -43,7 +44,11 @@ def conclude(
             "stale": [{"scenario": sid, "check": cid, "now": now} for sid, cid, now in baseline.stale],
         }
     report = json_report.build(results, summary, meta, checks=checks)
-    files.write(report, results, strict)
+    try:
+        files.write(report, results, strict)
+    except OSError as exc:  # checked before the run (ReportFiles.problem); the disk may still fill up
+        say(f"cannot write the reports: {exc.strerror or exc}{f': {exc.filename}' if exc.filename else ''}")
+        return Exit.USAGE
     if any(r.outcome == Outcome.ERROR for r in results):
         return Exit.HARNESS
     return gate_exit(summary)

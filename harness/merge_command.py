@@ -13,6 +13,7 @@ from .exit_codes import Exit
 from .gate import gate_exit
 from .model import ScenarioResult
 from .reports import html, json_report, junit
+from .reports.files import ReportFiles
 
 
 def merge(reports: list[dict[str, Any]], strict: bool = False) -> list[dict[str, Any]]:
@@ -61,6 +62,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def cmd_report(args: argparse.Namespace) -> int:
+    unwritable = ReportFiles(args.json, args.junit, args.html).problem()
+    if unwritable:
+        return refuse(unwritable)
     loaded = []
     for path in args.reports:
         try:

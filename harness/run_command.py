@@ -33,6 +33,7 @@ from .command_line import (
 from .exit_codes import Exit
 from .gate import conclude
 from .model import ClientRun, ScenarioResult
+from .outputs import file_problem
 from .remote import RemoteError, RemoteRun, RemoteServer
 from .reports import console
 from .reports.files import ReportFiles
@@ -151,6 +152,9 @@ def cmd_run(args: argparse.Namespace) -> int:
         return refuse(str(exc))
     if args.jobs < 1 or (args.timeout is not None and args.timeout <= 0):
         return refuse("--jobs must be at least 1 and --timeout positive")
+    unwritable = ReportFiles.from_args(args).problem()
+    if unwritable:
+        return refuse(unwritable)
     cat = load_catalogue(skipping=False)
     if cat.broken:
         return Exit.USAGE
@@ -233,6 +237,9 @@ def cmd_score(args: argparse.Namespace) -> int:
         baseline = Baseline.load(args.baseline) if args.baseline else None
     except (ValueError, BaselineError) as exc:
         return refuse(str(exc))
+    unwritable = ReportFiles.from_args(args).problem()
+    if unwritable:
+        return refuse(unwritable)
     server = RemoteServer(args.server)
     cat = Catalogue.load()
     try:
@@ -286,6 +293,9 @@ def cmd_drive(args: argparse.Namespace) -> int:
         _check_client(client)
     except presets.PresetError as exc:
         return refuse(str(exc))
+    unwritable = file_problem(args.run_file, "--run-file")
+    if unwritable:
+        return refuse(unwritable)
     try:
         scenarios = Catalogue.load().choose(args.scenario, args.exclude, files=False)
     except SelectionError as exc:
@@ -297,7 +307,10 @@ def cmd_drive(args: argparse.Namespace) -> int:
     except RemoteError as exc:
         return refuse(str(exc))
     if args.run_file:
-        shared.run.save(args.run_file)
+        try:
+            shared.run.save(args.run_file)
+        except OSError as exc:
+            return refuse(f"--run-file {args.run_file}: cannot write it: {exc.strerror or exc}")
     else:
         say(f"score it with: a2a-lab score --server {args.server} --run {shared.run_id} --run-token {shared.run.token}")
     say(f"run {shared.run_id} on {args.server}: {len(scenarios)} scenario(s), client: {client}")

@@ -26,6 +26,17 @@ class ReportFiles:
         """From the options command_line.add_report_files added (a command without --report-dir has no folder)."""
         return cls(args.json, args.junit, args.html, getattr(args, "report_dir", None))
 
+    def problem(self) -> str | None:
+        """Why one of these cannot be written (checked before a run starts), or None."""
+        from ..outputs import file_problem, first_problem, folder_problem
+
+        return first_problem(
+            file_problem(self.json, "--json"),
+            file_problem(self.junit, "--junit"),
+            folder_problem(self.html, "--html"),
+            folder_problem(self.folder, "--report-dir"),
+        )
+
     def write(self, report: dict[str, Any], results: list[ScenarioResult], strict: bool) -> None:
         if self.json:
             json_report.write(self.json, report)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
@@ -11,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from a2a_lab.harness.outputs import file_problem, folder_problem
 from a2a_lab.server.catalogue import builtin_root
 
 CLI = [sys.executable, "-m", "a2a_lab.harness.cli"]
@@ -199,3 +201,42 @@ def test_unknown_ids_in_the_baseline_are_refused(entry: str, says: str, tmp_path
     proc = a2a_lab("run", "--client", "true", "--scenario", "spec/tck-sut", "--baseline", str(baseline), cwd=tmp_path)
     assert proc.returncode == 2, proc.stdout + proc.stderr
     assert says in proc.stderr and "spec/tck-sut (" not in proc.stderr  # refused before the run
+
+
+# Point 5: report paths that cannot be written are refused before the run.
+
+
+@pytest.mark.parametrize(
+    "args, says",
+    [
+        (["run", "--html", "{file}"], "--html {file}: exists and is not a folder"),
+        (["run", "--report-dir", "{file}/reports"], "--report-dir {file}/reports: {file} is not a folder"),
+        (["run", "--json", "{tmp}"], "--json {tmp}: is a folder; give a file name"),
+        (["run", "--junit", "{file}/junit.xml"], "--junit {file}/junit.xml: {file} is not a folder"),
+        (
+            ["drive", "--server", "http://127.0.0.1:9", "--run-file", "{file}/run.json"],
+            "--run-file {file}/run.json: {file} is not a folder",
+        ),
+        (["report", "merge", "{file}", "--html", "{file}"], "--html {file}: exists and is not a folder"),
+    ],
+    ids=["html-on-a-file", "report-dir-under-a-file", "json-on-a-folder", "junit-under-a-file", "run-file", "merge"],
+)
+def test_unwritable_report_paths_are_refused_before_the_run(args: list[str], says: str, tmp_path: Path) -> None:
+    file = tmp_path / "taken"
+    file.write_text("not a folder\n", encoding="utf-8")
+    given = [a.format(file=file, tmp=tmp_path) for a in args]
+    run = ["--client", "true", "--scenario", "spec/tck-sut"] if given[0] in ("run", "drive") else []
+    proc = a2a_lab(*given, *run, cwd=tmp_path)
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert proc.stderr.splitlines() == [f"a2a-lab: {says.format(file=file, tmp=tmp_path)}"], proc.stderr
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root may write anywhere")
+def test_a_folder_that_is_not_writable_is_refused(tmp_path: Path) -> None:
+    locked = tmp_path / "locked"
+    locked.mkdir(mode=0o500)
+    assert (
+        file_problem(locked / "run.json", "--json")
+        == f"--json {locked}/run.json: cannot create it, {locked} is not writable"
+    )
+    assert folder_problem(locked / "html", "--html") is not None
