@@ -16,6 +16,8 @@ class Exit(IntEnum):
     USAGE = 2
     #: The harness itself failed (an ERROR outcome, an internal error).
     HARNESS = 3
+    #: Interrupted (Ctrl-C or SIGTERM): the clients and servers were stopped, the reports cover what finished.
+    INTERRUPTED = 130
 
 
 class ClientExit(IntEnum):

@@ -5,8 +5,12 @@ from __future__ import annotations
 import argparse
 import os
 import shutil
+import signal
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -123,6 +127,33 @@ class Progress:
         print("\n".join(lines), file=sys.stderr, flush=True)
 
 
+@dataclass
+class Interruption:
+    """The first SIGINT or SIGTERM a run received (None: none)."""
+
+    signal: str | None = None
+
+
+@contextmanager
+def interruptible(stopper: process.Stopper) -> Iterator[Interruption]:
+    """While a run goes: the first SIGINT or SIGTERM kills every client process group at once (`stopper`) and lets the
+    run end with what finished; a second one exits at once. The handlers before are restored after."""
+    seen = Interruption()
+
+    def handler(signum: int, _frame: object) -> None:
+        if seen.signal is not None:
+            os._exit(Exit.INTERRUPTED)  # asked twice: the clients are gone already, leave now
+        seen.signal = signal.Signals(signum).name
+        stopper.stop()
+
+    before = {sig: signal.signal(sig, handler) for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield seen
+    finally:
+        for sig, previous in before.items():
+            signal.signal(sig, previous)
+
+
 def never_started(results: list[ScenarioResult]) -> str | None:
     """What the client said when it failed, or could not be started, before any request in every scenario of the run
     (a missing script, a bad interpreter): a usage error, not a verdict on the client. None otherwise."""
@@ -184,16 +215,20 @@ def cmd_run(args: argparse.Namespace) -> int:
         say(f"skipped {len(skipped)} gRPC scenario(s) ({', '.join(skipped)}): {no_grpc}")
         if not scenarios:
             return refuse("every scenario chosen serves gRPC, which this installation cannot: " + str(no_grpc))
-    opts = runner.RunOptions(client, args.seed, args.timeout, args.jobs, args.strict, supports, baseline)
+    stopper = process.Stopper()
+    opts = runner.RunOptions(
+        client, args.seed, args.timeout, args.jobs, args.strict, supports, baseline, stopper=stopper
+    )
     say(f"{len(scenarios)} scenario(s), client: {client}, seed {args.seed}, -j {args.jobs}")
     began, started = time.monotonic(), datetime.now(UTC).isoformat(timespec="milliseconds")
     server = RemoteServer(args.server, args.admin_token) if args.server else None
-    try:
-        results, supported = runner.run_all(scenarios, opts, Progress(args.verbose), server)
-    except RemoteError as exc:
-        return refuse(str(exc))
-    except Exception as exc:
-        return crashed("harness error", exc)
+    with interruptible(stopper) as interruption:
+        try:
+            results, supported = runner.run_all(scenarios, opts, Progress(args.verbose), server)
+        except RemoteError as exc:
+            return refuse(str(exc))
+        except Exception as exc:
+            return crashed("harness error", exc)
     meta = {
         "client": client,
         "seed": args.seed,
@@ -205,7 +240,20 @@ def cmd_run(args: argparse.Namespace) -> int:
         # Scenarios chosen but not run, and why (gRPC ones where the grpc extra is missing).
         "skipped": {"scenarios": skipped, "why": no_grpc} if skipped else None,
     }
+    if interruption.signal:
+        # The reports cover what finished; `unfinished`: cut short or never started.
+        finished = {r.id for r in results}
+        meta["incomplete"] = {
+            "signal": interruption.signal,
+            "unfinished": [s.id for s in scenarios if s.id not in finished],
+        }
     code = conclude(results, supported, meta, ReportFiles.from_args(args), args.strict, args.verbose, baseline=baseline)
+    if interruption.signal:
+        say(
+            f"interrupted ({interruption.signal}): stopped every client and server, {len(results)} of "
+            f"{len(scenarios)} scenario(s) finished; the verdict and the reports (marked incomplete) cover only those"
+        )
+        return Exit.INTERRUPTED
     why = never_started(results)
     if why:
         return refuse(f"the client never started: {why}")
@@ -301,7 +349,8 @@ def cmd_drive(args: argparse.Namespace) -> int:
     except SelectionError as exc:
         return refuse(str(exc))
     server = RemoteServer(args.server, args.admin_token)
-    opts = runner.RunOptions(client, args.seed, args.timeout, args.jobs)
+    stopper = process.Stopper()
+    opts = runner.RunOptions(client, args.seed, args.timeout, args.jobs, stopper=stopper)
     try:
         shared = runner.SharedRun.start(server, args.seed)
     except RemoteError as exc:
@@ -314,8 +363,12 @@ def cmd_drive(args: argparse.Namespace) -> int:
     else:
         say(f"score it with: a2a-lab score --server {args.server} --run {shared.run_id} --run-token {shared.run.token}")
     say(f"run {shared.run_id} on {args.server}: {len(scenarios)} scenario(s), client: {client}")
-    runner.execute_all(scenarios, opts, Progress(), shared)
+    with interruptible(stopper) as interruption:
+        done = runner.execute_all(scenarios, opts, Progress(), shared)
     print(shared.run_id)
+    if interruption.signal:
+        say(f"interrupted ({interruption.signal}): {len(done)} of {len(scenarios)} scenario(s) driven")
+        return Exit.INTERRUPTED
     return Exit.OK
 
 

@@ -45,6 +45,8 @@ class RunOptions:
     supports: list[Support] | None = None
     baseline: Baseline | None = None
     env: dict[str, str] = field(default_factory=dict)
+    #: Stops every client at once when the run is interrupted (a2a-lab run's Ctrl-C, SIGTERM).
+    stopper: process.Stopper | None = None
 
 
 @dataclass
@@ -63,6 +65,8 @@ class RawRun:
     error: str | None = None
     #: From the client's end to the server's stop: reading the result and the journal, stopping the server.
     teardown_cost: float = 0.0
+    #: The run was interrupted while (or before) the client ran: nothing here can be judged.
+    interrupted: bool = False
 
     @classmethod
     def of(
@@ -255,7 +259,10 @@ def run_one(scenario: Scenario, opts: RunOptions, stage: Stage) -> RawRun:
         argv = command_for(opts.client, card_url, base_url)
         setup = time.monotonic() - started
         finished = process.run(
-            argv, client_env(scenario, card_url, base_url, str(result_path), opts.env), opts.timeout or scenario.timeout
+            argv,
+            client_env(scenario, card_url, base_url, str(result_path), opts.env),
+            opts.timeout or scenario.timeout,
+            stopper=opts.stopper,
         )
         ended = time.monotonic()
         result, result_error = read_result(result_path)
@@ -274,6 +281,7 @@ def run_one(scenario: Scenario, opts: RunOptions, stage: Stage) -> RawRun:
     )
     raw = RawRun.of(scenario, evidence, client, opts.seed, time.monotonic() - started, setup, finished.start_error)
     raw.teardown_cost = teardown
+    raw.interrupted = finished.interrupted
     return raw
 
 
@@ -338,11 +346,15 @@ def execute_all(
     progress: Callable[[RawRun, int, int], None] | None = None,
     stage: Stage | None = None,
 ) -> list[RawRun]:
-    """Run the client against each scenario on `stage` (default: a local server of its own each); no scoring."""
+    """Run the client against each scenario on `stage` (default: a local server of its own each); no scoring.
+    When `opts.stopper` stops the run, the scenarios it cut short or never started are left out."""
     total = len(scenarios)
     where: Stage = stage or LocalServers(opts.seed)
+    stopper = opts.stopper
 
-    def one(s: Scenario) -> RawRun:
+    def one(s: Scenario) -> RawRun | None:
+        if stopper is not None and stopper.stopped:
+            return None
         try:
             return run_one(s, opts, where)
         except Exception as exc:
@@ -354,10 +366,12 @@ def execute_all(
     with ThreadPoolExecutor(max_workers=max(1, opts.jobs)) as pool:
         for future in as_completed([pool.submit(one, s) for s in scenarios]):
             raw = future.result()
+            if raw is None or raw.interrupted or (stopper is not None and stopper.stopped and raw.error):
+                continue
             done[raw.scenario.id] = raw
             if progress:
                 progress(raw, len(done), total)
-    return [done[s.id] for s in scenarios]
+    return [done[s.id] for s in scenarios if s.id in done]
 
 
 def run_all(

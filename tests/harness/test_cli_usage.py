@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
+import time
 import xml.etree.ElementTree as ET
 from collections.abc import Callable
 from pathlib import Path
@@ -240,3 +242,61 @@ def test_a_folder_that_is_not_writable_is_refused(tmp_path: Path) -> None:
         == f"--json {locked}/run.json: cannot create it, {locked} is not writable"
     )
     assert folder_problem(locked / "html", "--html") is not None
+
+
+# Point 3: Ctrl-C and SIGTERM.
+
+HANGING_CLIENT = """\
+import os, subprocess, sys
+if os.environ["A2A_LAB_SCENARIO"] == "spec/conformant":
+    sys.exit(0)
+child = subprocess.Popen(["sleep", "60"])
+marker = sys.argv[1]
+with open(marker + ".tmp", "w") as out:
+    out.write(f"{os.getpid()} {child.pid}")
+os.rename(marker + ".tmp", marker)  # the test waits for this file: the client and its child are running
+child.wait()
+"""
+
+
+def _gone(pid: int) -> bool:
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text(encoding="ascii")
+    except OSError:
+        return True
+    return stat.rsplit(")", 1)[1].split()[0] in ("Z", "X")  # a zombie is dead, waiting to be reaped
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+def test_an_interrupted_run_kills_its_clients_reports_what_finished_and_exits_130(
+    sig: signal.Signals, tmp_path: Path
+) -> None:
+    marker, report = tmp_path / "running", tmp_path / "run.json"
+    client = script(tmp_path, "hang.py", HANGING_CLIENT) + f" {marker} {{card_url}}"
+    chosen = scenarios("spec/conformant", "spec/tck-sut", "spec/v1.0.0-server")
+    harness = subprocess.Popen(
+        [*CLI, "run", "--client", client, *chosen, "--json", str(report)],
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while not marker.exists():  # the second scenario's client is up, the first scenario finished
+            assert harness.poll() is None and time.monotonic() < deadline, harness.communicate()
+            time.sleep(0.02)
+        pids = [int(p) for p in marker.read_text(encoding="ascii").split()]
+        signalled = time.monotonic()
+        harness.send_signal(sig)
+        out, err = harness.communicate(timeout=30)
+    finally:
+        if harness.poll() is None:
+            harness.kill()
+    assert harness.returncode == 130, out + err
+    assert time.monotonic() - signalled < 10  # at once, not at the scenario's 20 s timeout
+    assert "Traceback" not in err and f"interrupted ({sig.name})" in err and "1 of 3 scenario(s) finished" in err
+    assert all(_gone(pid) for pid in pids), pids  # the client and the child in its group
+    data = json.loads(report.read_text(encoding="utf-8"))
+    assert [s["id"] for s in data["scenarios"]] == ["spec/conformant"]
+    assert data["incomplete"] == {"signal": sig.name, "unfinished": ["spec/tck-sut", "spec/v1.0.0-server"]}
