@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterable
 from typing import Any
 
@@ -36,7 +37,8 @@ def conclude(
     `baseline`: the one the results were scored with (its stale entries are listed, and recorded in the report)."""
     summary = scoring.summary(results, strict)
     stale = [f"{sid} {cid} (now {now})" for sid, cid, now in baseline.stale] if baseline else []
-    console.scorecard(results, summary, verbose=verbose, stale=stale)
+    # `--json -`: stdout carries the JSON report, so the scorecard goes to stderr with the progress lines.
+    console.scorecard(results, summary, sys.stderr if files.to_stdout else None, verbose=verbose, stale=stale)
     meta = {**meta, "strict": strict, "supports": sorted(f"{b.value}@{v.value}" for b, v in supported)}
     if baseline:
         meta["baseline"] = {

@@ -91,9 +91,20 @@ def _check_client(command: str) -> None:
         raise presets.PresetError(f"--client {command!r} cannot be parsed: {exc}") from None
     if not argv:
         raise presets.PresetError("--client is empty")
+    program = Path(argv[0])
+    if "/" in argv[0]:  # a path, not a name looked up on PATH
+        if not program.exists():
+            raise presets.PresetError(f"--client: {argv[0]} does not exist")
+        if program.is_dir() or not os.access(program, os.X_OK):
+            raise presets.PresetError(
+                f"--client: {argv[0]} is not an executable file: make it one (chmod +x {argv[0]}, with a #! line), "
+                f"or name its interpreter first, e.g. --client 'python3 {argv[0]}'"
+            )
+        return
     if shutil.which(argv[0]) is None:
         raise presets.PresetError(
             f"--client {argv[0]!r} is neither a preset ({', '.join(presets.PRESETS)}) nor a program found on PATH"
+            + (f" (a file of that name is here: run it as ./{argv[0]})" if program.is_file() else "")
         )
 
 

@@ -2,18 +2,23 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
+import pty
+import re
 import signal
 import subprocess
 import sys
 import time
 import xml.etree.ElementTree as ET
 from collections.abc import Callable
+from importlib import metadata
 from pathlib import Path
 
 import pytest
 
+from a2a_lab.harness.cli import build_parser
 from a2a_lab.harness.outputs import file_problem, folder_problem
 from a2a_lab.server.catalogue import builtin_root
 
@@ -300,3 +305,95 @@ def test_an_interrupted_run_kills_its_clients_reports_what_finished_and_exits_13
     data = json.loads(report.read_text(encoding="utf-8"))
     assert [s["id"] for s in data["scenarios"]] == ["spec/conformant"]
     assert data["incomplete"] == {"signal": sig.name, "unfinished": ["spec/tck-sut", "spec/v1.0.0-server"]}
+
+
+# Point 6: command-line conventions.
+
+
+def test_version(tmp_path: Path) -> None:
+    proc = a2a_lab("--version", cwd=tmp_path)
+    assert proc.returncode == 0 and proc.stdout.strip() == f"a2a-lab {metadata.version('a2a-lab')}", proc
+
+
+def test_json_dash_writes_the_report_to_stdout_and_the_rest_to_stderr(tmp_path: Path) -> None:
+    proc = a2a_lab("run", "--client", "true", "--scenario", "spec/tck-sut", "--json", "-", cwd=tmp_path)
+    assert proc.returncode == 1, proc.stderr
+    report = json.loads(proc.stdout)  # nothing else on stdout
+    assert [s["outcome"] for s in report["scenarios"]] == ["NO_CONTACT"]
+    assert re.search(r"^spec/tck-sut\s+NO_CONTACT\s", proc.stderr, re.M) and "verdict:" in proc.stderr
+    assert "\033[" not in proc.stderr  # no colour into a pipe
+    assert not (tmp_path / "-").exists()
+
+
+def test_a_reader_that_leaves_early_gets_no_traceback(tmp_path: Path) -> None:
+    proc = subprocess.Popen([*CLI, "checks"], cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert proc.stdout is not None and proc.stderr is not None
+    proc.stdout.close()  # as `a2a-lab checks | head -0` does
+    err = proc.stderr.read()
+    assert proc.wait(timeout=60) == 141 and err == b"", err
+
+
+@pytest.mark.parametrize(
+    "args, says",
+    [
+        (["serve", "--port", "99999"], "argument --port: 99999 is not a port number (0 to 65535"),
+        (["run", "--client", "./client.py"], "--client: ./client.py is not an executable file"),
+        (["run", "--client", "./absent.js"], "--client: ./absent.js does not exist"),
+        (["run", "--client", "client.py"], "(a file of that name is here: run it as ./client.py)"),
+        (
+            ["scenarios", "show", "advance.yaml"],
+            "task.advance: unknown advance 'get_taks'\n  hint: did you mean 'get_task'?",
+        ),
+    ],
+    ids=["port-out-of-range", "not-executable", "missing-script", "script-not-on-path", "misspelled-advance"],
+)
+def test_bad_input_gets_a_clear_error(args: list[str], says: str, tmp_path: Path) -> None:
+    (tmp_path / "client.py").write_text("print('hi')\n", encoding="utf-8")
+    scenario = (builtin_root() / "spec" / "conformant.yaml").read_text(encoding="utf-8")
+    (tmp_path / "advance.yaml").write_text(scenario + "task:\n  advance: get_taks\n", encoding="utf-8")
+    proc = a2a_lab(*args, cwd=tmp_path)
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert says in proc.stderr and "Traceback" not in proc.stderr, proc.stderr
+
+
+def test_show_json(tmp_path: Path) -> None:
+    proc = a2a_lab("scenarios", "show", "spec/tck-sut", "--json", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["id"] == "spec/tck-sut"
+
+
+def test_every_command_help_has_a_description_examples_and_exit_codes(tmp_path: Path) -> None:
+    proc = a2a_lab("run", "--help", cwd=tmp_path)
+    assert proc.returncode == 0 and "examples:\n" in proc.stdout and "\n  130  interrupted" in proc.stdout
+    parser = build_parser()
+    commands = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction)).choices
+    for name, sub in commands.items():
+        text = sub.format_help()
+        assert sub.description and "examples:\n  a2a-lab " in text and "exit codes:\n  0 " in text, name
+
+
+def _on_a_terminal(args: list[str], cwd: Path, **env: str) -> str:
+    """Run with stdout and stderr on a pseudo-terminal; what it printed."""
+    main, side = pty.openpty()
+    environ = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "TERM")} | {"TERM": "xterm", **env}
+    proc = subprocess.Popen([*CLI, *args], cwd=cwd, stdout=side, stderr=side, env=environ)
+    os.close(side)
+    chunks = []
+    while True:
+        try:
+            chunk = os.read(main, 65536)
+        except OSError:  # EIO: every writer closed the terminal
+            break
+        if not chunk:
+            break
+        chunks.append(chunk)
+    os.close(main)
+    proc.wait(timeout=60)
+    return b"".join(chunks).decode("utf-8", "replace")
+
+
+def test_colour_on_a_terminal_unless_no_color(tmp_path: Path) -> None:
+    args = ["run", "--client", "true", "--scenario", "spec/tck-sut"]
+    assert "\033[31mNO_CONTACT" in _on_a_terminal(args, tmp_path)
+    plain = _on_a_terminal(args, tmp_path, NO_COLOR="1")
+    assert "NO_CONTACT" in plain and "\033[" not in plain
