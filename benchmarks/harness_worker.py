@@ -49,9 +49,9 @@ def main() -> None:
     if args.jobs == 1:  # one client at a time: the children's CPU time around process.run is this client's
         run_client = process.run
 
-        def measured(argv: list[str], env: dict[str, str], timeout: float, cwd: str | None = None) -> Any:
+        def measured(argv: list[str], env: dict[str, str], timeout: float, cwd: str | None = None, **more: Any) -> Any:
             before = children_cpu()
-            finished = run_client(argv, env, timeout, cwd)
+            finished = run_client(argv, env, timeout, cwd, **more)  # `more`: a stopper, in trees that pass one
             cpu[env[handshake.ENV_SCENARIO]] = children_cpu() - before
             return finished
 

@@ -4,22 +4,32 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import signal
 import sys
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from a2a_lab.server.catalogue import resolve
+from a2a_lab.server.catalogue import SelectionError, resolve
 from a2a_lab.server.loader import ScenarioError
 
 from . import catalogue_view
-from .command_line import ADMIN_TOKEN_ENV, add_json_or_markdown, admin_token, load_catalogue, refuse, say
+from .command_line import (
+    ADMIN_TOKEN_ENV,
+    add_json_or_markdown,
+    add_selection,
+    admin_token,
+    load_catalogue,
+    refuse,
+    say,
+)
 from .exit_codes import Exit
+from .help_text import EPILOGS
 
 
 def _unresolved(exc: KeyError | ScenarioError) -> Exit:
-    """An unknown scenario id (a KeyError, whose text is quoted) or a broken scenario file."""
-    return refuse(str(exc).strip('"'))
+    """An unknown scenario id or a missing file (a KeyError, whose str() is quoted) or a broken scenario file."""
+    return refuse(str(exc.args[0]) if isinstance(exc, KeyError) else str(exc))
 
 
 def cmd_scenarios(args: argparse.Namespace) -> int:
@@ -31,9 +41,15 @@ def cmd_scenarios(args: argparse.Namespace) -> int:
             scenario = resolve(args.id, cat)
         except (KeyError, ScenarioError) as exc:
             return _unresolved(exc)
-        print(catalogue_view.explain(scenario))
+        if args.json:
+            print(json.dumps(catalogue_view.as_json([scenario])["scenarios"][0], indent=2))
+        else:
+            print(catalogue_view.explain(scenario))
         return Exit.OK
-    scenarios = list(cat.scenarios.values())
+    try:
+        scenarios = cat.choose(args.scenario, args.exclude)
+    except SelectionError as exc:
+        return refuse(str(exc))
     if args.json:
         print(json.dumps(catalogue_view.as_json(scenarios, cat.broken), indent=2))
     elif args.markdown:
@@ -132,22 +148,57 @@ def cmd_client(args: argparse.Namespace) -> int:
     return client_command.cmd_client(args)
 
 
+def port(text: str) -> int:
+    """A TCP port number (0: any free one), for argparse."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a port number") from None
+    if not 0 <= value <= 65535:
+        raise argparse.ArgumentTypeError(f"{value} is not a port number (0 to 65535; 0 picks a free one)")
+    return value
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return f"a2a-lab {version('a2a-lab')}"
+    except PackageNotFoundError:
+        return "a2a-lab (not installed)"
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="a2a-lab", description="A2A test server and client conformance harness.")
+    parser = argparse.ArgumentParser(
+        prog="a2a-lab",
+        description="A2A test server and client conformance harness.",
+        epilog="`a2a-lab COMMAND --help` explains a command, with examples and its exit codes.",
+    )
+    parser.add_argument("--version", action="version", version=_version())
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
-    p = sub.add_parser("scenarios", help="list the scenario catalogue, or explain one scenario")
+    def add(name: str, help_text: str) -> argparse.ArgumentParser:
+        return sub.add_parser(
+            name,
+            help=help_text,
+            description=help_text[0].upper() + help_text[1:] + ".",
+            epilog=EPILOGS[name],
+            formatter_class=argparse.RawDescriptionHelpFormatter,
+        )
+
+    p = add("scenarios", "list the scenario catalogue, or explain one scenario")
     p.add_argument("action", nargs="?", choices=["list", "show"], default="list")
-    p.add_argument("id", nargs="?", help="scenario id (with `show`)")
+    p.add_argument("id", nargs="?", help="scenario id or scenario file (with `show`)")
     add_json_or_markdown(p, "machine-readable list")
+    add_selection(p)
     p.set_defaults(func=cmd_scenarios)
 
-    p = sub.add_parser("serve", help="serve one scenario at the origin root, or all of them under /<scenario-id>/")
+    p = add("serve", "serve one scenario at the origin root, or all of them under /<scenario-id>/")
     p.add_argument(
         "scenario", nargs="?", help="scenario id or path to a scenario YAML file (default: the whole catalogue)"
     )
     p.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
-    p.add_argument("--port", type=int, default=8000, help="port (default 8000; 0 picks a free one)")
+    p.add_argument("--port", type=port, default=8000, help="port (default 8000; 0 picks a free one)")
     p.add_argument("--log-level", default="info", choices=["critical", "error", "warning", "info", "debug"])
     p.add_argument(
         "--tls",
@@ -229,7 +280,7 @@ def build_parser() -> argparse.ArgumentParser:
         ),
     ]
     for name, help_text, add_arguments, func in commands:
-        p = sub.add_parser(name, help=help_text)
+        p = add(name, help_text)
         add_arguments(p)
         p.set_defaults(func=func)
     return parser
@@ -241,7 +292,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not getattr(args, "func", None):
         parser.print_help()
         return Exit.USAGE
-    return int(args.func(args))
+    try:
+        code = int(args.func(args))
+        sys.stdout.flush()  # here, not at exit, where a closed pipe can only be reported as a traceback
+        return code
+    except BrokenPipeError:
+        # The reader left (`a2a-lab checks | head -1`): no traceback, and nothing more to flush at exit.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return Exit.BROKEN_PIPE
 
 
 if __name__ == "__main__":

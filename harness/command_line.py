@@ -72,9 +72,15 @@ def add_verbose(p: argparse.ArgumentParser) -> None:
     p.add_argument("-v", "--verbose", action="store_true", help="show every miss in the scorecard")
 
 
-def add_selection(p: argparse.ArgumentParser) -> None:
-    """Which scenarios of the catalogue: `--scenario GLOB` and `--exclude GLOB`."""
-    p.add_argument("--scenario", action="append", metavar="GLOB", help="only scenarios whose id matches (repeatable)")
+def add_selection(p: argparse.ArgumentParser, files: bool = True) -> None:
+    """Which scenarios: `--scenario ID|GLOB` (with `files`, also FILE.yaml|FOLDER) and `--exclude GLOB`."""
+    p.add_argument(
+        "--scenario",
+        action="append",
+        metavar="ID|GLOB|FILE|DIR" if files else "ID|GLOB",
+        help="only these scenarios (repeatable): an id or a glob of ids, e.g. 'quirks/*'"
+        + (", or a scenario file (.yaml/.yml) or a folder of them, of your own" if files else ""),
+    )
     p.add_argument("--exclude", action="append", metavar="GLOB", help="skip scenarios whose id matches (repeatable)")
 
 

@@ -16,6 +16,10 @@ class Exit(IntEnum):
     USAGE = 2
     #: The harness itself failed (an ERROR outcome, an internal error).
     HARNESS = 3
+    #: Interrupted (Ctrl-C or SIGTERM): the clients and servers were stopped, the reports cover what finished.
+    INTERRUPTED = 130
+    #: Whoever read the output stopped reading (`a2a-lab checks | head -1`): as a process killed by SIGPIPE.
+    BROKEN_PIPE = 141
 
 
 class ClientExit(IntEnum):

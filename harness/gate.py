@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterable
 from typing import Any
 
 from a2a_lab.protocol.cards import Support
 
 from . import scoring
+from .baseline import Baseline
+from .command_line import say
 from .exit_codes import Exit
 from .model import Outcome, ScenarioResult
 from .reports import console, json_report
@@ -27,14 +30,27 @@ def conclude(
     strict: bool = False,
     verbose: bool = False,
     checks: Iterable[Any] | None = None,
+    baseline: Baseline | None = None,
 ) -> Exit:
     """Print the scorecard, write the report files, and return the exit code: HARNESS when a scenario ended in
-    ERROR, else the gate's. `checks`: the checks the results come from, when they are not the client checks."""
+    ERROR, else the gate's. `checks`: the checks the results come from, when they are not the client checks.
+    `baseline`: the one the results were scored with (its stale entries are listed, and recorded in the report)."""
     summary = scoring.summary(results, strict)
-    console.scorecard(results, summary, verbose=verbose)
+    stale = [f"{sid} {cid} (now {now})" for sid, cid, now in baseline.stale] if baseline else []
+    # `--json -`: stdout carries the JSON report, so the scorecard goes to stderr with the progress lines.
+    console.scorecard(results, summary, sys.stderr if files.to_stdout else None, verbose=verbose, stale=stale)
     meta = {**meta, "strict": strict, "supports": sorted(f"{b.value}@{v.value}" for b, v in supported)}
+    if baseline:
+        meta["baseline"] = {
+            "file": baseline.source,
+            "stale": [{"scenario": sid, "check": cid, "now": now} for sid, cid, now in baseline.stale],
+        }
     report = json_report.build(results, summary, meta, checks=checks)
-    files.write(report, results, strict)
+    try:
+        files.write(report, results, strict)
+    except OSError as exc:  # checked before the run (ReportFiles.problem); the disk may still fill up
+        say(f"cannot write the reports: {exc.strerror or exc}{f': {exc.filename}' if exc.filename else ''}")
+        return Exit.USAGE
     if any(r.outcome == Outcome.ERROR for r in results):
         return Exit.HARNESS
     return gate_exit(summary)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -12,7 +13,9 @@ from .command_line import refuse, say
 from .exit_codes import Exit
 from .gate import gate_exit
 from .model import ScenarioResult
+from .outputs import STDOUT
 from .reports import html, json_report, junit
+from .reports.files import ReportFiles
 
 
 def merge(reports: list[dict[str, Any]], strict: bool = False) -> list[dict[str, Any]]:
@@ -61,6 +64,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def cmd_report(args: argparse.Namespace) -> int:
+    unwritable = ReportFiles(args.json, args.junit, args.html).problem()
+    if unwritable:
+        return refuse(unwritable)
     loaded = []
     for path in args.reports:
         try:
@@ -71,8 +77,13 @@ def cmd_report(args: argparse.Namespace) -> int:
         except (OSError, ValueError) as exc:
             return refuse(f"{path}: {exc}")
     merged = merge(loaded, args.strict)
+    out = sys.stderr if str(args.json) == STDOUT else sys.stdout  # `--json -`: the report alone on stdout
     if args.json:
-        json_report.write(args.json, merged[0] if len(merged) == 1 else {"reports": merged})
+        joined = merged[0] if len(merged) == 1 else {"reports": merged}
+        if out is sys.stderr:
+            print(json.dumps(joined, indent=1, ensure_ascii=False))
+        else:
+            json_report.write(args.json, joined)
     if args.junit:
         for i, report in enumerate(merged):
             target = (
@@ -87,6 +98,7 @@ def cmd_report(args: argparse.Namespace) -> int:
         summary = report["summary"]
         print(
             f"{report['client']}: {summary['verdict']} "
-            f"({summary['scenarios']} scenarios from {report['merged_from']} report(s))"
+            f"({summary['scenarios']} scenarios from {report['merged_from']} report(s))",
+            file=out,
         )
     return max((gate_exit(r["summary"]) for r in merged), default=Exit.OK)  # the worst gate

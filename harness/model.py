@@ -99,6 +99,8 @@ class ScenarioResult:
     journal: list[dict[str, Any]] = field(default_factory=list)
     journal_dropped: int = 0
     error: str | None = None
+    #: The baseline's reason when the scenario's own outcome (a TIMEOUT, a NO_CONTACT) is an expected failure.
+    baseline: str | None = None
 
     def check(self, check_id: str) -> CheckResult | None:
         return next((c for c in self.checks if c.id == check_id), None)
@@ -116,6 +118,7 @@ class ScenarioResult:
             "checks": [c.to_json() for c in self.checks],
             "client": asdict(self.client) if self.client else None,
             "journal_dropped": self.journal_dropped,
+            "baseline": self.baseline,
         }
         if with_journal:
             out["journal"] = self.journal
@@ -137,4 +140,5 @@ class ScenarioResult:
             data.get("journal", []),
             int(data.get("journal_dropped", 0)),
             data.get("error"),
+            data.get("baseline"),
         )

@@ -69,6 +69,44 @@ class Finished:
     start_error: str | None = None
     #: Processes that left the client's process group but held its output open, killed by the harness.
     escaped: list[int] = field(default_factory=list)
+    #: The run was interrupted (Stopper.stop) while this client ran, or before it started: no verdict can be taken.
+    interrupted: bool = False
+
+
+class Stopper:
+    """Every client process group a run has running, so that an interrupted run (Ctrl-C, SIGTERM) kills them all at
+    once and starts no more. `stop` is safe to call from a signal handler: it takes a lock only the workers take."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._running: set[int] = set()
+        self._killed: set[int] = set()
+        self.stopped = False
+
+    def enter(self, pgid: int) -> bool:
+        """A client started (its group is `pgid`); False when the run is already stopped (the caller kills it)."""
+        with self._lock:
+            if self.stopped:
+                return False
+            self._running.add(pgid)
+            return True
+
+    def leave(self, pgid: int) -> bool:
+        """The client is done; True when it was killed by `stop`."""
+        with self._lock:
+            self._running.discard(pgid)
+            return pgid in self._killed
+
+    def stop(self) -> None:
+        with self._lock:
+            self.stopped = True
+            groups = sorted(self._running)
+            self._killed.update(groups)
+        for pgid in groups:
+            try:
+                os.killpg(pgid, signal.SIGKILL)
+            except OSError:
+                pass
 
 
 def split(command: str) -> list[str]:
@@ -150,9 +188,14 @@ def _close_pipes(tails: list[_Tail], pipes: list[IO[bytes]]) -> list[int]:
     return killed
 
 
-def run(argv: list[str], env: dict[str, str], timeout: float, cwd: str | None = None) -> Finished:
-    """Run argv to completion or timeout. The whole process group is killed either way."""
+def run(
+    argv: list[str], env: dict[str, str], timeout: float, cwd: str | None = None, *, stopper: Stopper | None = None
+) -> Finished:
+    """Run argv to completion or timeout. The whole process group is killed either way, and at once when `stopper`
+    stops the run."""
     started = time.monotonic()
+    if stopper is not None and stopper.stopped:
+        return Finished(None, 0.0, False, "", "", interrupted=True)
     try:
         proc = subprocess.Popen(
             argv,
@@ -167,7 +210,10 @@ def run(argv: list[str], env: dict[str, str], timeout: float, cwd: str | None = 
         return Finished(None, 0.0, False, "", "", f"cannot start {argv[0]!r}: {exc.strerror or exc}")
     assert proc.stdout is not None and proc.stderr is not None  # both are PIPEs
     out, err = _Tail(proc.stdout), _Tail(proc.stderr)
-    timed_out = False
+    timed_out = interrupted = False
+    if stopper is not None and not stopper.enter(proc.pid):
+        _kill_group(proc.pid)  # the run was stopped while this client started
+        interrupted = True
     try:
         proc.wait(timeout=timeout)
     except subprocess.TimeoutExpired:
@@ -177,6 +223,8 @@ def run(argv: list[str], env: dict[str, str], timeout: float, cwd: str | None = 
         if proc.poll() is None:
             proc.kill()
         proc.wait()
+        if stopper is not None and stopper.leave(proc.pid):
+            interrupted = True
     duration = time.monotonic() - started
     # A descendant that left the process group (setsid) and kept stdout or stderr open is found and killed too.
     escaped = _close_pipes([out, err], [proc.stdout, proc.stderr])
@@ -190,4 +238,12 @@ def run(argv: list[str], env: dict[str, str], timeout: float, cwd: str | None = 
             "that left the client's process group "
             f"but kept its output open: pid {', '.join(map(str, escaped))}]\n"
         )
-    return Finished(None if timed_out else proc.returncode, duration, timed_out, out.text(), stderr, escaped=escaped)
+    return Finished(
+        None if timed_out else proc.returncode,
+        duration,
+        timed_out,
+        out.text(),
+        stderr,
+        escaped=escaped,
+        interrupted=interrupted,
+    )

@@ -5,18 +5,23 @@ from __future__ import annotations
 import argparse
 import os
 import shutil
+import signal
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
 from a2a_lab.protocol import grpcwire
 from a2a_lab.protocol.cards import parse_support
-from a2a_lab.server.catalogue import Catalogue
+from a2a_lab.server.catalogue import Catalogue, SelectionError
 from a2a_lab.server.scenario import Scenario
 
 from . import presets, process, runner
 from .baseline import Baseline, BaselineError
+from .checks import client_checks
 from .command_line import (
     RUN_TOKEN_ENV,
     add_admin_token,
@@ -31,13 +36,14 @@ from .command_line import (
 )
 from .exit_codes import Exit
 from .gate import conclude
-from .model import ClientRun
+from .model import ClientRun, ScenarioResult
+from .outputs import file_problem
 from .remote import RemoteError, RemoteRun, RemoteServer
 from .reports import console
 from .reports.files import ReportFiles
 
 
-def add_report_arguments(p: argparse.ArgumentParser) -> None:
+def add_report_arguments(p: argparse.ArgumentParser, files: bool = False) -> None:
     add_report_files(p)
     p.add_argument("--strict", action="store_true", help="also fail the gate on NON_STRICT (a SHOULD missed)")
     p.add_argument(
@@ -49,7 +55,7 @@ def add_report_arguments(p: argparse.ArgumentParser) -> None:
         help="declare what the client supports, e.g. jsonrpc@1.0,jsonrpc@0.3 "
         "(default: inferred from what it uses anywhere in the run)",
     )
-    add_selection(p)
+    add_selection(p, files)
     add_verbose(p)
 
 
@@ -68,7 +74,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="score against an already-running `a2a-lab serve` (e.g. in another container) instead of starting servers",
     )
     add_admin_token(p)
-    add_report_arguments(p)
+    add_report_arguments(p, files=True)
     p.add_argument(
         "--shard",
         metavar="K/N",
@@ -85,15 +91,97 @@ def _check_client(command: str) -> None:
         raise presets.PresetError(f"--client {command!r} cannot be parsed: {exc}") from None
     if not argv:
         raise presets.PresetError("--client is empty")
+    program = Path(argv[0])
+    if "/" in argv[0]:  # a path, not a name looked up on PATH
+        if not program.exists():
+            raise presets.PresetError(f"--client: {argv[0]} does not exist")
+        if program.is_dir() or not os.access(program, os.X_OK):
+            raise presets.PresetError(
+                f"--client: {argv[0]} is not an executable file: make it one (chmod +x {argv[0]}, with a #! line), "
+                f"or name its interpreter first, e.g. --client 'python3 {argv[0]}'"
+            )
+        return
     if shutil.which(argv[0]) is None:
         raise presets.PresetError(
             f"--client {argv[0]!r} is neither a preset ({', '.join(presets.PRESETS)}) nor a program found on PATH"
+            + (f" (a file of that name is here: run it as ./{argv[0]})" if program.is_file() else "")
         )
 
 
-def _progress(raw: runner.RawRun, index: int, total: int) -> None:
-    note = "timed out" if raw.client.timed_out else (raw.error or f"exit {raw.client.exit_code}")
-    print(console.progress_line(index, total, raw.scenario.id, raw.duration, note), file=sys.stderr, flush=True)
+#: How many scenarios quote the client's stderr in their progress line when it ended before any request (-v: all).
+QUOTED_STDERR = 3
+
+
+class Progress:
+    """The live progress line per finished scenario, on stderr. A client that ended before any request reached the
+    server says why (its exit code, its stderr's last lines) in the first scenarios; its exit code is not shown
+    otherwise, since exiting 1 is right where a client refuses a bad card."""
+
+    def __init__(self, verbose: bool = False) -> None:
+        self.verbose = verbose
+        self.quoted = 0
+
+    def __call__(self, raw: runner.RawRun, index: int, total: int) -> None:
+        silent = not raw.journal and not raw.client.timed_out
+        if raw.client.timed_out:
+            note = "timed out"
+        elif raw.error:
+            note = raw.error
+        elif silent:
+            note = f"exit {raw.client.exit_code} before any request reached the server"
+        else:
+            note = ""
+        lines = [console.progress_line(index, total, raw.scenario.id, raw.duration, note)]
+        if silent and raw.client.stderr_tail.strip() and (self.verbose or self.quoted < QUOTED_STDERR):
+            self.quoted += 1
+            lines += console.stderr_tail(raw.client.stderr_tail)
+        print("\n".join(lines), file=sys.stderr, flush=True)
+
+
+@dataclass
+class Interruption:
+    """The first SIGINT or SIGTERM a run received (None: none)."""
+
+    signal: str | None = None
+
+
+@contextmanager
+def interruptible(stopper: process.Stopper) -> Iterator[Interruption]:
+    """While a run goes: the first SIGINT or SIGTERM kills every client process group at once (`stopper`) and lets the
+    run end with what finished; a second one exits at once. The handlers before are restored after."""
+    seen = Interruption()
+
+    def handler(signum: int, _frame: object) -> None:
+        if seen.signal is not None:
+            os._exit(Exit.INTERRUPTED)  # asked twice: the clients are gone already, leave now
+        seen.signal = signal.Signals(signum).name
+        stopper.stop()
+
+    before = {sig: signal.signal(sig, handler) for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield seen
+    finally:
+        for sig, previous in before.items():
+            signal.signal(sig, previous)
+
+
+def never_started(results: list[ScenarioResult]) -> str | None:
+    """What the client said when it failed, or could not be started, before any request in every scenario of the run
+    (a missing script, a bad interpreter): a usage error, not a verdict on the client. None otherwise."""
+    if not results:
+        return None
+    for r in results:
+        c = r.client
+        if c is None or r.journal or c.timed_out or (c.exit_code == 0 and not c.start_error):
+            return None
+    first = results[0].client
+    assert first is not None
+    if first.start_error:
+        return first.start_error
+    said = "\n".join(console.stderr_tail(first.stderr_tail))
+    return f"it exited {first.exit_code} before any request, in all {len(results)} scenario(s); " + (
+        f"its stderr ends:\n{said}" if said else "it wrote nothing on stderr"
+    )
 
 
 def cmd_run(args: argparse.Namespace) -> int:
@@ -106,10 +194,21 @@ def cmd_run(args: argparse.Namespace) -> int:
         return refuse(str(exc))
     if args.jobs < 1 or (args.timeout is not None and args.timeout <= 0):
         return refuse("--jobs must be at least 1 and --timeout positive")
+    unwritable = ReportFiles.from_args(args).problem()
+    if unwritable:
+        return refuse(unwritable)
     cat = load_catalogue(skipping=False)
     if cat.broken:
         return Exit.USAGE
-    scenarios = cat.select(args.scenario, args.exclude)
+    try:
+        scenarios = cat.choose(args.scenario, args.exclude, files=not args.server)
+    except SelectionError as exc:
+        return refuse(str(exc))
+    try:
+        if baseline:
+            baseline.validate({*cat.ids(), *(s.id for s in scenarios)}, {c.id for c in client_checks()})
+    except BaselineError as exc:
+        return refuse(str(exc))
     if args.shard:
         try:
             scenarios = shard(scenarios, args.shard)
@@ -131,16 +230,20 @@ def cmd_run(args: argparse.Namespace) -> int:
         say(f"skipped {len(skipped)} gRPC scenario(s) ({', '.join(skipped)}): {no_grpc}")
         if not scenarios:
             return refuse("every scenario chosen serves gRPC, which this installation cannot: " + str(no_grpc))
-    opts = runner.RunOptions(client, args.seed, args.timeout, args.jobs, args.strict, supports, baseline)
+    stopper = process.Stopper()
+    opts = runner.RunOptions(
+        client, args.seed, args.timeout, args.jobs, args.strict, supports, baseline, stopper=stopper
+    )
     say(f"{len(scenarios)} scenario(s), client: {client}, seed {args.seed}, -j {args.jobs}")
     began, started = time.monotonic(), datetime.now(UTC).isoformat(timespec="milliseconds")
     server = RemoteServer(args.server, args.admin_token) if args.server else None
-    try:
-        results, supported = runner.run_all(scenarios, opts, _progress, server)
-    except RemoteError as exc:
-        return refuse(str(exc))
-    except Exception as exc:
-        return crashed("harness error", exc)
+    with interruptible(stopper) as interruption:
+        try:
+            results, supported = runner.run_all(scenarios, opts, Progress(args.verbose), server)
+        except RemoteError as exc:
+            return refuse(str(exc))
+        except Exception as exc:
+            return crashed("harness error", exc)
     meta = {
         "client": client,
         "seed": args.seed,
@@ -152,7 +255,24 @@ def cmd_run(args: argparse.Namespace) -> int:
         # Scenarios chosen but not run, and why (gRPC ones where the grpc extra is missing).
         "skipped": {"scenarios": skipped, "why": no_grpc} if skipped else None,
     }
-    return conclude(results, supported, meta, ReportFiles.from_args(args), args.strict, args.verbose)
+    if interruption.signal:
+        # The reports cover what finished; `unfinished`: cut short or never started.
+        finished = {r.id for r in results}
+        meta["incomplete"] = {
+            "signal": interruption.signal,
+            "unfinished": [s.id for s in scenarios if s.id not in finished],
+        }
+    code = conclude(results, supported, meta, ReportFiles.from_args(args), args.strict, args.verbose, baseline=baseline)
+    if interruption.signal:
+        say(
+            f"interrupted ({interruption.signal}): stopped every client and server, {len(results)} of "
+            f"{len(scenarios)} scenario(s) finished; the verdict and the reports (marked incomplete) cover only those"
+        )
+        return Exit.INTERRUPTED
+    why = never_started(results)
+    if why:
+        return refuse(f"the client never started: {why}")
+    return code
 
 
 def add_score_arguments(p: argparse.ArgumentParser) -> None:
@@ -180,6 +300,9 @@ def cmd_score(args: argparse.Namespace) -> int:
         baseline = Baseline.load(args.baseline) if args.baseline else None
     except (ValueError, BaselineError) as exc:
         return refuse(str(exc))
+    unwritable = ReportFiles.from_args(args).problem()
+    if unwritable:
+        return refuse(unwritable)
     server = RemoteServer(args.server)
     cat = Catalogue.load()
     try:
@@ -194,18 +317,20 @@ def cmd_score(args: argparse.Namespace) -> int:
                 )
             run = RemoteRun(server, args.run, token)
         info = run.info()
-        scenarios = own_server_only(cat.select(args.scenario, args.exclude))
+        scenarios = own_server_only(cat.choose(args.scenario, args.exclude, files=False))
+        if baseline:
+            baseline.validate(cat.ids(), {c.id for c in client_checks()})
         opts = runner.RunOptions(
             "(self-driven)", int(info.get("seed", 0)), strict=args.strict, supports=supports, baseline=baseline
         )
         client = ClientRun([], None, 0.0, False)
         shared = runner.SharedRun(run)
         raws = [shared.collect(s, client, opts.seed) for s in scenarios]
-    except RemoteError as exc:
+    except (RemoteError, SelectionError, BaselineError) as exc:
         return refuse(str(exc))
     results, supported = runner.score_all(raws, opts)
     meta = {"client": f"self-driven (run {run.id} on {args.server})", "seed": opts.seed, "run": run.id}
-    return conclude(results, supported, meta, ReportFiles.from_args(args), args.strict, args.verbose)
+    return conclude(results, supported, meta, ReportFiles.from_args(args), args.strict, args.verbose, baseline=baseline)
 
 
 def add_drive_arguments(p: argparse.ArgumentParser) -> None:
@@ -218,7 +343,7 @@ def add_drive_arguments(p: argparse.ArgumentParser) -> None:
         help="write the run id and token here (mode 0600), for `a2a-lab score --run-file`",
     )
     add_admin_token(p)
-    add_selection(p)
+    add_selection(p, files=False)
     add_jobs_and_timeout(p)
     p.add_argument("--seed", type=int, default=0, help="the run's seed")
 
@@ -231,20 +356,34 @@ def cmd_drive(args: argparse.Namespace) -> int:
         _check_client(client)
     except presets.PresetError as exc:
         return refuse(str(exc))
-    scenarios = own_server_only(Catalogue.load().select(args.scenario, args.exclude))
+    unwritable = file_problem(args.run_file, "--run-file")
+    if unwritable:
+        return refuse(unwritable)
+    try:
+        scenarios = own_server_only(Catalogue.load().choose(args.scenario, args.exclude, files=False))
+    except SelectionError as exc:
+        return refuse(str(exc))
     server = RemoteServer(args.server, args.admin_token)
-    opts = runner.RunOptions(client, args.seed, args.timeout, args.jobs)
+    stopper = process.Stopper()
+    opts = runner.RunOptions(client, args.seed, args.timeout, args.jobs, stopper=stopper)
     try:
         shared = runner.SharedRun.start(server, args.seed)
     except RemoteError as exc:
         return refuse(str(exc))
     if args.run_file:
-        shared.run.save(args.run_file)
+        try:
+            shared.run.save(args.run_file)
+        except OSError as exc:
+            return refuse(f"--run-file {args.run_file}: cannot write it: {exc.strerror or exc}")
     else:
         say(f"score it with: a2a-lab score --server {args.server} --run {shared.run_id} --run-token {shared.run.token}")
     say(f"run {shared.run_id} on {args.server}: {len(scenarios)} scenario(s), client: {client}")
-    runner.execute_all(scenarios, opts, _progress, shared)
+    with interruptible(stopper) as interruption:
+        done = runner.execute_all(scenarios, opts, Progress(), shared)
     print(shared.run_id)
+    if interruption.signal:
+        say(f"interrupted ({interruption.signal}): {len(done)} of {len(scenarios)} scenario(s) driven")
+        return Exit.INTERRUPTED
     return Exit.OK
 
 

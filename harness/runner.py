@@ -46,6 +46,8 @@ class RunOptions:
     supports: list[Support] | None = None
     baseline: Baseline | None = None
     env: dict[str, str] = field(default_factory=dict)
+    #: Stops every client at once when the run is interrupted (a2a-lab run's Ctrl-C, SIGTERM).
+    stopper: process.Stopper | None = None
 
 
 @dataclass
@@ -64,6 +66,8 @@ class RawRun:
     error: str | None = None
     #: From the client's end to the server's stop: reading the result and the journal, stopping the server.
     teardown_cost: float = 0.0
+    #: The run was interrupted while (or before) the client ran: nothing here can be judged.
+    interrupted: bool = False
 
     @classmethod
     def of(
@@ -274,6 +278,7 @@ def run_one(scenario: Scenario, opts: RunOptions, stage: Stage) -> RawRun:
             argv,
             client_env(scenario, card_url, base_url, str(result_path), {**hosted.env, **opts.env}),
             opts.timeout or scenario.timeout,
+            stopper=opts.stopper,
         )
         ended = time.monotonic()
         result, result_error = read_result(result_path)
@@ -292,6 +297,7 @@ def run_one(scenario: Scenario, opts: RunOptions, stage: Stage) -> RawRun:
     )
     raw = RawRun.of(scenario, evidence, client, opts.seed, time.monotonic() - started, setup, finished.start_error)
     raw.teardown_cost = teardown
+    raw.interrupted = finished.interrupted
     return raw
 
 
@@ -338,10 +344,12 @@ def score(run: RawRun, supports: set[Support], opts: RunOptions) -> ScenarioResu
         journal_dropped=run.dropped,
         error=run.error,
     )
-    notes = opts.baseline.apply(result, opts.strict) if opts.baseline else []
+    notes = opts.baseline.apply_checks(result, opts.strict) if opts.baseline else []
     result.outcome = scoring.scenario_outcome(
         checks, run.client.timed_out, bool(run.journal), run.error, run.scenario.checks
     )
+    if opts.baseline:
+        notes += opts.baseline.apply_scenario(result, any(c.baseline for c in checks))
     if notes:
         result.error = "; ".join(notes) if not result.error else result.error + "; " + "; ".join(notes)
     result.harness_cost = run.setup_cost + (time.monotonic() - began)
@@ -354,11 +362,15 @@ def execute_all(
     progress: Callable[[RawRun, int, int], None] | None = None,
     stage: Stage | None = None,
 ) -> list[RawRun]:
-    """Run the client against each scenario on `stage` (default: a local server of its own each); no scoring."""
+    """Run the client against each scenario on `stage` (default: a local server of its own each); no scoring.
+    When `opts.stopper` stops the run, the scenarios it cut short or never started are left out."""
     total = len(scenarios)
     where: Stage = stage or LocalServers(opts.seed)
+    stopper = opts.stopper
 
-    def one(s: Scenario) -> RawRun:
+    def one(s: Scenario) -> RawRun | None:
+        if stopper is not None and stopper.stopped:
+            return None
         try:
             return run_one(s, opts, where)
         except Exception as exc:
@@ -370,10 +382,12 @@ def execute_all(
     with ThreadPoolExecutor(max_workers=max(1, opts.jobs)) as pool:
         for future in as_completed([pool.submit(one, s) for s in scenarios]):
             raw = future.result()
+            if raw is None or raw.interrupted or (stopper is not None and stopper.stopped and raw.error):
+                continue
             done[raw.scenario.id] = raw
             if progress:
                 progress(raw, len(done), total)
-    return [done[s.id] for s in scenarios]
+    return [done[s.id] for s in scenarios if s.id in done]
 
 
 def run_all(

@@ -86,10 +86,12 @@ def level_counts(results: list[ScenarioResult]) -> dict[str, dict[str, int]]:
 def summary(results: list[ScenarioResult], strict: bool) -> dict[str, Any]:
     outcomes = Counter(s.outcome.value for s in results)
     levels = level_counts(results)
-    gate_failures = [s.id for s in results if gating(s.outcome, strict)]
+    gate_failures = [s.id for s in results if gating(s.outcome, strict) and s.baseline is None]
     should = levels["SHOULD"]
     # Expected failures (the baseline) are counted as misses in `levels` but never as unexpected ones here.
-    baselined = sum(1 for s in results for c in s.checks if c.baseline is not None)
+    baselined = sum(1 for s in results for c in s.checks if c.baseline is not None) + sum(
+        1 for s in results if s.baseline is not None
+    )
     unjudged = (Outcome.PASS, Outcome.SKIPPED, Outcome.UNIMPLEMENTED, Outcome.INFORMATIONAL)
     must_failed = sum(
         1
@@ -105,7 +107,11 @@ def summary(results: list[ScenarioResult], strict: bool) -> dict[str, Any]:
     )
     expected = f"; {baselined} expected failure(s) from the baseline" if baselined else ""
     if gate_failures:
-        broken = [s for s in results if s.outcome in (Outcome.TIMEOUT, Outcome.NO_CONTACT, Outcome.ERROR)]
+        broken = [
+            s
+            for s in results
+            if s.outcome in (Outcome.TIMEOUT, Outcome.NO_CONTACT, Outcome.ERROR) and s.baseline is None
+        ]
         verdict = (
             f"not conformant: {must_failed} MUST check(s) failed"
             + (f", {len(broken)} scenario(s) did not complete" if broken else "")

@@ -1,4 +1,5 @@
-"""The scenario catalogue: scenario files found under a folder, addressed by id (path without `.yaml`)."""
+"""The scenario catalogue: scenario files found under a folder, addressed by id (path without `.yaml`); and a
+selection from it, by ids and globs, mixed with scenario files and folders of the user's own."""
 
 from __future__ import annotations
 
@@ -10,6 +11,13 @@ from pathlib import Path
 
 from .loader import ScenarioError, load_file
 from .scenario import Scenario
+
+SCENARIO_SUFFIXES = (".yaml", ".yml")
+
+
+class SelectionError(ValueError):
+    """A selection that cannot be made: an id or glob that matches nothing, a file that does not exist, two scenarios
+    with one id."""
 
 
 def builtin_root() -> Path:
@@ -43,9 +51,7 @@ class Catalogue:
             return self.scenarios[scenario_id]
         if scenario_id in self.broken:
             raise self.broken[scenario_id]
-        near = difflib.get_close_matches(scenario_id, self.ids(), n=3, cutoff=0.4)
-        hint = f"did you mean {', '.join(near)}?" if near else "run `a2a-lab scenarios` to list them"
-        raise KeyError(f"unknown scenario {scenario_id!r}; {hint}")
+        raise KeyError(f"unknown scenario {scenario_id!r}; {self.near(scenario_id)}")
 
     def select(self, include: list[str] | None = None, exclude: list[str] | None = None) -> list[Scenario]:
         chosen = [
@@ -56,11 +62,84 @@ class Catalogue:
         ]
         return chosen
 
+    def near(self, ref: str) -> str:
+        """A hint for an id that matches nothing: the nearest ids, or where to find them."""
+        close = difflib.get_close_matches(ref, self.ids(), n=3, cutoff=0.4)
+        return f"did you mean {', '.join(close)}?" if close else "run `a2a-lab scenarios` to list them"
+
+    def choose(
+        self, include: list[str] | None = None, exclude: list[str] | None = None, files: bool = True
+    ) -> list[Scenario]:
+        """The scenarios `--scenario` and `--exclude` name, in id order. An include is an id or glob of this catalogue,
+        or (`files`) a scenario file (`.yaml`/`.yml`, its id the file name) or a folder of them (ids relative to it).
+        None given: the whole catalogue. Raises SelectionError for an include that names nothing, a broken file, or
+        two scenarios with one id; ScenarioError is never raised (its text is in the SelectionError)."""
+        globs = [ref for ref in include or [] if not is_file_ref(ref)]
+        for glob in globs:
+            if not any(fnmatch.fnmatchcase(sid, glob) for sid in self.scenarios):
+                raise SelectionError(f"no scenario matches {glob!r}; {self.near(glob)}")
+        chosen = {s.id: s for s in self.select(globs, exclude)} if globs or not include else {}
+        for ref in include or []:
+            if not is_file_ref(ref):
+                continue
+            if not files:
+                raise SelectionError(
+                    f"--scenario {ref}: a scenario file can only be run locally (`a2a-lab run` without --server); "
+                    "a shared server serves its own catalogue"
+                )
+            for scenario in load_files(ref).values():
+                if any(fnmatch.fnmatchcase(scenario.id, g) for g in exclude or []):
+                    continue
+                other = chosen.get(scenario.id)
+                if other is not None and other.source != scenario.source:
+                    raise SelectionError(
+                        f"two scenarios chosen are called {scenario.id!r}: {other.source} and {scenario.source}; "
+                        "rename one file"
+                    )
+                chosen[scenario.id] = scenario
+        return [chosen[sid] for sid in sorted(chosen)]
+
+
+def is_file_ref(ref: str) -> bool:
+    """Whether a `--scenario` value names a scenario file or folder rather than ids: it ends in .yaml/.yml, or it is
+    a folder."""
+    return ref.endswith(SCENARIO_SUFFIXES) or Path(ref).is_dir()
+
+
+def load_files(ref: str) -> dict[str, Scenario]:
+    """The scenarios of a file (id: its name without the suffix) or of a folder (ids: paths relative to it, as the
+    built-in catalogue's). Raises SelectionError when the path does not exist, holds no scenario, or any file in it
+    is broken (every broken file is named)."""
+    path = Path(ref)
+    if path.is_dir():
+        found = {
+            p.relative_to(path).with_suffix("").as_posix(): p
+            for p in sorted(path.rglob("*"))
+            if p.suffix in SCENARIO_SUFFIXES and p.is_file()
+        }
+        if not found:
+            raise SelectionError(f"--scenario {ref}: the folder holds no scenario file (*.yaml, *.yml)")
+    elif path.is_file():
+        found = {path.stem: path}
+    else:
+        raise SelectionError(f"--scenario {ref}: no such file")
+    loaded: dict[str, Scenario] = {}
+    broken: list[str] = []
+    for sid, file in found.items():
+        try:
+            loaded[sid] = load_file(file, sid)
+        except ScenarioError as exc:
+            broken.append(str(exc))
+    if broken:
+        raise SelectionError("\n".join(broken))
+    return loaded
+
 
 def resolve(ref: str, catalogue: Catalogue | None = None) -> Scenario:
     """A scenario by id from the built-in catalogue, or from a YAML file path."""
-    if ref.endswith((".yaml", ".yml")) or ("/" in ref and Path(ref).is_file()):
-        path = Path(ref)
-        if path.is_file():
-            return load_file(path, path.stem)
+    path = Path(ref)
+    if path.is_file() and (ref.endswith(SCENARIO_SUFFIXES) or "/" in ref):
+        return load_file(path, path.stem)
+    if ref.endswith(SCENARIO_SUFFIXES):
+        raise KeyError(f"{ref}: no such file")
     return (catalogue or Catalogue.load()).get(ref)

@@ -402,6 +402,14 @@ def _advance(r: _Reader, value: Any, path: str, base: TaskScript) -> tuple[int, 
         return 0, None, base.follow_ms
     if value == "get_task":
         return 1, None, base.follow_ms
+    if not isinstance(value, dict):
+        near = difflib.get_close_matches(str(value), ["get_task", "never"], n=1, cutoff=0.5)
+        raise r.fail(
+            path,
+            f"unknown advance {value!r}",
+            (f"did you mean {near[0]!r}? " if near else "")
+            + "one of get_task, never, or a mapping {get_task: N, after_ms: T, follow_ms: F}",
+        )
     a = r.mapping(value, path, "task.advance")
     return (
         r.integer(a.get("get_task", 0), f"{path}.get_task"),

@@ -2,22 +2,40 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from typing import Any, TextIO
 
 from ..model import Outcome, ScenarioResult
 
-_MARK = {
-    Outcome.PASS: "PASS",
-    Outcome.NON_STRICT: "WARN",
-    Outcome.FAIL: "FAIL",
-    Outcome.TIMEOUT: "TIME",
-    Outcome.NO_CONTACT: "NONE",
-    Outcome.ERROR: "ERR!",
-    Outcome.SKIPPED: "SKIP",
-    Outcome.UNIMPLEMENTED: "UNIM",
-    Outcome.INFORMATIONAL: "INFO",
+#: The colour of each outcome on a terminal (ANSI SGR codes): red fails the gate, yellow is a miss that does not.
+_COLOUR = {
+    Outcome.PASS: "32",
+    Outcome.NON_STRICT: "33",
+    Outcome.FAIL: "31",
+    Outcome.TIMEOUT: "31",
+    Outcome.NO_CONTACT: "31",
+    Outcome.ERROR: "1;31",
+    Outcome.SKIPPED: "2",
+    Outcome.UNIMPLEMENTED: "33",
+    Outcome.INFORMATIONAL: "2",
 }
+#: The outcome column's width: the longest outcome name (the console spells outcomes as the reports do).
+_MARK_WIDTH = max(len(o.value) for o in Outcome)
+
+
+def colours(stream: TextIO) -> bool:
+    """Colour for a terminal, unless NO_COLOR is set (https://no-color.org) or the terminal is dumb."""
+    isatty = getattr(stream, "isatty", None)
+    return bool(isatty and isatty()) and not os.environ.get("NO_COLOR") and os.environ.get("TERM") != "dumb"
+
+
+def paint(text: str, outcome: Outcome, colour: bool) -> str:
+    return f"\033[{_COLOUR[outcome]}m{text}\033[0m" if colour else text
+
+
+#: How many of its last lines a progress line quotes from a client's stderr.
+STDERR_LINES = 6
 
 
 def progress_line(index: int, total: int, scenario_id: str, seconds: float, note: str = "") -> str:
@@ -25,23 +43,38 @@ def progress_line(index: int, total: int, scenario_id: str, seconds: float, note
     return f"[{index:>{width}}/{total}] {scenario_id} ({seconds:.1f}s){' ' + note if note else ''}"
 
 
+def stderr_tail(text: str, lines: int = STDERR_LINES) -> list[str]:
+    """The last `lines` non-blank lines of a client's stderr, indented under its progress line."""
+    kept = [line.rstrip() for line in text.splitlines() if line.strip()][-lines:]
+    return [f"    | {line}" for line in kept]
+
+
 def scorecard(
-    results: list[ScenarioResult], summary: dict[str, Any], out: TextIO | None = None, verbose: bool = False
+    results: list[ScenarioResult],
+    summary: dict[str, Any],
+    out: TextIO | None = None,
+    verbose: bool = False,
+    stale: list[str] | None = None,
 ) -> None:
+    """`stale`: baseline entries that had nothing to excuse, listed before the verdict."""
     out = (
         out if out is not None else sys.stdout
     )  # looked up per call: a default bound at import outlives redirected streams
+    colour = colours(out)
     width = max((len(r.id) for r in results), default=8)
-    print(f"\n{'SCENARIO'.ljust(width)}  RESULT  DETAIL", file=out)
+    print(f"\n{'SCENARIO'.ljust(width)}  {'RESULT'.ljust(_MARK_WIDTH)}  DETAIL", file=out)
     for r in results:
         bad = [c for c in r.checks if c.outcome in (Outcome.FAIL, Outcome.NON_STRICT, Outcome.ERROR) and not c.baseline]
         detail = ", ".join(f"{c.id} ({c.outcome.value})" for c in bad)
         declined = [c.id for c in r.checks if c.outcome is Outcome.UNIMPLEMENTED and c.id != "RESULT-EXPECTED"]
         if declined:
             detail = (detail + "; " if detail else "") + "not attempted: " + ", ".join(declined)
-        if r.outcome in (Outcome.TIMEOUT, Outcome.NO_CONTACT, Outcome.ERROR):
-            detail = (r.error or r.outcome.value) + (f"; {detail}" if detail else "")
-        print(f"{r.id.ljust(width)}  {_MARK[r.outcome]:<6}  {detail}", file=out)
+        if r.outcome in (Outcome.TIMEOUT, Outcome.NO_CONTACT, Outcome.ERROR) and r.error:
+            detail = r.error + (f"; {detail}" if detail else "")
+        if r.baseline:
+            detail = f"expected failure (baseline): {r.baseline}" + (f"; {detail}" if detail else "")
+        mark = paint(r.outcome.value.ljust(_MARK_WIDTH), r.outcome, colour)
+        print(f"{r.id.ljust(width)}  {mark}  {detail}", file=out)
         if r.error and r.outcome not in (Outcome.TIMEOUT, Outcome.NO_CONTACT, Outcome.ERROR):
             print(f"{'':{width}}    note: {r.error}", file=out)  # e.g. a baseline entry that now passes
         if verbose or r.outcome in (Outcome.FAIL,):
@@ -54,4 +87,11 @@ def scorecard(
     outcomes = ", ".join(f"{k} {v}" for k, v in summary["outcomes"].items())
     print(f"\n{summary['scenarios']} scenarios: {outcomes}", file=out)
     print(f"checks passed: {', '.join(parts) or 'none judged'}", file=out)
-    print(f"verdict: {summary['verdict']}", file=out)
+    if stale:
+        print(
+            f"baseline: {len(stale)} entr{'y' if len(stale) == 1 else 'ies'} with nothing to excuse, remove:", file=out
+        )
+        for entry in stale:
+            print(f"  {entry}", file=out)
+    verdict = paint(summary["verdict"], Outcome.FAIL if summary["gate"] == "failed" else Outcome.PASS, colour)
+    print(f"verdict: {verdict}", file=out)

@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from ..model import ScenarioResult
+from ..outputs import STDOUT, file_problem, first_problem, folder_problem
 from . import html, json_report, junit
 
 
@@ -26,8 +28,26 @@ class ReportFiles:
         """From the options command_line.add_report_files added (a command without --report-dir has no folder)."""
         return cls(args.json, args.junit, args.html, getattr(args, "report_dir", None))
 
+    @property
+    def to_stdout(self) -> bool:
+        """`--json -`: the JSON report goes to stdout (and everything for people to stderr)."""
+        return self.json is not None and str(self.json) == STDOUT
+
+    def problem(self) -> str | None:
+        """Why one of these cannot be written (checked before a run starts), or None."""
+        return first_problem(
+            file_problem(self.json, "--json"),
+            file_problem(self.junit, "--junit"),
+            folder_problem(self.html, "--html"),
+            folder_problem(self.folder, "--report-dir"),
+        )
+
     def write(self, report: dict[str, Any], results: list[ScenarioResult], strict: bool) -> None:
-        if self.json:
+        if self.to_stdout:
+            json.dump(report, sys.stdout, indent=1, ensure_ascii=False)
+            sys.stdout.write("\n")
+            sys.stdout.flush()
+        elif self.json:
             json_report.write(self.json, report)
         if self.junit:
             junit.write(self.junit, report, strict)

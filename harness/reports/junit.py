@@ -28,14 +28,18 @@ def build(report: dict[str, Any], strict: bool = False) -> ET.Element:
                     suite, "testcase", classname=scenario["id"], name="(scenario)", time=f"{scenario['duration']:.3f}"
                 )
                 client = scenario.get("client") or {}
-                err = ET.SubElement(
-                    case, "error", type=scenario["outcome"], message=scenario.get("error") or scenario["outcome"]
-                )
-                err.text = (
-                    f"exit code: {client.get('exit_code')}\n--- stderr (tail) ---\n{client.get('stderr_tail', '')}"
-                )
                 counts["tests"] += 1
-                counts["errors"] += 1
+                if scenario.get("baseline"):  # the baseline's "*": an expected failure
+                    ET.SubElement(case, "skipped", message=f"expected {scenario['outcome']}: {scenario['baseline']}")
+                    counts["skipped"] += 1
+                else:
+                    err = ET.SubElement(
+                        case, "error", type=scenario["outcome"], message=scenario.get("error") or scenario["outcome"]
+                    )
+                    err.text = (
+                        f"exit code: {client.get('exit_code')}\n--- stderr (tail) ---\n{client.get('stderr_tail', '')}"
+                    )
+                    counts["errors"] += 1
             for check in scenario["checks"]:
                 case = ET.SubElement(
                     suite, "testcase", classname=scenario["id"], name=f"{check['id']} [{check['level']}]"

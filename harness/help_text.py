@@ -1,0 +1,103 @@
+"""What `a2a-lab COMMAND --help` says beyond the options: what the command is for, examples, and its exit codes
+(README: "The CLI"). The codes are Exit's (exit_codes.py); each command says what they mean for it."""
+
+from __future__ import annotations
+
+from .exit_codes import ClientExit, Exit
+
+_SCORING = f"""exit codes:
+  {Exit.OK:<3}  the gate passed
+  {Exit.FAILED:<3}  checks failed: FAIL, TIMEOUT or NO_CONTACT (with --strict also NON_STRICT)
+  {Exit.USAGE:<3}  usage error: a bad option, an unknown scenario or check id, a broken scenario or baseline file,
+       a report path that cannot be written{{never_started}}
+  {Exit.HARNESS:<3}  harness error (a scenario ended in ERROR){{interrupted}}"""
+
+_INTERRUPTED = f"\n  {Exit.INTERRUPTED:<3}  interrupted (Ctrl-C, SIGTERM): clients killed, reports cover what finished"
+
+EPILOGS: dict[str, str] = {
+    "run": """examples:
+  a2a-lab run                                          # the reference client, the whole catalogue
+  a2a-lab run --client 'node my-client.js' -j 2        # the card URL is appended as the last argument
+  a2a-lab run --client 'my-client --card {card_url}' --scenario 'quirks/*' --junit reports/junit.xml
+  a2a-lab run --client ./bin/client --scenario ci/vendor-x.yaml --scenario ci/more/   # your own scenario files
+  a2a-lab run --client ./bin/client --baseline a2a-baseline.yaml --json - > report.json
+
+"""
+    + _SCORING.format(
+        never_started=";\n       the client never started (it exited before any request in every scenario)",
+        interrupted=_INTERRUPTED,
+    ),
+    "score": """examples:
+  a2a-lab score --server http://lab:8000 --run-file run.json --junit junit.xml
+
+"""
+    + _SCORING.format(never_started="", interrupted=""),
+    "drive": f"""examples:
+  a2a-lab drive --server http://lab:8000 --client './bin/client' --run-file run.json
+
+exit codes:
+  {Exit.OK:<3}  every scenario was driven (score it with `a2a-lab score`)
+  {Exit.USAGE:<3}  usage error, or the server refused the run
+  {Exit.INTERRUPTED:<3}  interrupted (Ctrl-C, SIGTERM)""",
+    "client": f"""examples:
+  a2a-lab client http://127.0.0.1:8000 'hello'
+  a2a-lab client http://127.0.0.1:8000/.well-known/agent-card.json --stream --json
+
+exit codes:
+  {ClientExit.ANSWER:<3}  a message, or a task that stopped (finished, failed, rejected, waiting for the user)
+  {ClientExit.NO_ANSWER:<3}  no answer: an error, or a task still running when the client gave up
+  {ClientExit.USAGE:<3}  usage error (a bad URL, option or action)""",
+    "serve": f"""examples:
+  a2a-lab serve quirks/advertised-method-not-found --port 8000
+  a2a-lab serve recorded.yaml --port 0                 # a scenario file; port 0 picks a free port
+  a2a-lab serve --host 0.0.0.0 --allowed-host lab      # the whole catalogue, for other containers
+
+exit codes:
+  {Exit.OK:<3}  stopped (Ctrl-C)
+  {Exit.USAGE:<3}  usage error: an unknown scenario, a broken file, a port in use or out of range""",
+    "scenarios": f"""examples:
+  a2a-lab scenarios
+  a2a-lab scenarios --scenario 'quirks/*' --json
+  a2a-lab scenarios --scenario my-scenarios/          # your own files, as `run --scenario` takes them
+  a2a-lab scenarios show quirks/advertised-method-not-found --json
+
+exit codes:
+  {Exit.OK:<3}  listed
+  {Exit.USAGE:<3}  an unknown scenario id, a missing or broken scenario file""",
+    "checks": f"""examples:
+  a2a-lab checks
+  a2a-lab checks --markdown > docs/checks.md
+
+exit codes:
+  {Exit.OK:<3}  listed""",
+    "report": f"""examples:
+  a2a-lab report merge shard-1/report.json shard-2/report.json --html merged --junit merged/junit.xml
+
+exit codes:
+  {Exit.OK:<3}  every merged report's gate passed
+  {Exit.FAILED:<3}  a merged report's gate failed
+  {Exit.USAGE:<3}  a report that cannot be read, a path that cannot be written""",
+    "card": f"""examples:
+  a2a-lab card check agent-card.json
+  a2a-lab card check https://agent.example/.well-known/agent-card.json --json --jwks jwks.json
+
+exit codes:
+  {Exit.OK:<3}  the card has warnings at most
+  {Exit.FAILED:<3}  the card has errors
+  {Exit.USAGE:<3}  usage error: no card, not a URL""",
+    "probe": """examples:
+  a2a-lab probe http://127.0.0.1:8000 --json probe.json --html probe-report
+
+"""
+    + _SCORING.format(never_started="", interrupted="").replace(
+        "checks failed: FAIL, TIMEOUT or NO_CONTACT", "checks failed, or an interface gave no answer"
+    ),
+    "record": f"""examples:
+  a2a-lab record https://agent.example --out ci/vendor-x.yaml
+  a2a-lab run --client ./bin/client --scenario ci/vendor-x.yaml     # then score a client against it
+
+exit codes:
+  {Exit.OK:<3}  the file was written
+  {Exit.FAILED:<3}  the server could not be recorded
+  {Exit.USAGE:<3}  usage error: not a URL, a file that exists (without --force)""",
+}

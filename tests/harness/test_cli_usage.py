@@ -1,0 +1,399 @@
+"""The command line as a new user meets it (issue 17): through a real subprocess, its exit code and its streams."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import pty
+import re
+import signal
+import subprocess
+import sys
+import time
+import xml.etree.ElementTree as ET
+from collections.abc import Callable
+from importlib import metadata
+from pathlib import Path
+
+import pytest
+
+from a2a_lab.harness.cli import build_parser
+from a2a_lab.harness.outputs import file_problem, folder_problem
+from a2a_lab.server.catalogue import builtin_root
+
+CLI = [sys.executable, "-m", "a2a_lab.harness.cli"]
+#: Scenarios a client that makes no call runs through fast.
+FEW = ["spec/conformant", "spec/tck-sut", "spec/tck-sut-no-capabilities", "spec/v1.0.0-server"]
+
+
+def a2a_lab(*args: str, cwd: Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([*CLI, *args], cwd=cwd, capture_output=True, text=True, timeout=120, env=env)
+
+
+def scenarios(*ids: str) -> list[str]:
+    return [a for sid in ids for a in ("--scenario", sid)]
+
+
+def script(folder: Path, name: str, body: str) -> str:
+    """A tiny Python client, as a command line."""
+    path = folder / name
+    path.write_text(body, encoding="utf-8")
+    return f"{sys.executable} {path}"
+
+
+# Point 1: a client that does not start.
+
+
+def test_a_client_that_never_starts_is_a_usage_error_that_quotes_its_stderr(tmp_path: Path) -> None:
+    proc = a2a_lab("run", "--client", f"{sys.executable} {tmp_path / 'missing.py'}", *scenarios(*FEW), cwd=tmp_path)
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    progress, _, last = proc.stderr.rpartition("a2a-lab: the client never started:")
+    assert "exited 2 before any request, in all 4 scenario(s)" in last and "can't open file" in last, proc.stderr
+    # The first three progress lines quote the stderr, the fourth does not repeat it.
+    assert progress.count("can't open file") == 3, progress
+    assert "exit 2 before any request reached the server" in progress
+
+
+def test_a_client_that_exits_0_without_a_call_fails_the_gate_not_usage(tmp_path: Path) -> None:
+    proc = a2a_lab("run", "--client", "true", *scenarios(*FEW[:2]), cwd=tmp_path)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert "never started" not in proc.stderr and "NO_CONTACT" in proc.stdout
+
+
+def test_a_client_that_fails_only_sometimes_is_scored_and_its_exit_code_is_not_a_progress_note(tmp_path: Path) -> None:
+    """It reads the card (contact) and exits 1 in one scenario, and fails to do anything in the other: the run is
+    scored (exit 1), the silent scenario quotes the stderr, the other shows no `exit 1` beside it."""
+    client = script(
+        tmp_path,
+        "sometimes.py",
+        "import os, sys, urllib.request\n"
+        "if os.environ['A2A_LAB_SCENARIO'] == 'spec/conformant':\n"
+        "    urllib.request.urlopen(sys.argv[-1]).read()\n"
+        "    sys.exit(1)\n"
+        "sys.exit('refusing to start today')\n",
+    )
+    proc = a2a_lab("run", "--client", client, *scenarios(*FEW[:2]), cwd=tmp_path)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert "never started" not in proc.stderr
+    [contacted] = [line for line in proc.stderr.splitlines() if "spec/conformant (" in line]
+    assert "exit" not in contacted, proc.stderr
+    assert "    | refusing to start today" in proc.stderr
+
+
+# Point 4: scenario files and folders of the user's own.
+
+
+def _own_scenarios(tmp_path: Path) -> tuple[Path, Path]:
+    """A folder with one scenario in a group of its own, and a single file elsewhere (copies of a built-in one)."""
+    text = (builtin_root() / "spec" / "conformant.yaml").read_text(encoding="utf-8")
+    folder = tmp_path / "mine"
+    (folder / "vendor").mkdir(parents=True)
+    (folder / "vendor" / "observed-quirk.yaml").write_text(
+        text.replace("title: ", "title: Mine - ", 1), encoding="utf-8"
+    )
+    single = tmp_path / "recorded.yaml"
+    single.write_text(text, encoding="utf-8")
+    return folder, single
+
+
+def test_run_takes_scenario_files_and_folders_mixed_with_ids(tmp_path: Path, fake: Callable[..., str]) -> None:
+    folder, single = _own_scenarios(tmp_path)
+    selection = scenarios(str(folder), str(single), "spec/tck-sut")
+    report = tmp_path / "run.json"
+    proc = a2a_lab("run", "--client", fake(), *selection, "--json", str(report), cwd=tmp_path)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    ran = {s["id"]: s["outcome"] for s in json.loads(report.read_text(encoding="utf-8"))["scenarios"]}
+    assert ran == {"vendor/observed-quirk": "PASS", "recorded": "PASS", "spec/tck-sut": "PASS"}
+    listed = a2a_lab("scenarios", "--json", *selection, cwd=tmp_path)
+    assert listed.returncode == 0, listed.stderr
+    titles = {s["id"]: s["title"] for s in json.loads(listed.stdout)["scenarios"]}
+    assert set(titles) == set(ran) and titles["vendor/observed-quirk"].startswith("Mine - ")
+
+
+@pytest.mark.parametrize(
+    "selection, says",
+    [
+        (["{folder}", "spec/conformnt"], "no scenario matches 'spec/conformnt'; did you mean spec/conformant"),
+        (["{tmp}/nowhere.yaml"], "nowhere.yaml: no such file"),
+        (["{tmp}/broken.yaml"], "broken.yaml"),
+        (["{tmp}/empty"], "holds no scenario file"),
+        (["{single}", "{tmp}/again/recorded.yaml"], "two scenarios chosen are called 'recorded'"),
+    ],
+    ids=["misspelled-id", "missing-file", "broken-file", "empty-folder", "one-id-twice"],
+)
+def test_a_selection_that_cannot_be_made_is_a_usage_error(selection: list[str], says: str, tmp_path: Path) -> None:
+    folder, single = _own_scenarios(tmp_path)
+    (tmp_path / "broken.yaml").write_text("title: [unclosed\n", encoding="utf-8")
+    (tmp_path / "empty").mkdir()
+    (tmp_path / "again").mkdir()
+    (tmp_path / "again" / "recorded.yaml").write_text(single.read_text(encoding="utf-8"), encoding="utf-8")
+    given = [a.format(folder=folder, single=single, tmp=tmp_path) for a in selection]
+    # `run` and `scenarios` choose alike (Catalogue.choose); `run` is tried once, on the missing file.
+    command = ["run", "--client", "true"] if "nowhere" in selection[0] else ["scenarios"]
+    proc = a2a_lab(*command, *scenarios(*given), cwd=tmp_path)
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert says in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_scenario_files_are_refused_with_a_shared_server(tmp_path: Path) -> None:
+    _, single = _own_scenarios(tmp_path)
+    proc = a2a_lab("run", "--server", "http://127.0.0.1:9", "--scenario", str(single), cwd=tmp_path)
+    assert proc.returncode == 2 and "can only be run locally" in proc.stderr, proc.stderr
+
+
+def test_show_says_a_missing_file_is_missing(tmp_path: Path) -> None:
+    proc = a2a_lab("scenarios", "show", "mine.yaml", cwd=tmp_path)
+    assert proc.returncode == 2 and proc.stderr.strip() == "a2a-lab: mine.yaml: no such file", proc.stderr
+
+
+# Point 2: the baseline.
+
+
+def test_a_whole_scenario_entry_excuses_its_timeout(tmp_path: Path) -> None:
+    baseline = tmp_path / "baseline.yaml"
+    baseline.write_text('spec/conformant:\n  "*": "known hang, tracked in #31"\n', encoding="utf-8")
+    report, junit = tmp_path / "run.json", tmp_path / "junit.xml"
+    args = [
+        "--client",
+        "sh -c 'sleep 30' {card_url}",
+        "--timeout",
+        "0.5",
+        "--scenario",
+        "spec/conformant",
+        "--json",
+        str(report),
+    ]
+    proc = a2a_lab("run", *args, "--junit", str(junit), "--baseline", str(baseline), cwd=tmp_path)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "expected failure (baseline): known hang, tracked in #31" in proc.stdout
+    data = json.loads(report.read_text(encoding="utf-8"))
+    [scenario] = data["scenarios"]
+    assert scenario["outcome"] == "TIMEOUT" and scenario["baseline"] == "known hang, tracked in #31"
+    assert data["summary"]["gate"] == "passed" and data["baseline"]["stale"] == []
+    [case] = [c for c in ET.parse(junit).getroot().iter("testcase") if c.get("name") == "(scenario)"]
+    assert case.find("skipped") is not None and case.find("error") is None
+
+
+def test_entries_with_nothing_to_excuse_are_listed(tmp_path: Path, fake: Callable[..., str]) -> None:
+    baseline = tmp_path / "baseline.yaml"
+    baseline.write_text(
+        'spec/conformant:\n  "*": it used to hang\nspec/tck-sut:\n  VERSION-HEADER: issue 12\n', encoding="utf-8"
+    )
+    report = tmp_path / "run.json"
+    selection = scenarios("spec/conformant", "spec/tck-sut")
+    proc = a2a_lab(
+        "run", "--client", fake(), *selection, "--baseline", str(baseline), "--json", str(report), cwd=tmp_path
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "baseline: 2 entries with nothing to excuse, remove:" in proc.stdout
+    assert "  spec/conformant * (now PASS)" in proc.stdout and "  spec/tck-sut VERSION-HEADER (now PASS)" in proc.stdout
+    assert json.loads(report.read_text(encoding="utf-8"))["baseline"]["stale"] == [
+        {"scenario": "spec/conformant", "check": "*", "now": "PASS"},
+        {"scenario": "spec/tck-sut", "check": "VERSION-HEADER", "now": "PASS"},
+    ]
+
+
+@pytest.mark.parametrize(
+    "entry, says",
+    [
+        ("spec/conformnt:\n  VERSION-HEADER: x\n", "unknown scenario 'spec/conformnt'; did you mean spec/conformant"),
+        ("spec/conformant:\n  VERSION-HEADR: x\n", "unknown check 'VERSION-HEADR'; did you mean VERSION-HEADER"),
+    ],
+    ids=["scenario", "check"],
+)
+def test_unknown_ids_in_the_baseline_are_refused(entry: str, says: str, tmp_path: Path) -> None:
+    baseline = tmp_path / "baseline.yaml"
+    baseline.write_text(entry, encoding="utf-8")
+    proc = a2a_lab("run", "--client", "true", "--scenario", "spec/tck-sut", "--baseline", str(baseline), cwd=tmp_path)
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert says in proc.stderr and "spec/tck-sut (" not in proc.stderr  # refused before the run
+
+
+# Point 5: report paths that cannot be written are refused before the run.
+
+
+@pytest.mark.parametrize(
+    "args, says",
+    [
+        (["run", "--html", "{file}"], "--html {file}: exists and is not a folder"),
+        (["run", "--report-dir", "{file}/reports"], "--report-dir {file}/reports: {file} is not a folder"),
+        (["run", "--json", "{tmp}"], "--json {tmp}: is a folder; give a file name"),
+        (["run", "--junit", "{file}/junit.xml"], "--junit {file}/junit.xml: {file} is not a folder"),
+        (
+            ["drive", "--server", "http://127.0.0.1:9", "--run-file", "{file}/run.json"],
+            "--run-file {file}/run.json: {file} is not a folder",
+        ),
+        (["report", "merge", "{file}", "--html", "{file}"], "--html {file}: exists and is not a folder"),
+    ],
+    ids=["html-on-a-file", "report-dir-under-a-file", "json-on-a-folder", "junit-under-a-file", "run-file", "merge"],
+)
+def test_unwritable_report_paths_are_refused_before_the_run(args: list[str], says: str, tmp_path: Path) -> None:
+    file = tmp_path / "taken"
+    file.write_text("not a folder\n", encoding="utf-8")
+    given = [a.format(file=file, tmp=tmp_path) for a in args]
+    run = ["--client", "true", "--scenario", "spec/tck-sut"] if given[0] in ("run", "drive") else []
+    proc = a2a_lab(*given, *run, cwd=tmp_path)
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert proc.stderr.splitlines() == [f"a2a-lab: {says.format(file=file, tmp=tmp_path)}"], proc.stderr
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root may write anywhere")
+def test_a_folder_that_is_not_writable_is_refused(tmp_path: Path) -> None:
+    locked = tmp_path / "locked"
+    locked.mkdir(mode=0o500)
+    assert (
+        file_problem(locked / "run.json", "--json")
+        == f"--json {locked}/run.json: cannot create it, {locked} is not writable"
+    )
+    assert folder_problem(locked / "html", "--html") is not None
+
+
+# Point 3: Ctrl-C and SIGTERM.
+
+HANGING_CLIENT = """\
+import os, subprocess, sys
+if os.environ["A2A_LAB_SCENARIO"] == "spec/conformant":
+    sys.exit(0)
+child = subprocess.Popen(["sleep", "60"])
+marker = sys.argv[1]
+with open(marker + ".tmp", "w") as out:
+    out.write(f"{os.getpid()} {child.pid}")
+os.rename(marker + ".tmp", marker)  # the test waits for this file: the client and its child are running
+child.wait()
+"""
+
+
+def _gone(pid: int) -> bool:
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text(encoding="ascii")
+    except OSError:
+        return True
+    return stat.rsplit(")", 1)[1].split()[0] in ("Z", "X")  # a zombie is dead, waiting to be reaped
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+def test_an_interrupted_run_kills_its_clients_reports_what_finished_and_exits_130(
+    sig: signal.Signals, tmp_path: Path
+) -> None:
+    marker, report = tmp_path / "running", tmp_path / "run.json"
+    client = script(tmp_path, "hang.py", HANGING_CLIENT) + f" {marker} {{card_url}}"
+    chosen = scenarios("spec/conformant", "spec/tck-sut", "spec/v1.0.0-server")
+    harness = subprocess.Popen(
+        [*CLI, "run", "--client", client, *chosen, "--json", str(report)],
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while not marker.exists():  # the second scenario's client is up, the first scenario finished
+            assert harness.poll() is None and time.monotonic() < deadline, harness.communicate()
+            time.sleep(0.02)
+        pids = [int(p) for p in marker.read_text(encoding="ascii").split()]
+        signalled = time.monotonic()
+        harness.send_signal(sig)
+        out, err = harness.communicate(timeout=30)
+    finally:
+        if harness.poll() is None:
+            harness.kill()
+    assert harness.returncode == 130, out + err
+    assert time.monotonic() - signalled < 10  # at once, not at the scenario's 20 s timeout
+    assert "Traceback" not in err and f"interrupted ({sig.name})" in err and "1 of 3 scenario(s) finished" in err
+    assert all(_gone(pid) for pid in pids), pids  # the client and the child in its group
+    data = json.loads(report.read_text(encoding="utf-8"))
+    assert [s["id"] for s in data["scenarios"]] == ["spec/conformant"]
+    assert data["incomplete"] == {"signal": sig.name, "unfinished": ["spec/tck-sut", "spec/v1.0.0-server"]}
+
+
+# Point 6: command-line conventions.
+
+
+def test_version(tmp_path: Path) -> None:
+    proc = a2a_lab("--version", cwd=tmp_path)
+    assert proc.returncode == 0 and proc.stdout.strip() == f"a2a-lab {metadata.version('a2a-lab')}", proc
+
+
+def test_json_dash_writes_the_report_to_stdout_and_the_rest_to_stderr(tmp_path: Path) -> None:
+    proc = a2a_lab("run", "--client", "true", "--scenario", "spec/tck-sut", "--json", "-", cwd=tmp_path)
+    assert proc.returncode == 1, proc.stderr
+    report = json.loads(proc.stdout)  # nothing else on stdout
+    assert [s["outcome"] for s in report["scenarios"]] == ["NO_CONTACT"]
+    assert re.search(r"^spec/tck-sut\s+NO_CONTACT\s", proc.stderr, re.M) and "verdict:" in proc.stderr
+    assert "\033[" not in proc.stderr  # no colour into a pipe
+    assert not (tmp_path / "-").exists()
+
+
+def test_a_reader_that_leaves_early_gets_no_traceback(tmp_path: Path) -> None:
+    proc = subprocess.Popen([*CLI, "checks"], cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert proc.stdout is not None and proc.stderr is not None
+    proc.stdout.close()  # as `a2a-lab checks | head -0` does
+    err = proc.stderr.read()
+    assert proc.wait(timeout=60) == 141 and err == b"", err
+
+
+@pytest.mark.parametrize(
+    "args, says",
+    [
+        (["serve", "--port", "99999"], "argument --port: 99999 is not a port number (0 to 65535"),
+        (["run", "--client", "./client.py"], "--client: ./client.py is not an executable file"),
+        (["run", "--client", "./absent.js"], "--client: ./absent.js does not exist"),
+        (["run", "--client", "client.py"], "(a file of that name is here: run it as ./client.py)"),
+        (
+            ["scenarios", "show", "advance.yaml"],
+            "task.advance: unknown advance 'get_taks'\n  hint: did you mean 'get_task'?",
+        ),
+    ],
+    ids=["port-out-of-range", "not-executable", "missing-script", "script-not-on-path", "misspelled-advance"],
+)
+def test_bad_input_gets_a_clear_error(args: list[str], says: str, tmp_path: Path) -> None:
+    (tmp_path / "client.py").write_text("print('hi')\n", encoding="utf-8")
+    scenario = (builtin_root() / "spec" / "conformant.yaml").read_text(encoding="utf-8")
+    (tmp_path / "advance.yaml").write_text(scenario + "task:\n  advance: get_taks\n", encoding="utf-8")
+    proc = a2a_lab(*args, cwd=tmp_path)
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert says in proc.stderr and "Traceback" not in proc.stderr, proc.stderr
+
+
+def test_show_json(tmp_path: Path) -> None:
+    proc = a2a_lab("scenarios", "show", "spec/tck-sut", "--json", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["id"] == "spec/tck-sut"
+
+
+def test_every_command_help_has_a_description_examples_and_exit_codes(tmp_path: Path) -> None:
+    proc = a2a_lab("run", "--help", cwd=tmp_path)
+    assert proc.returncode == 0 and "examples:\n" in proc.stdout and "\n  130  interrupted" in proc.stdout
+    parser = build_parser()
+    commands = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction)).choices
+    for name, sub in commands.items():
+        text = sub.format_help()
+        assert sub.description and "examples:\n  a2a-lab " in text and "exit codes:\n  0 " in text, name
+
+
+def _on_a_terminal(args: list[str], cwd: Path, **env: str) -> str:
+    """Run with stdout and stderr on a pseudo-terminal; what it printed."""
+    main, side = pty.openpty()
+    environ = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "TERM")} | {"TERM": "xterm", **env}
+    proc = subprocess.Popen([*CLI, *args], cwd=cwd, stdout=side, stderr=side, env=environ)
+    os.close(side)
+    chunks = []
+    while True:
+        try:
+            chunk = os.read(main, 65536)
+        except OSError:  # EIO: every writer closed the terminal
+            break
+        if not chunk:
+            break
+        chunks.append(chunk)
+    os.close(main)
+    proc.wait(timeout=60)
+    return b"".join(chunks).decode("utf-8", "replace")
+
+
+def test_colour_on_a_terminal_unless_no_color(tmp_path: Path) -> None:
+    args = ["run", "--client", "true", "--scenario", "spec/tck-sut"]
+    assert "\033[31mNO_CONTACT" in _on_a_terminal(args, tmp_path)
+    plain = _on_a_terminal(args, tmp_path, NO_COLOR="1")
+    assert "NO_CONTACT" in plain and "\033[" not in plain
