@@ -58,6 +58,7 @@ def add_report_files(p: argparse.ArgumentParser, report_dir: bool = True) -> Non
     """The report files a scoring command writes (read back with reports.files.ReportFiles.from_args)."""
     p.add_argument("--json", type=Path, metavar="FILE", help="write the JSON report")
     p.add_argument("--junit", type=Path, metavar="FILE", help="write JUnit XML")
+    add_junit_skipped(p)
     if report_dir:
         p.add_argument(
             "--report-dir",
@@ -66,6 +67,14 @@ def add_report_files(p: argparse.ArgumentParser, report_dir: bool = True) -> Non
             help="write every format (JSON, JUnit, HTML) plus each scenario's journal as JSONL",
         )
     p.add_argument("--html", type=Path, metavar="DIR", help="write a self-contained HTML report to DIR/index.html")
+
+
+def add_junit_skipped(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--junit-skipped",
+        action="store_true",
+        help="list SKIPPED checks (the situation never arose) in the JUnit XML too; left out by default",
+    )
 
 
 def add_verbose(p: argparse.ArgumentParser) -> None:

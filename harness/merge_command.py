@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from . import scoring
-from .command_line import refuse, say
+from .command_line import add_junit_skipped, refuse, say
 from .exit_codes import Exit
 from .gate import gate_exit
 from .model import ScenarioResult
@@ -54,6 +54,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         metavar="FILE",
         help="write JUnit XML (one client: the merged report; several: one file each, suffixed)",
     )
+    add_junit_skipped(p)
     p.add_argument(
         "--json", type=Path, metavar="FILE", help="write the merged JSON report (one client) or a list of them"
     )
@@ -80,7 +81,7 @@ def cmd_report(args: argparse.Namespace) -> int:
                 if len(merged) == 1
                 else args.junit.with_name(f"{args.junit.stem}-{i + 1}{args.junit.suffix}")
             )
-            junit.write(target, report, args.strict)
+            junit.write(target, report, args.strict, args.junit_skipped)
     if args.html:
         say(f"wrote {html.write(args.html, merged)}")
     for report in merged:

@@ -20,27 +20,31 @@ class ReportFiles:
     html: Path | None = None
     #: Every format plus each scenario's journal as JSONL.
     folder: Path | None = None
+    #: List SKIPPED checks in the JUnit XML too.
+    junit_skipped: bool = False
 
     @classmethod
     def from_args(cls, args: argparse.Namespace) -> ReportFiles:
         """From the options command_line.add_report_files added (a command without --report-dir has no folder)."""
-        return cls(args.json, args.junit, args.html, getattr(args, "report_dir", None))
+        return cls(args.json, args.junit, args.html, getattr(args, "report_dir", None), args.junit_skipped)
 
     def write(self, report: dict[str, Any], results: list[ScenarioResult], strict: bool) -> None:
         if self.json:
             json_report.write(self.json, report)
         if self.junit:
-            junit.write(self.junit, report, strict)
+            junit.write(self.junit, report, strict, self.junit_skipped)
         if self.folder:
-            write_dir(self.folder, report, results, strict)
+            write_dir(self.folder, report, results, strict, self.junit_skipped)
         if self.html:
             html.write(self.html, [report])
 
 
-def write_dir(folder: Path, report: dict[str, Any], results: list[ScenarioResult], strict: bool) -> None:
+def write_dir(
+    folder: Path, report: dict[str, Any], results: list[ScenarioResult], strict: bool, junit_skipped: bool = False
+) -> None:
     folder.mkdir(parents=True, exist_ok=True)
     json_report.write(folder / "report.json", report)
-    junit.write(folder / "junit.xml", report, strict)
+    junit.write(folder / "junit.xml", report, strict, junit_skipped)
     html.write(folder, [report])
     for r in results:
         path = folder / "journals" / f"{r.id}.jsonl"
