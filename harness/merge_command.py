@@ -8,20 +8,24 @@ from pathlib import Path
 from typing import Any
 
 from . import scoring
-from .command_line import add_junit_skipped, refuse, say
+from .command_line import add_compare, add_junit_skipped, refuse, say
 from .exit_codes import Exit
 from .gate import gate_exit
 from .model import ScenarioResult
 from .reports import html, json_report, junit
 
 
-def merge(reports: list[dict[str, Any]], strict: bool = False) -> list[dict[str, Any]]:
-    """One report per client: shards of the same client are joined (a scenario seen twice keeps the later run)."""
+def merge(reports: list[dict[str, Any]], strict: bool = False, names: list[str] | None = None) -> list[dict[str, Any]]:
+    """One report per client: shards of the same client are joined (a scenario seen twice keeps the later run).
+    `names`: what to call the clients in the reports, in the order they first appear (else their commands)."""
+    names = names or []
     by_client: dict[str, list[dict[str, Any]]] = {}
     for report in reports:
         by_client.setdefault(str(report.get("client", "")), []).append(report)
+    if len(names) > len(by_client):
+        raise ValueError(f"{len(names)} --name given for {len(by_client)} client(s)")
     merged = []
-    for client, parts in by_client.items():
+    for index, (client, parts) in enumerate(by_client.items()):
         scenarios: dict[str, ScenarioResult] = {}
         for part in parts:
             for data in part["scenarios"]:
@@ -30,7 +34,9 @@ def merge(reports: list[dict[str, Any]], strict: bool = False) -> list[dict[str,
         summary = scoring.summary(results, strict)
         meta = {
             "client": client,
+            "name": names[index] if index < len(names) else parts[0].get("name"),
             "seed": parts[0].get("seed"),
+            "started": min((str(p["started"]) for p in parts if p.get("started")), default=None),
             "strict": strict,
             "merged_from": len(parts),
             "shards": sorted({str(p["shard"]) for p in parts if p.get("shard")}),
@@ -55,6 +61,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="write JUnit XML (one client: the merged report; several: one file each, suffixed)",
     )
     add_junit_skipped(p)
+    add_compare(p)
+    p.add_argument(
+        "--name",
+        action="append",
+        metavar="NAME",
+        help="what to call a client in the reports (repeatable: the first names the first client the reports show)",
+    )
     p.add_argument(
         "--json", type=Path, metavar="FILE", help="write the merged JSON report (one client) or a list of them"
     )
@@ -71,7 +84,10 @@ def cmd_report(args: argparse.Namespace) -> int:
             loaded.append(data)
         except (OSError, ValueError) as exc:
             return refuse(f"{path}: {exc}")
-    merged = merge(loaded, args.strict)
+    try:
+        merged = merge(loaded, args.strict, args.name)
+    except ValueError as exc:
+        return refuse(str(exc))
     if args.json:
         json_report.write(args.json, merged[0] if len(merged) == 1 else {"reports": merged})
     if args.junit:
@@ -83,11 +99,11 @@ def cmd_report(args: argparse.Namespace) -> int:
             )
             junit.write(target, report, args.strict, args.junit_skipped)
     if args.html:
-        say(f"wrote {html.write(args.html, merged)}")
+        say(f"wrote {html.write(args.html, merged, args.compare)}")
     for report in merged:
         summary = report["summary"]
         print(
-            f"{report['client']}: {summary['verdict']} "
+            f"{report['name'] or report['client']}: {summary['verdict']} "
             f"({summary['scenarios']} scenarios from {report['merged_from']} report(s))"
         )
     return max((gate_exit(r["summary"]) for r in merged), default=Exit.OK)  # the worst gate
