@@ -166,6 +166,19 @@ def test_a_defective_client_fails_the_gate_and_names_the_check(bad_run: dict[str
     assert proc.returncode == 1, proc.stdout + proc.stderr
     assert "VERSION-HEADER" in proc.stdout and "header absent" in proc.stdout
     assert "not conformant" in proc.stdout
+    # A failure reads: the finding, the requirement it breaks, expected / actual, and the request it quotes.
+    block = proc.stdout[proc.stdout.index("- VERSION-HEADER [MUST] FAIL: ") :].split("\n")
+    lines = [
+        line.strip()
+        for line in block[
+            : next(i for i, x in enumerate(block[1:], 1) if x.strip().startswith("- ") or not x.startswith(" "))
+        ]
+    ]
+    assert lines[1].startswith("requirement: Clients MUST send A2A-Version on every request"), lines
+    at = lines.index("expected: A2A-Version: 1.0")
+    assert lines[at + 1] == "actual:   header absent", lines
+    assert re.fullmatch(r"request #\d+:", lines[at + 2]) and lines[at + 3].startswith("POST /"), lines
+    assert lines[-1].startswith('{"jsonrpc": "2.0"'), lines
     report = json.loads((bad_run["dir"] / "run.json").read_text(encoding="utf-8"))
     assert report["summary"]["gate"] == "failed"
     root = ET.parse(bad_run["dir"] / "run.xml").getroot()
