@@ -18,6 +18,7 @@ import pytest
 from a2a_lab.harness import merge_command
 from a2a_lab.harness.cli import main
 from a2a_lab.harness.reports import html
+from a2a_lab.harness.reports.files import ReportFiles
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
 
@@ -169,6 +170,14 @@ def test_merge_names_clients_and_refuses_more_names_than_clients(reports: list[d
     assert re.search(r'<th title="[^"]*fake_client.py --defect no-header">no-header</th>', page)
     with pytest.raises(ValueError, match="3 --name given for 2 client"):
         merge_command.merge(reports, names=["a", "b", "c"])
+
+
+def test_report_files_pass_the_previous_report_to_the_page(reports: list[dict], tmp_path: Path) -> None:
+    """What `run --compare OLD.json --html DIR` (and --report-dir) write."""
+    reference, bad = reports
+    ReportFiles(html=tmp_path / "h", folder=tmp_path / "d", previous=[reference]).write(bad, [], False)
+    for page in (tmp_path / "h" / "index.html", tmp_path / "d" / "index.html"):
+        assert "Against the previous report" in _section(page.read_text(encoding="utf-8"), "changes")
 
 
 def test_compare_refuses_a_file_that_is_no_report(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
