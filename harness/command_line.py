@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from a2a_lab.protocol.cards import WELL_KNOWN_PATH
 
@@ -58,6 +58,7 @@ def add_report_files(p: argparse.ArgumentParser, report_dir: bool = True) -> Non
     """The report files a scoring command writes (read back with reports.files.ReportFiles.from_args)."""
     p.add_argument("--json", type=Path, metavar="FILE", help="write the JSON report")
     p.add_argument("--junit", type=Path, metavar="FILE", help="write JUnit XML")
+    add_junit_skipped(p)
     if report_dir:
         p.add_argument(
             "--report-dir",
@@ -66,6 +67,32 @@ def add_report_files(p: argparse.ArgumentParser, report_dir: bool = True) -> Non
             help="write every format (JSON, JUnit, HTML) plus each scenario's journal as JSONL",
         )
     p.add_argument("--html", type=Path, metavar="DIR", help="write a self-contained HTML report to DIR/index.html")
+    add_compare(p)
+
+
+def add_compare(p: argparse.ArgumentParser) -> None:
+    def previous(text: str) -> list[dict[str, Any]]:
+        from .reports.compare import load_previous
+
+        try:
+            return load_previous(Path(text))
+        except ValueError as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
+
+    p.add_argument(
+        "--compare",
+        type=previous,
+        metavar="FILE",
+        help="an earlier JSON report: the HTML report shows what got worse and what got better since",
+    )
+
+
+def add_junit_skipped(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--junit-skipped",
+        action="store_true",
+        help="list SKIPPED checks (the situation never arose) in the JUnit XML too; left out by default",
+    )
 
 
 def add_verbose(p: argparse.ArgumentParser) -> None:

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from . import scoring
-from .command_line import refuse, say
+from .command_line import add_compare, add_junit_skipped, refuse, say
 from .exit_codes import Exit
 from .gate import gate_exit
 from .model import ScenarioResult
@@ -18,13 +18,17 @@ from .reports import html, json_report, junit
 from .reports.files import ReportFiles
 
 
-def merge(reports: list[dict[str, Any]], strict: bool = False) -> list[dict[str, Any]]:
-    """One report per client: shards of the same client are joined (a scenario seen twice keeps the later run)."""
+def merge(reports: list[dict[str, Any]], strict: bool = False, names: list[str] | None = None) -> list[dict[str, Any]]:
+    """One report per client: shards of the same client are joined (a scenario seen twice keeps the later run).
+    `names`: what to call the clients in the reports, in the order they first appear (else their commands)."""
+    names = names or []
     by_client: dict[str, list[dict[str, Any]]] = {}
     for report in reports:
         by_client.setdefault(str(report.get("client", "")), []).append(report)
+    if len(names) > len(by_client):
+        raise ValueError(f"{len(names)} --name given for {len(by_client)} client(s)")
     merged = []
-    for client, parts in by_client.items():
+    for index, (client, parts) in enumerate(by_client.items()):
         scenarios: dict[str, ScenarioResult] = {}
         for part in parts:
             for data in part["scenarios"]:
@@ -33,7 +37,9 @@ def merge(reports: list[dict[str, Any]], strict: bool = False) -> list[dict[str,
         summary = scoring.summary(results, strict)
         meta = {
             "client": client,
+            "name": names[index] if index < len(names) else parts[0].get("name"),
             "seed": parts[0].get("seed"),
+            "started": min((str(p["started"]) for p in parts if p.get("started")), default=None),
             "strict": strict,
             "merged_from": len(parts),
             "shards": sorted({str(p["shard"]) for p in parts if p.get("shard")}),
@@ -57,6 +63,14 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         metavar="FILE",
         help="write JUnit XML (one client: the merged report; several: one file each, suffixed)",
     )
+    add_junit_skipped(p)
+    add_compare(p)
+    p.add_argument(
+        "--name",
+        action="append",
+        metavar="NAME",
+        help="what to call a client in the reports (repeatable: the first names the first client the reports show)",
+    )
     p.add_argument(
         "--json", type=Path, metavar="FILE", help="write the merged JSON report (one client) or a list of them"
     )
@@ -76,7 +90,10 @@ def cmd_report(args: argparse.Namespace) -> int:
             loaded.append(data)
         except (OSError, ValueError) as exc:
             return refuse(f"{path}: {exc}")
-    merged = merge(loaded, args.strict)
+    try:
+        merged = merge(loaded, args.strict, args.name)
+    except ValueError as exc:
+        return refuse(str(exc))
     out = sys.stderr if str(args.json) == STDOUT else sys.stdout  # `--json -`: the report alone on stdout
     if args.json:
         joined = merged[0] if len(merged) == 1 else {"reports": merged}
@@ -91,13 +108,13 @@ def cmd_report(args: argparse.Namespace) -> int:
                 if len(merged) == 1
                 else args.junit.with_name(f"{args.junit.stem}-{i + 1}{args.junit.suffix}")
             )
-            junit.write(target, report, args.strict)
+            junit.write(target, report, args.strict, args.junit_skipped)
     if args.html:
-        say(f"wrote {html.write(args.html, merged)}")
+        say(f"wrote {html.write(args.html, merged, args.compare)}")
     for report in merged:
         summary = report["summary"]
         print(
-            f"{report['client']}: {summary['verdict']} "
+            f"{report['name'] or report['client']}: {summary['verdict']} "
             f"({summary['scenarios']} scenarios from {report['merged_from']} report(s))",
             file=out,
         )

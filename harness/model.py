@@ -39,6 +39,8 @@ SEVERITY = {
     Outcome.SKIPPED: 0,
 }
 GATING = frozenset({Outcome.FAIL, Outcome.TIMEOUT, Outcome.NO_CONTACT, Outcome.ERROR})
+#: A check's misses: the outcomes a report shows with requirement, expected / actual and the quoted request.
+MISSES = frozenset({Outcome.FAIL, Outcome.NON_STRICT, Outcome.ERROR})
 
 
 @dataclass

@@ -10,7 +10,7 @@ def test_my_client_handles_method_not_found(a2a_lab):
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -26,12 +26,14 @@ from a2a_lab.server.scenario import Scenario
 
 from . import runner, scoring
 from .journal_view import RunView
-from .model import GATING, CheckResult, Outcome
+from .model import GATING, MISSES, CheckResult, Outcome
+from .reports.failure import failure_lines
 
 
-@dataclass
+@dataclass(repr=False)
 class Score:
-    """The check results for what the client sent so far."""
+    """The check results for what the client sent so far. Its text (str and repr: `assert score.passed, score`
+    prints it) names each missed check with its requirement, expected / actual and the quoted request."""
 
     outcome: Outcome
     checks: list[CheckResult]
@@ -47,17 +49,15 @@ class Score:
         raise KeyError(f"no check {check_id!r}; known: {', '.join(c.id for c in self.checks)}")
 
     def failures(self) -> list[CheckResult]:
-        return [c for c in self.checks if c.outcome in (Outcome.FAIL, Outcome.NON_STRICT, Outcome.ERROR)]
+        return [c for c in self.checks if c.outcome in MISSES]
 
     def __str__(self) -> str:
         lines = [f"a2a-lab: {self.outcome.value}"]
         for c in self.failures():
-            lines.append(f"  {c.id} [{c.level.value}] {c.outcome.value}: {c.message}")
-            if c.expected or c.actual:
-                lines.append(f"    expected: {c.expected}\n    actual:   {c.actual}")
-            if c.quote:
-                lines.append("    " + c.quote.replace("\n", "\n    "))
+            lines += ["  " + line for line in failure_lines(c)]
         return "\n".join(lines)
+
+    __repr__ = __str__
 
 
 @dataclass
@@ -67,6 +67,8 @@ class ServedScenario:
     server: BackgroundServer
     supports: list[Support] | None = None
     _closed: bool = field(default=False, repr=False)
+    #: The latest score, shown under a failed test's report (section "a2a-lab").
+    last_score: Score | None = field(default=None, repr=False)
 
     @property
     def base_url(self) -> str:
@@ -101,7 +103,9 @@ class ServedScenario:
             self.base_url, card, entries, pairs, result, None, self.scenario.client.action, None, self.scenario.expect
         )
         checks = scoring.evaluate(view)
-        return Score(scoring.scenario_outcome(checks, False, bool(entries), None, self.scenario.checks), checks)
+        score = Score(scoring.scenario_outcome(checks, False, bool(entries), None, self.scenario.checks), checks)
+        self.last_score = score
+        return score
 
     def close(self) -> None:
         if not self._closed:
@@ -138,6 +142,14 @@ class Lab:
         for served in self._served:
             served.close()
 
+    def missed(self) -> list[str]:
+        """Each served scenario's latest score that missed a check or did not pass, as text."""
+        return [
+            f"{served.scenario.id}: {served.last_score}"
+            for served in self._served
+            if served.last_score is not None and (served.last_score.failures() or not served.last_score.passed)
+        ]
+
 
 @pytest.fixture
 def a2a_lab() -> Iterator[Lab]:
@@ -147,3 +159,17 @@ def a2a_lab() -> Iterator[Lab]:
         yield lab
     finally:
         lab.close()
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(
+    item: pytest.Item, call: pytest.CallInfo[None]
+) -> Generator[None, pytest.TestReport, pytest.TestReport]:
+    """A failed test that scored a client shows each miss in full (requirement, expected / actual, the request),
+    whatever its assertion printed."""
+    report = yield
+    lab = getattr(item, "funcargs", {}).get("a2a_lab")
+    if report.when == "call" and report.failed and isinstance(lab, Lab):
+        for text in lab.missed():
+            report.sections.append(("a2a-lab score", text))
+    return report

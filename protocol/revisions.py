@@ -28,3 +28,19 @@ DEFAULT = SpecRevision.V1_0_1
 
 #: The Content-Type of an A2A 1.0 HTTP+JSON body (answers, error answers, push notifications) per revision.
 HTTP_JSON_MEDIA_TYPE: dict[SpecRevision, str] = {SpecRevision.V1_0_0: JSON, SpecRevision.V1_0_1: A2A_JSON}
+
+
+#: The specification documents a check's spec references (`A2A 1.0 §8.3.2`, `0.3 §5.6.3`) point into.
+SPEC_DOCUMENTS: dict[str, str] = {
+    "A2A 1.0": "https://github.com/a2aproject/A2A/blob/v1.0.1/docs/specification.md",
+    "A2A 0.3": "https://github.com/a2aproject/A2A/blob/v0.3.0/docs/specification.md",
+    "JSON-RPC 2.0": "https://www.jsonrpc.org/specification",
+}
+
+
+def spec_document(reference: str) -> str | None:
+    """The document a spec reference cites (`A2A 1.0 §3.6.1, §10.2`; a bare `0.3 §7.9` is A2A 0.3), if known."""
+    ref = reference.strip()
+    if ref.startswith(("0.3 ", "1.0 ")):
+        ref = "A2A " + ref
+    return next((url for name, url in SPEC_DOCUMENTS.items() if ref.startswith(name + " ")), None)

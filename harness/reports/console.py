@@ -7,6 +7,7 @@ import sys
 from typing import Any, TextIO
 
 from ..model import Outcome, ScenarioResult
+from .failure import failure_lines
 
 #: The colour of each outcome on a terminal (ANSI SGR codes): red fails the gate, yellow is a miss that does not.
 _COLOUR = {
@@ -79,9 +80,10 @@ def scorecard(
             print(f"{'':{width}}    note: {r.error}", file=out)  # e.g. a baseline entry that now passes
         if verbose or r.outcome in (Outcome.FAIL,):
             for c in bad:
-                print(f"{'':{width}}    - {c.id} [{c.level.value}] {c.message}", file=out)
-                if c.expected or c.actual:
-                    print(f"{'':{width}}      expected: {c.expected}\n{'':{width}}      actual:   {c.actual}", file=out)
+                first, *rest = failure_lines(c)
+                print(f"{'':{width}}    - {first}", file=out)
+                for line in rest:
+                    print(f"{'':{width}}      {line}", file=out)
     levels = summary["levels"]
     parts = [f"{lvl} {v['passed']}/{v['judged']}" for lvl, v in levels.items() if v["judged"]]
     outcomes = ", ".join(f"{k} {v}" for k, v in summary["outcomes"].items())

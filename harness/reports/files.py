@@ -22,11 +22,17 @@ class ReportFiles:
     html: Path | None = None
     #: Every format plus each scenario's journal as JSONL.
     folder: Path | None = None
+    #: List SKIPPED checks in the JUnit XML too.
+    junit_skipped: bool = False
+    #: The reports of an earlier run (`--compare`), for the HTML report's changes.
+    previous: list[dict[str, Any]] | None = None
 
     @classmethod
     def from_args(cls, args: argparse.Namespace) -> ReportFiles:
         """From the options command_line.add_report_files added (a command without --report-dir has no folder)."""
-        return cls(args.json, args.junit, args.html, getattr(args, "report_dir", None))
+        return cls(
+            args.json, args.junit, args.html, getattr(args, "report_dir", None), args.junit_skipped, args.compare
+        )
 
     @property
     def to_stdout(self) -> bool:
@@ -50,18 +56,25 @@ class ReportFiles:
         elif self.json:
             json_report.write(self.json, report)
         if self.junit:
-            junit.write(self.junit, report, strict)
+            junit.write(self.junit, report, strict, self.junit_skipped)
         if self.folder:
-            write_dir(self.folder, report, results, strict)
+            write_dir(self.folder, report, results, strict, self.junit_skipped, self.previous)
         if self.html:
-            html.write(self.html, [report])
+            html.write(self.html, [report], self.previous)
 
 
-def write_dir(folder: Path, report: dict[str, Any], results: list[ScenarioResult], strict: bool) -> None:
+def write_dir(
+    folder: Path,
+    report: dict[str, Any],
+    results: list[ScenarioResult],
+    strict: bool,
+    junit_skipped: bool = False,
+    previous: list[dict[str, Any]] | None = None,
+) -> None:
     folder.mkdir(parents=True, exist_ok=True)
     json_report.write(folder / "report.json", report)
-    junit.write(folder / "junit.xml", report, strict)
-    html.write(folder, [report])
+    junit.write(folder / "junit.xml", report, strict, junit_skipped)
+    html.write(folder, [report], previous)
     for r in results:
         path = folder / "journals" / f"{r.id}.jsonl"
         path.parent.mkdir(parents=True, exist_ok=True)

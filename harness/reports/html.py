@@ -1,209 +1,266 @@
-"""A self-contained HTML report: client x scenario matrix, per-scenario checks, transcript and a sequence
-diagram drawn as inline SVG. No scripts, fonts or anything fetched at view time."""
+"""A self-contained HTML report, one file with no scripts, fonts or anything fetched at view time: a summary first
+(outcome counts, per group), the failures with requirement / expected / actual and the quoted request, what
+changed against a previous report or the baseline, a per-check view, the client x scenario matrix, then every
+scenario with its checks, sequence diagram and transcript. Probe reports are worded for a server under test."""
 
 from __future__ import annotations
 
-import html
-import json
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from a2a_lab.server.journal_record import EntryKind, Response, SentKind, entries_from_json
+from ..model import GATING, MISSES, SEVERITY, Outcome
+from . import compare
+from .html_scenario import (
+    CHECKS_DOC,
+    anchor,
+    badge,
+    check_anchor,
+    check_detail,
+    check_link,
+    e,
+    scenario_section,
+    section_links,
+)
 
-COLOURS = {
-    "PASS": "#1a7f37",
-    "NON_STRICT": "#bf8700",
-    "FAIL": "#cf222e",
-    "TIMEOUT": "#8250df",
-    "NO_CONTACT": "#6e7781",
-    "ERROR": "#000000",
-    "SKIPPED": "#afb8c1",
-    "UNIMPLEMENTED": "#57606a",
-    "INFORMATIONAL": "#0969da",
-}
+PROBE_DOC = "https://github.com/a2a-lab/a2a-lab#probing-a-live-server-a2a-lab-probe"
 CSS = """
 body{font-family:system-ui,-apple-system,"Segoe UI",sans-serif;margin:24px;color:#1f2328;background:#fff}
 h1{font-size:22px}h2{font-size:18px;margin-top:32px;border-bottom:1px solid #d0d7de}h3{font-size:15px}
+h4{font-size:14px;margin:12px 0 4px}nav a{margin-right:12px}
 table{border-collapse:collapse;margin:8px 0}\
 td,th{border:1px solid #d0d7de;padding:4px 8px;font-size:13px;text-align:left;vertical-align:top}
-th{background:#f6f8fa}.o{color:#fff;font-weight:600;border-radius:4px;padding:1px 6px;font-size:12px;white-space:nowrap}
+th{background:#f6f8fa}.o{color:#fff;font-weight:600;border-radius:4px;padding:1px 6px;font-size:12px;white-space:nowrap;
+margin-right:3px}
 a{color:#0969da;text-decoration:none}pre{background:#f6f8fa;padding:8px;overflow-x:auto;font-size:12px;max-height:400px}
-td pre{white-space:pre-wrap;word-break:break-all;max-width:70ch}td{max-width:80ch}
-.summary{font-size:14px}details{margin:4px 0}svg{background:#fbfcfd;border:1px solid #d0d7de}
+td pre{white-space:pre-wrap;word-break:break-all;max-width:70ch}td{max-width:80ch}.req{color:#57606a;margin-bottom:4px}
+.fail{border-left:4px solid #cf222e;padding:2px 12px;margin:8px 0;background:#fff8f8}.fail ul{margin:4px 0}
+.fail li{margin:6px 0}details{margin:4px 0}svg{background:#fbfcfd;border:1px solid #d0d7de}
+:target{outline:2px solid #bf8700}
 """
+#: Outcomes that make a scenario worth listing under Failures.
+_SHOWN = frozenset(o.value for o in GATING) | {Outcome.NON_STRICT.value}
 
 
-def _e(text: Any) -> str:
-    return html.escape(str(text), quote=True)
+def _rank(outcome: str) -> int:
+    return -SEVERITY[Outcome(outcome)]
 
 
-def badge(outcome: str) -> str:
-    return f'<span class="o" style="background:{COLOURS.get(outcome, "#6e7781")}">{_e(outcome)}</span>'
+def _counts(outcomes: list[str]) -> str:
+    counted = Counter(outcomes)
+    return " ".join(badge(o, n) for o, n in sorted(counted.items(), key=lambda kv: _rank(kv[0]))) or "—"
 
 
-def _anchor(client_index: int, scenario_id: str) -> str:
-    return f"c{client_index}-" + "".join(ch if ch.isalnum() else "-" for ch in scenario_id)
+class Page:
+    def __init__(self, reports: list[dict[str, Any]], previous: list[dict[str, Any]] | None = None) -> None:
+        self.reports = reports
+        self.previous = previous
+        self.probe = bool(reports) and all("probe" in r for r in reports)
+        self.names = [str(r.get("name") or r.get("client") or f"client {i + 1}") for i, r in enumerate(reports)]
+        self.by = [{s["id"]: s for s in r["scenarios"]} for r in reports]
+        worst = {
+            sid: min(_rank(s["outcome"]) for scenarios in self.by if (s := scenarios.get(sid)))
+            for sid in {sid for scenarios in self.by for sid in scenarios}
+        }
+        self.ids = sorted(worst, key=lambda sid: (worst[sid], sid))  # failures first
+        self.who = "server" if self.probe else "client"
+        self.what = "interface" if self.probe else "scenario"
 
+    def short(self, i: int) -> str:
+        name = self.names[i]
+        return name if len(name) <= 48 else name[:45] + "..."
 
-def sequence_svg(journal: list[dict[str, Any]], limit: int = 40) -> str:
-    """Client and server lifelines, one arrow pair per request (push deliveries go the other way)."""
-    entries = entries_from_json(journal[:limit])
-    row, top = 34, 40
-    height = top + row * len(entries) + 20
-    left, right, width = 90, 610, 700
-    parts = [
-        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" role="img" '
-        'aria-label="sequence diagram">',
-        '<defs><marker id="ah" markerWidth="8" markerHeight="8" refX="7" refY="4" orient="auto">'
-        '<path d="M0,0 L8,4 L0,8 z" fill="#57606a"/></marker></defs>',
-        f'<text x="{left}" y="20" text-anchor="middle" font-size="13" font-weight="600">client</text>',
-        f'<text x="{right}" y="20" text-anchor="middle" font-size="13" font-weight="600">a2a-lab server</text>',
-        f'<line x1="{left}" y1="28" x2="{left}" y2="{height - 10}" stroke="#d0d7de" stroke-width="2"/>',
-        f'<line x1="{right}" y1="28" x2="{right}" y2="{height - 10}" stroke="#d0d7de" stroke-width="2"/>',
-    ]
-    for i, entry in enumerate(entries):
-        y = top + i * row
-        push = entry.kind is EntryKind.PUSH
-        x1, x2 = (right, left) if push else (left, right)
-        label = (entry.rpc.method if entry.rpc else None) or f"{entry.method} {entry.path}"
-        response, answer = entry.response or Response(), entry.answer
-        back: Any = (answer.kind.value if answer else None) or response.fault or response.refused
-        if not back:
-            back = response.status if response.status is not None else ""
-        if entry.tls is not None and entry.kind is EntryKind.TLS:  # a connection, not a request
-            label = f"TLS ClientHello ({entry.tls.certificate} certificate)"
-            back = "handshake completed" if entry.tls.completed else "handshake aborted"
-        if answer is not None and answer.code is not None:
-            back = f"error {answer.code}"
-        elif answer is not None and answer.state is not None:
-            back = f"task {answer.state.short}"
-        colour = "#cf222e" if entry.unmatched or "error" in str(back) else "#57606a"
-        parts.append(
-            f'<line x1="{x1}" y1="{y}" x2="{x2}" y2="{y}" stroke="{colour}" stroke-width="1.5" marker-end="url(#ah)"/>'
+    def build(self) -> str:
+        title = "a2a-lab probe report" if self.probe else "a2a-lab conformance report"
+        return "\n".join(
+            [
+                f'<!doctype html><html lang="en"><head><meta charset="utf-8"><title>{title}</title>'
+                f"<style>{CSS}</style></head><body>",
+                f"<h1>{title}</h1>",
+                '<nav><a href="#summary">Summary</a><a href="#failures">Failures</a><a href="#changes">Changes</a>'
+                f'<a href="#checks">Checks</a><a href="#matrix">Matrix</a><a href="#scenarios">{self.what.title()}s</a>'
+                "</nav>",
+                self.summary(),
+                self.failures(),
+                self.changes(),
+                self.checks(),
+                self.matrix(),
+                self.scenarios(),
+                "</body></html>",
+            ]
         )
-        parts.append(
-            f'<text x="{(left + right) / 2}" y="{y - 4}" text-anchor="middle" font-size="11">'
-            f"#{_e(entry.seq)} {_e(label[:70])}</text>"
-        )
-        parts.append(
-            f'<line x1="{x2}" y1="{y + 14}" x2="{x1}" y2="{y + 14}" stroke="{colour}" stroke-width="1" '
-            'stroke-dasharray="4,3" marker-end="url(#ah)"/>'
-        )
-        parts.append(
-            f'<text x="{(left + right) / 2}" y="{y + 26}" text-anchor="middle" font-size="10" fill="#57606a">'
-            f"{_e(str(back)[:70])}</text>"
-        )
-    if len(journal) > limit:
-        parts.append(
-            f'<text x="{width / 2}" y="{height - 2}" text-anchor="middle" font-size="11">'
-            f"... {len(journal) - limit} more requests</text>"
-        )
-    parts.append("</svg>")
-    return "".join(parts)
 
-
-def _transcript(journal: list[dict[str, Any]]) -> str:
-    rows = []
-    for entry in entries_from_json(journal):
-        body = entry.body_text
-        response = entry.response or Response()
-        answer = (response.body.text or "") if response.body is not None else ""
-        events = "\n".join(
-            json.dumps(ev.data if ev.kind is SentKind.DATA else ev.to_json(), separators=(",", ":"))
-            for ev in entry.events or []
-        )
-        query = "?" + entry.query if entry.query else ""
-        said = next((x for x in (response.status, response.fault, response.refused) if x is not None), "")
-        rows.append(
-            f"#{entry.seq} t={entry.t}s {entry.method} {entry.path}{query}\n"
-            + "".join(f"{k}: {v}\n" for k, v in entry.headers.items())
-            + (f"\n{body[:4000]}\n" if body else "")
-            + f"-> {said}\n"
-            + (f"{answer[:4000]}\n" if answer else "")
-            + (f"{events[:8000]}\n" if events else "")
-        )
-    return "<pre>" + _e("\n".join(rows)) + "</pre>"
-
-
-def _scenario_section(client_index: int, client: str, scenario: dict[str, Any]) -> str:
-    out = [
-        f'<h3 id="{_anchor(client_index, scenario["id"])}">{_e(scenario["id"])} {badge(scenario["outcome"])} '
-        f"<small>client {client_index + 1}</small></h3>",
-        f"<p>{_e(scenario.get('title', ''))}</p>",
-    ]
-    if scenario.get("error"):
-        out.append(f"<p><b>{_e(scenario['error'])}</b></p>")
-    out.append(
-        "<table><tr><th>check</th><th>level</th><th>outcome</th><th>message</th>"
-        "<th>requirement / expected / actual</th></tr>"
-    )
-    for check in scenario["checks"]:
-        detail = f"{_e(check.get('requirement', ''))}"
-        if check.get("expected") or check.get("actual"):
-            detail += f"<br><b>expected:</b> {_e(check.get('expected'))}<br><b>actual:</b> {_e(check.get('actual'))}"
-        if check.get("quote"):
-            detail += f"<pre>{_e(check['quote'])}</pre>"
-        if check.get("baseline"):
-            detail += f"<br><i>expected failure: {_e(check['baseline'])}</i>"
+    def summary(self) -> str:
+        out = [
+            '<h2 id="summary">Summary</h2><table>'
+            f"<tr><th>{self.who}</th><th>verdict</th><th>{self.what}s</th><th>checks passed</th><th>run</th></tr>"
+        ]
+        for i, report in enumerate(self.reports):
+            summary = report.get("summary", {})
+            levels = ", ".join(
+                f"{k} {v['passed']}/{v['judged']}" for k, v in summary.get("levels", {}).items() if v.get("judged")
+            )
+            gate = "FAIL" if summary.get("gate") == "failed" else "PASS"
+            run = [f"seed {report.get('seed')}", f"started {report.get('started') or '?'}"]
+            if report.get("merged_from"):
+                run.append(f"merged from {report['merged_from']} report(s)")
+            command = f"<br><small><code>{e(report.get('client', ''))}</code></small>" if report.get("name") else ""
+            out.append(
+                f"<tr><td><b>{e(self.names[i])}</b>{command}</td><td>{badge(gate)} {e(summary.get('verdict', ''))}</td>"
+                f"<td>{_counts([s['outcome'] for s in report['scenarios']])}</td><td>{e(levels or 'none judged')}</td>"
+                f"<td>{e(', '.join(run))}</td></tr>"
+            )
+        out.append("</table>")
+        groups = sorted({s["group"] for r in self.reports for s in r["scenarios"]})
         out.append(
-            f"<tr><td>{_e(check['id'])}</td><td>{_e(check['level'])}</td><td>{badge(check['outcome'])}</td><td>{_e(check['message'])}</td><td>{detail}</td></tr>"
+            "<h4>Per group</h4><table><tr><th>group</th>"
+            + "".join(f"<th>{e(self.short(i))}</th>" for i in range(len(self.reports)))
+            + "</tr>"
         )
-    out.append("</table>")
-    journal = scenario.get("journal") or []
-    client_info = scenario.get("client") or {}
-    opened = " open" if scenario["outcome"] not in ("PASS", "SKIPPED") else ""
-    out.append(
-        f"<details{opened}><summary>sequence ({len(journal)} requests)</summary>{sequence_svg(journal)}</details>"
-    )
-    out.append(f"<details><summary>transcript</summary>{_transcript(journal)}</details>")
-    if client_info:
-        out.append(
-            f"<details><summary>client process (exit {_e(client_info.get('exit_code'))})</summary>"
-            f"<pre>{_e(' '.join(client_info.get('command') or []))}"
-            f"\n--- stdout (tail) ---\n{_e(client_info.get('stdout_tail', ''))}"
-            f"\n--- stderr (tail) ---\n{_e(client_info.get('stderr_tail', ''))}</pre></details>"
+        for group in groups:
+            cells = "".join(
+                f"<td>{_counts([s['outcome'] for s in r['scenarios'] if s['group'] == group])}</td>"
+                for r in self.reports
+            )
+            out.append(f"<tr><td>{e(group)}</td>{cells}</tr>")
+        out.append("</table>")
+        return "\n".join(out)
+
+    def failures(self) -> str:
+        out = []
+        for sid in self.ids:
+            for i, scenarios in enumerate(self.by):
+                s = scenarios.get(sid)
+                if not s or s["outcome"] not in _SHOWN:
+                    continue
+                missed = [c for c in s["checks"] if c["outcome"] in MISSES and not c.get("baseline")]
+                items = "".join(
+                    f"<li>{check_link(c['id'])} {badge(c['outcome'])} [{e(c['level'])}] {e(c['message'])}"
+                    f"{check_detail(c, i, sid)}</li>"
+                    for c in missed
+                )
+                error = f"<p><b>{e(s['error'])}</b></p>" if s.get("error") else ""
+                out.append(
+                    f'<div class="fail"><h4><a href="#{anchor(i, sid)}">{e(sid)}</a> {badge(s["outcome"])} '
+                    f"<small>{e(self.short(i))}</small></h4>{error}<ul>{items}</ul></div>"
+                )
+        head = f'<h2 id="failures">Failures ({len(out)})</h2>'
+        return head + ("\n".join(out) if out else f"<p>No {self.what} failed.</p>")
+
+    def changes(self) -> str:
+        out = ['<h2 id="changes">Changes</h2>']
+        for i, report in enumerate(self.reports):
+            who = f" <small>{e(self.short(i))}</small>" if len(self.reports) > 1 else ""
+            previous = compare.pick(report, self.previous) if self.previous is not None else None
+            if previous is not None:
+                diff = compare.diff(report, previous, "the previous report")
+                out.append(f"<h4>Against {e(diff.previous)}{who}</h4>")
+                for label, changes in (("worse", diff.worse), ("better", diff.better)):
+                    rows = "".join(
+                        f'<tr><td><a href="#{anchor(i, c.scenario)}">{e(c.scenario)}</a></td>'
+                        f"<td>{check_link(c.check) if c.check else f'({self.what})'}</td>"
+                        f"<td>{badge(c.before) if c.before else 'absent'} → {badge(c.after) if c.after else 'absent'}"
+                        "</td></tr>"
+                        for c in changes
+                    )
+                    out.append(
+                        f"<p><b>{len(changes)} {label}</b></p>"
+                        + (f"<table><tr><th>{self.what}</th><th>check</th><th>before → now</th></tr>{rows}</table>")
+                        * bool(changes)
+                    )
+            expected, stale = compare.baseline_entries(report)
+            if expected or stale:
+                rows = "".join(
+                    f'<tr><td><a href="#{anchor(i, sid)}">{e(sid)}</a></td><td>{check_link(cid)}</td>'
+                    f"<td>{e(reason)}</td></tr>"
+                    for sid, cid, reason in expected
+                )
+                out.append(
+                    f"<h4>Against the baseline{who}</h4><p>{len(expected)} expected failure(s) still fail"
+                    f"{'; ' + str(len(stale)) + ' entr(ies) now pass: remove them' if stale else ''}.</p>"
+                    + (f"<table><tr><th>{self.what}</th><th>check</th><th>reason</th></tr>{rows}</table>" * bool(rows))
+                    + "".join(f"<p>{e(note)}</p>" for note in stale)
+                )
+        if len(out) == 1:
+            out.append("<p>Nothing to compare with: give <code>--compare PREVIOUS.json</code> or a baseline.</p>")
+        return "\n".join(out)
+
+    def checks(self) -> str:
+        catalogue = {c["id"]: c for r in self.reports for c in r.get("checks", [])}
+        for r in self.reports:
+            for s in r["scenarios"]:
+                for c in s["checks"]:
+                    catalogue.setdefault(c["id"], c)
+        doc = PROBE_DOC if self.probe else CHECKS_DOC
+        out = [
+            f'<h2 id="checks">Checks</h2><p>Every check, the {self.what}s where it missed, and its outcomes; '
+            f'the requirement texts are in <a href="{doc}">the check catalogue</a>.</p>',
+            "<table><tr><th>check</th><th>level</th><th>spec</th><th>outcomes</th><th>missed in</th></tr>",
+        ]
+        for cid, check in catalogue.items():
+            outcomes, missed = [], []
+            for i, scenarios in enumerate(self.by):
+                for sid in self.ids:
+                    found = (
+                        next((c for c in scenarios[sid]["checks"] if c["id"] == cid), None)
+                        if sid in scenarios
+                        else None
+                    )
+                    if found is None:
+                        continue
+                    outcomes.append(found["outcome"])
+                    if found["outcome"] in MISSES:
+                        who = f" ({e(self.short(i))})" if len(self.reports) > 1 else ""
+                        missed.append(f'<a href="#{anchor(i, sid)}">{e(sid)}</a>{who}')
+            title = f"<br><small>{e(check['title'])}</small>" if check.get("title") else ""
+            out.append(
+                f'<tr id="{check_anchor(cid)}"><td><a href="{doc}"><code>{e(cid)}</code></a>{title}</td>'
+                f"<td>{e(check.get('level', ''))}</td><td>{section_links(check.get('section', ''))}</td>"
+                f"<td>{_counts(outcomes)}</td><td>{', '.join(missed) or '—'}</td></tr>"
+            )
+        out.append("</table>")
+        return "\n".join(out)
+
+    def matrix(self) -> str:
+        out = [
+            f'<h2 id="matrix">Matrix</h2><table><tr><th>{self.what}</th>'
+            + "".join(
+                f'<th title="{e(r.get("client", ""))}">{e(self.short(i))}</th>' for i, r in enumerate(self.reports)
+            )
+            + "</tr>"
+        ]
+        for sid in sorted(self.ids):
+            cells = "".join(
+                f'<td><a href="#{anchor(i, sid)}">{badge(s["outcome"])}</a></td>'
+                if (s := scenarios.get(sid))
+                else "<td>—</td>"
+                for i, scenarios in enumerate(self.by)
+            )
+            out.append(f"<tr><td>{e(sid)}</td>{cells}</tr>")
+        out.append("</table>")
+        return "\n".join(out)
+
+    def scenarios(self) -> str:
+        lifelines = ("a2a-lab probe", "server under test") if self.probe else ("client", "a2a-lab server")
+        return "\n".join(
+            [f'<h2 id="scenarios">{self.what.title()}s</h2>']
+            + [
+                scenario_section(i, self.short(i), self.by[i][sid], lifelines)
+                for sid in self.ids
+                for i in range(len(self.reports))
+                if sid in self.by[i]
+            ]
         )
-    return "\n".join(out)
 
 
-def build(reports: list[dict[str, Any]]) -> str:
-    """One page from one or more JSON reports (one per client, or per shard of a client, already merged)."""
-    clients = [r.get("client", f"client {i + 1}") for i, r in enumerate(reports)]
-    ids = sorted({s["id"] for r in reports for s in r["scenarios"]})
-    by = [{s["id"]: s for s in r["scenarios"]} for r in reports]
-    head = [
-        '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>a2a-lab report</title>'
-        f"<style>{CSS}</style></head><body>",
-        "<h1>a2a-lab conformance report</h1>",
-    ]
-    for i, (client, report) in enumerate(zip(clients, reports, strict=True)):
-        summary = report.get("summary", {})
-        levels = summary.get("levels", {})
-        counts = ", ".join(f"{k} {v['passed']}/{v['judged']}" for k, v in levels.items() if v.get("judged"))
-        head.append(
-            f'<p class="summary"><b>client {i + 1}</b>: <code>{_e(client)}</code> — {_e(summary.get("verdict", ""))} '
-            f"({_e(counts)}; seed {_e(report.get('seed'))})</p>"
-        )
-    matrix = [
-        "<h2>Matrix</h2><table><tr><th>scenario</th>"
-        + "".join(f"<th>client {i + 1}</th>" for i in range(len(reports)))
-        + "</tr>"
-    ]
-    for sid in ids:
-        cells = []
-        for i, scenarios in enumerate(by):
-            s = scenarios.get(sid)
-            cells.append(f'<td><a href="#{_anchor(i, sid)}">{badge(s["outcome"])}</a></td>' if s else "<td>—</td>")
-        matrix.append(f"<tr><td>{_e(sid)}</td>{''.join(cells)}</tr>")
-    matrix.append("</table>")
-    details = ["<h2>Scenarios</h2>"] + [
-        _scenario_section(i, clients[i], by[i][sid]) for sid in ids for i in range(len(reports)) if sid in by[i]
-    ]
-    return "\n".join(head + matrix + details + ["</body></html>"])
+def build(reports: list[dict[str, Any]], previous: list[dict[str, Any]] | None = None) -> str:
+    """One page from one or more JSON reports (one per client, shards already merged); `previous`: the reports of
+    an earlier run to show what changed."""
+    return Page(reports, previous).build()
 
 
-def write(folder: Path, reports: list[dict[str, Any]]) -> Path:
+def write(folder: Path, reports: list[dict[str, Any]], previous: list[dict[str, Any]] | None = None) -> Path:
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / "index.html"
-    path.write_text(build(reports), encoding="utf-8")
+    path.write_text(build(reports, previous), encoding="utf-8")
     return path

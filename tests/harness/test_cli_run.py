@@ -117,7 +117,12 @@ def test_junit_has_one_suite_per_group_and_a_case_per_check(good_run: dict[str, 
     suites = {s.get("name"): s for s in root.findall("testsuite")}
     assert set(suites) == {"spec", "quirks"}
     cases = [c for s in suites.values() for c in s.findall("testcase")]
-    assert len(cases) == len(GOOD_SCENARIOS) * len(client_checks())
+    report = json.loads((good_run["dir"] / "run.json").read_text(encoding="utf-8"))
+    judged = [(s["id"], c["id"]) for s in report["scenarios"] for c in s["checks"] if c["outcome"] != "SKIPPED"]
+    # A SKIPPED check (its situation never arose) is left out: it is noise in every CI view.
+    assert 0 < len(judged) < len(GOOD_SCENARIOS) * len(client_checks())
+    assert sorted((c.get("classname"), c.get("name", "").split(" ")[0]) for c in cases) == sorted(judged)
+    assert not [c for c in cases if (s := c.find("skipped")) is not None and "SKIPPED" in s.get("message", "")]
     assert all(CASE_NAME.match(c.get("name", "")) for c in cases), [
         c.get("name") for c in cases if not CASE_NAME.match(c.get("name", ""))
     ]
@@ -128,6 +133,22 @@ def test_junit_has_one_suite_per_group_and_a_case_per_check(good_run: dict[str, 
     assert not root.findall(".//failure") and not root.findall(".//error")
     for suite in suites.values():
         assert int(suite.get("tests", "0")) == len(suite.findall("testcase")) and suite.get("failures") == "0"
+
+
+def test_junit_lists_skipped_checks_when_asked(good_run: dict[str, Any], tmp_path: Path) -> None:
+    target = tmp_path / "all.xml"
+    merge = ["report", "merge", str(good_run["dir"] / "run.json"), "--junit", str(target), "--junit-skipped"]
+    proc = subprocess.run(
+        [sys.executable, "-m", "a2a_lab.harness.cli", *merge],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert proc.returncode == 0, proc.stderr
+    cases = ET.parse(target).getroot().findall(".//testcase")
+    assert len(cases) == len(GOOD_SCENARIOS) * len(client_checks())
+    skipped = [c.find("skipped") for c in cases if c.find("skipped") is not None]
+    assert any(s is not None and s.get("message", "").startswith("SKIPPED:") for s in skipped)
 
 
 def test_the_report_dir_holds_every_format_and_each_journal(good_run: dict[str, Any]) -> None:
@@ -145,6 +166,19 @@ def test_a_defective_client_fails_the_gate_and_names_the_check(bad_run: dict[str
     assert proc.returncode == 1, proc.stdout + proc.stderr
     assert "VERSION-HEADER" in proc.stdout and "header absent" in proc.stdout
     assert "not conformant" in proc.stdout
+    # A failure reads: the finding, the requirement it breaks, expected / actual, and the request it quotes.
+    block = proc.stdout[proc.stdout.index("- VERSION-HEADER [MUST] FAIL: ") :].split("\n")
+    lines = [
+        line.strip()
+        for line in block[
+            : next(i for i, x in enumerate(block[1:], 1) if x.strip().startswith("- ") or not x.startswith(" "))
+        ]
+    ]
+    assert lines[1].startswith("requirement: Clients MUST send A2A-Version on every request"), lines
+    at = lines.index("expected: A2A-Version: 1.0")
+    assert lines[at + 1] == "actual:   header absent", lines
+    assert re.fullmatch(r"request #\d+:", lines[at + 2]) and lines[at + 3].startswith("POST /"), lines
+    assert lines[-1].startswith('{"jsonrpc": "2.0"'), lines
     report = json.loads((bad_run["dir"] / "run.json").read_text(encoding="utf-8"))
     assert report["summary"]["gate"] == "failed"
     root = ET.parse(bad_run["dir"] / "run.xml").getroot()

@@ -69,6 +69,35 @@ def test_unknown_scenario_is_a_clear_error(a2a_lab):
     result.assert_outcomes(passed=5)
 
 
+def test_a_failed_assertion_shows_each_miss_in_full(pytester: pytest.Pytester) -> None:
+    """`assert score.passed, score` prints the requirement, expected / actual and the request, not a repr."""
+    pytester.makepyfile(
+        test_bad="""
+import httpx
+
+def test_no_version_header(a2a_lab):
+    lab = a2a_lab.serve("spec/conformant")
+    iface = httpx.get(lab.card_url).json()["supportedInterfaces"][0]["url"]
+    body = {"jsonrpc": "2.0", "id": 1, "method": "SendMessage",
+            "params": {"message": {"messageId": "m1", "role": "ROLE_USER", "parts": [{"text": "hi"}]}}}
+    httpx.post(iface, json=body)
+    score = lab.score()
+    assert score.passed, score
+"""
+    )
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider")
+    result.assert_outcomes(failed=1)
+    out = result.stdout.str()
+    assert "Score(" not in out and "CheckResult(" not in out
+    assert "AssertionError: a2a-lab: FAIL" in out
+    section = out[out.index("a2a-lab score") :]
+    assert "spec/conformant: a2a-lab: FAIL" in section
+    assert "VERSION-HEADER [MUST] FAIL: " in section
+    assert "requirement: Clients MUST send A2A-Version on every request" in section
+    assert "expected: A2A-Version: 1.0" in section and "actual:   header absent" in section
+    assert "request #2:" in section and "POST /" in section and '"messageId"' in section
+
+
 def test_plugin_is_registered_through_the_entry_point(pytester: pytest.Pytester) -> None:
     pytester.makepyfile(
         test_fixture_exists="""
