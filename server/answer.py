@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
@@ -18,11 +19,13 @@ from .engine import Event
 from .journal import EVENT_OVERHEAD, Journal
 from .journal_record import Entry, Response, SentEvent, SentKind
 from .redaction import DEFAULT
-from .scenario import Limits, Reply
+from .scenario import Limits, Reply, StreamFraming
 from .streams import Comment, Drop, Item, StreamError
 
 #: The comment a stream closed for idleness ends with (then the reason).
 IDLE_COMMENT = "a2a-lab: closing this stream"
+#: The media type of newline-delimited JSON (`reply.stream.framing: ndjson`).
+NDJSON = "application/x-ndjson"
 
 
 async def send_body(
@@ -77,6 +80,10 @@ async def send_stream(
     comment saying why: an idle subscriber holds one of limits.streams only that long. Keep-alive comments go out
     every limits.stream_ping_seconds (or the reply's `stream.ping_ms`), so a client waiting for a slow task's next
     event sees its connection alive."""
+    if reply.stream.framing is StreamFraming.NDJSON:
+        await _send_ndjson(scope, receive, send, entry, items, render, render_error, reply)
+        return
+    indent = 2 if reply.stream.framing is StreamFraming.SSE_MULTILINE else None
     events: list[SentEvent] = []
     journaled = entry.response = Response(200, EVENT_STREAM, stream=True)
     entry.events = events
@@ -113,7 +120,7 @@ async def send_stream(
                     events.append(SentEvent(journal.offset(), SentKind.ERROR, value=data, event=name))
                     yield ServerSentEvent(data=jsontext.dumps(data).decode(), event=name)
                     break
-                text = jsontext.dumps(render(item)).decode()
+                text = _text(render(item), indent)
                 # the text sent, not live objects that change later
                 events.append(SentEvent(journal.offset(), SentKind.DATA, text))
                 entry.grow(EVENT_OVERHEAD + len(text))
@@ -129,3 +136,38 @@ async def send_stream(
     headers = {k: v for k, v in reply.headers}
     response = EventSourceResponse(generate(), ping=ping, headers=headers or None)
     await response(scope, receive, send)
+
+
+def _text(value: Any, indent: int | None) -> str:
+    """An event's JSON text: compact, or pretty-printed over several lines (sent as several `data:` lines)."""
+    return jsontext.dumps(value).decode() if indent is None else json.dumps(value, indent=indent, ensure_ascii=False)
+
+
+async def _send_ndjson(
+    scope: Scope,
+    receive: Receive,
+    send: Send,
+    entry: Entry,
+    items: AsyncIterator[Item],
+    render: Callable[[Event], Any],
+    render_error: Callable[[A2AError], tuple[Any, str | None]],
+    reply: Reply,
+) -> None:
+    """The stream's events as newline-delimited JSON instead of SSE (a quirk): one JSON text per line, sent as one
+    body once the stream ends (comments have no NDJSON form; a drop or error ends the lines)."""
+    lines: list[bytes] = []
+    try:
+        async for item in items:
+            if isinstance(item, Comment):
+                continue
+            if isinstance(item, Drop):
+                break
+            if isinstance(item, StreamError):
+                lines.append(jsontext.dumps(render_error(item.error)[0]))
+                break
+            lines.append(jsontext.dumps(render(item)))
+    finally:
+        closer = getattr(items, "aclose", None)
+        if closer is not None:
+            await closer()
+    await send_body(scope, receive, send, entry, 200, b"".join(line + b"\n" for line in lines), NDJSON, reply)

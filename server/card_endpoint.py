@@ -29,7 +29,9 @@ async def handle(state: LabState, route_path: str, scope: Scope, receive: Receiv
         await answer.send_body(scope, receive, send, entry, 404, b"Not Found", "text/plain; charset=utf-8")
         return
     if serving.mode is CardPathMode.RAW:
-        await answer.send_body(scope, receive, send, entry, serving.status, serving.body, serving.content_type)
+        await answer.send_body(
+            scope, receive, send, entry, serving.status, serving.body, serving.content_type, extra=list(serving.headers)
+        )
         return
     body = state.card_bytes(base_url)
     extra: list[tuple[str, str]] = []

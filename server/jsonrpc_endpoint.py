@@ -139,6 +139,8 @@ async def render(
 
         def render_event(event: dict[str, Any]) -> Any:
             value = dispatch.with_unknown_fields(wire.event_out(event, form), reply.unknown_fields)
+            if reply.stream.bare_events:
+                return value  # the StreamResponse alone, as the HTTP+JSON binding sends it
             return _with_envelope(jsonrpc.result(req_id, value), reply.envelope, req_id)
 
         def render_error(err: A2AError) -> tuple[Any, str | None]:

@@ -62,6 +62,7 @@ from .scenario import (
     Scenario,
     ServerCertificate,
     Step,
+    StreamFraming,
     StreamScript,
     Tamper,
     TaskScript,
@@ -121,7 +122,7 @@ FIELDS: dict[str, tuple[str, ...]] = {
         "substitute_raw",
         "sign",
     ),
-    "card path": ("status", "body", "content_type"),
+    "card path": ("status", "body", "content_type", "headers"),
     "card.sign": ("key", "kid", "tamper"),
     "endpoints[]": ("path", "binding", "versions"),
     "task": ("steps", "artifacts", "returns", "advance", "history"),
@@ -173,6 +174,8 @@ FIELDS: dict[str, tuple[str, ...]] = {
         "close_at_interrupted",
         "final_snapshot",
         "drop_after",
+        "framing",
+        "bare_events",
     ),
     "reply.stream.error": ("code", "message"),
     "leniency": ("missing_kind",),
@@ -210,6 +213,7 @@ CHOICES: dict[str, type[StrEnum]] = {
     "reply.fault.kind": FaultKind,
     "reply.envelope.id": EnvelopeId,
     "reply.stream.first_event": FirstEvent,
+    "reply.stream.framing": StreamFraming,
     "auth.scope": AuthScope,
     "expect.result": Conclusion,
     "tls.certificate": ServerCertificate,
@@ -452,6 +456,13 @@ def _stream(r: _Reader, value: Any, path: str) -> StreamScript:
             "reply.stream.first_event",
             "task (per spec) or status (a stream whose first event is not a task)",
         )
+    if "framing" in s:
+        kw["framing"] = r.choice(
+            s["framing"],
+            f"{path}.framing",
+            "reply.stream.framing",
+            "sse (per spec), sse-multiline (each event over several data: lines) or ndjson (not SSE)",
+        )
     if "comments" in s:
         kw["comments"] = r.strings(s["comments"], f"{path}.comments", "comment texts")
     if "error" in s:
@@ -461,7 +472,7 @@ def _stream(r: _Reader, value: Any, path: str) -> StreamScript:
             if err.message is not None
             else errors.A2AError(err.type, STREAM_ERROR_MESSAGE, code_override=err.code_override)
         )
-    for key in ("omit_terminal", "duplicate_events", "close_at_interrupted", "final_snapshot"):
+    for key in ("omit_terminal", "duplicate_events", "close_at_interrupted", "final_snapshot", "bare_events"):
         if key in s:
             kw[key] = r.boolean(s[key], f"{path}.{key}")
     for key, minimum in (("interval_ms", 0), ("ping_ms", 1), ("error_after", 0), ("drop_after", 1)):
@@ -528,8 +539,7 @@ def _reply(r: _Reader, value: Any, path: str, base_task: TaskScript) -> Reply:
     if "raw" in spec:
         kw.update(_raw(r, spec["raw"], f"{path}.raw"))
     if "headers" in spec:
-        h = r.mapping(spec["headers"], f"{path}.headers")
-        kw["headers"] = tuple((str(k), str(v)) for k, v in h.items())
+        kw["headers"] = _headers(r, spec["headers"], f"{path}.headers")
     if "delay_ms" in spec:
         kw["delay_ms"] = r.integer(spec["delay_ms"], f"{path}.delay_ms")
     if "fault" in spec:
@@ -636,6 +646,11 @@ def _behaviour(r: _Reader, value: Any, task: TaskScript) -> dict[Operation, tupl
     return rules
 
 
+def _headers(r: _Reader, value: Any, path: str) -> tuple[tuple[str, str], ...]:
+    """Extra response headers: names and values as text."""
+    return tuple((str(k), str(v)) for k, v in r.mapping(value, path).items())
+
+
 def _card_path(r: _Reader, value: Any, path: str, option: str, default: CardPathMode) -> CardPath:
     """`serve`, `missing` (or 404), or a mapping: what one well-known path answers."""
     if isinstance(value, dict):
@@ -646,6 +661,7 @@ def _card_path(r: _Reader, value: Any, path: str, option: str, default: CardPath
             r.integer(p.get("status", 200), f"{path}.status", 100),
             r.string(p.get("body", ""), f"{path}.body").encode(),
             r.string(p.get("content_type", "application/json"), f"{path}.content_type"),
+            _headers(r, p["headers"], f"{path}.headers") if "headers" in p else (),
         )
     hint = "serve, missing (404), or {status, body, content_type}"
     mode = (

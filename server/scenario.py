@@ -44,6 +44,14 @@ class FirstEvent(StrEnum):
     STATUS = "status"  # a stream whose first event is a status update
 
 
+class StreamFraming(StrEnum):
+    """How stream events are put on the wire."""
+
+    SSE = "sse"  # per spec: one `data:` line per event
+    SSE_MULTILINE = "sse-multiline"  # SSE, each event's JSON pretty-printed over several `data:` lines
+    NDJSON = "ndjson"  # not SSE: application/x-ndjson, one JSON text per line
+
+
 class FaultKind(StrEnum):
     STALL = "stall"
     RESET = "reset"
@@ -160,6 +168,9 @@ class StreamScript:
     final_snapshot: bool = False
     #: Reset the connection after this many events (a dropped stream; the task goes on).
     drop_after: int | None = None
+    framing: StreamFraming = StreamFraming.SSE
+    #: JSON-RPC: send each event's StreamResponse bare, without the JSON-RPC response around it.
+    bare_events: bool = False
 
 
 @dataclass(frozen=True)
@@ -239,6 +250,7 @@ class CardPath:
     status: int = 200
     body: bytes = b""
     content_type: str = "application/json"
+    headers: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True)

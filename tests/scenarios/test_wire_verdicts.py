@@ -34,6 +34,9 @@ WIRE = {
     "faults/never-answers": Miss(
         defect("faults/never-answers", "no-timeout", NO_RESULT), "GIVES-UP", Outcome.NON_STRICT, "still waiting"
     ),
+    "quirks/card-redirected": Miss(
+        defect("quirks/card-redirected", "no-redirects", NO_RESULT), "INTERFACE-SELECTION", says="gave up"
+    ),
     "discovery/unknown-fields": Miss(
         defect("discovery/unknown-fields", "reject-unknown-fields", NO_RESULT),
         "INTERFACE-SELECTION",
@@ -57,6 +60,9 @@ SELF_REPORT_ONLY = {
     "faults/slow-drip": "impatient",
     "grpc/status-details-missing": "assume-success",
     "grpc/trailers-only": "assume-success",
+    "quirks/stream-as-ndjson": "assume-success",
+    "quirks/stream-events-without-jsonrpc-envelope": "assume-success",
+    "quirks/stream-error-as-plain-json": "assume-success",
 }
 
 #: Time limit per run: above the fake client's 5 s read timeout, short for the client that hangs.

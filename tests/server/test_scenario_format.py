@@ -78,7 +78,7 @@ card:
   cache_control: no-store
   etag: true
   well_known: serve
-  legacy: {status: 410, body: gone, content_type: text/plain}
+  legacy: {status: 410, body: gone, content_type: text/plain, headers: {X-Gone: "since 2026"}}
   pad_to: 6000
 extended_card: {name: "extended agent at {base_url}", version: "2.0.0"}
 endpoints:
@@ -171,6 +171,11 @@ behaviour:
           duplicate_events: true
           comments: [hello]
           ping_ms: 5
+          framing: sse
+    - when: {text_contains: stream-ndjson}
+      reply: {stream: {framing: ndjson}}
+    - when: {text_contains: stream-pretty}
+      reply: {stream: {framing: sse-multiline, bare_events: true}}
     - when: {text_contains: stream-b}
       reply:
         task: {steps: [SUBMITTED, INPUT_REQUIRED, COMPLETED]}
@@ -437,6 +442,7 @@ def test_card_options(serve: Callable[[str], Lab]) -> None:
     assert again.status_code == 304
     legacy = s.http.get("/.well-known/agent.json")
     assert (legacy.status_code, legacy.text, legacy.headers["content-type"]) == (410, "gone", "text/plain")
+    assert legacy.headers["x-gone"] == "since 2026", "card path headers"
 
     other = serve(OTHER)
     elsewhere = other.http.get("/.well-known/agent-card.json")
@@ -603,6 +609,14 @@ def test_stream_options(serve: Callable[[str], Lab]) -> None:
     assert timed[-1]["statusUpdate"]["status"]["state"] == "TASK_STATE_COMPLETED", "advance.after_ms: time moves it"
     err = sse_events(s.rpc("SendStreamingMessage", {"message": message("stream-error")}).text)[-1].data["error"]
     assert (err["code"], err["message"]) == (-31999, "boom")
+    nd = s.rpc("SendStreamingMessage", {"message": message("stream-ndjson")})
+    assert nd.headers["content-type"] == "application/x-ndjson", "framing: ndjson"
+    nd_states = [json.loads(line)["result"] for line in nd.text.splitlines()]
+    assert "task" in nd_states[0] and nd_states[-1]["statusUpdate"]["status"]["state"] == "TASK_STATE_COMPLETED"
+    pretty = s.rpc("SendStreamingMessage", {"message": message("stream-pretty")})
+    pretty_events = [e.data for e in sse_events(pretty.text) if e.data is not None]
+    assert pretty.text.count("data:") > 3 * len(pretty_events), "framing: sse-multiline"
+    assert "task" in pretty_events[0] and "jsonrpc" not in pretty_events[0], "bare_events"
     with pytest.raises(httpx.TransportError):
         s.rpc("SendStreamingMessage", {"message": message("stream-drop")})
     assert s.journal[-1]["response"]["closed"] == "dropped"

@@ -35,8 +35,15 @@ from .helpers import scenario_text, write_scenario
 
 CATALOGUE_IDS = [
     "quirks/advertised-method-not-found",
+    "quirks/card-redirected",
+    "quirks/missing-version-header-refused",
     "quirks/mixed-version-direct-message",
     "quirks/patch-version-binding-mix",
+    "quirks/stream-as-ndjson",
+    "quirks/stream-error-as-plain-json",
+    "quirks/stream-events-without-jsonrpc-envelope",
+    "quirks/stream-multiline-data",
+    "quirks/task-state-cancelled",
     "quirks/v03-completed-task-artifacts",
     "spec/conformant",
     "spec/task/submitted-needs-get-task",

@@ -440,7 +440,7 @@ class Client:
             with self.http.stream(
                 "POST", iface["url"], content=self.body(method, params), headers=self.headers(iface, stream=True)
             ) as resp:
-                if "text/event-stream" not in resp.headers.get("content-type", ""):
+                if "text/event-stream" not in resp.headers.get("content-type", "") and not self.args.sse_only:
                     content = resp.read()
                     failed = self._failure_for(resp, content)
                     if failed is not None:
@@ -457,6 +457,10 @@ class Client:
                         if self.args.ignore_stream_errors:
                             continue
                         raise Failure(f"error event {data['error'].get('code')}: {data['error'].get('message', '')}")
+                    if not self.args.lax_events and not (
+                        isinstance(data, dict) and data.get("jsonrpc") == "2.0" and "result" in data
+                    ):
+                        raise Failure("a stream event is not a JSON-RPC response")
                     fold.event(data.get("result") if isinstance(data, dict) else None, self.args.v1_events_only)
         except httpx.TransportError as exc:
             if fold.events:
@@ -686,6 +690,14 @@ def main(argv: list[str]) -> int:
         help="defect: verify over the card as served, not its canonical form",
     )
     parser.add_argument("--naive-sse", action="store_true", help="defect: take every stream line for `data: <json>`")
+    parser.add_argument(
+        "--sse-only", action="store_true", help="defect: parse any streaming answer as SSE, whatever its Content-Type"
+    )
+    parser.add_argument(
+        "--lax-events",
+        action="store_true",
+        help="defect: take `result` from any stream event, even one that is not a JSON-RPC response",
+    )
     parser.add_argument(
         "--strict-stream",
         action="store_true",

@@ -43,6 +43,11 @@ MAX_POLLS = 10
 #: Answers no retry will change: method not found, version not supported (JSON-RPC codes; gRPC status / reason).
 DEAD_END_CODES = (-32601, -32009, "UNIMPLEMENTED", "VERSION_NOT_SUPPORTED")
 STOPS = {"completed", "failed", "canceled", "cancelled", "rejected", "input-required", "auth-required"}
+#: The spellings the `exact-states` defect knows: 1.0 ProtoJSON names and 0.3 JSON-RPC names.
+EXACT_STATES = {
+    *(f"TASK_STATE_{s.upper().replace('-', '_')}" for s in STOPS - {"cancelled"}),
+    *(STOPS - {"cancelled"}),
+}
 INTERRUPTED = {"input-required", "auth-required"}
 
 DEFECTS = {
@@ -108,6 +113,11 @@ DEFECTS = {
     "first-interface": "take supportedInterfaces[0] whatever its binding, and speak JSON-RPC to it",
     "card-origin": "send to the interface's path on the card's own origin, whatever host the interface URL names",
     "reject-unknown-fields": "validate strictly: refuse a card or an answer holding a member the spec does not define",
+    "no-redirects": "do not follow a redirect when fetching the card (an httpx client's default)",
+    "exact-states": (
+        "know a state only by its exact 1.0 or 0.3 JSON-RPC name: TASK_STATE_CANCELLED (the old proto's spelling) is "
+        "not terminal"
+    ),
     # responses
     "text-only-parts": "give up (report an error) on an answer holding a part that is not text",
     "failed-as-error": "report a FAILED or REJECTED task as an error instead of a task",
@@ -741,6 +751,12 @@ class Client:
         status = task.get("status") or {}
         return str(status.get("state", "")) if isinstance(status, dict) else ""
 
+    def stops(self, state: str) -> bool:
+        """Polling ends at this state (terminal or interrupted)."""
+        if "exact-states" in self.defects and state not in EXACT_STATES:
+            return False
+        return self.short(state) in STOPS
+
     @staticmethod
     def short(state: str) -> str:
         """A state in 0.3 spelling (completed, input-required), whatever form it came in."""
@@ -787,7 +803,8 @@ class Client:
     def fetch_card(self) -> dict[str, Any]:
         """The card, from the well-known path or (on 404) the legacy one; raises CardProblem when there is none to
         use."""
-        resp = self.http.get(self.card_url, headers={"Accept": "application/json"})
+        follow = "no-redirects" not in self.defects
+        resp = self.http.get(self.card_url, headers={"Accept": "application/json"}, follow_redirects=follow)
         if resp.status_code == 404 and "guess-without-card" not in self.defects:
             resp = self.http.get(self.base + LEGACY_PATH, headers={"Accept": "application/json"})
         if resp.status_code != 200:
@@ -945,7 +962,7 @@ class Client:
                 return self.failure(f"SubscribeToTask failed: {reason}")
         if "get-task-loop" not in self.defects and "no-follow-up" not in self.defects:
             polls = 0
-            while self.short(state) not in STOPS and polls < self.args.polls:
+            while not self.stops(state) and polls < self.args.polls:
                 time.sleep(self.args.poll_gap)
                 polls += 1
                 resp = self.get_task(iface, task_id)

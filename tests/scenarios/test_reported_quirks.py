@@ -1,0 +1,170 @@
+"""Quirks reported in public trackers (issue 16 item 2): each scenario under scenarios/quirks/ cites its report, answers
+as its description says over real HTTP, a correct client passes it, and the defect it exists for misses the named
+check. Streaming quirks are proven with the action client (it streams when asked), the others with the fake client."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+import httpx
+import pytest
+
+from a2a_lab.harness.model import Outcome, ScenarioResult
+from a2a_lab.server.catalogue import Catalogue
+
+from . import action_runs, catalogue_runs
+from .action_runs import Case, case, message, rpc_json, sse_events
+from .catalogue_runs import Run, defect, run
+
+V1 = {"A2A-Version": "1.0", "Content-Type": "application/json"}
+STREAM = {**V1, "Accept": "text/event-stream"}
+
+#: Streaming quirks: the action client, correct, and the defect each exists for.
+STREAMING = {
+    "quirks/stream-as-ndjson": action_runs.Miss(case("quirks/stream-as-ndjson", "--sse-only"), "RESULT-EXPECTED"),
+    "quirks/stream-events-without-jsonrpc-envelope": action_runs.Miss(
+        case("quirks/stream-events-without-jsonrpc-envelope", "--lax-events"), "RESULT-EXPECTED", says="kind: error"
+    ),
+    "quirks/stream-error-as-plain-json": action_runs.Miss(
+        case("quirks/stream-error-as-plain-json", "--sse-only"), "RESULT-EXPECTED", says="kind: error"
+    ),
+    "quirks/stream-multiline-data": action_runs.Miss(
+        case("quirks/stream-multiline-data", "--naive-sse"), "FOLLOW-UP-TO-END", Outcome.NON_STRICT, Outcome.FAIL
+    ),
+}
+#: The other quirks: the fake client, correct, and the defect each exists for.
+PLAIN = {
+    "quirks/missing-version-header-refused": catalogue_runs.Miss(
+        defect("quirks/missing-version-header-refused", "no-header"), "VERSION-HEADER"
+    ),
+    "quirks/task-state-cancelled": catalogue_runs.Miss(
+        defect("quirks/task-state-cancelled", "exact-states"), "POLL-BOUNDED", Outcome.NON_STRICT, "CANCELED"
+    ),
+    "quirks/card-redirected": catalogue_runs.Miss(
+        defect("quirks/card-redirected", "no-redirects"), "INTERFACE-SELECTION", says="gave up"
+    ),
+}
+#: More misses of the same scenarios.
+MORE_PLAIN = [
+    catalogue_runs.Miss(
+        defect("quirks/missing-version-header-refused", "no-header", "--defect", "retry-loop"),
+        "NO-RETRY-LOOP",
+        says="5 repeats",
+    ),
+]
+CORRECT_STREAMING = {sid: case(sid) for sid in STREAMING}
+CORRECT_PLAIN = {sid: run(sid) for sid in PLAIN}
+
+
+@pytest.fixture(scope="module")
+def streaming(catalogue: Catalogue) -> dict[Case, ScenarioResult]:
+    return action_runs.run_cases(catalogue, [*CORRECT_STREAMING.values(), *(m.case for m in STREAMING.values())])
+
+
+@pytest.fixture(scope="module")
+def plain(catalogue: Catalogue) -> dict[Run, ScenarioResult]:
+    runs = [*CORRECT_PLAIN.values(), *(m.run for m in PLAIN.values()), *(m.run for m in MORE_PLAIN)]
+    return catalogue_runs.run_cases(catalogue, runs)
+
+
+def test_every_reported_quirk_cites_its_report_and_is_proven(catalogue: Catalogue) -> None:
+    for sid in [*STREAMING, *PLAIN]:
+        scenario = catalogue.get(sid)
+        assert scenario.observed and "#" in str(scenario.observed.get("where")), f"{sid}: cite repo#number"
+        assert scenario.checks and scenario.expect.stated, sid
+    for sid, miss in STREAMING.items():
+        assert miss.check in catalogue.get(sid).checks, sid
+    for sid, pmiss in PLAIN.items():
+        assert pmiss.check in catalogue.get(sid).checks, sid
+
+
+@pytest.mark.parametrize("sid", sorted(STREAMING))
+def test_a_correct_streaming_client_passes(sid: str, streaming: dict[Case, ScenarioResult]) -> None:
+    action_runs.assert_passes(streaming[CORRECT_STREAMING[sid]])
+
+
+@pytest.mark.parametrize("sid", sorted(STREAMING))
+def test_the_streaming_defect_misses_the_named_check(sid: str, streaming: dict[Case, ScenarioResult]) -> None:
+    miss = STREAMING[sid]
+    action_runs.assert_misses(miss, streaming[miss.case])
+
+
+@pytest.mark.parametrize("sid", sorted(PLAIN))
+def test_a_correct_client_passes(sid: str, plain: dict[Run, ScenarioResult]) -> None:
+    catalogue_runs.assert_passes(plain[CORRECT_PLAIN[sid]])
+
+
+@pytest.mark.parametrize("miss", [*PLAIN.values(), *MORE_PLAIN], ids=str)
+def test_the_defect_misses_the_named_check(miss: catalogue_runs.Miss, plain: dict[Run, ScenarioResult]) -> None:
+    catalogue_runs.assert_misses(miss, plain[miss.run])
+
+
+def test_the_multiline_client_followed_the_task_up(streaming: dict[Case, ScenarioResult]) -> None:
+    ops = [e.get("operation") for e in streaming[CORRECT_STREAMING["quirks/stream-multiline-data"]].journal]
+    assert "SendStreamingMessage" in ops and "GetTask" in ops
+
+
+# ------------------------------------------------------------------------------------ served as described
+
+
+def _stream(served: Any, text: str = "hi") -> httpx.Response:
+    body = rpc_json("SendStreamingMessage", {"message": message(text)}, req_id=9)
+    return served.http.post("/a2a", content=body, headers=STREAM)
+
+
+def test_ndjson_stream(serve: Callable[[str], Any]) -> None:
+    resp = _stream(serve("quirks/stream-as-ndjson"))
+    assert resp.status_code == 200 and resp.headers["content-type"] == "application/x-ndjson"
+    lines = [json.loads(line) for line in resp.text.splitlines()]
+    assert all(line["jsonrpc"] == "2.0" and line["id"] == 9 for line in lines)
+    assert "task" in lines[0]["result"]
+    assert lines[-1]["result"]["statusUpdate"]["status"]["state"] == "TASK_STATE_COMPLETED"
+    assert "data:" not in resp.text
+
+
+def test_bare_stream_events(serve: Callable[[str], Any]) -> None:
+    resp = _stream(serve("quirks/stream-events-without-jsonrpc-envelope"))
+    assert resp.headers["content-type"].startswith("text/event-stream")
+    events = [e.data for e in sse_events(resp.text.splitlines()) if e.data is not None]
+    assert next(iter(events[0])) == "task" and all("jsonrpc" not in e and "result" not in e for e in events)
+
+
+def test_pre_stream_error_is_plain_json(serve: Callable[[str], Any]) -> None:
+    resp = _stream(serve("quirks/stream-error-as-plain-json"))
+    assert resp.status_code == 200 and resp.headers["content-type"].startswith("application/json")
+    assert resp.json()["error"]["code"] == -32004
+
+
+def test_multiline_events_are_one_event_each(serve: Callable[[str], Any]) -> None:
+    resp = _stream(serve("quirks/stream-multiline-data"))
+    data_lines = [line for line in resp.text.splitlines() if line.startswith("data:")]
+    events = [e.data for e in sse_events(resp.text.splitlines()) if e.data is not None]
+    assert len(data_lines) > 3 * len(events), "each event spans several data: lines"
+    states = [e["result"]["statusUpdate"]["status"]["state"] for e in events if "statusUpdate" in e["result"]]
+    assert "task" in events[0]["result"] and "TASK_STATE_COMPLETED" not in states
+
+
+def test_missing_version_header_is_refused(serve: Callable[[str], Any]) -> None:
+    served = serve("quirks/missing-version-header-refused")
+    body = rpc_json("SendMessage", {"message": message()})
+    refused = served.http.post("/a2a", content=body, headers={"Content-Type": "application/json"}).json()
+    assert refused["error"]["code"] == -32009
+    ok = served.http.post("/a2a", content=body, headers=V1).json()
+    assert ok["result"]["task"]["status"]["state"] == "TASK_STATE_COMPLETED"
+
+
+def test_cancelled_spelling(serve: Callable[[str], Any]) -> None:
+    served = serve("quirks/task-state-cancelled")
+    sent = served.http.post("/a2a", content=rpc_json("SendMessage", {"message": message()}, 4), headers=V1).json()
+    assert sent["id"] == 4 and sent["result"]["task"]["status"]["state"] == "TASK_STATE_WORKING"
+    got = served.http.post("/a2a", content=rpc_json("GetTask", {"id": "job-7"}, 5), headers=V1).json()
+    assert got["id"] == 5 and got["result"]["status"]["state"] == "TASK_STATE_CANCELLED"
+
+
+def test_card_redirect(serve: Callable[[str], Any]) -> None:
+    served = serve("quirks/card-redirected")
+    moved = served.http.get("/.well-known/agent-card.json")
+    assert moved.status_code == 308 and moved.headers["location"] == "/.well-known/agent.json"
+    assert served.http.get(moved.headers["location"]).json()["name"] == "redirected-card agent"
