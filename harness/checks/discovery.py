@@ -72,9 +72,15 @@ def card_discovery(view: RunView, c: Check) -> CheckResult:
 def interface_selection(view: RunView, c: Check) -> CheckResult:
     if view.expect.no_call_allowed and not view.calls:
         return c.skipped("the client made no call, which a correct client may do here (RESULT-EXPECTED judges it)")
-    if view.calls and not any(_status(e) in (*range(200, 300), 304) for e in view.card_fetches):
+    if view.card_fetches and not any(_status(e) in (*range(200, 300), 304) for e in view.card_fetches):
+        if view.calls:
+            return c.skipped(
+                "the server served no card, so there was no interface to select (CARD-DISCOVERY judges the calls)"
+            )
         return c.skipped(
-            "the server served no card, so there was no interface to select (CARD-DISCOVERY judges the calls)"
+            "the client never received the card (its fetch was answered "
+            f"{_status(view.card_fetches[-1])} and not followed further; RFC 9110 §15.4 leaves following a redirect "
+            "to the client, a MAY): nothing to select from"
         )
     if not view.supports:
         return _unknown_client(view, c)

@@ -12,8 +12,10 @@ import itertools
 from collections import Counter
 from urllib.parse import urlsplit
 
+from a2a_lab.protocol import cards
 from a2a_lab.protocol import security_schemes as ss
 from a2a_lab.protocol.bindings import Binding
+from a2a_lab.protocol.versions import Version
 from a2a_lab.server.journal_record import CredentialStatus, Entry, EntryKind
 from a2a_lab.server.oauth import DEVICE_PATH, TOKEN_PATH
 
@@ -102,7 +104,9 @@ def _leaks(view: RunView) -> list[tuple[Entry, str]]:
     """(entry, what leaked where) for every request that carried a credential where its scheme does not cover."""
     out: list[tuple[Entry, str]] = []
     # The card's schemes cover the agent: the origins its HTTP interfaces declare (gRPC calls are judged by address).
-    hosts = {urlsplit(i.url).netloc for i in view.interfaces if i.core_binding is not Binding.GRPC and i.url}
+    # Read by either generation: a 0.3 client that cannot read a 1.0-only card still knows the agent's origins.
+    interfaces = [i for reader in Version for i in cards.interfaces(view.card, reader)]
+    hosts = {urlsplit(i.url).netloc for i in interfaces if i.core_binding is not Binding.GRPC and i.url}
     for entry in view.entries:
         carried = entry.auth.carried if entry.auth is not None else ()
         if not carried:

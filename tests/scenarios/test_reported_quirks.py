@@ -42,9 +42,7 @@ PLAIN = {
     "quirks/task-state-cancelled": catalogue_runs.Miss(
         defect("quirks/task-state-cancelled", "exact-states"), "POLL-BOUNDED", Outcome.NON_STRICT, "CANCELED"
     ),
-    "quirks/card-redirected": catalogue_runs.Miss(
-        defect("quirks/card-redirected", "no-redirects"), "INTERFACE-SELECTION", says="gave up"
-    ),
+    "quirks/card-redirected": catalogue_runs.Miss(defect("quirks/card-redirected", "no-redirects"), "RESULT-EXPECTED"),
 }
 #: More misses of the same scenarios.
 MORE_PLAIN = [

@@ -34,9 +34,6 @@ WIRE = {
     "faults/never-answers": Miss(
         defect("faults/never-answers", "no-timeout", NO_RESULT), "GIVES-UP", Outcome.NON_STRICT, "still waiting"
     ),
-    "quirks/card-redirected": Miss(
-        defect("quirks/card-redirected", "no-redirects", NO_RESULT), "INTERFACE-SELECTION", says="gave up"
-    ),
     "discovery/unknown-fields": Miss(
         defect("discovery/unknown-fields", "reject-unknown-fields", NO_RESULT),
         "INTERFACE-SELECTION",
