@@ -6,7 +6,8 @@ missed checks (FAIL, NON_STRICT, ERROR) is compared with the client's pin, tests
 `python tests/peers/scorecard.py --pin` writes together with docs/clients.md. A client whose tool is missing (no
 node, a venv tests/peers/install.sh did not make) is skipped with the reason; `.ci/run` runs install.sh first.
 
-Time. One client at a time (`-j 2`, 2 shared cores, 76 scenarios when measured; at 114 the seven clients take 7 minutes in a row), wall / CPU seconds: a2a-sdk 1.3.0 default
+Time. One client at a time (`-j 2`, 2 shared cores, 76 scenarios when measured; at 114 the seven clients take
+7 minutes in a row), wall / CPU seconds: a2a-sdk 1.3.0 default
 50-63 / 64, streaming 56-85 / 58, polling 68-74 / 54, a2a-sdk 0.3.26 37-68 / 45, @a2a-js/sdk 46-64 / 30,
 a2a-handler 94-117 / 105: 6-7.5 minutes in a row, which with the rest of the suite would break CI's 15-minute
 budget. The runs are mostly CPU (each scenario starts the client's process; a2a-handler starts one per CLI call),
