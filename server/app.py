@@ -93,7 +93,14 @@ class ScenarioApp:
         if self.grpc is None:
             return None
         if self.grpc.address is None:
-            self.state.serve_grpc_at(await self.grpc.start(host))
+            try:
+                self.state.serve_grpc_at(await self.grpc.start(host))
+            except (
+                OSError,
+                RuntimeError,
+            ) as exc:  # out of descriptors, no port: HTTP goes on, the next request retries
+                log.warning("a2a-lab: the scenario's gRPC server did not start (%s); the next request retries", exc)
+                return None
         return self.grpc.address
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:

@@ -48,9 +48,13 @@ class GrpcHost:
             relay = Relay(host, 0)
             server.add_generic_rpc_handlers((GrpcService(self._state, self.endpoint, self._base_url, relay.reset),))
             bracketed = f"[{host}]" if ":" in host else host
-            relay.target_port = server.add_insecure_port(f"{bracketed}:0")
-            await server.start()
-            port = await relay.start()
+            try:
+                relay.target_port = server.add_insecure_port(f"{bracketed}:0")
+                await server.start()
+                port = await relay.start()
+            except BaseException:
+                await server.stop(0)  # nothing half-started stays behind; the caller may try again
+                raise
             self._server, self._relay = server, relay
             self.address = f"{bracketed}:{port}"
             return self.address

@@ -300,3 +300,35 @@ def test_grpc_metadata_credentials_are_judged_as_http_headers(tmp_path: Any) -> 
     assert entries[1]["auth"]["schemes"] == {"key": "misplaced"}
     assert entries[1]["auth"]["carried"] == ["apiKey:header"] and entries[2]["auth"]["carried"] == ["apiKey:header"]
     assert key not in str(entries)
+
+
+def test_a_grpc_server_that_cannot_start_costs_no_http_answer(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Out of descriptors (a flood), the scenario's gRPC server cannot start: the HTTP request that would have
+    started it is still answered, the card names no address, the failure is logged, and the next request retries."""
+    import httpx
+
+    from a2a_lab.server.app import ScenarioApp
+    from a2a_lab.server.catalogue import builtin_root
+    from a2a_lab.server.grpc_host import GrpcHost
+    from a2a_lab.server.hosting import BackgroundServer
+    from a2a_lab.server.loader import load_file
+    from a2a_lab.server.placeholders import NO_GRPC_ADDRESS
+
+    real_start, failures = GrpcHost.start, [OSError(24, "Too many open files")]
+
+    async def start(self: GrpcHost, host: str) -> str:
+        if failures:
+            raise failures.pop()
+        return await real_start(self, host)
+
+    monkeypatch.setattr(GrpcHost, "start", start)
+    app = ScenarioApp(load_file(builtin_root() / "grpc" / "conformant.yaml"))
+    with BackgroundServer(app) as server, caplog.at_level("WARNING", logger="a2a_lab.server"):
+        first = httpx.get(f"{server.url}/.well-known/agent-card.json")
+        second = httpx.get(f"{server.url}/.well-known/agent-card.json").json()
+    assert first.status_code == 200
+    assert first.json()["supportedInterfaces"][0]["url"] == NO_GRPC_ADDRESS
+    assert "gRPC server did not start" in caplog.text and "Too many open files" in caplog.text
+    assert second["supportedInterfaces"][0]["url"] != NO_GRPC_ADDRESS
