@@ -1,0 +1,200 @@
+"""The README's shell examples, run as written: every command of every ```sh / ```bash / ```console block, in README
+order, in one temporary directory (so a file one example writes is the file a later one reads), through
+`bash -e -c` with this environment's `a2a-lab` first on PATH, against the exit code the README states or implies.
+
+A command is run unless a prefix of it is listed in NOT_RUN with the reason: a new example runs by default, and a
+skip is a decision someone wrote down. One rewrite is made, for `a2a-lab serve`: the README's examples use port
+8000, and tests bind none of their own, so a `serve` line runs with `--port 0` in the background (until the next
+`serve` line, as a person would stop one server to start another), its printed address and admin token are read,
+and the README's port in the commands after it stands for the port the server bound; `$TOKEN` is the token it
+printed.
+"""
+
+from __future__ import annotations
+
+import os
+import queue
+import re
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+README = (ROOT / "README.md").read_text(encoding="utf-8")
+
+#: Fenced block languages whose lines are commands; blocks in LANGUAGES_NOT_RUN are not shell.
+SHELL_LANGUAGES = {"sh", "bash", "shell", "console"}
+LANGUAGES_NOT_RUN = {"yaml": "configuration", "python": "a pytest example for client authors", "": "a folder tree"}
+
+WHOLE_CATALOGUE = "runs the whole catalogue (tests/test_catalogue_reference_client.py covers it)"
+#: {command prefix: why the test does not run it}.
+NOT_RUN: dict[str, str] = {
+    "pip install": "installs packages (tests/test_packaging.py builds and installs the project)",
+    "a2a-lab run --client 'node my-client.js'": WHOLE_CATALOGUE,
+    "a2a-lab run --client a2a-sdk": WHOLE_CATALOGUE,
+    "a2a-lab card check card.json": "needs your own card.json and keys.json, which no example writes "
+    "(tests/harness/test_cardcheck.py covers --jwks)",
+    "docker compose": "no container runtime here (tests/test_compose.py checks the files and runs the services' "
+    "command lines)",
+    "python tests/peers/scorecard.py": "runs six real clients over the whole catalogue (~3.5 min) and rewrites the "
+    "pins and docs/clients.md (tests/peers/test_scorecard_pins.py runs them)",
+}
+
+
+@dataclass(frozen=True)
+class Expected:
+    code: int
+    why: str
+    output: str | None = None  # a pattern stdout + stderr must contain
+
+
+#: {command prefix: what the README states or implies}; every other command run must exit 0.
+EXPECTED: dict[str, Expected] = {
+    "a2a-lab run --client 'my-client --card {card_url}'": Expected(
+        2, "the placeholder client is not on PATH: a usage error naming it, once the options parsed", "'my-client'"
+    ),
+    "curl -s localhost:8000/api/a2a": Expected(
+        0, "the quirk: method not found for the method its card advertises", '"code":-32601'
+    ),
+    "curl -s localhost:8000/_lab/journal": Expected(0, "the token `serve` printed opens the journal", '"entries"'),
+    "a2a-lab probe": Expected(
+        1, "the server served above is the advertised-method-not-found quirk: SEND-MESSAGE fails"
+    ),
+    "a2a-lab record": Expected(0, "written", "recorded .* to "),
+    "a2a-lab client": Expected(1, "the replay answers with the recorded error", "-32601"),
+}
+SERVE = "a2a-lab serve "
+TIMEOUT = 60
+
+
+def shell_commands(text: str) -> Iterator[str]:
+    """Every command of the README's shell blocks, in order: a line, with its `\\` continuations."""
+    for lang, body in re.findall(r"^```(\S*)\n(.*?)^```", text, re.M | re.S):
+        if lang not in SHELL_LANGUAGES:
+            assert lang in LANGUAGES_NOT_RUN, (
+                f"a ```{lang} block in README.md: add it to SHELL_LANGUAGES or say why not"
+            )
+            continue
+        pending = ""
+        for line in body.splitlines():
+            if lang == "console":
+                if not line.startswith("$ ") and not pending:
+                    continue  # output shown in the example
+                line = line.removeprefix("$ ") if not pending else line
+            if not pending and (not line.strip() or line.lstrip().startswith("#")):
+                continue
+            pending += line
+            if line.endswith("\\"):
+                pending += "\n"
+                continue
+            yield pending
+            pending = ""
+        assert not pending, f"a continuation line ends a block: {pending!r}"
+
+
+COMMANDS = list(shell_commands(README))
+
+
+def _listed(command: str, table: Mapping[str, object]) -> str | None:
+    return next((prefix for prefix in table if command.startswith(prefix)), None)
+
+
+class Server:
+    """A README `serve` line in the background, on a free port; its address and admin token as it printed them."""
+
+    def __init__(self, command: str, cwd: Path, env: dict[str, str]) -> None:
+        found = re.search(r"--port (\d+)", command)
+        assert found, f"the README's serve example names its port: {command!r}"
+        self.readme_port = found.group(1)
+        argv = ["bash", "-e", "-c", "exec " + command.replace(found.group(0), "--port 0")]
+        self.process = subprocess.Popen(argv, cwd=cwd, env=env, stderr=subprocess.PIPE, text=True)
+        self.lines: queue.Queue[str | None] = queue.Queue()
+        threading.Thread(target=self._drain, daemon=True).start()
+        self.port = self.token = ""
+        try:
+            self._wait_ready(command)
+        except BaseException:
+            self.stop()
+            raise
+
+    def _wait_ready(self, command: str) -> None:
+        said = ""
+        while not (self.port and self.token):
+            try:
+                line = self.lines.get(timeout=TIMEOUT)
+            except queue.Empty:
+                raise AssertionError(f"README example {command!r} did not serve in {TIMEOUT} s:\n{said}") from None
+            assert line is not None, f"README example {command!r} ended before it served:\n{said}"
+            said += line
+            if address := re.search(r" on https?://127\.0\.0\.1:(\d+) ", line):
+                self.port = address.group(1)
+            if token := re.search(r"generated token .*: Authorization: Bearer (\S+)", line):
+                self.token = token.group(1)
+
+    def _drain(self) -> None:
+        assert self.process.stderr is not None
+        for line in self.process.stderr:  # read to the end, so uvicorn's log never fills the pipe
+            self.lines.put(line)
+        self.lines.put(None)
+
+    def stop(self) -> None:
+        self.process.terminate()
+        self.process.wait(TIMEOUT)
+
+
+def test_every_listed_prefix_names_a_readme_command() -> None:
+    tables: tuple[Mapping[str, object], ...] = (NOT_RUN, EXPECTED)
+    for table in tables:
+        stale = [prefix for prefix in table if not any(c.startswith(prefix) for c in COMMANDS)]
+        assert not stale, f"no README command starts with {stale}: update the list"
+    assert not [p for p in EXPECTED if _listed(p, NOT_RUN)], "a command is both expected and not run"
+
+
+def test_readme_examples_run_as_written(tmp_path: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("A2A_LAB_") and k != "TOKEN"}
+    env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"
+    server: Server | None = None
+    ran = 0
+    try:
+        for command in COMMANDS:
+            if _listed(command, NOT_RUN):
+                continue
+            ran += 1
+            if command.startswith(SERVE):
+                if server is not None:
+                    server.stop()
+                server = Server(command, tmp_path, env)
+                env["TOKEN"] = server.token
+                continue
+            line = command
+            if server is not None:
+                line = re.sub(rf"(localhost|127\.0\.0\.1):{server.readme_port}\b", rf"\1:{server.port}", line)
+            done = subprocess.run(
+                ["bash", "-e", "-c", line], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=TIMEOUT
+            )
+            prefix = _listed(command, EXPECTED)
+            expected = EXPECTED[prefix] if prefix else Expected(0, "an example that works")
+            said = done.stdout + done.stderr
+            assert done.returncode == expected.code, (
+                f"README example {command!r} exited {done.returncode}, expected {expected.code} ({expected.why}):\n"
+                f"{said[-3000:]}"
+            )
+            if expected.output is not None:
+                assert re.search(expected.output, said), f"{command!r} did not say {expected.output!r}:\n{said[-3000:]}"
+    finally:
+        if server is not None:
+            server.stop()
+    assert ran, "no README example ran"
+
+
+@pytest.mark.parametrize("command", [c for c in COMMANDS if _listed(c, NOT_RUN)])
+def test_example_not_run(command: str) -> None:
+    """One skipped test per README command not run, with its reason: the decision shows in every test report."""
+    prefix = _listed(command, NOT_RUN)
+    assert prefix is not None
+    pytest.skip(NOT_RUN[prefix])
