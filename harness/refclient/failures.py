@@ -7,6 +7,8 @@ from typing import Any
 
 from a2a_lab.protocol.bindings import Binding
 from a2a_lab.protocol.errors import ERROR_INFO_TYPE, ErrorType, by_code
+from a2a_lab.protocol.operations import Operation
+from a2a_lab.protocol.versions import Version
 
 #: JSON-RPC codes after which the next declared interface is tried (§5.2 SHOULD implement fallback).
 _FALLBACK_CODES = frozenset({ErrorType.METHOD_NOT_FOUND.code, ErrorType.VERSION_NOT_SUPPORTED.code})
@@ -37,6 +39,11 @@ class UsageFailure(ClientFailure):
 
     def __init__(self, message: str) -> None:
         super().__init__("usage", message)
+
+
+def call_context(op: Operation, binding: Binding, version: Version, url: str) -> dict[str, Any]:
+    """What a failure of a call names, whatever its binding: the operation, binding, version and interface url."""
+    return {"operation": op.value, "binding": binding.value, "version": version.value, "url": url}
 
 
 def remote_error(

@@ -32,7 +32,7 @@ from a2a_lab.protocol.forms import Form
 from a2a_lab.protocol.operations import Operation
 from a2a_lab.protocol.versions import Version
 
-from .failures import ClientFailure, error_info_reason, remote_error
+from .failures import ClientFailure, call_context, error_info_reason, remote_error
 from .http import user_agent
 from .options import ClientOptions
 from .recording import Exchange, GrpcCall, Recorder
@@ -108,12 +108,7 @@ class GrpcTransport:
         return {name.lower(): value for name, value in headers.items()}
 
     def _context(self, op: Operation) -> dict[str, Any]:
-        return {
-            "operation": op.value,
-            "binding": self.binding.value,
-            "version": self.version.value,
-            "url": self.iface.url,
-        }
+        return call_context(op, self.binding, self.version, self.iface.url)
 
     def _start(
         self, op: Operation, params: dict[str, Any]

@@ -25,7 +25,7 @@ from a2a_lab.protocol.forms import Form
 from a2a_lab.protocol.operations import Operation
 from a2a_lab.protocol.versions import Version
 
-from .failures import ClientFailure, error_info_reason, remote_error
+from .failures import ClientFailure, call_context, error_info_reason, remote_error
 from .http import decode_json, guarded, media_type, read_limited, snippet
 from .options import ClientOptions
 from .recording import Recorder
@@ -149,12 +149,7 @@ class Transport:
             raise
 
     def _context(self, op: Operation) -> dict[str, Any]:
-        return {
-            "operation": op.value,
-            "binding": self.binding.value,
-            "version": self.version.value,
-            "url": self.iface.url,
-        }
+        return call_context(op, self.binding, self.version, self.iface.url)
 
     def _rpc_answer(
         self, op: Operation, response: httpx.Response, raw: bytes, req_id: Any, label: str, warnings: list[str]
