@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -184,36 +185,13 @@ def test_challenge_schemes_are_read_from_a_www_authenticate_value() -> None:
     assert challenge_schemes("Negotiate") == ["negotiate"]
 
 
-def test_over_grpc_the_challenge_is_a_trailer_and_the_key_travels_as_metadata(tmp_path: Any) -> None:
+def test_over_grpc_the_challenge_is_a_trailer_and_the_key_travels_as_metadata() -> None:
     pytest.importorskip("grpc", reason="the grpc extra is not installed")
-    import yaml
-
     from a2a_lab.server.app import ScenarioApp
     from a2a_lab.server.loader import load_file
 
     key = "a2a-lab-test-key-grpc"
-    card = {
-        "name": "keyed gRPC agent",
-        "description": "wants an API key",
-        "version": "1.0.0",
-        "supportedInterfaces": [{"url": "{grpc_address}", "protocolBinding": "GRPC", "protocolVersion": "1.0"}],
-        "capabilities": {"streaming": False},
-        "securitySchemes": {"key": {"apiKeySecurityScheme": {"location": "header", "name": "X-API-Key"}}},
-        "securityRequirements": [{"schemes": {"key": {"list": []}}}],
-        "defaultInputModes": ["text/plain"],
-        "defaultOutputModes": ["text/plain"],
-        "skills": [{"id": "a", "name": "a", "description": "a", "tags": ["a"]}],
-    }
-    data = {
-        "title": "keyed gRPC agent",
-        "description": "written by tests/harness/test_probe_auth.py",
-        "spec": "A2A 1.0 §10.2",
-        "card": {"object": card},
-        "task": {"steps": ["SUBMITTED", "COMPLETED"]},
-        "auth": {"credentials": {"apiKey": key}},
-    }
-    path = tmp_path / "keyed.yaml"
-    path.write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
+    path = Path(__file__).resolve().parents[1] / "scenario_files" / "keyed-grpc.yaml"
     with BackgroundServer(ScenarioApp(load_file(path))) as server:
         run = probe(server.url, dataclasses.replace(FAST, credentials={"apiKey": key}))
     [result] = run.results[1:]

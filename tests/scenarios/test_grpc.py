@@ -5,6 +5,7 @@ and the defect each exists to catch fails the named check."""
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -238,41 +239,19 @@ def test_every_grpc_scenario_is_proven(catalogue: Catalogue) -> None:
 # ------------------------------------------------------------------------------------------------ credentials
 
 
-def test_grpc_metadata_credentials_are_judged_as_http_headers(tmp_path: Any) -> None:
+def test_grpc_metadata_credentials_are_judged_as_http_headers() -> None:
     """§10.2: service parameters travel as metadata. A call without credentials ends UNAUTHENTICATED with the
     challenge as the `www-authenticate` trailer; an API key in the declared header travels as metadata of that
     name and is accepted; anywhere else (Authorization) it is misplaced, as over HTTP; the journal keeps what
     travelled (never the key)."""
     import httpx
-    import yaml
 
     from a2a_lab.server.app import ScenarioApp
     from a2a_lab.server.hosting import BackgroundServer
     from a2a_lab.server.loader import load_file
 
     key = "a2a-lab-test-key-grpc"
-    card = {
-        "name": "keyed gRPC agent",
-        "description": "wants an API key",
-        "version": "1.0.0",
-        "supportedInterfaces": [{"url": "{grpc_address}", "protocolBinding": "GRPC", "protocolVersion": "1.0"}],
-        "capabilities": {"streaming": False},
-        "securitySchemes": {"key": {"apiKeySecurityScheme": {"location": "header", "name": "X-API-Key"}}},
-        "securityRequirements": [{"schemes": {"key": {"list": []}}}],
-        "defaultInputModes": ["text/plain"],
-        "defaultOutputModes": ["text/plain"],
-        "skills": [{"id": "a", "name": "a", "description": "a", "tags": ["a"]}],
-    }
-    data = {
-        "title": "keyed gRPC agent",
-        "description": "written by tests/scenarios/test_grpc.py",
-        "spec": "A2A 1.0 §10.2",
-        "card": {"object": card},
-        "task": {"steps": ["SUBMITTED", "COMPLETED"]},
-        "auth": {"credentials": {"apiKey": key}},
-    }
-    path = tmp_path / "keyed.yaml"
-    path.write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
+    path = Path(__file__).resolve().parents[1] / "scenario_files" / "keyed-grpc.yaml"
     app = ScenarioApp(load_file(path))
     with BackgroundServer(app) as server:
         served_card = httpx.get(f"{server.url}/.well-known/agent-card.json").json()
