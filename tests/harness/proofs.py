@@ -1,11 +1,14 @@
 """Verifying a check proof: a run of a client, the check it must reach, and how the scenario must end.
 
-Shared by test_checks.py and test_checks_actions.py (their Proof records carry case, check, outcome, says, scenario).
+Shared by test_checks.py, test_checks_actions.py and test_checks_tls.py (their Proof records carry case, check,
+outcome, says, scenario).
 """
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable, Hashable, Iterable
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, TypeVar
 
 from a2a_lab.harness.model import CheckResult, Outcome, ScenarioResult
 
@@ -33,3 +36,13 @@ def verify(proof: Any, outcomes: dict[Any, ScenarioResult]) -> None:
         assert proof.says in f"{check.message} {check.expected} {check.actual}", explain(result, check)
     if proof.scenario is not None:
         assert result.outcome is proof.scenario, explain(result, check)
+
+
+K = TypeVar("K", bound=Hashable)
+
+
+def run_each(cases: Iterable[K], one: Callable[[K], ScenarioResult]) -> dict[K, ScenarioResult]:
+    """Every distinct case run once, two at a time (each with its own server and client process)."""
+    distinct = sorted(set(cases), key=str)
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        return dict(zip(distinct, pool.map(one, distinct), strict=True))

@@ -12,7 +12,6 @@ from __future__ import annotations
 import shlex
 import sys
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -21,7 +20,7 @@ import pytest
 from a2a_lab.harness.checks import REGISTRY
 from a2a_lab.harness.model import Level, Outcome, ScenarioResult
 
-from .proofs import explain, verify
+from .proofs import explain, run_each, verify
 
 ACTION_CLIENT = Path(__file__).resolve().parent / "clients" / "action_client.py"
 
@@ -231,13 +230,11 @@ SKIPS = [
 @pytest.fixture(scope="module")
 def outcomes(run_client: Callable[..., list[ScenarioResult]]) -> dict[Case, ScenarioResult]:
     """Every distinct case run once, two at a time (each with its own server and process)."""
-    cases = sorted({p.case for p in PASSES + FAILS} | {c for c, _ in SKIPS}, key=str)
 
     def one(c: Case) -> ScenarioResult:
         return run_client(c.scenario, client=c.command, timeout=15)[0]
 
-    with ThreadPoolExecutor(max_workers=2) as pool:
-        return dict(zip(cases, pool.map(one, cases), strict=True))
+    return run_each([*(p.case for p in PASSES + FAILS), *(c for c, _ in SKIPS)], one)
 
 
 @pytest.mark.parametrize("proof", PASSES, ids=lambda p: f"{p.check}:{p.name}")

@@ -11,7 +11,6 @@ import shutil
 import sys
 import textwrap
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -22,7 +21,7 @@ from a2a_lab.harness.run_command import own_server_only
 from a2a_lab.server.catalogue import Catalogue
 from a2a_lab.server.journal_record import EntryKind, entries_from_json
 
-from .proofs import explain, verify
+from .proofs import explain, run_each, verify
 
 VALID, UNKNOWN_CA, EXPIRED, WRONG_HOST = "tls/valid-certificate", "tls/unknown-ca", "tls/expired", "tls/wrong-host"
 DOWNGRADE, MUTUAL = "tls/downgrade", "tls/mutual-tls"
@@ -115,13 +114,11 @@ SKIPS = [
 @pytest.fixture(scope="module")
 def outcomes(run_client: Callable[..., list[ScenarioResult]]) -> dict[Case, ScenarioResult]:
     """Every distinct case run once, two at a time (each with its own server and process)."""
-    cases = sorted({p.case for p in PASSES + FAILS} | {c for c, _ in SKIPS}, key=str)
 
     def one(c: Case) -> ScenarioResult:
         return run_client(c.scenario, *c.args, timeout=15)[0]
 
-    with ThreadPoolExecutor(max_workers=2) as pool:
-        return dict(zip(cases, pool.map(one, cases), strict=True))
+    return run_each([*(p.case for p in PASSES + FAILS), *(c for c, _ in SKIPS)], one)
 
 
 @pytest.mark.parametrize("proof", PASSES, ids=lambda p: f"{p.check}:{p.name}")
