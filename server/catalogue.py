@@ -1,5 +1,6 @@
-"""The scenario catalogue: scenario files found under a folder, addressed by id (path without `.yaml`); and a
-selection from it, by ids and globs, mixed with scenario files and folders of the user's own."""
+"""The scenario catalogue: scenario files found under a folder, addressed by id (path without `.yaml`; a family file's
+members by `<its id>/<member>`); and a selection from it, by ids, family ids and globs, mixed with scenario files and
+folders of the user's own."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 
-from .loader import ScenarioError, load_file
+from .loader import ScenarioError, load_file, load_scenarios
 from .scenario import Scenario
 
 SCENARIO_SUFFIXES = (".yaml", ".yml")
@@ -28,7 +29,7 @@ def builtin_root() -> Path:
 class Catalogue:
     root: Path
     scenarios: dict[str, Scenario] = field(default_factory=dict)
-    #: Files that failed to load, by id; they never take the others down.
+    #: Files that failed to load, by id (a family's by its own id); they never take the others down.
     broken: dict[str, ScenarioError] = field(default_factory=dict)
 
     @classmethod
@@ -38,10 +39,18 @@ class Catalogue:
         for path in sorted(root.rglob("*.yaml")):
             sid = path.relative_to(root).with_suffix("").as_posix()
             try:
-                cat.scenarios[sid] = load_file(path, sid)
+                cat.scenarios.update(load_scenarios(path, sid))
             except ScenarioError as exc:
                 cat.broken[sid] = exc
         return cat
+
+    def families(self) -> dict[str, list[str]]:
+        """Each family's id and its members' ids, in id order."""
+        out: dict[str, list[str]] = {}
+        for sid, s in sorted(self.scenarios.items()):
+            if s.family is not None:
+                out.setdefault(s.family, []).append(sid)
+        return out
 
     def ids(self) -> list[str]:
         return sorted(self.scenarios)
@@ -49,18 +58,22 @@ class Catalogue:
     def get(self, scenario_id: str) -> Scenario:
         if scenario_id in self.scenarios:
             return self.scenarios[scenario_id]
-        if scenario_id in self.broken:
-            raise self.broken[scenario_id]
+        for broken_id, exc in self.broken.items():
+            if scenario_id == broken_id or scenario_id.startswith(broken_id + "/"):
+                raise exc
+        members = self.families().get(scenario_id)
+        if members:
+            raise KeyError(f"{scenario_id!r} is a family of {len(members)} scenarios; name one: {', '.join(members)}")
         raise KeyError(f"unknown scenario {scenario_id!r}; {self.near(scenario_id)}")
 
     def select(self, include: list[str] | None = None, exclude: list[str] | None = None) -> list[Scenario]:
-        chosen = [
+        """The scenarios an id or glob of `include` matches (all without one) and none of `exclude` does; a family's
+        id matches its members."""
+        return [
             s
-            for sid, s in sorted(self.scenarios.items())
-            if (not include or any(fnmatch.fnmatchcase(sid, g) for g in include))
-            and not any(fnmatch.fnmatchcase(sid, g) for g in exclude or [])
+            for _, s in sorted(self.scenarios.items())
+            if (not include or any(matches(s, g) for g in include)) and not any(matches(s, g) for g in exclude or [])
         ]
-        return chosen
 
     def near(self, ref: str) -> str:
         """A hint for an id that matches nothing: the nearest ids, or where to find them."""
@@ -76,7 +89,7 @@ class Catalogue:
         two scenarios with one id; ScenarioError is never raised (its text is in the SelectionError)."""
         globs = [ref for ref in include or [] if not is_file_ref(ref)]
         for glob in globs:
-            if not any(fnmatch.fnmatchcase(sid, glob) for sid in self.scenarios):
+            if not any(matches(s, glob) for s in self.scenarios.values()):
                 raise SelectionError(f"no scenario matches {glob!r}; {self.near(glob)}")
         chosen = {s.id: s for s in self.select(globs, exclude)} if globs or not include else {}
         for ref in include or []:
@@ -88,7 +101,7 @@ class Catalogue:
                     "a shared server serves its own catalogue"
                 )
             for scenario in load_files(ref).values():
-                if any(fnmatch.fnmatchcase(scenario.id, g) for g in exclude or []):
+                if any(matches(scenario, g) for g in exclude or []):
                     continue
                 other = chosen.get(scenario.id)
                 if other is not None and other.source != scenario.source:
@@ -100,6 +113,13 @@ class Catalogue:
         return [chosen[sid] for sid in sorted(chosen)]
 
 
+def matches(scenario: Scenario, glob: str) -> bool:
+    """Whether an id or glob names the scenario: its id, or the id of the family it is a member of."""
+    return fnmatch.fnmatchcase(scenario.id, glob) or (
+        scenario.family is not None and fnmatch.fnmatchcase(scenario.family, glob)
+    )
+
+
 def is_file_ref(ref: str) -> bool:
     """Whether a `--scenario` value names a scenario file or folder rather than ids: it ends in .yaml/.yml, or it is
     a folder."""
@@ -107,9 +127,9 @@ def is_file_ref(ref: str) -> bool:
 
 
 def load_files(ref: str) -> dict[str, Scenario]:
-    """The scenarios of a file (id: its name without the suffix) or of a folder (ids: paths relative to it, as the
-    built-in catalogue's). Raises SelectionError when the path does not exist, holds no scenario, or any file in it
-    is broken (every broken file is named)."""
+    """The scenarios of a file (id: its name without the suffix; a family's members under it) or of a folder (ids:
+    paths relative to it, as the built-in catalogue's). Raises SelectionError when the path does not exist, holds no
+    scenario, or any file in it is broken (every broken file is named)."""
     path = Path(ref)
     if path.is_dir():
         found = {
@@ -127,7 +147,7 @@ def load_files(ref: str) -> dict[str, Scenario]:
     broken: list[str] = []
     for sid, file in found.items():
         try:
-            loaded[sid] = load_file(file, sid)
+            loaded.update(load_scenarios(file, sid))
         except ScenarioError as exc:
             broken.append(str(exc))
     if broken:

@@ -14,6 +14,7 @@ import binascii
 import difflib
 import json
 import sys
+from dataclasses import replace
 from enum import StrEnum
 from pathlib import Path
 from typing import Any
@@ -29,7 +30,7 @@ from a2a_lab.protocol.revisions import SpecRevision
 from a2a_lab.protocol.states import TaskState
 from a2a_lab.protocol.versions import Version
 
-from . import yamlfile
+from . import matrix, yamlfile
 from .placeholders import ALT_BASE_URL, BASE_URL, GRPC_ADDRESS, HTTP_BASE_URL
 from .scenario import (
     ACTIONS,
@@ -107,7 +108,9 @@ FIELDS: dict[str, tuple[str, ...]] = {
         "checks",
         "expect",
         "tls",
+        "matrix",
     ),
+    "matrix": ("version", "binding", "exclude", "let", "overlay"),
     "client": ("message", "action"),
     "client.action": tuple(ACTIONS),
     "card": (
@@ -903,23 +906,53 @@ def parse_with(r: _Reader, data: Any, scenario_id: str) -> Scenario:
 
 
 def parse(data: Any, scenario_id: str, source: str) -> Scenario:
-    """Validate decoded YAML and build the Scenario, or raise ScenarioError."""
+    """Validate decoded YAML and build the Scenario, or raise ScenarioError (also for a family: see parse_all)."""
+    if matrix.is_family(data):
+        raise ScenarioError(
+            source,
+            "matrix",
+            "this file is a scenario family: it makes one scenario per combination of its matrix",
+            "run all its members with `a2a-lab run --scenario FILE`, or name one member by id from the catalogue",
+        )
     return parse_with(_Reader(source), data, scenario_id)
 
 
+def parse_all(data: Any, scenario_id: str, source: str) -> dict[str, Scenario]:
+    """The scenarios of decoded YAML by id: the one scenario of a plain file (its id `scenario_id`), or every member
+    of a family (ids `scenario_id/<member>`, see server/matrix.py); raises ScenarioError."""
+    return _parse_all(_Reader(source), data, scenario_id)
+
+
+def _parse_all(r: _Reader, data: Any, scenario_id: str) -> dict[str, Scenario]:
+    if not matrix.is_family(data):
+        return {scenario_id: parse_with(r, data, scenario_id)}
+    top = r.mapping(data, "", "scenario")
+    out: dict[str, Scenario] = {}
+    for member in matrix.expand(r, top):
+        sid = f"{scenario_id}/{member.suffix}"
+        try:
+            out[sid] = replace(parse_with(r, member.data, sid), family=scenario_id)
+        except ScenarioError as exc:
+            raise ScenarioError(
+                exc.source, exc.field_path, f"{exc.problem} (matrix member {member.suffix})", exc.hint
+            ) from None
+    return out
+
+
 def options_used(data: Any, source: str = "<options>") -> set[tuple[str, str]]:
-    """The options (section, name) and named values (option, value) a scenario's data uses; raises ScenarioError."""
+    """The options (section, name) and named values (option, value) a scenario's data uses (every member of a
+    family); raises ScenarioError."""
     r = _Reader(source)
-    parse_with(r, data, "options")
+    _parse_all(r, data, "options")
     return r.used
 
 
-def load_file(path: Path, scenario_id: str | None = None) -> Scenario:
-    """Load one scenario file; its id defaults to the file name without extension. Read as yamlfile reads YAML: size,
-    nesting and aliases bounded, plain data only (dates stay text)."""
+def _read(path: Path) -> Any:
+    """A scenario file's YAML, read as yamlfile reads YAML: size, nesting and aliases bounded, plain data only (dates
+    stay text)."""
     source = str(path)
     try:
-        data = yamlfile.load(path)
+        return yamlfile.load(path)
     except OSError as exc:
         raise ScenarioError(source, "", f"cannot read the file: {exc.strerror or exc}") from None
     except yamlfile.Refused as exc:
@@ -933,4 +966,14 @@ def load_file(path: Path, scenario_id: str | None = None) -> Scenario:
             f"not valid YAML: {getattr(exc, 'problem', None) or exc}",
             "check indentation and quoting around that line",
         ) from None
-    return parse(data, scenario_id or path.stem, source)
+
+
+def load_file(path: Path, scenario_id: str | None = None) -> Scenario:
+    """Load one scenario file; its id defaults to the file name without extension. A family file (`matrix:`) is
+    refused: load_scenarios loads it."""
+    return parse(_read(path), scenario_id or path.stem, str(path))
+
+
+def load_scenarios(path: Path, scenario_id: str | None = None) -> dict[str, Scenario]:
+    """The scenarios of one file by id: a plain file's one, or a family's members (`<id>/<member>`)."""
+    return parse_all(_read(path), scenario_id or path.stem, str(path))

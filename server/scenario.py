@@ -439,6 +439,8 @@ class Scenario:
     spec_revision: SpecRevision = DEFAULT_REVISION
     #: Served over HTTPS, and how (None: plain HTTP).
     tls: Tls | None = None
+    #: The family (a file with `matrix:`) this scenario is a member of, by its id (None: a file of its own).
+    family: str | None = None
 
     @property
     def group(self) -> str:
