@@ -40,8 +40,9 @@ CARD_LIMIT = 64 * 1024
 USER_AGENT = "a2a-lab-fake-client/1.0"
 POLL_GAP_S = 0.1
 MAX_POLLS = 10
-#: Answers no retry will change: method not found, version not supported (JSON-RPC codes; gRPC status / reason).
-DEAD_END_CODES = (-32601, -32009, "UNIMPLEMENTED", "VERSION_NOT_SUPPORTED")
+#: Answers no retry will change: method not found, version not supported (JSON-RPC codes; gRPC status / reason;
+#: ROUTE_NOT_FOUND: an HTTP+JSON 404/405 for the route itself, see rest_dead_end).
+DEAD_END_CODES = (-32601, -32009, "UNIMPLEMENTED", "VERSION_NOT_SUPPORTED", "ROUTE_NOT_FOUND")
 STOPS = {"completed", "failed", "canceled", "cancelled", "rejected", "input-required", "auth-required"}
 #: The spellings the `exact-states` defect knows: 1.0 ProtoJSON names and 0.3 JSON-RPC names.
 EXACT_STATES = {
@@ -628,8 +629,17 @@ class Client:
         except ValueError:
             data = None
         if resp.status_code >= 400 or not isinstance(data, dict):
-            return {"error": data.get("error", data) if isinstance(data, dict) else {"code": resp.status_code}}
+            error = data.get("error", data) if isinstance(data, dict) else {"code": resp.status_code}
+            return {"error": error, "dead_end": self.rest_dead_end(resp.status_code, error)}
         return {"result": data}
+
+    @staticmethod
+    def rest_dead_end(status: int, error: Any) -> bool:
+        """An HTTP+JSON answer no retry will change: 404/405 for the route itself (method not found), not for a task
+        (a TASK_NOT_FOUND reason, or a 0.3 body's JSON-RPC code other than -32601)."""
+        if status not in (404, 405) or not isinstance(error, dict) or "TASK_NOT_FOUND" in json.dumps(error):
+            return False
+        return error.get("code") in (None, 404, 405, -32601)
 
     # -------------------------------------------------------------------- operations
 
@@ -867,6 +877,8 @@ class Client:
         for iface in candidates:
             resp = self.send(iface, self.text, stream)
             code = (resp.get("error") or {}).get("code") if isinstance(resp.get("error"), dict) else None
+            if resp.get("dead_end"):
+                code = "ROUTE_NOT_FOUND"
             if code in DEAD_END_CODES and "retry-loop" in self.defects:
                 for _ in range(5):
                     resp = self.send(iface, self.text, stream)
