@@ -24,6 +24,7 @@ def as_json(scenarios: list[Scenario], broken: dict[str, ScenarioError] | None =
             {
                 "id": s.id,
                 "group": s.group,
+                "family": s.family,
                 "title": s.title,
                 "description": s.description,
                 "source": source_of(s),
@@ -68,7 +69,7 @@ def explain(s: Scenario) -> str:
         wrap(s.description),
         "",
         f"Source: {source_of(s)}",
-        f"File:   {s.source}",
+        f"File:   {s.source}" + (f" (family {s.family}: one member of its matrix)" if s.family else ""),
         f"Client is asked to send: {s.client.message!r}"
         + (f" and to act on {s.client.action}" if s.client.action else ""),
         f"Timeout: {s.timeout:g}s   Seed: {s.seed}   Spec revision: {s.spec_revision.value}",

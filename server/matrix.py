@@ -24,6 +24,7 @@ This module works on decoded YAML only; the loader parses each member as it pars
 
 from __future__ import annotations
 
+import difflib
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -70,7 +71,8 @@ def slug(value: Value) -> str:
 
 
 def expand(r: _Reader, data: dict[str, Any]) -> list[Member]:
-    """The members of a family file (data holding `matrix`), in id order; raises ScenarioError on bad matrix input."""
+    """The members of a family file (data holding `matrix`), in the order of the matrix's lists; raises ScenarioError
+    on bad matrix input."""
     m = r.mapping(data["matrix"], "matrix", "matrix")
     axes = {axis: _axis(r, m[axis], axis) for axis in AXES if axis in m}
     if not axes:
@@ -242,10 +244,12 @@ def _check_placeholders(r: _Reader, data: Any, fills: dict[str, str], suffix: st
         for name in _PLACEHOLDER.findall(text):
             if name not in fills and name not in SERVER_PLACEHOLDERS and (not prose or name in AXES):
                 defined = ", ".join("{" + n + "}" for n in fills)
+                near = difflib.get_close_matches(name, list(fills), n=1)
                 raise r.fail(
                     path,
                     f"placeholder {{{name}}} is not defined for member {suffix}",
-                    f"this matrix defines {defined}; add an axis, or a name under matrix.let",
+                    (f"did you mean {{{near[0]}}}? " if near else "")
+                    + f"this matrix defines {defined}; add an axis, or a name under matrix.let",
                 )
 
 

@@ -4,6 +4,9 @@ defect each family exists for misses the named check on every member (the situat
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
 from collections.abc import Callable
 from typing import Any
 
@@ -76,6 +79,25 @@ def test_a_family_is_chosen_by_its_id_or_a_glob(catalogue: Catalogue) -> None:
         catalogue.get("families/direct-message")
     with pytest.raises(SelectionError, match="no scenario matches 'families/direct-mesage'"):
         catalogue.choose(["families/direct-mesage"])
+
+
+def test_the_cli_lists_a_family_and_names_its_members() -> None:
+    def cli(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "a2a_lab.harness.cli", *args], capture_output=True, text=True, timeout=60
+        )
+
+    listed = cli("scenarios", "--json", "--scenario", "families/submitted-needs-get-task")
+    assert listed.returncode == 0, listed.stderr
+    rows = json.loads(listed.stdout)["scenarios"]
+    assert [(r["id"], r["family"]) for r in rows] == [
+        (f"families/submitted-needs-get-task/{m}", "families/submitted-needs-get-task") for m in sorted(MEMBERS)
+    ]
+    shown = cli("scenarios", "show", "families/submitted-needs-get-task")
+    assert shown.returncode == 2 and "is a family of 4 scenarios; name one:" in shown.stderr, shown.stderr
+    member = cli("scenarios", "show", "families/submitted-needs-get-task/0.3-http-json")
+    assert member.returncode == 0 and "(family families/submitted-needs-get-task" in member.stdout
+    assert "HTTP+JSON 0.3       at /a2a/rest" in member.stdout, member.stdout
 
 
 # ------------------------------------------------------------------------------------ served as described

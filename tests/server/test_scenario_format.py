@@ -22,7 +22,7 @@ import yaml
 from a2a_lab.protocol import signing
 from a2a_lab.server import tls
 from a2a_lab.server.catalogue import builtin_root
-from a2a_lab.server.loader import CHOICES, FIELDS, load_file, options_used
+from a2a_lab.server.loader import CHOICES, FIELDS, load_file, load_scenarios, options_used
 from a2a_lab.server.push import PROBE_CREDENTIALS
 from a2a_lab.server.scenario import Conclusion, Returns, ServerCertificate
 
@@ -297,7 +297,33 @@ tls: {{certificate: {certificate}, client_certificate: {str(client_certificate).
 
 TLS = {kind.value: served_over_tls(kind.value) for kind in ServerCertificate}
 MUTUAL_TLS = served_over_tls("valid", client_certificate=True)
-ALL_SCENARIOS = [MAIN, OTHER, PATHS, GRPC, *SIGNED.values(), *TLS.values(), MUTUAL_TLS]
+#: A family: the `matrix` options.
+FAMILY = """\
+title: A family
+description: Answers over {binding} in A2A {version}.
+spec: A2A 1.0 (test)
+matrix:
+  version: ["1.0", "0.3"]
+  binding: [JSONRPC, HTTP+JSON]
+  exclude: [{version: "0.3", binding: HTTP+JSON}]
+  let:
+    binding:
+      JSONRPC: {path: /rpc}
+      HTTP+JSON: {path: /rest}
+  overlay:
+    version:
+      "1.0":
+        card:
+          object:
+            supportedInterfaces: [{url: "{base_url}{path}", protocolBinding: "{binding}", protocolVersion: "1.0"}]
+      "0.3":
+        card: {object: {protocolVersion: "0.3.0", url: "{base_url}{path}", preferredTransport: "{binding}"}}
+card:
+  object: {name: "family agent", version: "1.0.0"}
+behaviour:
+  SendMessage: {reply: {message: "over {binding} in {version}"}}
+"""
+ALL_SCENARIOS = [MAIN, OTHER, PATHS, GRPC, *SIGNED.values(), *TLS.values(), MUTUAL_TLS, FAMILY]
 
 
 # ==================================================================================== the documentation
@@ -761,3 +787,28 @@ def test_tls_client_certificate(serve: Callable[[str], Lab]) -> None:
     assert answer.json()["error"]["code"] == -32001  # TaskNotFound: past the certificate check
     presented = [e["tls"]["client_certificate"] for e in s.journal if e["kind"] == "jsonrpc"]
     assert presented == ["absent", "verified"]
+
+
+def test_matrix(tmp_path: Path) -> None:
+    """`matrix`: one scenario per combination not excluded, ids `<file>/<version>-<binding>`; `let` names filled per
+    value, `overlay` merged per value; each member served as an ordinary scenario."""
+    members = load_scenarios(write_scenario(tmp_path, FAMILY, "fam.yaml"), "format/fam")
+    assert sorted(members) == ["format/fam/0.3-jsonrpc", "format/fam/1.0-http-json", "format/fam/1.0-jsonrpc"]
+    lab = Lab(members["format/fam/0.3-jsonrpc"])
+    try:
+        card = lab.http.get("/.well-known/agent-card.json").json()
+        assert (card["url"], card["preferredTransport"]) == (lab.url + "/rpc", "JSONRPC")
+        sent = lab.http.post(
+            "/rpc", json={"jsonrpc": "2.0", "id": 1, "method": "message/send", "params": {"message": message03()}}
+        )
+        assert sent.json()["result"]["parts"][0]["text"] == "over JSONRPC in 0.3"
+    finally:
+        lab.close()
+    lab = Lab(members["format/fam/1.0-http-json"])
+    try:
+        (iface,) = lab.http.get("/.well-known/agent-card.json").json()["supportedInterfaces"]
+        assert iface == {"url": lab.url + "/rest", "protocolBinding": "HTTP+JSON", "protocolVersion": "1.0"}
+        sent = lab.http.post("/rest/message:send", json={"message": message()}, headers=V1)
+        assert sent.json()["message"]["parts"][0]["text"] == "over HTTP+JSON in 1.0"
+    finally:
+        lab.close()
