@@ -39,9 +39,18 @@ class Catalogue:
         for path in sorted(root.rglob("*.yaml")):
             sid = path.relative_to(root).with_suffix("").as_posix()
             try:
-                cat.scenarios.update(load_scenarios(path, sid))
+                loaded = load_scenarios(path, sid)
             except ScenarioError as exc:
                 cat.broken[sid] = exc
+                continue
+            taken = sorted(set(loaded) & set(cat.scenarios))
+            if taken:
+                other = cat.scenarios[taken[0]].source
+                cat.broken[sid] = ScenarioError(
+                    str(path), "matrix", f"makes {taken[0]!r}, which {other} makes too", "rename one file"
+                )
+                continue
+            cat.scenarios.update(loaded)
         return cat
 
     def families(self) -> dict[str, list[str]]:

@@ -262,3 +262,14 @@ def test_a_matrix_without_an_axis_and_a_member_that_does_not_parse(tmp_path: Pat
     text = FAMILY.replace('      "0.3":\n        card:', '      "0.3":\n        seed: -1\n        card:')
     exc = refused(tmp_path, text)
     assert exc.field_path == "seed" and exc.problem.endswith("(matrix member 0.3-jsonrpc)")
+
+
+def test_a_member_id_another_file_has_is_refused(tmp_path: Path) -> None:
+    write_scenario(tmp_path, FAMILY, "fam.yaml")
+    plain = "title: t\ndescription: d\nspec: s\ncard: {object: {name: plain}}\n"
+    write_scenario(tmp_path, plain, "fam/1.0-jsonrpc.yaml")
+    cat = Catalogue.load(tmp_path)
+    assert list(cat.broken) == ["fam"] and cat.scenarios["fam/1.0-jsonrpc"].family is None
+    exc = cat.broken["fam"]
+    assert (exc.field_path, exc.hint) == ("matrix", "rename one file")
+    assert exc.problem == f"makes 'fam/1.0-jsonrpc', which {tmp_path / 'fam' / '1.0-jsonrpc.yaml'} makes too"
