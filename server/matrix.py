@@ -78,7 +78,7 @@ def expand(r: _Reader, data: dict[str, Any]) -> list[Member]:
     if not axes:
         raise r.fail("matrix", "names no axis", 'e.g. matrix: {version: ["1.0", "0.3"], binding: [JSONRPC, HTTP+JSON]}')
     lets = _by_value(r, m.get("let", {}), "matrix.let", axes, _let)
-    overlays = _by_value(r, m.get("overlay", {}), "matrix.overlay", axes, lambda r, v, p: r.mapping(v, p))
+    overlays = _by_value(r, m.get("overlay", {}), "matrix.overlay", axes, _overlay)
     excluded = _excludes(r, m.get("exclude", []), axes)
     base = {k: v for k, v in data.items() if k != "matrix"}
     names = _defined_names(r, axes, lets)
@@ -168,6 +168,13 @@ def _let(r: _Reader, value: Any, path: str) -> dict[str, Any]:
             raise r.fail(f"{path}.{name}", f"{{{name}}} is already a placeholder", "choose another name")
         if not isinstance(text, str):
             raise r.fail(f"{path}.{name}", f"expected text, got {type(text).__name__}", "quote it")
+    return given
+
+
+def _overlay(r: _Reader, value: Any, path: str) -> dict[str, Any]:
+    given = r.mapping(value, path)
+    if "matrix" in given:
+        raise r.fail(f"{path}.matrix", "an overlay cannot hold a matrix", "one matrix per file, at the top level")
     return given
 
 

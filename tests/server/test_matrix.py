@@ -208,6 +208,12 @@ def test_a_broken_family_is_one_broken_file(tmp_path: Path) -> None:
         ),
         (("  let:", "  exclude: [{}]\n  let:"), "matrix.exclude[0]", "excludes everything", "at least one axis"),
         (("  let:", "  exclude: {version: '0.3'}\n  let:"), "matrix.exclude", "expected a list", "e.g."),
+        (
+            ('      "0.3":\n        card:', '      "0.3":\n        matrix: {binding: [JSONRPC]}\n        card:'),
+            "matrix.overlay.version.0.3.matrix",
+            "cannot hold a matrix",
+            "top level",
+        ),
     ],
     ids=lambda v: v if isinstance(v, str) else None,
 )
