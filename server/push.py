@@ -39,6 +39,8 @@ log = logging.getLogger("a2a_lab.server")
 TIMEOUT_S = 10.0
 #: Where a stored config keeps its delivery queue (private: `_` members never leave the server).
 _QUEUE = "_queue"
+#: A config that got its notification about another task (push.foreign_task) says so here.
+_FOREIGN_SENT = "_foreign_sent"
 #: Credentials of the probe delivery that a receiver checking its credentials must refuse (also its wrong token).
 PROBE_CREDENTIALS = "a2a-lab-wrong-credentials"
 #: The id a notification about a task the client never started names: its own task's id with this suffix.
@@ -164,7 +166,11 @@ class PushSender:
         for config in list(rec.push_configs.values()):
             version = config.get("_version", "1.0")
             notices = [_Notice(*payload(rec, event, version, scenario.spec_revision), status, stops)]
-            if stops and scenario.push_delivery.foreign_task:
+            # push.foreign_task: before the first notification that tells the task stopped (0.3: any Task in that
+            # state; the one of its artifacts comes first), once per config.
+            tells_stop = stops or (version == Version.V0_3.value and rec.state.stops)
+            if tells_stop and scenario.push_delivery.foreign_task and not config.get(_FOREIGN_SENT):
+                config[_FOREIGN_SENT] = True
                 notices.insert(0, _Notice(*foreign_payload(rec, version, scenario.spec_revision), foreign=True))
             for notice in notices:
                 if rec.push_deliveries >= limit:

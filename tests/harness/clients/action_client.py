@@ -240,7 +240,7 @@ class Receiver:
                 if any(short(_state_of(n)) in STOPS for n in self.received):
                     break
                 self.changed.wait(max(0.0, deadline - time.monotonic()))
-            while self.changed.wait(0.3):  # a last delivery may be on its way
+            while self.changed.wait(1.0):  # a last delivery may be on its way (a loaded machine is slow)
                 pass
 
     def close(self) -> None:
@@ -617,11 +617,11 @@ class Client:
         params: dict[str, Any] = {"message": self.message(iface["version"])}
         if self.receiver is not None:
             key = "taskPushNotificationConfig" if iface["version"] == "1.0" else "pushNotificationConfig"
-            params["configuration"] = {key: self.receiver.config(iface["version"])}
-            if self.manage_configs:  # registered after the answer: the task must not have finished by then
-                params["configuration"] = (
-                    {"returnImmediately": True} if iface["version"] == "1.0" else {"blocking": False}
-                )
+            # Not blocking: the notifications tell how the task goes on (and, when the config is made after the
+            # answer, the task must not have finished by then).
+            params["configuration"] = {"returnImmediately": True} if iface["version"] == "1.0" else {"blocking": False}
+            if not self.manage_configs:
+                params["configuration"][key] = self.receiver.config(iface["version"])
         fold = Fold(strict=self.args.strict_stream)
         for attempt in range(self.args.retries + 1):
             try:
@@ -656,8 +656,9 @@ class Client:
             self.read_notifications(fold)
             if config_id is not None and fold.task_id:
                 self.delete_config(iface, fold.task_id, config_id)
-        if not fold.stopped and not self.args.no_follow_up and fold.task_id:
-            self.poll(iface, fold)
+        heard = self.receiver is not None and bool(self.receiver.received)
+        if not fold.stopped and not self.args.no_follow_up and fold.task_id and not heard:
+            self.poll(iface, fold)  # the webhook heard nothing: GetTask instead
         return fold.result()
 
     def read_answer(self, answer: Any, fold: Fold) -> None:
