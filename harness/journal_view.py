@@ -249,7 +249,8 @@ def observe_push(entry: Entry) -> list[Observed]:
 
 def _current(observed: list[Observed]) -> list[Observed]:
     """Without the stale: a task state reported after the task was seen terminal (deliveries that overtook each
-    other; a terminal task cannot be restarted, §3.7). Only push notifications arrive out of order."""
+    other; the proto names COMPLETED, FAILED, CANCELED and REJECTED terminal, §4.1.3). Only push notifications
+    arrive out of order."""
     ended: set[str | None] = set()
     out = []
     for o in observed:

@@ -174,7 +174,8 @@ _PUSH_CONFIG_OPS = (
 @check(
     "PUSH-CONFIG-MANAGED",
     Level.MUST,
-    "A2A 1.0 §3.1.7-§3.1.10 and §5.5 (taskId and id REQUIRED; Get MUST fail for a config that does not exist); "
+    "A2A 1.0 §3.1.7-§3.1.10 (Get MUST fail for a config that does not exist), proto "
+    "GetTaskPushNotificationConfigRequest and DeleteTaskPushNotificationConfigRequest (taskId and id REQUIRED), §5.5; "
     "0.3 §7.5-§7.8",
     "Push configs created, listed, read and deleted",
     "Asked to manage its webhook's config (A2A_LAB_ACTION push_configs), the client creates it for its task "
