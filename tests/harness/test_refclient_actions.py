@@ -1011,3 +1011,18 @@ def test_push_configs_created_listed_read_and_deleted(serve: Callable[..., Serve
     assert [p["response"]["status"] for p in served.pushes() if not p["push"]["probe"]] and all(
         p["response"]["status"] == 200 for p in served.pushes() if not p["push"]["probe"]
     )
+
+
+def test_push_flags_win_over_the_action() -> None:
+    import argparse
+
+    from a2a_lab.harness import client_command
+
+    parser = argparse.ArgumentParser()
+    client_command.add_arguments(parser)
+    args = parser.parse_args(["--webhook", "--webhook-auth", "token", "--push-configs", "http://127.0.0.1:1"])
+    env = {handshake.ENV_ACTION: json.dumps({"webhook_auth": "Basic"})}
+    chosen, _ = client_command.options_from(args, env)
+    assert (chosen.webhook, chosen.webhook_auth, chosen.push_configs) == (True, "token", True)
+    with pytest.raises(SystemExit):
+        parser.parse_args(["--webhook-auth", "Digest", "http://127.0.0.1:1"])

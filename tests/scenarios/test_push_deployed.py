@@ -62,7 +62,7 @@ def test_every_new_push_scenario_is_proven(catalogue: Catalogue) -> None:
     for sid in OURS:
         s = catalogue.get(sid)
         assert s.checks and s.spec and s.expect.stated, sid
-    versions = {"1.0" if "supportedInterfaces" in catalogue.get(sid).card.object else "0.3" for sid in OURS}
+    versions = {"1.0" if "supportedInterfaces" in (catalogue.get(sid).card.object or {}) else "0.3" for sid in OURS}
     assert versions == {"1.0", "0.3"}
 
 
