@@ -145,7 +145,7 @@ class _Notice:
 
     body: bytes
     content_type: str
-    #: A status notification (1.0 statusUpdate; every 0.3 Task is one).
+    #: It announces a status change (a 1.0 statusUpdate, or the 0.3 Task posted for one).
     status: bool = False
     #: It reports the state the task stopped in (terminal or interrupted).
     stops: bool = False
