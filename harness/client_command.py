@@ -31,6 +31,7 @@ from .refclient import (
     run,
 )
 from .refclient import options as client_options
+from .refclient.webhook import AUTH_SCHEMES
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -72,6 +73,18 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         action="store_true",
         help="register a webhook of the client's own (loopback) when the card declares "
         "capabilities.pushNotifications, and wait for its notifications",
+    )
+    acts.add_argument(
+        "--webhook-auth",
+        choices=AUTH_SCHEMES,
+        help="how the webhook's config authenticates the agent's calls (default Bearer; token: the config's token "
+        "alone, sent as X-A2A-Notification-Token)",
+    )
+    acts.add_argument(
+        "--push-configs",
+        action="store_true",
+        help="register the webhook with CreateTaskPushNotificationConfig, list and get it, delete it once the task "
+        "stopped (with --webhook)",
     )
     acts.add_argument("--token", metavar="TOKEN", help="send Authorization: Bearer TOKEN on every A2A call")
     acts.add_argument(
@@ -120,6 +133,10 @@ def options_from(args: argparse.Namespace, environ: Mapping[str, str]) -> tuple[
         flags["follow_up"] = args.follow_up
     if args.webhook:
         flags["webhook"] = True
+    if args.webhook_auth is not None:
+        flags["webhook_auth"] = args.webhook_auth
+    if args.push_configs:
+        flags["push_configs"] = True
     if args.token is not None:
         flags["token"] = args.token
     if args.extended_card:

@@ -227,9 +227,14 @@ def _observed(event: dict[str, Any], seq: int) -> Observed:
 
 def observe_push(entry: Entry) -> list[Observed]:
     """What a genuine push notification the client's webhook acknowledged (2xx) told it (§4.3.3): a 1.0
-    StreamResponse in HTTP+JSON form, or the 0.3 Task (`kind: task`), read as one event of a stream in that form."""
+    StreamResponse in HTTP+JSON form, or the 0.3 Task (`kind: task`), read as one event of a stream in that form.
+    A probe, a redelivery (it tells nothing the first delivery did not) and a notification about a task the client
+    never started (a receiver may acknowledge it and drop it) tell the client nothing."""
     status = entry.response.status if entry.response is not None else None
-    if (entry.push is not None and entry.push.probe) or not isinstance(status, int) or not 200 <= status < 300:
+    push = entry.push
+    if (push is not None and (push.probe or push.redelivery or push.foreign)) or not isinstance(status, int):
+        return []
+    if not 200 <= status < 300:
         return []
     try:
         body = json.loads(entry.body_text)
@@ -240,6 +245,21 @@ def observe_push(entry: Entry) -> list[Observed]:
     form = push_form(Version.V0_3 if "kind" in body else Version.V1_0)
     said = wire.event_in(body, form)
     return [_observed(said, entry.seq)] if said is not None else []
+
+
+def _current(observed: list[Observed]) -> list[Observed]:
+    """Without the stale: a task state reported after the task was seen terminal (deliveries that overtook each
+    other; the proto names COMPLETED, FAILED, CANCELED and REJECTED terminal, §4.1.3). Only push notifications
+    arrive out of order."""
+    ended: set[str | None] = set()
+    out = []
+    for o in observed:
+        if o.state is not None and o.task_id in ended and not o.state.terminal:
+            continue
+        if o.state is not None and o.state.terminal:
+            ended.add(o.task_id)
+        out.append(o)
+    return out
 
 
 @dataclass
@@ -328,7 +348,7 @@ class RunView:
         if self._observed is None:
             obs = [o for c in self.a2a_calls for o in observe(c)]
             pushed = [o for e in self.pushes for o in observe_push(e)]
-            self._observed = sorted(obs + pushed, key=lambda o: o.seq) if pushed else obs
+            self._observed = _current(sorted(obs + pushed, key=lambda o: o.seq)) if pushed else obs
         return list(self._observed)
 
     def ended_in_error(self) -> Call | None:

@@ -107,6 +107,7 @@ def scenario_facts(state: LabState, base_url: str) -> dict[str, Any]:
             "result": s.expect.result,
             "state": s.expect.state.value if s.expect.state else None,
             "text_contains": s.expect.text_contains,
+            "text": s.expect.text,
         },
         "card_url": f"{base_url}{WELL_KNOWN_PATH}",
         "base_url": base_url,

@@ -422,11 +422,17 @@ class PushInfo:
     probe: bool = False
     limit: int | None = None
     dropped: int = 0
+    #: A second delivery of the same notification (scenario push.redeliver).
+    redelivery: bool = False
+    #: A notification about a task the client never started (scenario push.foreign_task).
+    foreign: bool = False
 
     def to_json(self) -> dict[str, Any]:
         if self.limit is not None:
             return {"task_id": self.task_id, "limit": self.limit, "dropped": self.dropped}
-        return {"task_id": self.task_id, "config_id": self.config_id, "probe": self.probe}
+        out: dict[str, Any] = {"task_id": self.task_id, "config_id": self.config_id, "probe": self.probe}
+        out.update({k: True for k in ("redelivery", "foreign") if getattr(self, k)})
+        return out
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> PushInfo:
@@ -436,6 +442,8 @@ class PushInfo:
             bool(data.get("probe", False)),
             data.get("limit"),
             int(data.get("dropped", 0)),
+            bool(data.get("redelivery", False)),
+            bool(data.get("foreign", False)),
         )
 
 

@@ -57,6 +57,7 @@ from .scenario import (
     FirstEvent,
     GrpcReply,
     Limits,
+    PushDelivery,
     Reply,
     Returns,
     Rule,
@@ -184,7 +185,7 @@ FIELDS: dict[str, tuple[str, ...]] = {
     "leniency": ("missing_kind",),
     "auth": ("bearer", "scope", "credentials", "token_uses"),
     "auth.credentials": CREDENTIAL_KEYS,
-    "push": ("allow", "probe_bad_credentials"),
+    "push": ("allow", "probe_bad_credentials", "redeliver", "reorder", "foreign_task"),
     "limits": (
         "body_bytes",
         "body_seconds",
@@ -202,7 +203,7 @@ FIELDS: dict[str, tuple[str, ...]] = {
         "parts_per_message",
         "card_cache_bytes",
     ),
-    "expect": ("result", "state", "text_contains"),
+    "expect": ("result", "state", "text_contains", "text"),
     "tls": ("certificate", "client_certificate"),
 }
 
@@ -800,6 +801,7 @@ def _expect(r: _Reader, value: Any) -> Expect:
         tuple(dict.fromkeys(results)),
         r.state(e["state"], "expect.state") if "state" in e else None,
         r.string(e["text_contains"], "expect.text_contains") if "text_contains" in e else None,
+        r.string(e["text"], "expect.text") if "text" in e else None,
     )
 
 
@@ -888,6 +890,9 @@ def parse_with(r: _Reader, data: Any, scenario_id: str) -> Scenario:
         auth=_auth(r, top["auth"]) if "auth" in top else None,
         push_allow=r.strings(push.get("allow", []), "push.allow", "host names"),
         push_probe=r.boolean(push.get("probe_bad_credentials", False), "push.probe_bad_credentials"),
+        push_delivery=PushDelivery(
+            *(r.boolean(push.get(key, False), f"push.{key}") for key in ("redeliver", "reorder", "foreign_task"))
+        ),
         limits=_limits(r, top.get("limits", {})),
         checks=r.strings(top.get("checks", []), "checks", "check ids"),
         expect=_expect(r, top.get("expect", {})),

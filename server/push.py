@@ -3,6 +3,11 @@
 Targets are limited to loopback and an explicit allow-list (SSRF); redirects are not followed.
 Every delivery is journaled (kind `push`) with its credentials redacted; at most limits.push_deliveries_per_task
 are sent per task, and the ones dropped past that cap are counted in one journal entry (kind `push-limit`).
+
+A scenario's `push` section makes delivery what deployed agents do (scenario.PushDelivery): each notification sent
+twice (a retry after a timeout or a gateway's 5xx), the first status notification sent after the last (deliveries
+that overtook each other), or one notification about a task the client never started. The journal marks each such
+delivery (`redelivery`, `foreign`).
 """
 
 from __future__ import annotations
@@ -11,6 +16,7 @@ import asyncio
 import ipaddress
 import logging
 import re
+from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -21,9 +27,10 @@ from a2a_lab.protocol.bindings import JSON
 from a2a_lab.protocol.forms import V03_JSONRPC
 from a2a_lab.protocol.requests import NOTIFICATION_TOKEN_HEADER
 from a2a_lab.protocol.revisions import SpecRevision
+from a2a_lab.protocol.states import Role, TaskState
 from a2a_lab.protocol.versions import Version
 
-from .engine import Event, TaskRecord
+from .engine import Event, TaskRecord, now_iso
 from .journal_record import EntryKind, PushInfo, Response
 from .state import LabState
 
@@ -32,8 +39,12 @@ log = logging.getLogger("a2a_lab.server")
 TIMEOUT_S = 10.0
 #: Where a stored config keeps its delivery queue (private: `_` members never leave the server).
 _QUEUE = "_queue"
-#: Credentials of the probe delivery that a receiver checking its credentials must refuse.
+#: A config that got its notification about another task (push.foreign_task) says so here.
+_FOREIGN_SENT = "_foreign_sent"
+#: Credentials of the probe delivery that a receiver checking its credentials must refuse (also its wrong token).
 PROBE_CREDENTIALS = "a2a-lab-wrong-credentials"
+#: The id a notification about a task the client never started names: its own task's id with this suffix.
+FOREIGN_SUFFIX = "-not-yours"
 
 
 def malformed(url: str) -> str | None:
@@ -101,9 +112,44 @@ def target_refusal(url: str, allow: tuple[str, ...]) -> str | None:
 def payload(rec: TaskRecord, event: Event, version: str, revision: SpecRevision) -> tuple[bytes, str]:
     """1.0: the StreamResponse in HTTP+JSON form, as that spec revision's media type (application/a2a+json, v1.0.0
     application/json: notes §7, D5); 0.3: the whole Task (0.3 §9.5 example)."""
+    return _body(rec.task, event, version, revision)
+
+
+def _body(task: dict[str, Any], event: Event, version: str, revision: SpecRevision) -> tuple[bytes, str]:
     if version == Version.V0_3.value:
-        return jsontext.dumps(shapes.task_out(rec.task, V03_JSONRPC)), JSON
+        return jsontext.dumps(shapes.task_out(task, V03_JSONRPC)), JSON
     return jsontext.dumps(event), rest.media_type(Version.V1_0, revision)
+
+
+def foreign_payload(rec: TaskRecord, version: str, revision: SpecRevision) -> tuple[bytes, str]:
+    """A notification, in the config's form, that a task the client never started (its task's id plus
+    FOREIGN_SUFFIX) FAILED: a receiver MUST validate the task id (§4.3.3) and never take it for its own."""
+    other = f"{rec.id}{FOREIGN_SUFFIX}"
+    context = f"{rec.task['contextId']}{FOREIGN_SUFFIX}"
+    said = {
+        "messageId": f"{other}-message",
+        "contextId": context,
+        "taskId": other,
+        "role": Role.AGENT.value,
+        "parts": [{"text": f"task {other} failed (not a task of this client)"}],
+    }
+    status = {"state": TaskState.FAILED.value, "timestamp": now_iso(), "message": said}
+    task = {"id": other, "contextId": context, "status": status}
+    event = {"statusUpdate": {"taskId": other, "contextId": context, "status": status}}
+    return _body(task, event, version, revision)
+
+
+@dataclass(frozen=True)
+class _Notice:
+    """One notification queued for a config: its body and media type, and what the event says of the task."""
+
+    body: bytes
+    content_type: str
+    #: It announces a status change (a 1.0 statusUpdate, or the 0.3 Task posted for one).
+    status: bool = False
+    #: It reports the state the task stopped in (terminal or interrupted).
+    stops: bool = False
+    foreign: bool = False
 
 
 class PushSender:
@@ -113,21 +159,37 @@ class PushSender:
         self._workers: set[asyncio.Task[None]] = set()
 
     def on_event(self, rec: TaskRecord, event: Event) -> None:
-        limit = self.state.scenario.limits.push_deliveries_per_task
+        scenario = self.state.scenario
+        limit = scenario.limits.push_deliveries_per_task
+        status = "statusUpdate" in event
+        stops = status and rec.state.stops
         for config in list(rec.push_configs.values()):
-            if rec.push_deliveries >= limit:
-                self._dropped(rec, config, limit)
-                continue
-            rec.push_deliveries += 1
-            # The queue lives with the config it delivers for: a reset scenario gives the same ids again, and a new
-            # config must never inherit the worker (and webhook) of an old one.
-            queue = config.get(_QUEUE)
-            if queue is None:
-                queue = config[_QUEUE] = asyncio.Queue()
-                worker = asyncio.get_running_loop().create_task(self._work(config, queue))
-                self._workers.add(worker)
-                worker.add_done_callback(self._workers.discard)
-            queue.put_nowait(payload(rec, event, config.get("_version", "1.0"), self.state.scenario.spec_revision))
+            version = config.get("_version", "1.0")
+            notices = [_Notice(*payload(rec, event, version, scenario.spec_revision), status, stops)]
+            # push.foreign_task: before the first notification that tells the task stopped (0.3: any Task in that
+            # state; the one of its artifacts comes first), once per config.
+            tells_stop = stops or (version == Version.V0_3.value and rec.state.stops)
+            if tells_stop and scenario.push_delivery.foreign_task and not config.get(_FOREIGN_SENT):
+                config[_FOREIGN_SENT] = True
+                notices.insert(0, _Notice(*foreign_payload(rec, version, scenario.spec_revision), foreign=True))
+            for notice in notices:
+                if rec.push_deliveries >= limit:
+                    self._dropped(rec, config, limit)
+                    continue
+                rec.push_deliveries += 1
+                self._queue(config).put_nowait(notice)
+
+    def _queue(self, config: dict[str, Any]) -> asyncio.Queue[_Notice | None]:
+        """The config's delivery queue and its worker, made at its first notification."""
+        # The queue lives with the config it delivers for: a reset scenario gives the same ids again, and a new
+        # config must never inherit the worker (and webhook) of an old one.
+        queue = config.get(_QUEUE)
+        if queue is None:
+            queue = config[_QUEUE] = asyncio.Queue()
+            worker = asyncio.get_running_loop().create_task(self._work(config, queue))
+            self._workers.add(worker)
+            worker.add_done_callback(self._workers.discard)
+        return queue
 
     def _dropped(self, rec: TaskRecord, config: dict[str, Any], limit: int) -> None:
         """A notification past the task's cap: not sent; one journal entry per task (kind `push-limit`) counts them."""
@@ -145,33 +207,59 @@ class PushSender:
         entry.push.dropped += 1
         self.state.journal.touch()
 
-    async def _work(self, config: dict[str, Any], queue: asyncio.Queue[tuple[bytes, str] | None]) -> None:
-        probing = self.state.scenario.push_probe and isinstance(config.get("authentication"), dict)
+    async def _work(self, config: dict[str, Any], queue: asyncio.Queue[_Notice | None]) -> None:
+        scenario = self.state.scenario
+        auth = config.get("authentication")
+        probing = scenario.push_probe and (isinstance(auth, dict) or bool(config.get("token")))
+        #: push.reorder: the first status notification, held back until the task has stopped.
+        held: _Notice | None = None
+        reordered = not scenario.push_delivery.reorder
         while True:
-            item = await queue.get()
-            if item is None:
+            notice = await queue.get()
+            if notice is None:
                 return
             try:
+                if not reordered and notice.status and not notice.stops:
+                    held, reordered = notice, True
+                    continue
                 if probing:  # first, the same event with wrong credentials: a receiver MUST refuse it (§13.2)
                     probing = False
-                    await self._deliver(config, *item, probe=True)
-                await self._deliver(config, *item)
+                    await self._deliver(config, notice, probe=True)
+                await self._send(config, notice)
+                if held is not None and notice.stops:
+                    late, held = held, None
+                    await self._send(config, late)
             except Exception as exc:  # a delivery journals its own failures: this is a bug, and must not end the worker
                 # (the type only: its message may quote the config's credentials)
                 log.error("a2a-lab: push delivery for task %s failed: %s", config.get("taskId"), type(exc).__name__)
 
-    async def _deliver(self, config: dict[str, Any], body: bytes, content_type: str, probe: bool = False) -> None:
+    async def _send(self, config: dict[str, Any], notice: _Notice) -> None:
+        """Deliver a notification; with push.redeliver, once more (the agent did not see the first answer)."""
+        await self._deliver(config, notice)
+        if self.state.scenario.push_delivery.redeliver and not notice.foreign:
+            await self._deliver(config, notice, redelivery=True)
+
+    async def _deliver(
+        self, config: dict[str, Any], notice: _Notice, probe: bool = False, redelivery: bool = False
+    ) -> None:
         url = str(config.get("url", ""))
-        headers = {"content-type": content_type}
+        headers = {"content-type": notice.content_type}
         auth = config.get("authentication")
-        if isinstance(auth, dict) and auth.get("scheme"):
+        scheme = auth.get("scheme") if isinstance(auth, dict) else None
+        if scheme:
+            assert isinstance(auth, dict)
             credentials = PROBE_CREDENTIALS if probe else auth.get("credentials", "")
-            headers["authorization"] = f"{auth['scheme']} {credentials}".strip()
+            headers["authorization"] = f"{scheme} {credentials}".strip()
         if config.get("token"):
-            headers[NOTIFICATION_TOKEN_HEADER.lower()] = str(config["token"])
+            # The probe spoils the token only where it is the one credential (0.3's X-A2A-Notification-Token).
+            headers[NOTIFICATION_TOKEN_HEADER.lower()] = (
+                PROBE_CREDENTIALS if probe and not scheme else str(config["token"])
+            )
         raw_headers = [(k.encode(), v.encode()) for k, v in headers.items()]
-        entry = self.state.journal.open("POST", url, "", raw_headers, body, EntryKind.PUSH)
-        entry.push = PushInfo(config.get("taskId"), config.get("id"), probe)
+        entry = self.state.journal.open("POST", url, "", raw_headers, notice.body, EntryKind.PUSH)
+        entry.push = PushInfo(
+            config.get("taskId"), config.get("id"), probe, redelivery=redelivery, foreign=notice.foreign
+        )
         refusal = target_refusal(url, self.state.scenario.push_allow)
         if refusal:
             entry.response = Response(refused=refusal)
@@ -180,7 +268,7 @@ class PushSender:
         if self._client is None:
             self._client = httpx.AsyncClient(timeout=TIMEOUT_S, follow_redirects=False, trust_env=False)
         try:
-            response = await self._client.post(url, content=body, headers=headers)
+            response = await self._client.post(url, content=notice.body, headers=headers)
             entry.response = Response(response.status_code)
         except Exception as exc:  # httpx raises more than HTTPError (a port out of range, a header it cannot encode)
             entry.response = Response(failed=f"{type(exc).__name__}: {exc}", redaction=entry.redaction)

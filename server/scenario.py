@@ -298,6 +298,8 @@ ACTIONS: dict[str, type] = {
     "follow_up": str,  # answer the INPUT_REQUIRED question (or write to the finished task) with this text, same taskId
     "stream": bool,  # use streaming if the card allows it
     "webhook": bool,  # register a push webhook of your own and check the credentials it is called with
+    "webhook_auth": str,  # how the webhook's config authenticates its calls: Bearer (default), Basic, or token
+    "push_configs": bool,  # register the webhook with CreateTaskPushNotificationConfig, then list, get and delete it
     "token": str,  # present this bearer token
     "credentials": dict,  # credentials for the card's schemes: apiKey, username, password, client_id, client_secret
     "extended_card": bool,  # fetch the extended card (authenticated)
@@ -309,6 +311,7 @@ ACTIONS: dict[str, type] = {
 ACTION_CAPABILITIES: dict[str, str] = {
     "stream": cards.STREAMING,
     "webhook": cards.PUSH_NOTIFICATIONS,
+    "push_configs": cards.PUSH_NOTIFICATIONS,
     "extended_card": cards.EXTENDED_CARD,
 }
 
@@ -323,6 +326,8 @@ class Expect:
     #: For a task conclusion: its state.
     state: TaskState | None = None
     text_contains: str | None = None
+    #: The client's whole text, exactly (whitespace runs read as one space): where a word too many is a mistake.
+    text: str | None = None
 
     @property
     def result(self) -> Conclusion | None:
@@ -331,7 +336,7 @@ class Expect:
 
     @property
     def stated(self) -> bool:
-        return bool(self.results) or self.state is not None or self.text_contains is not None
+        return bool(self.results) or self.state is not None or self.text_contains is not None or self.text is not None
 
     @property
     def no_call_allowed(self) -> bool:
@@ -363,6 +368,21 @@ class Tls:
     certificate: ServerCertificate = ServerCertificate.VALID
     #: Mutual TLS: ask for a client certificate (the harness hands one over); A2A calls without one are refused.
     client_certificate: bool = False
+
+
+@dataclass(frozen=True)
+class PushDelivery:
+    """Push delivery as deployed agents do it (A2A 1.0 §4.3.3: MAY retry; nothing orders parallel deliveries)."""
+
+    #: Every notification is sent twice, as by an agent that did not see the first answer (a timeout, or a 5xx from
+    #: a gateway in front of the webhook) and retried.
+    redeliver: bool = False
+    #: The first status notification of each task is held back and sent after the one of the state it stopped in
+    #: (its timestamp older): deliveries that overtook each other.
+    reorder: bool = False
+    #: Before the notification of the state a task stopped in, one about a task the client never started (FAILED),
+    #: with the config's credentials: a misrouted notification.
+    foreign_task: bool = False
 
 
 MIB = 1024 * 1024
@@ -441,6 +461,8 @@ class Scenario:
     tls: Tls | None = None
     #: The family (a file with `matrix:`) this scenario is a member of, by its id (None: a file of its own).
     family: str | None = None
+    #: How push notifications are delivered, as deployed agents do (section `push`; default: each event once, in order).
+    push_delivery: PushDelivery = field(default_factory=PushDelivery)
 
     @property
     def group(self) -> str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from a2a_lab.protocol import shapes, signing
 from a2a_lab.protocol.operations import MESSAGE_SENDS, Operation
-from a2a_lab.server.journal_record import CredentialStatus, Response, ResultKind, SentKind
+from a2a_lab.server.journal_record import CredentialStatus, PushInfo, Response, ResultKind, SentKind
 
 from ..journal_view import Call, RunView
 from ..model import CheckResult, Level, Outcome
@@ -16,6 +16,7 @@ ACTION_CHECKS = (
     "MULTI-TURN",
     "STREAMING-USED",
     "PUSH-RECEIVER",
+    "PUSH-CONFIG-MANAGED",
     "AUTH-PRESENTED",
     "EXTENDED-CARD",
     "RESUBSCRIBE",
@@ -108,7 +109,9 @@ def streaming_used(view: RunView, c: Check) -> CheckResult:
     "A2A 1.0 §4.3.3, §13.2 (C15)",
     "The webhook answers 2xx and checks credentials",
     "Asked to register a webhook (A2A_LAB_ACTION webhook), the client's receiver answers every genuine notification "
-    "with 2xx and refuses one sent with wrong credentials (the scenario's probe).",
+    "with 2xx, a repeated delivery of one included (§4.3.3), and refuses one sent with wrong credentials, whatever "
+    "scheme its config named (the scenario's probe). A notification about a task the client never started need not "
+    "be acknowledged (that the client does not adopt it, RESULT-EXPECTED judges).",
 )
 def push_receiver(view: RunView, c: Check) -> CheckResult:
     from a2a_lab.protocol import cards
@@ -128,25 +131,85 @@ def push_receiver(view: RunView, c: Check) -> CheckResult:
             if registered
             else _unimplemented(c, "the client registered no webhook")
         )
-    answered = [(e.push is not None and e.push.probe, e.response or Response()) for e in deliveries]
+    answered = [(e.push or PushInfo(None), e.response or Response()) for e in deliveries]
     refused = [r.refused for _, r in answered if r.refused]
     if refused:
         return c.broken("the webhook URL is not one a careful server calls", "a loopback webhook URL", refused[0])
-    genuine = [r for probe, r in answered if not probe]
-    bad = [r for r in genuine if not 200 <= (r.status or 0) < 300]
+    genuine = [(p, r) for p, r in answered if not p.probe and not p.foreign]
+    bad = [(p, r) for p, r in genuine if not 200 <= (r.status or 0) < 300]
     if bad:
+        push, r = bad[0]
         return c.broken(
-            "a genuine notification was not acknowledged with 2xx", "2xx", str(bad[0].status or bad[0].failed)
+            "a genuine notification"
+            + (" (delivered again, as after a timeout)" if push.redelivery else "")
+            + " was not acknowledged with 2xx",
+            "2xx",
+            str(r.status or r.failed),
         )
-    probes = [r for probe, r in answered if probe]
+    probes = [r for p, r in answered if p.probe]
     accepted = [r for r in probes if 200 <= (r.status or 0) < 300]
     if accepted:
         return c.broken(
             "the receiver accepted a notification with wrong credentials", "401 or 403", str(accepted[0].status)
         )
+    again = sum(1 for p, _ in genuine if p.redelivery)
+    foreign = sum(1 for p, _ in answered if p.foreign)
     return c.passed(
-        f"{len(genuine)} notification(s) acknowledged" + (f", {len(probes)} forged one(s) refused" if probes else "")
+        f"{len(genuine)} notification(s) acknowledged"
+        + (f" ({again} repeated)" if again else "")
+        + (f", {len(probes)} forged one(s) refused" if probes else "")
+        + (f", {foreign} about another task received" if foreign else "")
     )
+
+
+#: The push config methods, in the order a client managing its config uses them.
+_PUSH_CONFIG_OPS = (
+    Operation.CREATE_PUSH_CONFIG,
+    Operation.LIST_PUSH_CONFIGS,
+    Operation.GET_PUSH_CONFIG,
+    Operation.DELETE_PUSH_CONFIG,
+)
+
+
+@check(
+    "PUSH-CONFIG-MANAGED",
+    Level.MUST,
+    "A2A 1.0 §3.1.7-§3.1.10 (Get MUST fail for a config that does not exist), proto "
+    "GetTaskPushNotificationConfigRequest and DeleteTaskPushNotificationConfigRequest (taskId and id REQUIRED), §5.5; "
+    "0.3 §7.5-§7.8",
+    "Push configs created, listed, read and deleted",
+    "Asked to manage its webhook's config (A2A_LAB_ACTION push_configs), the client creates it for its task "
+    "(CreateTaskPushNotificationConfig, 0.3 tasks/pushNotificationConfig/set), lists the task's configs, gets its "
+    "config by the id the agent returned and deletes it, each in the spelling of the version it speaks (1.0 "
+    "`{taskId, id}`, 0.3 `{id, pushNotificationConfigId}`), so that a conforming agent answers every call.",
+    "a call the conforming agent refuses (missing REQUIRED fields, another version's names, an id it never gave) "
+    "FAILs; a method left out is UNIMPLEMENTED",
+)
+def push_config_managed(view: RunView, c: Check) -> CheckResult:
+    from a2a_lab.protocol import cards
+
+    if not view.action.get("push_configs"):
+        return _not_asked(c, "manage push configs")
+    calls = [call for call in view.a2a_calls if call.operation in _PUSH_CONFIG_OPS]
+    if not calls and not view.capability(cards.PUSH_NOTIFICATIONS):
+        return c.skipped("the card does not allow push notifications (CAPABILITIES-RESPECTED judges this case)")
+    if not calls:
+        return _unimplemented(c, "the client called none of the push config methods")
+    failed = [call for call in calls if call.result_kind is ResultKind.ERROR or call.answer_failed]
+    if failed:
+        first = failed[0]
+        return c.broken(
+            "the agent refused a push config call (its request did not name the task and config as the version "
+            "says, or named a config the agent never gave)",
+            f"an answer to {first.label()}",
+            f"error {first.error_code}" if first.error_code is not None else "no answer",
+            failed,
+        )
+    made = {call.operation for call in calls}
+    missing = [op.value for op in _PUSH_CONFIG_OPS if op not in made]
+    if missing:
+        return _unimplemented(c, f"the client did not call {', '.join(missing)}")
+    return c.passed("the client created, listed, got and deleted its push config", calls[:1])
 
 
 @check(

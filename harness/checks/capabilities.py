@@ -36,9 +36,11 @@ def capabilities_respected(view: RunView, c: Check) -> CheckResult:
             uses.append((call, cards.PUSH_NOTIFICATIONS, f"{call.operation.value} with an inline push config"))
     if not uses:
         # Asked to use an optional feature the card does not offer, the client kept to the card: that is the judgment.
-        withheld = [
-            cap for key, cap in ACTION_CAPABILITIES.items() if view.action.get(key) and not view.capability(cap)
-        ]
+        withheld = list(
+            dict.fromkeys(
+                cap for key, cap in ACTION_CAPABILITIES.items() if view.action.get(key) and not view.capability(cap)
+            )
+        )
         if withheld and view.a2a_calls:
             return c.passed(
                 f"asked to use {', '.join(withheld)}, which the card does not offer, the client kept to what it offers",

@@ -155,6 +155,13 @@ def result_expected(view: RunView, c: Check) -> CheckResult:
             repr(str(result.get("text") or "")[:200]),
             level=Level.SHOULD,
         )
+    if expect.text is not None and " ".join(str(result.get("text") or "").split()) != " ".join(expect.text.split()):
+        return c.broken(
+            "the client's text is not exactly what the server said (its kind and state are right)",
+            f"text {expect.text!r}",
+            repr(str(result.get("text") or "")[:200]),
+            level=Level.SHOULD,
+        )
     return c.passed(
         "the client reached the expected conclusion"
         + (f" ({kind})" if len(answers) > 1 or expect.no_call_allowed else "")

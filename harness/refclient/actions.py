@@ -16,12 +16,15 @@ from a2a_lab.server.scenario import ACTIONS
 
 from ..handshake import ENV_ACTION
 from .failures import UsageFailure
+from .webhook import AUTH_SCHEMES
 
 #: The ClientOptions field each action sets (every key of ACTIONS has one; a test keeps them in step).
 OPTION_FOR: dict[str, str] = {
     "follow_up": "follow_up",
     "stream": "stream",
     "webhook": "webhook",
+    "webhook_auth": "webhook_auth",
+    "push_configs": "push_configs",
     "token": "token",
     "credentials": "credentials",
     "extended_card": "extended_card",
@@ -72,6 +75,8 @@ def action_options(action: Mapping[str, Any]) -> tuple[dict[str, Any], list[str]
             raise UsageFailure(f"{ENV_ACTION}: {key} must be {named}, got {value!r}")
         if isinstance(value, dict) and not all(isinstance(v, str) for v in value.values()):
             raise UsageFailure(f"{ENV_ACTION}: credentials must map names to text")
+        if key == "webhook_auth" and value not in AUTH_SCHEMES:
+            raise UsageFailure(f"{ENV_ACTION}: webhook_auth must be one of {', '.join(AUTH_SCHEMES)}, got {value!r}")
         if key == "verify_signature":
             if value:
                 out[OPTION_FOR[key]] = action.get(JWKS_KEY) or _EMPTY_JWKS

@@ -27,6 +27,7 @@ from a2a_lab.protocol.operations import Operation
 from a2a_lab.protocol.states import Role, TaskState
 from a2a_lab.server.journal_record import ResultKind
 
+from . import push_configs
 from .credentials import card_auth
 from .discovery import discover
 from .extended import use_extended_card
@@ -112,7 +113,7 @@ def _run(http: httpx.Client, target: str, text: str, options: ClientOptions, res
     session = Session(http, options, result, stream=_may_stream(card, options, result))
     with ExitStack() as stack:
         if _may_push(card, options, result):
-            session.receiver = stack.enter_context(WebhookReceiver())
+            session.receiver = stack.enter_context(WebhookReceiver(auth=options.webhook_auth))
             stack.callback(_report_webhook, session)
         if options.extended_card:
             selection = use_extended_card(http, card, selection, options, result)
@@ -194,11 +195,7 @@ def _send(
     the call made non-blocking (the notifications, or GetTask, follow the task up). `resumes`: the state of
     the task the message continues."""
     receiver, result = session.receiver, session.result
-    push = (
-        requests.push_config(receiver.url, receiver.credentials, receiver.token)
-        if receiver is not None and register
-        else None
-    )
+    push = receiver.config() if receiver is not None and register and not session.options.push_configs else None
     params = {
         "message": message,
         "configuration": requests.send_configuration(return_immediately=receiver is not None, push=push),
@@ -228,10 +225,15 @@ def _finish(transport: A2ATransport, turn: Turn, session: Session) -> None:
         how = "resubscribing with SubscribeToTask" if resubscribing else "following the task up with GetTask"
         result.warnings.append(f"the stream broke off ({turn.broken.message}); {how}")
     follower = Follower(transport, options, result, task, session.receiver, turn.since)
+    config_id = None
+    if session.receiver is not None and options.push_configs and task.id is not None and not result.follow_up:
+        config_id = push_configs.register(transport, session.receiver, task.id, result.warnings)
     try:
         task = follower.follow(turn.streamed, session.stream)
     finally:
         _take_task(result, follower.task)
+    if config_id is not None and task.id is not None:
+        push_configs.unregister(transport, task.id, config_id, result.warnings)
     if not task.stops:
         state = task.state.short if task.state else repr(task.raw_state)
         why = (

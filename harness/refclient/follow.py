@@ -159,10 +159,13 @@ class Follower:
         return self.task
 
     def fold_notifications(self) -> TaskView:
-        """The task as this turn's notifications tell it (1.0 StreamResponses or 0.3 Tasks), applied in order."""
+        """The task as this turn's notifications tell it (1.0 StreamResponses or 0.3 Tasks), applied in order; a
+        repeated delivery was kept once, and a stale one (it would move the task back) is left out."""
         assert self.receiver is not None and self.task.id is not None
         fold = StreamFold(self._push_form(), answer=Answer(ResultKind.TASK, task=copy.deepcopy(self.task)))
         for note in self.receiver.notifications(self.task.id, self.since):
+            if note.stale:
+                continue
             try:
                 fold.apply(note.body, self.warnings)
             except ClientFailure as failure:

@@ -52,6 +52,11 @@ class ClientOptions:
     #: Register a webhook of the client's own (a loopback receiver) inline in SendMessage, when the card
     #: declares capabilities.pushNotifications, and wait for its notifications.
     webhook: bool = False
+    #: How the webhook's config authenticates the agent's calls: Bearer, Basic, or token (webhook.AUTH_SCHEMES).
+    webhook_auth: str = "Bearer"
+    #: Register the webhook with CreateTaskPushNotificationConfig (not inline), check it with List and Get, and
+    #: delete it once the task has stopped.
+    push_configs: bool = False
     #: Present `Authorization: Bearer <token>` on every A2A call (GetExtendedAgentCard included).
     token: str | None = None
     #: Credentials for the card's securitySchemes (apiKey, username, password, client_id, client_secret): the card

@@ -1,18 +1,25 @@
 """The client's own push-notification receiver (A2A 1.0 §4.3.3, §13.2): a loopback HTTP server on a free port.
 
-It answers 200 only to a POST whose `Authorization` is exactly `Bearer <its credential>` (constant-time
-compare; a notification token, when sent, must match too) and whose JSON body names a task the client
-expects (any task before it knows one); 401 for wrong or missing credentials, 400 for a body it cannot
-use. Accepted notifications are kept in order; the client waits on them.
+Its config names how the agent authenticates (AUTH_SCHEMES): `Authorization: Bearer <credential>` (the
+default), `Authorization: Basic <base64 of user:password>`, or only a token (`X-A2A-Notification-Token`, 0.3's
+API key header). It answers 200 only to a POST that carries exactly those credentials (constant-time compare; a
+notification token, when sent, must match too) and whose JSON body names a task the client expects (any task
+before it knows one; §4.3.3: validate the task id); 401 for wrong or missing credentials, 400 for a body it
+cannot use. Accepted notifications are kept in order; the client waits on them.
+
+Delivery as deployed (§4.3.3): the same notification delivered again (the agent retried) is acknowledged and
+kept once (`duplicates` counts the repeats); one that would move the task back (a state after a terminal one,
+or a status older than the latest) is acknowledged and marked `stale`, so nothing folds it in.
 
     with WebhookReceiver() as receiver:
-        config = requests.push_config(receiver.url, receiver.credentials, receiver.token)
+        config = receiver.config()
         ...
         receiver.wait(task_id, since, lambda n: n.state is TaskState.COMPLETED, timeout=5)
 """
 
 from __future__ import annotations
 
+import base64
 import hmac
 import json
 import logging
@@ -26,9 +33,9 @@ from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from a2a_lab.protocol import shapes
+from a2a_lab.protocol import requests, shapes
 from a2a_lab.protocol.forms import push_form
-from a2a_lab.protocol.requests import AUTHORIZATION, BEARER, NOTIFICATION_TOKEN_HEADER, bearer
+from a2a_lab.protocol.requests import AUTHORIZATION, BEARER, NOTIFICATION_TOKEN_HEADER
 from a2a_lab.protocol.states import TaskState
 from a2a_lab.protocol.versions import Version
 from a2a_lab.server import backoff
@@ -43,6 +50,13 @@ _CLOSE_WAIT_S = 2.0
 _SOCKET_TIMEOUT_S = 5.0
 #: Push bodies: 1.0 sends a StreamResponse in the HTTP+JSON form, 0.3 the Task in its JSON-RPC form (`kind`).
 _FORMS = (push_form(Version.V1_0), push_form(Version.V0_3))
+#: How the webhook's config may authenticate the agent's calls (A2A_LAB_ACTION webhook_auth): an HTTP scheme for
+#: `authentication`, or TOKEN for the config's token alone.
+BASIC = "Basic"
+TOKEN = "token"
+AUTH_SCHEMES = (BEARER, BASIC, TOKEN)
+#: The user name of the Basic credentials.
+BASIC_USER = "a2a-lab"
 
 
 @dataclass(frozen=True)
@@ -53,6 +67,8 @@ class Notification:
     task_id: str
     state: TaskState | None
     body: Any
+    #: It would move the task back (after a terminal state, or older than the latest status): nothing folds it in.
+    stale: bool = False
 
 
 @dataclass(frozen=True)
@@ -75,16 +91,38 @@ def read_event(body: Any) -> tuple[str | None, TaskState | None]:
     return None, None
 
 
+def status_timestamp(body: Any) -> str | None:
+    """The `status.timestamp` a push body carries (a 1.0 statusUpdate or task, a 0.3 Task), or None. ISO 8601 in
+    UTC with `Z` (§5.6.1): strings of one precision order as the times do."""
+    if not isinstance(body, dict):
+        return None
+    inner = body.get("statusUpdate") or body.get("task") or body
+    status = inner.get("status") if isinstance(inner, dict) else None
+    stamp = status.get("timestamp") if isinstance(status, dict) else None
+    return stamp if isinstance(stamp, str) else None
+
+
 class WebhookReceiver:
     """A threaded stdlib HTTP server on 127.0.0.1, port 0, with a fresh random credential and token."""
 
-    def __init__(self, host: str = LOOPBACK, body_limit: int = BODY_LIMIT) -> None:
-        self.credentials = secrets.token_urlsafe(32)
+    def __init__(self, host: str = LOOPBACK, body_limit: int = BODY_LIMIT, auth: str = BEARER) -> None:
+        if auth not in AUTH_SCHEMES:
+            raise ValueError(f"webhook authentication {auth!r}: use one of {', '.join(AUTH_SCHEMES)}")
+        self.auth = auth
+        secret = secrets.token_urlsafe(32)
+        self.credentials = base64.b64encode(f"{BASIC_USER}:{secret}".encode()).decode() if auth == BASIC else secret
         self.token = secrets.token_urlsafe(16)
         self.body_limit = body_limit
-        self._expected = bearer(self.credentials).encode()
+        self._expected = f"{auth} {self.credentials}".encode()
         self._cond = threading.Condition()
         self._notes: list[Notification] = []
+        #: What was accepted, per task: the bodies (a redelivery is kept once), the latest status timestamp, and
+        #: whether the task was seen terminal.
+        self._seen: set[tuple[str, str]] = set()
+        self._latest: dict[str, str] = {}
+        self._ended: set[str] = set()
+        #: Repeated deliveries acknowledged and not kept again.
+        self.duplicates = 0
         self._tasks: set[str] = set()
         self._last_activity = time.monotonic()
         #: Requests refused, as (status, reason), in order.
@@ -102,6 +140,12 @@ class WebhookReceiver:
         host, port = self._server.server_address[:2]
         return f"http://{host if isinstance(host, str) else host.decode()}:{port}{PATH}"
 
+    def config(self) -> dict[str, Any]:
+        """The canonical push config (taskId left out) that makes the agent call this receiver as it checks."""
+        if self.auth == TOKEN:
+            return requests.push_config(self.url, token=self.token)
+        return requests.push_config(self.url, self.credentials, self.token, scheme=self.auth)
+
     # ------------------------------------------------------------------------------- judging
 
     def expect(self, task_id: str) -> None:
@@ -113,11 +157,15 @@ class WebhookReceiver:
         """The answer to one POST (pure apart from reading which tasks are expected)."""
         if path.split("?", 1)[0] != PATH:
             return NotificationVerdict(HTTPStatus.NOT_FOUND, f"not the webhook path {PATH}")
-        given = (authorization or "").encode()
-        if not hmac.compare_digest(given, self._expected):
-            return NotificationVerdict(
-                HTTPStatus.UNAUTHORIZED, "missing Authorization" if not authorization else "wrong credentials"
-            )
+        if self.auth == TOKEN:
+            if token is None:
+                return NotificationVerdict(HTTPStatus.UNAUTHORIZED, f"missing {NOTIFICATION_TOKEN_HEADER}")
+        else:
+            given = (authorization or "").encode()
+            if not hmac.compare_digest(given, self._expected):
+                return NotificationVerdict(
+                    HTTPStatus.UNAUTHORIZED, "missing Authorization" if not authorization else "wrong credentials"
+                )
         if token is not None and not hmac.compare_digest(token.encode(), self.token.encode()):
             return NotificationVerdict(HTTPStatus.UNAUTHORIZED, f"wrong {NOTIFICATION_TOKEN_HEADER}")
         try:
@@ -138,10 +186,31 @@ class WebhookReceiver:
     def record(self, verdict: NotificationVerdict) -> None:
         with self._cond:
             if verdict.status == HTTPStatus.OK and verdict.task_id is not None:
-                self._notes.append(Notification(len(self._notes), verdict.task_id, verdict.state, verdict.body))
+                self._keep(verdict.task_id, verdict.state, verdict.body)
             else:
                 self.refused.append((int(verdict.status), verdict.reason))
             self._touch()
+
+    def _keep(self, task_id: str, state: TaskState | None, body: Any) -> None:
+        """Keep an accepted notification once (§4.3.3: duplicate deliveries may occur), marked stale when it would
+        move the task back. Called with the lock held."""
+        key = (task_id, json.dumps(body, sort_keys=True))
+        if key in self._seen:
+            self.duplicates += 1
+            return
+        self._seen.add(key)
+        stamp = status_timestamp(body)
+        latest = self._latest.get(task_id)
+        stale = state is not None and (
+            (task_id in self._ended and not state.terminal)
+            or (stamp is not None and latest is not None and stamp < latest)
+        )
+        if not stale:
+            if stamp is not None:
+                self._latest[task_id] = stamp
+            if state is not None and state.terminal:
+                self._ended.add(task_id)
+        self._notes.append(Notification(len(self._notes), task_id, state, body, stale))
 
     def _touch(self) -> None:
         self._last_activity = time.monotonic()
@@ -170,7 +239,7 @@ class WebhookReceiver:
         with self._cond:
             while True:
                 for note in self._notes[since:]:
-                    if note.task_id == task_id and until(note):
+                    if note.task_id == task_id and not note.stale and until(note):
                         return note
                 remaining = deadline - time.monotonic()
                 if remaining <= 0:
@@ -195,7 +264,10 @@ class WebhookReceiver:
 
     def summary(self) -> dict[str, Any]:
         with self._cond:
-            return {"url": self.url, "notifications": len(self._notes), "refused": len(self.refused)}
+            out = {"url": self.url, "notifications": len(self._notes), "refused": len(self.refused)}
+            stale = sum(1 for n in self._notes if n.stale)
+            out.update({k: v for k, v in (("duplicates", self.duplicates), ("stale", stale)) if v})
+            return out
 
     def close(self) -> None:
         """Stop serving; waits for the handlers still answering (each bounded by its socket timeout)."""
@@ -280,7 +352,8 @@ class _Handler(BaseHTTPRequestHandler):
         body = b"" if status == HTTPStatus.OK else json.dumps({"error": reason}).encode()
         self.send_response(status)
         if status == HTTPStatus.UNAUTHORIZED:
-            self.send_header("WWW-Authenticate", f'{BEARER} realm="a2a-lab webhook"')
+            scheme = self.server.receiver.auth
+            self.send_header("WWW-Authenticate", f'{scheme if scheme != TOKEN else BEARER} realm="a2a-lab webhook"')
         for name, value in (headers or {}).items():
             self.send_header(name, value)
         self.send_header("Content-Type", "application/json")

@@ -26,11 +26,13 @@ ACTION_CLIENT = Path(__file__).resolve().parent / "clients" / "action_client.py"
 
 STREAM, DROP, NO_STREAM = "streaming/v1-stream", "streaming/resubscribe-after-drop", "streaming/not-advertised"
 PUSH, NO_PUSH = "push/webhook-with-credentials", "push/not-advertised"
+CRUD = "push/config-crud"
 BEARER, EXTENDED = "auth/bearer-required", "auth/extended-card"
 SIGNED, TAMPERED, UNKNOWN_KEY = "auth/signed-card", "auth/signed-card-tampered", "auth/signed-card-unknown-key"
 ACTION_CHECKS = (
     "STREAMING-USED",
     "PUSH-RECEIVER",
+    "PUSH-CONFIG-MANAGED",
     "AUTH-PRESENTED",
     "EXTENDED-CARD",
     "RESUBSCRIBE",
@@ -79,6 +81,14 @@ PASSES = [
         Outcome.PASS,
         Outcome.PASS,
         "forged one(s) refused",
+    ),
+    Proof(
+        "PUSH-CONFIG-MANAGED",
+        "creates-lists-gets-deletes",
+        case(CRUD),
+        Outcome.PASS,
+        Outcome.PASS,
+        "created, listed, got and deleted",
     ),
     Proof("AUTH-PRESENTED", "token-on-every-call", case(BEARER), Outcome.PASS, Outcome.PASS, "authenticated"),
     Proof("AUTH-PRESENTED", "token-on-the-extended-card", case(EXTENDED), Outcome.PASS, Outcome.PASS),
@@ -145,6 +155,22 @@ FAILS = [
         Outcome.UNIMPLEMENTED,
         Outcome.PASS,
         "registered no webhook",
+    ),
+    Proof(
+        "PUSH-CONFIG-MANAGED",
+        "names-configs-in-the-other-versions-spelling",
+        case(CRUD, "--wrong-config-params", "--push-wait", "1"),
+        Outcome.FAIL,
+        Outcome.FAIL,
+        "refused a push config call",
+    ),
+    Proof(
+        "PUSH-CONFIG-MANAGED",
+        "manages-no-config",
+        case(CRUD, "--ignore-action"),
+        Outcome.UNIMPLEMENTED,
+        Outcome.UNIMPLEMENTED,
+        "none of the push config methods",
     ),
     Proof(
         "AUTH-PRESENTED",
@@ -224,6 +250,8 @@ SKIPS = [
     (case(STREAM), "RESUBSCRIBE"),
     (case(STREAM), "SIGNATURE-VERIFIED"),
     (case(PUSH), "STREAMING-USED"),
+    (case(PUSH), "PUSH-CONFIG-MANAGED"),
+    (case(NO_PUSH), "PUSH-CONFIG-MANAGED"),
 ]
 
 

@@ -456,7 +456,10 @@ def test_webhook_registered_inline_and_notifications_acknowledged(
     genuine = [p for p in pushes if not p["push"]["probe"]]
     assert [p["response"]["status"] for p in probes] == [401]
     assert genuine and all(p["response"]["status"] == 200 for p in genuine)
-    assert result.webhook == {"url": hook["url"], "notifications": len(genuine), "refused": 1}
+    webhook = dict(result.webhook or {})
+    # 0.3 posts the whole Task: the artifact's event and the last status's are the same completed Task, kept once.
+    assert webhook.pop("notifications") + webhook.pop("duplicates", 0) == len(genuine)
+    assert webhook == {"url": hook["url"], "refused": 1}
     assert "webhook" in render_text(result)
 
 
@@ -917,3 +920,109 @@ def test_a_result_is_never_a_task_with_an_error_type(serve: Callable[..., Served
     result: Result = run(served.card_url, "x", options())
     assert result.kind == "error" and result.task_id is not None
     assert result.to_json()["kind"] == "error"
+
+
+# ----------------------------------------------------------------------------------- push as deployed
+
+
+def stamped(task_id: str, state: TaskState, stamp: str) -> bytes:
+    status = {"state": state.value, "timestamp": stamp}
+    return json.dumps({"statusUpdate": {"taskId": task_id, "contextId": "c", "status": status}}).encode()
+
+
+def test_receiver_checks_the_scheme_its_config_names() -> None:
+    with WebhookReceiver(auth="Basic") as basic:
+        user, _, secret = __import__("base64").b64decode(basic.credentials).decode().partition(":")
+        assert user == "a2a-lab" and len(secret) >= 32
+        assert basic.config()["authentication"] == {"scheme": "Basic", "credentials": basic.credentials}
+        event = status_event("t1", TaskState.WORKING)
+        assert post(basic, event, f"Basic {basic.credentials}").status_code == 200
+        for wrong in (f"Bearer {basic.credentials}", "Basic " + PROBE_CREDENTIALS, None):
+            refused = post(basic, event, wrong)
+            assert refused.status_code == 401 and refused.headers["www-authenticate"].startswith("Basic")
+    with WebhookReceiver(auth="token") as token:
+        assert token.config() == {"url": token.url, "token": token.token}, "no authentication: the token alone"
+        event = status_event("t1", TaskState.WORKING)
+        assert post(token, event, None, **{"X-A2A-Notification-Token": token.token}).status_code == 200
+        assert post(token, event, None).status_code == 401
+        assert post(token, event, f"Bearer {token.token}", **{"X-A2A-Notification-Token": "no"}).status_code == 401
+    with pytest.raises(ValueError, match="Digest"):
+        WebhookReceiver(auth="Digest")
+    with pytest.raises(UsageFailure, match="webhook_auth"):
+        action_options({"webhook_auth": "Digest"})
+    assert action_options({"webhook_auth": "Basic", "push_configs": True})[0] == {
+        "webhook_auth": "Basic",
+        "push_configs": True,
+    }
+
+
+def test_receiver_keeps_a_redelivery_once_and_marks_what_would_move_the_task_back(receiver: WebhookReceiver) -> None:
+    good = requests.bearer(receiver.credentials)
+    working = stamped("t1", TaskState.WORKING, "2026-01-01T00:00:01.000Z")
+    done = stamped("t1", TaskState.COMPLETED, "2026-01-01T00:00:02.000Z")
+    older = stamped("t1", TaskState.WORKING, "2026-01-01T00:00:00.500Z")
+    for body in (working, working, done, done, older, stamped("t1", TaskState.INPUT_REQUIRED, "2026-01-01T00:00:03Z")):
+        assert post(receiver, body, good).status_code == 200, "every genuine delivery is acknowledged (§4.3.3)"
+    notes = receiver.notifications("t1")
+    assert [(n.state, n.stale) for n in notes] == [
+        (TaskState.WORKING, False),
+        (TaskState.COMPLETED, False),
+        (TaskState.WORKING, True),  # older, and after a terminal state
+        (TaskState.INPUT_REQUIRED, True),  # newer, but the task had ended
+    ]
+    assert receiver.summary() == {"url": receiver.url, "notifications": 4, "refused": 0, "duplicates": 2, "stale": 2}
+    assert receiver.wait("t1", 0, lambda n: n.state is TaskState.INPUT_REQUIRED, 0.05) is None, "a stale one is no stop"
+    with WebhookReceiver() as fresh:  # an older status before any terminal one is stale too
+        for body in (working, older):
+            post(fresh, body, requests.bearer(fresh.credentials))
+        assert [n.stale for n in fresh.notifications()] == [False, True]
+
+
+def test_folding_notifications_leaves_out_the_stale(serve: Callable[..., Served]) -> None:
+    """With the GetTask budget spent, the task is what the notifications say: a late WORKING does not undo COMPLETED."""
+    served = serve("push-late", {**push_scenario(), "push": {"reorder": True}})
+    result = run(served.card_url, "x", options(webhook=True, follow=0))
+    assert (result.kind, result.state) == ("task", TaskState.COMPLETED), result.to_json()
+    states = [
+        json.loads(p["body"]["text"]).get("statusUpdate", {}).get("status", {}).get("state") for p in served.pushes()
+    ]
+    assert states[-1] == TaskState.WORKING.value, "the late one came last"
+    assert (result.webhook or {}).get("stale") == 1
+
+
+@pytest.mark.parametrize("version", ["1.0", "0.3"])
+def test_push_configs_created_listed_read_and_deleted(serve: Callable[..., Served], version: str) -> None:
+    served = serve("push-crud", push_scenario(version))
+    result = run(served.card_url, "x", options(webhook=True, push_configs=True))
+    assert (result.kind, result.state, result.text) == ("task", TaskState.COMPLETED, "echo: x"), result.to_json()
+    assert not [w for w in result.warnings if "config" in w], result.warnings
+    calls = [c["operation"] for c in served.calls() if c["operation"] != Operation.GET_TASK.value]
+    assert calls == [
+        Operation.SEND_MESSAGE.value,
+        Operation.CREATE_PUSH_CONFIG.value,
+        Operation.LIST_PUSH_CONFIGS.value,
+        Operation.GET_PUSH_CONFIG.value,
+        Operation.DELETE_PUSH_CONFIG.value,
+    ]
+    send = body_of(served.calls()[0])
+    assert set(send["configuration"]) == {"returnImmediately" if version == "1.0" else "blocking"}, "not inline"
+    get = body_of(next(c for c in served.calls() if c["operation"] == Operation.GET_PUSH_CONFIG.value))
+    assert set(get) == ({"taskId", "id"} if version == "1.0" else {"id", "pushNotificationConfigId"})
+    assert [p["response"]["status"] for p in served.pushes() if not p["push"]["probe"]] and all(
+        p["response"]["status"] == 200 for p in served.pushes() if not p["push"]["probe"]
+    )
+
+
+def test_push_flags_win_over_the_action() -> None:
+    import argparse
+
+    from a2a_lab.harness import client_command
+
+    parser = argparse.ArgumentParser()
+    client_command.add_arguments(parser)
+    args = parser.parse_args(["--webhook", "--webhook-auth", "token", "--push-configs", "http://127.0.0.1:1"])
+    env = {handshake.ENV_ACTION: json.dumps({"webhook_auth": "Basic"})}
+    chosen, _ = client_command.options_from(args, env)
+    assert (chosen.webhook, chosen.webhook_auth, chosen.push_configs) == (True, "token", True)
+    with pytest.raises(SystemExit):
+        parser.parse_args(["--webhook-auth", "Digest", "http://127.0.0.1:1"])

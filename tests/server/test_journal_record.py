@@ -113,7 +113,7 @@ def _every_kind() -> Journal:
     push.response = Response(401)
     for response in (Response(refused="not loopback"), Response(failed="ConnectError: refused")):
         other = journal.open("POST", "http://example.com/hook", "", [], b"{}", EntryKind.PUSH)
-        other.push, other.response = PushInfo("t-1", "c-2"), response
+        other.push, other.response = PushInfo("t-1", "c-2", redelivery=True, foreign=True), response
     limit = journal.open("POST", "http://127.0.0.1:9/hook", "", [], b"", EntryKind.PUSH_LIMIT)
     limit.push, limit.response = PushInfo("t-1", limit=2, dropped=5), Response(refused="limit reached")
 
@@ -201,6 +201,10 @@ def test_the_exported_json_is_the_documented_one() -> None:
     assert unmatched["body_timeout"] == {"seconds": 0.5, "received": 12}
     push = next(e for e in entries if e["kind"] == "push")
     assert push["push"] == {"task_id": "t-1", "config_id": "c-1", "probe": True}
+    marked = [e["push"] for e in entries if e["kind"] == "push"][1:]
+    assert marked and all(
+        m == {"task_id": "t-1", "config_id": "c-2", "probe": False, "redelivery": True, "foreign": True} for m in marked
+    )
     assert push["body"] == {"size": 15, "text": '{"token":"<redacted>"}', "redacted": True}
     limit = next(e for e in entries if e["kind"] == "push-limit")
     assert limit["push"] == {"task_id": "t-1", "limit": 2, "dropped": 5}

@@ -24,7 +24,7 @@ from a2a_lab.server import tls
 from a2a_lab.server.catalogue import builtin_root
 from a2a_lab.server.loader import CHOICES, FIELDS, load_file, load_scenarios, options_used
 from a2a_lab.server.push import PROBE_CREDENTIALS
-from a2a_lab.server.scenario import Conclusion, Returns, ServerCertificate
+from a2a_lab.server.scenario import Conclusion, PushDelivery, Returns, ServerCertificate
 
 from .helpers import REST_PATH, RPC_PATH, Lab, Receiver, client, message, message03, sse_events, write_scenario
 from .test_limits import connect, parse, post_head, read_to_close
@@ -229,7 +229,10 @@ auth:
   scope: all
   token_uses: 3
   credentials: {apiKey: k, username: u, password: p, client_id: c, client_secret: s}
-expect: {result: message}
+client:
+  action: {webhook: true, webhook_auth: Basic, push_configs: true}
+push: {redeliver: true, reorder: true, foreign_task: true}
+expect: {result: message, text: "the whole text"}
 """
 
 #: The card paths' other choices.
@@ -429,11 +432,14 @@ def test_provenance_client_expect_and_checks(serve: Callable[[str], Lab]) -> Non
         "extended_card": True,
         "resubscribe": True,
     }
-    assert facts["expect"] == {"result": None, "state": "TASK_STATE_COMPLETED", "text_contains": "echo"}
+    assert facts["expect"] == {"result": None, "state": "TASK_STATE_COMPLETED", "text_contains": "echo", "text": None}
     assert s.scenario.expect.results == (Conclusion.TASK, Conclusion.ERROR)
     assert s.scenario.recorded == {"from": "nowhere", "at": "2026-11-30"}
     other = serve(OTHER)
-    assert other.http.get("/_lab/scenario", headers=other.admin).json()["expect"]["result"] == "message"
+    other_facts = other.http.get("/_lab/scenario", headers=other.admin).json()
+    assert other_facts["expect"]["result"] == "message" and other_facts["expect"]["text"] == "the whole text"
+    assert other_facts["action"] == {"webhook": True, "webhook_auth": "Basic", "push_configs": True}
+    assert other.scenario.push_delivery == PushDelivery(redeliver=True, reorder=True, foreign_task=True)
 
 
 def test_spec_revision(serve: Callable[[str], Lab]) -> None:

@@ -34,6 +34,7 @@ USER_AGENT = "a2a-lab-action-client/1.0"
 TERMINAL = {"completed", "failed", "canceled", "cancelled", "rejected"}
 INTERRUPTED = {"input-required", "auth-required"}
 STOPS = TERMINAL | INTERRUPTED
+TOKEN_HEADER = "X-A2A-Notification-Token"
 #: JSON-RPC errors and HTTP statuses worth one more try (the others are answers).
 TRANSIENT_CODES = {-32603}
 
@@ -148,11 +149,18 @@ def verify_card(card: dict[str, Any], jwks: Any, strip: bool = True) -> str | No
 
 
 class Receiver:
-    """A loopback webhook (§4.3.3, §13.2): checks `Authorization: Bearer <secret>`, answers 2xx to genuine calls."""
+    """A loopback webhook (§4.3.3, §13.2): checks the credentials its config named (`Authorization: Bearer` or
+    `Basic`, or only X-A2A-Notification-Token), answers 2xx to genuine calls about the task it expects (once it
+    knows it), a repeated delivery included. The defects spoil one of these."""
 
-    def __init__(self, accept_any: bool = False, fail: bool = False) -> None:
-        self.secret = "action-client-" + secrets.token_hex(8)
-        self.accept_any, self.fail = accept_any, fail
+    def __init__(self, args: argparse.Namespace, scheme: str = "Bearer") -> None:
+        secret = "action-client-" + secrets.token_hex(8)
+        self.scheme = scheme
+        self.secret = base64.b64encode(f"me:{secret}".encode()).decode() if scheme == "Basic" else secret
+        self.token = "token-" + secrets.token_hex(8)
+        self.args = args
+        self.accept_any, self.fail = args.accept_any_credentials, args.webhook_500
+        self.expected: str | None = None
         self.received: list[dict[str, Any]] = []
         self.refused = 0
         self.changed = threading.Condition()
@@ -161,13 +169,7 @@ class Receiver:
         class Handler(BaseHTTPRequestHandler):
             def do_POST(self) -> None:
                 body = self.rfile.read(int(self.headers.get("content-length") or 0))
-                genuine = self.headers.get("authorization") == f"Bearer {receiver.secret}"
-                if receiver.fail:
-                    status = 500
-                elif genuine or receiver.accept_any:
-                    status = 204
-                else:
-                    status = 401
+                status = receiver.judge(self.headers.get("authorization"), self.headers.get(TOKEN_HEADER), body)
                 with receiver.changed:
                     if status == 204:
                         try:
@@ -189,6 +191,46 @@ class Receiver:
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
         self.thread.start()
 
+    def config(self, version: str) -> dict[str, Any]:
+        """The push config in the version's shape (1.0 flat TaskPushNotificationConfig, 0.3 PushNotificationConfig)."""
+        config: dict[str, Any] = {"url": self.url, "token": self.token}
+        if self.scheme != "token":
+            config["authentication"] = (
+                {"scheme": self.scheme, "credentials": self.secret}
+                if version == "1.0"
+                else {"schemes": [self.scheme], "credentials": self.secret}
+            )
+        return config
+
+    def genuine(self, authorization: str | None, token: str | None) -> bool:
+        if self.accept_any:
+            return True
+        if self.args.check_bearer_only and not (authorization or "").startswith("Bearer "):
+            return True  # the defect: only Bearer tokens are checked; any other scheme, or none, passes
+        if self.scheme == "token":
+            return token == self.token
+        return authorization == f"{self.scheme} {self.secret}" and token in (None, self.token)
+
+    def judge(self, authorization: str | None, token: str | None, raw: bytes) -> int:
+        if self.fail:
+            return 500
+        if not self.genuine(authorization, token):
+            return 401
+        try:
+            body = json.loads(raw)
+        except ValueError:
+            return 400
+        v03 = isinstance(body, dict) and "kind" in body
+        if (self.args.v1_notifications_only and v03) or (self.args.v03_notifications_only and not v03):
+            return 400
+        task_id = _task_of(body)
+        if self.expected and task_id != self.expected and not self.args.any_task:
+            return 400
+        with self.changed:
+            if self.args.reject_duplicates and body in self.received:
+                return 409
+        return 204
+
     def wait_for_stop(self, seconds: float) -> None:
         """Until a notification of a terminal or interrupted state arrived and the line went quiet, or `seconds`
         passed."""
@@ -198,12 +240,31 @@ class Receiver:
                 if any(short(_state_of(n)) in STOPS for n in self.received):
                     break
                 self.changed.wait(max(0.0, deadline - time.monotonic()))
-            while self.changed.wait(0.3):  # a last delivery may be on its way
+            while self.changed.wait(1.0):  # a last delivery may be on its way (a loaded machine is slow)
                 pass
 
     def close(self) -> None:
         self.server.shutdown()
         self.server.server_close()
+
+
+def _task_of(notification: Any) -> str | None:
+    """The task a notification is about: a 0.3 Task's `id`, a 1.0 StreamResponse's task or update."""
+    if not isinstance(notification, dict):
+        return None
+    if "kind" in notification:
+        return notification.get("id")
+    for key, field in (("task", "id"), ("statusUpdate", "taskId"), ("artifactUpdate", "taskId")):
+        inner = notification.get(key)
+        if isinstance(inner, dict):
+            return inner.get(field)
+    return None
+
+
+def _stamp_of(notification: Any) -> str:
+    inner = notification.get("statusUpdate") or notification.get("task") or notification
+    status = inner.get("status") if isinstance(inner, dict) else None
+    return str(status.get("timestamp") or "") if isinstance(status, dict) else ""
 
 
 def _state_of(notification: Any) -> str:
@@ -339,6 +400,22 @@ METHODS = {
 }
 
 
+PUSH_METHODS = {
+    "1.0": {
+        "set": "CreateTaskPushNotificationConfig",
+        "list": "ListTaskPushNotificationConfigs",
+        "get": "GetTaskPushNotificationConfig",
+        "delete": "DeleteTaskPushNotificationConfig",
+    },
+    "0.3": {
+        "set": "tasks/pushNotificationConfig/set",
+        "list": "tasks/pushNotificationConfig/list",
+        "get": "tasks/pushNotificationConfig/get",
+        "delete": "tasks/pushNotificationConfig/delete",
+    },
+}
+
+
 class Client:
     def __init__(self, args: argparse.Namespace, card_url: str) -> None:
         self.args = args
@@ -355,7 +432,8 @@ class Client:
             token = (token or "no-token") + "-wrong"
         self.token = token
         self.stream = args.stream or bool(action.get("stream"))
-        self.webhook = args.webhook or bool(action.get("webhook"))
+        self.webhook = args.webhook or bool(action.get("webhook")) or bool(action.get("push_configs"))
+        self.manage_configs = bool(action.get("push_configs"))
         self.extended = args.extended_card or bool(action.get("extended_card"))
         self.verify = (args.verify_signature or bool(action.get("verify_signature"))) and not args.skip_verification
         self.text = os.environ.get("A2A_LAB_MESSAGE", "hello")
@@ -534,24 +612,16 @@ class Client:
         streaming_allowed = caps.get("streaming") is True
         stream = (self.stream and streaming_allowed) or self.args.stream_anyway
         if self.webhook and (caps.get("pushNotifications") is True or self.args.push_anyway):
-            self.receiver = Receiver(self.args.accept_any_credentials, self.args.webhook_500)
+            self.receiver = Receiver(self.args, str(self.action.get("webhook_auth") or "Bearer"))
         methods = METHODS[iface["version"]]
         params: dict[str, Any] = {"message": self.message(iface["version"])}
         if self.receiver is not None:
-            if iface["version"] == "1.0":
-                params["configuration"] = {
-                    "taskPushNotificationConfig": {
-                        "url": self.receiver.url,
-                        "authentication": {"scheme": "Bearer", "credentials": self.receiver.secret},
-                    }
-                }
-            else:
-                params["configuration"] = {
-                    "pushNotificationConfig": {
-                        "url": self.receiver.url,
-                        "authentication": {"schemes": ["Bearer"], "credentials": self.receiver.secret},
-                    }
-                }
+            key = "taskPushNotificationConfig" if iface["version"] == "1.0" else "pushNotificationConfig"
+            # Not blocking: the notifications tell how the task goes on (and, when the config is made after the
+            # answer, the task must not have finished by then).
+            params["configuration"] = {"returnImmediately": True} if iface["version"] == "1.0" else {"blocking": False}
+            if not self.manage_configs:
+                params["configuration"][key] = self.receiver.config(iface["version"])
         fold = Fold(strict=self.args.strict_stream)
         for attempt in range(self.args.retries + 1):
             try:
@@ -577,12 +647,18 @@ class Client:
                     if fold.state:
                         break
                 raise
+        config_id = None
         if self.receiver is not None and fold.kind == "task":
+            self.receiver.expected = fold.task_id
+            if self.manage_configs and fold.task_id:
+                config_id = self.create_config(iface, fold.task_id)
             self.receiver.wait_for_stop(self.args.push_wait)
-            for notification in self.receiver.received:
-                self.read_notification(notification, fold)
-        elif not fold.stopped and not self.args.no_follow_up and fold.task_id:
-            self.poll(iface, fold)
+            self.read_notifications(fold)
+            if config_id is not None and fold.task_id:
+                self.delete_config(iface, fold.task_id, config_id)
+        heard = self.receiver is not None and bool(self.receiver.received)
+        if not fold.stopped and not self.args.no_follow_up and fold.task_id and not heard:
+            self.poll(iface, fold)  # the webhook heard nothing: GetTask instead
         return fold.result()
 
     def read_answer(self, answer: Any, fold: Fold) -> None:
@@ -599,6 +675,28 @@ class Client:
         else:
             raise Failure("the result is neither a task nor a message")
 
+    def read_notifications(self, fold: Fold) -> None:
+        """Fold the notifications about the task in: a repeated one once, none that would move the task back (after
+        a terminal state, or older than the latest status). The defects drop one of these guards."""
+        assert self.receiver is not None
+        seen: list[Any] = []
+        latest = ""
+        for notification in list(self.receiver.received):
+            if not self.args.any_task and fold.task_id and _task_of(notification) != fold.task_id:
+                continue
+            if notification in seen and not self.args.no_dedup:
+                continue
+            seen.append(notification)
+            stamp, state = _stamp_of(notification), short(_state_of(notification))
+            if (
+                not self.args.last_wins
+                and state
+                and (short(fold.state) in TERMINAL or (stamp and latest and stamp < latest))
+            ):
+                continue
+            latest = max(latest, stamp)
+            self.read_notification(notification, fold)
+
     def read_notification(self, notification: Any, fold: Fold) -> None:
         if not isinstance(notification, dict):
             return
@@ -606,6 +704,41 @@ class Client:
             fold.task(notification)
         else:
             fold.event(notification)
+
+    def create_config(self, iface: dict[str, str], task_id: str) -> str | None:
+        """Create the webhook's config for the task, list the task's configs and get it back; its id."""
+        assert self.receiver is not None
+        config = self.receiver.config(iface["version"])
+        v1 = iface["version"] == "1.0"
+        if self.args.wrong_config_params:  # the defect: the other version's names
+            v1 = not v1
+        pushed = PUSH_METHODS[iface["version"]]
+        try:
+            made = self.rpc(
+                iface,
+                pushed["set"],
+                {"taskId": task_id, **config} if v1 else {"taskId": task_id, "pushNotificationConfig": config},
+            )
+            inner = made.get("pushNotificationConfig", made) if isinstance(made, dict) else {}
+            config_id = str(inner.get("id") or "")
+            self.rpc(iface, pushed["list"], {"taskId": task_id} if v1 else {"id": task_id})
+            self.rpc(
+                iface,
+                pushed["get"],
+                {"taskId": task_id, "id": config_id} if v1 else {"id": task_id, "pushNotificationConfigId": config_id},
+            )
+        except Failure as failure:
+            print(f"action_client: push config: {failure.text}", file=sys.stderr)
+            return None
+        return config_id or None
+
+    def delete_config(self, iface: dict[str, str], task_id: str, config_id: str) -> None:
+        v1 = (iface["version"] == "1.0") != self.args.wrong_config_params
+        params = {"taskId": task_id, "id": config_id} if v1 else {"id": task_id, "pushNotificationConfigId": config_id}
+        try:
+            self.rpc(iface, PUSH_METHODS[iface["version"]]["delete"], params)
+        except Failure as failure:
+            print(f"action_client: push config: {failure.text}", file=sys.stderr)
 
     def resume(self, iface: dict[str, str], fold: Fold, streaming_allowed: bool) -> None:
         """After a dropped stream: SubscribeToTask (a snapshot, then the rest), else GetTask."""
@@ -682,6 +815,30 @@ def main(argv: list[str]) -> int:
         "--accept-any-credentials", action="store_true", help="defect: the webhook accepts every notification"
     )
     parser.add_argument("--webhook-500", action="store_true", help="defect: the webhook answers 500 to everything")
+    parser.add_argument(
+        "--check-bearer-only",
+        action="store_true",
+        help="defect: the webhook checks Bearer credentials only; any other scheme, or none, passes",
+    )
+    parser.add_argument(
+        "--reject-duplicates", action="store_true", help="defect: the webhook answers 409 to a repeated delivery"
+    )
+    parser.add_argument("--no-dedup", action="store_true", help="defect: fold a repeated notification in again")
+    parser.add_argument("--any-task", action="store_true", help="defect: accept and fold notifications about any task")
+    parser.add_argument(
+        "--last-wins", action="store_true", help="defect: the last notification to arrive sets the task's state"
+    )
+    parser.add_argument(
+        "--v1-notifications-only", action="store_true", help="defect: the webhook refuses 0.3 Task bodies (400)"
+    )
+    parser.add_argument(
+        "--v03-notifications-only", action="store_true", help="defect: the webhook refuses 1.0 StreamResponses (400)"
+    )
+    parser.add_argument(
+        "--wrong-config-params",
+        action="store_true",
+        help="defect: name push configs in the other version's spelling (1.0 {taskId, id} vs 0.3 {id, ...ConfigId})",
+    )
     parser.add_argument("--no-resume", action="store_true", help="defect: give up when a stream drops")
     parser.add_argument("--skip-verification", action="store_true", help="defect: never verify the card's signature")
     parser.add_argument(
