@@ -10,7 +10,7 @@ from urllib.parse import urlsplit
 from a2a_lab.protocol import cards, grpcwire, jsonrpc, states, versions, wire
 from a2a_lab.protocol.bindings import Binding
 from a2a_lab.protocol.cards import Interface
-from a2a_lab.protocol.forms import Form, push_form
+from a2a_lab.protocol.forms import JSONRPC_FORMS, Form, push_form
 from a2a_lab.protocol.operations import Operation
 from a2a_lab.protocol.states import TaskState
 from a2a_lab.protocol.versions import Version
@@ -178,7 +178,9 @@ def rpc_response_problem(body: Any, request_id: Any) -> str | None:
 
 def observe(call: Call) -> list[Observed]:
     """Every message or task state the server sent in answer to a call, in order. An answer the client could not
-    take as one (not delivered, or not a valid JSON-RPC response to its request) tells it nothing."""
+    take as one (not delivered, or not a valid JSON-RPC response to its request) tells it nothing; a JSON-RPC result
+    in the other version's form (a 0.3 task under SendMessage) still tells it what it says, as a lenient reader
+    takes it."""
     form = call.form
     if form is None or call.answer_failed:
         return []
@@ -188,7 +190,11 @@ def observe(call: Call) -> list[Observed]:
     for body in call.responses():
         if rpc and rpc_response_problem(body, request_id) is not None:
             continue
-        said = wire.result_in(call.operation, body.get("result") if rpc else body, form)
+        value = body.get("result") if rpc else body
+        said = wire.result_in(call.operation, value, form)
+        if said is None and rpc:
+            others = (wire.result_in(call.operation, value, f) for f in JSONRPC_FORMS if f != form)
+            said = next((s for s in others if s is not None), None)
         if said is not None:
             out.append(_observed(said, call.seq))
     return out

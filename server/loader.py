@@ -67,6 +67,7 @@ from .scenario import (
     Tamper,
     TaskScript,
     Tls,
+    UnknownFields,
     When,
 )
 
@@ -141,6 +142,7 @@ FIELDS: dict[str, tuple[str, ...]] = {
         "call",
         "calls",
         "has_task_id",
+        "lacks",
     ),
     "when.calls": ("from", "to"),
     "reply": (
@@ -178,7 +180,7 @@ FIELDS: dict[str, tuple[str, ...]] = {
         "bare_events",
     ),
     "reply.stream.error": ("code", "message"),
-    "leniency": ("missing_kind",),
+    "leniency": ("missing_kind", "unknown_fields"),
     "auth": ("bearer", "scope", "credentials", "token_uses"),
     "auth.credentials": CREDENTIAL_KEYS,
     "push": ("allow", "probe_bad_credentials"),
@@ -217,6 +219,7 @@ CHOICES: dict[str, type[StrEnum]] = {
     "auth.scope": AuthScope,
     "expect.result": Conclusion,
     "tls.certificate": ServerCertificate,
+    "leniency.unknown_fields": UnknownFields,
 }
 
 
@@ -610,6 +613,13 @@ def _when(r: _Reader, value: Any, path: str) -> When:
         )
     if "has_task_id" in w:
         kw["has_task_id"] = r.boolean(w["has_task_id"], f"{path}.has_task_id")
+    if "lacks" in w:
+        lacks = w["lacks"]
+        kw["lacks"] = (
+            (r.string(lacks, f"{path}.lacks"),)
+            if not isinstance(lacks, list)
+            else r.strings(lacks, f"{path}.lacks", "dotted member paths")
+        )
     return When(**kw)
 
 
@@ -882,6 +892,12 @@ def parse_with(r: _Reader, data: Any, scenario_id: str) -> Scenario:
         task=task,
         rules=rules,
         lenient_kind=r.boolean(leniency.get("missing_kind", False), "leniency.missing_kind"),
+        refuse_unknown_fields=r.choice(
+            leniency.get("unknown_fields", UnknownFields.IGNORE.value),
+            "leniency.unknown_fields",
+            "leniency.unknown_fields",
+        )
+        is UnknownFields.REFUSE,
         auth=_auth(r, top["auth"]) if "auth" in top else None,
         push_allow=r.strings(push.get("allow", []), "push.allow", "host names"),
         push_probe=r.boolean(push.get("probe_bad_credentials", False), "push.probe_bad_credentials"),

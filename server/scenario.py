@@ -52,6 +52,13 @@ class StreamFraming(StrEnum):
     NDJSON = "ndjson"  # not SSE: application/x-ndjson, one JSON text per line
 
 
+class UnknownFields(StrEnum):
+    """What the server does with a request member its version does not define."""
+
+    IGNORE = "ignore"  # per spec (§5.7: unknown fields SHOULD be ignored)
+    REFUSE = "refuse"  # -32602 (HTTP+JSON 400), as a strict ProtoJSON parser answers
+
+
 class FaultKind(StrEnum):
     STALL = "stall"
     RESET = "reset"
@@ -234,6 +241,8 @@ class When:
     header: tuple[tuple[str, str | None], ...] = ()
     calls: tuple[int, int | None] | None = None  # inclusive range of the Nth call of this operation
     has_task_id: bool | None = None
+    #: Members (dotted paths, e.g. `configuration.acceptedOutputModes`) of which the request's params lack at least one.
+    lacks: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -439,6 +448,9 @@ class Scenario:
     spec_revision: SpecRevision = DEFAULT_REVISION
     #: Served over HTTPS, and how (None: plain HTTP).
     tls: Tls | None = None
+    #: Refuse a 1.0 request holding a member its proto message does not define (-32602, as a strict ProtoJSON
+    #: parser does), instead of ignoring it (§5.7).
+    refuse_unknown_fields: bool = False
 
     @property
     def group(self) -> str:

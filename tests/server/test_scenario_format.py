@@ -116,6 +116,10 @@ behaviour:
       reply: {error: {code: UnsupportedOperation, message: header matched}}
     - when: {has_task_id: true}
       reply: {error: {code: -31999, message: custom failure, http_status: 503}}
+    - when: {text_contains: modes, lacks: configuration.acceptedOutputModes}
+      reply: {error: {code: InvalidParams, message: say the modes}}
+    - when: {text_contains: tenancy, lacks: [tenant, metadata.team]}
+      reply: {error: {code: InvalidParams, message: say the tenant and team}}
     - when: {text_contains: error-name}
       reply: {error: TaskNotFound}
     - when: {text_contains: error-code}
@@ -186,7 +190,7 @@ behaviour:
       reply: {stream: {error_after: 1, error: {code: -31999, message: boom}}}
     - when: {text_contains: stream-drop}
       reply: {stream: {drop_after: 1}}
-leniency: {missing_kind: true}
+leniency: {missing_kind: true, unknown_fields: ignore}
 auth: {bearer: secret-token, scope: extended_card}
 push: {allow: [0.0.0.0], probe_bad_credentials: true}
 limits:
@@ -229,6 +233,7 @@ auth:
   scope: all
   token_uses: 3
   credentials: {apiKey: k, username: u, password: p, client_id: c, client_secret: s}
+leniency: {unknown_fields: refuse}
 expect: {result: message}
 """
 
@@ -427,6 +432,21 @@ def test_spec_revision(serve: Callable[[str], Lab]) -> None:
     assert rpc.headers["content-type"] == "application/json" and result(rpc)
 
 
+def test_unknown_request_fields(serve: Callable[[str], Lab]) -> None:
+    """`leniency.unknown_fields`: `ignore` lets a member no 1.0 proto message defines pass (§5.7); `refuse` answers
+    -32602 worded as protobuf's strict ProtoJSON parser words it, naming the member and where it is."""
+    extra = {"message": {**message("hi"), "parts": [{"text": "hi", "kind": "text"}]}, "futureField": 1}
+    assert "task" in result(serve(MAIN).rpc("SendMessage", extra)), "ignore"
+    other = serve(OTHER)
+    top = {"message": message("hi"), "futureField": 1}
+    refused = error(call(other, "SendMessage", top, authorization="Bearer other-token"))
+    assert refused["code"] == -32602 and 'has no field named "futureField"' in refused["message"], "refuse"
+    parts = error(call(other, "SendMessage", {"message": extra["message"]}, authorization="Bearer other-token"))
+    assert 'has no field named "kind" at "SendMessageRequest.message.parts[0]"' in parts["message"]
+    v03 = other.rpc("message/send", {"message": message03("hi"), "futureField": 1}, version=None)
+    assert v03.json()["error"]["code"] == -32601, "a 0.3 request is not judged by the 1.0 proto (this agent is 1.0)"
+
+
 def s_facts(s: Lab) -> dict[str, Any]:
     facts: dict[str, Any] = s.http.get("/_lab/scenario", headers=s.admin).json()
     return facts
@@ -551,6 +571,13 @@ def test_when_conditions_and_messages(serve: Callable[[str], Lab]) -> None:
     matched = error(call(s, "SendMessage", {"message": message("h")}, **{"x-lab-rule": "yes", "x-present": ""}))
     assert (matched["code"], matched["message"]) == (-32004, "header matched")
     assert "task" in result(call(s, "SendMessage", {"message": message("h")}, **{"x-lab-rule": "no", "x-present": "1"}))
+    modes = error(s.send("modes"))
+    assert modes["message"] == "say the modes", "lacks: a member absent"
+    told = s.rpc("SendMessage", {"message": message("modes"), "configuration": {"acceptedOutputModes": ["text/plain"]}})
+    assert "task" in result(told), "lacks: the member present"
+    assert error(s.rpc("SendMessage", {"message": message("tenancy"), "tenant": "t"}))["message"].endswith("team")
+    both = {"message": message("tenancy"), "tenant": "t", "metadata": {"team": "blue"}}
+    assert "task" in result(s.rpc("SendMessage", both)), "lacks: every member of the list present"
     follow = s.rpc("SendMessage", {"message": message("again", taskId="t-1")})
     assert error(follow, 503) == {"code": -31999, "message": "custom failure"}, "has_task_id; a code as written"
     named = error(s.send("error-name"))

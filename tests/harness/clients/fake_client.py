@@ -140,6 +140,10 @@ DEFECTS = {
         "after a dead end (-32601/-32009) on the last interface, retry its URL with the other version"
     ),
     # spec revisions (notes D3, D5)
+    "wrapper-only": (
+        "read a 1.0 SendMessage result only by its `task` or `message` member (a 0.3 bare task with `kind` counts as "
+        "unreadable)"
+    ),
     "a2a-json-only": (
         "refuse an HTTP+JSON 1.0 answer that is not application/a2a+json (v1.0.1's SHOULD read as a MUST: a v1.0.0 "
         "server's application/json is unreadable)"
@@ -670,7 +674,9 @@ class Client:
                 **({"taskId": task_id} if task_id else {}),
                 **({"contextId": context_id} if context_id else {}),
             }
-        body = {"message": self.last_message}
+        body: dict[str, Any] = {"message": self.last_message}
+        if self.args.accepted_output_modes:
+            body["configuration"] = {"acceptedOutputModes": ["text/plain", "application/json"]}
         if iface["binding"] == "http+json":
             return self.rest(iface, "POST", "/message:stream" if stream else "/message:send", body)
         method = (
@@ -910,7 +916,10 @@ class Client:
             if resp.get("broken") and said["kind"] == "task" and task_id and self.short(said["state"]) not in STOPS:
                 return self.follow(iface, {"id": task_id, "status": {"state": said["state"]}}), None
             return said, None
-        answer = self.read(resp.get("result"))
+        result = resp.get("result")
+        if "wrapper-only" in self.defects and iface["version"] == "1.0" and isinstance(result, dict):
+            result = {k: result[k] for k in ("task", "message") if k in result}
+        answer = self.read(result)
         if answer is None:
             return self.failure("unreadable answer"), None
         kind, value = answer
@@ -1083,6 +1092,11 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--messages", type=int, default=1, help="messages to send (each with its own messageId)")
     parser.add_argument("--send-tenant", action="store_true", help='send tenant "intruder" whatever the interface says')
     parser.add_argument("--drop-tenant", action="store_true", help="never send the interface's tenant")
+    parser.add_argument(
+        "--accepted-output-modes",
+        action="store_true",
+        help="send configuration.acceptedOutputModes (text/plain, application/json) with every message",
+    )
     parser.add_argument(
         "--ignore-sigterm", action="store_true", help="with --defect hang: ignore SIGTERM (so does the child)"
     )
