@@ -108,6 +108,7 @@ FIELDS: dict[str, tuple[str, ...]] = {
         "checks",
         "expect",
         "tls",
+        "gzip_min_bytes",
     ),
     "client": ("message", "action"),
     "client.action": tuple(ACTIONS),
@@ -892,6 +893,7 @@ def parse_with(r: _Reader, data: Any, scenario_id: str) -> Scenario:
         task=task,
         rules=rules,
         lenient_kind=r.boolean(leniency.get("missing_kind", False), "leniency.missing_kind"),
+        gzip_min_bytes=r.integer(top["gzip_min_bytes"], "gzip_min_bytes", 1) if "gzip_min_bytes" in top else None,
         refuse_unknown_fields=r.choice(
             leniency.get("unknown_fields", UnknownFields.IGNORE.value),
             "leniency.unknown_fields",

@@ -451,6 +451,9 @@ class Scenario:
     #: Refuse a 1.0 request holding a member its proto message does not define (-32602, as a strict ProtoJSON
     #: parser does), instead of ignoring it (§5.7).
     refuse_unknown_fields: bool = False
+    #: Compress every plain answer (the card included) of at least this many bytes with gzip where the request's
+    #: Accept-Encoding names gzip, as Starlette's GZipMiddleware does (None: never).
+    gzip_min_bytes: int | None = None
 
     @property
     def group(self) -> str:

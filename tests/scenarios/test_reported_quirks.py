@@ -58,6 +58,9 @@ PLAIN = {
     "quirks/tenant-required-by-gateway": catalogue_runs.Miss(
         run("quirks/tenant-required-by-gateway", "--drop-tenant"), "TENANT"
     ),
+    "quirks/gzip-compressed-answers": catalogue_runs.Miss(
+        defect("quirks/gzip-compressed-answers", "ignore-content-encoding"), "INTERFACE-SELECTION", says="no A2A call"
+    ),
 }
 #: More misses of the same scenarios.
 MORE_PLAIN = [
@@ -71,6 +74,9 @@ MORE_PLAIN = [
     ),
     catalogue_runs.Miss(
         run("quirks/tenant-required-by-gateway", "--drop-tenant"), "RESULT-EXPECTED", says="kind: 'error'"
+    ),
+    catalogue_runs.Miss(
+        defect("quirks/gzip-compressed-answers", "ignore-content-encoding"), "RESULT-EXPECTED", says="kind: 'error'"
     ),
 ]
 CORRECT_STREAMING = {sid: case(sid) for sid in STREAMING}
@@ -227,3 +233,15 @@ def test_tenant_is_required(serve: Callable[[str], Any]) -> None:
     routed = {"message": message(message_id="m-2"), "tenant": "team-blue"}
     ok = served.http.post("/a2a", content=rpc_json("SendMessage", routed), headers=V1).json()
     assert ok["result"]["task"]["status"]["state"] == "TASK_STATE_COMPLETED"
+
+
+def test_answers_are_gzip_compressed(serve: Callable[[str], Any]) -> None:
+    served = serve("quirks/gzip-compressed-answers")
+    gzip = {"Accept-Encoding": "gzip"}
+    card = served.http.get("/.well-known/agent-card.json", headers=gzip)
+    assert card.headers["content-encoding"] == "gzip" and card.json()["name"] == "agent behind a gzip middleware"
+    sent = served.http.post("/a2a", content=rpc_json("SendMessage", {"message": message()}), headers={**V1, **gzip})
+    assert sent.headers["content-encoding"] == "gzip"
+    assert sent.json()["result"]["task"]["status"]["state"] == "TASK_STATE_COMPLETED"
+    plain = served.http.get("/.well-known/agent-card.json", headers={"Accept-Encoding": "identity"})
+    assert "content-encoding" not in plain.headers and plain.json() == card.json()

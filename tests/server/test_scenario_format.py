@@ -234,6 +234,7 @@ auth:
   token_uses: 3
   credentials: {apiKey: k, username: u, password: p, client_id: c, client_secret: s}
 leniency: {unknown_fields: refuse}
+gzip_min_bytes: 40
 expect: {result: message}
 """
 
@@ -430,6 +431,20 @@ def test_spec_revision(serve: Callable[[str], Lab]) -> None:
     assert s_facts(other)["spec_revision"] == "1.0.1"
     rpc = call(other, "SendMessage", {"message": message("hi")}, authorization="Bearer other-token")
     assert rpc.headers["content-type"] == "application/json" and result(rpc)
+
+
+def test_gzip_min_bytes(serve: Callable[[str], Lab]) -> None:
+    """`gzip_min_bytes`: a body of at least that many bytes goes out gzip-compressed where the request accepts gzip;
+    a smaller one, or one to a request that does not, goes out as it is."""
+    other = serve(OTHER)
+    card = other.http.get("/.well-known/agent.json", headers={"Accept-Encoding": "gzip"})
+    assert card.headers["content-encoding"] == "gzip" and card.json()["name"] == "raw agent"
+    assert card.headers["vary"] == "Accept-Encoding" and int(card.headers["content-length"]) != len(card.content)
+    plain = other.http.get("/.well-known/agent.json", headers={"Accept-Encoding": "identity"})
+    assert "content-encoding" not in plain.headers and plain.content == card.content
+    small = other.http.get("/.well-known/agent-card.json", headers={"Accept-Encoding": "gzip"})
+    assert small.status_code == 503 and "content-encoding" not in small.headers, "under 40 bytes"
+    assert "content-encoding" not in serve(MAIN).http.get("/.well-known/agent-card.json").headers, "not set: never"
 
 
 def test_unknown_request_fields(serve: Callable[[str], Lab]) -> None:

@@ -140,6 +140,9 @@ DEFECTS = {
         "after a dead end (-32601/-32009) on the last interface, retry its URL with the other version"
     ),
     # spec revisions (notes D3, D5)
+    "ignore-content-encoding": (
+        "offer gzip (httpx's default Accept-Encoding) but parse bodies as they came, without undoing Content-Encoding"
+    ),
     "wrapper-only": (
         "read a 1.0 SendMessage result only by its `task` or `message` member (a 0.3 bare task with `kind` counts as "
         "unreadable)"
@@ -228,6 +231,23 @@ def unknown_members(card: dict[str, Any]) -> list[str]:
         value = card.get(key)
         found += [f"{key}.{k}" for k in (value if isinstance(value, dict) else {}) if k not in KNOWN_MEMBERS[key]]
     return found
+
+
+class KeptEncoding(httpx.BaseTransport):
+    """The `ignore-content-encoding` defect: answers reach the client with their Content-Encoding header dropped, so
+    httpx hands over the bytes as they came (gzip stays gzip), while the request still offers httpx's default
+    Accept-Encoding."""
+
+    def __init__(self, verify: ssl.SSLContext | bool) -> None:
+        self.inner = httpx.HTTPTransport(verify=verify)
+
+    def handle_request(self, request: httpx.Request) -> httpx.Response:
+        resp = self.inner.handle_request(request)
+        headers = [(k, v) for k, v in resp.headers.raw if k.lower() != b"content-encoding"]
+        return httpx.Response(resp.status_code, headers=headers, stream=resp.stream, extensions=resp.extensions)
+
+    def close(self) -> None:
+        self.inner.close()
 
 
 class CardProblem(Exception):
@@ -449,8 +469,13 @@ class Client:
         self.card_url = card_url
         self.base = card_url.split("/.well-known/", 1)[0]
         timeout = None if "no-timeout" in self.defects else 0.5 if "impatient" in self.defects else 5.0
+        verify = self.tls_verify()
         self.http = httpx.Client(
-            timeout=timeout, trust_env=False, headers={"User-Agent": USER_AGENT}, verify=self.tls_verify()
+            timeout=timeout,
+            trust_env=False,
+            headers={"User-Agent": USER_AGENT},
+            verify=verify,
+            transport=KeptEncoding(verify) if "ignore-content-encoding" in self.defects else None,
         )
         self.rpc_id = 0
         self.message_count = 0
