@@ -58,6 +58,14 @@ PLAIN = {
     "quirks/tenant-required-by-gateway": catalogue_runs.Miss(
         run("quirks/tenant-required-by-gateway", "--drop-tenant"), "TENANT"
     ),
+    "quirks/interface-url-trailing-slash": catalogue_runs.Miss(
+        defect("quirks/interface-url-trailing-slash", "strip-trailing-slash"),
+        "URL-FROM-CARD",
+        says="POST /agent/api/jsonrpc",
+    ),
+    "quirks/rate-limited-429": catalogue_runs.Miss(
+        defect("quirks/rate-limited-429", "assume-success"), "RESULT-MATCHES", says="never gave"
+    ),
     "quirks/gzip-compressed-answers": catalogue_runs.Miss(
         defect("quirks/gzip-compressed-answers", "ignore-content-encoding"), "INTERFACE-SELECTION", says="no A2A call"
     ),
@@ -78,6 +86,10 @@ MORE_PLAIN = [
     catalogue_runs.Miss(
         defect("quirks/gzip-compressed-answers", "ignore-content-encoding"), "RESULT-EXPECTED", says="kind: 'error'"
     ),
+    catalogue_runs.Miss(
+        defect("quirks/interface-url-trailing-slash", "strip-trailing-slash"), "RESULT-EXPECTED", says="kind: 'error'"
+    ),
+    catalogue_runs.Miss(defect("quirks/rate-limited-429", "assume-success"), "RESULT-EXPECTED", says="kind: 'message'"),
 ]
 CORRECT_STREAMING = {sid: case(sid) for sid in STREAMING}
 #: How a correct fake client runs each plain quirk (its default, or with what the quirk asks of it).
@@ -245,3 +257,20 @@ def test_answers_are_gzip_compressed(serve: Callable[[str], Any]) -> None:
     assert sent.json()["result"]["task"]["status"]["state"] == "TASK_STATE_COMPLETED"
     plain = served.http.get("/.well-known/agent-card.json", headers={"Accept-Encoding": "identity"})
     assert "content-encoding" not in plain.headers and plain.json() == card.json()
+
+
+def test_only_the_exact_interface_url_answers(serve: Callable[[str], Any]) -> None:
+    served = serve("quirks/interface-url-trailing-slash")
+    body = rpc_json("SendMessage", {"message": message()})
+    assert served.http.post("/agent/api/jsonrpc", content=body, headers=V1).status_code == 404
+    ok = served.http.post("/agent/api/jsonrpc/", content=body, headers=V1).json()
+    assert ok["result"]["task"]["status"]["state"] == "TASK_STATE_COMPLETED"
+
+
+def test_rate_limited_first_call(serve: Callable[[str], Any]) -> None:
+    served = serve("quirks/rate-limited-429")
+    body = rpc_json("SendMessage", {"message": message()})
+    limited = served.http.post("/a2a", content=body, headers=V1)
+    assert limited.status_code == 429 and limited.headers["retry-after"] == "1" and "jsonrpc" not in limited.json()
+    again = served.http.post("/a2a", content=body, headers=V1).json()
+    assert again["result"]["task"]["status"]["state"] == "TASK_STATE_COMPLETED"

@@ -143,6 +143,7 @@ DEFECTS = {
     "ignore-content-encoding": (
         "offer gzip (httpx's default Accept-Encoding) but parse bodies as they came, without undoing Content-Encoding"
     ),
+    "strip-trailing-slash": "normalise a JSON-RPC interface URL by stripping its trailing slash",
     "wrapper-only": (
         "read a 1.0 SendMessage result only by its `task` or `message` member (a 0.3 bare task with `kind` counts as "
         "unreadable)"
@@ -528,7 +529,10 @@ class Client:
         if "card-origin" in self.defects or "credentials-to-card-origin" in self.defects:
             _, _, rest = iface["url"].partition("://")
             return self.base + "/" + rest.partition("/")[2].rstrip("/")
-        return iface["url"].rstrip("/")
+        # A JSON-RPC URL is the endpoint itself, trailing slash and all; an HTTP+JSON one is a base for the routes.
+        if iface["binding"] == "jsonrpc" and "strip-trailing-slash" not in self.defects:
+            return str(iface["url"])
+        return str(iface["url"]).rstrip("/")
 
     def tenant_of(self, iface: dict[str, Any]) -> str | None:
         if self.args.send_tenant:
