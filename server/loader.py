@@ -55,6 +55,7 @@ from .scenario import (
     FaultKind,
     FirstEvent,
     GrpcReply,
+    HistoryLength,
     Limits,
     Reply,
     Returns,
@@ -127,7 +128,7 @@ FIELDS: dict[str, tuple[str, ...]] = {
     "card path": ("status", "body", "content_type", "headers"),
     "card.sign": ("key", "kid", "tamper"),
     "endpoints[]": ("path", "binding", "versions"),
-    "task": ("steps", "artifacts", "returns", "advance", "history"),
+    "task": ("steps", "artifacts", "returns", "advance", "history", "history_length"),
     "task.steps[]": ("state", "message", "artifacts"),
     "task.advance": ("get_task", "after_ms", "follow_ms"),
     "artifact": ("artifactId", "name", "description", "parts", "text", "metadata", "chunked"),
@@ -221,6 +222,7 @@ CHOICES: dict[str, type[StrEnum]] = {
     "expect.result": Conclusion,
     "tls.certificate": ServerCertificate,
     "leniency.unknown_fields": UnknownFields,
+    "task.history_length": HistoryLength,
 }
 
 
@@ -447,7 +449,21 @@ def _task_script(r: _Reader, value: Any, path: str, base: TaskScript) -> TaskScr
         else (base.advance_on_get, base.advance_after_ms, base.follow_ms)
     )
     history = r.boolean(spec.get("history", base.history), f"{path}.history")
-    return TaskScript(steps, artifacts, returns, advance_on_get, advance_after, history, follow_ms)
+    ignore_history_length = (
+        r.choice(spec["history_length"], f"{path}.history_length", "task.history_length") is HistoryLength.IGNORE
+        if "history_length" in spec
+        else base.ignore_history_length
+    )
+    return TaskScript(
+        steps,
+        artifacts,
+        returns,
+        advance_on_get,
+        advance_after,
+        history,
+        follow_ms=follow_ms,
+        ignore_history_length=ignore_history_length,
+    )
 
 
 def _stream(r: _Reader, value: Any, path: str) -> StreamScript:

@@ -59,6 +59,13 @@ class UnknownFields(StrEnum):
     REFUSE = "refuse"  # -32602 (HTTP+JSON 400), as a strict ProtoJSON parser answers
 
 
+class HistoryLength(StrEnum):
+    """What a task's answers do with the request's `historyLength`."""
+
+    HONOUR = "honour"  # per spec (§3.2.4): 0 none, N the last N, unset the server's default (all)
+    IGNORE = "ignore"  # the whole history every time
+
+
 class FaultKind(StrEnum):
     STALL = "stall"
     RESET = "reset"
@@ -144,6 +151,8 @@ class TaskScript:
     #: While a client follows the task by subscription or push, this many ms stand for one GetTask: a task that moves
     #: on every N GetTasks moves one step per N x follow_ms (design: never punish a legal strategy).
     follow_ms: int = 100
+    #: SendMessage and GetTask answer the whole history whatever `historyLength` asks (a server that ignores it).
+    ignore_history_length: bool = False
 
     @cached_property
     def text_echoes(self) -> int:

@@ -66,6 +66,9 @@ PLAIN = {
     "quirks/rate-limited-429": catalogue_runs.Miss(
         defect("quirks/rate-limited-429", "assume-success"), "RESULT-MATCHES", says="never gave"
     ),
+    "quirks/history-length-ignored": catalogue_runs.Miss(
+        defect("quirks/history-length-ignored", "history-reply"), "RESULT-MATCHES", says="not what the server sent"
+    ),
     "quirks/gzip-compressed-answers": catalogue_runs.Miss(
         defect("quirks/gzip-compressed-answers", "ignore-content-encoding"), "INTERFACE-SELECTION", says="no A2A call"
     ),
@@ -90,6 +93,12 @@ MORE_PLAIN = [
         defect("quirks/interface-url-trailing-slash", "strip-trailing-slash"), "RESULT-EXPECTED", says="kind: 'error'"
     ),
     catalogue_runs.Miss(defect("quirks/rate-limited-429", "assume-success"), "RESULT-EXPECTED", says="kind: 'message'"),
+    catalogue_runs.Miss(
+        defect("quirks/history-length-ignored", "history-reply"),
+        "RESULT-EXPECTED",
+        Outcome.NON_STRICT,
+        says="answer is 42",
+    ),
 ]
 CORRECT_STREAMING = {sid: case(sid) for sid in STREAMING}
 #: How a correct fake client runs each plain quirk (its default, or with what the quirk asks of it).
@@ -274,3 +283,13 @@ def test_rate_limited_first_call(serve: Callable[[str], Any]) -> None:
     assert limited.status_code == 429 and limited.headers["retry-after"] == "1" and "jsonrpc" not in limited.json()
     again = served.http.post("/a2a", content=body, headers=V1).json()
     assert again["result"]["task"]["status"]["state"] == "TASK_STATE_COMPLETED"
+
+
+def test_history_length_is_ignored(serve: Callable[[str], Any]) -> None:
+    served = serve("quirks/history-length-ignored")
+    asked = {"message": message(), "configuration": {"historyLength": 1}}
+    task = served.http.post("/a2a", content=rpc_json("SendMessage", asked), headers=V1).json()["result"]["task"]
+    assert task["status"]["state"] == "TASK_STATE_COMPLETED" and len(task["history"]) > 1
+    assert task["history"][0]["role"] == "ROLE_USER"
+    got = served.http.post("/a2a", content=rpc_json("GetTask", {"id": task["id"], "historyLength": 0}), headers=V1)
+    assert got.json()["result"]["history"] == task["history"]

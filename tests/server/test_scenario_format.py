@@ -100,6 +100,7 @@ task:
   returns: stop
   advance: get_task
   history: false
+  history_length: honour
 behaviour:
   SendMessage:
     - when: {version: "1.0", binding: JSONRPC, method: SendMessage, message_id_prefix: dm-, text_contains: direct}
@@ -157,7 +158,7 @@ behaviour:
           advance: {get_task: 2}
           history: true
     - when: {text_contains: task-never}
-      reply: {task: {returns: first, advance: never}}
+      reply: {task: {returns: first, advance: never, history: true, history_length: ignore}}
     - when: {text_contains: task-followed}
       reply: {task: {returns: first, advance: {get_task: 1, follow_ms: 1}}}
   ListTasks:
@@ -557,7 +558,13 @@ def test_reply_tasks(serve: Callable[[str], Lab]) -> None:
     get = [result(s.rpc("GetTask", {"id": first["id"]})) for _ in range(2)]
     assert [t["status"]["state"] for t in get] == ["TASK_STATE_SUBMITTED", "TASK_STATE_WORKING"], "advance.get_task 2"
     assert get[1]["artifacts"] == [{"artifactId": "mid", "parts": [{"text": "partial task-first"}]}]
-    never = result(s.send("task-never"))["task"]
+    assert "history" not in result(s.rpc("GetTask", {"id": first["id"], "historyLength": 0})), "history_length: honour"
+    never = result(s.rpc("SendMessage", {"message": message("task-never"), "configuration": {"historyLength": 0}}))[
+        "task"
+    ]
+    assert [m["role"] for m in never["history"]] == ["ROLE_USER"], "history_length: ignore (0 asked, all sent)"
+    ignored = result(s.rpc("GetTask", {"id": never["id"], "historyLength": 0}))
+    assert len(ignored["history"]) == 1, "history_length: ignore on GetTask too"
     assert [result(s.rpc("GetTask", {"id": never["id"]}))["status"]["state"] for _ in range(3)] == [
         "TASK_STATE_SUBMITTED"
     ] * 3
