@@ -30,6 +30,9 @@ STREAMING = {
     "quirks/stream-error-as-plain-json": action_runs.Miss(
         case("quirks/stream-error-as-plain-json", "--sse-only"), "RESULT-EXPECTED", says="kind: error"
     ),
+    "quirks/stream-empty-body": action_runs.Miss(
+        case("quirks/stream-empty-body", "--sse-only"), "RESULT-EXPECTED", says="another state"
+    ),
     "quirks/stream-multiline-data": action_runs.Miss(
         case("quirks/stream-multiline-data", "--naive-sse"), "FOLLOW-UP-TO-END", Outcome.NON_STRICT, Outcome.FAIL
     ),
@@ -293,3 +296,9 @@ def test_history_length_is_ignored(serve: Callable[[str], Any]) -> None:
     assert task["history"][0]["role"] == "ROLE_USER"
     got = served.http.post("/a2a", content=rpc_json("GetTask", {"id": task["id"], "historyLength": 0}), headers=V1)
     assert got.json()["result"]["history"] == task["history"]
+
+
+def test_empty_stream(serve: Callable[[str], Any]) -> None:
+    resp = _stream(serve("quirks/stream-empty-body"))
+    assert resp.status_code == 200 and resp.headers["content-type"].startswith("text/event-stream")
+    assert resp.content == b""
