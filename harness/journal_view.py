@@ -10,7 +10,7 @@ from urllib.parse import urlsplit
 from a2a_lab.protocol import cards, grpcwire, jsonrpc, states, versions, wire
 from a2a_lab.protocol.bindings import Binding
 from a2a_lab.protocol.cards import Interface
-from a2a_lab.protocol.forms import Form, push_form
+from a2a_lab.protocol.forms import JSONRPC_FORMS, Form, push_form
 from a2a_lab.protocol.operations import Operation
 from a2a_lab.protocol.states import TaskState
 from a2a_lab.protocol.versions import Version
@@ -176,9 +176,24 @@ def rpc_response_problem(body: Any, request_id: Any) -> str | None:
     return None
 
 
+def _endpoint_path(path: str, binding: Binding | None) -> str:
+    """An interface URL's path as the server keys its endpoint: a JSON-RPC URL is a complete endpoint, its trailing
+    slash included (RFC 3986 §6.2.3 keeps `/a` and `/a/` apart); an HTTP+JSON URL is a base the routes go under."""
+    return (path if binding is Binding.JSONRPC else path.rstrip("/")) or "/"
+
+
+def _same_path(declared: str, requested: str, binding: Binding | None) -> bool:
+    """A request went to this interface's path (for a custom binding, a trailing slash is not told apart)."""
+    if binding is Binding.JSONRPC:
+        return _endpoint_path(declared, binding) == (requested or "/")
+    return (declared.rstrip("/") or "/") == (requested.rstrip("/") or "/")
+
+
 def observe(call: Call) -> list[Observed]:
     """Every message or task state the server sent in answer to a call, in order. An answer the client could not
-    take as one (not delivered, or not a valid JSON-RPC response to its request) tells it nothing."""
+    take as one (not delivered, or not a valid JSON-RPC response to its request) tells it nothing; a JSON-RPC result
+    in the other version's form (a 0.3 task under SendMessage) still tells it what it says, as a lenient reader
+    takes it."""
     form = call.form
     if form is None or call.answer_failed:
         return []
@@ -188,7 +203,11 @@ def observe(call: Call) -> list[Observed]:
     for body in call.responses():
         if rpc and rpc_response_problem(body, request_id) is not None:
             continue
-        said = wire.result_in(call.operation, body.get("result") if rpc else body, form)
+        value = body.get("result") if rpc else body
+        said = wire.result_in(call.operation, value, form)
+        if said is None and rpc:
+            others = (wire.result_in(call.operation, value, f) for f in JSONRPC_FORMS if f != form)
+            said = next((s for s in others if s is not None), None)
         if said is not None:
             out.append(_observed(said, call.seq))
     return out
@@ -311,7 +330,7 @@ class RunView:
             return grpcwire.ENDPOINT_PATH if address is not None and address in self.grpc_addresses else None
         for origin in (self.base_url, alt_origin(self.base_url), *self.plain_origins):
             if origin and iface.url.startswith(origin):
-                return iface.url[len(origin) :].rstrip("/") or "/"
+                return _endpoint_path(iface.url[len(origin) :], iface.core_binding)
         return None
 
     def declared_at(self, call: Call) -> list[Interface]:
@@ -320,11 +339,10 @@ class RunView:
         if call.entry.kind is EntryKind.GRPC:
             return [i for i in self.interfaces if call.entry.url and grpcwire.address_of(i.url) == call.entry.url]
         host = call.headers.get("host")
-        path = call.entry.path.rstrip("/") or "/"
         return [
             i
             for i in self.interfaces
-            if urlsplit(i.url).netloc == host and (urlsplit(i.url).path.rstrip("/") or "/") == path
+            if urlsplit(i.url).netloc == host and _same_path(urlsplit(i.url).path, call.entry.path, i.core_binding)
         ]
 
     def declared(self, call: Call) -> list[Interface]:

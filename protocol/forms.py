@@ -42,6 +42,9 @@ V1_JSONRPC = Form(Version.V1_0, Binding.JSONRPC)
 V1_HTTP_JSON = Form(Version.V1_0, Binding.HTTP_JSON)
 V03_JSONRPC = Form(Version.V0_3, Binding.JSONRPC)
 V03_HTTP_JSON = Form(Version.V0_3, Binding.HTTP_JSON)
+#: The JSON-RPC forms, in the order a lenient reader tries them on a body that is not in the form its interface
+#: declares (a 0.3 answer under a 1.0 method, say): read anyway, with a warning.
+JSONRPC_FORMS = (V1_JSONRPC, V03_JSONRPC)
 
 
 def push_form(version: Version) -> Form:

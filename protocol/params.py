@@ -54,6 +54,20 @@ def _opt_bool(value: Any, field_path: str) -> bool | None:
     return value
 
 
+def _refuse_unknown(op: Operation, params: dict[str, Any]) -> None:
+    """-32602 for a member the 1.0 request message does not define, worded as a strict ProtoJSON parser words it
+    (protobuf's json_format, which the a2a-sdk's servers use): the normative proto decides what is known. Needs the
+    `grpc` extra (the proto types); without it nothing is refused."""
+    try:
+        from . import protobuf
+    except ImportError:
+        return
+    try:
+        protobuf.from_json(params, protobuf.request_class(op), strict=True)
+    except protobuf.DecodeError as exc:
+        raise A2AError(ErrorType.INVALID_PARAMS, str(exc)) from None
+
+
 def read(
     op: Operation,
     form: Form,
@@ -62,15 +76,18 @@ def read(
     query: dict[str, str] | None = None,
     lenient_kind: bool = False,
     max_parts: shapes.PartsLimit | None = None,
+    refuse_unknown: bool = False,
 ) -> dict[str, Any]:
     """Canonical params for an operation, or A2AError(-32602) naming the field at fault (a message with more parts
-    than `max_parts` among them)."""
+    than `max_parts` among them; with `refuse_unknown`, a 1.0 member the request's proto message does not define)."""
     version, rest = form.version, form.rest
     where = "" if rest else "params."
     if params is None:
         params = {}
     if not isinstance(params, dict):
         raise invalid_params("params" if not rest else "body", "must be an object")
+    if refuse_unknown and version is V1:
+        _refuse_unknown(op, params)
     # ProtoJSON parsers accept the proto (snake_case) field names too; a server reads both (clients are judged apart).
     merged: dict[str, Any] = {}
     for key, value in params.items():
@@ -107,6 +124,11 @@ def read(
         hl = _opt_int(cfg_in.get("historyLength"), f"{where}configuration.historyLength", 0)
         if hl is not None:
             cfg["historyLength"] = hl
+        modes = cfg_in.get("acceptedOutputModes")
+        if modes is not None:
+            if not isinstance(modes, list) or not all(isinstance(m, str) for m in modes):
+                raise invalid_params(f"{where}configuration.acceptedOutputModes", "must be a list of media types")
+            cfg["acceptedOutputModes"] = list(modes)
         if push_raw is not None:
             push, problems = shapes.parse_push_config(
                 push_raw, form, f"{where}configuration.taskPushNotificationConfig"

@@ -10,7 +10,7 @@ token a server issued) rather than a2a-lab's internal offset.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import quote
@@ -121,10 +121,17 @@ def push_config(
     return config
 
 
-def send_configuration(return_immediately: bool = False, push: Mapping[str, Any] | None = None) -> dict[str, Any]:
+def send_configuration(
+    return_immediately: bool = False,
+    push: Mapping[str, Any] | None = None,
+    accepted_output_modes: Sequence[str] | None = None,
+) -> dict[str, Any]:
     """A canonical SendMessageConfiguration: blocking unless `return_immediately` (0.3: `blocking`), with an
-    inline webhook (1.0 `taskPushNotificationConfig`, 0.3 `pushNotificationConfig`) when one is given."""
+    inline webhook (1.0 `taskPushNotificationConfig`, 0.3 `pushNotificationConfig`) when one is given, and the
+    media types the client accepts (`acceptedOutputModes`, the same name in both versions) when given."""
     cfg: dict[str, Any] = {"returnImmediately": return_immediately}
+    if accepted_output_modes is not None:
+        cfg["acceptedOutputModes"] = list(accepted_output_modes)
     if push is not None:
         cfg["taskPushNotificationConfig"] = dict(push)
     return cfg

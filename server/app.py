@@ -6,7 +6,8 @@ import logging
 from functools import lru_cache
 from typing import Any
 
-from starlette.types import Message, Receive, Scope, Send
+from starlette.middleware.gzip import GZipMiddleware
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from a2a_lab.protocol import jsonrpc, rest
 from a2a_lab.protocol.bindings import JSON, Binding
@@ -71,6 +72,13 @@ class ScenarioApp:
             self.grpc_unavailable = grpc_host.available()
             if self.grpc_unavailable is None:
                 self.grpc = GrpcHost(lambda: self.state, served, lambda: self._base_url)
+        #: HTTP requests go through Starlette's GZipMiddleware where the scenario compresses its answers (as a server
+        #: with the middleware mounted does: bodies of at least gzip_min_bytes, when Accept-Encoding names gzip).
+        self._http: ASGIApp = (
+            self._serve_http
+            if scenario.gzip_min_bytes is None
+            else GZipMiddleware(self._serve_http, minimum_size=scenario.gzip_min_bytes)
+        )
 
     def hosted(self, server: Any) -> None:
         """Served by `server` (a hosting.BackgroundServer): a TLS server's plain-HTTP listener is `{http_base_url}`."""
@@ -109,6 +117,9 @@ class ScenarioApp:
             return
         if scope["type"] != "http":
             return
+        await self._http(scope, receive, send)
+
+    async def _serve_http(self, scope: Scope, receive: Receive, send: Send) -> None:
         started = False
 
         async def tracking_send(message: Message) -> None:

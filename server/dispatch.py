@@ -213,8 +213,13 @@ def _send(state: LabState, call: Invocation, reply: Reply) -> Decision:
         if not cfg.get("returnImmediately") and script.returns is Returns.STOP:
             engine.run_to_stop(rec)
         state.keep_moving(rec)  # a task that time (or a webhook's following) moves on moves by itself from now on
-    task = engine.snapshot(rec, cfg.get("historyLength"))
+    task = engine.snapshot(rec, _history_length(rec, cfg.get("historyLength")))
     return Decision(reply, Answer.task(task), value={"task": task})
+
+
+def _history_length(rec: TaskRecord, asked: int | None) -> int | None:
+    """The history an answer about this task carries: what the request asked, unless its script ignores that."""
+    return None if rec.script.ignore_history_length else asked
 
 
 #: Where a stored config keeps its size (private: `_` members never leave the server).
@@ -277,7 +282,7 @@ def public_config(stored: dict[str, Any]) -> dict[str, Any]:
 def _get_task(state: LabState, call: Invocation, reply: Reply) -> Decision:
     rec = state.engine.lookup(call.params["id"])
     state.engine.tick(rec, on_get=True)
-    task = state.engine.snapshot(rec, call.params.get("historyLength"))
+    task = state.engine.snapshot(rec, _history_length(rec, call.params.get("historyLength")))
     return Decision(reply, Answer.task(task), value=task)
 
 

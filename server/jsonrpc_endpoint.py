@@ -112,7 +112,12 @@ async def handle(
     form = Form(op_version, Binding.JSONRPC)
     try:
         canonical = params.read(
-            op, form, request.params, lenient_kind=state.scenario.lenient_kind, max_parts=state.parts_limit
+            op,
+            form,
+            request.params,
+            lenient_kind=state.scenario.lenient_kind,
+            max_parts=state.parts_limit,
+            refuse_unknown=state.scenario.refuse_unknown_fields,
         )
     except A2AError as err:
         await _error(ex, request.id, err, op_version)

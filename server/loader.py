@@ -56,6 +56,7 @@ from .scenario import (
     FaultKind,
     FirstEvent,
     GrpcReply,
+    HistoryLength,
     Limits,
     PushDelivery,
     Reply,
@@ -69,6 +70,7 @@ from .scenario import (
     Tamper,
     TaskScript,
     Tls,
+    UnknownFields,
     When,
 )
 
@@ -110,6 +112,7 @@ FIELDS: dict[str, tuple[str, ...]] = {
         "expect",
         "tls",
         "matrix",
+        "gzip_min_bytes",
     ),
     "matrix": ("version", "binding", "exclude", "let", "overlay"),
     "client": ("message", "action"),
@@ -129,7 +132,7 @@ FIELDS: dict[str, tuple[str, ...]] = {
     "card path": ("status", "body", "content_type", "headers"),
     "card.sign": ("key", "kid", "tamper"),
     "endpoints[]": ("path", "binding", "versions"),
-    "task": ("steps", "artifacts", "returns", "advance", "history"),
+    "task": ("steps", "artifacts", "returns", "advance", "history", "history_length"),
     "task.steps[]": ("state", "message", "artifacts"),
     "task.advance": ("get_task", "after_ms", "follow_ms"),
     "artifact": ("artifactId", "name", "description", "parts", "text", "metadata", "chunked"),
@@ -145,6 +148,7 @@ FIELDS: dict[str, tuple[str, ...]] = {
         "call",
         "calls",
         "has_task_id",
+        "lacks",
     ),
     "when.calls": ("from", "to"),
     "reply": (
@@ -182,7 +186,7 @@ FIELDS: dict[str, tuple[str, ...]] = {
         "bare_events",
     ),
     "reply.stream.error": ("code", "message"),
-    "leniency": ("missing_kind",),
+    "leniency": ("missing_kind", "unknown_fields"),
     "auth": ("bearer", "scope", "credentials", "token_uses"),
     "auth.credentials": CREDENTIAL_KEYS,
     "push": ("allow", "probe_bad_credentials", "redeliver", "reorder", "foreign_task"),
@@ -221,6 +225,8 @@ CHOICES: dict[str, type[StrEnum]] = {
     "auth.scope": AuthScope,
     "expect.result": Conclusion,
     "tls.certificate": ServerCertificate,
+    "leniency.unknown_fields": UnknownFields,
+    "task.history_length": HistoryLength,
 }
 
 
@@ -447,7 +453,21 @@ def _task_script(r: _Reader, value: Any, path: str, base: TaskScript) -> TaskScr
         else (base.advance_on_get, base.advance_after_ms, base.follow_ms)
     )
     history = r.boolean(spec.get("history", base.history), f"{path}.history")
-    return TaskScript(steps, artifacts, returns, advance_on_get, advance_after, history, follow_ms)
+    ignore_history_length = (
+        r.choice(spec["history_length"], f"{path}.history_length", "task.history_length") is HistoryLength.IGNORE
+        if "history_length" in spec
+        else base.ignore_history_length
+    )
+    return TaskScript(
+        steps,
+        artifacts,
+        returns,
+        advance_on_get,
+        advance_after,
+        history,
+        follow_ms=follow_ms,
+        ignore_history_length=ignore_history_length,
+    )
 
 
 def _stream(r: _Reader, value: Any, path: str) -> StreamScript:
@@ -614,6 +634,13 @@ def _when(r: _Reader, value: Any, path: str) -> When:
         )
     if "has_task_id" in w:
         kw["has_task_id"] = r.boolean(w["has_task_id"], f"{path}.has_task_id")
+    if "lacks" in w:
+        lacks = w["lacks"]
+        kw["lacks"] = (
+            (r.string(lacks, f"{path}.lacks"),)
+            if not isinstance(lacks, list)
+            else r.strings(lacks, f"{path}.lacks", "dotted member paths")
+        )
     return When(**kw)
 
 
@@ -887,6 +914,13 @@ def parse_with(r: _Reader, data: Any, scenario_id: str) -> Scenario:
         task=task,
         rules=rules,
         lenient_kind=r.boolean(leniency.get("missing_kind", False), "leniency.missing_kind"),
+        gzip_min_bytes=r.integer(top["gzip_min_bytes"], "gzip_min_bytes", 1) if "gzip_min_bytes" in top else None,
+        refuse_unknown_fields=r.choice(
+            leniency.get("unknown_fields", UnknownFields.IGNORE.value),
+            "leniency.unknown_fields",
+            "leniency.unknown_fields",
+        )
+        is UnknownFields.REFUSE,
         auth=_auth(r, top["auth"]) if "auth" in top else None,
         push_allow=r.strings(push.get("allow", []), "push.allow", "host names"),
         push_probe=r.boolean(push.get("probe_bad_credentials", False), "push.probe_bad_credentials"),

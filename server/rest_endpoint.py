@@ -115,6 +115,7 @@ async def handle(
             query_params,
             lenient_kind=state.scenario.lenient_kind,
             max_parts=state.parts_limit,
+            refuse_unknown=state.scenario.refuse_unknown_fields,
         )
     except A2AError as err:
         await _error(ex, err, op_version, revision)

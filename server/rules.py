@@ -48,10 +48,22 @@ def matches(when: When, facts: RequestFacts) -> bool:
         return False
     if when.has_task_id is not None and bool(message.get("taskId") or facts.params.get("id")) is not when.has_task_id:
         return False
+    if when.lacks and all(_holds(facts.params, path) for path in when.lacks):
+        return False
     for name, value in when.header:
         have = facts.headers.get(name)
         if have is None or (value is not None and have != value):
             return False
+    return True
+
+
+def _holds(params: Mapping[str, Any], path: str) -> bool:
+    """The params hold a non-null member at this dotted path."""
+    value: Any = params
+    for name in path.split("."):
+        if not isinstance(value, Mapping) or value.get(name) is None:
+            return False
+        value = value[name]
     return True
 
 

@@ -52,6 +52,20 @@ class StreamFraming(StrEnum):
     NDJSON = "ndjson"  # not SSE: application/x-ndjson, one JSON text per line
 
 
+class UnknownFields(StrEnum):
+    """What the server does with a request member its version does not define."""
+
+    IGNORE = "ignore"  # per spec (§5.7: unknown fields SHOULD be ignored)
+    REFUSE = "refuse"  # -32602 (HTTP+JSON 400), as a strict ProtoJSON parser answers
+
+
+class HistoryLength(StrEnum):
+    """What a task's answers do with the request's `historyLength`."""
+
+    HONOUR = "honour"  # per spec (§3.2.4): 0 none, N the last N, unset the server's default (all)
+    IGNORE = "ignore"  # the whole history every time
+
+
 class FaultKind(StrEnum):
     STALL = "stall"
     RESET = "reset"
@@ -137,6 +151,8 @@ class TaskScript:
     #: While a client follows the task by subscription or push, this many ms stand for one GetTask: a task that moves
     #: on every N GetTasks moves one step per N x follow_ms (design: never punish a legal strategy).
     follow_ms: int = 100
+    #: SendMessage and GetTask answer the whole history whatever `historyLength` asks (a server that ignores it).
+    ignore_history_length: bool = False
 
     @cached_property
     def text_echoes(self) -> int:
@@ -234,6 +250,8 @@ class When:
     header: tuple[tuple[str, str | None], ...] = ()
     calls: tuple[int, int | None] | None = None  # inclusive range of the Nth call of this operation
     has_task_id: bool | None = None
+    #: Members (dotted paths, e.g. `configuration.acceptedOutputModes`) of which the request's params lack at least one.
+    lacks: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -463,6 +481,12 @@ class Scenario:
     family: str | None = None
     #: How push notifications are delivered, as deployed agents do (section `push`; default: each event once, in order).
     push_delivery: PushDelivery = field(default_factory=PushDelivery)
+    #: Refuse a 1.0 request holding a member its proto message does not define (-32602, as a strict ProtoJSON
+    #: parser does), instead of ignoring it (§5.7).
+    refuse_unknown_fields: bool = False
+    #: Compress every plain answer (the card included) of at least this many bytes with gzip where the request's
+    #: Accept-Encoding names gzip, as Starlette's GZipMiddleware does (None: never).
+    gzip_min_bytes: int | None = None
 
     @property
     def group(self) -> str:

@@ -43,6 +43,11 @@ from .streaming import consume
 from .transport import A2ATransport, open_transport
 from .webhook import WebhookReceiver
 
+#: What the client can report (text, and structured data as JSON), sent with every message: the field is optional
+#: (SendMessageConfiguration), but servers in the field refuse a send without it (mycelium-io/mycelium#712), and
+#: it costs nothing.
+ACCEPTED_OUTPUT_MODES = ("text/plain", "application/json")
+
 
 def user_message(text: str) -> dict[str, Any]:
     """A canonical user message with a fresh messageId (uuid4) and no self-made contextId (§3.4.1, C6)."""
@@ -198,7 +203,9 @@ def _send(
     push = receiver.config() if receiver is not None and register and not session.options.push_configs else None
     params = {
         "message": message,
-        "configuration": requests.send_configuration(return_immediately=receiver is not None, push=push),
+        "configuration": requests.send_configuration(
+            return_immediately=receiver is not None, push=push, accepted_output_modes=ACCEPTED_OUTPUT_MODES
+        ),
     }
     since = receiver.mark() if receiver is not None else 0
     if not session.stream:

@@ -10,17 +10,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from a2a_lab.protocol import shapes, states, wire
-from a2a_lab.protocol.forms import V03_JSONRPC, V1_JSONRPC, Form
+from a2a_lab.protocol.forms import JSONRPC_FORMS, Form
 from a2a_lab.protocol.states import TaskState
 from a2a_lab.server.journal_record import ResultKind
 
 from .failures import ClientFailure
 
 MAX_PROBLEMS = 5
-
-
-#: Forms tried, in order, when a body does not match the one its interface promised.
-_ALTERNATIVES = (V1_JSONRPC, V03_JSONRPC)
 
 
 @dataclass
@@ -141,7 +137,7 @@ def classify(body: Any, form: Form, kinds: tuple[str, ...], what: str, warnings:
 
     A body in another version's form is read anyway, with a warning; an unreadable one is a failure.
     """
-    for candidate in (form, *(f for f in _ALTERNATIVES if f != form)):
+    for candidate in (form, *(f for f in JSONRPC_FORMS if f != form)):
         kind, inner = wire.event_member(body, candidate)
         if kind is not None and kind in kinds:
             if candidate != form:

@@ -395,3 +395,30 @@ def test_get_list_delete_push_config_params() -> None:
 def test_extended_card_takes_only_a_tenant() -> None:
     assert params.read(Op.GET_EXTENDED_CARD, V1_JSONRPC, {"tenant": "acme", "other": 1}) == {"tenant": "acme"}
     assert params.read(Op.GET_EXTENDED_CARD, V1_JSONRPC, {"tenant": ""}) == {}
+
+
+def test_accepted_output_modes_are_kept() -> None:
+    for form, msg in ((V1_JSONRPC, MSG_V1), (V03_JSONRPC, MSG_V03)):
+        told = {"message": msg, "configuration": {"acceptedOutputModes": ["text/plain"]}}
+        assert params.read(Op.SEND_MESSAGE, form, told)["configuration"]["acceptedOutputModes"] == ["text/plain"]
+    with pytest.raises(A2AError) as bad:
+        params.read(Op.SEND_MESSAGE, V1_JSONRPC, {"message": MSG_V1, "configuration": {"acceptedOutputModes": "x"}})
+    assert bad.value.field == "params.configuration.acceptedOutputModes"
+
+
+def test_unknown_members_refused_only_when_asked() -> None:
+    """A member the 1.0 proto does not define is ignored (§5.7) unless `refuse_unknown`: then -32602 as protobuf's
+    strict parser words it. 0.3 requests are never judged by the 1.0 proto."""
+    extra = {"message": MSG_V1, "configuration": {"blocking": True}}
+    assert params.read(Op.SEND_MESSAGE, V1_JSONRPC, extra)["message"] == CANONICAL_MSG
+    for form in (V1_JSONRPC, V1_HTTP_JSON):
+        with pytest.raises(A2AError) as refused:
+            params.read(Op.SEND_MESSAGE, form, extra, refuse_unknown=True)
+        assert refused.value.type is ErrorType.INVALID_PARAMS
+        assert 'has no field named "blocking" at "SendMessageRequest.configuration"' in str(refused.value.message)
+    assert params.read(Op.GET_TASK, V1_JSONRPC, {"id": "t-1", "historyLength": 2}, refuse_unknown=True)["id"] == "t-1"
+    v03 = {"message": MSG_V03, "configuration": {"blocking": True}, "futureField": 1}
+    assert (
+        params.read(Op.SEND_MESSAGE, V03_JSONRPC, v03, refuse_unknown=True)["configuration"]["returnImmediately"]
+        is False
+    )

@@ -15,7 +15,7 @@ from a2a_lab.harness.model import Outcome, ScenarioResult
 from a2a_lab.server.catalogue import Catalogue
 
 from . import action_runs, catalogue_runs
-from .action_runs import Case, case, message, rpc_json, sse_events
+from .action_runs import Case, case, message, message03, rpc_json, sse_events
 from .catalogue_runs import Run, defect, run
 
 V1 = {"A2A-Version": "1.0", "Content-Type": "application/json"}
@@ -30,6 +30,9 @@ STREAMING = {
     "quirks/stream-error-as-plain-json": action_runs.Miss(
         case("quirks/stream-error-as-plain-json", "--sse-only"), "RESULT-EXPECTED", says="kind: error"
     ),
+    "quirks/stream-empty-body": action_runs.Miss(
+        case("quirks/stream-empty-body", "--sse-only"), "RESULT-EXPECTED", says="another state"
+    ),
     "quirks/stream-multiline-data": action_runs.Miss(
         case("quirks/stream-multiline-data", "--naive-sse"), "FOLLOW-UP-TO-END", Outcome.NON_STRICT, Outcome.FAIL
     ),
@@ -43,6 +46,35 @@ PLAIN = {
         defect("quirks/task-state-cancelled", "exact-states"), "POLL-BOUNDED", Outcome.NON_STRICT, "CANCELED"
     ),
     "quirks/card-redirected": catalogue_runs.Miss(defect("quirks/card-redirected", "no-redirects"), "RESULT-EXPECTED"),
+    "quirks/unknown-request-fields-refused": catalogue_runs.Miss(
+        defect("quirks/unknown-request-fields-refused", "v03-body-under-v1"), "BODY-SHAPE", says="kind"
+    ),
+    # The client that leaves the optional field out: the fake client's default (the correct run adds it).
+    "quirks/accepted-output-modes-required": catalogue_runs.Miss(
+        run("quirks/accepted-output-modes-required"), "RESULT-EXPECTED", says="kind: 'error'"
+    ),
+    "quirks/v03-result-under-v1-method": catalogue_runs.Miss(
+        defect("quirks/v03-result-under-v1-method", "wrapper-only", "--defect", "assume-success"),
+        "RESULT-EXPECTED",
+        says="kind: 'message'",
+    ),
+    "quirks/tenant-required-by-gateway": catalogue_runs.Miss(
+        run("quirks/tenant-required-by-gateway", "--drop-tenant"), "TENANT"
+    ),
+    "quirks/interface-url-trailing-slash": catalogue_runs.Miss(
+        defect("quirks/interface-url-trailing-slash", "strip-trailing-slash"),
+        "URL-FROM-CARD",
+        says="POST /agent/api/jsonrpc",
+    ),
+    "quirks/rate-limited-429": catalogue_runs.Miss(
+        defect("quirks/rate-limited-429", "assume-success"), "RESULT-MATCHES", says="never gave"
+    ),
+    "quirks/history-length-ignored": catalogue_runs.Miss(
+        defect("quirks/history-length-ignored", "history-reply"), "RESULT-MATCHES", says="not what the server sent"
+    ),
+    "quirks/gzip-compressed-answers": catalogue_runs.Miss(
+        defect("quirks/gzip-compressed-answers", "ignore-content-encoding"), "INTERFACE-SELECTION", says="no A2A call"
+    ),
 }
 #: More misses of the same scenarios.
 MORE_PLAIN = [
@@ -51,9 +83,30 @@ MORE_PLAIN = [
         "NO-RETRY-LOOP",
         says="5 repeats",
     ),
+    catalogue_runs.Miss(
+        defect("quirks/unknown-request-fields-refused", "v03-body-under-v1"), "RESULT-EXPECTED", says="kind: 'error'"
+    ),
+    catalogue_runs.Miss(
+        run("quirks/tenant-required-by-gateway", "--drop-tenant"), "RESULT-EXPECTED", says="kind: 'error'"
+    ),
+    catalogue_runs.Miss(
+        defect("quirks/gzip-compressed-answers", "ignore-content-encoding"), "RESULT-EXPECTED", says="kind: 'error'"
+    ),
+    catalogue_runs.Miss(
+        defect("quirks/interface-url-trailing-slash", "strip-trailing-slash"), "RESULT-EXPECTED", says="kind: 'error'"
+    ),
+    catalogue_runs.Miss(defect("quirks/rate-limited-429", "assume-success"), "RESULT-EXPECTED", says="kind: 'message'"),
+    catalogue_runs.Miss(
+        defect("quirks/history-length-ignored", "history-reply"),
+        "RESULT-EXPECTED",
+        Outcome.NON_STRICT,
+        says="answer is 42",
+    ),
 ]
 CORRECT_STREAMING = {sid: case(sid) for sid in STREAMING}
-CORRECT_PLAIN = {sid: run(sid) for sid in PLAIN}
+#: How a correct fake client runs each plain quirk (its default, or with what the quirk asks of it).
+CORRECT_ARGS = {"quirks/accepted-output-modes-required": ("--accepted-output-modes",)}
+CORRECT_PLAIN = {sid: run(sid, *CORRECT_ARGS.get(sid, ())) for sid in PLAIN}
 
 
 @pytest.fixture(scope="module")
@@ -166,3 +219,86 @@ def test_card_redirect(serve: Callable[[str], Any]) -> None:
     moved = served.http.get("/.well-known/agent-card.json")
     assert moved.status_code == 308 and moved.headers["location"] == "/.well-known/agent.json"
     assert served.http.get(moved.headers["location"]).json()["name"] == "redirected-card agent"
+
+
+def test_unknown_request_fields_are_refused(serve: Callable[[str], Any]) -> None:
+    served = serve("quirks/unknown-request-fields-refused")
+    kinded = {**message(), "parts": [{"kind": "text", "text": "hi"}]}
+    refused = served.http.post("/a2a", content=rpc_json("SendMessage", {"message": kinded}), headers=V1).json()
+    assert refused["error"]["code"] == -32602
+    assert 'has no field named "kind"' in refused["error"]["message"]
+    ok = served.http.post("/a2a", content=rpc_json("SendMessage", {"message": message()}), headers=V1).json()
+    assert ok["result"]["task"]["status"]["state"] == "TASK_STATE_COMPLETED"
+
+
+def test_accepted_output_modes_are_required(serve: Callable[[str], Any]) -> None:
+    served = serve("quirks/accepted-output-modes-required")
+    plain = {"Content-Type": "application/json"}
+    bare = served.http.post("/a2a", content=rpc_json("message/send", {"message": message03()}), headers=plain)
+    assert bare.status_code == 400 and bare.json()["error"]["code"] == -32602
+    assert "acceptedOutputModes" in bare.json()["error"]["message"]
+    told = {"message": message03(message_id="m-2"), "configuration": {"acceptedOutputModes": ["text/plain"]}}
+    ok = served.http.post("/a2a", content=rpc_json("message/send", told), headers=plain)
+    assert ok.status_code == 200 and ok.json()["result"]["status"]["state"] == "completed"
+
+
+def test_v1_method_answered_in_v03_form(serve: Callable[[str], Any]) -> None:
+    served = serve("quirks/v03-result-under-v1-method")
+    answer = served.http.post("/a2a", content=rpc_json("SendMessage", {"message": message()}, "r-7"), headers=V1)
+    result = answer.json()["result"]
+    assert answer.json()["id"] == "r-7" and result["kind"] == "task" and "task" not in result
+    assert result["status"]["state"] == "completed"
+
+
+def test_tenant_is_required(serve: Callable[[str], Any]) -> None:
+    served = serve("quirks/tenant-required-by-gateway")
+    refused = served.http.post("/a2a", content=rpc_json("SendMessage", {"message": message()}), headers=V1).json()
+    assert refused["error"]["code"] == -32602 and "tenant" in refused["error"]["message"]
+    routed = {"message": message(message_id="m-2"), "tenant": "team-blue"}
+    ok = served.http.post("/a2a", content=rpc_json("SendMessage", routed), headers=V1).json()
+    assert ok["result"]["task"]["status"]["state"] == "TASK_STATE_COMPLETED"
+
+
+def test_answers_are_gzip_compressed(serve: Callable[[str], Any]) -> None:
+    served = serve("quirks/gzip-compressed-answers")
+    gzip = {"Accept-Encoding": "gzip"}
+    card = served.http.get("/.well-known/agent-card.json", headers=gzip)
+    assert card.headers["content-encoding"] == "gzip" and card.json()["name"] == "agent behind a gzip middleware"
+    sent = served.http.post("/a2a", content=rpc_json("SendMessage", {"message": message()}), headers={**V1, **gzip})
+    assert sent.headers["content-encoding"] == "gzip"
+    assert sent.json()["result"]["task"]["status"]["state"] == "TASK_STATE_COMPLETED"
+    plain = served.http.get("/.well-known/agent-card.json", headers={"Accept-Encoding": "identity"})
+    assert "content-encoding" not in plain.headers and plain.json() == card.json()
+
+
+def test_only_the_exact_interface_url_answers(serve: Callable[[str], Any]) -> None:
+    served = serve("quirks/interface-url-trailing-slash")
+    body = rpc_json("SendMessage", {"message": message()})
+    assert served.http.post("/agent/api/jsonrpc", content=body, headers=V1).status_code == 404
+    ok = served.http.post("/agent/api/jsonrpc/", content=body, headers=V1).json()
+    assert ok["result"]["task"]["status"]["state"] == "TASK_STATE_COMPLETED"
+
+
+def test_rate_limited_first_call(serve: Callable[[str], Any]) -> None:
+    served = serve("quirks/rate-limited-429")
+    body = rpc_json("SendMessage", {"message": message()})
+    limited = served.http.post("/a2a", content=body, headers=V1)
+    assert limited.status_code == 429 and limited.headers["retry-after"] == "1" and "jsonrpc" not in limited.json()
+    again = served.http.post("/a2a", content=body, headers=V1).json()
+    assert again["result"]["task"]["status"]["state"] == "TASK_STATE_COMPLETED"
+
+
+def test_history_length_is_ignored(serve: Callable[[str], Any]) -> None:
+    served = serve("quirks/history-length-ignored")
+    asked = {"message": message(), "configuration": {"historyLength": 1}}
+    task = served.http.post("/a2a", content=rpc_json("SendMessage", asked), headers=V1).json()["result"]["task"]
+    assert task["status"]["state"] == "TASK_STATE_COMPLETED" and len(task["history"]) > 1
+    assert task["history"][0]["role"] == "ROLE_USER"
+    got = served.http.post("/a2a", content=rpc_json("GetTask", {"id": task["id"], "historyLength": 0}), headers=V1)
+    assert got.json()["result"]["history"] == task["history"]
+
+
+def test_empty_stream(serve: Callable[[str], Any]) -> None:
+    resp = _stream(serve("quirks/stream-empty-body"))
+    assert resp.status_code == 200 and resp.headers["content-type"].startswith("text/event-stream")
+    assert resp.content == b""

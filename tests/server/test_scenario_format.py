@@ -100,6 +100,7 @@ task:
   returns: stop
   advance: get_task
   history: false
+  history_length: honour
 behaviour:
   SendMessage:
     - when: {version: "1.0", binding: JSONRPC, method: SendMessage, message_id_prefix: dm-, text_contains: direct}
@@ -116,6 +117,10 @@ behaviour:
       reply: {error: {code: UnsupportedOperation, message: header matched}}
     - when: {has_task_id: true}
       reply: {error: {code: -31999, message: custom failure, http_status: 503}}
+    - when: {text_contains: modes, lacks: configuration.acceptedOutputModes}
+      reply: {error: {code: InvalidParams, message: say the modes}}
+    - when: {text_contains: tenancy, lacks: [tenant, metadata.team]}
+      reply: {error: {code: InvalidParams, message: say the tenant and team}}
     - when: {text_contains: error-name}
       reply: {error: TaskNotFound}
     - when: {text_contains: error-code}
@@ -153,7 +158,7 @@ behaviour:
           advance: {get_task: 2}
           history: true
     - when: {text_contains: task-never}
-      reply: {task: {returns: first, advance: never}}
+      reply: {task: {returns: first, advance: never, history: true, history_length: ignore}}
     - when: {text_contains: task-followed}
       reply: {task: {returns: first, advance: {get_task: 1, follow_ms: 1}}}
   ListTasks:
@@ -186,7 +191,7 @@ behaviour:
       reply: {stream: {error_after: 1, error: {code: -31999, message: boom}}}
     - when: {text_contains: stream-drop}
       reply: {stream: {drop_after: 1}}
-leniency: {missing_kind: true}
+leniency: {missing_kind: true, unknown_fields: ignore}
 auth: {bearer: secret-token, scope: extended_card}
 push: {allow: [0.0.0.0], probe_bad_credentials: true}
 limits:
@@ -232,6 +237,8 @@ auth:
 client:
   action: {webhook: true, webhook_auth: Basic, push_configs: true}
 push: {redeliver: true, reorder: true, foreign_task: true}
+leniency: {unknown_fields: refuse}
+gzip_min_bytes: 40
 expect: {result: message, text: "the whole text"}
 """
 
@@ -459,6 +466,35 @@ def test_spec_revision(serve: Callable[[str], Lab]) -> None:
     assert rpc.headers["content-type"] == "application/json" and result(rpc)
 
 
+def test_gzip_min_bytes(serve: Callable[[str], Lab]) -> None:
+    """`gzip_min_bytes`: a body of at least that many bytes goes out gzip-compressed where the request accepts gzip;
+    a smaller one, or one to a request that does not, goes out as it is."""
+    other = serve(OTHER)
+    card = other.http.get("/.well-known/agent.json", headers={"Accept-Encoding": "gzip"})
+    assert card.headers["content-encoding"] == "gzip" and card.json()["name"] == "raw agent"
+    assert card.headers["vary"] == "Accept-Encoding" and int(card.headers["content-length"]) != len(card.content)
+    plain = other.http.get("/.well-known/agent.json", headers={"Accept-Encoding": "identity"})
+    assert "content-encoding" not in plain.headers and plain.content == card.content
+    small = other.http.get("/.well-known/agent-card.json", headers={"Accept-Encoding": "gzip"})
+    assert small.status_code == 503 and "content-encoding" not in small.headers, "under 40 bytes"
+    assert "content-encoding" not in serve(MAIN).http.get("/.well-known/agent-card.json").headers, "not set: never"
+
+
+def test_unknown_request_fields(serve: Callable[[str], Lab]) -> None:
+    """`leniency.unknown_fields`: `ignore` lets a member no 1.0 proto message defines pass (§5.7); `refuse` answers
+    -32602 worded as protobuf's strict ProtoJSON parser words it, naming the member and where it is."""
+    extra = {"message": {**message("hi"), "parts": [{"text": "hi", "kind": "text"}]}, "futureField": 1}
+    assert "task" in result(serve(MAIN).rpc("SendMessage", extra)), "ignore"
+    other = serve(OTHER)
+    top = {"message": message("hi"), "futureField": 1}
+    refused = error(call(other, "SendMessage", top, authorization="Bearer other-token"))
+    assert refused["code"] == -32602 and 'has no field named "futureField"' in refused["message"], "refuse"
+    parts = error(call(other, "SendMessage", {"message": extra["message"]}, authorization="Bearer other-token"))
+    assert 'has no field named "kind" at "SendMessageRequest.message.parts[0]"' in parts["message"]
+    v03 = other.rpc("message/send", {"message": message03("hi"), "futureField": 1}, version=None)
+    assert v03.json()["error"]["code"] == -32601, "a 0.3 request is not judged by the 1.0 proto (this agent is 1.0)"
+
+
 def s_facts(s: Lab) -> dict[str, Any]:
     facts: dict[str, Any] = s.http.get("/_lab/scenario", headers=s.admin).json()
     return facts
@@ -554,7 +590,13 @@ def test_reply_tasks(serve: Callable[[str], Lab]) -> None:
     get = [result(s.rpc("GetTask", {"id": first["id"]})) for _ in range(2)]
     assert [t["status"]["state"] for t in get] == ["TASK_STATE_SUBMITTED", "TASK_STATE_WORKING"], "advance.get_task 2"
     assert get[1]["artifacts"] == [{"artifactId": "mid", "parts": [{"text": "partial task-first"}]}]
-    never = result(s.send("task-never"))["task"]
+    assert "history" not in result(s.rpc("GetTask", {"id": first["id"], "historyLength": 0})), "history_length: honour"
+    never = result(s.rpc("SendMessage", {"message": message("task-never"), "configuration": {"historyLength": 0}}))[
+        "task"
+    ]
+    assert [m["role"] for m in never["history"]] == ["ROLE_USER"], "history_length: ignore (0 asked, all sent)"
+    ignored = result(s.rpc("GetTask", {"id": never["id"], "historyLength": 0}))
+    assert len(ignored["history"]) == 1, "history_length: ignore on GetTask too"
     assert [result(s.rpc("GetTask", {"id": never["id"]}))["status"]["state"] for _ in range(3)] == [
         "TASK_STATE_SUBMITTED"
     ] * 3
@@ -583,6 +625,13 @@ def test_when_conditions_and_messages(serve: Callable[[str], Lab]) -> None:
     matched = error(call(s, "SendMessage", {"message": message("h")}, **{"x-lab-rule": "yes", "x-present": ""}))
     assert (matched["code"], matched["message"]) == (-32004, "header matched")
     assert "task" in result(call(s, "SendMessage", {"message": message("h")}, **{"x-lab-rule": "no", "x-present": "1"}))
+    modes = error(s.send("modes"))
+    assert modes["message"] == "say the modes", "lacks: a member absent"
+    told = s.rpc("SendMessage", {"message": message("modes"), "configuration": {"acceptedOutputModes": ["text/plain"]}})
+    assert "task" in result(told), "lacks: the member present"
+    assert error(s.rpc("SendMessage", {"message": message("tenancy"), "tenant": "t"}))["message"].endswith("team")
+    both = {"message": message("tenancy"), "tenant": "t", "metadata": {"team": "blue"}}
+    assert "task" in result(s.rpc("SendMessage", both)), "lacks: every member of the list present"
     follow = s.rpc("SendMessage", {"message": message("again", taskId="t-1")})
     assert error(follow, 503) == {"code": -31999, "message": "custom failure"}, "has_task_id; a code as written"
     named = error(s.send("error-name"))

@@ -530,7 +530,9 @@ class Client:
                     if isinstance(data, dict) and isinstance(data.get("error"), dict):
                         raise Failure(f"error {data['error'].get('code')}: {data['error'].get('message', '')}")
                     raise Failure("the stream answer is not an event stream")
+                received = 0
                 for data in self.sse(resp.iter_lines()):
+                    received += 1
                     if isinstance(data, dict) and isinstance(data.get("error"), dict):
                         if self.args.ignore_stream_errors:
                             continue
@@ -540,6 +542,8 @@ class Client:
                     ):
                         raise Failure("a stream event is not a JSON-RPC response")
                     fold.event(data.get("result") if isinstance(data, dict) else None, self.args.v1_events_only)
+                if not received and not self.args.sse_only:
+                    raise Failure("the stream ended before its first event (a task or a message, §3.1.2)")
         except httpx.TransportError as exc:
             if fold.events:
                 raise Dropped(f"{type(exc).__name__}: {exc}") from None
@@ -848,7 +852,10 @@ def main(argv: list[str]) -> int:
     )
     parser.add_argument("--naive-sse", action="store_true", help="defect: take every stream line for `data: <json>`")
     parser.add_argument(
-        "--sse-only", action="store_true", help="defect: parse any streaming answer as SSE, whatever its Content-Type"
+        "--sse-only",
+        action="store_true",
+        help="defect: parse any streaming answer as SSE, whatever its Content-Type, and take a stream that ends "
+        "without an event for a finished one",
     )
     parser.add_argument(
         "--lax-events",

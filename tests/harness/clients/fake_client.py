@@ -141,6 +141,18 @@ DEFECTS = {
         "after a dead end (-32601/-32009) on the last interface, retry its URL with the other version"
     ),
     # spec revisions (notes D3, D5)
+    "ignore-content-encoding": (
+        "offer gzip (httpx's default Accept-Encoding) but parse bodies as they came, without undoing Content-Encoding"
+    ),
+    "strip-trailing-slash": "normalise a JSON-RPC interface URL by stripping its trailing slash",
+    "history-reply": (
+        "ask for historyLength 1 and take the task's reply from its first history message (history[0]), trusting "
+        "the server to have kept only the latest"
+    ),
+    "wrapper-only": (
+        "read a 1.0 SendMessage result only by its `task` or `message` member (a 0.3 bare task with `kind` counts as "
+        "unreadable)"
+    ),
     "a2a-json-only": (
         "refuse an HTTP+JSON 1.0 answer that is not application/a2a+json (v1.0.1's SHOULD read as a MUST: a v1.0.0 "
         "server's application/json is unreadable)"
@@ -225,6 +237,23 @@ def unknown_members(card: dict[str, Any]) -> list[str]:
         value = card.get(key)
         found += [f"{key}.{k}" for k in (value if isinstance(value, dict) else {}) if k not in KNOWN_MEMBERS[key]]
     return found
+
+
+class KeptEncoding(httpx.BaseTransport):
+    """The `ignore-content-encoding` defect: answers reach the client with their Content-Encoding header dropped, so
+    httpx hands over the bytes as they came (gzip stays gzip), while the request still offers httpx's default
+    Accept-Encoding."""
+
+    def __init__(self, verify: ssl.SSLContext | bool) -> None:
+        self.inner = httpx.HTTPTransport(verify=verify)
+
+    def handle_request(self, request: httpx.Request) -> httpx.Response:
+        resp = self.inner.handle_request(request)
+        headers = [(k, v) for k, v in resp.headers.raw if k.lower() != b"content-encoding"]
+        return httpx.Response(resp.status_code, headers=headers, stream=resp.stream, extensions=resp.extensions)
+
+    def close(self) -> None:
+        self.inner.close()
 
 
 class CardProblem(Exception):
@@ -446,8 +475,13 @@ class Client:
         self.card_url = card_url
         self.base = card_url.split("/.well-known/", 1)[0]
         timeout = None if "no-timeout" in self.defects else 0.5 if "impatient" in self.defects else 5.0
+        verify = self.tls_verify()
         self.http = httpx.Client(
-            timeout=timeout, trust_env=False, headers={"User-Agent": USER_AGENT}, verify=self.tls_verify()
+            timeout=timeout,
+            trust_env=False,
+            headers={"User-Agent": USER_AGENT},
+            verify=verify,
+            transport=KeptEncoding(verify) if "ignore-content-encoding" in self.defects else None,
         )
         self.rpc_id = 0
         self.message_count = 0
@@ -500,7 +534,10 @@ class Client:
         if "card-origin" in self.defects or "credentials-to-card-origin" in self.defects:
             _, _, rest = iface["url"].partition("://")
             return self.base + "/" + rest.partition("/")[2].rstrip("/")
-        return iface["url"].rstrip("/")
+        # A JSON-RPC URL is the endpoint itself, trailing slash and all; an HTTP+JSON one is a base for the routes.
+        if iface["binding"] == "jsonrpc" and "strip-trailing-slash" not in self.defects:
+            return str(iface["url"])
+        return str(iface["url"]).rstrip("/")
 
     def tenant_of(self, iface: dict[str, Any]) -> str | None:
         if self.args.send_tenant:
@@ -680,7 +717,11 @@ class Client:
                 **({"taskId": task_id} if task_id else {}),
                 **({"contextId": context_id} if context_id else {}),
             }
-        body = {"message": self.last_message}
+        body: dict[str, Any] = {"message": self.last_message}
+        if self.args.accepted_output_modes:
+            body["configuration"] = {"acceptedOutputModes": ["text/plain", "application/json"]}
+        if "history-reply" in self.defects:
+            body["configuration"] = {**body.get("configuration", {}), "historyLength": 1}
         if iface["binding"] == "http+json":
             return self.rest(iface, "POST", "/message:stream" if stream else "/message:send", body)
         method = (
@@ -922,7 +963,10 @@ class Client:
             if resp.get("broken") and said["kind"] == "task" and task_id and self.short(said["state"]) not in STOPS:
                 return self.follow(iface, {"id": task_id, "status": {"state": said["state"]}}), None
             return said, None
-        answer = self.read(resp.get("result"))
+        result = resp.get("result")
+        if "wrapper-only" in self.defects and iface["version"] == "1.0" and isinstance(result, dict):
+            result = {k: result[k] for k in ("task", "message") if k in result}
+        answer = self.read(result)
         if answer is None:
             return self.failure("unreadable answer"), None
         kind, value = answer
@@ -940,7 +984,11 @@ class Client:
                 "state": None,
                 "text": " ".join(self.texts(value.get("parts") or value.get("content"))),
             }, None
-        return self.follow(iface, value), value
+        outcome = self.follow(iface, value)
+        history = value.get("history")
+        if "history-reply" in self.defects and isinstance(history, list) and history and isinstance(history[0], dict):
+            outcome = {**outcome, "text": " ".join(self.texts(history[0].get("parts") or history[0].get("content")))}
+        return outcome, value
 
     def failure(self, text: str) -> dict[str, Any]:
         if "assume-success" in self.defects:
@@ -1095,6 +1143,11 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--messages", type=int, default=1, help="messages to send (each with its own messageId)")
     parser.add_argument("--send-tenant", action="store_true", help='send tenant "intruder" whatever the interface says')
     parser.add_argument("--drop-tenant", action="store_true", help="never send the interface's tenant")
+    parser.add_argument(
+        "--accepted-output-modes",
+        action="store_true",
+        help="send configuration.acceptedOutputModes (text/plain, application/json) with every message",
+    )
     parser.add_argument(
         "--ignore-sigterm", action="store_true", help="with --defect hang: ignore SIGTERM (so does the child)"
     )
