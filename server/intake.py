@@ -4,7 +4,8 @@ through the same entry."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable
+import dataclasses
+from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -20,6 +21,7 @@ from .journal_record import AuthFacts, BodyTimeout, EndpointRef, Entry, EntryKin
 from .scenario import Endpoint, Reply
 from .state import LabState
 from .streams import Item
+from .style import Style
 
 
 @dataclass(slots=True)
@@ -45,6 +47,18 @@ class Exchange:
     body: bytes
     headers: dict[str, str]
     query: dict[str, str]
+    #: The scenario's `error_messages` (per code, the message a framework words that error with).
+    error_messages: Mapping[int, str] = dataclasses.field(default_factory=dict)
+    #: How the scenario writes its JSON answers (`style`).
+    style: Style = dataclasses.field(default_factory=Style)
+
+    def worded(self, err: A2AError) -> A2AError:
+        """The error as the scenario words it: its `error_messages` text (`{version}`: the version asked for)."""
+        text = self.error_messages.get(err.code)
+        if text is None:
+            return err
+        asked, _ = http.requested_version(self.headers, self.query)
+        return dataclasses.replace(err, message=text.replace("{version}", asked), field=None)
 
     def identify(self, op: Operation, version: Version) -> tuple[str, bool]:
         """Journal the operation a request was found to be; the version the client asked for (header or query)
@@ -62,9 +76,20 @@ class Exchange:
         reply: Reply | None = None,
         extra: list[tuple[str, str]] | None = None,
     ) -> None:
+        if reply is None or reply.raw_status is None:  # raw replies go out byte for byte
+            body = self.style.apply_body(body)
         await answer.send_body(
             self.scope, self.receive, self.send, self.entry, status, body, content_type, reply, extra
         )
+
+    def _styled_error(
+        self, render_error: Callable[[A2AError], tuple[Any, str | None]]
+    ) -> Callable[[A2AError], tuple[Any, str | None]]:
+        def styled(err: A2AError) -> tuple[Any, str | None]:
+            data, name = render_error(err)
+            return self.style.apply(data), name
+
+        return styled
 
     async def stream(
         self,
@@ -81,8 +106,8 @@ class Exchange:
             self.entry,
             state.journal,
             items,
-            render,
-            render_error,
+            lambda event: self.style.apply(render(event)),
+            self._styled_error(render_error),
             reply,
             state.scenario.limits,
         )
@@ -123,5 +148,7 @@ async def take(
         entry.body_timeout = BodyTimeout(exc.seconds, len(exc.received))
         err = A2AError(ErrorType.INVALID_REQUEST, http.timeout_message(exc))
         refusal = Refusal(err, 408, http.CLOSE, "DEADLINE_EXCEEDED")
-    exchange = Exchange(scope, receive, send, entry, body, http.headers_of(scope), http.query_of(scope))
+    scenario = state.scenario
+    headers, query = http.headers_of(scope), http.query_of(scope)
+    exchange = Exchange(scope, receive, send, entry, body, headers, query, scenario.error_messages, scenario.style)
     return exchange, refusal

@@ -69,6 +69,7 @@ from .scenario import (
     Tls,
     When,
 )
+from .style import Style
 
 #: Numbers beyond this are no use as seconds (and a YAML integer beyond it has no float value at all).
 _LARGEST = sys.float_info.max
@@ -107,6 +108,8 @@ FIELDS: dict[str, tuple[str, ...]] = {
         "checks",
         "expect",
         "tls",
+        "error_messages",
+        "style",
     ),
     "client": ("message", "action"),
     "client.action": tuple(ACTIONS),
@@ -178,7 +181,8 @@ FIELDS: dict[str, tuple[str, ...]] = {
         "bare_events",
     ),
     "reply.stream.error": ("code", "message"),
-    "leniency": ("missing_kind",),
+    "leniency": ("missing_kind", "any_content_type", "ignore_version", "minor_versions"),
+    "style": ("offset_timestamps", "sort_keys"),
     "auth": ("bearer", "scope", "credentials", "token_uses"),
     "auth.credentials": CREDENTIAL_KEYS,
     "push": ("allow", "probe_bad_credentials"),
@@ -899,7 +903,29 @@ def parse_with(r: _Reader, data: Any, scenario_id: str) -> Scenario:
         if "spec_revision" in top
         else DEFAULT_REVISION,
         tls=_tls(r, top["tls"]) if "tls" in top else None,
+        error_messages=_error_messages(r, top.get("error_messages", {})),
+        style=_style(r, top.get("style", {})),
+        lenient_content_type=r.boolean(leniency.get("any_content_type", False), "leniency.any_content_type"),
+        ignore_version=r.boolean(leniency.get("ignore_version", False), "leniency.ignore_version"),
+        lenient_minor=r.boolean(leniency.get("minor_versions", False), "leniency.minor_versions"),
     )
+
+
+def _style(r: _Reader, value: Any) -> Style:
+    style = r.mapping(value, "style", "style")
+    return Style(
+        offset_timestamps=r.boolean(style.get("offset_timestamps", False), "style.offset_timestamps"),
+        sort_keys=r.boolean(style.get("sort_keys", False), "style.sort_keys"),
+    )
+
+
+def _error_messages(r: _Reader, value: Any) -> dict[int, str]:
+    """`error_messages`: per error (name or code) the message every answer of it carries (a framework's wording)."""
+    out: dict[int, str] = {}
+    for key, text in r.mapping(value, "error_messages").items():
+        err, _ = r.error(key, f"error_messages.{key}", "reply.error")
+        out[err.code] = r.string(text, f"error_messages.{key}")
+    return out
 
 
 def parse(data: Any, scenario_id: str, source: str) -> Scenario:

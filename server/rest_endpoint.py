@@ -14,7 +14,7 @@ from a2a_lab.protocol.negotiation import negotiate
 from a2a_lab.protocol.revisions import SpecRevision
 from a2a_lab.protocol.versions import Version
 
-from . import dispatch, http, intake
+from . import dispatch, http, intake, leniency
 from .journal_record import Answer, EntryKind, RouteRef
 from .scenario import Endpoint, Reply
 from .state import LabState
@@ -35,6 +35,7 @@ async def _error(
     """An error answer. 1.0: a google.rpc.Status with the status the scenario's spec revision maps the error to, as
     that revision's media type (application/a2a+json in v1.0.1, application/json in v1.0.0: notes §11 D3, D5).
     0.3: the 0.3 SDKs' body as application/json."""
+    err = ex.worded(err)
     code, body = rest.error(err, version, revision)
     if status is not None:
         code = status
@@ -82,14 +83,14 @@ async def handle(
         return
     op, op_version, path_params, tenant = found
     ex.entry.route = RouteRef(verb, relative, path_params, tenant)
-    requested, given = ex.identify(op, op_version)
+    requested, given = leniency.version_asked(state.scenario, *ex.identify(op, op_version), op_version)
     refused = negotiate(requested, given, op_version, endpoint.versions, f"{verb} {relative}")
     if refused is not None:
         await _error(ex, refused, op_version, revision)
         return
     decoded: Any = {}
     if verb in BODY_VERBS and ex.body.strip():
-        if not http.is_json_type(ex.headers.get("content-type"), (JSON, A2A_JSON)):
+        if not leniency.content_type_ok(state.scenario, ex.headers.get("content-type"), (JSON, A2A_JSON)):
             err = A2AError(
                 ErrorType.CONTENT_TYPE_NOT_SUPPORTED,
                 f"Unsupported Content-Type {ex.headers.get('content-type')!r}; "
@@ -135,7 +136,7 @@ async def handle(
             return dispatch.with_unknown_fields(wire.event_out(event, form), reply.unknown_fields)
 
         def render_error(err: A2AError) -> tuple[Any, str | None]:
-            return rest.error(err, op_version, revision)[1], "error"
+            return rest.error(ex.worded(err), op_version, revision)[1], "error"
 
         await ex.stream(state, decision.events, render_event, render_error, reply)
         return

@@ -23,6 +23,7 @@ from a2a_lab.protocol.states import TaskState
 from a2a_lab.protocol.versions import Version
 
 from .placeholders import TEXT, occurrences
+from .style import Style
 
 DEFAULT_MESSAGE = "Hello from a2a-lab: what can you do?"
 DEFAULT_TIMEOUT = 20.0
@@ -439,6 +440,17 @@ class Scenario:
     spec_revision: SpecRevision = DEFAULT_REVISION
     #: Served over HTTPS, and how (None: plain HTTP).
     tls: Tls | None = None
+    #: Per error code, the message every answer of that error carries instead of a2a-lab's own (`{version}`: the
+    #: A2A version the request asked for), as a framework words it (personas).
+    error_messages: dict[int, str] = field(default_factory=dict)
+    #: How its JSON answers are written (timestamps, member order), as a framework writes them (personas).
+    style: Style = field(default_factory=Style)
+    #: Request bodies are read as JSON whatever their Content-Type says (`leniency.any_content_type`).
+    lenient_content_type: bool = False
+    #: The A2A-Version header is not read: each method is served in its own version (`leniency.ignore_version`).
+    ignore_version: bool = False
+    #: A version whose major a2a-lab speaks is read as that version, `1.1` as `1.0` (`leniency.minor_versions`).
+    lenient_minor: bool = False
 
     @property
     def group(self) -> str:

@@ -8,13 +8,15 @@ that matter, the body. `compare` normalises what must differ (generated ids, tim
 list of `Difference`s; `unexplained` drops the ones an allow-list of named `Accepted` differences covers and reports
 any allowance that no longer matches anything (an allow-list cannot go stale unnoticed).
 
-Normalisation: a string under an id key (`id`, `contextId`, `taskId`, `messageId`, `artifactId`) that this module did
-not send (its own ids start with `fid-`) becomes `<idN>`, numbered in order of first appearance (objects walked in
-sorted key order, so key order does not change the numbering); every occurrence of that string in the body text is
-replaced, so ids inside error messages are covered too. A `timestamp` becomes `<ts>` plus its shape (`.f` when it has
-a fraction, then its zone: `Z` or `+00:00`), so `...Z` and `...+00:00` still differ. Then two comparisons per body:
-`body` (the JSON values, order-insensitive) and `bytes` (the normalised text byte for byte: key order, separators,
-SSE framing); `bytes` is reported only when `body` agrees.
+Normalisation: a string of 16 characters or more under an id key (`id`, `contextId`, `taskId`, `messageId`,
+`artifactId`) that this module did not send (its own ids start with `fid-`) becomes `<id PROBE#N>`: the N-th new id
+of the answer to PROBE, where it first appeared (objects walked in sorted key order, so key order does not change
+the numbering; an id that comes back later, as a created task does in GetTask, keeps its name). Every occurrence of
+that string in the body text is replaced, so ids inside error messages are covered too; so is the peer's base URL.
+A `timestamp` becomes `<ts>` plus its shape (`.f` when it has a fraction, then its zone: `Z` or `+00:00`), so `...Z`
+and `...+00:00` still differ. Then two comparisons per body: `body` (the JSON values, order-insensitive) and `bytes`
+(the normalised text byte for byte: key order, separators, SSE framing); `bytes` is reported only when `body`
+agrees.
 """
 
 from __future__ import annotations
@@ -33,6 +35,8 @@ V10, V03 = "1.0", "0.3"
 PREFIX = "fid-"
 TEXT = "fidelity check"
 ID_KEYS = frozenset({"id", "contextId", "taskId", "messageId", "artifactId"})
+#: Shorter values under an id key are names someone chose (`"id": "echo"` of a skill), not generated ids.
+GENERATED_MIN = 16
 #: Headers whose value is compared; of the others (below the skipped ones) only presence is compared.
 VALUE_HEADERS = frozenset(
     {"content-type", "cache-control", "location", "allow", "a2a-version", "www-authenticate", "retry-after", "vary"}
@@ -377,9 +381,16 @@ def _timestamp_shape(value: str) -> str:
 class Normaliser:
     """One per peer, across its whole run, so an id keeps its token from answer to answer."""
 
-    def __init__(self) -> None:
+    def __init__(self, base_url: str) -> None:
+        self.base_url = base_url
         self.ids: dict[str, str] = {}
         self.stamps: dict[str, str] = {}
+        self.probe = ""
+        self.count = 0
+
+    def start(self, probe: str) -> None:
+        """New ids found from now on are named after this probe (so one divergence does not renumber the rest)."""
+        self.probe, self.count = probe, 0
 
     def _collect(self, value: Any) -> None:
         if isinstance(value, list):
@@ -388,8 +399,15 @@ class Normaliser:
         elif isinstance(value, dict):
             for key in sorted(value):
                 item = value[key]
-                if key in ID_KEYS and isinstance(item, str) and item and not item.startswith(PREFIX):
-                    self.ids.setdefault(item, f"<id{len(self.ids) + 1}>")
+                if (
+                    key in ID_KEYS
+                    and isinstance(item, str)
+                    and len(item) >= GENERATED_MIN
+                    and not item.startswith(PREFIX)
+                ):
+                    if item not in self.ids:
+                        self.count += 1
+                        self.ids[item] = f"<id {self.probe}#{self.count}>"
                 elif key == "timestamp" and isinstance(item, str):
                     self.stamps[item] = _timestamp_shape(item)
                 else:
@@ -400,7 +418,7 @@ class Normaliser:
             self._collect(value)
         for raw, token in sorted({**self.ids, **self.stamps}.items(), key=lambda kv: -len(kv[0])):
             text = text.replace(raw, token)
-        return text
+        return text.replace(self.base_url, "<base_url>")
 
 
 def parse_body(text: str, content_type: str) -> tuple[list[Any], Any]:
@@ -442,6 +460,7 @@ class Seen:
 
 
 def normalise(answer: Answer, norm: Normaliser) -> Seen:
+    norm.start(answer.probe)
     content_type = answer.headers.get("content-type", "")
     values, body = parse_body(answer.text, content_type)
     text = norm.text(answer.text, values)
@@ -449,16 +468,18 @@ def normalise(answer: Answer, norm: Normaliser) -> Seen:
     for name, value in answer.headers.items():
         if name in SKIPPED_HEADERS:
             continue
+        if name == "allow":  # a set: frameworks list it in any order (Starlette: set order, varies per run)
+            value = ", ".join(sorted(v.strip() for v in value.split(",")))
         headers[name] = value if name in VALUE_HEADERS else "<present>"
     return Seen(answer.status, headers, _normalise_value(body, norm), text)
 
 
-def compare(real: list[Answer], persona: list[Answer]) -> list[Difference]:
+def compare(real: Peer, real_answers: list[Answer], persona: Peer, persona_answers: list[Answer]) -> list[Difference]:
     """Every difference between the two runs of one request set, request by request."""
-    real_norm, persona_norm = Normaliser(), Normaliser()
-    by_name = {a.probe: a for a in persona}
+    real_norm, persona_norm = Normaliser(real.base_url), Normaliser(persona.base_url)
+    by_name = {a.probe: a for a in persona_answers}
     out: list[Difference] = []
-    for answer in real:
+    for answer in real_answers:
         mine = by_name.get(answer.probe)
         if mine is None:
             out.append(Difference(answer.probe, "missing", answer.status, None))
@@ -506,6 +527,6 @@ class Outcome:
 def run(http: httpx.Client, real: Peer, persona: Peer, probes: Callable[[Peer], list[Probe]] = request_set) -> Outcome:
     """The real server's request set against both peers; how many answers were identical, and every difference."""
     chosen = probes(real)
-    differences = compare(exchange(http, real, chosen), exchange(http, persona, chosen))
+    differences = compare(real, exchange(http, real, chosen), persona, exchange(http, persona, chosen))
     differing = {d.probe for d in differences}
     return Outcome(len(chosen), len(chosen) - len(differing), differences)

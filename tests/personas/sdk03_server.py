@@ -1,3 +1,5 @@
+# mypy: ignore-errors
+# (Run by the sdk03 venv's Python against a2a-sdk 0.3.26; the type checker here sees a2a-sdk 1.3.0.)
 """The genuine a2a-sdk 0.3.26 server around the simple echo agent: run by the sdk03 venv's Python (not importable
 here: 0.3 and 1.3 cannot share an environment). Binds loopback port 0, prints `PORT <n>` once it listens, serves
 until killed. Its default app (A2AStarletteApplication): the card at both well-known paths, JSON-RPC 0.3 at `/`."""
@@ -5,7 +7,7 @@ until killed. Its default app (A2AStarletteApplication): the card at both well-k
 from __future__ import annotations
 
 import socket
-import sys
+from datetime import UTC, datetime
 
 import uvicorn
 from a2a.server.agent_execution import AgentExecutor, RequestContext
@@ -24,7 +26,8 @@ class EchoExecutor(AgentExecutor):
         task = Task(
             id=context.task_id,
             context_id=context.context_id,
-            status=TaskStatus(state=TaskState.submitted),
+            # optional field; the 1.3 echo agent (and a2a-lab) sets it, written as TaskUpdater writes its own
+            status=TaskStatus(state=TaskState.submitted, timestamp=datetime.now(UTC).isoformat()),
             history=[context.message],
         )
         await event_queue.enqueue_event(task)
@@ -68,4 +71,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    main()

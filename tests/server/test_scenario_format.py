@@ -297,7 +297,22 @@ tls: {{certificate: {certificate}, client_certificate: {str(client_certificate).
 
 TLS = {kind.value: served_over_tls(kind.value) for kind in ServerCertificate}
 MUTUAL_TLS = served_over_tls("valid", client_certificate=True)
-ALL_SCENARIOS = [MAIN, OTHER, PATHS, GRPC, *SIGNED.values(), *TLS.values(), MUTUAL_TLS]
+#: A framework's wording of errors (the personas' `error_messages`).
+WORDED = (
+    """\
+title: Worded errors
+description: Errors in another framework's words.
+spec: A2A 1.0 (test)
+card:
+"""
+    + CARD
+    + """\
+error_messages:
+  TaskNotFound: Task not found
+  -32009: "A2A version '{version}' is not supported by this handler. Expected version '1.0'."
+"""
+)
+ALL_SCENARIOS = [MAIN, OTHER, PATHS, GRPC, WORDED, *SIGNED.values(), *TLS.values(), MUTUAL_TLS]
 
 
 # ==================================================================================== the documentation
@@ -430,6 +445,20 @@ def test_spec_revision(serve: Callable[[str], Lab]) -> None:
 def s_facts(s: Lab) -> dict[str, Any]:
     facts: dict[str, Any] = s.http.get("/_lab/scenario", headers=s.admin).json()
     return facts
+
+
+def test_error_messages(serve: Callable[[str], Lab]) -> None:
+    """Every answer of a listed error carries the scenario's message, on either binding; others keep a2a-lab's."""
+    s = serve(WORDED)
+    missing = error(call(s, "GetTask", {"id": "nope"}))
+    assert (missing["code"], missing["message"]) == (-32001, "Task not found")
+    assert missing["data"][0]["reason"] == "TASK_NOT_FOUND"  # the ErrorInfo stays
+    on_rest = s.http.get(f"{REST_PATH}/tasks/nope", headers=V1)
+    assert (on_rest.status_code, on_rest.json()["error"]["message"]) == (404, "Task not found")
+    version = error(call(s, "GetTask", {"id": "nope"}, **{"A2A-Version": "2.0"}))
+    assert version["message"] == "A2A version '2.0' is not supported by this handler. Expected version '1.0'."
+    unlisted = error(call(s, "NoSuchMethod", {}))
+    assert unlisted["code"] == -32601 and "NoSuchMethod" in unlisted["message"]
 
 
 def test_card_options(serve: Callable[[str], Lab]) -> None:

@@ -1,0 +1,52 @@
+"""How a scenario's JSON answers are written where a framework writes them its own way (personas): timestamps with
+`+00:00` instead of `Z`, object members in sorted order. Applied to every JSON answer of the A2A endpoints (unary
+bodies and stream events; raw replies and the card are sent as written)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from a2a_lab.protocol import jsontext
+
+
+@dataclass(frozen=True)
+class Style:
+    #: Timestamps end in `+00:00` (Python's datetime.isoformat) instead of `Z`.
+    offset_timestamps: bool = False
+    #: Every object's members in sorted order (pydantic/json.dumps(sort_keys=True) as some SDKs send them).
+    sort_keys: bool = False
+
+    @property
+    def plain(self) -> bool:
+        return not (self.offset_timestamps or self.sort_keys)
+
+    def apply(self, value: Any) -> Any:
+        if self.plain:
+            return value
+        return self._walk(value)
+
+    def apply_body(self, body: bytes) -> bytes:
+        """A JSON body restyled; anything that is not JSON is sent as it is."""
+        if self.plain:
+            return body
+        try:
+            value = jsontext.loads(body)
+        except ValueError:
+            return body
+        return jsontext.dumps(self._walk(value))
+
+    def _walk(self, value: Any) -> Any:
+        if isinstance(value, list):
+            return [self._walk(v) for v in value]
+        if not isinstance(value, dict):
+            return value
+        keys = sorted(value) if self.sort_keys else list(value)
+        out: dict[str, Any] = {}
+        for key in keys:
+            item = value[key]
+            if key == "timestamp" and self.offset_timestamps and isinstance(item, str) and item.endswith("Z"):
+                out[key] = item[:-1] + "+00:00"
+            else:
+                out[key] = self._walk(item)
+        return out
