@@ -53,12 +53,13 @@ class Exchange:
     style: Style = dataclasses.field(default_factory=Style)
 
     def worded(self, err: A2AError) -> A2AError:
-        """The error as the scenario words it: its `error_messages` text (`{version}`: the version asked for)."""
+        """The error as the scenario words it: its `error_messages` text (`{version}`: the version asked for), with
+        no field and no ErrorInfo metadata of a2a-lab's own (the framework's carry none)."""
         text = self.error_messages.get(err.code)
         if text is None:
             return err
         asked, _ = http.requested_version(self.headers, self.query)
-        return dataclasses.replace(err, message=text.replace("{version}", asked), field=None)
+        return dataclasses.replace(err, message=text.replace("{version}", asked), field=None, metadata={})
 
     def identify(self, op: Operation, version: Version) -> tuple[str, bool]:
         """Journal the operation a request was found to be; the version the client asked for (header or query)

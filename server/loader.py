@@ -182,7 +182,7 @@ FIELDS: dict[str, tuple[str, ...]] = {
     ),
     "reply.stream.error": ("code", "message"),
     "leniency": ("missing_kind", "any_content_type", "ignore_version", "minor_versions"),
-    "style": ("offset_timestamps", "sort_keys"),
+    "style": ("offset_timestamps", "sort_keys", "json_errors"),
     "auth": ("bearer", "scope", "credentials", "token_uses"),
     "auth.credentials": CREDENTIAL_KEYS,
     "push": ("allow", "probe_bad_credentials"),
@@ -916,6 +916,7 @@ def _style(r: _Reader, value: Any) -> Style:
     return Style(
         offset_timestamps=r.boolean(style.get("offset_timestamps", False), "style.offset_timestamps"),
         sort_keys=r.boolean(style.get("sort_keys", False), "style.sort_keys"),
+        json_errors=r.boolean(style.get("json_errors", False), "style.json_errors"),
     )
 
 

@@ -1,6 +1,6 @@
 """How a scenario's JSON answers are written where a framework writes them its own way (personas): timestamps with
-`+00:00` instead of `Z`, object members in sorted order. Applied to every JSON answer of the A2A endpoints (unary
-bodies and stream events; raw replies and the card are sent as written)."""
+`+00:00` instead of `Z`, object members in sorted order, HTTP+JSON errors as application/json. Applied to every JSON
+answer of the A2A endpoints (unary bodies and stream events; raw replies and the card are sent as written)."""
 
 from __future__ import annotations
 
@@ -16,6 +16,9 @@ class Style:
     offset_timestamps: bool = False
     #: Every object's members in sorted order (pydantic/json.dumps(sort_keys=True) as some SDKs send them).
     sort_keys: bool = False
+    #: HTTP+JSON error answers are `application/json` whatever the spec revision says for the binding's answers
+    #: (a2a-sdk 1.3 answers successes as application/a2a+json, errors as application/json).
+    json_errors: bool = False
 
     @property
     def plain(self) -> bool:

@@ -310,9 +310,22 @@ card:
 error_messages:
   TaskNotFound: Task not found
   -32009: "A2A version '{version}' is not supported by this handler. Expected version '1.0'."
+style: {offset_timestamps: true, sort_keys: true, json_errors: true}
+leniency: {any_content_type: true, minor_versions: true}
 """
 )
-ALL_SCENARIOS = [MAIN, OTHER, PATHS, GRPC, WORDED, *SIGNED.values(), *TLS.values(), MUTUAL_TLS]
+#: A server that predates A2A-Version (a2a-sdk 0.3.26).
+UNVERSIONED = """\
+title: No version header
+description: A 0.3 server that never reads A2A-Version.
+spec: A2A 0.3 (test)
+card:
+  object: {name: old, description: old, url: "{base_url}/rpc", version: "1", protocolVersion: "0.3.0"}
+endpoints:
+  - {path: /rpc, binding: JSONRPC, versions: ["0.3"]}
+leniency: {ignore_version: true}
+"""
+ALL_SCENARIOS = [MAIN, OTHER, PATHS, GRPC, WORDED, UNVERSIONED, *SIGNED.values(), *TLS.values(), MUTUAL_TLS]
 
 
 # ==================================================================================== the documentation
@@ -459,6 +472,35 @@ def test_error_messages(serve: Callable[[str], Lab]) -> None:
     assert version["message"] == "A2A version '2.0' is not supported by this handler. Expected version '1.0'."
     unlisted = error(call(s, "NoSuchMethod", {}))
     assert unlisted["code"] == -32601 and "NoSuchMethod" in unlisted["message"]
+
+
+def test_ignore_version(serve: Callable[[str], Lab]) -> None:
+    """`leniency.ignore_version`: a 0.3 method with `A2A-Version: 1.0` is served as 0.3, not refused."""
+    s = serve(UNVERSIONED)
+    body = {"jsonrpc": "2.0", "id": 1, "method": "message/send", "params": {"message": message03("old")}}
+    answered = s.http.post(RPC_PATH, json=body, headers=V1)
+    assert answered.json()["result"]["kind"] == "task", answered.text
+
+
+def test_style_and_version_leniency(serve: Callable[[str], Lab]) -> None:
+    """`style`: offset timestamps, sorted members, HTTP+JSON errors as application/json; `leniency`: any
+    Content-Type read as JSON, A2A-Version 1.1 read as 1.0."""
+    s = serve(WORDED)
+    sent = call(s, "SendMessage", {"message": message("styled")}, **{"A2A-Version": "1.1"})
+    assert sent.status_code == 200 and "error" not in sent.json(), sent.text
+    assert list(sent.json()) == ["id", "jsonrpc", "result"]
+    task = sent.json()["result"]["task"]
+    assert list(task) == sorted(task) and task["status"]["timestamp"].endswith("+00:00")
+    plain = s.http.post(
+        RPC_PATH,
+        content=json.dumps({"jsonrpc": "2.0", "id": 2, "method": "GetTask", "params": {"id": task["id"]}}),
+        headers={**V1, "content-type": "text/plain"},
+    )
+    assert plain.json()["result"]["id"] == task["id"]
+    refused = s.http.get(f"{REST_PATH}/tasks/nope", headers=V1)
+    assert (refused.status_code, refused.headers["content-type"]) == (404, "application/json")
+    ok = s.http.get(f"{REST_PATH}/tasks/{task['id']}", headers=V1)
+    assert ok.headers["content-type"] == "application/a2a+json"
 
 
 def test_card_options(serve: Callable[[str], Lab]) -> None:
