@@ -3,7 +3,7 @@ interface the same outcome (PASS, FAIL, NON-STRICT, SKIPPED), with the same inte
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from contextlib import AbstractContextManager
 from typing import Any
 
