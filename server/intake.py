@@ -111,6 +111,7 @@ class Exchange:
             self._styled_error(render_error),
             reply,
             state.scenario.limits,
+            self.style.python_json_events,
         )
 
 

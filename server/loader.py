@@ -182,7 +182,7 @@ FIELDS: dict[str, tuple[str, ...]] = {
     ),
     "reply.stream.error": ("code", "message"),
     "leniency": ("missing_kind", "any_content_type", "ignore_version", "minor_versions"),
-    "style": ("offset_timestamps", "sort_keys", "json_errors"),
+    "style": ("offset_timestamps", "sort_keys", "json_errors", "python_json_events", "member_order"),
     "auth": ("bearer", "scope", "credentials", "token_uses"),
     "auth.credentials": CREDENTIAL_KEYS,
     "push": ("allow", "probe_bad_credentials"),
@@ -917,7 +917,15 @@ def _style(r: _Reader, value: Any) -> Style:
         offset_timestamps=r.boolean(style.get("offset_timestamps", False), "style.offset_timestamps"),
         sort_keys=r.boolean(style.get("sort_keys", False), "style.sort_keys"),
         json_errors=r.boolean(style.get("json_errors", False), "style.json_errors"),
+        python_json_events=r.boolean(style.get("python_json_events", False), "style.python_json_events"),
+        member_order=_member_order(r, style.get("member_order", [])),
     )
+
+
+def _member_order(r: _Reader, value: Any) -> tuple[tuple[str, ...], ...]:
+    if not isinstance(value, list):
+        raise r.fail("style.member_order", "expected a list of member lists", "e.g. [[id, contextId, status]]")
+    return tuple(r.strings(order, f"style.member_order[{i}]", "member names") for i, order in enumerate(value))
 
 
 def _error_messages(r: _Reader, value: Any) -> dict[int, str]:

@@ -19,10 +19,16 @@ class Style:
     #: HTTP+JSON error answers are `application/json` whatever the spec revision says for the binding's answers
     #: (a2a-sdk 1.3 answers successes as application/a2a+json, errors as application/json).
     json_errors: bool = False
+    #: Stream events written by Python's json.dumps defaults (`, ` and `: ` separators), as sse-starlette servers
+    #: that dump their events with the standard library send them.
+    python_json_events: bool = False
+    #: Member orders: an object whose members all appear in one of these lists (the first such) is written in that
+    #: list's order, e.g. protobuf's field order (Task: id, contextId, status, artifacts, history, metadata).
+    member_order: tuple[tuple[str, ...], ...] = ()
 
     @property
     def plain(self) -> bool:
-        return not (self.offset_timestamps or self.sort_keys)
+        return not (self.offset_timestamps or self.sort_keys or self.member_order)
 
     def apply(self, value: Any) -> Any:
         if self.plain:
@@ -39,12 +45,18 @@ class Style:
             return body
         return jsontext.dumps(self._walk(value))
 
+    def _ordered(self, keys: list[str]) -> list[str]:
+        for order in self.member_order:
+            if all(k in order for k in keys):
+                return sorted(keys, key=order.index)
+        return keys
+
     def _walk(self, value: Any) -> Any:
         if isinstance(value, list):
             return [self._walk(v) for v in value]
         if not isinstance(value, dict):
             return value
-        keys = sorted(value) if self.sort_keys else list(value)
+        keys = sorted(value) if self.sort_keys else self._ordered(list(value))
         out: dict[str, Any] = {}
         for key in keys:
             item = value[key]

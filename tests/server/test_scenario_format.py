@@ -320,10 +320,17 @@ title: No version header
 description: A 0.3 server that never reads A2A-Version.
 spec: A2A 0.3 (test)
 card:
-  object: {name: old, description: old, url: "{base_url}/rpc", version: "1", protocolVersion: "0.3.0"}
+  object:
+    {name: old, description: old, url: "{base_url}/rpc", version: "1", protocolVersion: "0.3.0",
+     capabilities: {streaming: true}}
 endpoints:
   - {path: /rpc, binding: JSONRPC, versions: ["0.3"]}
 leniency: {ignore_version: true}
+style:
+  python_json_events: true
+  member_order:
+    - [result, error, id, jsonrpc]
+    - [timestamp, state]
 """
 ALL_SCENARIOS = [MAIN, OTHER, PATHS, GRPC, WORDED, UNVERSIONED, *SIGNED.values(), *TLS.values(), MUTUAL_TLS]
 
@@ -480,6 +487,15 @@ def test_ignore_version(serve: Callable[[str], Lab]) -> None:
     body = {"jsonrpc": "2.0", "id": 1, "method": "message/send", "params": {"message": message03("old")}}
     answered = s.http.post(RPC_PATH, json=body, headers=V1)
     assert answered.json()["result"]["kind"] == "task", answered.text
+    # style.member_order: the envelope and an object whose members all appear in a list, in that list's order
+    assert list(answered.json()) == ["result", "id", "jsonrpc"]
+    assert list(answered.json()["result"]["status"]) == ["timestamp", "state"]
+    assert next(iter(answered.json()["result"])) == "kind"  # not all its members are in a list: a2a-lab's order
+    body["method"] = "message/stream"
+    with s.http.stream("POST", RPC_PATH, json=body, headers={"Accept": "text/event-stream"}) as streamed:
+        text = streamed.read().decode()
+    # style.python_json_events: `, ` and `: ` separators (json.dumps defaults)
+    assert 'data: {"result": {' in text and '"jsonrpc": "2.0"}' in text, text
 
 
 def test_style_and_version_leniency(serve: Callable[[str], Lab]) -> None:
