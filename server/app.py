@@ -204,6 +204,12 @@ class ScenarioApp:
                 scope, receive, send, entry, 408, http.dumps(status), "application/json", extra=http.CLOSE
             )
             return
+        page = self.scenario.not_found
+        if page is not None:
+            await answer.send_body(
+                scope, receive, send, entry, page.status, page.body, page.content_type, None, list(page.headers)
+            )
+            return
         served = [
             f"{e.binding.value} {', '.join(v.value for v in e.versions)} at {e.path}" for e in self.scenario.endpoints
         ]

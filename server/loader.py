@@ -110,6 +110,7 @@ FIELDS: dict[str, tuple[str, ...]] = {
         "tls",
         "error_messages",
         "style",
+        "not_found",
     ),
     "client": ("message", "action"),
     "client.action": tuple(ACTIONS),
@@ -905,6 +906,7 @@ def parse_with(r: _Reader, data: Any, scenario_id: str) -> Scenario:
         tls=_tls(r, top["tls"]) if "tls" in top else None,
         error_messages=_error_messages(r, top.get("error_messages", {})),
         style=_style(r, top.get("style", {})),
+        not_found=_not_found(r, top["not_found"]) if "not_found" in top else None,
         lenient_content_type=r.boolean(leniency.get("any_content_type", False), "leniency.any_content_type"),
         ignore_version=r.boolean(leniency.get("ignore_version", False), "leniency.ignore_version"),
         lenient_minor=r.boolean(leniency.get("minor_versions", False), "leniency.minor_versions"),
@@ -920,6 +922,12 @@ def _style(r: _Reader, value: Any) -> Style:
         python_json_events=r.boolean(style.get("python_json_events", False), "style.python_json_events"),
         member_order=_member_order(r, style.get("member_order", [])),
     )
+
+
+def _not_found(r: _Reader, value: Any) -> CardPath:
+    if not isinstance(value, dict):
+        raise r.fail("not_found", "expected a mapping", "e.g. {status: 404, body: Not Found, content_type: text/plain}")
+    return _card_path(r, value, "not_found", "not_found", CardPathMode.RAW)
 
 
 def _member_order(r: _Reader, value: Any) -> tuple[tuple[str, ...], ...]:

@@ -70,7 +70,11 @@ async def handle(
     found = operations.match_route(verb, relative, endpoint.versions)
     if found is None:
         allowed = operations.path_exists(relative, endpoint.versions)
-        if allowed:
+        page = state.scenario.not_found
+        if page is not None:  # the framework's own page, for an unknown route and a wrong method alike
+            ex.entry.unmatched = not allowed
+            await ex.answer(page.status, page.body, page.content_type, None, list(page.headers))
+        elif allowed:
             err = A2AError(ErrorType.METHOD_NOT_FOUND, f"{verb} is not allowed on {relative}; use {', '.join(allowed)}")
             await _error(ex, err, default_version, revision, status=405)
         else:

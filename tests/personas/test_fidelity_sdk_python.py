@@ -20,9 +20,10 @@ from .sdk03 import sdk03_server
 from .sdk13 import BINDINGS as SDK13_BINDINGS
 from .sdk13 import sdk13_server
 
-#: Starlette's own answers where no route matches: the plain-text 404/405 pages (and, on the 1.3 app whose JSON-RPC
-#: route is `/`, a 307 to the path with a slash). a2a-lab answers unmatched requests with a JSON error naming what
-#: it serves, which is what a client author debugging a wrong URL needs; no A2A client reads these pages.
+#: Starlette's own answers where no route matches. The personas' `not_found` gives its plain-text 404 page; what stays
+#: different: a wrong method on the card path (0.3.26: 405 `Method Not Allowed` with `Allow: GET, HEAD`; 1.3: a 404
+#: page), the 1.3 app's 307 to an unknown path plus a slash (its JSON-RPC route is `/`), and the 1.3 0.3-compat's
+#: missing DELETE push-config route. a2a-lab's card path answers 405 JSON, its endpoints serve that DELETE.
 FRAMEWORK_PAGES = "framework 404/405 pages"
 
 ACCEPTED_13 = [
@@ -36,15 +37,8 @@ ACCEPTED_13 = [
     ),
     Accepted(
         FRAMEWORK_PAGES,
-        "Starlette answers unmatched paths and methods itself (see FRAMEWORK_PAGES); the 0.3 REST compat has no "
-        "DELETE route for push configs, so that is a 404 page too.",
-        (
-            "card agent-card.json POST",
-            "unknown path",
-            "rest* unknown-route",
-            "rest* wrong-http-method",
-            "rest0.3 push-delete",
-        ),
+        "Starlette's own answers the persona's `not_found` page does not cover (see FRAMEWORK_PAGES).",
+        ("card agent-card.json POST", "unknown path", "rest0.3 push-delete"),
     ),
     Accepted(
         "card Last-Modified",
@@ -149,8 +143,8 @@ ACCEPTED_13 = [
 ACCEPTED_03 = [
     Accepted(
         FRAMEWORK_PAGES,
-        "Starlette answers unmatched paths (404) and methods (405, Allow: GET, HEAD) itself (see FRAMEWORK_PAGES).",
-        ("card agent-card.json POST", "unknown path"),
+        "Starlette's 405 page for a wrong method on the card path (see FRAMEWORK_PAGES).",
+        ("card agent-card.json POST",),
     ),
     Accepted(
         "terminal subscribe answered as a stream",
@@ -201,7 +195,7 @@ def test_persona_a2a_sdk_python_13_answers_as_the_real_server(serve: Callable, h
         outcome = _check(http, real, Peer("persona", served.url, SDK13_BINDINGS), ACCEPTED_13)
     assert outcome.requests == len(fidelity.request_set(real)) > 80
     # no fewer answers match than today (identical; the same JSON, members in another order)
-    assert outcome.identical >= 41 and outcome.same_content >= 48, (outcome.identical, outcome.same_content)
+    assert outcome.identical >= 45 and outcome.same_content >= 52, (outcome.identical, outcome.same_content)
 
 
 def test_persona_a2a_sdk_python_03_answers_as_the_real_server(serve: Callable, http: httpx.Client) -> None:
@@ -209,4 +203,4 @@ def test_persona_a2a_sdk_python_03_answers_as_the_real_server(serve: Callable, h
     with sdk03_server() as real:
         outcome = _check(http, real, Peer("persona", served.url, SDK03_BINDINGS), ACCEPTED_03)
     assert outcome.requests == len(fidelity.request_set(real)) > 25
-    assert outcome.identical >= 20, outcome.identical  # no fewer answers match than today
+    assert outcome.identical >= 21, outcome.identical  # no fewer answers match than today

@@ -312,6 +312,7 @@ error_messages:
   -32009: "A2A version '{version}' is not supported by this handler. Expected version '1.0'."
 style: {offset_timestamps: true, sort_keys: true, json_errors: true}
 leniency: {any_content_type: true, minor_versions: true}
+not_found: {status: 404, body: Not Found, content_type: text/plain; charset=utf-8}
 """
 )
 #: A server that predates A2A-Version (a2a-sdk 0.3.26).
@@ -517,6 +518,14 @@ def test_style_and_version_leniency(serve: Callable[[str], Lab]) -> None:
     assert (refused.status_code, refused.headers["content-type"]) == (404, "application/json")
     ok = s.http.get(f"{REST_PATH}/tasks/{task['id']}", headers=V1)
     assert ok.headers["content-type"] == "application/a2a+json"
+    # not_found: the framework's page for an unknown path, an unknown HTTP+JSON route and a wrong method
+    for method, path in (("GET", "/nowhere"), ("GET", f"{REST_PATH}/nowhere"), ("GET", f"{REST_PATH}/message:send")):
+        page = s.http.request(method, path, headers=V1)
+        assert (page.status_code, page.headers["content-type"], page.text) == (
+            404,
+            "text/plain; charset=utf-8",
+            "Not Found",
+        ), path
 
 
 def test_card_options(serve: Callable[[str], Lab]) -> None:
