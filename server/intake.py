@@ -49,8 +49,16 @@ class Exchange:
     query: dict[str, str]
     #: The scenario's `error_messages` (per code, the message a framework words that error with).
     error_messages: Mapping[int, str] = dataclasses.field(default_factory=dict)
-    #: How the scenario writes its JSON answers (`style`).
+    #: How the scenario writes its JSON answers (`style`; see `styled` for this request's).
     style: Style = dataclasses.field(default_factory=Style)
+
+    @property
+    def styled(self) -> Style:
+        """The style of this request's answers: its interface's (`style.interfaces`) once the operation is known."""
+        endpoint, version = self.entry.endpoint, self.entry.version
+        if endpoint is None or version is None:
+            return self.style
+        return self.style.of(f"{endpoint.binding.value} {version.value}")
 
     def worded(self, err: A2AError) -> A2AError:
         """The error as the scenario words it: its `error_messages` text (`{version}`: the version asked for), with
@@ -78,7 +86,7 @@ class Exchange:
         extra: list[tuple[str, str]] | None = None,
     ) -> None:
         if reply is None or reply.raw_status is None:  # raw replies go out byte for byte
-            body = self.style.apply_body(body)
+            body = self.styled.apply_body(body)
         await answer.send_body(
             self.scope, self.receive, self.send, self.entry, status, body, content_type, reply, extra
         )
@@ -88,7 +96,7 @@ class Exchange:
     ) -> Callable[[A2AError], tuple[Any, str | None]]:
         def styled(err: A2AError) -> tuple[Any, str | None]:
             data, name = render_error(err)
-            return self.style.apply(data), name
+            return self.styled.apply(data), name
 
         return styled
 
@@ -107,11 +115,11 @@ class Exchange:
             self.entry,
             state.journal,
             items,
-            lambda event: self.style.apply(render(event)),
+            lambda event: self.styled.apply(render(event)),
             self._styled_error(render_error),
             reply,
             state.scenario.limits,
-            self.style.python_json_events,
+            self.styled.python_json_events,
         )
 
 

@@ -183,7 +183,15 @@ FIELDS: dict[str, tuple[str, ...]] = {
     ),
     "reply.stream.error": ("code", "message"),
     "leniency": ("missing_kind", "any_content_type", "ignore_version", "minor_versions"),
-    "style": ("offset_timestamps", "sort_keys", "json_errors", "python_json_events", "member_order"),
+    "style": (
+        "offset_timestamps",
+        "sort_keys",
+        "json_errors",
+        "python_json_events",
+        "member_order",
+        "null_error_data",
+        "interfaces",
+    ),
     "auth": ("bearer", "scope", "credentials", "token_uses"),
     "auth.credentials": CREDENTIAL_KEYS,
     "push": ("allow", "probe_bad_credentials"),
@@ -913,14 +921,27 @@ def parse_with(r: _Reader, data: Any, scenario_id: str) -> Scenario:
     )
 
 
-def _style(r: _Reader, value: Any) -> Style:
-    style = r.mapping(value, "style", "style")
+def _style(r: _Reader, value: Any, path: str = "style", nested: bool = True) -> Style:
+    style = r.mapping(value, path, "style")
+    interfaces: dict[str, Style] = {}
+    if "interfaces" in style:
+        if not nested:
+            raise r.fail(f"{path}.interfaces", "an interface's style has no interfaces of its own")
+        for name, own in r.mapping(style["interfaces"], f"{path}.interfaces").items():
+            where = f"{path}.interfaces.{name}"
+            binding_name, _, version_name = str(name).partition(" ")
+            binding, version = r.binding(binding_name, where), versions.to_known(version_name)
+            if version is None:
+                raise r.fail(where, "expected a binding and a version", "e.g. JSONRPC 0.3")
+            interfaces[f"{binding.value} {version.value}"] = _style(r, own, where, nested=False)
     return Style(
-        offset_timestamps=r.boolean(style.get("offset_timestamps", False), "style.offset_timestamps"),
-        sort_keys=r.boolean(style.get("sort_keys", False), "style.sort_keys"),
-        json_errors=r.boolean(style.get("json_errors", False), "style.json_errors"),
-        python_json_events=r.boolean(style.get("python_json_events", False), "style.python_json_events"),
-        member_order=_member_order(r, style.get("member_order", [])),
+        offset_timestamps=r.boolean(style.get("offset_timestamps", False), f"{path}.offset_timestamps"),
+        sort_keys=r.boolean(style.get("sort_keys", False), f"{path}.sort_keys"),
+        json_errors=r.boolean(style.get("json_errors", False), f"{path}.json_errors"),
+        python_json_events=r.boolean(style.get("python_json_events", False), f"{path}.python_json_events"),
+        member_order=_member_order(r, style.get("member_order", []), f"{path}.member_order"),
+        null_error_data=r.boolean(style.get("null_error_data", False), f"{path}.null_error_data"),
+        interfaces=interfaces,
     )
 
 
@@ -930,10 +951,10 @@ def _not_found(r: _Reader, value: Any) -> CardPath:
     return _card_path(r, value, "not_found", "not_found", CardPathMode.RAW)
 
 
-def _member_order(r: _Reader, value: Any) -> tuple[tuple[str, ...], ...]:
+def _member_order(r: _Reader, value: Any, path: str) -> tuple[tuple[str, ...], ...]:
     if not isinstance(value, list):
-        raise r.fail("style.member_order", "expected a list of member lists", "e.g. [[id, contextId, status]]")
-    return tuple(r.strings(order, f"style.member_order[{i}]", "member names") for i, order in enumerate(value))
+        raise r.fail(path, "expected a list of member lists", "e.g. [[id, contextId, status]]")
+    return tuple(r.strings(order, f"{path}[{i}]", "member names") for i, order in enumerate(value))
 
 
 def _error_messages(r: _Reader, value: Any) -> dict[int, str]:

@@ -45,7 +45,7 @@ async def _error(
     if reply is not None and reply.error_http_status:
         code = reply.error_http_status
     ex.entry.answer = Answer.error(err.code)
-    media_type = JSON if ex.style.json_errors else rest.media_type(version, revision)
+    media_type = JSON if ex.styled.json_errors else rest.media_type(version, revision)
     await ex.answer(code, http.dumps(body), media_type, reply, extra)
 
 

@@ -4,7 +4,7 @@ answer of the A2A endpoints (unary bodies and stream events; raw replies and the
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from a2a_lab.protocol import jsontext
@@ -25,14 +25,24 @@ class Style:
     #: Member orders: an object whose members all appear in one of these lists (the first such) is written in that
     #: list's order, e.g. protobuf's field order (Task: id, contextId, status, artifacts, history, metadata).
     member_order: tuple[tuple[str, ...], ...] = ()
+    #: A JSON-RPC error without `data` is written with `data: null` (pydantic's dump of an unset field).
+    null_error_data: bool = False
+    #: Per interface (`JSONRPC 0.3`: binding and version), the style of its answers instead of this one.
+    interfaces: dict[str, Style] = field(default_factory=dict)
+
+    def of(self, interface: str | None) -> Style:
+        """The style of one interface's answers (`JSONRPC 0.3`); None (not known yet): this one."""
+        return self.interfaces.get(interface, self) if interface is not None else self
 
     @property
     def plain(self) -> bool:
-        return not (self.offset_timestamps or self.sort_keys or self.member_order)
+        return not (self.offset_timestamps or self.sort_keys or self.member_order or self.null_error_data)
 
     def apply(self, value: Any) -> Any:
         if self.plain:
             return value
+        if self.null_error_data and isinstance(value, dict) and isinstance(value.get("error"), dict):
+            value = {**value, "error": {"data": None, **value["error"]}}
         return self._walk(value)
 
     def apply_body(self, body: bytes) -> bytes:
@@ -43,20 +53,21 @@ class Style:
             value = jsontext.loads(body)
         except ValueError:
             return body
-        return jsontext.dumps(self._walk(value))
+        return jsontext.dumps(self.apply(value))
 
     def _ordered(self, keys: list[str]) -> list[str]:
+        """A member order that names every member wins; else sorted (`sort_keys`) or as they are."""
         for order in self.member_order:
             if all(k in order for k in keys):
                 return sorted(keys, key=order.index)
-        return keys
+        return sorted(keys) if self.sort_keys else keys
 
     def _walk(self, value: Any) -> Any:
         if isinstance(value, list):
             return [self._walk(v) for v in value]
         if not isinstance(value, dict):
             return value
-        keys = sorted(value) if self.sort_keys else self._ordered(list(value))
+        keys = self._ordered(list(value))
         out: dict[str, Any] = {}
         for key in keys:
             item = value[key]

@@ -328,10 +328,12 @@ endpoints:
   - {path: /rpc, binding: JSONRPC, versions: ["0.3"]}
 leniency: {ignore_version: true}
 style:
-  python_json_events: true
-  member_order:
-    - [result, error, id, jsonrpc]
-    - [timestamp, state]
+  member_order: [[result, error, id, jsonrpc]]
+  interfaces:
+    JSONRPC 0.3:
+      python_json_events: true
+      null_error_data: true
+      member_order: [[jsonrpc, id, error], [timestamp, state]]
 """
 ALL_SCENARIOS = [MAIN, OTHER, PATHS, GRPC, WORDED, UNVERSIONED, *SIGNED.values(), *TLS.values(), MUTUAL_TLS]
 
@@ -488,15 +490,20 @@ def test_ignore_version(serve: Callable[[str], Lab]) -> None:
     body = {"jsonrpc": "2.0", "id": 1, "method": "message/send", "params": {"message": message03("old")}}
     answered = s.http.post(RPC_PATH, json=body, headers=V1)
     assert answered.json()["result"]["kind"] == "task", answered.text
-    # style.member_order: the envelope and an object whose members all appear in a list, in that list's order
-    assert list(answered.json()) == ["result", "id", "jsonrpc"]
+    # style.interfaces: the 0.3 JSON-RPC answers have their own style. Its member_order: an object whose members
+    # all appear in a list is written in that list's order; others keep a2a-lab's.
     assert list(answered.json()["result"]["status"]) == ["timestamp", "state"]
-    assert next(iter(answered.json()["result"])) == "kind"  # not all its members are in a list: a2a-lab's order
+    assert next(iter(answered.json()["result"])) == "kind"
+    missing = s.http.post(RPC_PATH, json={"jsonrpc": "2.0", "id": 3, "method": "tasks/get", "params": {"id": "x"}})
+    assert list(missing.json()) == ["jsonrpc", "id", "error"] and missing.json()["error"]["data"] is None
+    # a request that cannot be read has no interface yet: the outer style
+    unread = s.http.post(RPC_PATH, content=b"{", headers={"content-type": "application/json"})
+    assert list(unread.json()) == ["error", "id", "jsonrpc"] and "data" not in unread.json()["error"]
     body["method"] = "message/stream"
     with s.http.stream("POST", RPC_PATH, json=body, headers={"Accept": "text/event-stream"}) as streamed:
         text = streamed.read().decode()
     # style.python_json_events: `, ` and `: ` separators (json.dumps defaults)
-    assert 'data: {"result": {' in text and '"jsonrpc": "2.0"}' in text, text
+    assert 'data: {"jsonrpc": "2.0", "id": 1, "result": {' in text, text
 
 
 def test_style_and_version_leniency(serve: Callable[[str], Lab]) -> None:
