@@ -19,7 +19,7 @@ from .grpc_host import GrpcHost
 from .guard import AdminGuard
 from .journal_record import BodyTimeout, EntryKind
 from .push import PushSender
-from .scenario import Endpoint, Scenario
+from .scenario import Endpoint, Scenario, not_found_body
 from .state import LabState
 
 log = logging.getLogger("a2a_lab.server")
@@ -207,7 +207,15 @@ class ScenarioApp:
         page = self.scenario.not_found
         if page is not None:
             await answer.send_body(
-                scope, receive, send, entry, page.status, page.body, page.content_type, None, list(page.headers)
+                scope,
+                receive,
+                send,
+                entry,
+                page.status,
+                not_found_body(page, scope["method"], scope["path"]),
+                page.content_type,
+                None,
+                list(page.headers),
             )
             return
         served = [

@@ -16,7 +16,7 @@ from a2a_lab.protocol.versions import Version
 
 from . import dispatch, http, intake, leniency
 from .journal_record import Answer, EntryKind, RouteRef
-from .scenario import Endpoint, Reply
+from .scenario import Endpoint, Reply, not_found_body
 from .state import LabState
 
 BODY_VERBS = ("POST", "PUT", "PATCH")
@@ -73,7 +73,8 @@ async def handle(
         page = state.scenario.not_found
         if page is not None:  # the framework's own page, for an unknown route and a wrong method alike
             ex.entry.unmatched = not allowed
-            await ex.answer(page.status, page.body, page.content_type, None, list(page.headers))
+            body = not_found_body(page, verb, scope["path"])
+            await ex.answer(page.status, body, page.content_type, None, list(page.headers))
         elif allowed:
             err = A2AError(ErrorType.METHOD_NOT_FOUND, f"{verb} is not allowed on {relative}; use {', '.join(allowed)}")
             await _error(ex, err, default_version, revision, status=405)
