@@ -73,8 +73,11 @@ async def send_stream(
     render_error: Callable[[A2AError], tuple[Any, str | None]],
     reply: Reply,
     limits: Limits,
+    python_json: bool = False,
 ) -> None:
-    """An SSE stream (sse-starlette). Each `data:` line is recorded in the journal as it is sent.
+    """An SSE stream (sse-starlette). Each `data:` line is recorded in the journal as it is sent. `python_json`: each
+    event's JSON as Python's json.dumps writes it by default (`, ` and `: ` separators, non-ASCII escaped), as
+    servers built on the standard library send theirs.
 
     A stream that has nothing to send for limits.stream_idle_seconds is closed (journaled `closed: idle`), after a
     comment saying why: an idle subscriber holds one of limits.streams only that long. Keep-alive comments go out
@@ -84,6 +87,7 @@ async def send_stream(
         await _send_ndjson(scope, receive, send, entry, items, render, render_error, reply)
         return
     indent = 2 if reply.stream.framing is StreamFraming.SSE_MULTILINE else None
+    text_of = (lambda value: json.dumps(value)) if python_json else (lambda value: _text(value, indent))
     events: list[SentEvent] = []
     journaled = entry.response = Response(200, EVENT_STREAM, stream=True)
     entry.events = events
@@ -118,9 +122,11 @@ async def send_stream(
                 if isinstance(item, StreamError):
                     data, name = render_error(item.error)
                     events.append(SentEvent(journal.offset(), SentKind.ERROR, value=data, event=name))
-                    yield ServerSentEvent(data=jsontext.dumps(data).decode(), event=name)
+                    yield ServerSentEvent(
+                        data=json.dumps(data) if python_json else jsontext.dumps(data).decode(), event=name
+                    )
                     break
-                text = _text(render(item), indent)
+                text = text_of(render(item))
                 # the text sent, not live objects that change later
                 events.append(SentEvent(journal.offset(), SentKind.DATA, text))
                 entry.grow(EVENT_OVERHEAD + len(text))

@@ -20,7 +20,7 @@ from .grpc_host import GrpcHost
 from .guard import AdminGuard
 from .journal_record import BodyTimeout, EntryKind
 from .push import PushSender
-from .scenario import Endpoint, Scenario
+from .scenario import Endpoint, Scenario, not_found_body
 from .state import LabState
 
 log = logging.getLogger("a2a_lab.server")
@@ -213,6 +213,20 @@ class ScenarioApp:
             status = {"error": {"code": 408, "status": "DEADLINE_EXCEEDED", "message": http.timeout_message(late)}}
             await answer.send_body(
                 scope, receive, send, entry, 408, http.dumps(status), "application/json", extra=http.CLOSE
+            )
+            return
+        page = self.scenario.not_found
+        if page is not None:
+            await answer.send_body(
+                scope,
+                receive,
+                send,
+                entry,
+                page.status,
+                not_found_body(page, scope["method"], scope["path"]),
+                page.content_type,
+                None,
+                list(page.headers),
             )
             return
         served = [

@@ -4,7 +4,8 @@ through the same entry."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable
+import dataclasses
+from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -20,6 +21,7 @@ from .journal_record import AuthFacts, BodyTimeout, EndpointRef, Entry, EntryKin
 from .scenario import Endpoint, Reply
 from .state import LabState
 from .streams import Item
+from .style import Style
 
 
 @dataclass(slots=True)
@@ -45,6 +47,27 @@ class Exchange:
     body: bytes
     headers: dict[str, str]
     query: dict[str, str]
+    #: The scenario's `error_messages` (per code, the message a framework words that error with).
+    error_messages: Mapping[int, str] = dataclasses.field(default_factory=dict)
+    #: How the scenario writes its JSON answers (`style`; see `styled` for this request's).
+    style: Style = dataclasses.field(default_factory=Style)
+
+    @property
+    def styled(self) -> Style:
+        """The style of this request's answers: its interface's (`style.interfaces`) once the operation is known."""
+        endpoint, version = self.entry.endpoint, self.entry.version
+        if endpoint is None or version is None:
+            return self.style
+        return self.style.of(f"{endpoint.binding.value} {version.value}")
+
+    def worded(self, err: A2AError) -> A2AError:
+        """The error as the scenario words it: its `error_messages` text (`{version}`: the version asked for), with
+        no field and no ErrorInfo metadata of a2a-lab's own (the framework's carry none)."""
+        text = self.error_messages.get(err.code)
+        if text is None:
+            return err
+        asked, _ = http.requested_version(self.headers, self.query)
+        return dataclasses.replace(err, message=text.replace("{version}", asked), field=None, metadata={})
 
     def identify(self, op: Operation, version: Version) -> tuple[str, bool]:
         """Journal the operation a request was found to be; the version the client asked for (header or query)
@@ -62,9 +85,20 @@ class Exchange:
         reply: Reply | None = None,
         extra: list[tuple[str, str]] | None = None,
     ) -> None:
+        if reply is None or reply.raw_status is None:  # raw replies go out byte for byte
+            body = self.styled.apply_body(body)
         await answer.send_body(
             self.scope, self.receive, self.send, self.entry, status, body, content_type, reply, extra
         )
+
+    def _styled_error(
+        self, render_error: Callable[[A2AError], tuple[Any, str | None]]
+    ) -> Callable[[A2AError], tuple[Any, str | None]]:
+        def styled(err: A2AError) -> tuple[Any, str | None]:
+            data, name = render_error(err)
+            return self.styled.apply(data), name
+
+        return styled
 
     async def stream(
         self,
@@ -81,10 +115,11 @@ class Exchange:
             self.entry,
             state.journal,
             items,
-            render,
-            render_error,
+            lambda event: self.styled.apply(render(event)),
+            self._styled_error(render_error),
             reply,
             state.scenario.limits,
+            self.styled.python_json_events,
         )
 
 
@@ -123,5 +158,7 @@ async def take(
         entry.body_timeout = BodyTimeout(exc.seconds, len(exc.received))
         err = A2AError(ErrorType.INVALID_REQUEST, http.timeout_message(exc))
         refusal = Refusal(err, 408, http.CLOSE, "DEADLINE_EXCEEDED")
-    exchange = Exchange(scope, receive, send, entry, body, http.headers_of(scope), http.query_of(scope))
+    scenario = state.scenario
+    headers, query = http.headers_of(scope), http.query_of(scope)
+    exchange = Exchange(scope, receive, send, entry, body, headers, query, scenario.error_messages, scenario.style)
     return exchange, refusal

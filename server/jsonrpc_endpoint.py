@@ -13,7 +13,7 @@ from a2a_lab.protocol.forms import Form
 from a2a_lab.protocol.negotiation import negotiate
 from a2a_lab.protocol.versions import Version
 
-from . import dispatch, http, intake
+from . import dispatch, http, intake, leniency
 from .journal_record import Answer, EntryKind, RpcRef
 from .scenario import Endpoint, Envelope, EnvelopeId, Reply
 from .state import LabState
@@ -48,6 +48,7 @@ async def _error(
     status: int = 200,
     extra: list[tuple[str, str]] | None = None,
 ) -> None:
+    err = ex.worded(err)
     body = jsonrpc.error(req_id, err, version)
     if reply is not None:
         body = _with_envelope(body, reply.envelope, req_id)
@@ -67,7 +68,7 @@ async def handle(
         problem = A2AError(ErrorType.INVALID_REQUEST, f"JSON-RPC requests are POSTed; got {scope['method']}")
         await _error(ex, None, problem, default_version, status=405)
         return
-    if not http.is_json_type(ex.headers.get("content-type"), (JSON,)):
+    if not leniency.content_type_ok(state.scenario, ex.headers.get("content-type"), (JSON,)):
         problem = A2AError(
             ErrorType.CONTENT_TYPE_NOT_SUPPORTED,
             f"Unsupported Content-Type {ex.headers.get('content-type')!r}; JSON-RPC requests use application/json",
@@ -97,7 +98,7 @@ async def handle(
         await _error(ex, request.id, problem, default_version)
         return
     op, op_version = found
-    requested, given = ex.identify(op, op_version)
+    requested, given = leniency.version_asked(state.scenario, *ex.identify(op, op_version), op_version)
     if op_version not in endpoint.versions:
         served = ", ".join(v.value for v in endpoint.versions)
         problem = A2AError(
@@ -149,7 +150,7 @@ async def render(
             return _with_envelope(jsonrpc.result(req_id, value), reply.envelope, req_id)
 
         def render_error(err: A2AError) -> tuple[Any, str | None]:
-            return jsonrpc.error(req_id, err, version), None
+            return jsonrpc.error(req_id, ex.worded(err), version), None
 
         await ex.stream(state, decision.events, render_event, render_error, reply)
         return

@@ -73,6 +73,7 @@ from .scenario import (
     UnknownFields,
     When,
 )
+from .style import Style
 
 #: Numbers beyond this are no use as seconds (and a YAML integer beyond it has no float value at all).
 _LARGEST = sys.float_info.max
@@ -113,6 +114,9 @@ FIELDS: dict[str, tuple[str, ...]] = {
         "tls",
         "matrix",
         "gzip_min_bytes",
+        "error_messages",
+        "style",
+        "not_found",
     ),
     "matrix": ("version", "binding", "exclude", "let", "overlay"),
     "client": ("message", "action"),
@@ -186,7 +190,16 @@ FIELDS: dict[str, tuple[str, ...]] = {
         "bare_events",
     ),
     "reply.stream.error": ("code", "message"),
-    "leniency": ("missing_kind", "unknown_fields"),
+    "leniency": ("missing_kind", "unknown_fields", "any_content_type", "ignore_version", "minor_versions"),
+    "style": (
+        "offset_timestamps",
+        "sort_keys",
+        "json_errors",
+        "python_json_events",
+        "member_order",
+        "null_error_data",
+        "interfaces",
+    ),
     "auth": ("bearer", "scope", "credentials", "token_uses"),
     "auth.credentials": CREDENTIAL_KEYS,
     "push": ("allow", "probe_bad_credentials", "redeliver", "reorder", "foreign_task"),
@@ -941,7 +954,58 @@ def parse_with(r: _Reader, data: Any, scenario_id: str) -> Scenario:
         if "spec_revision" in top
         else DEFAULT_REVISION,
         tls=_tls(r, top["tls"]) if "tls" in top else None,
+        error_messages=_error_messages(r, top.get("error_messages", {})),
+        style=_style(r, top.get("style", {})),
+        not_found=_not_found(r, top["not_found"]) if "not_found" in top else None,
+        lenient_content_type=r.boolean(leniency.get("any_content_type", False), "leniency.any_content_type"),
+        ignore_version=r.boolean(leniency.get("ignore_version", False), "leniency.ignore_version"),
+        lenient_minor=r.boolean(leniency.get("minor_versions", False), "leniency.minor_versions"),
     )
+
+
+def _style(r: _Reader, value: Any, path: str = "style", nested: bool = True) -> Style:
+    style = r.mapping(value, path, "style")
+    interfaces: dict[str, Style] = {}
+    if "interfaces" in style:
+        if not nested:
+            raise r.fail(f"{path}.interfaces", "an interface's style has no interfaces of its own")
+        for name, own in r.mapping(style["interfaces"], f"{path}.interfaces").items():
+            where = f"{path}.interfaces.{name}"
+            binding_name, _, version_name = str(name).partition(" ")
+            binding, version = r.binding(binding_name, where), versions.to_known(version_name)
+            if version is None:
+                raise r.fail(where, "expected a binding and a version", "e.g. JSONRPC 0.3")
+            interfaces[f"{binding.value} {version.value}"] = _style(r, own, where, nested=False)
+    return Style(
+        offset_timestamps=r.boolean(style.get("offset_timestamps", False), f"{path}.offset_timestamps"),
+        sort_keys=r.boolean(style.get("sort_keys", False), f"{path}.sort_keys"),
+        json_errors=r.boolean(style.get("json_errors", False), f"{path}.json_errors"),
+        python_json_events=r.boolean(style.get("python_json_events", False), f"{path}.python_json_events"),
+        member_order=_member_order(r, style.get("member_order", []), f"{path}.member_order"),
+        null_error_data=r.boolean(style.get("null_error_data", False), f"{path}.null_error_data"),
+        interfaces=interfaces,
+    )
+
+
+def _not_found(r: _Reader, value: Any) -> CardPath:
+    if not isinstance(value, dict):
+        raise r.fail("not_found", "expected a mapping", "e.g. {status: 404, body: Not Found, content_type: text/plain}")
+    return _card_path(r, value, "not_found", "not_found", CardPathMode.RAW)
+
+
+def _member_order(r: _Reader, value: Any, path: str) -> tuple[tuple[str, ...], ...]:
+    if not isinstance(value, list):
+        raise r.fail(path, "expected a list of member lists", "e.g. [[id, contextId, status]]")
+    return tuple(r.strings(order, f"{path}[{i}]", "member names") for i, order in enumerate(value))
+
+
+def _error_messages(r: _Reader, value: Any) -> dict[int, str]:
+    """`error_messages`: per error (name or code) the message every answer of it carries (a framework's wording)."""
+    out: dict[int, str] = {}
+    for key, text in r.mapping(value, "error_messages").items():
+        err, _ = r.error(key, f"error_messages.{key}", "reply.error")
+        out[err.code] = r.string(text, f"error_messages.{key}")
+    return out
 
 
 def parse(data: Any, scenario_id: str, source: str) -> Scenario:

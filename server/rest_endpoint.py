@@ -14,9 +14,9 @@ from a2a_lab.protocol.negotiation import negotiate
 from a2a_lab.protocol.revisions import SpecRevision
 from a2a_lab.protocol.versions import Version
 
-from . import dispatch, http, intake
+from . import dispatch, http, intake, leniency
 from .journal_record import Answer, EntryKind, RouteRef
-from .scenario import Endpoint, Reply
+from .scenario import Endpoint, Reply, not_found_body
 from .state import LabState
 
 BODY_VERBS = ("POST", "PUT", "PATCH")
@@ -35,6 +35,7 @@ async def _error(
     """An error answer. 1.0: a google.rpc.Status with the status the scenario's spec revision maps the error to, as
     that revision's media type (application/a2a+json in v1.0.1, application/json in v1.0.0: notes §11 D3, D5).
     0.3: the 0.3 SDKs' body as application/json."""
+    err = ex.worded(err)
     code, body = rest.error(err, version, revision)
     if status is not None:
         code = status
@@ -44,7 +45,8 @@ async def _error(
     if reply is not None and reply.error_http_status:
         code = reply.error_http_status
     ex.entry.answer = Answer.error(err.code)
-    await ex.answer(code, http.dumps(body), rest.media_type(version, revision), reply, extra)
+    media_type = JSON if ex.styled.json_errors else rest.media_type(version, revision)
+    await ex.answer(code, http.dumps(body), media_type, reply, extra)
 
 
 async def handle(
@@ -68,7 +70,12 @@ async def handle(
     found = operations.match_route(verb, relative, endpoint.versions)
     if found is None:
         allowed = operations.path_exists(relative, endpoint.versions)
-        if allowed:
+        page = state.scenario.not_found
+        if page is not None:  # the framework's own page, for an unknown route and a wrong method alike
+            ex.entry.unmatched = not allowed
+            body = not_found_body(page, verb, scope["path"])
+            await ex.answer(page.status, body, page.content_type, None, list(page.headers))
+        elif allowed:
             err = A2AError(ErrorType.METHOD_NOT_FOUND, f"{verb} is not allowed on {relative}; use {', '.join(allowed)}")
             await _error(ex, err, default_version, revision, status=405)
         else:
@@ -82,14 +89,14 @@ async def handle(
         return
     op, op_version, path_params, tenant = found
     ex.entry.route = RouteRef(verb, relative, path_params, tenant)
-    requested, given = ex.identify(op, op_version)
+    requested, given = leniency.version_asked(state.scenario, *ex.identify(op, op_version), op_version)
     refused = negotiate(requested, given, op_version, endpoint.versions, f"{verb} {relative}")
     if refused is not None:
         await _error(ex, refused, op_version, revision)
         return
     decoded: Any = {}
     if verb in BODY_VERBS and ex.body.strip():
-        if not http.is_json_type(ex.headers.get("content-type"), (JSON, A2A_JSON)):
+        if not leniency.content_type_ok(state.scenario, ex.headers.get("content-type"), (JSON, A2A_JSON)):
             err = A2AError(
                 ErrorType.CONTENT_TYPE_NOT_SUPPORTED,
                 f"Unsupported Content-Type {ex.headers.get('content-type')!r}; "
@@ -136,7 +143,7 @@ async def handle(
             return dispatch.with_unknown_fields(wire.event_out(event, form), reply.unknown_fields)
 
         def render_error(err: A2AError) -> tuple[Any, str | None]:
-            return rest.error(err, op_version, revision)[1], "error"
+            return rest.error(ex.worded(err), op_version, revision)[1], "error"
 
         await ex.stream(state, decision.events, render_event, render_error, reply)
         return

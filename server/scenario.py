@@ -23,6 +23,7 @@ from a2a_lab.protocol.states import TaskState
 from a2a_lab.protocol.versions import Version
 
 from .placeholders import TEXT, occurrences
+from .style import Style
 
 DEFAULT_MESSAGE = "Hello from a2a-lab: what can you do?"
 DEFAULT_TIMEOUT = 20.0
@@ -271,6 +272,11 @@ class CardPath:
     headers: tuple[tuple[str, str], ...] = ()
 
 
+def not_found_body(page: CardPath, method: str, path: str) -> bytes:
+    """A `not_found` page's body for one request: `{method}` and `{path}` filled in (frameworks name them)."""
+    return page.body.replace(b"{method}", method.encode()).replace(b"{path}", path.encode())
+
+
 @dataclass(frozen=True)
 class CardSigning:
     """Sign the served card (§8.4) with a test key; optionally break it afterwards."""
@@ -487,6 +493,20 @@ class Scenario:
     #: Compress every plain answer (the card included) of at least this many bytes with gzip where the request's
     #: Accept-Encoding names gzip, as Starlette's GZipMiddleware does (None: never).
     gzip_min_bytes: int | None = None
+    #: Per error code, the message every answer of that error carries instead of a2a-lab's own (`{version}`: the
+    #: A2A version the request asked for), as a framework words it (personas).
+    error_messages: dict[int, str] = field(default_factory=dict)
+    #: How its JSON answers are written (timestamps, member order), as a framework writes them (personas).
+    style: Style = field(default_factory=Style)
+    #: What a request nothing serves answers (an unknown path; an HTTP+JSON endpoint's unknown route or method), as a
+    #: framework's own page; None: a2a-lab's JSON error naming what is served.
+    not_found: CardPath | None = None
+    #: Request bodies are read as JSON whatever their Content-Type says (`leniency.any_content_type`).
+    lenient_content_type: bool = False
+    #: The A2A-Version header is not read: each method is served in its own version (`leniency.ignore_version`).
+    ignore_version: bool = False
+    #: A version whose major a2a-lab speaks is read as that version, `1.1` as `1.0` (`leniency.minor_versions`).
+    lenient_minor: bool = False
 
     @property
     def group(self) -> str:

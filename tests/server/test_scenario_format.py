@@ -333,7 +333,45 @@ card:
 behaviour:
   SendMessage: {reply: {message: "over {binding} in {version}"}}
 """
-ALL_SCENARIOS = [MAIN, OTHER, PATHS, GRPC, *SIGNED.values(), *TLS.values(), MUTUAL_TLS, FAMILY]
+#: A framework's wording of errors (the personas' `error_messages`).
+WORDED = (
+    """\
+title: Worded errors
+description: Errors in another framework's words.
+spec: A2A 1.0 (test)
+card:
+"""
+    + CARD
+    + """\
+error_messages:
+  TaskNotFound: Task not found
+  -32009: "A2A version '{version}' is not supported by this handler. Expected version '1.0'."
+style: {offset_timestamps: true, sort_keys: true, json_errors: true}
+leniency: {any_content_type: true, minor_versions: true}
+not_found: {status: 404, body: "Not Found: {method} {path}", content_type: text/plain; charset=utf-8}
+"""
+)
+#: A server that predates A2A-Version (a2a-sdk 0.3.26).
+UNVERSIONED = """\
+title: No version header
+description: A 0.3 server that never reads A2A-Version.
+spec: A2A 0.3 (test)
+card:
+  object:
+    {name: old, description: old, url: "{base_url}/rpc", version: "1", protocolVersion: "0.3.0",
+     capabilities: {streaming: true}}
+endpoints:
+  - {path: /rpc, binding: JSONRPC, versions: ["0.3"]}
+leniency: {ignore_version: true}
+style:
+  member_order: [[result, error, id, jsonrpc]]
+  interfaces:
+    JSONRPC 0.3:
+      python_json_events: true
+      null_error_data: true
+      member_order: [[jsonrpc, id, error], [timestamp, state]]
+"""
+ALL_SCENARIOS = [MAIN, OTHER, PATHS, GRPC, WORDED, UNVERSIONED, *SIGNED.values(), *TLS.values(), MUTUAL_TLS, FAMILY]
 
 
 # ==================================================================================== the documentation
@@ -498,6 +536,71 @@ def test_unknown_request_fields(serve: Callable[[str], Lab]) -> None:
 def s_facts(s: Lab) -> dict[str, Any]:
     facts: dict[str, Any] = s.http.get("/_lab/scenario", headers=s.admin).json()
     return facts
+
+
+def test_error_messages(serve: Callable[[str], Lab]) -> None:
+    """Every answer of a listed error carries the scenario's message, on either binding; others keep a2a-lab's."""
+    s = serve(WORDED)
+    missing = error(call(s, "GetTask", {"id": "nope"}))
+    assert (missing["code"], missing["message"]) == (-32001, "Task not found")
+    assert missing["data"][0]["reason"] == "TASK_NOT_FOUND"  # the ErrorInfo stays
+    on_rest = s.http.get(f"{REST_PATH}/tasks/nope", headers=V1)
+    assert (on_rest.status_code, on_rest.json()["error"]["message"]) == (404, "Task not found")
+    version = error(call(s, "GetTask", {"id": "nope"}, **{"A2A-Version": "2.0"}))
+    assert version["message"] == "A2A version '2.0' is not supported by this handler. Expected version '1.0'."
+    unlisted = error(call(s, "NoSuchMethod", {}))
+    assert unlisted["code"] == -32601 and "NoSuchMethod" in unlisted["message"]
+
+
+def test_ignore_version(serve: Callable[[str], Lab]) -> None:
+    """`leniency.ignore_version`: a 0.3 method with `A2A-Version: 1.0` is served as 0.3, not refused."""
+    s = serve(UNVERSIONED)
+    body = {"jsonrpc": "2.0", "id": 1, "method": "message/send", "params": {"message": message03("old")}}
+    answered = s.http.post(RPC_PATH, json=body, headers=V1)
+    assert answered.json()["result"]["kind"] == "task", answered.text
+    # style.interfaces: the 0.3 JSON-RPC answers have their own style. Its member_order: an object whose members
+    # all appear in a list is written in that list's order; others keep a2a-lab's.
+    assert list(answered.json()["result"]["status"]) == ["timestamp", "state"]
+    assert next(iter(answered.json()["result"])) == "kind"
+    missing = s.http.post(RPC_PATH, json={"jsonrpc": "2.0", "id": 3, "method": "tasks/get", "params": {"id": "x"}})
+    assert list(missing.json()) == ["jsonrpc", "id", "error"] and missing.json()["error"]["data"] is None
+    # a request that cannot be read has no interface yet: the outer style
+    unread = s.http.post(RPC_PATH, content=b"{", headers={"content-type": "application/json"})
+    assert list(unread.json()) == ["error", "id", "jsonrpc"] and "data" not in unread.json()["error"]
+    body["method"] = "message/stream"
+    with s.http.stream("POST", RPC_PATH, json=body, headers={"Accept": "text/event-stream"}) as streamed:
+        text = streamed.read().decode()
+    # style.python_json_events: `, ` and `: ` separators (json.dumps defaults)
+    assert 'data: {"jsonrpc": "2.0", "id": 1, "result": {' in text, text
+
+
+def test_style_and_version_leniency(serve: Callable[[str], Lab]) -> None:
+    """`style`: offset timestamps, sorted members, HTTP+JSON errors as application/json; `leniency`: any
+    Content-Type read as JSON, A2A-Version 1.1 read as 1.0."""
+    s = serve(WORDED)
+    sent = call(s, "SendMessage", {"message": message("styled")}, **{"A2A-Version": "1.1"})
+    assert sent.status_code == 200 and "error" not in sent.json(), sent.text
+    assert list(sent.json()) == ["id", "jsonrpc", "result"]
+    task = sent.json()["result"]["task"]
+    assert list(task) == sorted(task) and task["status"]["timestamp"].endswith("+00:00")
+    plain = s.http.post(
+        RPC_PATH,
+        content=json.dumps({"jsonrpc": "2.0", "id": 2, "method": "GetTask", "params": {"id": task["id"]}}),
+        headers={**V1, "content-type": "text/plain"},
+    )
+    assert plain.json()["result"]["id"] == task["id"]
+    refused = s.http.get(f"{REST_PATH}/tasks/nope", headers=V1)
+    assert (refused.status_code, refused.headers["content-type"]) == (404, "application/json")
+    ok = s.http.get(f"{REST_PATH}/tasks/{task['id']}", headers=V1)
+    assert ok.headers["content-type"] == "application/a2a+json"
+    # not_found: the framework's page for an unknown path, an unknown HTTP+JSON route and a wrong method
+    for method, path in (("GET", "/nowhere"), ("GET", f"{REST_PATH}/nowhere"), ("GET", f"{REST_PATH}/message:send")):
+        page = s.http.request(method, path, headers=V1)
+        assert (page.status_code, page.headers["content-type"], page.text) == (
+            404,
+            "text/plain; charset=utf-8",
+            f"Not Found: {method} {path}",
+        ), path
 
 
 def test_card_options(serve: Callable[[str], Lab]) -> None:
