@@ -318,8 +318,10 @@ def misses(scenario: dict[str, Any]) -> list[str]:
 
 
 def explanation(explanations: dict[str, dict[str, str]], scenario: str, peer: str) -> str | None:
-    """The line for this client in this scenario: under its name, a prefix of it (the library), or `*`."""
-    given = explanations.get(scenario, {})
+    """The line for this client in this scenario: under its name, a prefix of it (the library), or `*`; keyed by
+    the scenario's id, or by its family's (`families/direct-message` for each of its members)."""
+    family = scenario.rsplit("/", 1)[0]
+    given = explanations.get(scenario) or (explanations.get(family, {}) if family.startswith("families/") else {})
     for key in sorted(given, key=len, reverse=True):
         if key == peer or peer.startswith(key + "-") or key == "*":
             return given[key]

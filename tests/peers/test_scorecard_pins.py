@@ -25,6 +25,7 @@ does flip is written into its pin as `"unstable": {"reason": ..., "allowed": [..
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
@@ -35,8 +36,9 @@ import pytest
 from a2a_lab.server.catalogue import Catalogue
 from tests.peers import scorecard
 
-#: Clients run at the same time (each with `-j 2`); see the docstring.
-CONCURRENT_CLIENTS = 2
+#: Clients run at the same time (each with `-j 2`); see the docstring. Under pytest-xdist (the suite's default,
+#: `-n 2`) the other worker runs the rest of the suite meanwhile, so one client at a time keeps the load the same.
+CONCURRENT_CLIENTS = 1 if int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1")) > 1 else 2
 #: The slowest clients first, so that the last one to finish is a short one (the rest keep PEERS' order).
 SLOWEST_FIRST = ["a2a-handler-0.4.0", "a2a-sdk-1.3.0-default", "a2a-sdk-1.3.0-polling"]
 #: Client name -> (where its report goes, the future of its JSON report).
