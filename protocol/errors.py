@@ -211,6 +211,8 @@ class A2AError(Exception):
     metadata: dict[str, str] = dataclasses.field(default_factory=dict)
     #: A numeric code that overrides the type's (scenarios may answer arbitrary codes).
     code_override: int | None = None
+    #: The ErrorInfo carries `metadata` (a persona's server may leave it out: server/dialect.py).
+    info_metadata: bool = True
 
     def __post_init__(self) -> None:
         Exception.__init__(self, self.text)
@@ -231,9 +233,10 @@ class A2AError(Exception):
         out: list[dict[str, Any]] = []
         reason = self.type.kind.reason
         if reason:
-            out.append(
-                {"@type": ERROR_INFO_TYPE, "reason": reason, "domain": ERROR_DOMAIN, "metadata": dict(self.metadata)}
-            )
+            info: dict[str, Any] = {"@type": ERROR_INFO_TYPE, "reason": reason, "domain": ERROR_DOMAIN}
+            if self.info_metadata:
+                info["metadata"] = dict(self.metadata)
+            out.append(info)
         if self.field:
             out.append(
                 {"@type": BAD_REQUEST_TYPE, "fieldViolations": [{"field": self.field, "description": self.text}]}

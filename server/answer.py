@@ -15,6 +15,7 @@ from a2a_lab.protocol.bindings import EVENT_STREAM
 from a2a_lab.protocol.errors import A2AError
 
 from . import faults
+from .dialect import PLAIN, Dialect
 from .engine import Event
 from .journal import EVENT_OVERHEAD, Journal
 from .journal_record import Entry, Response, SentEvent, SentKind
@@ -73,6 +74,7 @@ async def send_stream(
     render_error: Callable[[A2AError], tuple[Any, str | None]],
     reply: Reply,
     limits: Limits,
+    dialect: Dialect = PLAIN,
 ) -> None:
     """An SSE stream (sse-starlette). Each `data:` line is recorded in the journal as it is sent.
 
@@ -133,8 +135,8 @@ async def send_stream(
                 await closer()  # run the stream's own cleanup now, not at garbage collection
 
     ping = reply.stream.ping_ms / 1000 if reply.stream.ping_ms else limits.stream_ping_seconds
-    headers = {k: v for k, v in reply.headers}
-    response = EventSourceResponse(generate(), ping=ping, headers=headers or None)
+    headers = {**dialect.stream_headers(), **{k: v for k, v in reply.headers}}
+    response = EventSourceResponse(generate(), ping=ping, headers=headers or None, sep=dialect.sse_separator)
     await response(scope, receive, send)
 
 

@@ -8,11 +8,13 @@ from email.utils import formatdate, parsedate_to_datetime
 from starlette.types import Receive, Scope, Send
 
 from a2a_lab.protocol.cards import LEGACY_WELL_KNOWN_PATH
+from a2a_lab.protocol.versions import HEADER, to_known
 
 from . import answer, http, intake
 from .journal_record import EntryKind
+from .placeholders import plain_origin
 from .scenario import CardPathMode
-from .state import LabState
+from .state import LabState, substitute_raw
 
 
 async def handle(state: LabState, route_path: str, scope: Scope, receive: Receive, send: Send, base_url: str) -> None:
@@ -33,11 +35,18 @@ async def handle(state: LabState, route_path: str, scope: Scope, receive: Receiv
             scope, receive, send, entry, serving.status, serving.body, serving.content_type, extra=list(serving.headers)
         )
         return
+    headers = http.headers_of(scope)
     body = state.card_bytes(base_url)
     extra: list[tuple[str, str]] = []
+    if spec.by_version:
+        # card.versions: the card negotiated on A2A-Version (absent means 0.3, §3.6.2), cached per version apart
+        asked = to_known(http.requested_version(headers, http.query_of(scope))[0])
+        variant = next((text for version, text in spec.by_version if version is asked), None)
+        if variant is not None:
+            body = substitute_raw(spec, variant, base_url, state.grpc_address, plain_origin(base_url, state.http_port))
+        extra.append(("vary", HEADER))
     if spec.cache_control:
         extra.append(("cache-control", spec.cache_control))
-    headers = http.headers_of(scope)
     fresh = False
     if spec.etag:
         etag = f'W/"{hashlib.sha256(body).hexdigest()[:32]}"'

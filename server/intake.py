@@ -10,11 +10,13 @@ from typing import Any
 
 from starlette.types import Receive, Scope, Send
 
+from a2a_lab.protocol.bindings import Binding
 from a2a_lab.protocol.errors import A2AError, ErrorType
 from a2a_lab.protocol.operations import Operation
 from a2a_lab.protocol.versions import Version
 
 from . import answer, auth, http, tls
+from .dialect import PLAIN, Dialect
 from .engine import Event
 from .journal_record import AuthFacts, BodyTimeout, EndpointRef, Entry, EntryKind
 from .scenario import Endpoint, Reply
@@ -45,6 +47,16 @@ class Exchange:
     body: bytes
     headers: dict[str, str]
     query: dict[str, str]
+    dialect: Dialect = PLAIN
+
+    def word(self, err: A2AError, binding: Binding, version: Version, method: str) -> A2AError:
+        """The error as the scenario's dialect words it (server/dialect.py)."""
+        if not self.dialect.errors:
+            return err
+        requested = http.requested_version(self.headers, self.query)[0]
+        return self.dialect.word(
+            err, self.entry.operation, binding, version, requested, method, self.headers.get("content-type", "")
+        )
 
     def identify(self, op: Operation, version: Version) -> tuple[str, bool]:
         """Journal the operation a request was found to be; the version the client asked for (header or query)
@@ -85,6 +97,7 @@ class Exchange:
             render_error,
             reply,
             state.scenario.limits,
+            self.dialect,
         )
 
 
@@ -123,5 +136,7 @@ async def take(
         entry.body_timeout = BodyTimeout(exc.seconds, len(exc.received))
         err = A2AError(ErrorType.INVALID_REQUEST, http.timeout_message(exc))
         refusal = Refusal(err, 408, http.CLOSE, "DEADLINE_EXCEEDED")
-    exchange = Exchange(scope, receive, send, entry, body, http.headers_of(scope), http.query_of(scope))
+    exchange = Exchange(
+        scope, receive, send, entry, body, http.headers_of(scope), http.query_of(scope), state.scenario.dialect
+    )
     return exchange, refusal

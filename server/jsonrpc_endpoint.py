@@ -48,11 +48,14 @@ async def _error(
     status: int = 200,
     extra: list[tuple[str, str]] | None = None,
 ) -> None:
+    method = ex.entry.rpc.method if ex.entry.rpc is not None else ""
+    err = ex.word(err, Binding.JSONRPC, version, method)
     body = jsonrpc.error(req_id, err, version)
     if reply is not None:
         body = _with_envelope(body, reply.envelope, req_id)
     ex.entry.answer = Answer.error(err.code)
-    await ex.answer(reply.error_http_status or status if reply else status, http.dumps(body), JSON, reply, extra)
+    media = ex.dialect.answer_type(Binding.JSONRPC, version, JSON)
+    await ex.answer(reply.error_http_status or status if reply else status, http.dumps(body), media, reply, extra)
 
 
 async def handle(
@@ -150,4 +153,6 @@ async def render(
         return
     value = dispatch.with_unknown_fields(wire.result_out(call.op, decision.value, form), reply.unknown_fields)
     body = _with_envelope(jsonrpc.result(req_id, value), reply.envelope, req_id)
-    await ex.answer(200, http.dumps(body), JSON, reply)
+    await ex.answer(
+        reply.http_status or 200, http.dumps(body), ex.dialect.answer_type(Binding.JSONRPC, version, JSON), reply
+    )

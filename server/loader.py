@@ -22,6 +22,7 @@ import yaml
 
 from a2a_lab.protocol import bindings, cards, errors, grpcwire, signing, states, versions
 from a2a_lab.protocol.bindings import Binding
+from a2a_lab.protocol.errors import ErrorType
 from a2a_lab.protocol.grpcwire import Code
 from a2a_lab.protocol.operations import Operation
 from a2a_lab.protocol.revisions import DEFAULT as DEFAULT_REVISION
@@ -30,6 +31,7 @@ from a2a_lab.protocol.states import TaskState
 from a2a_lab.protocol.versions import Version
 
 from . import yamlfile
+from .dialect import PLAIN, Dialect, ErrorWording, LineEnd, MediaKey
 from .placeholders import ALT_BASE_URL, BASE_URL, GRPC_ADDRESS, HTTP_BASE_URL
 from .scenario import (
     ACTIONS,
@@ -107,6 +109,7 @@ FIELDS: dict[str, tuple[str, ...]] = {
         "checks",
         "expect",
         "tls",
+        "dialect",
     ),
     "client": ("message", "action"),
     "client.action": tuple(ACTIONS),
@@ -121,6 +124,7 @@ FIELDS: dict[str, tuple[str, ...]] = {
         "pad_to",
         "substitute_raw",
         "sign",
+        "versions",
     ),
     "card path": ("status", "body", "content_type", "headers"),
     "card.sign": ("key", "kid", "tamper"),
@@ -153,6 +157,7 @@ FIELDS: dict[str, tuple[str, ...]] = {
         "envelope",
         "stream",
         "headers",
+        "http_status",
         "unknown_fields",
         "grpc",
     ),
@@ -201,6 +206,9 @@ FIELDS: dict[str, tuple[str, ...]] = {
     ),
     "expect": ("result", "state", "text_contains"),
     "tls": ("certificate", "client_certificate"),
+    "dialect": ("media_types", "errors", "route_version", "sse_line_end", "sse_cache_control"),
+    "dialect.media_types": tuple(k.value for k in MediaKey),
+    "dialect.errors[]": ("code", "operation", "binding", "version", "requested", "answer", "message", "metadata"),
 }
 
 #: The options whose value is one of a set of names, with the names.
@@ -217,6 +225,7 @@ CHOICES: dict[str, type[StrEnum]] = {
     "auth.scope": AuthScope,
     "expect.result": Conclusion,
     "tls.certificate": ServerCertificate,
+    "dialect.sse_line_end": LineEnd,
 }
 
 
@@ -540,6 +549,8 @@ def _reply(r: _Reader, value: Any, path: str, base_task: TaskScript) -> Reply:
         kw.update(_raw(r, spec["raw"], f"{path}.raw"))
     if "headers" in spec:
         kw["headers"] = _headers(r, spec["headers"], f"{path}.headers")
+    if "http_status" in spec:
+        kw["http_status"] = r.integer(spec["http_status"], f"{path}.http_status", 100)
     if "delay_ms" in spec:
         kw["delay_ms"] = r.integer(spec["delay_ms"], f"{path}.delay_ms")
     if "fault" in spec:
@@ -706,6 +717,73 @@ def _card(r: _Reader, value: Any) -> CardSpec:
         pad_to=r.integer(c["pad_to"], "card.pad_to", 1) if "pad_to" in c else None,
         substitute_raw=r.boolean(c.get("substitute_raw", True), "card.substitute_raw"),
         sign=_signing(r, c["sign"]) if "sign" in c else None,
+        by_version=_card_versions(r, c["versions"], "raw" in c) if "versions" in c else (),
+    )
+
+
+def _card_versions(r: _Reader, value: Any, raw: bool) -> tuple[tuple[Version, bytes], ...]:
+    """`card.versions`: per A2A-Version asked for, the exact card text served instead (a server that negotiates its
+    card on the header)."""
+    if not raw:
+        raise r.fail("card.versions", "goes with `card.raw`", "give the card as `raw` text, and each variant too")
+    out: list[tuple[Version, bytes]] = []
+    for key, text in r.mapping(value, "card.versions").items():
+        out.append((r.version(key, f"card.versions.{key}"), r.string(text, f"card.versions.{key}").encode()))
+    return tuple(out)
+
+
+def _error_type(r: _Reader, value: Any, path: str) -> ErrorType:
+    """An error a2a-lab knows, by name (`TaskNotFound`) or JSON-RPC code (-32001)."""
+    if not isinstance(value, (str, int)) or isinstance(value, bool):
+        raise r.fail(path, "expected an error name or a JSON-RPC code", "e.g. TaskNotFound or -32601")
+    err, _ = r.error(value, path, "reply.stream.error")
+    if err.code_override is not None:
+        raise r.fail(path, f"{value!r} is not an A2A or JSON-RPC error a2a-lab knows", "e.g. TaskNotFound or -32601")
+    return err.type
+
+
+def _dialect(r: _Reader, value: Any) -> Dialect:
+    d = r.mapping(value, "dialect", "dialect")
+    media = r.mapping(d.get("media_types", {}), "dialect.media_types", "dialect.media_types")
+    wordings: list[ErrorWording] = []
+    items = d.get("errors", [])
+    if not isinstance(items, list):
+        raise r.fail("dialect.errors", "expected a list of {code, ..., message}")
+    for i, item in enumerate(items):
+        path = f"dialect.errors[{i}]"
+        e = r.mapping(item, path, "dialect.errors[]")
+        if "code" not in e:
+            raise r.fail(f"{path}.code", "required: the error a2a-lab would answer (a name or a JSON-RPC code)")
+        op = None
+        if "operation" in e:
+            try:
+                op = Operation(r.string(e["operation"], f"{path}.operation"))
+            except ValueError:
+                raise r.fail(
+                    f"{path}.operation", "unknown operation", "one of " + ", ".join(o.value for o in Operation)
+                ) from None
+        wordings.append(
+            ErrorWording(
+                code=_error_type(r, e["code"], path),
+                operation=op,
+                binding=r.binding(e["binding"], f"{path}.binding") if "binding" in e else None,
+                version=r.version(e["version"], f"{path}.version") if "version" in e else None,
+                requested=r.string(e["requested"], f"{path}.requested") if "requested" in e else None,
+                answer=_error_type(r, e["answer"], f"{path}.answer") if "answer" in e else None,
+                message=r.string(e["message"], f"{path}.message") if "message" in e else None,
+                metadata=r.boolean(e.get("metadata", True), f"{path}.metadata"),
+            )
+        )
+    return Dialect(
+        media_types=tuple((MediaKey(k), r.string(v, f"dialect.media_types.{k}")) for k, v in media.items()),
+        errors=tuple(wordings),
+        route_version=r.boolean(d.get("route_version", False), "dialect.route_version"),
+        sse_line_end=r.choice(d["sse_line_end"], "dialect.sse_line_end", "dialect.sse_line_end")
+        if "sse_line_end" in d
+        else LineEnd.CRLF,
+        sse_cache_control=r.string(d["sse_cache_control"], "dialect.sse_cache_control")
+        if "sse_cache_control" in d
+        else None,
     )
 
 
@@ -899,6 +977,7 @@ def parse_with(r: _Reader, data: Any, scenario_id: str) -> Scenario:
         if "spec_revision" in top
         else DEFAULT_REVISION,
         tls=_tls(r, top["tls"]) if "tls" in top else None,
+        dialect=_dialect(r, top["dialect"]) if "dialect" in top else PLAIN,
     )
 
 

@@ -35,6 +35,8 @@ async def _error(
     """An error answer. 1.0: a google.rpc.Status with the status the scenario's spec revision maps the error to, as
     that revision's media type (application/a2a+json in v1.0.1, application/json in v1.0.0: notes §11 D3, D5).
     0.3: the 0.3 SDKs' body as application/json."""
+    route = ex.entry.route
+    err = ex.word(err, Binding.HTTP_JSON, version, f"{route.verb} {route.path}" if route is not None else "")
     code, body = rest.error(err, version, revision)
     if status is not None:
         code = status
@@ -44,7 +46,8 @@ async def _error(
     if reply is not None and reply.error_http_status:
         code = reply.error_http_status
     ex.entry.answer = Answer.error(err.code)
-    await ex.answer(code, http.dumps(body), rest.media_type(version, revision), reply, extra)
+    media = ex.dialect.answer_type(Binding.HTTP_JSON, version, rest.media_type(version, revision))
+    await ex.answer(code, http.dumps(body), media, reply, extra)
 
 
 async def handle(
@@ -83,6 +86,8 @@ async def handle(
     op, op_version, path_params, tenant = found
     ex.entry.route = RouteRef(verb, relative, path_params, tenant)
     requested, given = ex.identify(op, op_version)
+    if not given and ex.dialect.route_version:
+        requested = op_version.value  # the path names the version (dialect.route_version)
     refused = negotiate(requested, given, op_version, endpoint.versions, f"{verb} {relative}")
     if refused is not None:
         await _error(ex, refused, op_version, revision)
@@ -140,4 +145,5 @@ async def handle(
         await ex.stream(state, decision.events, render_event, render_error, reply)
         return
     value = dispatch.with_unknown_fields(wire.result_out(op, decision.value, form), reply.unknown_fields)
-    await ex.answer(200, http.dumps(value), rest.media_type(op_version, revision), reply)
+    media = ex.dialect.answer_type(Binding.HTTP_JSON, op_version, rest.media_type(op_version, revision))
+    await ex.answer(reply.http_status or 200, http.dumps(value), media, reply)

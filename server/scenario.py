@@ -22,6 +22,7 @@ from a2a_lab.protocol.revisions import SpecRevision
 from a2a_lab.protocol.states import TaskState
 from a2a_lab.protocol.versions import Version
 
+from .dialect import PLAIN, Dialect
 from .placeholders import TEXT, occurrences
 
 DEFAULT_MESSAGE = "Hello from a2a-lab: what can you do?"
@@ -208,6 +209,8 @@ class Reply:
     task: TaskScript | None = None
     error: A2AError | None = None
     error_http_status: int | None = None
+    #: The HTTP status of a successful (non-streamed) answer instead of 200 (`reply.http_status`).
+    http_status: int | None = None
     raw_status: int | None = None
     raw_body: bytes = b""
     raw_content_type: str = "application/json"
@@ -274,6 +277,8 @@ class CardSpec:
     pad_to: int | None
     substitute_raw: bool
     sign: CardSigning | None = None
+    #: Per A2A-Version asked for (absent: 0.3), the exact card text served instead (`card.versions`).
+    by_version: tuple[tuple[Version, bytes], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -439,6 +444,8 @@ class Scenario:
     spec_revision: SpecRevision = DEFAULT_REVISION
     #: Served over HTTPS, and how (None: plain HTTP).
     tls: Tls | None = None
+    #: How an official server words its answers (personas/; server/dialect.py).
+    dialect: Dialect = PLAIN
 
     @property
     def group(self) -> str:

@@ -1,0 +1,130 @@
+"""A scenario's dialect (`dialect:`): how one official server words what a2a-lab answers, so that a persona
+(scenarios/personas/) answers as that server does where the spec leaves the wording free: the Content-Type of its
+answers, its SSE framing, the code and message of its errors, and whether an HTTP+JSON route reads a request without
+A2A-Version as its own version (the path names it) or as 0.3 (§3.6.2)."""
+
+from __future__ import annotations
+
+import dataclasses
+import string
+from dataclasses import dataclass
+from enum import StrEnum
+
+from a2a_lab.protocol.bindings import Binding
+from a2a_lab.protocol.errors import A2AError, ErrorType
+from a2a_lab.protocol.operations import Operation
+from a2a_lab.protocol.versions import Version
+
+
+class MediaKey(StrEnum):
+    """Which answers a `dialect.media_types` entry names."""
+
+    JSONRPC = "JSONRPC"
+    HTTP_JSON = "HTTP+JSON"
+    HTTP_JSON_0_3 = "HTTP+JSON 0.3"
+    EVENT_STREAM = "event-stream"
+
+
+class LineEnd(StrEnum):
+    """How SSE lines end (WHATWG HTML §9.2.5 allows CRLF, LF and CR)."""
+
+    CRLF = "crlf"
+    LF = "lf"
+
+
+@dataclass(frozen=True, slots=True)
+class ErrorWording:
+    """One `dialect.errors` entry: the error a2a-lab would answer, where (every condition given must hold), and how
+    this server answers it instead. `message` fills `{taskId}`, `{requestedVersion}` (and any other ErrorInfo
+    metadata key), `{method}` (the JSON-RPC method or the HTTP+JSON route) and `{contentType}` (the request's)."""
+
+    code: ErrorType
+    operation: Operation | None = None
+    binding: Binding | None = None
+    version: Version | None = None
+    requested: str | None = None
+    answer: ErrorType | None = None
+    message: str | None = None
+    metadata: bool = True
+
+    def matches(self, err: A2AError, op: Operation | None, binding: Binding, version: Version, requested: str) -> bool:
+        return (
+            err.type is self.code
+            and (self.operation is None or self.operation is op)
+            and (self.binding is None or self.binding is binding)
+            and (self.version is None or self.version is version)
+            and (self.requested is None or self.requested == requested)
+        )
+
+
+class _Fill(dict[str, str]):
+    def __missing__(self, key: str) -> str:
+        return "{" + key + "}"
+
+
+@dataclass(frozen=True, slots=True)
+class Dialect:
+    media_types: tuple[tuple[MediaKey, str], ...] = ()
+    errors: tuple[ErrorWording, ...] = ()
+    #: HTTP+JSON: a request without A2A-Version is served at its route's version (the path names it).
+    route_version: bool = False
+    sse_line_end: LineEnd = LineEnd.CRLF
+    sse_cache_control: str | None = None
+
+    def media_type(self, key: MediaKey, default: str) -> str:
+        return next((value for k, value in self.media_types if k is key), default)
+
+    def answer_type(self, binding: Binding, version: Version, default: str) -> str:
+        """The Content-Type of a non-streamed JSON answer on this binding and version."""
+        if binding is Binding.JSONRPC:
+            return self.media_type(MediaKey.JSONRPC, default)
+        if version is Version.V0_3:
+            return self.media_type(MediaKey.HTTP_JSON_0_3, default)
+        return self.media_type(MediaKey.HTTP_JSON, default)
+
+    def stream_headers(self) -> dict[str, str]:
+        """Headers an SSE answer carries instead of sse-starlette's own (empty: theirs)."""
+        out: dict[str, str] = {}
+        content_type = self.media_type(MediaKey.EVENT_STREAM, "")
+        if content_type:
+            out["content-type"] = content_type
+        if self.sse_cache_control:
+            out["cache-control"] = self.sse_cache_control
+        return out
+
+    @property
+    def sse_separator(self) -> str:
+        return "\n" if self.sse_line_end is LineEnd.LF else "\r\n"
+
+    def word(
+        self,
+        err: A2AError,
+        op: Operation | None,
+        binding: Binding,
+        version: Version,
+        requested: str,
+        method: str,
+        content_type: str = "",
+    ) -> A2AError:
+        """The error as this server answers it (unchanged where no entry matches)."""
+        for entry in self.errors:
+            if not entry.matches(err, op, binding, version, requested):
+                continue
+            fill = _Fill(err.metadata)
+            fill["method"] = method
+            fill["contentType"] = content_type
+            fill.setdefault("requestedVersion", requested)
+            message = string.Formatter().vformat(entry.message, (), fill) if entry.message is not None else err.text
+            return dataclasses.replace(
+                err,
+                type=entry.answer or err.type,
+                message=message,
+                field=None if entry.message is not None else err.field,
+                code_override=None if entry.answer is not None else err.code_override,
+                info_metadata=entry.metadata,
+            )
+        return err
+
+
+#: A scenario without `dialect:` answers in a2a-lab's own words.
+PLAIN = Dialect()
