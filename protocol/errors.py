@@ -213,6 +213,8 @@ class A2AError(Exception):
     code_override: int | None = None
     #: The ErrorInfo carries `metadata` (a persona's server may leave it out: server/dialect.py).
     info_metadata: bool = True
+    #: An ErrorInfo reason to carry where the error's own kind names none (a persona's server: server/dialect.py).
+    reason_override: str | None = None
 
     def __post_init__(self) -> None:
         Exception.__init__(self, self.text)
@@ -231,7 +233,7 @@ class A2AError(Exception):
     def details(self) -> list[dict[str, Any]]:
         """google.rpc detail objects: ErrorInfo for A2A errors, BadRequest for a named field."""
         out: list[dict[str, Any]] = []
-        reason = self.type.kind.reason
+        reason = self.reason_override or self.type.kind.reason
         if reason:
             info: dict[str, Any] = {"@type": ERROR_INFO_TYPE, "reason": reason, "domain": ERROR_DOMAIN}
             if self.info_metadata:

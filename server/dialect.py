@@ -45,7 +45,10 @@ class ErrorWording:
     requested: str | None = None
     answer: ErrorType | None = None
     message: str | None = None
-    metadata: bool = True
+    #: The ErrorInfo reason the answer carries, as its only detail (no google.rpc.BadRequest).
+    reason: str | None = None
+    #: The HTTP status of the answer instead of the binding's own.
+    http_status: int | None = None
 
     def matches(self, err: A2AError, op: Operation | None, binding: Binding, version: Version, requested: str) -> bool:
         return (
@@ -70,6 +73,8 @@ class Dialect:
     route_version: bool = False
     sse_line_end: LineEnd = LineEnd.CRLF
     sse_cache_control: str | None = None
+    #: Errors' ErrorInfo carries `metadata` (some servers never send it).
+    error_metadata: bool = True
 
     def media_type(self, key: MediaKey, default: str) -> str:
         return next((value for k, value in self.media_types if k is key), default)
@@ -105,8 +110,9 @@ class Dialect:
         requested: str,
         method: str,
         content_type: str = "",
-    ) -> A2AError:
-        """The error as this server answers it (unchanged where no entry matches)."""
+    ) -> tuple[A2AError, int | None]:
+        """The error as this server answers it (unchanged where no entry matches), and the HTTP status it answers
+        with when the entry names one."""
         for entry in self.errors:
             if not entry.matches(err, op, binding, version, requested):
                 continue
@@ -115,15 +121,17 @@ class Dialect:
             fill["contentType"] = content_type
             fill.setdefault("requestedVersion", requested)
             message = string.Formatter().vformat(entry.message, (), fill) if entry.message is not None else err.text
-            return dataclasses.replace(
+            worded = dataclasses.replace(
                 err,
                 type=entry.answer or err.type,
                 message=message,
-                field=None if entry.message is not None else err.field,
+                field=None if entry.message is not None or entry.reason is not None else err.field,
                 code_override=None if entry.answer is not None else err.code_override,
-                info_metadata=entry.metadata,
+                info_metadata=self.error_metadata,
+                reason_override=entry.reason,
             )
-        return err
+            return worded, entry.http_status
+        return dataclasses.replace(err, info_metadata=self.error_metadata), None
 
 
 #: A scenario without `dialect:` answers in a2a-lab's own words.

@@ -49,10 +49,10 @@ class Exchange:
     query: dict[str, str]
     dialect: Dialect = PLAIN
 
-    def word(self, err: A2AError, binding: Binding, version: Version, method: str) -> A2AError:
-        """The error as the scenario's dialect words it (server/dialect.py)."""
-        if not self.dialect.errors:
-            return err
+    def word(self, err: A2AError, binding: Binding, version: Version, method: str) -> tuple[A2AError, int | None]:
+        """The error as the scenario's dialect words it, and the HTTP status it gives it (server/dialect.py)."""
+        if self.dialect is PLAIN:
+            return err, None
         requested = http.requested_version(self.headers, self.query)[0]
         return self.dialect.word(
             err, self.entry.operation, binding, version, requested, method, self.headers.get("content-type", "")

@@ -49,7 +49,8 @@ async def _error(
     extra: list[tuple[str, str]] | None = None,
 ) -> None:
     method = ex.entry.rpc.method if ex.entry.rpc is not None else ""
-    err = ex.word(err, Binding.JSONRPC, version, method)
+    err, worded_status = ex.word(err, Binding.JSONRPC, version, method)
+    status = worded_status or status
     body = jsonrpc.error(req_id, err, version)
     if reply is not None:
         body = _with_envelope(body, reply.envelope, req_id)

@@ -206,9 +206,19 @@ FIELDS: dict[str, tuple[str, ...]] = {
     ),
     "expect": ("result", "state", "text_contains"),
     "tls": ("certificate", "client_certificate"),
-    "dialect": ("media_types", "errors", "route_version", "sse_line_end", "sse_cache_control"),
+    "dialect": ("media_types", "errors", "route_version", "sse_line_end", "sse_cache_control", "error_metadata"),
     "dialect.media_types": tuple(k.value for k in MediaKey),
-    "dialect.errors[]": ("code", "operation", "binding", "version", "requested", "answer", "message", "metadata"),
+    "dialect.errors[]": (
+        "code",
+        "operation",
+        "binding",
+        "version",
+        "requested",
+        "answer",
+        "message",
+        "reason",
+        "http_status",
+    ),
 }
 
 #: The options whose value is one of a set of names, with the names.
@@ -771,7 +781,8 @@ def _dialect(r: _Reader, value: Any) -> Dialect:
                 requested=r.string(e["requested"], f"{path}.requested") if "requested" in e else None,
                 answer=_error_type(r, e["answer"], f"{path}.answer") if "answer" in e else None,
                 message=r.string(e["message"], f"{path}.message") if "message" in e else None,
-                metadata=r.boolean(e.get("metadata", True), f"{path}.metadata"),
+                reason=r.string(e["reason"], f"{path}.reason") if "reason" in e else None,
+                http_status=r.integer(e["http_status"], f"{path}.http_status", 100) if "http_status" in e else None,
             )
         )
     return Dialect(
@@ -784,6 +795,7 @@ def _dialect(r: _Reader, value: Any) -> Dialect:
         sse_cache_control=r.string(d["sse_cache_control"], "dialect.sse_cache_control")
         if "sse_cache_control" in d
         else None,
+        error_metadata=r.boolean(d.get("error_metadata", True), "dialect.error_metadata"),
     )
 
 

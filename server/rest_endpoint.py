@@ -36,7 +36,10 @@ async def _error(
     that revision's media type (application/a2a+json in v1.0.1, application/json in v1.0.0: notes §11 D3, D5).
     0.3: the 0.3 SDKs' body as application/json."""
     route = ex.entry.route
-    err = ex.word(err, Binding.HTTP_JSON, version, f"{route.verb} {route.path}" if route is not None else "")
+    err, worded_status = ex.word(
+        err, Binding.HTTP_JSON, version, f"{route.verb} {route.path}" if route is not None else ""
+    )
+    status = status or worded_status
     code, body = rest.error(err, version, revision)
     if status is not None:
         code = status
