@@ -204,6 +204,11 @@ class ScenarioApp:
                 scope, receive, send, entry, 408, http.dumps(status), "application/json", extra=http.CLOSE
             )
             return
+        page = self.scenario.dialect.not_found
+        if page is not None:
+            body = page.render(scope["method"], scope["path"])
+            await answer.send_body(scope, receive, send, entry, page.status, body, page.content_type)
+            return
         served = [
             f"{e.binding.value} {', '.join(v.value for v in e.versions)} at {e.path}" for e in self.scenario.endpoints
         ]

@@ -49,6 +49,8 @@ class ErrorWording:
     reason: str | None = None
     #: The HTTP status of the answer instead of the binding's own.
     http_status: int | None = None
+    #: Answer as an SSE stream of one `event: error` (a server that answers a streaming method's refusal so).
+    sse: bool = False
 
     def matches(self, err: A2AError, op: Operation | None, binding: Binding, version: Version, requested: str) -> bool:
         return (
@@ -58,6 +60,30 @@ class ErrorWording:
             and (self.version is None or self.version is version)
             and (self.requested is None or self.requested == requested)
         )
+
+
+@dataclass(frozen=True, slots=True)
+class NotFoundPage:
+    """`dialect.not_found`: what the server answers a request nothing routes (an unknown path, an unknown HTTP+JSON
+    route, a verb a path does not take), e.g. a web framework's own error page. `{verb}` and `{path}` in the body are
+    the request's."""
+
+    status: int
+    content_type: str
+    body: str
+
+    def render(self, verb: str, path: str) -> bytes:
+        return self.body.replace("{verb}", verb).replace("{path}", path).encode()
+
+
+@dataclass(frozen=True, slots=True)
+class Worded:
+    """An error as a dialect answers it: the error, the HTTP status it names (None: the binding's own), and whether
+    it goes out as an SSE `event: error`."""
+
+    error: A2AError
+    http_status: int | None = None
+    sse: bool = False
 
 
 class _Fill(dict[str, str]):
@@ -75,6 +101,10 @@ class Dialect:
     sse_cache_control: str | None = None
     #: Errors' ErrorInfo carries `metadata` (some servers never send it).
     error_metadata: bool = True
+    #: What a request nothing routes gets instead of a2a-lab's own 404 (and 405).
+    not_found: NotFoundPage | None = None
+    #: JSON-RPC: a request without `id` (a Notification) is answered like one with `"id": null`.
+    answer_notifications: bool = False
 
     def media_type(self, key: MediaKey, default: str) -> str:
         return next((value for k, value in self.media_types if k is key), default)
@@ -110,9 +140,8 @@ class Dialect:
         requested: str,
         method: str,
         content_type: str = "",
-    ) -> tuple[A2AError, int | None]:
-        """The error as this server answers it (unchanged where no entry matches), and the HTTP status it answers
-        with when the entry names one."""
+    ) -> Worded:
+        """The error as this server answers it (unchanged where no entry matches but for `error_metadata`)."""
         for entry in self.errors:
             if not entry.matches(err, op, binding, version, requested):
                 continue
@@ -130,8 +159,8 @@ class Dialect:
                 info_metadata=self.error_metadata,
                 reason_override=entry.reason,
             )
-            return worded, entry.http_status
-        return dataclasses.replace(err, info_metadata=self.error_metadata), None
+            return Worded(worded, entry.http_status, entry.sse)
+        return Worded(dataclasses.replace(err, info_metadata=self.error_metadata))
 
 
 #: A scenario without `dialect:` answers in a2a-lab's own words.

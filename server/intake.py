@@ -16,7 +16,7 @@ from a2a_lab.protocol.operations import Operation
 from a2a_lab.protocol.versions import Version
 
 from . import answer, auth, http, tls
-from .dialect import PLAIN, Dialect
+from .dialect import PLAIN, Dialect, Worded
 from .engine import Event
 from .journal_record import AuthFacts, BodyTimeout, EndpointRef, Entry, EntryKind
 from .scenario import Endpoint, Reply
@@ -49,10 +49,10 @@ class Exchange:
     query: dict[str, str]
     dialect: Dialect = PLAIN
 
-    def word(self, err: A2AError, binding: Binding, version: Version, method: str) -> tuple[A2AError, int | None]:
-        """The error as the scenario's dialect words it, and the HTTP status it gives it (server/dialect.py)."""
+    def word(self, err: A2AError, binding: Binding, version: Version, method: str) -> Worded:
+        """The error as the scenario's dialect words it (server/dialect.py)."""
         if self.dialect is PLAIN:
-            return err, None
+            return Worded(err)
         requested = http.requested_version(self.headers, self.query)[0]
         return self.dialect.word(
             err, self.entry.operation, binding, version, requested, method, self.headers.get("content-type", "")

@@ -7,13 +7,14 @@ from typing import Any
 from starlette.types import Receive, Scope, Send
 
 from a2a_lab.protocol import jsonrpc, operations, params, wire
-from a2a_lab.protocol.bindings import JSON, Binding
+from a2a_lab.protocol.bindings import EVENT_STREAM, JSON, Binding
 from a2a_lab.protocol.errors import A2AError, ErrorType
 from a2a_lab.protocol.forms import Form
 from a2a_lab.protocol.negotiation import negotiate
 from a2a_lab.protocol.versions import Version
 
 from . import dispatch, http, intake
+from .dialect import MediaKey
 from .journal_record import Answer, EntryKind, RpcRef
 from .scenario import Endpoint, Envelope, EnvelopeId, Reply
 from .state import LabState
@@ -49,14 +50,20 @@ async def _error(
     extra: list[tuple[str, str]] | None = None,
 ) -> None:
     method = ex.entry.rpc.method if ex.entry.rpc is not None else ""
-    err, worded_status = ex.word(err, Binding.JSONRPC, version, method)
-    status = worded_status or status
+    worded = ex.word(err, Binding.JSONRPC, version, method)
+    err, status = worded.error, worded.http_status or status
     body = jsonrpc.error(req_id, err, version)
     if reply is not None:
         body = _with_envelope(body, reply.envelope, req_id)
     ex.entry.answer = Answer.error(err.code)
+    status = reply.error_http_status or status if reply else status
+    if worded.sse:  # the refusal as a stream of one error event (dialect.errors[].sse)
+        sep = ex.dialect.sse_separator.encode()
+        event = b"event: error" + sep + b"data: " + http.dumps(body) + sep + sep
+        await ex.answer(status, event, ex.dialect.media_type(MediaKey.EVENT_STREAM, EVENT_STREAM), reply, extra)
+        return
     media = ex.dialect.answer_type(Binding.JSONRPC, version, JSON)
-    await ex.answer(reply.error_http_status or status if reply else status, http.dumps(body), media, reply, extra)
+    await ex.answer(status, http.dumps(body), media, reply, extra)
 
 
 async def handle(
@@ -66,6 +73,10 @@ async def handle(
     ex, refusal = await intake.take(state, endpoint, scope, receive, send, EntryKind.JSONRPC)
     if refusal is not None:
         await _error(ex, None, refusal.error, default_version, status=refusal.status, extra=refusal.extra)
+        return
+    page = ex.dialect.not_found
+    if scope["method"] != "POST" and page is not None:
+        await ex.answer(page.status, page.render(scope["method"], scope["path"]), page.content_type)
         return
     if scope["method"] != "POST":
         problem = A2AError(ErrorType.INVALID_REQUEST, f"JSON-RPC requests are POSTed; got {scope['method']}")
@@ -89,7 +100,7 @@ async def handle(
         await _error(ex, jsonrpc.request_id_of(decoded), err, default_version)
         return
     ex.entry.rpc = RpcRef(request.method, request.id)
-    if not request.has_id:
+    if not request.has_id and not ex.dialect.answer_notifications:
         problem = A2AError(
             ErrorType.INVALID_REQUEST, "A2A requests need an `id` (notifications get no answer to read)", field="id"
         )

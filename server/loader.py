@@ -31,7 +31,7 @@ from a2a_lab.protocol.states import TaskState
 from a2a_lab.protocol.versions import Version
 
 from . import yamlfile
-from .dialect import PLAIN, Dialect, ErrorWording, LineEnd, MediaKey
+from .dialect import PLAIN, Dialect, ErrorWording, LineEnd, MediaKey, NotFoundPage
 from .placeholders import ALT_BASE_URL, BASE_URL, GRPC_ADDRESS, HTTP_BASE_URL
 from .scenario import (
     ACTIONS,
@@ -206,7 +206,17 @@ FIELDS: dict[str, tuple[str, ...]] = {
     ),
     "expect": ("result", "state", "text_contains"),
     "tls": ("certificate", "client_certificate"),
-    "dialect": ("media_types", "errors", "route_version", "sse_line_end", "sse_cache_control", "error_metadata"),
+    "dialect": (
+        "media_types",
+        "errors",
+        "route_version",
+        "sse_line_end",
+        "sse_cache_control",
+        "error_metadata",
+        "not_found",
+        "answer_notifications",
+    ),
+    "dialect.not_found": ("status", "content_type", "body"),
     "dialect.media_types": tuple(k.value for k in MediaKey),
     "dialect.errors[]": (
         "code",
@@ -218,6 +228,7 @@ FIELDS: dict[str, tuple[str, ...]] = {
         "message",
         "reason",
         "http_status",
+        "sse",
     ),
 }
 
@@ -783,6 +794,7 @@ def _dialect(r: _Reader, value: Any) -> Dialect:
                 message=r.string(e["message"], f"{path}.message") if "message" in e else None,
                 reason=r.string(e["reason"], f"{path}.reason") if "reason" in e else None,
                 http_status=r.integer(e["http_status"], f"{path}.http_status", 100) if "http_status" in e else None,
+                sse=r.boolean(e.get("sse", False), f"{path}.sse"),
             )
         )
     return Dialect(
@@ -796,6 +808,17 @@ def _dialect(r: _Reader, value: Any) -> Dialect:
         if "sse_cache_control" in d
         else None,
         error_metadata=r.boolean(d.get("error_metadata", True), "dialect.error_metadata"),
+        not_found=_not_found(r, d["not_found"]) if "not_found" in d else None,
+        answer_notifications=r.boolean(d.get("answer_notifications", False), "dialect.answer_notifications"),
+    )
+
+
+def _not_found(r: _Reader, value: Any) -> NotFoundPage:
+    n = r.mapping(value, "dialect.not_found", "dialect.not_found")
+    return NotFoundPage(
+        r.integer(n.get("status", 404), "dialect.not_found.status", 100),
+        r.string(n.get("content_type", "text/html; charset=utf-8"), "dialect.not_found.content_type"),
+        r.string(n.get("body", ""), "dialect.not_found.body"),
     )
 
 

@@ -36,10 +36,8 @@ async def _error(
     that revision's media type (application/a2a+json in v1.0.1, application/json in v1.0.0: notes §11 D3, D5).
     0.3: the 0.3 SDKs' body as application/json."""
     route = ex.entry.route
-    err, worded_status = ex.word(
-        err, Binding.HTTP_JSON, version, f"{route.verb} {route.path}" if route is not None else ""
-    )
-    status = status or worded_status
+    worded = ex.word(err, Binding.HTTP_JSON, version, f"{route.verb} {route.path}" if route is not None else "")
+    err, status = worded.error, status or worded.http_status
     code, body = rest.error(err, version, revision)
     if status is not None:
         code = status
@@ -72,6 +70,11 @@ async def handle(
         )
         return
     found = operations.match_route(verb, relative, endpoint.versions)
+    page = ex.dialect.not_found
+    if found is None and page is not None:
+        ex.entry.unmatched = True
+        await ex.answer(page.status, page.render(verb, scope["path"]), page.content_type)
+        return
     if found is None:
         allowed = operations.path_exists(relative, endpoint.versions)
         if allowed:
