@@ -90,6 +90,7 @@ async def send_stream(
     journaled = entry.response = Response(200, EVENT_STREAM, stream=True)
     entry.events = events
     idle = limits.stream_idle_seconds
+    sep = dialect.sse_separator
 
     async def generate() -> AsyncIterator[ServerSentEvent]:
         closed = "disconnected"
@@ -106,11 +107,11 @@ async def send_stream(
                     text = f"{IDLE_COMMENT} after {idle:g} s without an event (limits.stream_idle_seconds)"
                     closed = "idle"
                     events.append(SentEvent(journal.offset(), SentKind.COMMENT, text))
-                    yield ServerSentEvent(comment=text)
+                    yield ServerSentEvent(comment=text, sep=sep)
                     return
                 if isinstance(item, Comment):
                     events.append(SentEvent(journal.offset(), SentKind.COMMENT, item.text))
-                    yield ServerSentEvent(comment=item.text)
+                    yield ServerSentEvent(comment=item.text, sep=sep)
                     continue
                 if isinstance(item, Drop):
                     events.append(SentEvent(journal.offset(), SentKind.DROPPED))
@@ -120,13 +121,13 @@ async def send_stream(
                 if isinstance(item, StreamError):
                     data, name = render_error(item.error)
                     events.append(SentEvent(journal.offset(), SentKind.ERROR, value=data, event=name))
-                    yield ServerSentEvent(data=jsontext.dumps(data).decode(), event=name)
+                    yield ServerSentEvent(data=jsontext.dumps(data).decode(), event=name, sep=sep)
                     break
                 text = _text(render(item), indent)
                 # the text sent, not live objects that change later
                 events.append(SentEvent(journal.offset(), SentKind.DATA, text))
                 entry.grow(EVENT_OVERHEAD + len(text))
-                yield ServerSentEvent(data=text)
+                yield ServerSentEvent(data=text, sep=sep)
             closed = "complete"
         finally:
             journaled.closed = closed
@@ -136,7 +137,7 @@ async def send_stream(
 
     ping = reply.stream.ping_ms / 1000 if reply.stream.ping_ms else limits.stream_ping_seconds
     headers = {**dialect.stream_headers(), **{k: v for k, v in reply.headers}}
-    response = EventSourceResponse(generate(), ping=ping, headers=headers or None, sep=dialect.sse_separator)
+    response = EventSourceResponse(generate(), ping=ping, headers=headers or None, sep=sep)
     await response(scope, receive, send)
 
 

@@ -60,7 +60,9 @@ async def _error(
     if worded.sse:  # the refusal as a stream of one error event (dialect.errors[].sse)
         sep = ex.dialect.sse_separator.encode()
         event = b"event: error" + sep + b"data: " + http.dumps(body) + sep + sep
-        await ex.answer(status, event, ex.dialect.media_type(MediaKey.EVENT_STREAM, EVENT_STREAM), reply, extra)
+        media = ex.dialect.media_type(MediaKey.EVENT_STREAM, EVENT_STREAM)
+        headers = [*(extra or []), *ex.dialect.stream_headers().items()]
+        await ex.answer(status, event, media, reply, [h for h in headers if h[0] != "content-type"])
         return
     media = ex.dialect.answer_type(Binding.JSONRPC, version, JSON)
     await ex.answer(status, http.dumps(body), media, reply, extra)
