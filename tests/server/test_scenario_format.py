@@ -297,7 +297,58 @@ tls: {{certificate: {certificate}, client_certificate: {str(client_certificate).
 
 TLS = {kind.value: served_over_tls(kind.value) for kind in ServerCertificate}
 MUTUAL_TLS = served_over_tls("valid", client_certificate=True)
-ALL_SCENARIOS = [MAIN, OTHER, PATHS, GRPC, *SIGNED.values(), *TLS.values(), MUTUAL_TLS]
+#: A persona's dialect (every option), a card negotiated on A2A-Version, and a 201 answer.
+DIALECT = """\
+title: A dialect
+description: Every dialect option.
+spec: A2A 1.0 (test)
+card:
+  raw: '{"name": "the 0.3 view", "url": "{base_url}/rpc", "capabilities": {"streaming": true}}'
+  versions:
+    "1.0": '{"name": "the 1.0 view", "supportedInterfaces": [{"url": "{base_url}/rpc"}], "capabilities": {}}'
+
+endpoints:
+  - {path: /rpc, binding: JSONRPC, versions: ["1.0", "0.3"]}
+  - {path: /rest, binding: HTTP+JSON, versions: ["1.0", "0.3"]}
+behaviour:
+  SendMessage: {when: {binding: HTTP+JSON}, reply: {http_status: 201}}
+dialect:
+  media_types:
+    JSONRPC: application/json; charset=utf-8
+    HTTP+JSON: application/a2a+json; charset=utf-8
+    HTTP+JSON 0.3: application/json; charset=utf-8
+    event-stream: text/event-stream
+  error_metadata: false
+  route_version: true
+  sse_line_end: lf
+  sse_cache_control: no-cache
+  answer_notifications: true
+  not_found: {status: 404, content_type: text/html; charset=utf-8, body: "<pre>Cannot {verb} {path}</pre>"}
+  errors:
+    - code: VersionNotSupported
+      operation: SendMessage
+      binding: JSONRPC
+      version: "1.0"
+      requested: "0.3"
+      answer: MethodNotFound
+      message: "Method not found: {method}"
+    - {code: TaskNotFound, message: "No task {taskId}", reason: GONE, http_status: 410}
+    - {code: UnsupportedOperation, operation: SubscribeToTask, version: "0.3", sse: true, message: "done: {taskId}"}
+    - {code: ContentTypeNotSupported, message: "not {contentType}"}
+"""
+#: The other SSE line end.
+DIALECT_CRLF = """\
+title: CRLF
+description: SSE lines end in CRLF.
+spec: A2A 1.0 (test)
+card:
+  object:
+    name: crlf
+    supportedInterfaces: [{url: "{base_url}/rpc", protocolBinding: JSONRPC, protocolVersion: "1.0"}]
+    capabilities: {streaming: true}
+dialect: {sse_line_end: crlf}
+"""
+ALL_SCENARIOS = [MAIN, OTHER, PATHS, GRPC, *SIGNED.values(), *TLS.values(), MUTUAL_TLS, DIALECT, DIALECT_CRLF]
 
 
 # ==================================================================================== the documentation
@@ -761,3 +812,45 @@ def test_tls_client_certificate(serve: Callable[[str], Lab]) -> None:
     assert answer.json()["error"]["code"] == -32001  # TaskNotFound: past the certificate check
     presented = [e["tls"]["client_certificate"] for e in s.journal if e["kind"] == "jsonrpc"]
     assert presented == ["absent", "verified"]
+
+
+def test_dialect(serve: Callable[[str], Lab]) -> None:
+    s = serve(DIALECT)
+    legacy, current = s.http.get("/.well-known/agent-card.json"), s.http.get("/.well-known/agent-card.json", headers=V1)
+    assert legacy.json()["name"] == "the 0.3 view" and current.json()["name"] == "the 1.0 view", "card.versions"
+    assert legacy.headers["vary"] == current.headers["vary"] == "A2A-Version"
+    assert current.json()["supportedInterfaces"] == [{"url": f"{s.url}/rpc"}], "{base_url} filled in"
+    refused = s.send("no header", version=None)
+    assert refused.headers["content-type"] == "application/json; charset=utf-8", "media_types.JSONRPC"
+    assert error(refused) == {"code": -32601, "message": "Method not found: SendMessage"}, "answer, requested"
+    gone = s.rpc("GetTask", {"id": "nope"})
+    info = {"@type": "type.googleapis.com/google.rpc.ErrorInfo", "reason": "GONE", "domain": "a2a-protocol.org"}
+    assert error(gone, 410) == {"code": -32001, "message": "No task nope", "data": [info]}, "message, reason, status"
+    task = result(s.send("done"))["task"]
+    refusal = error(s.rpc("CancelTask", {"id": task["id"]}))
+    assert "metadata" not in refusal["data"][0], "error_metadata: false"
+    plain = s.http.post(RPC_PATH, content=b"{}", headers={**V1, "Content-Type": "text/plain"})
+    assert error(plain)["message"] == "not text/plain", "{contentType}"
+    sse = s.rpc("tasks/resubscribe", {"id": task["id"]}, version=None)
+    assert sse.headers["content-type"] == "text/event-stream" and sse.headers["cache-control"] == "no-cache"
+    assert sse.text == json.dumps(
+        {"jsonrpc": "2.0", "id": 1, "error": {"code": -32004, "message": f"done: {task['id']}"}},
+        separators=(",", ":"),
+    ).join(("event: error\ndata: ", "\n\n")), "errors[].sse"
+    stream = s.send("go", method="SendStreamingMessage")
+    assert stream.headers["content-type"] == "text/event-stream" and stream.headers["cache-control"] == "no-cache"
+    assert "\r" not in stream.text and stream.text.count("\n\ndata: ") == 3, "sse_line_end: lf, four events"
+    notification = {"jsonrpc": "2.0", "method": "GetTask", "params": {"id": task["id"]}}
+    notified = s.http.post(RPC_PATH, json=notification, headers=V1)
+    assert notified.json()["id"] is None and notified.json()["result"]["id"] == task["id"], "answer_notifications"
+    created = s.http.post(f"{REST_PATH}/message:send", json={"message": message("rest")})
+    assert created.status_code == 201 and created.json()["task"], "route_version (no header: 1.0), http_status"
+    assert created.headers["content-type"] == "application/a2a+json; charset=utf-8"
+    v03 = s.http.get(f"{REST_PATH}/v1/tasks/{task['id']}")
+    assert v03.headers["content-type"] == "application/json; charset=utf-8", "media_types: HTTP+JSON 0.3"
+    for verb, path in (("GET", "/nope"), ("GET", RPC_PATH), ("GET", f"{REST_PATH}/nope")):
+        page = s.http.request(verb, path)
+        assert (page.status_code, page.headers["content-type"]) == (404, "text/html; charset=utf-8"), path
+        assert page.text == f"<pre>Cannot {verb} {path}</pre>", "not_found"
+    crlf = serve(DIALECT_CRLF)
+    assert "\r\n\r\n" in crlf.send("go", method="SendStreamingMessage").text, "sse_line_end: crlf"
