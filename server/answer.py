@@ -15,13 +15,13 @@ from a2a_lab.protocol.bindings import EVENT_STREAM
 from a2a_lab.protocol.errors import A2AError
 
 from . import faults
-from .dialect import PLAIN, Dialect
 from .engine import Event
 from .journal import EVENT_OVERHEAD, Journal
 from .journal_record import Entry, Response, SentEvent, SentKind
 from .redaction import DEFAULT
 from .scenario import Limits, Reply, StreamFraming
 from .streams import Comment, Drop, Item, StreamError
+from .style import Style
 
 #: The comment a stream closed for idleness ends with (then the reason).
 IDLE_COMMENT = "a2a-lab: closing this stream"
@@ -74,7 +74,7 @@ async def send_stream(
     render_error: Callable[[A2AError], tuple[Any, str | None]],
     reply: Reply,
     limits: Limits,
-    dialect: Dialect = PLAIN,
+    style: Style,
 ) -> None:
     """An SSE stream (sse-starlette). Each `data:` line is recorded in the journal as it is sent.
 
@@ -90,7 +90,7 @@ async def send_stream(
     journaled = entry.response = Response(200, EVENT_STREAM, stream=True)
     entry.events = events
     idle = limits.stream_idle_seconds
-    sep = dialect.sse_separator
+    sep = style.sse_separator
 
     async def generate() -> AsyncIterator[ServerSentEvent]:
         closed = "disconnected"
@@ -136,7 +136,7 @@ async def send_stream(
                 await closer()  # run the stream's own cleanup now, not at garbage collection
 
     ping = reply.stream.ping_ms / 1000 if reply.stream.ping_ms else limits.stream_ping_seconds
-    headers = {**dialect.stream_headers(), **{k: v for k, v in reply.headers}}
+    headers = {**style.stream_headers(), **{k: v for k, v in reply.headers}}
     response = EventSourceResponse(generate(), ping=ping, headers=headers or None, sep=sep)
     await response(scope, receive, send)
 

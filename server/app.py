@@ -204,7 +204,7 @@ class ScenarioApp:
                 scope, receive, send, entry, 408, http.dumps(status), "application/json", extra=http.CLOSE
             )
             return
-        page = self.scenario.dialect.not_found
+        page = self.scenario.style.not_found
         if page is not None:
             body = page.render(scope["method"], scope["path"])
             await answer.send_body(scope, receive, send, entry, page.status, body, page.content_type)

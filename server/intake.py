@@ -4,6 +4,7 @@ through the same entry."""
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from typing import Any
@@ -16,12 +17,13 @@ from a2a_lab.protocol.operations import Operation
 from a2a_lab.protocol.versions import Version
 
 from . import answer, auth, http, tls
-from .dialect import PLAIN, Dialect, Worded
 from .engine import Event
 from .journal_record import AuthFacts, BodyTimeout, EndpointRef, Entry, EntryKind
 from .scenario import Endpoint, Reply
 from .state import LabState
 from .streams import Item
+from .style import Style
+from .wording import Asked, ErrorWording, Worded, word
 
 
 @dataclass(slots=True)
@@ -47,16 +49,26 @@ class Exchange:
     body: bytes
     headers: dict[str, str]
     query: dict[str, str]
-    dialect: Dialect = PLAIN
+    #: How the scenario words errors as a framework does (`error_messages`; server/wording.py).
+    error_messages: tuple[ErrorWording, ...] = ()
+    #: How the scenario writes its answers (`style`).
+    style: Style = dataclasses.field(default_factory=Style)
 
-    def word(self, err: A2AError, binding: Binding, version: Version, method: str) -> Worded:
-        """The error as the scenario's dialect words it (server/dialect.py)."""
-        if self.dialect is PLAIN:
+    def worded(self, err: A2AError, binding: Binding, version: Version) -> Worded:
+        """The error as the scenario words it (server/wording.py): where the request came, what it asked for."""
+        if not self.error_messages and self.style.error_metadata:
             return Worded(err)
-        requested = http.requested_version(self.headers, self.query)[0]
-        return self.dialect.word(
-            err, self.entry.operation, binding, version, requested, method, self.headers.get("content-type", "")
+        route = self.entry.route
+        method = self.entry.rpc.method if self.entry.rpc is not None else ""
+        asked = Asked(
+            self.entry.operation,
+            binding,
+            version,
+            http.requested_version(self.headers, self.query)[0],
+            str(method) if route is None else f"{route.verb} {route.path}",
+            self.headers.get("content-type", ""),
         )
+        return word(self.error_messages, err, asked, self.style.error_metadata)
 
     def identify(self, op: Operation, version: Version) -> tuple[str, bool]:
         """Journal the operation a request was found to be; the version the client asked for (header or query)
@@ -74,9 +86,20 @@ class Exchange:
         reply: Reply | None = None,
         extra: list[tuple[str, str]] | None = None,
     ) -> None:
+        if reply is None or reply.raw_status is None:  # raw replies go out byte for byte
+            body = self.style.apply_body(body)
         await answer.send_body(
             self.scope, self.receive, self.send, self.entry, status, body, content_type, reply, extra
         )
+
+    def _styled_error(
+        self, render_error: Callable[[A2AError], tuple[Any, str | None]]
+    ) -> Callable[[A2AError], tuple[Any, str | None]]:
+        def styled(err: A2AError) -> tuple[Any, str | None]:
+            data, name = render_error(err)
+            return self.style.apply(data), name
+
+        return styled
 
     async def stream(
         self,
@@ -93,11 +116,11 @@ class Exchange:
             self.entry,
             state.journal,
             items,
-            render,
-            render_error,
+            lambda event: self.style.apply(render(event)),
+            self._styled_error(render_error),
             reply,
             state.scenario.limits,
-            self.dialect,
+            self.style,
         )
 
 
@@ -136,7 +159,7 @@ async def take(
         entry.body_timeout = BodyTimeout(exc.seconds, len(exc.received))
         err = A2AError(ErrorType.INVALID_REQUEST, http.timeout_message(exc))
         refusal = Refusal(err, 408, http.CLOSE, "DEADLINE_EXCEEDED")
-    exchange = Exchange(
-        scope, receive, send, entry, body, http.headers_of(scope), http.query_of(scope), state.scenario.dialect
-    )
+    scenario = state.scenario
+    headers, query = http.headers_of(scope), http.query_of(scope)
+    exchange = Exchange(scope, receive, send, entry, body, headers, query, scenario.error_messages, scenario.style)
     return exchange, refusal

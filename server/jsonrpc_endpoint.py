@@ -13,11 +13,11 @@ from a2a_lab.protocol.forms import Form
 from a2a_lab.protocol.negotiation import negotiate
 from a2a_lab.protocol.versions import Version
 
-from . import dispatch, http, intake
-from .dialect import MediaKey
+from . import dispatch, http, intake, leniency
 from .journal_record import Answer, EntryKind, RpcRef
 from .scenario import Endpoint, Envelope, EnvelopeId, Reply
 from .state import LabState
+from .style import MediaKey
 
 WRONG_ID_PREFIX = "a2a-lab-wrong-id-"
 
@@ -49,22 +49,21 @@ async def _error(
     status: int = 200,
     extra: list[tuple[str, str]] | None = None,
 ) -> None:
-    method = ex.entry.rpc.method if ex.entry.rpc is not None else ""
-    worded = ex.word(err, Binding.JSONRPC, version, method)
+    worded = ex.worded(err, Binding.JSONRPC, version)
     err, status = worded.error, worded.http_status or status
     body = jsonrpc.error(req_id, err, version)
     if reply is not None:
         body = _with_envelope(body, reply.envelope, req_id)
     ex.entry.answer = Answer.error(err.code)
     status = reply.error_http_status or status if reply else status
-    if worded.sse:  # the refusal as a stream of one error event (dialect.errors[].sse)
-        sep = ex.dialect.sse_separator.encode()
+    if worded.sse:  # the refusal as a stream of one error event (error_messages[].sse)
+        sep = ex.style.sse_separator.encode()
         event = b"event: error" + sep + b"data: " + http.dumps(body) + sep + sep
-        media = ex.dialect.media_type(MediaKey.EVENT_STREAM, EVENT_STREAM)
-        headers = [*(extra or []), *ex.dialect.stream_headers().items()]
+        media = ex.style.media_type(MediaKey.EVENT_STREAM, EVENT_STREAM)
+        headers = [*(extra or []), *ex.style.stream_headers().items()]
         await ex.answer(status, event, media, reply, [h for h in headers if h[0] != "content-type"])
         return
-    media = ex.dialect.answer_type(Binding.JSONRPC, version, JSON)
+    media = ex.style.answer_type(Binding.JSONRPC, version, JSON)
     await ex.answer(status, http.dumps(body), media, reply, extra)
 
 
@@ -76,7 +75,7 @@ async def handle(
     if refusal is not None:
         await _error(ex, None, refusal.error, default_version, status=refusal.status, extra=refusal.extra)
         return
-    page = ex.dialect.not_found
+    page = ex.style.not_found
     if scope["method"] != "POST" and page is not None:
         await ex.answer(page.status, page.render(scope["method"], scope["path"]), page.content_type)
         return
@@ -84,7 +83,7 @@ async def handle(
         problem = A2AError(ErrorType.INVALID_REQUEST, f"JSON-RPC requests are POSTed; got {scope['method']}")
         await _error(ex, None, problem, default_version, status=405)
         return
-    if not http.is_json_type(ex.headers.get("content-type"), (JSON,)):
+    if not leniency.content_type_ok(state.scenario, ex.headers.get("content-type"), (JSON,)):
         problem = A2AError(
             ErrorType.CONTENT_TYPE_NOT_SUPPORTED,
             f"Unsupported Content-Type {ex.headers.get('content-type')!r}; JSON-RPC requests use application/json",
@@ -102,7 +101,7 @@ async def handle(
         await _error(ex, jsonrpc.request_id_of(decoded), err, default_version)
         return
     ex.entry.rpc = RpcRef(request.method, request.id)
-    if not request.has_id and not ex.dialect.answer_notifications:
+    if not request.has_id and not state.scenario.answer_notifications:
         problem = A2AError(
             ErrorType.INVALID_REQUEST, "A2A requests need an `id` (notifications get no answer to read)", field="id"
         )
@@ -114,7 +113,7 @@ async def handle(
         await _error(ex, request.id, problem, default_version)
         return
     op, op_version = found
-    requested, given = ex.identify(op, op_version)
+    requested, given = leniency.version_asked(state.scenario, *ex.identify(op, op_version), op_version)
     if op_version not in endpoint.versions:
         served = ", ".join(v.value for v in endpoint.versions)
         problem = A2AError(
@@ -161,12 +160,12 @@ async def render(
             return _with_envelope(jsonrpc.result(req_id, value), reply.envelope, req_id)
 
         def render_error(err: A2AError) -> tuple[Any, str | None]:
-            return jsonrpc.error(req_id, err, version), None
+            return jsonrpc.error(req_id, ex.worded(err, Binding.JSONRPC, version).error, version), None
 
         await ex.stream(state, decision.events, render_event, render_error, reply)
         return
     value = dispatch.with_unknown_fields(wire.result_out(call.op, decision.value, form), reply.unknown_fields)
     body = _with_envelope(jsonrpc.result(req_id, value), reply.envelope, req_id)
     await ex.answer(
-        reply.http_status or 200, http.dumps(body), ex.dialect.answer_type(Binding.JSONRPC, version, JSON), reply
+        reply.http_status or 200, http.dumps(body), ex.style.answer_type(Binding.JSONRPC, version, JSON), reply
     )

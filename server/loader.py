@@ -31,7 +31,6 @@ from a2a_lab.protocol.states import TaskState
 from a2a_lab.protocol.versions import Version
 
 from . import yamlfile
-from .dialect import PLAIN, Dialect, ErrorWording, LineEnd, MediaKey, NotFoundPage
 from .placeholders import ALT_BASE_URL, BASE_URL, GRPC_ADDRESS, HTTP_BASE_URL
 from .scenario import (
     ACTIONS,
@@ -71,6 +70,8 @@ from .scenario import (
     Tls,
     When,
 )
+from .style import LineEnd, MediaKey, NotFoundPage, Style
+from .wording import ErrorWording
 
 #: Numbers beyond this are no use as seconds (and a YAML integer beyond it has no float value at all).
 _LARGEST = sys.float_info.max
@@ -109,7 +110,8 @@ FIELDS: dict[str, tuple[str, ...]] = {
         "checks",
         "expect",
         "tls",
-        "dialect",
+        "error_messages",
+        "style",
     ),
     "client": ("message", "action"),
     "client.action": tuple(ACTIONS),
@@ -183,7 +185,24 @@ FIELDS: dict[str, tuple[str, ...]] = {
         "bare_events",
     ),
     "reply.stream.error": ("code", "message"),
-    "leniency": ("missing_kind",),
+    "leniency": (
+        "missing_kind",
+        "any_content_type",
+        "ignore_version",
+        "minor_versions",
+        "route_version",
+        "notifications",
+    ),
+    "style": (
+        "offset_timestamps",
+        "sort_keys",
+        "json_errors",
+        "media_types",
+        "sse_line_end",
+        "sse_cache_control",
+        "error_metadata",
+        "not_found",
+    ),
     "auth": ("bearer", "scope", "credentials", "token_uses"),
     "auth.credentials": CREDENTIAL_KEYS,
     "push": ("allow", "probe_bad_credentials"),
@@ -206,19 +225,9 @@ FIELDS: dict[str, tuple[str, ...]] = {
     ),
     "expect": ("result", "state", "text_contains"),
     "tls": ("certificate", "client_certificate"),
-    "dialect": (
-        "media_types",
-        "errors",
-        "route_version",
-        "sse_line_end",
-        "sse_cache_control",
-        "error_metadata",
-        "not_found",
-        "answer_notifications",
-    ),
-    "dialect.not_found": ("status", "content_type", "body"),
-    "dialect.media_types": tuple(k.value for k in MediaKey),
-    "dialect.errors[]": (
+    "style.media_types": tuple(k.value for k in MediaKey),
+    "style.not_found": ("status", "content_type", "body"),
+    "error_messages[]": (
         "code",
         "operation",
         "binding",
@@ -246,7 +255,7 @@ CHOICES: dict[str, type[StrEnum]] = {
     "auth.scope": AuthScope,
     "expect.result": Conclusion,
     "tls.certificate": ServerCertificate,
-    "dialect.sse_line_end": LineEnd,
+    "style.sse_line_end": LineEnd,
 }
 
 
@@ -763,62 +772,40 @@ def _error_type(r: _Reader, value: Any, path: str) -> ErrorType:
     return err.type
 
 
-def _dialect(r: _Reader, value: Any) -> Dialect:
-    d = r.mapping(value, "dialect", "dialect")
-    media = r.mapping(d.get("media_types", {}), "dialect.media_types", "dialect.media_types")
-    wordings: list[ErrorWording] = []
-    items = d.get("errors", [])
-    if not isinstance(items, list):
-        raise r.fail("dialect.errors", "expected a list of {code, ..., message}")
-    for i, item in enumerate(items):
-        path = f"dialect.errors[{i}]"
-        e = r.mapping(item, path, "dialect.errors[]")
-        if "code" not in e:
-            raise r.fail(f"{path}.code", "required: the error a2a-lab would answer (a name or a JSON-RPC code)")
-        op = None
-        if "operation" in e:
-            try:
-                op = Operation(r.string(e["operation"], f"{path}.operation"))
-            except ValueError:
-                raise r.fail(
-                    f"{path}.operation", "unknown operation", "one of " + ", ".join(o.value for o in Operation)
-                ) from None
-        wordings.append(
-            ErrorWording(
-                code=_error_type(r, e["code"], path),
-                operation=op,
-                binding=r.binding(e["binding"], f"{path}.binding") if "binding" in e else None,
-                version=r.version(e["version"], f"{path}.version") if "version" in e else None,
-                requested=r.string(e["requested"], f"{path}.requested") if "requested" in e else None,
-                answer=_error_type(r, e["answer"], f"{path}.answer") if "answer" in e else None,
-                message=r.string(e["message"], f"{path}.message") if "message" in e else None,
-                reason=r.string(e["reason"], f"{path}.reason") if "reason" in e else None,
-                http_status=r.integer(e["http_status"], f"{path}.http_status", 100) if "http_status" in e else None,
-                sse=r.boolean(e.get("sse", False), f"{path}.sse"),
-            )
-        )
-    return Dialect(
-        media_types=tuple((MediaKey(k), r.string(v, f"dialect.media_types.{k}")) for k, v in media.items()),
-        errors=tuple(wordings),
-        route_version=r.boolean(d.get("route_version", False), "dialect.route_version"),
-        sse_line_end=r.choice(d["sse_line_end"], "dialect.sse_line_end", "dialect.sse_line_end")
-        if "sse_line_end" in d
-        else LineEnd.CRLF,
-        sse_cache_control=r.string(d["sse_cache_control"], "dialect.sse_cache_control")
-        if "sse_cache_control" in d
-        else None,
-        error_metadata=r.boolean(d.get("error_metadata", True), "dialect.error_metadata"),
-        not_found=_not_found(r, d["not_found"]) if "not_found" in d else None,
-        answer_notifications=r.boolean(d.get("answer_notifications", False), "dialect.answer_notifications"),
+def _error_wording(r: _Reader, item: Any, path: str) -> ErrorWording:
+    """One `error_messages[]` entry: the error (name or code), where it applies, and how it is answered instead."""
+    e = r.mapping(item, path, "error_messages[]")
+    if "code" not in e:
+        raise r.fail(f"{path}.code", "required: the error a2a-lab would answer (a name or a JSON-RPC code)")
+    op = None
+    if "operation" in e:
+        try:
+            op = Operation(r.string(e["operation"], f"{path}.operation"))
+        except ValueError:
+            raise r.fail(
+                f"{path}.operation", "unknown operation", "one of " + ", ".join(o.value for o in Operation)
+            ) from None
+    code, _ = r.error(e["code"], path, "reply.stream.error")
+    return ErrorWording(
+        code=code.code,
+        operation=op,
+        binding=r.binding(e["binding"], f"{path}.binding") if "binding" in e else None,
+        version=r.version(e["version"], f"{path}.version") if "version" in e else None,
+        requested=r.string(e["requested"], f"{path}.requested") if "requested" in e else None,
+        answer=_error_type(r, e["answer"], f"{path}.answer") if "answer" in e else None,
+        message=r.string(e["message"], f"{path}.message") if "message" in e else None,
+        reason=r.string(e["reason"], f"{path}.reason") if "reason" in e else None,
+        http_status=r.integer(e["http_status"], f"{path}.http_status", 100) if "http_status" in e else None,
+        sse=r.boolean(e.get("sse", False), f"{path}.sse"),
     )
 
 
 def _not_found(r: _Reader, value: Any) -> NotFoundPage:
-    n = r.mapping(value, "dialect.not_found", "dialect.not_found")
+    n = r.mapping(value, "style.not_found", "style.not_found")
     return NotFoundPage(
-        r.integer(n.get("status", 404), "dialect.not_found.status", 100),
-        r.string(n.get("content_type", "text/html; charset=utf-8"), "dialect.not_found.content_type"),
-        r.string(n.get("body", ""), "dialect.not_found.body"),
+        r.integer(n.get("status", 404), "style.not_found.status", 100),
+        r.string(n.get("content_type", "text/html; charset=utf-8"), "style.not_found.content_type"),
+        r.string(n.get("body", ""), "style.not_found.body"),
     )
 
 
@@ -1012,8 +999,45 @@ def parse_with(r: _Reader, data: Any, scenario_id: str) -> Scenario:
         if "spec_revision" in top
         else DEFAULT_REVISION,
         tls=_tls(r, top["tls"]) if "tls" in top else None,
-        dialect=_dialect(r, top["dialect"]) if "dialect" in top else PLAIN,
+        error_messages=_error_messages(r, top.get("error_messages", {})),
+        style=_style(r, top.get("style", {})),
+        lenient_content_type=r.boolean(leniency.get("any_content_type", False), "leniency.any_content_type"),
+        ignore_version=r.boolean(leniency.get("ignore_version", False), "leniency.ignore_version"),
+        lenient_minor=r.boolean(leniency.get("minor_versions", False), "leniency.minor_versions"),
+        route_version=r.boolean(leniency.get("route_version", False), "leniency.route_version"),
+        answer_notifications=r.boolean(leniency.get("notifications", False), "leniency.notifications"),
     )
+
+
+def _style(r: _Reader, value: Any) -> Style:
+    style = r.mapping(value, "style", "style")
+    media = r.mapping(style.get("media_types", {}), "style.media_types", "style.media_types")
+    return Style(
+        offset_timestamps=r.boolean(style.get("offset_timestamps", False), "style.offset_timestamps"),
+        sort_keys=r.boolean(style.get("sort_keys", False), "style.sort_keys"),
+        json_errors=r.boolean(style.get("json_errors", False), "style.json_errors"),
+        media_types=tuple((MediaKey(k), r.string(v, f"style.media_types.{k}")) for k, v in media.items()),
+        sse_line_end=r.choice(style["sse_line_end"], "style.sse_line_end", "style.sse_line_end")
+        if "sse_line_end" in style
+        else LineEnd.CRLF,
+        sse_cache_control=r.string(style["sse_cache_control"], "style.sse_cache_control")
+        if "sse_cache_control" in style
+        else None,
+        error_metadata=r.boolean(style.get("error_metadata", True), "style.error_metadata"),
+        not_found=_not_found(r, style["not_found"]) if "not_found" in style else None,
+    )
+
+
+def _error_messages(r: _Reader, value: Any) -> tuple[ErrorWording, ...]:
+    """`error_messages`: a mapping, per error (name or code) the message every answer of it carries; or a list of
+    entries that say where each applies and what else changes (a framework's wording)."""
+    if isinstance(value, list):
+        return tuple(_error_wording(r, item, f"error_messages[{i}]") for i, item in enumerate(value))
+    out: list[ErrorWording] = []
+    for key, text in r.mapping(value, "error_messages").items():
+        err, _ = r.error(key, f"error_messages.{key}", "reply.error")
+        out.append(ErrorWording(err.code, message=r.string(text, f"error_messages.{key}")))
+    return tuple(out)
 
 
 def parse(data: Any, scenario_id: str, source: str) -> Scenario:

@@ -14,7 +14,7 @@ from a2a_lab.protocol.negotiation import negotiate
 from a2a_lab.protocol.revisions import SpecRevision
 from a2a_lab.protocol.versions import Version
 
-from . import dispatch, http, intake
+from . import dispatch, http, intake, leniency
 from .journal_record import Answer, EntryKind, RouteRef
 from .scenario import Endpoint, Reply
 from .state import LabState
@@ -35,8 +35,7 @@ async def _error(
     """An error answer. 1.0: a google.rpc.Status with the status the scenario's spec revision maps the error to, as
     that revision's media type (application/a2a+json in v1.0.1, application/json in v1.0.0: notes §11 D3, D5).
     0.3: the 0.3 SDKs' body as application/json."""
-    route = ex.entry.route
-    worded = ex.word(err, Binding.HTTP_JSON, version, f"{route.verb} {route.path}" if route is not None else "")
+    worded = ex.worded(err, Binding.HTTP_JSON, version)
     err, status = worded.error, status or worded.http_status
     code, body = rest.error(err, version, revision)
     if status is not None:
@@ -47,8 +46,8 @@ async def _error(
     if reply is not None and reply.error_http_status:
         code = reply.error_http_status
     ex.entry.answer = Answer.error(err.code)
-    media = ex.dialect.answer_type(Binding.HTTP_JSON, version, rest.media_type(version, revision))
-    await ex.answer(code, http.dumps(body), media, reply, extra)
+    media_type = JSON if ex.style.json_errors else rest.media_type(version, revision)
+    await ex.answer(code, http.dumps(body), ex.style.answer_type(Binding.HTTP_JSON, version, media_type), reply, extra)
 
 
 async def handle(
@@ -70,7 +69,7 @@ async def handle(
         )
         return
     found = operations.match_route(verb, relative, endpoint.versions)
-    page = ex.dialect.not_found
+    page = ex.style.not_found
     if found is None and page is not None:
         ex.entry.unmatched = True
         await ex.answer(page.status, page.render(verb, scope["path"]), page.content_type)
@@ -91,16 +90,14 @@ async def handle(
         return
     op, op_version, path_params, tenant = found
     ex.entry.route = RouteRef(verb, relative, path_params, tenant)
-    requested, given = ex.identify(op, op_version)
-    if not given and ex.dialect.route_version:
-        requested = op_version.value  # the path names the version (dialect.route_version)
+    requested, given = leniency.version_asked(state.scenario, *ex.identify(op, op_version), op_version, route=True)
     refused = negotiate(requested, given, op_version, endpoint.versions, f"{verb} {relative}")
     if refused is not None:
         await _error(ex, refused, op_version, revision)
         return
     decoded: Any = {}
     if verb in BODY_VERBS and ex.body.strip():
-        if not http.is_json_type(ex.headers.get("content-type"), (JSON, A2A_JSON)):
+        if not leniency.content_type_ok(state.scenario, ex.headers.get("content-type"), (JSON, A2A_JSON)):
             err = A2AError(
                 ErrorType.CONTENT_TYPE_NOT_SUPPORTED,
                 f"Unsupported Content-Type {ex.headers.get('content-type')!r}; "
@@ -146,10 +143,10 @@ async def handle(
             return dispatch.with_unknown_fields(wire.event_out(event, form), reply.unknown_fields)
 
         def render_error(err: A2AError) -> tuple[Any, str | None]:
-            return rest.error(err, op_version, revision)[1], "error"
+            return rest.error(ex.worded(err, Binding.HTTP_JSON, op_version).error, op_version, revision)[1], "error"
 
         await ex.stream(state, decision.events, render_event, render_error, reply)
         return
     value = dispatch.with_unknown_fields(wire.result_out(op, decision.value, form), reply.unknown_fields)
-    media = ex.dialect.answer_type(Binding.HTTP_JSON, op_version, rest.media_type(op_version, revision))
+    media = ex.style.answer_type(Binding.HTTP_JSON, op_version, rest.media_type(op_version, revision))
     await ex.answer(reply.http_status or 200, http.dumps(value), media, reply)

@@ -22,8 +22,9 @@ from a2a_lab.protocol.revisions import SpecRevision
 from a2a_lab.protocol.states import TaskState
 from a2a_lab.protocol.versions import Version
 
-from .dialect import PLAIN, Dialect
 from .placeholders import TEXT, occurrences
+from .style import Style
+from .wording import ErrorWording
 
 DEFAULT_MESSAGE = "Hello from a2a-lab: what can you do?"
 DEFAULT_TIMEOUT = 20.0
@@ -444,8 +445,21 @@ class Scenario:
     spec_revision: SpecRevision = DEFAULT_REVISION
     #: Served over HTTPS, and how (None: plain HTTP).
     tls: Tls | None = None
-    #: How an official server words its answers (personas/; server/dialect.py).
-    dialect: Dialect = PLAIN
+    #: How a framework words the errors a2a-lab answers (personas; server/wording.py): the first entry that matches
+    #: an error gives its message (`{version}`: the A2A version the request asked for), code, reason and status.
+    error_messages: tuple[ErrorWording, ...] = ()
+    #: How its JSON answers are written (timestamps, member order), as a framework writes them (personas).
+    style: Style = field(default_factory=Style)
+    #: Request bodies are read as JSON whatever their Content-Type says (`leniency.any_content_type`).
+    lenient_content_type: bool = False
+    #: The A2A-Version header is not read: each method is served in its own version (`leniency.ignore_version`).
+    ignore_version: bool = False
+    #: A version whose major a2a-lab speaks is read as that version, `1.1` as `1.0` (`leniency.minor_versions`).
+    lenient_minor: bool = False
+    #: HTTP+JSON: a request without A2A-Version is served at its route's version (`leniency.route_version`).
+    route_version: bool = False
+    #: JSON-RPC: a request without `id` is answered as if its id were null (`leniency.notifications`).
+    answer_notifications: bool = False
 
     @property
     def group(self) -> str:

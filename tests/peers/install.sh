@@ -3,7 +3,7 @@
 #
 #   tests/peers/install.sh [CACHE_DIR]     (default: ${A2A_LAB_PEERS:-$HOME/.cache/a2a-lab-peers})
 #
-# CACHE_DIR/sdk03    a venv with a2a-sdk[http-server]==0.3.26 (the genuine 0.3 line)
+# CACHE_DIR/sdk03    a venv with a2a-sdk[http-server]==0.3.26 (the genuine 0.3 line) and uvicorn (to serve it)
 # CACHE_DIR/handler  a venv with a2a-handler==0.4.0 (a CLI on a2a-sdk 1.3)
 # CACHE_DIR/js       @a2a-js/sdk 1.3.0 and express (the server's peer dependency) through `npm ci` from
 #                    tests/peers/clients/package-lock.json, with js_client.mjs and tests/personas/js_server.mjs
@@ -16,6 +16,8 @@
 set -euo pipefail
 
 SDK03_VERSION=0.3.26
+# The server side of the 0.3 persona fidelity test (tests/personas) runs the 0.3.26 server under uvicorn.
+UVICORN_VERSION=0.54.0
 HANDLER_VERSION=0.4.0
 JS_SDK_VERSION=1.3.0
 
@@ -43,28 +45,34 @@ except m.PackageNotFoundError:
     pass" "$2" 2>/dev/null || true
 }
 
-# python_peer NAME DIST VERSION REQUIREMENT: a venv CACHE/NAME holding REQUIREMENT, DIST at VERSION.
+# python_peer NAME DIST VERSION REQUIREMENT [EXTRA==VERSION...]: a venv CACHE/NAME holding REQUIREMENT, DIST at
+# VERSION, and each pinned EXTRA at its version.
 python_peer() {
-    local name="$1" dist="$2" version="$3" requirement="$4"
+    local name="$1" dist="$2" version="$3"
+    shift 3
     local venv="$cache/$name"
-    local have
+    local have missing=""
     have="$(installed_version "$venv" "$dist")"
-    if [ "$have" = "$version" ]; then
+    local extra
+    for extra in "${@:2}"; do
+        [ "$(installed_version "$venv" "${extra%%==*}")" = "${extra##*==}" ] || missing="$missing ${extra}"
+    done
+    if [ "$have" = "$version" ] && [ -z "$missing" ]; then
         echo "peers: $name: $dist $version already installed ($venv)"
         return 0
     fi
-    echo "peers: $name: installing $requirement into $venv${have:+ (found $dist $have)}"
+    echo "peers: $name: installing $* into $venv${have:+ (found $dist $have)}"
     if [ ! -x "$venv/bin/python" ]; then
         "$python" -m venv "$venv" || die "$name: could not create a venv with $python"
     fi
-    "$venv/bin/python" -m pip install --quiet "$requirement" \
-        || die "$name: pip install '$requirement' failed (see pip's message above)"
+    "$venv/bin/python" -m pip install --quiet "$@" \
+        || die "$name: pip install $* failed (see pip's message above)"
     have="$(installed_version "$venv" "$dist")"
     [ "$have" = "$version" ] || die "$name: expected $dist $version in $venv, found '${have:-nothing}'"
     echo "peers: $name: installed $dist $version"
 }
 
-python_peer sdk03 a2a-sdk "$SDK03_VERSION" "a2a-sdk[http-server]==$SDK03_VERSION"
+python_peer sdk03 a2a-sdk "$SDK03_VERSION" "a2a-sdk[http-server]==$SDK03_VERSION" "uvicorn==$UVICORN_VERSION"
 python_peer handler a2a-handler "$HANDLER_VERSION" "a2a-handler==$HANDLER_VERSION"
 
 js="$cache/js"

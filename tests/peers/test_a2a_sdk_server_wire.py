@@ -11,88 +11,31 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterator
-from datetime import UTC, datetime
 from typing import Any
 
 import httpx
 import pytest
-from a2a.helpers.proto_helpers import new_task
-from a2a.server.agent_execution import AgentExecutor, RequestContext
-from a2a.server.events import EventQueue
-from a2a.server.request_handlers import DefaultRequestHandler
-from a2a.server.routes import create_agent_card_routes, create_jsonrpc_routes, create_rest_routes
-from a2a.server.tasks import InMemoryTaskStore, TaskUpdater
-from a2a.types.a2a_pb2 import AgentCapabilities, AgentCard, AgentInterface, AgentSkill, Part, TaskState
-from starlette.applications import Starlette
 
-from a2a_lab.server.hosting import BackgroundServer
+from ..personas.fidelity import JSONRPC, REST, V10, Peer
+from ..personas.sdk13 import sdk13_server
 
 HEADERS = {"A2A-Version": "1.0"}
 TEXT = "cross-check me"
 RFC3339_Z = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$")
 GENERATED_IDS = ("id", "contextId", "taskId")
-
-
-class EchoExecutor(AgentExecutor):
-    """SUBMITTED -> WORKING -> one `echo: <text>` artifact -> COMPLETED, the way spec/conformant scripts it."""
-
-    async def execute(self, context: RequestContext, event_queue: EventQueue) -> None:
-        assert context.task_id and context.context_id and context.message
-        task = new_task(context.task_id, context.context_id, TaskState.TASK_STATE_SUBMITTED, history=[context.message])
-        task.status.timestamp.FromDatetime(datetime.now(UTC))  # optional field; a2a-lab sets it
-        await event_queue.enqueue_event(task)
-        updater = TaskUpdater(event_queue, context.task_id, context.context_id)
-        await updater.update_status(TaskState.TASK_STATE_WORKING)
-        # lastChunk is optional; a2a-lab's one-piece artifacts say lastChunk: true.
-        await updater.add_artifact(
-            [Part(text=f"echo: {context.get_user_input()}")], artifact_id="result", name="result", last_chunk=True
-        )
-        await updater.complete()
-
-    async def cancel(self, context: RequestContext, event_queue: EventQueue) -> None:
-        raise NotImplementedError("the echo executor finishes before anyone could cancel it")
-
-
-class Peer:
-    """One server under test: where its JSON-RPC and HTTP+JSON 1.0 endpoints are."""
-
-    def __init__(self, name: str, jsonrpc_url: str, rest_url: str) -> None:
-        self.name, self.jsonrpc_url, self.rest_url = name, jsonrpc_url, rest_url
+SDK = "a2a-sdk 1.3.0"  # the real server's peer name
 
 
 @pytest.fixture
 def sdk_server() -> Iterator[Peer]:
-    app = Starlette()
-    server = BackgroundServer(app)  # binds port 0 now, so the card can name the real URL
-    card = AgentCard(
-        name="a2a-sdk echo",
-        description="a2a-sdk 1.3.0 reference echo agent",
-        version="0.0.1",
-        supported_interfaces=[
-            AgentInterface(url=f"{server.url}/", protocol_binding="JSONRPC", protocol_version="1.0"),
-            AgentInterface(url=f"{server.url}/rest", protocol_binding="HTTP+JSON", protocol_version="1.0"),
-        ],
-        capabilities=AgentCapabilities(streaming=True),
-        default_input_modes=["text/plain"],
-        default_output_modes=["text/plain"],
-        skills=[AgentSkill(id="echo", name="echo", description="echoes text", tags=["echo"])],
-    )
-    handler = DefaultRequestHandler(EchoExecutor(), InMemoryTaskStore(), card)
-    app.router.routes.extend(
-        [
-            *create_agent_card_routes(card),
-            *create_jsonrpc_routes(handler, rpc_url="/"),
-            *create_rest_routes(handler, path_prefix="/rest"),
-        ]
-    )
-    with server:
-        yield Peer("a2a-sdk", f"{server.url}/", f"{server.url}/rest")
+    with sdk13_server(compat=False) as peer:
+        yield peer
 
 
 @pytest.fixture
 def lab_server(serve) -> Peer:
     served = serve("spec/conformant")
-    return Peer("a2a-lab", f"{served.url}/a2a/jsonrpc", f"{served.url}/a2a/rest")
+    return Peer("a2a-lab", served.url, {(JSONRPC, V10): "/a2a/jsonrpc", (REST, V10): "/a2a/rest"})
 
 
 @pytest.fixture
@@ -107,7 +50,9 @@ def send_params(message_id: str) -> dict[str, Any]:
 
 def rpc(http: httpx.Client, peer: Peer, method: str, params: dict[str, Any], req_id: str) -> dict[str, Any]:
     response = http.post(
-        peer.jsonrpc_url, json={"jsonrpc": "2.0", "id": req_id, "method": method, "params": params}, headers=HEADERS
+        peer.url(JSONRPC, V10),
+        json={"jsonrpc": "2.0", "id": req_id, "method": method, "params": params},
+        headers=HEADERS,
     )
     assert response.status_code == 200, (peer.name, response.text)
     assert response.headers["content-type"].split(";")[0] == "application/json", peer.name
@@ -185,8 +130,8 @@ def test_jsonrpc_send_message_and_get_task_match_the_sdk_server(
         ids: dict[str, str] = {}
         answers[peer.name] = (normalise(sent["result"], ids), normalise(got["result"], ids))
 
-    assert answers["a2a-lab"] == answers["a2a-sdk"]
-    sent_result, got_result = answers["a2a-sdk"]
+    assert answers["a2a-lab"] == answers[SDK]
+    sent_result, got_result = answers[SDK]
     assert sent_result == {"task": expected_completed_task("wire-1")}
     assert got_result == expected_completed_task("wire-1")  # GetTask: the task unwrapped, same ids
 
@@ -201,7 +146,7 @@ def test_jsonrpc_streaming_events_match_the_sdk_server(sdk_server: Peer, lab_ser
             "params": send_params("wire-2"),
         }
         with http.stream(
-            "POST", peer.jsonrpc_url, json=request, headers={**HEADERS, "Accept": "text/event-stream"}
+            "POST", peer.url(JSONRPC, V10), json=request, headers={**HEADERS, "Accept": "text/event-stream"}
         ) as response:
             assert response.status_code == 200, peer.name
             assert response.headers["content-type"].split(";")[0] == "text/event-stream", peer.name
@@ -210,15 +155,15 @@ def test_jsonrpc_streaming_events_match_the_sdk_server(sdk_server: Peer, lab_ser
         ids: dict[str, str] = {}
         streams[peer.name] = [normalise(e["result"], ids) for e in events]
 
-    assert streams["a2a-lab"] == streams["a2a-sdk"]
-    kinds = [next(iter(e)) for e in streams["a2a-sdk"]]
+    assert streams["a2a-lab"] == streams[SDK]
+    kinds = [next(iter(e)) for e in streams[SDK]]
     assert kinds == ["task", "statusUpdate", "artifactUpdate", "statusUpdate"]
-    assert [e["statusUpdate"]["status"]["state"] for e in streams["a2a-sdk"] if "statusUpdate" in e] == [
+    assert [e["statusUpdate"]["status"]["state"] for e in streams[SDK] if "statusUpdate" in e] == [
         "TASK_STATE_WORKING",
         "TASK_STATE_COMPLETED",
     ]
-    assert streams["a2a-sdk"][2]["artifactUpdate"]["artifact"]["parts"] == [{"text": f"echo: {TEXT}"}]
-    assert "final" not in streams["a2a-sdk"][3]["statusUpdate"]  # 1.0 has no `final` flag
+    assert streams[SDK][2]["artifactUpdate"]["artifact"]["parts"] == [{"text": f"echo: {TEXT}"}]
+    assert "final" not in streams[SDK][3]["statusUpdate"]  # 1.0 has no `final` flag
 
 
 def test_jsonrpc_task_not_found_error_matches_the_sdk_server(
@@ -233,8 +178,8 @@ def test_jsonrpc_task_not_found_error_matches_the_sdk_server(
         # Messages and ErrorInfo metadata may differ (a2a-lab names the id); code and ErrorInfo identity may not.
         errors[peer.name] = (error["code"], [{k: d[k] for k in ("@type", "reason", "domain")} for d in error["data"]])
 
-    assert errors["a2a-lab"] == errors["a2a-sdk"]
-    assert errors["a2a-sdk"] == (
+    assert errors["a2a-lab"] == errors[SDK]
+    assert errors[SDK] == (
         -32001,
         [
             {
@@ -254,13 +199,13 @@ def test_rest_send_message_and_get_task_match_the_sdk_server(
 ) -> None:
     answers = {}
     for peer in (sdk_server, lab_server):
-        sent = http.post(f"{peer.rest_url}/message:send", json=send_params("wire-3"), headers=HEADERS)
+        sent = http.post(peer.url(REST, V10, "/message:send"), json=send_params("wire-3"), headers=HEADERS)
         assert (sent.status_code, sent.headers["content-type"].split(";")[0]) == (200, "application/a2a+json"), (
             peer.name,
             sent.text,
         )
         task_id = sent.json()["task"]["id"]
-        got = http.get(f"{peer.rest_url}/tasks/{task_id}", headers=HEADERS)
+        got = http.get(peer.url(REST, V10, f"/tasks/{task_id}"), headers=HEADERS)
         assert (got.status_code, got.headers["content-type"].split(";")[0]) == (200, "application/a2a+json"), (
             peer.name,
             got.text,
@@ -268,14 +213,14 @@ def test_rest_send_message_and_get_task_match_the_sdk_server(
         ids: dict[str, str] = {}
         answers[peer.name] = (normalise(sent.json(), ids), normalise(got.json(), ids))
 
-    assert answers["a2a-lab"] == answers["a2a-sdk"]
-    assert answers["a2a-sdk"] == ({"task": expected_completed_task("wire-3")}, expected_completed_task("wire-3"))
+    assert answers["a2a-lab"] == answers[SDK]
+    assert answers[SDK] == ({"task": expected_completed_task("wire-3")}, expected_completed_task("wire-3"))
 
 
 def test_rest_task_not_found_matches_the_sdk_server(sdk_server: Peer, lab_server: Peer, http: httpx.Client) -> None:
     errors = {}
     for peer in (sdk_server, lab_server):
-        response = http.get(f"{peer.rest_url}/tasks/no-such-task", headers=HEADERS)
+        response = http.get(peer.url(REST, V10, "/tasks/no-such-task"), headers=HEADERS)
         # Content types differ and both are JSON: the SDK answers errors as application/json, a2a-lab as
         # application/a2a+json.
         assert response.headers["content-type"].split(";")[0] in ("application/json", "application/a2a+json"), peer.name
@@ -287,8 +232,8 @@ def test_rest_task_not_found_matches_the_sdk_server(sdk_server: Peer, lab_server
             [{k: d[k] for k in ("@type", "reason", "domain")} for d in error["details"]],
         )
 
-    assert errors["a2a-lab"] == errors["a2a-sdk"]
-    assert errors["a2a-sdk"] == (
+    assert errors["a2a-lab"] == errors[SDK]
+    assert errors[SDK] == (
         404,
         404,
         "NOT_FOUND",

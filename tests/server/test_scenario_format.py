@@ -297,10 +297,39 @@ tls: {{certificate: {certificate}, client_certificate: {str(client_certificate).
 
 TLS = {kind.value: served_over_tls(kind.value) for kind in ServerCertificate}
 MUTUAL_TLS = served_over_tls("valid", client_certificate=True)
-#: A persona's dialect (every option), a card negotiated on A2A-Version, and a 201 answer.
+#: A framework's wording of errors (the personas' `error_messages`).
+WORDED = (
+    """\
+title: Worded errors
+description: Errors in another framework's words.
+spec: A2A 1.0 (test)
+card:
+"""
+    + CARD
+    + """\
+error_messages:
+  TaskNotFound: Task not found
+  -32009: "A2A version '{version}' is not supported by this handler. Expected version '1.0'."
+style: {offset_timestamps: true, sort_keys: true, json_errors: true}
+leniency: {any_content_type: true, minor_versions: true}
+"""
+)
+#: A server that predates A2A-Version (a2a-sdk 0.3.26).
+UNVERSIONED = """\
+title: No version header
+description: A 0.3 server that never reads A2A-Version.
+spec: A2A 0.3 (test)
+card:
+  object: {name: old, description: old, url: "{base_url}/rpc", version: "1", protocolVersion: "0.3.0"}
+endpoints:
+  - {path: /rpc, binding: JSONRPC, versions: ["0.3"]}
+leniency: {ignore_version: true}
+"""
+#: A persona's style, leniency and error_messages entries (the options the @a2a-js/sdk persona needs), a card
+#: negotiated on A2A-Version, and a 201 answer.
 DIALECT = """\
 title: A dialect
-description: Every dialect option.
+description: The other style, leniency and error_messages options.
 spec: A2A 1.0 (test)
 card:
   raw: '{"name": "the 0.3 view", "url": "{base_url}/rpc", "capabilities": {"streaming": true}}'
@@ -312,29 +341,28 @@ endpoints:
   - {path: /rest, binding: HTTP+JSON, versions: ["1.0", "0.3"]}
 behaviour:
   SendMessage: {when: {binding: HTTP+JSON}, reply: {http_status: 201}}
-dialect:
+style:
   media_types:
     JSONRPC: application/json; charset=utf-8
     HTTP+JSON: application/a2a+json; charset=utf-8
     HTTP+JSON 0.3: application/json; charset=utf-8
     event-stream: text/event-stream
   error_metadata: false
-  route_version: true
   sse_line_end: lf
   sse_cache_control: no-cache
-  answer_notifications: true
   not_found: {status: 404, content_type: text/html; charset=utf-8, body: "<pre>Cannot {verb} {path}</pre>"}
-  errors:
-    - code: VersionNotSupported
-      operation: SendMessage
-      binding: JSONRPC
-      version: "1.0"
-      requested: "0.3"
-      answer: MethodNotFound
-      message: "Method not found: {method}"
-    - {code: TaskNotFound, message: "No task {taskId}", reason: GONE, http_status: 410}
-    - {code: UnsupportedOperation, operation: SubscribeToTask, version: "0.3", sse: true, message: "done: {taskId}"}
-    - {code: ContentTypeNotSupported, message: "not {contentType}"}
+leniency: {route_version: true, notifications: true}
+error_messages:
+  - code: VersionNotSupported
+    operation: SendMessage
+    binding: JSONRPC
+    version: "1.0"
+    requested: "0.3"
+    answer: MethodNotFound
+    message: "Method not found: {method}"
+  - {code: TaskNotFound, message: "No task {taskId}", reason: GONE, http_status: 410}
+  - {code: UnsupportedOperation, operation: SubscribeToTask, version: "0.3", sse: true, message: "done: {taskId}"}
+  - {code: ContentTypeNotSupported, message: "not {contentType}"}
 """
 #: The other SSE line end.
 DIALECT_CRLF = """\
@@ -346,9 +374,23 @@ card:
     name: crlf
     supportedInterfaces: [{url: "{base_url}/rpc", protocolBinding: JSONRPC, protocolVersion: "1.0"}]
     capabilities: {streaming: true}
-dialect: {sse_line_end: crlf}
+style: {sse_line_end: crlf}
 """
-ALL_SCENARIOS = [MAIN, OTHER, PATHS, GRPC, *SIGNED.values(), *TLS.values(), MUTUAL_TLS, DIALECT, DIALECT_CRLF]
+
+
+ALL_SCENARIOS = [
+    MAIN,
+    OTHER,
+    PATHS,
+    GRPC,
+    WORDED,
+    UNVERSIONED,
+    *SIGNED.values(),
+    *TLS.values(),
+    MUTUAL_TLS,
+    DIALECT,
+    DIALECT_CRLF,
+]
 
 
 # ==================================================================================== the documentation
@@ -481,6 +523,49 @@ def test_spec_revision(serve: Callable[[str], Lab]) -> None:
 def s_facts(s: Lab) -> dict[str, Any]:
     facts: dict[str, Any] = s.http.get("/_lab/scenario", headers=s.admin).json()
     return facts
+
+
+def test_error_messages(serve: Callable[[str], Lab]) -> None:
+    """Every answer of a listed error carries the scenario's message, on either binding; others keep a2a-lab's."""
+    s = serve(WORDED)
+    missing = error(call(s, "GetTask", {"id": "nope"}))
+    assert (missing["code"], missing["message"]) == (-32001, "Task not found")
+    assert missing["data"][0]["reason"] == "TASK_NOT_FOUND"  # the ErrorInfo stays
+    on_rest = s.http.get(f"{REST_PATH}/tasks/nope", headers=V1)
+    assert (on_rest.status_code, on_rest.json()["error"]["message"]) == (404, "Task not found")
+    version = error(call(s, "GetTask", {"id": "nope"}, **{"A2A-Version": "2.0"}))
+    assert version["message"] == "A2A version '2.0' is not supported by this handler. Expected version '1.0'."
+    unlisted = error(call(s, "NoSuchMethod", {}))
+    assert unlisted["code"] == -32601 and "NoSuchMethod" in unlisted["message"]
+
+
+def test_ignore_version(serve: Callable[[str], Lab]) -> None:
+    """`leniency.ignore_version`: a 0.3 method with `A2A-Version: 1.0` is served as 0.3, not refused."""
+    s = serve(UNVERSIONED)
+    body = {"jsonrpc": "2.0", "id": 1, "method": "message/send", "params": {"message": message03("old")}}
+    answered = s.http.post(RPC_PATH, json=body, headers=V1)
+    assert answered.json()["result"]["kind"] == "task", answered.text
+
+
+def test_style_and_version_leniency(serve: Callable[[str], Lab]) -> None:
+    """`style`: offset timestamps, sorted members, HTTP+JSON errors as application/json; `leniency`: any
+    Content-Type read as JSON, A2A-Version 1.1 read as 1.0."""
+    s = serve(WORDED)
+    sent = call(s, "SendMessage", {"message": message("styled")}, **{"A2A-Version": "1.1"})
+    assert sent.status_code == 200 and "error" not in sent.json(), sent.text
+    assert list(sent.json()) == ["id", "jsonrpc", "result"]
+    task = sent.json()["result"]["task"]
+    assert list(task) == sorted(task) and task["status"]["timestamp"].endswith("+00:00")
+    plain = s.http.post(
+        RPC_PATH,
+        content=json.dumps({"jsonrpc": "2.0", "id": 2, "method": "GetTask", "params": {"id": task["id"]}}),
+        headers={**V1, "content-type": "text/plain"},
+    )
+    assert plain.json()["result"]["id"] == task["id"]
+    refused = s.http.get(f"{REST_PATH}/tasks/nope", headers=V1)
+    assert (refused.status_code, refused.headers["content-type"]) == (404, "application/json")
+    ok = s.http.get(f"{REST_PATH}/tasks/{task['id']}", headers=V1)
+    assert ok.headers["content-type"] == "application/a2a+json"
 
 
 def test_card_options(serve: Callable[[str], Lab]) -> None:
@@ -814,7 +899,7 @@ def test_tls_client_certificate(serve: Callable[[str], Lab]) -> None:
     assert presented == ["absent", "verified"]
 
 
-def test_dialect(serve: Callable[[str], Lab]) -> None:
+def test_style_leniency_and_error_message_entries(serve: Callable[[str], Lab]) -> None:
     s = serve(DIALECT)
     legacy, current = s.http.get("/.well-known/agent-card.json"), s.http.get("/.well-known/agent-card.json", headers=V1)
     assert legacy.json()["name"] == "the 0.3 view" and current.json()["name"] == "the 1.0 view", "card.versions"
@@ -822,7 +907,9 @@ def test_dialect(serve: Callable[[str], Lab]) -> None:
     assert current.json()["supportedInterfaces"] == [{"url": f"{s.url}/rpc"}], "{base_url} filled in"
     refused = s.send("no header", version=None)
     assert refused.headers["content-type"] == "application/json; charset=utf-8", "media_types.JSONRPC"
-    assert error(refused) == {"code": -32601, "message": "Method not found: SendMessage"}, "answer, requested"
+    assert error(refused) == {"code": -32601, "message": "Method not found: SendMessage"}, (
+        "error_messages[]: answer, requested"
+    )
     gone = s.rpc("GetTask", {"id": "nope"})
     info = {"@type": "type.googleapis.com/google.rpc.ErrorInfo", "reason": "GONE", "domain": "a2a-protocol.org"}
     assert error(gone, 410) == {"code": -32001, "message": "No task nope", "data": [info]}, "message, reason, status"
@@ -836,15 +923,17 @@ def test_dialect(serve: Callable[[str], Lab]) -> None:
     assert sse.text == json.dumps(
         {"jsonrpc": "2.0", "id": 1, "error": {"code": -32004, "message": f"done: {task['id']}"}},
         separators=(",", ":"),
-    ).join(("event: error\ndata: ", "\n\n")), "errors[].sse"
+    ).join(("event: error\ndata: ", "\n\n")), "error_messages[].sse"
     stream = s.send("go", method="SendStreamingMessage")
     assert stream.headers["content-type"] == "text/event-stream" and stream.headers["cache-control"] == "no-cache"
     assert "\r" not in stream.text and stream.text.count("\n\ndata: ") == 3, "sse_line_end: lf, four events"
     notification = {"jsonrpc": "2.0", "method": "GetTask", "params": {"id": task["id"]}}
     notified = s.http.post(RPC_PATH, json=notification, headers=V1)
-    assert notified.json()["id"] is None and notified.json()["result"]["id"] == task["id"], "answer_notifications"
+    assert notified.json()["id"] is None and notified.json()["result"]["id"] == task["id"], "leniency.notifications"
     created = s.http.post(f"{REST_PATH}/message:send", json={"message": message("rest")})
-    assert created.status_code == 201 and created.json()["task"], "route_version (no header: 1.0), http_status"
+    assert created.status_code == 201 and created.json()["task"], (
+        "leniency.route_version (no header: 1.0), reply.http_status"
+    )
     assert created.headers["content-type"] == "application/a2a+json; charset=utf-8"
     v03 = s.http.get(f"{REST_PATH}/v1/tasks/{task['id']}")
     assert v03.headers["content-type"] == "application/json; charset=utf-8", "media_types: HTTP+JSON 0.3"
