@@ -99,15 +99,19 @@ class Difference:
 
 @dataclass(frozen=True)
 class Accepted:
-    """A named difference the persona keeps, and why. `probe` and `aspect` are fnmatch patterns."""
+    """A named difference the persona keeps, and why: the probes (fnmatch patterns) and aspects (patterns) it covers.
+    Every probe pattern must still cover a difference, or the allowance is stale."""
 
     name: str
-    probe: str
-    aspect: str
     why: str
+    probes: tuple[str, ...]
+    aspects: tuple[str, ...] = ("*",)
 
-    def covers(self, difference: Difference) -> bool:
-        return fnmatch.fnmatchcase(difference.probe, self.probe) and fnmatch.fnmatchcase(difference.aspect, self.aspect)
+    def covering(self, difference: Difference) -> str | None:
+        """The probe pattern that covers the difference, if any."""
+        if not any(fnmatch.fnmatchcase(difference.aspect, a) for a in self.aspects):
+            return None
+        return next((p for p in self.probes if fnmatch.fnmatchcase(difference.probe, p)), None)
 
 
 # --------------------------------------------------------------------------- the request set
@@ -499,28 +503,37 @@ def compare(real: Peer, real_answers: list[Answer], persona: Peer, persona_answe
     return out
 
 
-def unexplained(differences: list[Difference], accepted: Iterable[Accepted]) -> tuple[list[Difference], list[Accepted]]:
-    """(the differences no allowance covers, the allowances that cover nothing)."""
+def unexplained(differences: list[Difference], accepted: Iterable[Accepted]) -> tuple[list[Difference], list[str]]:
+    """(the differences no allowance covers, `name: probe pattern` of each allowance pattern that covers nothing)."""
     allowances = list(accepted)
-    used: set[str] = set()
+    used: set[tuple[str, str]] = set()
     left = []
     for difference in differences:
-        covering = [a for a in allowances if a.covers(difference)]
-        used.update(a.name for a in covering)
-        if not covering:
+        covered = False
+        for allowance in allowances:
+            pattern = allowance.covering(difference)
+            if pattern is not None:
+                used.add((allowance.name, pattern))
+                covered = True
+        if not covered:
             left.append(difference)
-    return left, [a for a in allowances if a.name not in used]
+    stale = [f"{a.name}: {p}" for a in allowances for p in a.probes if (a.name, p) not in used]
+    return left, stale
 
 
-def report(differences: list[Difference], stale: list[Accepted]) -> str:
-    lines = [str(d) for d in differences] + [f"allowance {a.name!r} covers nothing (remove it)" for a in stale]
+def report(differences: list[Difference], stale: list[str]) -> str:
+    lines = [str(d) for d in differences] + [f"allowance {s!r} covers nothing (remove it)" for s in stale]
     return "\n".join(lines)
 
 
 @dataclass(frozen=True)
 class Outcome:
+    """`identical`: answers with no difference at all; `same_content`: those plus the ones that differ only in
+    `bytes` (member order, separators: the same JSON)."""
+
     requests: int
     identical: int
+    same_content: int
     differences: list[Difference]
 
 
@@ -529,4 +542,5 @@ def run(http: httpx.Client, real: Peer, persona: Peer, probes: Callable[[Peer], 
     chosen = probes(real)
     differences = compare(real, exchange(http, real, chosen), persona, exchange(http, persona, chosen))
     differing = {d.probe for d in differences}
-    return Outcome(len(chosen), len(chosen) - len(differing), differences)
+    in_content = {d.probe for d in differences if d.aspect != "bytes"}
+    return Outcome(len(chosen), len(chosen) - len(differing), len(chosen) - len(in_content), differences)
