@@ -207,7 +207,8 @@ class ScenarioApp:
         page = self.scenario.style.not_found
         if page is not None:
             body = page.render(scope["method"], scope["path"])
-            await answer.send_body(scope, receive, send, entry, page.status, body, page.content_type)
+            extra = self.scenario.style.page_headers(page)
+            await answer.send_body(scope, receive, send, entry, page.status, body, page.content_type, extra=extra)
             return
         served = [
             f"{e.binding.value} {', '.join(v.value for v in e.versions)} at {e.path}" for e in self.scenario.endpoints

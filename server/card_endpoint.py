@@ -21,23 +21,46 @@ async def handle(state: LabState, route_path: str, scope: Scope, receive: Receiv
     entry = intake.journal_request(state, scope, b"", EntryKind.CARD)
     spec = state.scenario.card
     serving = spec.legacy if route_path == LEGACY_WELL_KNOWN_PATH else spec.well_known
+    common = list(state.scenario.style.headers)  # style.headers: on every answer
     entry.card_path = route_path
+    page = state.scenario.style.not_found
+    if scope["method"] not in ("GET", "HEAD") and page is not None:  # the framework's own page for the verb
+        body = page.render(scope["method"], scope["path"])
+        page_headers = state.scenario.style.page_headers(page)
+        await answer.send_body(scope, receive, send, entry, page.status, body, page.content_type, extra=page_headers)
+        return
     if scope["method"] not in ("GET", "HEAD"):
         await answer.send_body(
-            scope, receive, send, entry, 405, b'{"error":"use GET"}', "application/json", extra=[("allow", "GET")]
+            scope,
+            receive,
+            send,
+            entry,
+            405,
+            b'{"error":"use GET"}',
+            "application/json",
+            extra=[("allow", "GET"), *common],
         )
         return
     if serving.mode is CardPathMode.MISSING:
-        await answer.send_body(scope, receive, send, entry, 404, b"Not Found", "text/plain; charset=utf-8")
+        await answer.send_body(
+            scope, receive, send, entry, 404, b"Not Found", "text/plain; charset=utf-8", extra=common
+        )
         return
     if serving.mode is CardPathMode.RAW:
         await answer.send_body(
-            scope, receive, send, entry, serving.status, serving.body, serving.content_type, extra=list(serving.headers)
+            scope,
+            receive,
+            send,
+            entry,
+            serving.status,
+            serving.body,
+            serving.content_type,
+            extra=[*serving.headers, *common],
         )
         return
     headers = http.headers_of(scope)
     body = state.card_bytes(base_url)
-    extra: list[tuple[str, str]] = []
+    extra: list[tuple[str, str]] = common
     if spec.by_version:
         # card.versions: the card negotiated on A2A-Version (absent means 0.3, §3.6.2), cached per version apart
         asked = to_known(http.requested_version(headers, http.query_of(scope))[0])

@@ -22,7 +22,7 @@ from .journal_record import AuthFacts, BodyTimeout, EndpointRef, Entry, EntryKin
 from .scenario import Endpoint, Reply
 from .state import LabState
 from .streams import Item
-from .style import Style
+from .style import NotFoundPage, Style
 from .wording import Asked, ErrorWording, Worded, word
 
 
@@ -70,6 +70,15 @@ class Exchange:
         )
         return word(self.error_messages, err, asked, self.style.error_metadata)
 
+    async def not_found(self, page: NotFoundPage) -> None:
+        """The scenario's page for a request nothing routes (`style.not_found`)."""
+        self.entry.unmatched = True
+        body = page.render(self.scope["method"], self.scope["path"])
+        extra = self.style.page_headers(page)
+        await answer.send_body(
+            self.scope, self.receive, self.send, self.entry, page.status, body, page.content_type, None, extra
+        )
+
     def identify(self, op: Operation, version: Version) -> tuple[str, bool]:
         """Journal the operation a request was found to be; the version the client asked for (header or query)
         and whether it said one at all, for negotiation."""
@@ -88,6 +97,7 @@ class Exchange:
     ) -> None:
         if reply is None or reply.raw_status is None:  # raw replies go out byte for byte
             body = self.style.apply_body(body)
+        extra = [*(extra or []), *self.style.answer_headers(body)]
         await answer.send_body(
             self.scope, self.receive, self.send, self.entry, status, body, content_type, reply, extra
         )

@@ -13,7 +13,7 @@ from a2a_lab.protocol.forms import Form
 from a2a_lab.protocol.negotiation import negotiate
 from a2a_lab.protocol.versions import Version
 
-from . import dispatch, http, intake, leniency
+from . import answer, dispatch, http, intake, leniency
 from .journal_record import Answer, EntryKind, RpcRef
 from .scenario import Endpoint, Envelope, EnvelopeId, Reply
 from .state import LabState
@@ -60,8 +60,11 @@ async def _error(
         sep = ex.style.sse_separator.encode()
         event = b"event: error" + sep + b"data: " + http.dumps(body) + sep + sep
         media = ex.style.media_type(MediaKey.EVENT_STREAM, EVENT_STREAM)
-        headers = [*(extra or []), *ex.style.stream_headers().items()]
-        await ex.answer(status, event, media, reply, [h for h in headers if h[0] != "content-type"])
+        # the headers sse-starlette gives a stream, then the style's
+        stream = {"cache-control": "no-store", "x-accel-buffering": "no", **ex.style.stream_headers()}
+        headers = [*(extra or []), *stream.items()]
+        headers = [*(h for h in headers if h[0] != "content-type"), *ex.style.headers]  # a stream has no ETag
+        await answer.send_body(ex.scope, ex.receive, ex.send, ex.entry, status, event, media, reply, headers)
         return
     media = ex.style.answer_type(Binding.JSONRPC, version, JSON)
     await ex.answer(status, http.dumps(body), media, reply, extra)
@@ -77,7 +80,7 @@ async def handle(
         return
     page = ex.style.not_found
     if scope["method"] != "POST" and page is not None:
-        await ex.answer(page.status, page.render(scope["method"], scope["path"]), page.content_type)
+        await ex.not_found(page)
         return
     if scope["method"] != "POST":
         problem = A2AError(ErrorType.INVALID_REQUEST, f"JSON-RPC requests are POSTed; got {scope['method']}")

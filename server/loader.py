@@ -202,6 +202,8 @@ FIELDS: dict[str, tuple[str, ...]] = {
         "sse_cache_control",
         "error_metadata",
         "not_found",
+        "headers",
+        "body_etag",
     ),
     "auth": ("bearer", "scope", "credentials", "token_uses"),
     "auth.credentials": CREDENTIAL_KEYS,
@@ -226,9 +228,10 @@ FIELDS: dict[str, tuple[str, ...]] = {
     "expect": ("result", "state", "text_contains"),
     "tls": ("certificate", "client_certificate"),
     "style.media_types": tuple(k.value for k in MediaKey),
-    "style.not_found": ("status", "content_type", "body"),
+    "style.not_found": ("status", "content_type", "body", "headers"),
     "error_messages[]": (
         "code",
+        "field",
         "operation",
         "binding",
         "version",
@@ -788,6 +791,7 @@ def _error_wording(r: _Reader, item: Any, path: str) -> ErrorWording:
     code, _ = r.error(e["code"], path, "reply.stream.error")
     return ErrorWording(
         code=code.code,
+        field=r.string(e["field"], f"{path}.field") if "field" in e else None,
         operation=op,
         binding=r.binding(e["binding"], f"{path}.binding") if "binding" in e else None,
         version=r.version(e["version"], f"{path}.version") if "version" in e else None,
@@ -806,6 +810,7 @@ def _not_found(r: _Reader, value: Any) -> NotFoundPage:
         r.integer(n.get("status", 404), "style.not_found.status", 100),
         r.string(n.get("content_type", "text/html; charset=utf-8"), "style.not_found.content_type"),
         r.string(n.get("body", ""), "style.not_found.body"),
+        _headers(r, n["headers"], "style.not_found.headers") if "headers" in n else (),
     )
 
 
@@ -1025,6 +1030,8 @@ def _style(r: _Reader, value: Any) -> Style:
         else None,
         error_metadata=r.boolean(style.get("error_metadata", True), "style.error_metadata"),
         not_found=_not_found(r, style["not_found"]) if "not_found" in style else None,
+        headers=_headers(r, style["headers"], "style.headers") if "headers" in style else (),
+        body_etag=r.boolean(style.get("body_etag", False), "style.body_etag"),
     )
 
 

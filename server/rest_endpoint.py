@@ -71,8 +71,7 @@ async def handle(
     found = operations.match_route(verb, relative, endpoint.versions)
     page = ex.style.not_found
     if found is None and page is not None:
-        ex.entry.unmatched = True
-        await ex.answer(page.status, page.render(verb, scope["path"]), page.content_type)
+        await ex.not_found(page)
         return
     if found is None:
         allowed = operations.path_exists(relative, endpoint.versions)

@@ -5,6 +5,8 @@ JSON answer of the A2A endpoints (unary bodies and stream events; raw replies an
 
 from __future__ import annotations
 
+import base64
+import hashlib
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
@@ -30,6 +32,12 @@ class LineEnd(StrEnum):
     LF = "lf"
 
 
+def express_etag(body: bytes) -> str:
+    """The weak ETag express (the `etag` package) puts on a body: its length in hex and the base64 SHA-1, cut."""
+    digest = base64.b64encode(hashlib.sha1(body).digest()).decode()[:27]
+    return f'W/"{len(body):x}-{digest}"'
+
+
 @dataclass(frozen=True, slots=True)
 class NotFoundPage:
     """`style.not_found`: what the server answers a request nothing routes (an unknown path, an unknown HTTP+JSON
@@ -39,6 +47,8 @@ class NotFoundPage:
     status: int
     content_type: str
     body: str
+    #: Extra response headers of the page (a framework's security headers, say).
+    headers: tuple[tuple[str, str], ...] = ()
 
     def render(self, verb: str, path: str) -> bytes:
         return self.body.replace("{verb}", verb).replace("{path}", path).encode()
@@ -62,6 +72,10 @@ class Style:
     error_metadata: bool = True
     #: What a request nothing routes gets instead of a2a-lab's own 404 (and 405).
     not_found: NotFoundPage | None = None
+    #: Extra response headers on every answer (the card's, streams' and not_found's too), e.g. X-Powered-By.
+    headers: tuple[tuple[str, str], ...] = ()
+    #: Every non-streamed answer of the A2A endpoints carries a weak ETag of its body, computed as express does.
+    body_etag: bool = False
 
     @property
     def plain(self) -> bool:
@@ -108,9 +122,19 @@ class Style:
             return self.media_type(MediaKey.HTTP_JSON_0_3, default)
         return self.media_type(MediaKey.HTTP_JSON, default)
 
+    def page_headers(self, page: NotFoundPage) -> list[tuple[str, str]]:
+        """The extra headers of the not_found page."""
+        return [*self.headers, *page.headers]
+
+    def answer_headers(self, body: bytes) -> list[tuple[str, str]]:
+        """The extra headers of a non-streamed answer with this body."""
+        if not self.body_etag:
+            return list(self.headers)
+        return [*self.headers, ("etag", express_etag(body))]
+
     def stream_headers(self) -> dict[str, str]:
-        """Headers an SSE answer carries instead of sse-starlette's own (empty: theirs)."""
-        out: dict[str, str] = {}
+        """Headers an SSE answer carries besides (or instead of) sse-starlette's own."""
+        out: dict[str, str] = {name.lower(): value for name, value in self.headers}
         content_type = self.media_type(MediaKey.EVENT_STREAM, "")
         if content_type:
             out["content-type"] = content_type

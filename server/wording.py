@@ -24,6 +24,8 @@ class ErrorWording:
     the HTTP+JSON route) and `{contentType}` (the request's)."""
 
     code: int
+    #: Only for an error about this request field (`params`, `jsonrpc`, `message.role`, ...).
+    field: str | None = None
     operation: Operation | None = None
     binding: Binding | None = None
     version: Version | None = None
@@ -40,6 +42,7 @@ class ErrorWording:
     def matches(self, err: A2AError, op: Operation | None, binding: Binding, version: Version, requested: str) -> bool:
         return (
             err.code == self.code
+            and (self.field is None or self.field == err.field)
             and (self.operation is None or self.operation is op)
             and (self.binding is None or self.binding is binding)
             and (self.version is None or self.version is version)

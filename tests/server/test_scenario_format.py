@@ -25,6 +25,7 @@ from a2a_lab.server.catalogue import builtin_root
 from a2a_lab.server.loader import CHOICES, FIELDS, load_file, options_used
 from a2a_lab.server.push import PROBE_CREDENTIALS
 from a2a_lab.server.scenario import Conclusion, Returns, ServerCertificate
+from a2a_lab.server.style import express_etag
 
 from .helpers import REST_PATH, RPC_PATH, Lab, Receiver, client, message, message03, sse_events, write_scenario
 from .test_limits import connect, parse, post_head, read_to_close
@@ -350,7 +351,13 @@ style:
   error_metadata: false
   sse_line_end: lf
   sse_cache_control: no-cache
-  not_found: {status: 404, content_type: text/html; charset=utf-8, body: "<pre>Cannot {verb} {path}</pre>"}
+  not_found:
+    status: 404
+    content_type: text/html; charset=utf-8
+    body: "<pre>Cannot {verb} {path}</pre>"
+    headers: {X-Content-Type-Options: nosniff}
+  headers: {X-Powered-By: Express}
+  body_etag: true
 leniency: {route_version: true, notifications: true}
 error_messages:
   - code: VersionNotSupported
@@ -363,6 +370,7 @@ error_messages:
   - {code: TaskNotFound, message: "No task {taskId}", reason: GONE, http_status: 410}
   - {code: UnsupportedOperation, operation: SubscribeToTask, version: "0.3", sse: true, message: "done: {taskId}"}
   - {code: ContentTypeNotSupported, message: "not {contentType}"}
+  - {code: InvalidRequest, field: params, message: "params, asked {requestedVersion}"}
 """
 #: The other SSE line end.
 DIALECT_CRLF = """\
@@ -941,5 +949,12 @@ def test_style_leniency_and_error_message_entries(serve: Callable[[str], Lab]) -
         page = s.http.request(verb, path)
         assert (page.status_code, page.headers["content-type"]) == (404, "text/html; charset=utf-8"), path
         assert page.text == f"<pre>Cannot {verb} {path}</pre>", "not_found"
+    assert page.headers["x-content-type-options"] == "nosniff" and page.headers["x-powered-by"] == "Express"
+    assert "etag" not in page.headers, "a page is not an answer of the A2A endpoints"
+    assert created.headers["x-powered-by"] == "Express", "style.headers"
+    assert created.headers["etag"] == express_etag(created.content), "style.body_etag"
+    assert legacy.headers["x-powered-by"] == stream.headers["x-powered-by"] == "Express", "on the card and streams"
+    no_params = s.http.post(RPC_PATH, json={"jsonrpc": "2.0", "id": 1, "method": "GetTask", "params": 7}, headers=V1)
+    assert error(no_params)["message"] == "params, asked 1.0", "error_messages[].field"
     crlf = serve(DIALECT_CRLF)
     assert "\r\n\r\n" in crlf.send("go", method="SendStreamingMessage").text, "sse_line_end: crlf"
