@@ -204,6 +204,7 @@ FIELDS: dict[str, tuple[str, ...]] = {
         "not_found",
         "headers",
         "body_etag",
+        "member_order",
     ),
     "auth": ("bearer", "scope", "credentials", "token_uses"),
     "auth.credentials": CREDENTIAL_KEYS,
@@ -1032,7 +1033,15 @@ def _style(r: _Reader, value: Any) -> Style:
         not_found=_not_found(r, style["not_found"]) if "not_found" in style else None,
         headers=_headers(r, style["headers"], "style.headers") if "headers" in style else (),
         body_etag=r.boolean(style.get("body_etag", False), "style.body_etag"),
+        member_order=_member_order(r, style.get("member_order", [])),
     )
+
+
+def _member_order(r: _Reader, value: Any) -> tuple[tuple[str, ...], ...]:
+    """`style.member_order`: lists of member names, each an order objects holding only those members are written in."""
+    if not isinstance(value, list):
+        raise r.fail("style.member_order", "expected a list of lists of member names", "e.g. [[id, contextId, status]]")
+    return tuple(r.strings(order, f"style.member_order[{i}]", "member names") for i, order in enumerate(value))
 
 
 def _error_messages(r: _Reader, value: Any) -> tuple[ErrorWording, ...]:

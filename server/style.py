@@ -76,10 +76,13 @@ class Style:
     headers: tuple[tuple[str, str], ...] = ()
     #: Every non-streamed answer of the A2A endpoints carries a weak ETag of its body, computed as express does.
     body_etag: bool = False
+    #: Member orders: an object whose members all appear in one of these lists (the first that holds them all) is
+    #: written in that list's order (a framework writing its types' field order).
+    member_order: tuple[tuple[str, ...], ...] = ()
 
     @property
     def plain(self) -> bool:
-        return not (self.offset_timestamps or self.sort_keys)
+        return not (self.offset_timestamps or self.sort_keys or self.member_order)
 
     def apply(self, value: Any) -> Any:
         if self.plain:
@@ -101,7 +104,7 @@ class Style:
             return [self._walk(v) for v in value]
         if not isinstance(value, dict):
             return value
-        keys = sorted(value) if self.sort_keys else list(value)
+        keys = sorted(value) if self.sort_keys else self._ordered(list(value))
         out: dict[str, Any] = {}
         for key in keys:
             item = value[key]
@@ -110,6 +113,12 @@ class Style:
             else:
                 out[key] = self._walk(item)
         return out
+
+    def _ordered(self, keys: list[str]) -> list[str]:
+        for order in self.member_order:
+            if all(key in order for key in keys):
+                return sorted(keys, key=order.index)
+        return keys
 
     def media_type(self, key: MediaKey, default: str) -> str:
         return next((value for k, value in self.media_types if k is key), default)

@@ -358,6 +358,7 @@ style:
     headers: {X-Content-Type-Options: nosniff}
   headers: {X-Powered-By: Express}
   body_etag: true
+  member_order: [[status, history, artifacts, contextId, id]]
 leniency: {route_version: true, notifications: true}
 error_messages:
   - code: VersionNotSupported
@@ -953,6 +954,7 @@ def test_style_leniency_and_error_message_entries(serve: Callable[[str], Lab]) -
     assert "etag" not in page.headers, "a page is not an answer of the A2A endpoints"
     assert created.headers["x-powered-by"] == "Express", "style.headers"
     assert created.headers["etag"] == express_etag(created.content), "style.body_etag"
+    assert list(created.json()["task"]) == ["status", "history", "artifacts", "contextId", "id"], "member_order"
     assert legacy.headers["x-powered-by"] == stream.headers["x-powered-by"] == "Express", "on the card and streams"
     no_params = s.http.post(RPC_PATH, json={"jsonrpc": "2.0", "id": 1, "method": "GetTask", "params": 7}, headers=V1)
     assert error(no_params)["message"] == "params, asked 1.0", "error_messages[].field"
