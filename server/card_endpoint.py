@@ -76,8 +76,9 @@ async def handle(state: LabState, route_path: str, scope: Scope, receive: Receiv
         extra.append(("etag", etag))
         fresh = etag in headers.get("if-none-match", "")
         # Last-Modified (§8.6, MAY): the card has not changed since this scenario started serving.
-        extra.append(("last-modified", formatdate(state.started_at, usegmt=True)))
-        since = headers.get("if-modified-since")
+        if spec.last_modified:
+            extra.append(("last-modified", formatdate(state.started_at, usegmt=True)))
+        since = headers.get("if-modified-since") if spec.last_modified else None
         if since and "if-none-match" not in headers:  # If-None-Match wins (RFC 9110 §13.1.3)
             try:
                 fresh = parsedate_to_datetime(since).timestamp() >= int(state.started_at)

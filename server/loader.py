@@ -127,6 +127,7 @@ FIELDS: dict[str, tuple[str, ...]] = {
         "substitute_raw",
         "sign",
         "versions",
+        "last_modified",
     ),
     "card path": ("status", "body", "content_type", "headers"),
     "card.sign": ("key", "kid", "tamper"),
@@ -205,6 +206,8 @@ FIELDS: dict[str, tuple[str, ...]] = {
         "headers",
         "body_etag",
         "member_order",
+        "explicit_artifact_flags",
+        "omit_final_false",
     ),
     "auth": ("bearer", "scope", "credentials", "token_uses"),
     "auth.credentials": CREDENTIAL_KEYS,
@@ -752,6 +755,7 @@ def _card(r: _Reader, value: Any) -> CardSpec:
         substitute_raw=r.boolean(c.get("substitute_raw", True), "card.substitute_raw"),
         sign=_signing(r, c["sign"]) if "sign" in c else None,
         by_version=_card_versions(r, c["versions"], "raw" in c) if "versions" in c else (),
+        last_modified=r.boolean(c.get("last_modified", True), "card.last_modified"),
     )
 
 
@@ -1034,6 +1038,8 @@ def _style(r: _Reader, value: Any) -> Style:
         headers=_headers(r, style["headers"], "style.headers") if "headers" in style else (),
         body_etag=r.boolean(style.get("body_etag", False), "style.body_etag"),
         member_order=_member_order(r, style.get("member_order", [])),
+        explicit_artifact_flags=r.boolean(style.get("explicit_artifact_flags", False), "style.explicit_artifact_flags"),
+        omit_final_false=r.boolean(style.get("omit_final_false", False), "style.omit_final_false"),
     )
 
 

@@ -280,6 +280,8 @@ class CardSpec:
     sign: CardSigning | None = None
     #: Per A2A-Version asked for (absent: 0.3), the exact card text served instead (`card.versions`).
     by_version: tuple[tuple[Version, bytes], ...] = ()
+    #: With `etag`: Last-Modified too, and If-Modified-Since answered (`card.last_modified`).
+    last_modified: bool = True
 
 
 @dataclass(frozen=True)

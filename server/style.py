@@ -79,10 +79,20 @@ class Style:
     #: Member orders: an object whose members all appear in one of these lists (the first that holds them all) is
     #: written in that list's order (a framework writing its types' field order).
     member_order: tuple[tuple[str, ...], ...] = ()
+    #: 0.3 JSON-RPC artifact updates (`kind: artifact-update`) carry `append` and `lastChunk` even when false.
+    explicit_artifact_flags: bool = False
+    #: 0.3 HTTP+JSON status updates (a `statusUpdate` with `final`) leave `final: false` out (ProtoJSON's default).
+    omit_final_false: bool = False
 
     @property
     def plain(self) -> bool:
-        return not (self.offset_timestamps or self.sort_keys or self.member_order)
+        return not (
+            self.offset_timestamps
+            or self.sort_keys
+            or self.member_order
+            or self.explicit_artifact_flags
+            or self.omit_final_false
+        )
 
     def apply(self, value: Any) -> Any:
         if self.plain:
@@ -104,6 +114,12 @@ class Style:
             return [self._walk(v) for v in value]
         if not isinstance(value, dict):
             return value
+        if self.explicit_artifact_flags and value.get("kind") == "artifact-update":
+            value = {**value, "append": value.get("append", False), "lastChunk": value.get("lastChunk", False)}
+        if self.omit_final_false and isinstance(value.get("statusUpdate"), dict):
+            update = value["statusUpdate"]
+            if update.get("final") is False:
+                value = {**value, "statusUpdate": {k: v for k, v in update.items() if k != "final"}}
         keys = sorted(value) if self.sort_keys else self._ordered(list(value))
         out: dict[str, Any] = {}
         for key in keys:

@@ -336,6 +336,7 @@ card:
   raw: '{"name": "the 0.3 view", "url": "{base_url}/rpc", "capabilities": {"streaming": true}}'
   versions:
     "1.0": '{"name": "the 1.0 view", "supportedInterfaces": [{"url": "{base_url}/rpc"}], "capabilities": {}}'
+  last_modified: false
 
 endpoints:
   - {path: /rpc, binding: JSONRPC, versions: ["1.0", "0.3"]}
@@ -359,6 +360,8 @@ style:
   headers: {X-Powered-By: Express}
   body_etag: true
   member_order: [[status, history, artifacts, contextId, id]]
+  explicit_artifact_flags: true
+  omit_final_false: true
 leniency: {route_version: true, notifications: true}
 error_messages:
   - code: VersionNotSupported
@@ -913,6 +916,7 @@ def test_style_leniency_and_error_message_entries(serve: Callable[[str], Lab]) -
     legacy, current = s.http.get("/.well-known/agent-card.json"), s.http.get("/.well-known/agent-card.json", headers=V1)
     assert legacy.json()["name"] == "the 0.3 view" and current.json()["name"] == "the 1.0 view", "card.versions"
     assert legacy.headers["vary"] == current.headers["vary"] == "A2A-Version"
+    assert "etag" in legacy.headers and "last-modified" not in legacy.headers, "card.last_modified: false"
     assert current.json()["supportedInterfaces"] == [{"url": f"{s.url}/rpc"}], "{base_url} filled in"
     refused = s.send("no header", version=None)
     assert refused.headers["content-type"] == "application/json; charset=utf-8", "media_types.JSONRPC"
@@ -936,6 +940,17 @@ def test_style_leniency_and_error_message_entries(serve: Callable[[str], Lab]) -
     stream = s.send("go", method="SendStreamingMessage")
     assert stream.headers["content-type"] == "text/event-stream" and stream.headers["cache-control"] == "no-cache"
     assert "\r" not in stream.text and stream.text.count("\n\ndata: ") == 3, "sse_line_end: lf, four events"
+    sent = {"message": {**message03("v03"), "messageId": "m-v03"}}
+    events03 = [e.data["result"] for e in sse_events(s.rpc("message/stream", sent, version=None).text)]
+    (update,) = [e for e in events03 if e["kind"] == "artifact-update"]
+    assert update["append"] is False and update["lastChunk"] is True, "explicit_artifact_flags"
+    rest03 = {"message": {"messageId": "m-r03", "role": "ROLE_USER", "content": [{"text": "r"}]}}
+    status03 = [
+        e.data["statusUpdate"]
+        for e in sse_events(s.http.post(f"{REST_PATH}/v1/message:stream", json=rest03).text)
+        if "statusUpdate" in e.data
+    ]
+    assert "final" not in status03[0] and status03[-1]["final"] is True, "omit_final_false"
     notification = {"jsonrpc": "2.0", "method": "GetTask", "params": {"id": task["id"]}}
     notified = s.http.post(RPC_PATH, json=notification, headers=V1)
     assert notified.json()["id"] is None and notified.json()["result"]["id"] == task["id"], "leniency.notifications"
