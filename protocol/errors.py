@@ -211,9 +211,9 @@ class A2AError(Exception):
     metadata: dict[str, str] = dataclasses.field(default_factory=dict)
     #: A numeric code that overrides the type's (scenarios may answer arbitrary codes).
     code_override: int | None = None
-    #: The ErrorInfo carries `metadata` (a persona's server may leave it out: server/dialect.py).
+    #: The ErrorInfo carries `metadata` (`style.error_metadata`: some servers never send it).
     info_metadata: bool = True
-    #: An ErrorInfo reason to carry where the error's own kind names none (a persona's server: server/dialect.py).
+    #: An ErrorInfo reason to carry where the error's own kind names none (`error_messages[].reason`).
     reason_override: str | None = None
 
     def __post_init__(self) -> None:

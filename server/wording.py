@@ -7,7 +7,7 @@ ErrorInfo metadata (the framework's carry none)."""
 from __future__ import annotations
 
 import dataclasses
-import string
+import re
 from dataclasses import dataclass
 
 from a2a_lab.protocol.bindings import Binding
@@ -60,9 +60,8 @@ class Worded:
     sse: bool = False
 
 
-class _Fill(dict[str, str]):
-    def __missing__(self, key: str) -> str:
-        return "{" + key + "}"
+#: A placeholder in a message: `{name}`; any other brace is text.
+_PLACEHOLDER = re.compile(r"\{(\w+)\}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,17 +76,20 @@ class Asked:
     content_type: str = ""
 
 
+def _filled(message: str, err: A2AError, asked: Asked) -> str:
+    """The message with its placeholders filled in; an unknown `{name}`, and any other brace, stays as written."""
+    fill = {"requestedVersion": asked.requested, "version": asked.requested, **err.metadata}
+    fill.update(method=asked.method, contentType=asked.content_type)
+    return _PLACEHOLDER.sub(lambda m: fill.get(m[1], m[0]), message)
+
+
 def word(wordings: tuple[ErrorWording, ...], err: A2AError, asked: Asked, error_metadata: bool = True) -> Worded:
     """The error as the first matching entry words it (unchanged where none does), its ErrorInfo without metadata
     when the scenario's style says so."""
     for entry in wordings:
         if not entry.matches(err, asked.op, asked.binding, asked.version, asked.requested):
             continue
-        fill = _Fill(err.metadata)
-        fill.update(method=asked.method, contentType=asked.content_type)
-        fill.setdefault("requestedVersion", asked.requested)
-        fill.setdefault("version", asked.requested)
-        message = string.Formatter().vformat(entry.message, (), fill) if entry.message is not None else err.text
+        message = err.text if entry.message is None else _filled(entry.message, err, asked)
         worded = dataclasses.replace(
             err,
             type=entry.answer or err.type,

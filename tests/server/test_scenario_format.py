@@ -329,7 +329,7 @@ leniency: {ignore_version: true}
 #: A persona's style, leniency and error_messages entries (the options the @a2a-js/sdk persona needs), a card
 #: negotiated on A2A-Version, and a 201 answer.
 DIALECT = """\
-title: A dialect
+title: A persona's options
 description: The other style, leniency and error_messages options.
 spec: A2A 1.0 (test)
 card:
