@@ -19,7 +19,7 @@ from .engine import Event
 from .journal import EVENT_OVERHEAD, Journal
 from .journal_record import Entry, Response, SentEvent, SentKind
 from .redaction import DEFAULT
-from .scenario import Limits, Reply, StreamFraming
+from .scenario import CardPath, Limits, Reply, StreamFraming
 from .streams import Comment, Drop, Item, StreamError
 from .style import Style
 
@@ -63,6 +63,16 @@ async def send_body(
         response.fault_outcome = outcome
 
 
+async def send_page(
+    scope: Scope, receive: Receive, send: Send, entry: Entry | None, page: CardPath, style: Style
+) -> None:
+    """A framework's own page (`not_found`) for a request nothing routes: `{verb}` and `{path}` in its body are the
+    request's; it carries the page's headers and the style's."""
+    body = page.body.replace(b"{verb}", scope["method"].encode()).replace(b"{path}", scope["path"].encode())
+    extra = [*page.headers, *style.headers]
+    await send_body(scope, receive, send, entry, page.status, body, page.content_type, None, extra)
+
+
 async def send_stream(
     scope: Scope,
     receive: Receive,
@@ -75,8 +85,11 @@ async def send_stream(
     reply: Reply,
     limits: Limits,
     style: Style,
+    python_json: bool = False,
 ) -> None:
-    """An SSE stream (sse-starlette). Each `data:` line is recorded in the journal as it is sent.
+    """An SSE stream (sse-starlette). Each `data:` line is recorded in the journal as it is sent. `python_json`: each
+    event's JSON as Python's json.dumps writes it by default (`, ` and `: ` separators, non-ASCII escaped), as
+    servers built on the standard library send theirs.
 
     A stream that has nothing to send for limits.stream_idle_seconds is closed (journaled `closed: idle`), after a
     comment saying why: an idle subscriber holds one of limits.streams only that long. Keep-alive comments go out
@@ -86,6 +99,7 @@ async def send_stream(
         await _send_ndjson(scope, receive, send, entry, items, render, render_error, reply)
         return
     indent = 2 if reply.stream.framing is StreamFraming.SSE_MULTILINE else None
+    text_of = (lambda value: json.dumps(value)) if python_json else (lambda value: _text(value, indent))
     events: list[SentEvent] = []
     journaled = entry.response = Response(200, EVENT_STREAM, stream=True)
     entry.events = events
@@ -121,9 +135,11 @@ async def send_stream(
                 if isinstance(item, StreamError):
                     data, name = render_error(item.error)
                     events.append(SentEvent(journal.offset(), SentKind.ERROR, value=data, event=name))
-                    yield ServerSentEvent(data=jsontext.dumps(data).decode(), event=name, sep=sep)
+                    yield ServerSentEvent(
+                        data=json.dumps(data) if python_json else jsontext.dumps(data).decode(), event=name, sep=sep
+                    )
                     break
-                text = _text(render(item), indent)
+                text = text_of(render(item))
                 # the text sent, not live objects that change later
                 events.append(SentEvent(journal.offset(), SentKind.DATA, text))
                 entry.grow(EVENT_OVERHEAD + len(text))

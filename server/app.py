@@ -204,11 +204,9 @@ class ScenarioApp:
                 scope, receive, send, entry, 408, http.dumps(status), "application/json", extra=http.CLOSE
             )
             return
-        page = self.scenario.style.not_found
+        page = self.scenario.not_found
         if page is not None:
-            body = page.render(scope["method"], scope["path"])
-            extra = self.scenario.style.page_headers(page)
-            await answer.send_body(scope, receive, send, entry, page.status, body, page.content_type, extra=extra)
+            await answer.send_page(scope, receive, send, entry, page, self.scenario.style)
             return
         served = [
             f"{e.binding.value} {', '.join(v.value for v in e.versions)} at {e.path}" for e in self.scenario.endpoints

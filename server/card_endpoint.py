@@ -23,11 +23,9 @@ async def handle(state: LabState, route_path: str, scope: Scope, receive: Receiv
     serving = spec.legacy if route_path == LEGACY_WELL_KNOWN_PATH else spec.well_known
     common = list(state.scenario.style.headers)  # style.headers: on every answer
     entry.card_path = route_path
-    page = state.scenario.style.not_found
+    page = state.scenario.not_found
     if scope["method"] not in ("GET", "HEAD") and page is not None:  # the framework's own page for the verb
-        body = page.render(scope["method"], scope["path"])
-        page_headers = state.scenario.style.page_headers(page)
-        await answer.send_body(scope, receive, send, entry, page.status, body, page.content_type, extra=page_headers)
+        await answer.send_page(scope, receive, send, entry, page, state.scenario.style)
         return
     if scope["method"] not in ("GET", "HEAD"):
         await answer.send_body(

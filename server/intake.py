@@ -17,12 +17,13 @@ from a2a_lab.protocol.operations import Operation
 from a2a_lab.protocol.versions import Version
 
 from . import answer, auth, http, tls
+from .answer import send_page
 from .engine import Event
 from .journal_record import AuthFacts, BodyTimeout, EndpointRef, Entry, EntryKind
-from .scenario import Endpoint, Reply
+from .scenario import CardPath, Endpoint, Reply
 from .state import LabState
 from .streams import Item
-from .style import NotFoundPage, Style
+from .style import Style
 from .wording import Asked, ErrorWording, Worded, word
 
 
@@ -51,8 +52,16 @@ class Exchange:
     query: dict[str, str]
     #: How the scenario words errors as a framework does (`error_messages`; server/wording.py).
     error_messages: tuple[ErrorWording, ...] = ()
-    #: How the scenario writes its answers (`style`).
+    #: How the scenario writes its answers (`style`; see `styled` for this request's JSON).
     style: Style = dataclasses.field(default_factory=Style)
+
+    @property
+    def styled(self) -> Style:
+        """The style of this request's JSON: its interface's (`style.interfaces`) once the operation is known."""
+        endpoint, version = self.entry.endpoint, self.entry.version
+        if endpoint is None or version is None:
+            return self.style
+        return self.style.of(f"{endpoint.binding.value} {version.value}")
 
     def worded(self, err: A2AError, binding: Binding, version: Version) -> Worded:
         """The error as the scenario words it (server/wording.py): where the request came, what it asked for."""
@@ -70,14 +79,10 @@ class Exchange:
         )
         return word(self.error_messages, err, asked, self.style.error_metadata)
 
-    async def not_found(self, page: NotFoundPage) -> None:
-        """The scenario's page for a request nothing routes (`style.not_found`)."""
+    async def not_found(self, page: CardPath) -> None:
+        """The scenario's page for a request nothing routes (`not_found`)."""
         self.entry.unmatched = True
-        body = page.render(self.scope["method"], self.scope["path"])
-        extra = self.style.page_headers(page)
-        await answer.send_body(
-            self.scope, self.receive, self.send, self.entry, page.status, body, page.content_type, None, extra
-        )
+        await send_page(self.scope, self.receive, self.send, self.entry, page, self.style)
 
     def identify(self, op: Operation, version: Version) -> tuple[str, bool]:
         """Journal the operation a request was found to be; the version the client asked for (header or query)
@@ -96,7 +101,7 @@ class Exchange:
         extra: list[tuple[str, str]] | None = None,
     ) -> None:
         if reply is None or reply.raw_status is None:  # raw replies go out byte for byte
-            body = self.style.apply_body(body)
+            body = self.styled.apply_body(body)
         extra = [*(extra or []), *self.style.answer_headers(body)]
         await answer.send_body(
             self.scope, self.receive, self.send, self.entry, status, body, content_type, reply, extra
@@ -107,7 +112,7 @@ class Exchange:
     ) -> Callable[[A2AError], tuple[Any, str | None]]:
         def styled(err: A2AError) -> tuple[Any, str | None]:
             data, name = render_error(err)
-            return self.style.apply(data), name
+            return self.styled.apply(data), name
 
         return styled
 
@@ -126,11 +131,12 @@ class Exchange:
             self.entry,
             state.journal,
             items,
-            lambda event: self.style.apply(render(event)),
+            lambda event: self.styled.apply(render(event)),
             self._styled_error(render_error),
             reply,
             state.scenario.limits,
             self.style,
+            self.styled.python_json_events,
         )
 
 

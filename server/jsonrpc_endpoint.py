@@ -78,7 +78,7 @@ async def handle(
     if refusal is not None:
         await _error(ex, None, refusal.error, default_version, status=refusal.status, extra=refusal.extra)
         return
-    page = ex.style.not_found
+    page = state.scenario.not_found
     if scope["method"] != "POST" and page is not None:
         await ex.not_found(page)
         return

@@ -70,7 +70,7 @@ from .scenario import (
     Tls,
     When,
 )
-from .style import LineEnd, MediaKey, NotFoundPage, Style
+from .style import LineEnd, MediaKey, Style
 from .wording import ErrorWording
 
 #: Numbers beyond this are no use as seconds (and a YAML integer beyond it has no float value at all).
@@ -112,6 +112,7 @@ FIELDS: dict[str, tuple[str, ...]] = {
         "tls",
         "error_messages",
         "style",
+        "not_found",
     ),
     "client": ("message", "action"),
     "client.action": tuple(ACTIONS),
@@ -198,16 +199,18 @@ FIELDS: dict[str, tuple[str, ...]] = {
         "offset_timestamps",
         "sort_keys",
         "json_errors",
+        "python_json_events",
+        "member_order",
+        "null_error_data",
+        "interfaces",
+        "explicit_artifact_flags",
+        "omit_final_false",
         "media_types",
         "sse_line_end",
         "sse_cache_control",
         "error_metadata",
-        "not_found",
         "headers",
         "body_etag",
-        "member_order",
-        "explicit_artifact_flags",
-        "omit_final_false",
     ),
     "auth": ("bearer", "scope", "credentials", "token_uses"),
     "auth.credentials": CREDENTIAL_KEYS,
@@ -232,7 +235,6 @@ FIELDS: dict[str, tuple[str, ...]] = {
     "expect": ("result", "state", "text_contains"),
     "tls": ("certificate", "client_certificate"),
     "style.media_types": tuple(k.value for k in MediaKey),
-    "style.not_found": ("status", "content_type", "body", "headers"),
     "error_messages[]": (
         "code",
         "field",
@@ -809,16 +811,6 @@ def _error_wording(r: _Reader, item: Any, path: str) -> ErrorWording:
     )
 
 
-def _not_found(r: _Reader, value: Any) -> NotFoundPage:
-    n = r.mapping(value, "style.not_found", "style.not_found")
-    return NotFoundPage(
-        r.integer(n.get("status", 404), "style.not_found.status", 100),
-        r.string(n.get("content_type", "text/html; charset=utf-8"), "style.not_found.content_type"),
-        r.string(n.get("body", ""), "style.not_found.body"),
-        _headers(r, n["headers"], "style.not_found.headers") if "headers" in n else (),
-    )
-
-
 def _derive_endpoints(card: CardSpec) -> tuple[Endpoint, ...]:
     """By default a scenario answers where its card says: every JSONRPC/HTTP+JSON interface under {base_url}, as
     either generation of client reads the card (a dual card's 0.3 `url` may name an endpoint of its own)."""
@@ -1011,6 +1003,7 @@ def parse_with(r: _Reader, data: Any, scenario_id: str) -> Scenario:
         tls=_tls(r, top["tls"]) if "tls" in top else None,
         error_messages=_error_messages(r, top.get("error_messages", {})),
         style=_style(r, top.get("style", {})),
+        not_found=_not_found(r, top["not_found"]) if "not_found" in top else None,
         lenient_content_type=r.boolean(leniency.get("any_content_type", False), "leniency.any_content_type"),
         ignore_version=r.boolean(leniency.get("ignore_version", False), "leniency.ignore_version"),
         lenient_minor=r.boolean(leniency.get("minor_versions", False), "leniency.minor_versions"),
@@ -1019,35 +1012,55 @@ def parse_with(r: _Reader, data: Any, scenario_id: str) -> Scenario:
     )
 
 
-def _style(r: _Reader, value: Any) -> Style:
-    style = r.mapping(value, "style", "style")
-    media = r.mapping(style.get("media_types", {}), "style.media_types", "style.media_types")
+def _style(r: _Reader, value: Any, path: str = "style", nested: bool = True) -> Style:
+    style = r.mapping(value, path, "style")
+    interfaces: dict[str, Style] = {}
+    if "interfaces" in style:
+        if not nested:
+            raise r.fail(f"{path}.interfaces", "an interface's style has no interfaces of its own")
+        for name, own in r.mapping(style["interfaces"], f"{path}.interfaces").items():
+            where = f"{path}.interfaces.{name}"
+            binding_name, _, version_name = str(name).partition(" ")
+            binding, version = r.binding(binding_name, where), versions.to_known(version_name)
+            if version is None:
+                raise r.fail(where, "expected a binding and a version", "e.g. JSONRPC 0.3")
+            interfaces[f"{binding.value} {version.value}"] = _style(r, own, where, nested=False)
+    media = r.mapping(style.get("media_types", {}), f"{path}.media_types", "style.media_types")
     return Style(
-        offset_timestamps=r.boolean(style.get("offset_timestamps", False), "style.offset_timestamps"),
-        sort_keys=r.boolean(style.get("sort_keys", False), "style.sort_keys"),
-        json_errors=r.boolean(style.get("json_errors", False), "style.json_errors"),
-        media_types=tuple((MediaKey(k), r.string(v, f"style.media_types.{k}")) for k, v in media.items()),
-        sse_line_end=r.choice(style["sse_line_end"], "style.sse_line_end", "style.sse_line_end")
+        offset_timestamps=r.boolean(style.get("offset_timestamps", False), f"{path}.offset_timestamps"),
+        sort_keys=r.boolean(style.get("sort_keys", False), f"{path}.sort_keys"),
+        json_errors=r.boolean(style.get("json_errors", False), f"{path}.json_errors"),
+        python_json_events=r.boolean(style.get("python_json_events", False), f"{path}.python_json_events"),
+        member_order=_member_order(r, style.get("member_order", []), f"{path}.member_order"),
+        null_error_data=r.boolean(style.get("null_error_data", False), f"{path}.null_error_data"),
+        explicit_artifact_flags=r.boolean(
+            style.get("explicit_artifact_flags", False), f"{path}.explicit_artifact_flags"
+        ),
+        omit_final_false=r.boolean(style.get("omit_final_false", False), f"{path}.omit_final_false"),
+        interfaces=interfaces,
+        media_types=tuple((MediaKey(k), r.string(v, f"{path}.media_types.{k}")) for k, v in media.items()),
+        sse_line_end=r.choice(style["sse_line_end"], f"{path}.sse_line_end", "style.sse_line_end")
         if "sse_line_end" in style
         else LineEnd.CRLF,
-        sse_cache_control=r.string(style["sse_cache_control"], "style.sse_cache_control")
+        sse_cache_control=r.string(style["sse_cache_control"], f"{path}.sse_cache_control")
         if "sse_cache_control" in style
         else None,
-        error_metadata=r.boolean(style.get("error_metadata", True), "style.error_metadata"),
-        not_found=_not_found(r, style["not_found"]) if "not_found" in style else None,
-        headers=_headers(r, style["headers"], "style.headers") if "headers" in style else (),
-        body_etag=r.boolean(style.get("body_etag", False), "style.body_etag"),
-        member_order=_member_order(r, style.get("member_order", [])),
-        explicit_artifact_flags=r.boolean(style.get("explicit_artifact_flags", False), "style.explicit_artifact_flags"),
-        omit_final_false=r.boolean(style.get("omit_final_false", False), "style.omit_final_false"),
+        error_metadata=r.boolean(style.get("error_metadata", True), f"{path}.error_metadata"),
+        headers=_headers(r, style["headers"], f"{path}.headers") if "headers" in style else (),
+        body_etag=r.boolean(style.get("body_etag", False), f"{path}.body_etag"),
     )
 
 
-def _member_order(r: _Reader, value: Any) -> tuple[tuple[str, ...], ...]:
-    """`style.member_order`: lists of member names, each an order objects holding only those members are written in."""
+def _not_found(r: _Reader, value: Any) -> CardPath:
+    if not isinstance(value, dict):
+        raise r.fail("not_found", "expected a mapping", "e.g. {status: 404, body: Not Found, content_type: text/plain}")
+    return _card_path(r, value, "not_found", "not_found", CardPathMode.RAW)
+
+
+def _member_order(r: _Reader, value: Any, path: str) -> tuple[tuple[str, ...], ...]:
     if not isinstance(value, list):
-        raise r.fail("style.member_order", "expected a list of lists of member names", "e.g. [[id, contextId, status]]")
-    return tuple(r.strings(order, f"style.member_order[{i}]", "member names") for i, order in enumerate(value))
+        raise r.fail(path, "expected a list of member lists", "e.g. [[id, contextId, status]]")
+    return tuple(r.strings(order, f"{path}[{i}]", "member names") for i, order in enumerate(value))
 
 
 def _error_messages(r: _Reader, value: Any) -> tuple[ErrorWording, ...]:

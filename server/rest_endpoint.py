@@ -46,7 +46,7 @@ async def _error(
     if reply is not None and reply.error_http_status:
         code = reply.error_http_status
     ex.entry.answer = Answer.error(err.code)
-    media_type = JSON if ex.style.json_errors else rest.media_type(version, revision)
+    media_type = JSON if ex.styled.json_errors else rest.media_type(version, revision)
     await ex.answer(code, http.dumps(body), ex.style.answer_type(Binding.HTTP_JSON, version, media_type), reply, extra)
 
 
@@ -69,13 +69,13 @@ async def handle(
         )
         return
     found = operations.match_route(verb, relative, endpoint.versions)
-    page = ex.style.not_found
-    if found is None and page is not None:
-        await ex.not_found(page)
-        return
     if found is None:
         allowed = operations.path_exists(relative, endpoint.versions)
-        if allowed:
+        page = state.scenario.not_found
+        if page is not None:  # the framework's own page, for an unknown route and a wrong method alike
+            await ex.not_found(page)
+            ex.entry.unmatched = not allowed
+        elif allowed:
             err = A2AError(ErrorType.METHOD_NOT_FOUND, f"{verb} is not allowed on {relative}; use {', '.join(allowed)}")
             await _error(ex, err, default_version, revision, status=405)
         else:

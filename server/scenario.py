@@ -452,6 +452,9 @@ class Scenario:
     error_messages: tuple[ErrorWording, ...] = ()
     #: How its JSON answers are written (timestamps, member order), as a framework writes them (personas).
     style: Style = field(default_factory=Style)
+    #: What a request nothing serves answers (an unknown path; an HTTP+JSON endpoint's unknown route or method), as a
+    #: framework's own page; None: a2a-lab's JSON error naming what is served.
+    not_found: CardPath | None = None
     #: Request bodies are read as JSON whatever their Content-Type says (`leniency.any_content_type`).
     lenient_content_type: bool = False
     #: The A2A-Version header is not read: each method is served in its own version (`leniency.ignore_version`).

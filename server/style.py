@@ -1,13 +1,14 @@
-"""How a scenario's answers are written where a framework writes them its own way (personas): timestamps with
-`+00:00` instead of `Z`, object members in sorted order, the Content-Type of each kind of answer, SSE line ends and
-Cache-Control, ErrorInfo without metadata, and what a request nothing routes gets. The JSON restyling applies to every
-JSON answer of the A2A endpoints (unary bodies and stream events; raw replies and the card are sent as written)."""
+"""How a scenario's answers are written where a framework writes them its own way (personas). The JSON of every answer
+of the A2A endpoints (unary bodies and stream events; raw replies and the card are sent as written): timestamps with
+`+00:00` instead of `Z`, members in sorted or a framework's order, `data: null`, 0.3 stream flags; per interface if
+need be (`interfaces`). And how they go out: the Content-Type of each kind of answer, SSE line ends and Cache-Control,
+ErrorInfo without metadata, headers on every answer, express's body ETag."""
 
 from __future__ import annotations
 
 import base64
 import hashlib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
@@ -38,22 +39,6 @@ def express_etag(body: bytes) -> str:
     return f'W/"{len(body):x}-{digest}"'
 
 
-@dataclass(frozen=True, slots=True)
-class NotFoundPage:
-    """`style.not_found`: what the server answers a request nothing routes (an unknown path, an unknown HTTP+JSON
-    route, a verb a path does not take), e.g. a web framework's own error page. `{verb}` and `{path}` in the body are
-    the request's."""
-
-    status: int
-    content_type: str
-    body: str
-    #: Extra response headers of the page (a framework's security headers, say).
-    headers: tuple[tuple[str, str], ...] = ()
-
-    def render(self, verb: str, path: str) -> bytes:
-        return self.body.replace("{verb}", verb).replace("{path}", path).encode()
-
-
 @dataclass(frozen=True)
 class Style:
     #: Timestamps end in `+00:00` (Python's datetime.isoformat) instead of `Z`.
@@ -63,6 +48,20 @@ class Style:
     #: HTTP+JSON error answers are `application/json` whatever the spec revision says for the binding's answers
     #: (a2a-sdk 1.3 answers successes as application/a2a+json, errors as application/json).
     json_errors: bool = False
+    #: Stream events written by Python's json.dumps defaults (`, ` and `: ` separators), as sse-starlette servers
+    #: that dump their events with the standard library send them.
+    python_json_events: bool = False
+    #: Member orders: an object whose members all appear in one of these lists (the first such) is written in that
+    #: list's order, e.g. protobuf's field order (Task: id, contextId, status, artifacts, history, metadata).
+    member_order: tuple[tuple[str, ...], ...] = ()
+    #: A JSON-RPC error without `data` is written with `data: null` (pydantic's dump of an unset field).
+    null_error_data: bool = False
+    #: 0.3 JSON-RPC artifact updates (`kind: artifact-update`) carry `append` and `lastChunk` even when false.
+    explicit_artifact_flags: bool = False
+    #: 0.3 HTTP+JSON status updates (a `statusUpdate` with `final`) leave `final: false` out (ProtoJSON's default).
+    omit_final_false: bool = False
+    #: Per interface (`JSONRPC 0.3`: binding and version), the style of its answers' JSON instead of this one.
+    interfaces: dict[str, Style] = field(default_factory=dict)
     #: The Content-Type of each kind of answer, where it is not a2a-lab's own.
     media_types: tuple[tuple[MediaKey, str], ...] = ()
     sse_line_end: LineEnd = LineEnd.CRLF
@@ -70,19 +69,14 @@ class Style:
     sse_cache_control: str | None = None
     #: Errors' ErrorInfo carries `metadata` (some servers never send it).
     error_metadata: bool = True
-    #: What a request nothing routes gets instead of a2a-lab's own 404 (and 405).
-    not_found: NotFoundPage | None = None
-    #: Extra response headers on every answer (the card's, streams' and not_found's too), e.g. X-Powered-By.
+    #: Extra response headers on every answer (the card's, streams' and `not_found`'s too), e.g. X-Powered-By.
     headers: tuple[tuple[str, str], ...] = ()
     #: Every non-streamed answer of the A2A endpoints carries a weak ETag of its body, computed as express does.
     body_etag: bool = False
-    #: Member orders: an object whose members all appear in one of these lists (the first that holds them all) is
-    #: written in that list's order (a framework writing its types' field order).
-    member_order: tuple[tuple[str, ...], ...] = ()
-    #: 0.3 JSON-RPC artifact updates (`kind: artifact-update`) carry `append` and `lastChunk` even when false.
-    explicit_artifact_flags: bool = False
-    #: 0.3 HTTP+JSON status updates (a `statusUpdate` with `final`) leave `final: false` out (ProtoJSON's default).
-    omit_final_false: bool = False
+
+    def of(self, interface: str | None) -> Style:
+        """The style of one interface's answers (`JSONRPC 0.3`); None (not known yet): this one."""
+        return self.interfaces.get(interface, self) if interface is not None else self
 
     @property
     def plain(self) -> bool:
@@ -90,6 +84,7 @@ class Style:
             self.offset_timestamps
             or self.sort_keys
             or self.member_order
+            or self.null_error_data
             or self.explicit_artifact_flags
             or self.omit_final_false
         )
@@ -97,6 +92,8 @@ class Style:
     def apply(self, value: Any) -> Any:
         if self.plain:
             return value
+        if self.null_error_data and isinstance(value, dict) and isinstance(value.get("error"), dict):
+            value = {**value, "error": {"data": None, **value["error"]}}
         return self._walk(value)
 
     def apply_body(self, body: bytes) -> bytes:
@@ -107,7 +104,14 @@ class Style:
             value = jsontext.loads(body)
         except ValueError:
             return body
-        return jsontext.dumps(self._walk(value))
+        return jsontext.dumps(self.apply(value))
+
+    def _ordered(self, keys: list[str]) -> list[str]:
+        """A member order that names every member wins; else sorted (`sort_keys`) or as they are."""
+        for order in self.member_order:
+            if all(k in order for k in keys):
+                return sorted(keys, key=order.index)
+        return sorted(keys) if self.sort_keys else keys
 
     def _walk(self, value: Any) -> Any:
         if isinstance(value, list):
@@ -120,7 +124,7 @@ class Style:
             update = value["statusUpdate"]
             if update.get("final") is False:
                 value = {**value, "statusUpdate": {k: v for k, v in update.items() if k != "final"}}
-        keys = sorted(value) if self.sort_keys else self._ordered(list(value))
+        keys = self._ordered(list(value))
         out: dict[str, Any] = {}
         for key in keys:
             item = value[key]
@@ -129,12 +133,6 @@ class Style:
             else:
                 out[key] = self._walk(item)
         return out
-
-    def _ordered(self, keys: list[str]) -> list[str]:
-        for order in self.member_order:
-            if all(key in order for key in keys):
-                return sorted(keys, key=order.index)
-        return keys
 
     def media_type(self, key: MediaKey, default: str) -> str:
         return next((value for k, value in self.media_types if k is key), default)
@@ -146,10 +144,6 @@ class Style:
         if version is Version.V0_3:
             return self.media_type(MediaKey.HTTP_JSON_0_3, default)
         return self.media_type(MediaKey.HTTP_JSON, default)
-
-    def page_headers(self, page: NotFoundPage) -> list[tuple[str, str]]:
-        """The extra headers of the not_found page."""
-        return [*self.headers, *page.headers]
 
     def answer_headers(self, body: bytes) -> list[tuple[str, str]]:
         """The extra headers of a non-streamed answer with this body."""

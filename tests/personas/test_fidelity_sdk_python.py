@@ -20,37 +20,17 @@ from .sdk03 import sdk03_server
 from .sdk13 import BINDINGS as SDK13_BINDINGS
 from .sdk13 import sdk13_server
 
-#: Starlette's own answers where no route matches: the plain-text 404/405 pages (and, on the 1.3 app whose JSON-RPC
-#: route is `/`, a 307 to the path with a slash). a2a-lab answers unmatched requests with a JSON error naming what
-#: it serves, which is what a client author debugging a wrong URL needs; no A2A client reads these pages.
+#: Starlette's own answers where no route matches. The personas' `not_found` gives its plain-text 404 page; what stays
+#: different: a wrong method on the card path on 0.3.26 (405 `Method Not Allowed` with `Allow: GET, HEAD`; 1.3's 404
+#: page is the persona's `not_found`), the 1.3 app's 307 to an unknown path plus a slash (its JSON-RPC route is `/`),
+#: and the 1.3 0.3-compat's missing DELETE push-config route (a2a-lab's endpoints serve that DELETE).
 FRAMEWORK_PAGES = "framework 404/405 pages"
 
 ACCEPTED_13 = [
     Accepted(
-        "1.0 member order",
-        "protobuf's JSON writes members in field order (Task: id, contextId, status, artifacts, history; Message: "
-        "messageId, contextId, taskId, role, parts) and the JSON-RPC answer as result/error, id, jsonrpc; stream "
-        "events with `, ` and `: ` separators. a2a-lab writes one order of its own; the JSON is the same.",
-        ("jsonrpc1.0 *", "rest1.0 *"),
-        ("bytes",),
-    ),
-    Accepted(
-        "0.3 compat member order",
-        "the SDK's 0.3 compat layer sorts the members of results but not of errors; the JSON is the same.",
-        ("jsonrpc0.3 *", "rest0.3 *"),
-        ("bytes",),
-    ),
-    Accepted(
         FRAMEWORK_PAGES,
-        "Starlette answers unmatched paths and methods itself (see FRAMEWORK_PAGES); the 0.3 REST compat has no "
-        "DELETE route for push configs, so that is a 404 page too.",
-        (
-            "card agent-card.json POST",
-            "unknown path",
-            "rest* unknown-route",
-            "rest* wrong-http-method",
-            "rest0.3 push-delete",
-        ),
+        "Starlette's own answers the persona's `not_found` page does not cover (see FRAMEWORK_PAGES).",
+        ("unknown path", "rest0.3 push-delete"),
     ),
     Accepted(
         "card Last-Modified",
@@ -102,15 +82,10 @@ ACCEPTED_13 = [
         ("body",),
     ),
     Accepted(
-        "0.3 compat error data",
-        "the 0.3 compat layer writes `data: null` on errors without data; a2a-lab leaves `data` out.",
-        (
-            "jsonrpc0.3 *-unknown",
-            "jsonrpc0.3 cancel-terminal",
-            "jsonrpc0.3 push-*",
-            "jsonrpc0.3 extended-card",
-            "jsonrpc0.3 wrong-params",
-        ),
+        "0.3 compat validation",
+        "a 0.3 message that is not an object: the compat layer answers -32600 'Invalid Request' with pydantic's "
+        "error text as `data`; a2a-lab -32602 (worded 'Validation failed').",
+        ("jsonrpc0.3 wrong-params",),
         ("body",),
     ),
     Accepted(
@@ -155,8 +130,8 @@ ACCEPTED_13 = [
 ACCEPTED_03 = [
     Accepted(
         FRAMEWORK_PAGES,
-        "Starlette answers unmatched paths (404) and methods (405, Allow: GET, HEAD) itself (see FRAMEWORK_PAGES).",
-        ("card agent-card.json POST", "unknown path"),
+        "Starlette's 405 page for a wrong method on the card path (see FRAMEWORK_PAGES).",
+        ("card agent-card.json POST",),
     ),
     Accepted(
         "terminal subscribe answered as a stream",
@@ -207,7 +182,7 @@ def test_persona_a2a_sdk_python_13_answers_as_the_real_server(serve: Callable, h
         outcome = _check(http, real, Peer("persona", served.url, SDK13_BINDINGS), ACCEPTED_13)
     assert outcome.requests == len(fidelity.request_set(real)) > 80
     # no fewer answers match than today (identical; the same JSON, members in another order)
-    assert outcome.identical >= 10 and outcome.same_content >= 48, (outcome.identical, outcome.same_content)
+    assert outcome.identical >= 60 and outcome.same_content >= 60, (outcome.identical, outcome.same_content)
 
 
 def test_persona_a2a_sdk_python_03_answers_as_the_real_server(serve: Callable, http: httpx.Client) -> None:
@@ -215,4 +190,4 @@ def test_persona_a2a_sdk_python_03_answers_as_the_real_server(serve: Callable, h
     with sdk03_server() as real:
         outcome = _check(http, real, Peer("persona", served.url, SDK03_BINDINGS), ACCEPTED_03)
     assert outcome.requests == len(fidelity.request_set(real)) > 25
-    assert outcome.identical >= 20, outcome.identical  # no fewer answers match than today
+    assert outcome.identical >= 21, outcome.identical  # no fewer answers match than today

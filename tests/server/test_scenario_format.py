@@ -313,6 +313,7 @@ error_messages:
   -32009: "A2A version '{version}' is not supported by this handler. Expected version '1.0'."
 style: {offset_timestamps: true, sort_keys: true, json_errors: true}
 leniency: {any_content_type: true, minor_versions: true}
+not_found: {status: 404, body: Not Found, content_type: text/plain; charset=utf-8}
 """
 )
 #: A server that predates A2A-Version (a2a-sdk 0.3.26).
@@ -321,10 +322,19 @@ title: No version header
 description: A 0.3 server that never reads A2A-Version.
 spec: A2A 0.3 (test)
 card:
-  object: {name: old, description: old, url: "{base_url}/rpc", version: "1", protocolVersion: "0.3.0"}
+  object:
+    {name: old, description: old, url: "{base_url}/rpc", version: "1", protocolVersion: "0.3.0",
+     capabilities: {streaming: true}}
 endpoints:
   - {path: /rpc, binding: JSONRPC, versions: ["0.3"]}
 leniency: {ignore_version: true}
+style:
+  member_order: [[result, error, id, jsonrpc]]
+  interfaces:
+    JSONRPC 0.3:
+      python_json_events: true
+      null_error_data: true
+      member_order: [[jsonrpc, id, error], [timestamp, state]]
 """
 #: A persona's style, leniency and error_messages entries (the options the @a2a-js/sdk persona needs), a card
 #: negotiated on A2A-Version, and a 201 answer.
@@ -352,16 +362,16 @@ style:
   error_metadata: false
   sse_line_end: lf
   sse_cache_control: no-cache
-  not_found:
-    status: 404
-    content_type: text/html; charset=utf-8
-    body: "<pre>Cannot {verb} {path}</pre>"
-    headers: {X-Content-Type-Options: nosniff}
   headers: {X-Powered-By: Express}
   body_etag: true
   member_order: [[status, history, artifacts, contextId, id]]
   explicit_artifact_flags: true
   omit_final_false: true
+not_found:
+  status: 404
+  content_type: text/html; charset=utf-8
+  body: "<pre>Cannot {verb} {path}</pre>"
+  headers: {X-Content-Type-Options: nosniff}
 leniency: {route_version: true, notifications: true}
 error_messages:
   - code: VersionNotSupported
@@ -557,6 +567,20 @@ def test_ignore_version(serve: Callable[[str], Lab]) -> None:
     body = {"jsonrpc": "2.0", "id": 1, "method": "message/send", "params": {"message": message03("old")}}
     answered = s.http.post(RPC_PATH, json=body, headers=V1)
     assert answered.json()["result"]["kind"] == "task", answered.text
+    # style.interfaces: the 0.3 JSON-RPC answers have their own style. Its member_order: an object whose members
+    # all appear in a list is written in that list's order; others keep a2a-lab's.
+    assert list(answered.json()["result"]["status"]) == ["timestamp", "state"]
+    assert next(iter(answered.json()["result"])) == "kind"
+    missing = s.http.post(RPC_PATH, json={"jsonrpc": "2.0", "id": 3, "method": "tasks/get", "params": {"id": "x"}})
+    assert list(missing.json()) == ["jsonrpc", "id", "error"] and missing.json()["error"]["data"] is None
+    # a request that cannot be read has no interface yet: the outer style
+    unread = s.http.post(RPC_PATH, content=b"{", headers={"content-type": "application/json"})
+    assert list(unread.json()) == ["error", "id", "jsonrpc"] and "data" not in unread.json()["error"]
+    body["method"] = "message/stream"
+    with s.http.stream("POST", RPC_PATH, json=body, headers={"Accept": "text/event-stream"}) as streamed:
+        text = streamed.read().decode()
+    # style.python_json_events: `, ` and `: ` separators (json.dumps defaults)
+    assert 'data: {"jsonrpc": "2.0", "id": 1, "result": {' in text, text
 
 
 def test_style_and_version_leniency(serve: Callable[[str], Lab]) -> None:
@@ -578,6 +602,14 @@ def test_style_and_version_leniency(serve: Callable[[str], Lab]) -> None:
     assert (refused.status_code, refused.headers["content-type"]) == (404, "application/json")
     ok = s.http.get(f"{REST_PATH}/tasks/{task['id']}", headers=V1)
     assert ok.headers["content-type"] == "application/a2a+json"
+    # not_found: the framework's page for an unknown path, an unknown HTTP+JSON route and a wrong method
+    for method, path in (("GET", "/nowhere"), ("GET", f"{REST_PATH}/nowhere"), ("GET", f"{REST_PATH}/message:send")):
+        page = s.http.request(method, path, headers=V1)
+        assert (page.status_code, page.headers["content-type"], page.text) == (
+            404,
+            "text/plain; charset=utf-8",
+            "Not Found",
+        ), path
 
 
 def test_card_options(serve: Callable[[str], Lab]) -> None:
