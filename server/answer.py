@@ -19,7 +19,7 @@ from .engine import Event
 from .journal import EVENT_OVERHEAD, Journal
 from .journal_record import Entry, Response, SentEvent, SentKind
 from .redaction import DEFAULT
-from .scenario import CardPath, Limits, Reply, StreamFraming
+from .scenario import CardPath, Limits, Reply, StreamFraming, not_found_body
 from .streams import Comment, Drop, Item, StreamError
 from .style import Style
 
@@ -66,9 +66,9 @@ async def send_body(
 async def send_page(
     scope: Scope, receive: Receive, send: Send, entry: Entry | None, page: CardPath, style: Style
 ) -> None:
-    """A framework's own page (`not_found`) for a request nothing routes: `{verb}` and `{path}` in its body are the
+    """A framework's own page (`not_found`) for a request nothing routes: `{method}` and `{path}` in its body are the
     request's; it carries the page's headers and the style's."""
-    body = page.body.replace(b"{verb}", scope["method"].encode()).replace(b"{path}", scope["path"].encode())
+    body = not_found_body(page, scope["method"], scope["path"])
     extra = [*page.headers, *style.headers]
     await send_body(scope, receive, send, entry, page.status, body, page.content_type, None, extra)
 

@@ -257,6 +257,11 @@ class CardPath:
     headers: tuple[tuple[str, str], ...] = ()
 
 
+def not_found_body(page: CardPath, method: str, path: str) -> bytes:
+    """A `not_found` page's body for one request: `{method}` and `{path}` filled in (frameworks name them)."""
+    return page.body.replace(b"{method}", method.encode()).replace(b"{path}", path.encode())
+
+
 @dataclass(frozen=True)
 class CardSigning:
     """Sign the served card (§8.4) with a test key; optionally break it afterwards."""

@@ -313,7 +313,7 @@ error_messages:
   -32009: "A2A version '{version}' is not supported by this handler. Expected version '1.0'."
 style: {offset_timestamps: true, sort_keys: true, json_errors: true}
 leniency: {any_content_type: true, minor_versions: true}
-not_found: {status: 404, body: Not Found, content_type: text/plain; charset=utf-8}
+not_found: {status: 404, body: "Not Found: {method} {path}", content_type: text/plain; charset=utf-8}
 """
 )
 #: A server that predates A2A-Version (a2a-sdk 0.3.26).
@@ -370,7 +370,7 @@ style:
 not_found:
   status: 404
   content_type: text/html; charset=utf-8
-  body: "<pre>Cannot {verb} {path}</pre>"
+  body: "<pre>Cannot {method} {path}</pre>"
   headers: {X-Content-Type-Options: nosniff}
 leniency: {route_version: true, notifications: true}
 error_messages:
@@ -608,7 +608,7 @@ def test_style_and_version_leniency(serve: Callable[[str], Lab]) -> None:
         assert (page.status_code, page.headers["content-type"], page.text) == (
             404,
             "text/plain; charset=utf-8",
-            "Not Found",
+            f"Not Found: {method} {path}",
         ), path
 
 
