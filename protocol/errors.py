@@ -211,6 +211,10 @@ class A2AError(Exception):
     metadata: dict[str, str] = dataclasses.field(default_factory=dict)
     #: A numeric code that overrides the type's (scenarios may answer arbitrary codes).
     code_override: int | None = None
+    #: The ErrorInfo carries `metadata` (`style.error_metadata`: some servers never send it).
+    info_metadata: bool = True
+    #: An ErrorInfo reason to carry where the error's own kind names none (`error_messages[].reason`).
+    reason_override: str | None = None
 
     def __post_init__(self) -> None:
         Exception.__init__(self, self.text)
@@ -229,11 +233,12 @@ class A2AError(Exception):
     def details(self) -> list[dict[str, Any]]:
         """google.rpc detail objects: ErrorInfo for A2A errors, BadRequest for a named field."""
         out: list[dict[str, Any]] = []
-        reason = self.type.kind.reason
+        reason = self.reason_override or self.type.kind.reason
         if reason:
-            out.append(
-                {"@type": ERROR_INFO_TYPE, "reason": reason, "domain": ERROR_DOMAIN, "metadata": dict(self.metadata)}
-            )
+            info: dict[str, Any] = {"@type": ERROR_INFO_TYPE, "reason": reason, "domain": ERROR_DOMAIN}
+            if self.info_metadata:
+                info["metadata"] = dict(self.metadata)
+            out.append(info)
         if self.field:
             out.append(
                 {"@type": BAD_REQUEST_TYPE, "fieldViolations": [{"field": self.field, "description": self.text}]}

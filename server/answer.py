@@ -19,8 +19,9 @@ from .engine import Event
 from .journal import EVENT_OVERHEAD, Journal
 from .journal_record import Entry, Response, SentEvent, SentKind
 from .redaction import DEFAULT
-from .scenario import Limits, Reply, StreamFraming
+from .scenario import CardPath, Limits, Reply, StreamFraming, not_found_body
 from .streams import Comment, Drop, Item, StreamError
+from .style import Style
 
 #: The comment a stream closed for idleness ends with (then the reason).
 IDLE_COMMENT = "a2a-lab: closing this stream"
@@ -62,6 +63,16 @@ async def send_body(
         response.fault_outcome = outcome
 
 
+async def send_page(
+    scope: Scope, receive: Receive, send: Send, entry: Entry | None, page: CardPath, style: Style
+) -> None:
+    """A framework's own page (`not_found`) for a request nothing routes: `{method}` and `{path}` in its body are the
+    request's; it carries the page's headers and the style's."""
+    body = not_found_body(page, scope["method"], scope["path"])
+    extra = [*page.headers, *style.headers]
+    await send_body(scope, receive, send, entry, page.status, body, page.content_type, None, extra)
+
+
 async def send_stream(
     scope: Scope,
     receive: Receive,
@@ -73,6 +84,7 @@ async def send_stream(
     render_error: Callable[[A2AError], tuple[Any, str | None]],
     reply: Reply,
     limits: Limits,
+    style: Style,
     python_json: bool = False,
 ) -> None:
     """An SSE stream (sse-starlette). Each `data:` line is recorded in the journal as it is sent. `python_json`: each
@@ -92,6 +104,7 @@ async def send_stream(
     journaled = entry.response = Response(200, EVENT_STREAM, stream=True)
     entry.events = events
     idle = limits.stream_idle_seconds
+    sep = style.sse_separator
 
     async def generate() -> AsyncIterator[ServerSentEvent]:
         closed = "disconnected"
@@ -108,11 +121,11 @@ async def send_stream(
                     text = f"{IDLE_COMMENT} after {idle:g} s without an event (limits.stream_idle_seconds)"
                     closed = "idle"
                     events.append(SentEvent(journal.offset(), SentKind.COMMENT, text))
-                    yield ServerSentEvent(comment=text)
+                    yield ServerSentEvent(comment=text, sep=sep)
                     return
                 if isinstance(item, Comment):
                     events.append(SentEvent(journal.offset(), SentKind.COMMENT, item.text))
-                    yield ServerSentEvent(comment=item.text)
+                    yield ServerSentEvent(comment=item.text, sep=sep)
                     continue
                 if isinstance(item, Drop):
                     events.append(SentEvent(journal.offset(), SentKind.DROPPED))
@@ -123,14 +136,14 @@ async def send_stream(
                     data, name = render_error(item.error)
                     events.append(SentEvent(journal.offset(), SentKind.ERROR, value=data, event=name))
                     yield ServerSentEvent(
-                        data=json.dumps(data) if python_json else jsontext.dumps(data).decode(), event=name
+                        data=json.dumps(data) if python_json else jsontext.dumps(data).decode(), event=name, sep=sep
                     )
                     break
                 text = text_of(render(item))
                 # the text sent, not live objects that change later
                 events.append(SentEvent(journal.offset(), SentKind.DATA, text))
                 entry.grow(EVENT_OVERHEAD + len(text))
-                yield ServerSentEvent(data=text)
+                yield ServerSentEvent(data=text, sep=sep)
             closed = "complete"
         finally:
             journaled.closed = closed
@@ -139,8 +152,8 @@ async def send_stream(
                 await closer()  # run the stream's own cleanup now, not at garbage collection
 
     ping = reply.stream.ping_ms / 1000 if reply.stream.ping_ms else limits.stream_ping_seconds
-    headers = {k: v for k, v in reply.headers}
-    response = EventSourceResponse(generate(), ping=ping, headers=headers or None)
+    headers = {**style.stream_headers(), **{k: v for k, v in reply.headers}}
+    response = EventSourceResponse(generate(), ping=ping, headers=headers or None, sep=sep)
     await response(scope, receive, send)
 
 

@@ -20,7 +20,7 @@ from .grpc_host import GrpcHost
 from .guard import AdminGuard
 from .journal_record import BodyTimeout, EntryKind
 from .push import PushSender
-from .scenario import Endpoint, Scenario, not_found_body
+from .scenario import Endpoint, Scenario
 from .state import LabState
 
 log = logging.getLogger("a2a_lab.server")
@@ -217,17 +217,7 @@ class ScenarioApp:
             return
         page = self.scenario.not_found
         if page is not None:
-            await answer.send_body(
-                scope,
-                receive,
-                send,
-                entry,
-                page.status,
-                not_found_body(page, scope["method"], scope["path"]),
-                page.content_type,
-                None,
-                list(page.headers),
-            )
+            await answer.send_page(scope, receive, send, entry, page, self.scenario.style)
             return
         served = [
             f"{e.binding.value} {', '.join(v.value for v in e.versions)} at {e.path}" for e in self.scenario.endpoints

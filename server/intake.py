@@ -5,23 +5,26 @@ through the same entry."""
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import AsyncIterator, Callable, Mapping
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from typing import Any
 
 from starlette.types import Receive, Scope, Send
 
+from a2a_lab.protocol.bindings import Binding
 from a2a_lab.protocol.errors import A2AError, ErrorType
 from a2a_lab.protocol.operations import Operation
 from a2a_lab.protocol.versions import Version
 
 from . import answer, auth, http, tls
+from .answer import send_page
 from .engine import Event
 from .journal_record import AuthFacts, BodyTimeout, EndpointRef, Entry, EntryKind
-from .scenario import Endpoint, Reply
+from .scenario import CardPath, Endpoint, Reply
 from .state import LabState
 from .streams import Item
 from .style import Style
+from .wording import Asked, ErrorWording, Worded, word
 
 
 @dataclass(slots=True)
@@ -47,27 +50,39 @@ class Exchange:
     body: bytes
     headers: dict[str, str]
     query: dict[str, str]
-    #: The scenario's `error_messages` (per code, the message a framework words that error with).
-    error_messages: Mapping[int, str] = dataclasses.field(default_factory=dict)
-    #: How the scenario writes its JSON answers (`style`; see `styled` for this request's).
+    #: How the scenario words errors as a framework does (`error_messages`; server/wording.py).
+    error_messages: tuple[ErrorWording, ...] = ()
+    #: How the scenario writes its answers (`style`; see `styled` for this request's JSON).
     style: Style = dataclasses.field(default_factory=Style)
 
     @property
     def styled(self) -> Style:
-        """The style of this request's answers: its interface's (`style.interfaces`) once the operation is known."""
+        """The style of this request's JSON: its interface's (`style.interfaces`) once the operation is known."""
         endpoint, version = self.entry.endpoint, self.entry.version
         if endpoint is None or version is None:
             return self.style
         return self.style.of(f"{endpoint.binding.value} {version.value}")
 
-    def worded(self, err: A2AError) -> A2AError:
-        """The error as the scenario words it: its `error_messages` text (`{version}`: the version asked for), with
-        no field and no ErrorInfo metadata of a2a-lab's own (the framework's carry none)."""
-        text = self.error_messages.get(err.code)
-        if text is None:
-            return err
-        asked, _ = http.requested_version(self.headers, self.query)
-        return dataclasses.replace(err, message=text.replace("{version}", asked), field=None, metadata={})
+    def worded(self, err: A2AError, binding: Binding, version: Version) -> Worded:
+        """The error as the scenario words it (server/wording.py): where the request came, what it asked for."""
+        if not self.error_messages and self.style.error_metadata:
+            return Worded(err)
+        route = self.entry.route
+        method = self.entry.rpc.method if self.entry.rpc is not None else ""
+        asked = Asked(
+            self.entry.operation,
+            binding,
+            version,
+            http.requested_version(self.headers, self.query)[0],
+            str(method) if route is None else f"{route.verb} {route.path}",
+            self.headers.get("content-type", ""),
+        )
+        return word(self.error_messages, err, asked, self.style.error_metadata)
+
+    async def not_found(self, page: CardPath) -> None:
+        """The scenario's page for a request nothing routes (`not_found`)."""
+        self.entry.unmatched = True
+        await send_page(self.scope, self.receive, self.send, self.entry, page, self.style)
 
     def identify(self, op: Operation, version: Version) -> tuple[str, bool]:
         """Journal the operation a request was found to be; the version the client asked for (header or query)
@@ -87,6 +102,7 @@ class Exchange:
     ) -> None:
         if reply is None or reply.raw_status is None:  # raw replies go out byte for byte
             body = self.styled.apply_body(body)
+        extra = [*(extra or []), *self.style.answer_headers(body)]
         await answer.send_body(
             self.scope, self.receive, self.send, self.entry, status, body, content_type, reply, extra
         )
@@ -119,6 +135,7 @@ class Exchange:
             self._styled_error(render_error),
             reply,
             state.scenario.limits,
+            self.style,
             self.styled.python_json_events,
         )
 

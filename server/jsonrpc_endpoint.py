@@ -7,16 +7,17 @@ from typing import Any
 from starlette.types import Receive, Scope, Send
 
 from a2a_lab.protocol import jsonrpc, operations, params, wire
-from a2a_lab.protocol.bindings import JSON, Binding
+from a2a_lab.protocol.bindings import EVENT_STREAM, JSON, Binding
 from a2a_lab.protocol.errors import A2AError, ErrorType
 from a2a_lab.protocol.forms import Form
 from a2a_lab.protocol.negotiation import negotiate
 from a2a_lab.protocol.versions import Version
 
-from . import dispatch, http, intake, leniency
+from . import answer, dispatch, http, intake, leniency
 from .journal_record import Answer, EntryKind, RpcRef
 from .scenario import Endpoint, Envelope, EnvelopeId, Reply
 from .state import LabState
+from .style import MediaKey
 
 WRONG_ID_PREFIX = "a2a-lab-wrong-id-"
 
@@ -48,12 +49,25 @@ async def _error(
     status: int = 200,
     extra: list[tuple[str, str]] | None = None,
 ) -> None:
-    err = ex.worded(err)
+    worded = ex.worded(err, Binding.JSONRPC, version)
+    err, status = worded.error, worded.http_status or status
     body = jsonrpc.error(req_id, err, version)
     if reply is not None:
         body = _with_envelope(body, reply.envelope, req_id)
     ex.entry.answer = Answer.error(err.code)
-    await ex.answer(reply.error_http_status or status if reply else status, http.dumps(body), JSON, reply, extra)
+    status = reply.error_http_status or status if reply else status
+    if worded.sse:  # the refusal as a stream of one error event (error_messages[].sse)
+        sep = ex.style.sse_separator.encode()
+        event = b"event: error" + sep + b"data: " + http.dumps(body) + sep + sep
+        media = ex.style.media_type(MediaKey.EVENT_STREAM, EVENT_STREAM)
+        # the headers sse-starlette gives a stream, then the style's
+        stream = {"cache-control": "no-store", "x-accel-buffering": "no", **ex.style.stream_headers()}
+        headers = [*(extra or []), *stream.items()]
+        headers = [*(h for h in headers if h[0] != "content-type"), *ex.style.headers]  # a stream has no ETag
+        await answer.send_body(ex.scope, ex.receive, ex.send, ex.entry, status, event, media, reply, headers)
+        return
+    media = ex.style.answer_type(Binding.JSONRPC, version, JSON)
+    await ex.answer(status, http.dumps(body), media, reply, extra)
 
 
 async def handle(
@@ -63,6 +77,10 @@ async def handle(
     ex, refusal = await intake.take(state, endpoint, scope, receive, send, EntryKind.JSONRPC)
     if refusal is not None:
         await _error(ex, None, refusal.error, default_version, status=refusal.status, extra=refusal.extra)
+        return
+    page = state.scenario.not_found
+    if scope["method"] != "POST" and page is not None:
+        await ex.not_found(page)
         return
     if scope["method"] != "POST":
         problem = A2AError(ErrorType.INVALID_REQUEST, f"JSON-RPC requests are POSTed; got {scope['method']}")
@@ -86,7 +104,7 @@ async def handle(
         await _error(ex, jsonrpc.request_id_of(decoded), err, default_version)
         return
     ex.entry.rpc = RpcRef(request.method, request.id)
-    if not request.has_id:
+    if not request.has_id and not state.scenario.answer_notifications:
         problem = A2AError(
             ErrorType.INVALID_REQUEST, "A2A requests need an `id` (notifications get no answer to read)", field="id"
         )
@@ -150,10 +168,12 @@ async def render(
             return _with_envelope(jsonrpc.result(req_id, value), reply.envelope, req_id)
 
         def render_error(err: A2AError) -> tuple[Any, str | None]:
-            return jsonrpc.error(req_id, ex.worded(err), version), None
+            return jsonrpc.error(req_id, ex.worded(err, Binding.JSONRPC, version).error, version), None
 
         await ex.stream(state, decision.events, render_event, render_error, reply)
         return
     value = dispatch.with_unknown_fields(wire.result_out(call.op, decision.value, form), reply.unknown_fields)
     body = _with_envelope(jsonrpc.result(req_id, value), reply.envelope, req_id)
-    await ex.answer(200, http.dumps(body), JSON, reply)
+    await ex.answer(
+        reply.http_status or 200, http.dumps(body), ex.style.answer_type(Binding.JSONRPC, version, JSON), reply
+    )

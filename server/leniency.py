@@ -10,12 +10,15 @@ from .http import is_json_type
 from .scenario import Scenario
 
 
-def version_asked(scenario: Scenario, requested: str, given: bool, op_version: Version) -> tuple[str, bool]:
+def version_asked(
+    scenario: Scenario, requested: str, given: bool, op_version: Version, route: bool = False
+) -> tuple[str, bool]:
     """(the version a request is served as, whether the client named one), after the scenario's leniency:
     `ignore_version` serves each method in its own version whatever the header says (a server that predates the
-    header); `minor_versions` reads a version whose major a2a-lab speaks as that version (`1.1` as `1.0`)."""
-    if scenario.ignore_version:
-        return op_version.value, True
+    header); `route_version` serves an HTTP+JSON request (`route`) without the header at its route's version (the
+    path names it); `minor_versions` reads a version whose major a2a-lab speaks as that version (`1.1` as `1.0`)."""
+    if scenario.ignore_version or (route and not given and scenario.route_version):
+        return op_version.value, given or scenario.ignore_version
     if scenario.lenient_minor and versions.to_known(requested) is None:
         major = requested.split(".", 1)[0]
         for known in Version:

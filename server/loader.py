@@ -23,6 +23,7 @@ import yaml
 
 from a2a_lab.protocol import bindings, cards, errors, grpcwire, signing, states, versions
 from a2a_lab.protocol.bindings import Binding
+from a2a_lab.protocol.errors import ErrorType
 from a2a_lab.protocol.grpcwire import Code
 from a2a_lab.protocol.operations import Operation
 from a2a_lab.protocol.revisions import DEFAULT as DEFAULT_REVISION
@@ -73,7 +74,8 @@ from .scenario import (
     UnknownFields,
     When,
 )
-from .style import Style
+from .style import LineEnd, MediaKey, Style
+from .wording import ErrorWording
 
 #: Numbers beyond this are no use as seconds (and a YAML integer beyond it has no float value at all).
 _LARGEST = sys.float_info.max
@@ -132,6 +134,8 @@ FIELDS: dict[str, tuple[str, ...]] = {
         "pad_to",
         "substitute_raw",
         "sign",
+        "versions",
+        "last_modified",
     ),
     "card path": ("status", "body", "content_type", "headers"),
     "card.sign": ("key", "kid", "tamper"),
@@ -165,6 +169,7 @@ FIELDS: dict[str, tuple[str, ...]] = {
         "envelope",
         "stream",
         "headers",
+        "http_status",
         "unknown_fields",
         "grpc",
     ),
@@ -190,7 +195,15 @@ FIELDS: dict[str, tuple[str, ...]] = {
         "bare_events",
     ),
     "reply.stream.error": ("code", "message"),
-    "leniency": ("missing_kind", "unknown_fields", "any_content_type", "ignore_version", "minor_versions"),
+    "leniency": (
+        "missing_kind",
+        "unknown_fields",
+        "any_content_type",
+        "ignore_version",
+        "minor_versions",
+        "route_version",
+        "notifications",
+    ),
     "style": (
         "offset_timestamps",
         "sort_keys",
@@ -199,6 +212,14 @@ FIELDS: dict[str, tuple[str, ...]] = {
         "member_order",
         "null_error_data",
         "interfaces",
+        "explicit_artifact_flags",
+        "omit_final_false",
+        "media_types",
+        "sse_line_end",
+        "sse_cache_control",
+        "error_metadata",
+        "headers",
+        "body_etag",
     ),
     "auth": ("bearer", "scope", "credentials", "token_uses"),
     "auth.credentials": CREDENTIAL_KEYS,
@@ -222,6 +243,20 @@ FIELDS: dict[str, tuple[str, ...]] = {
     ),
     "expect": ("result", "state", "text_contains", "text"),
     "tls": ("certificate", "client_certificate"),
+    "style.media_types": tuple(k.value for k in MediaKey),
+    "error_messages[]": (
+        "code",
+        "field",
+        "operation",
+        "binding",
+        "version",
+        "requested",
+        "answer",
+        "message",
+        "reason",
+        "http_status",
+        "sse",
+    ),
 }
 
 #: The options whose value is one of a set of names, with the names.
@@ -240,6 +275,7 @@ CHOICES: dict[str, type[StrEnum]] = {
     "tls.certificate": ServerCertificate,
     "leniency.unknown_fields": UnknownFields,
     "task.history_length": HistoryLength,
+    "style.sse_line_end": LineEnd,
 }
 
 
@@ -577,6 +613,8 @@ def _reply(r: _Reader, value: Any, path: str, base_task: TaskScript) -> Reply:
         kw.update(_raw(r, spec["raw"], f"{path}.raw"))
     if "headers" in spec:
         kw["headers"] = _headers(r, spec["headers"], f"{path}.headers")
+    if "http_status" in spec:
+        kw["http_status"] = r.integer(spec["http_status"], f"{path}.http_status", 100)
     if "delay_ms" in spec:
         kw["delay_ms"] = r.integer(spec["delay_ms"], f"{path}.delay_ms")
     if "fault" in spec:
@@ -750,6 +788,58 @@ def _card(r: _Reader, value: Any) -> CardSpec:
         pad_to=r.integer(c["pad_to"], "card.pad_to", 1) if "pad_to" in c else None,
         substitute_raw=r.boolean(c.get("substitute_raw", True), "card.substitute_raw"),
         sign=_signing(r, c["sign"]) if "sign" in c else None,
+        by_version=_card_versions(r, c["versions"], "raw" in c) if "versions" in c else (),
+        last_modified=r.boolean(c.get("last_modified", True), "card.last_modified"),
+    )
+
+
+def _card_versions(r: _Reader, value: Any, raw: bool) -> tuple[tuple[Version, bytes], ...]:
+    """`card.versions`: per A2A-Version asked for, the exact card text served instead (a server that negotiates its
+    card on the header)."""
+    if not raw:
+        raise r.fail("card.versions", "goes with `card.raw`", "give the card as `raw` text, and each variant too")
+    out: list[tuple[Version, bytes]] = []
+    for key, text in r.mapping(value, "card.versions").items():
+        out.append((r.version(key, f"card.versions.{key}"), r.string(text, f"card.versions.{key}").encode()))
+    return tuple(out)
+
+
+def _error_type(r: _Reader, value: Any, path: str) -> ErrorType:
+    """An error a2a-lab knows, by name (`TaskNotFound`) or JSON-RPC code (-32001)."""
+    if not isinstance(value, (str, int)) or isinstance(value, bool):
+        raise r.fail(path, "expected an error name or a JSON-RPC code", "e.g. TaskNotFound or -32601")
+    err, _ = r.error(value, path, "reply.stream.error")
+    if err.code_override is not None:
+        raise r.fail(path, f"{value!r} is not an A2A or JSON-RPC error a2a-lab knows", "e.g. TaskNotFound or -32601")
+    return err.type
+
+
+def _error_wording(r: _Reader, item: Any, path: str) -> ErrorWording:
+    """One `error_messages[]` entry: the error (name or code), where it applies, and how it is answered instead."""
+    e = r.mapping(item, path, "error_messages[]")
+    if "code" not in e:
+        raise r.fail(f"{path}.code", "required: the error a2a-lab would answer (a name or a JSON-RPC code)")
+    op = None
+    if "operation" in e:
+        try:
+            op = Operation(r.string(e["operation"], f"{path}.operation"))
+        except ValueError:
+            raise r.fail(
+                f"{path}.operation", "unknown operation", "one of " + ", ".join(o.value for o in Operation)
+            ) from None
+    code, _ = r.error(e["code"], path, "reply.stream.error")
+    return ErrorWording(
+        code=code.code,
+        field=r.string(e["field"], f"{path}.field") if "field" in e else None,
+        operation=op,
+        binding=r.binding(e["binding"], f"{path}.binding") if "binding" in e else None,
+        version=r.version(e["version"], f"{path}.version") if "version" in e else None,
+        requested=r.string(e["requested"], f"{path}.requested") if "requested" in e else None,
+        answer=_error_type(r, e["answer"], f"{path}.answer") if "answer" in e else None,
+        message=r.string(e["message"], f"{path}.message") if "message" in e else None,
+        reason=r.string(e["reason"], f"{path}.reason") if "reason" in e else None,
+        http_status=r.integer(e["http_status"], f"{path}.http_status", 100) if "http_status" in e else None,
+        sse=r.boolean(e.get("sse", False), f"{path}.sse"),
     )
 
 
@@ -960,6 +1050,8 @@ def parse_with(r: _Reader, data: Any, scenario_id: str) -> Scenario:
         lenient_content_type=r.boolean(leniency.get("any_content_type", False), "leniency.any_content_type"),
         ignore_version=r.boolean(leniency.get("ignore_version", False), "leniency.ignore_version"),
         lenient_minor=r.boolean(leniency.get("minor_versions", False), "leniency.minor_versions"),
+        route_version=r.boolean(leniency.get("route_version", False), "leniency.route_version"),
+        answer_notifications=r.boolean(leniency.get("notifications", False), "leniency.notifications"),
     )
 
 
@@ -976,6 +1068,7 @@ def _style(r: _Reader, value: Any, path: str = "style", nested: bool = True) -> 
             if version is None:
                 raise r.fail(where, "expected a binding and a version", "e.g. JSONRPC 0.3")
             interfaces[f"{binding.value} {version.value}"] = _style(r, own, where, nested=False)
+    media = r.mapping(style.get("media_types", {}), f"{path}.media_types", "style.media_types")
     return Style(
         offset_timestamps=r.boolean(style.get("offset_timestamps", False), f"{path}.offset_timestamps"),
         sort_keys=r.boolean(style.get("sort_keys", False), f"{path}.sort_keys"),
@@ -983,7 +1076,21 @@ def _style(r: _Reader, value: Any, path: str = "style", nested: bool = True) -> 
         python_json_events=r.boolean(style.get("python_json_events", False), f"{path}.python_json_events"),
         member_order=_member_order(r, style.get("member_order", []), f"{path}.member_order"),
         null_error_data=r.boolean(style.get("null_error_data", False), f"{path}.null_error_data"),
+        explicit_artifact_flags=r.boolean(
+            style.get("explicit_artifact_flags", False), f"{path}.explicit_artifact_flags"
+        ),
+        omit_final_false=r.boolean(style.get("omit_final_false", False), f"{path}.omit_final_false"),
         interfaces=interfaces,
+        media_types=tuple((MediaKey(k), r.string(v, f"{path}.media_types.{k}")) for k, v in media.items()),
+        sse_line_end=r.choice(style["sse_line_end"], f"{path}.sse_line_end", "style.sse_line_end")
+        if "sse_line_end" in style
+        else LineEnd.CRLF,
+        sse_cache_control=r.string(style["sse_cache_control"], f"{path}.sse_cache_control")
+        if "sse_cache_control" in style
+        else None,
+        error_metadata=r.boolean(style.get("error_metadata", True), f"{path}.error_metadata"),
+        headers=_headers(r, style["headers"], f"{path}.headers") if "headers" in style else (),
+        body_etag=r.boolean(style.get("body_etag", False), f"{path}.body_etag"),
     )
 
 
@@ -999,13 +1106,16 @@ def _member_order(r: _Reader, value: Any, path: str) -> tuple[tuple[str, ...], .
     return tuple(r.strings(order, f"{path}[{i}]", "member names") for i, order in enumerate(value))
 
 
-def _error_messages(r: _Reader, value: Any) -> dict[int, str]:
-    """`error_messages`: per error (name or code) the message every answer of it carries (a framework's wording)."""
-    out: dict[int, str] = {}
+def _error_messages(r: _Reader, value: Any) -> tuple[ErrorWording, ...]:
+    """`error_messages`: a mapping, per error (name or code) the message every answer of it carries; or a list of
+    entries that say where each applies and what else changes (a framework's wording)."""
+    if isinstance(value, list):
+        return tuple(_error_wording(r, item, f"error_messages[{i}]") for i, item in enumerate(value))
+    out: list[ErrorWording] = []
     for key, text in r.mapping(value, "error_messages").items():
         err, _ = r.error(key, f"error_messages.{key}", "reply.error")
-        out[err.code] = r.string(text, f"error_messages.{key}")
-    return out
+        out.append(ErrorWording(err.code, message=r.string(text, f"error_messages.{key}")))
+    return tuple(out)
 
 
 def parse(data: Any, scenario_id: str, source: str) -> Scenario:

@@ -16,7 +16,7 @@ from a2a_lab.protocol.versions import Version
 
 from . import dispatch, http, intake, leniency
 from .journal_record import Answer, EntryKind, RouteRef
-from .scenario import Endpoint, Reply, not_found_body
+from .scenario import Endpoint, Reply
 from .state import LabState
 
 BODY_VERBS = ("POST", "PUT", "PATCH")
@@ -35,7 +35,8 @@ async def _error(
     """An error answer. 1.0: a google.rpc.Status with the status the scenario's spec revision maps the error to, as
     that revision's media type (application/a2a+json in v1.0.1, application/json in v1.0.0: notes §11 D3, D5).
     0.3: the 0.3 SDKs' body as application/json."""
-    err = ex.worded(err)
+    worded = ex.worded(err, Binding.HTTP_JSON, version)
+    err, status = worded.error, status or worded.http_status
     code, body = rest.error(err, version, revision)
     if status is not None:
         code = status
@@ -46,7 +47,7 @@ async def _error(
         code = reply.error_http_status
     ex.entry.answer = Answer.error(err.code)
     media_type = JSON if ex.styled.json_errors else rest.media_type(version, revision)
-    await ex.answer(code, http.dumps(body), media_type, reply, extra)
+    await ex.answer(code, http.dumps(body), ex.style.answer_type(Binding.HTTP_JSON, version, media_type), reply, extra)
 
 
 async def handle(
@@ -72,9 +73,8 @@ async def handle(
         allowed = operations.path_exists(relative, endpoint.versions)
         page = state.scenario.not_found
         if page is not None:  # the framework's own page, for an unknown route and a wrong method alike
+            await ex.not_found(page)
             ex.entry.unmatched = not allowed
-            body = not_found_body(page, verb, scope["path"])
-            await ex.answer(page.status, body, page.content_type, None, list(page.headers))
         elif allowed:
             err = A2AError(ErrorType.METHOD_NOT_FOUND, f"{verb} is not allowed on {relative}; use {', '.join(allowed)}")
             await _error(ex, err, default_version, revision, status=405)
@@ -89,7 +89,7 @@ async def handle(
         return
     op, op_version, path_params, tenant = found
     ex.entry.route = RouteRef(verb, relative, path_params, tenant)
-    requested, given = leniency.version_asked(state.scenario, *ex.identify(op, op_version), op_version)
+    requested, given = leniency.version_asked(state.scenario, *ex.identify(op, op_version), op_version, route=True)
     refused = negotiate(requested, given, op_version, endpoint.versions, f"{verb} {relative}")
     if refused is not None:
         await _error(ex, refused, op_version, revision)
@@ -143,9 +143,10 @@ async def handle(
             return dispatch.with_unknown_fields(wire.event_out(event, form), reply.unknown_fields)
 
         def render_error(err: A2AError) -> tuple[Any, str | None]:
-            return rest.error(ex.worded(err), op_version, revision)[1], "error"
+            return rest.error(ex.worded(err, Binding.HTTP_JSON, op_version).error, op_version, revision)[1], "error"
 
         await ex.stream(state, decision.events, render_event, render_error, reply)
         return
     value = dispatch.with_unknown_fields(wire.result_out(op, decision.value, form), reply.unknown_fields)
-    await ex.answer(200, http.dumps(value), rest.media_type(op_version, revision), reply)
+    media = ex.style.answer_type(Binding.HTTP_JSON, op_version, rest.media_type(op_version, revision))
+    await ex.answer(reply.http_status or 200, http.dumps(value), media, reply)

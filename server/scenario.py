@@ -24,6 +24,7 @@ from a2a_lab.protocol.versions import Version
 
 from .placeholders import TEXT, occurrences
 from .style import Style
+from .wording import ErrorWording
 
 DEFAULT_MESSAGE = "Hello from a2a-lab: what can you do?"
 DEFAULT_TIMEOUT = 20.0
@@ -225,6 +226,8 @@ class Reply:
     task: TaskScript | None = None
     error: A2AError | None = None
     error_http_status: int | None = None
+    #: The HTTP status of a successful (non-streamed) answer instead of 200 (`reply.http_status`).
+    http_status: int | None = None
     raw_status: int | None = None
     raw_body: bytes = b""
     raw_content_type: str = "application/json"
@@ -298,6 +301,10 @@ class CardSpec:
     pad_to: int | None
     substitute_raw: bool
     sign: CardSigning | None = None
+    #: Per A2A-Version asked for (absent: 0.3), the exact card text served instead (`card.versions`).
+    by_version: tuple[tuple[Version, bytes], ...] = ()
+    #: With `etag`: Last-Modified too, and If-Modified-Since answered (`card.last_modified`).
+    last_modified: bool = True
 
 
 @dataclass(frozen=True)
@@ -493,9 +500,9 @@ class Scenario:
     #: Compress every plain answer (the card included) of at least this many bytes with gzip where the request's
     #: Accept-Encoding names gzip, as Starlette's GZipMiddleware does (None: never).
     gzip_min_bytes: int | None = None
-    #: Per error code, the message every answer of that error carries instead of a2a-lab's own (`{version}`: the
-    #: A2A version the request asked for), as a framework words it (personas).
-    error_messages: dict[int, str] = field(default_factory=dict)
+    #: How a framework words the errors a2a-lab answers (personas; server/wording.py): the first entry that matches
+    #: an error gives its message (`{version}`: the A2A version the request asked for), code, reason and status.
+    error_messages: tuple[ErrorWording, ...] = ()
     #: How its JSON answers are written (timestamps, member order), as a framework writes them (personas).
     style: Style = field(default_factory=Style)
     #: What a request nothing serves answers (an unknown path; an HTTP+JSON endpoint's unknown route or method), as a
@@ -507,6 +514,10 @@ class Scenario:
     ignore_version: bool = False
     #: A version whose major a2a-lab speaks is read as that version, `1.1` as `1.0` (`leniency.minor_versions`).
     lenient_minor: bool = False
+    #: HTTP+JSON: a request without A2A-Version is served at its route's version (`leniency.route_version`).
+    route_version: bool = False
+    #: JSON-RPC: a request without `id` is answered as if its id were null (`leniency.notifications`).
+    answer_notifications: bool = False
 
     @property
     def group(self) -> str:

@@ -27,7 +27,7 @@ from .placeholders import (
     plain_origin,
 )
 from .redaction import Redaction
-from .scenario import CardSigning, Scenario, Tamper
+from .scenario import CardSigning, CardSpec, Scenario, Tamper
 
 PAD_FIELD = "x-a2a-lab-padding"
 #: Rendered cards kept at most, whatever their size (a server hears a handful of origins).
@@ -46,20 +46,27 @@ def _signed(doc: dict[str, Any], spec: CardSigning) -> dict[str, Any]:
     return signed
 
 
+def substitute_raw(
+    spec: CardSpec, raw: bytes, base_url: str, grpc_address: str = NO_GRPC_ADDRESS, http_base_url: str | None = None
+) -> bytes:
+    """Raw card text with its placeholders filled in, unless the card keeps its bytes untouched."""
+    if not spec.substitute_raw:
+        return raw
+    return (
+        raw.replace(ALT_BASE_URL.encode(), alt_origin(base_url).encode())
+        .replace(HTTP_BASE_URL.encode(), (http_base_url or base_url).encode())
+        .replace(BASE_URL.encode(), base_url.encode())
+        .replace(GRPC_ADDRESS.encode(), grpc_address.encode())
+    )
+
+
 def render_card(
     scenario: Scenario, base_url: str, grpc_address: str = NO_GRPC_ADDRESS, http_base_url: str | None = None
 ) -> bytes:
     """The card bytes to serve: the object with {base_url} filled in (signed, padded if asked), or the raw text."""
     spec = scenario.card
     if spec.raw is not None:
-        if not spec.substitute_raw:
-            return spec.raw
-        return (
-            spec.raw.replace(ALT_BASE_URL.encode(), alt_origin(base_url).encode())
-            .replace(HTTP_BASE_URL.encode(), (http_base_url or base_url).encode())
-            .replace(BASE_URL.encode(), base_url.encode())
-            .replace(GRPC_ADDRESS.encode(), grpc_address.encode())
-        )
+        return substitute_raw(spec, spec.raw, base_url, grpc_address, http_base_url)
     doc = substitute(spec.object, base_url, grpc_address, http_base_url)
     if spec.sign is not None:
         doc = _signed(doc, spec.sign)

@@ -1,13 +1,42 @@
-"""How a scenario's JSON answers are written where a framework writes them its own way (personas): timestamps with
-`+00:00` instead of `Z`, object members in sorted order, HTTP+JSON errors as application/json. Applied to every JSON
-answer of the A2A endpoints (unary bodies and stream events; raw replies and the card are sent as written)."""
+"""How a scenario's answers are written where a framework writes them its own way (personas). The JSON of every answer
+of the A2A endpoints (unary bodies and stream events; raw replies and the card are sent as written): timestamps with
+`+00:00` instead of `Z`, members in sorted or a framework's order, `data: null`, 0.3 stream flags; per interface if
+need be (`interfaces`). And how they go out: the Content-Type of each kind of answer, SSE line ends and Cache-Control,
+ErrorInfo without metadata, headers on every answer, express's body ETag."""
 
 from __future__ import annotations
 
+import base64
+import hashlib
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import Any
 
 from a2a_lab.protocol import jsontext
+from a2a_lab.protocol.bindings import Binding
+from a2a_lab.protocol.versions import Version
+
+
+class MediaKey(StrEnum):
+    """Which answers a `style.media_types` entry names."""
+
+    JSONRPC = "JSONRPC"
+    HTTP_JSON = "HTTP+JSON"
+    HTTP_JSON_0_3 = "HTTP+JSON 0.3"
+    EVENT_STREAM = "event-stream"
+
+
+class LineEnd(StrEnum):
+    """How SSE lines end (WHATWG HTML §9.2.5 allows CRLF, LF and CR)."""
+
+    CRLF = "crlf"
+    LF = "lf"
+
+
+def express_etag(body: bytes) -> str:
+    """The weak ETag express (the `etag` package) puts on a body: its length in hex and the base64 SHA-1, cut."""
+    digest = base64.b64encode(hashlib.sha1(body).digest()).decode()[:27]
+    return f'W/"{len(body):x}-{digest}"'
 
 
 @dataclass(frozen=True)
@@ -27,8 +56,23 @@ class Style:
     member_order: tuple[tuple[str, ...], ...] = ()
     #: A JSON-RPC error without `data` is written with `data: null` (pydantic's dump of an unset field).
     null_error_data: bool = False
-    #: Per interface (`JSONRPC 0.3`: binding and version), the style of its answers instead of this one.
+    #: 0.3 JSON-RPC artifact updates (`kind: artifact-update`) carry `append` and `lastChunk` even when false.
+    explicit_artifact_flags: bool = False
+    #: 0.3 HTTP+JSON status updates (a `statusUpdate` with `final`) leave `final: false` out (ProtoJSON's default).
+    omit_final_false: bool = False
+    #: Per interface (`JSONRPC 0.3`: binding and version), the style of its answers' JSON instead of this one.
     interfaces: dict[str, Style] = field(default_factory=dict)
+    #: The Content-Type of each kind of answer, where it is not a2a-lab's own.
+    media_types: tuple[tuple[MediaKey, str], ...] = ()
+    sse_line_end: LineEnd = LineEnd.CRLF
+    #: The Cache-Control of SSE answers (None: sse-starlette's).
+    sse_cache_control: str | None = None
+    #: Errors' ErrorInfo carries `metadata` (some servers never send it).
+    error_metadata: bool = True
+    #: Extra response headers on every answer (the card's, streams' and `not_found`'s too), e.g. X-Powered-By.
+    headers: tuple[tuple[str, str], ...] = ()
+    #: Every non-streamed answer of the A2A endpoints carries a weak ETag of its body, computed as express does.
+    body_etag: bool = False
 
     def of(self, interface: str | None) -> Style:
         """The style of one interface's answers (`JSONRPC 0.3`); None (not known yet): this one."""
@@ -36,7 +80,14 @@ class Style:
 
     @property
     def plain(self) -> bool:
-        return not (self.offset_timestamps or self.sort_keys or self.member_order or self.null_error_data)
+        return not (
+            self.offset_timestamps
+            or self.sort_keys
+            or self.member_order
+            or self.null_error_data
+            or self.explicit_artifact_flags
+            or self.omit_final_false
+        )
 
     def apply(self, value: Any) -> Any:
         if self.plain:
@@ -67,6 +118,12 @@ class Style:
             return [self._walk(v) for v in value]
         if not isinstance(value, dict):
             return value
+        if self.explicit_artifact_flags and value.get("kind") == "artifact-update":
+            value = {**value, "append": value.get("append", False), "lastChunk": value.get("lastChunk", False)}
+        if self.omit_final_false and isinstance(value.get("statusUpdate"), dict):
+            update = value["statusUpdate"]
+            if update.get("final") is False:
+                value = {**value, "statusUpdate": {k: v for k, v in update.items() if k != "final"}}
         keys = self._ordered(list(value))
         out: dict[str, Any] = {}
         for key in keys:
@@ -76,3 +133,34 @@ class Style:
             else:
                 out[key] = self._walk(item)
         return out
+
+    def media_type(self, key: MediaKey, default: str) -> str:
+        return next((value for k, value in self.media_types if k is key), default)
+
+    def answer_type(self, binding: Binding, version: Version, default: str) -> str:
+        """The Content-Type of a non-streamed JSON answer on this binding and version."""
+        if binding is Binding.JSONRPC:
+            return self.media_type(MediaKey.JSONRPC, default)
+        if version is Version.V0_3:
+            return self.media_type(MediaKey.HTTP_JSON_0_3, default)
+        return self.media_type(MediaKey.HTTP_JSON, default)
+
+    def answer_headers(self, body: bytes) -> list[tuple[str, str]]:
+        """The extra headers of a non-streamed answer with this body."""
+        if not self.body_etag:
+            return list(self.headers)
+        return [*self.headers, ("etag", express_etag(body))]
+
+    def stream_headers(self) -> dict[str, str]:
+        """Headers an SSE answer carries besides (or instead of) sse-starlette's own."""
+        out: dict[str, str] = {name.lower(): value for name, value in self.headers}
+        content_type = self.media_type(MediaKey.EVENT_STREAM, "")
+        if content_type:
+            out["content-type"] = content_type
+        if self.sse_cache_control:
+            out["cache-control"] = self.sse_cache_control
+        return out
+
+    @property
+    def sse_separator(self) -> str:
+        return "\n" if self.sse_line_end is LineEnd.LF else "\r\n"

@@ -5,8 +5,10 @@
 #
 # CACHE_DIR/sdk03    a venv with a2a-sdk[http-server]==0.3.26 (the genuine 0.3 line) and uvicorn (to serve it)
 # CACHE_DIR/handler  a venv with a2a-handler==0.4.0 (a CLI on a2a-sdk 1.3)
-# CACHE_DIR/js       @a2a-js/sdk 1.3.0 through `npm ci` from tests/peers/clients/package-lock.json,
-#                    with js_client.mjs linked in so that it resolves the packages installed beside it
+# CACHE_DIR/js       @a2a-js/sdk 1.3.0 and express (the server's peer dependency) through `npm ci` from
+#                    tests/peers/clients/package-lock.json, with js_client.mjs and tests/personas/js_server.mjs
+#                    (the real JS server the persona's fidelity test compares) linked in so that they resolve the
+#                    packages installed beside them
 # The a2a-sdk 1.3.0 client needs nothing here: it is in the test environment (the `test` extra).
 # Idempotent: what is already installed at the pinned version is left alone. Skips the JS client, with a
 # message, when node or npm is missing. Exits non-zero when pip or npm fails. PYTHON picks the interpreter
@@ -21,6 +23,7 @@ JS_SDK_VERSION=1.3.0
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 clients="$here/clients"
+personas="$(cd "$here/../personas" && pwd)"
 cache="${1:-${A2A_LAB_PEERS:-$HOME/.cache/a2a-lab-peers}}"
 python="${PYTHON:-python3}"
 mkdir -p "$cache"
@@ -94,7 +97,8 @@ else
     [ "$installed_js" = "$JS_SDK_VERSION" ] || die "js: expected @a2a-js/sdk $JS_SDK_VERSION, found '$installed_js'"
     echo "peers: js: installed @a2a-js/sdk $JS_SDK_VERSION"
 fi
-# The driver stays in the repo; the link lets `node --preserve-symlinks-main CACHE/js/js_client.mjs` find the
-# packages beside it.
+# The scripts stay in the repo; the links let `node --preserve-symlinks-main CACHE/js/js_client.mjs` (and
+# js_server.mjs) find the packages beside them.
 ln -sfn "$clients/js_client.mjs" "$js/js_client.mjs"
+ln -sfn "$personas/js_server.mjs" "$js/js_server.mjs"
 echo "peers: done"

@@ -21,16 +21,16 @@ from .sdk13 import BINDINGS as SDK13_BINDINGS
 from .sdk13 import sdk13_server
 
 #: Starlette's own answers where no route matches. The personas' `not_found` gives its plain-text 404 page; what stays
-#: different: a wrong method on the card path (0.3.26: 405 `Method Not Allowed` with `Allow: GET, HEAD`; 1.3: a 404
-#: page), the 1.3 app's 307 to an unknown path plus a slash (its JSON-RPC route is `/`), and the 1.3 0.3-compat's
-#: missing DELETE push-config route. a2a-lab's card path answers 405 JSON, its endpoints serve that DELETE.
+#: different: a wrong method on the card path on 0.3.26 (405 `Method Not Allowed` with `Allow: GET, HEAD`; 1.3's 404
+#: page is the persona's `not_found`), the 1.3 app's 307 to an unknown path plus a slash (its JSON-RPC route is `/`),
+#: and the 1.3 0.3-compat's missing DELETE push-config route (a2a-lab's endpoints serve that DELETE).
 FRAMEWORK_PAGES = "framework 404/405 pages"
 
 ACCEPTED_13 = [
     Accepted(
         FRAMEWORK_PAGES,
         "Starlette's own answers the persona's `not_found` page does not cover (see FRAMEWORK_PAGES).",
-        ("card agent-card.json POST", "unknown path", "rest0.3 push-delete"),
+        ("unknown path", "rest0.3 push-delete"),
     ),
     Accepted(
         "card Last-Modified",

@@ -1,4 +1,4 @@
-"""The Python personas' `checks:`: a correct client passes each persona, and a client with the defect each persona
+"""The personas' `checks:`: a correct client passes each persona, and a client with the defect each persona
 catches misses the named check there (the fake client of tests/harness/clients, through the real harness)."""
 
 from __future__ import annotations
@@ -11,11 +11,13 @@ from a2a_lab.server.catalogue import Catalogue
 from ..scenarios import catalogue_runs
 from ..scenarios.catalogue_runs import Miss, Run, assert_misses, assert_passes, defect, run
 
-PERSONAS = ("personas/a2a-sdk-python-1.3", "personas/a2a-sdk-python-0.3")
+PERSONAS = ("personas/a2a-sdk-python-1.3", "personas/a2a-sdk-python-0.3", "personas/a2a-js-1.3")
 CORRECT = [run(sid) for sid in PERSONAS] + [run("personas/a2a-sdk-python-0.3", "--generation", "0.3")]
 MISSES = [
     # a 1.0 call without A2A-Version is read as 0.3 and refused with -32009, as the SDK server does
     Miss(defect("personas/a2a-sdk-python-1.3", "no-header"), "VERSION-HEADER"),
+    # a 1.0 call without A2A-Version goes to the JS SDK's 0.3 layer, which knows no SendMessage (-32601)
+    Miss(defect("personas/a2a-js-1.3", "no-header"), "VERSION-HEADER"),
     # the genuine 0.3 server knows no SendMessage (-32601)
     Miss(defect("personas/a2a-sdk-python-0.3", "v1-method-on-v03"), "METHOD-MATCHES-INTERFACE"),
 ]

@@ -25,6 +25,7 @@ from a2a_lab.server.catalogue import builtin_root
 from a2a_lab.server.loader import CHOICES, FIELDS, load_file, load_scenarios, options_used
 from a2a_lab.server.push import PROBE_CREDENTIALS
 from a2a_lab.server.scenario import Conclusion, PushDelivery, Returns, ServerCertificate
+from a2a_lab.server.style import express_etag
 
 from .helpers import REST_PATH, RPC_PATH, Lab, Receiver, client, message, message03, sse_events, write_scenario
 from .test_limits import connect, parse, post_head, read_to_close
@@ -371,7 +372,84 @@ style:
       null_error_data: true
       member_order: [[jsonrpc, id, error], [timestamp, state]]
 """
-ALL_SCENARIOS = [MAIN, OTHER, PATHS, GRPC, WORDED, UNVERSIONED, *SIGNED.values(), *TLS.values(), MUTUAL_TLS, FAMILY]
+#: A persona's style, leniency and error_messages entries (the options the @a2a-js/sdk persona needs), a card
+#: negotiated on A2A-Version, and a 201 answer.
+DIALECT = """\
+title: A persona's options
+description: The other style, leniency and error_messages options.
+spec: A2A 1.0 (test)
+card:
+  raw: '{"name": "the 0.3 view", "url": "{base_url}/rpc", "capabilities": {"streaming": true}}'
+  versions:
+    "1.0": '{"name": "the 1.0 view", "supportedInterfaces": [{"url": "{base_url}/rpc"}], "capabilities": {}}'
+  last_modified: false
+
+endpoints:
+  - {path: /rpc, binding: JSONRPC, versions: ["1.0", "0.3"]}
+  - {path: /rest, binding: HTTP+JSON, versions: ["1.0", "0.3"]}
+behaviour:
+  SendMessage: {when: {binding: HTTP+JSON}, reply: {http_status: 201}}
+style:
+  media_types:
+    JSONRPC: application/json; charset=utf-8
+    HTTP+JSON: application/a2a+json; charset=utf-8
+    HTTP+JSON 0.3: application/json; charset=utf-8
+    event-stream: text/event-stream
+  error_metadata: false
+  sse_line_end: lf
+  sse_cache_control: no-cache
+  headers: {X-Powered-By: Express}
+  body_etag: true
+  member_order: [[status, history, artifacts, contextId, id]]
+  explicit_artifact_flags: true
+  omit_final_false: true
+not_found:
+  status: 404
+  content_type: text/html; charset=utf-8
+  body: "<pre>Cannot {method} {path}</pre>"
+  headers: {X-Content-Type-Options: nosniff}
+leniency: {route_version: true, notifications: true}
+error_messages:
+  - code: VersionNotSupported
+    operation: SendMessage
+    binding: JSONRPC
+    version: "1.0"
+    requested: "0.3"
+    answer: MethodNotFound
+    message: "Method not found: {method}"
+  - {code: TaskNotFound, message: "No task {taskId}", reason: GONE, http_status: 410}
+  - {code: UnsupportedOperation, operation: SubscribeToTask, version: "0.3", sse: true, message: "done: {taskId}"}
+  - {code: ContentTypeNotSupported, message: "not {contentType}"}
+  - {code: InvalidRequest, field: params, message: "params, asked {requestedVersion}"}
+"""
+#: The other SSE line end.
+DIALECT_CRLF = """\
+title: CRLF
+description: SSE lines end in CRLF.
+spec: A2A 1.0 (test)
+card:
+  object:
+    name: crlf
+    supportedInterfaces: [{url: "{base_url}/rpc", protocolBinding: JSONRPC, protocolVersion: "1.0"}]
+    capabilities: {streaming: true}
+style: {sse_line_end: crlf}
+"""
+
+
+ALL_SCENARIOS = [
+    MAIN,
+    OTHER,
+    PATHS,
+    GRPC,
+    WORDED,
+    UNVERSIONED,
+    *SIGNED.values(),
+    *TLS.values(),
+    MUTUAL_TLS,
+    DIALECT,
+    DIALECT_CRLF,
+    FAMILY,
+]
 
 
 # ==================================================================================== the documentation
@@ -971,3 +1049,69 @@ def test_matrix(tmp_path: Path) -> None:
         assert sent.json()["message"]["parts"][0]["text"] == "over HTTP+JSON in 1.0"
     finally:
         lab.close()
+
+
+def test_style_leniency_and_error_message_entries(serve: Callable[[str], Lab]) -> None:
+    s = serve(DIALECT)
+    legacy, current = s.http.get("/.well-known/agent-card.json"), s.http.get("/.well-known/agent-card.json", headers=V1)
+    assert legacy.json()["name"] == "the 0.3 view" and current.json()["name"] == "the 1.0 view", "card.versions"
+    assert legacy.headers["vary"] == current.headers["vary"] == "A2A-Version"
+    assert "etag" in legacy.headers and "last-modified" not in legacy.headers, "card.last_modified: false"
+    assert current.json()["supportedInterfaces"] == [{"url": f"{s.url}/rpc"}], "{base_url} filled in"
+    refused = s.send("no header", version=None)
+    assert refused.headers["content-type"] == "application/json; charset=utf-8", "media_types.JSONRPC"
+    assert error(refused) == {"code": -32601, "message": "Method not found: SendMessage"}, (
+        "error_messages[]: answer, requested"
+    )
+    gone = s.rpc("GetTask", {"id": "nope"})
+    info = {"@type": "type.googleapis.com/google.rpc.ErrorInfo", "reason": "GONE", "domain": "a2a-protocol.org"}
+    assert error(gone, 410) == {"code": -32001, "message": "No task nope", "data": [info]}, "message, reason, status"
+    task = result(s.send("done"))["task"]
+    refusal = error(s.rpc("CancelTask", {"id": task["id"]}))
+    assert "metadata" not in refusal["data"][0], "error_metadata: false"
+    plain = s.http.post(RPC_PATH, content=b"{}", headers={**V1, "Content-Type": "text/plain"})
+    assert error(plain)["message"] == "not text/plain", "{contentType}"
+    sse = s.rpc("tasks/resubscribe", {"id": task["id"]}, version=None)
+    assert sse.headers["content-type"] == "text/event-stream" and sse.headers["cache-control"] == "no-cache"
+    assert sse.text == json.dumps(
+        {"jsonrpc": "2.0", "id": 1, "error": {"code": -32004, "message": f"done: {task['id']}"}},
+        separators=(",", ":"),
+    ).join(("event: error\ndata: ", "\n\n")), "error_messages[].sse"
+    stream = s.send("go", method="SendStreamingMessage")
+    assert stream.headers["content-type"] == "text/event-stream" and stream.headers["cache-control"] == "no-cache"
+    assert "\r" not in stream.text and stream.text.count("\n\ndata: ") == 3, "sse_line_end: lf, four events"
+    sent = {"message": {**message03("v03"), "messageId": "m-v03"}}
+    events03 = [e.data["result"] for e in sse_events(s.rpc("message/stream", sent, version=None).text)]
+    (update,) = [e for e in events03 if e["kind"] == "artifact-update"]
+    assert update["append"] is False and update["lastChunk"] is True, "explicit_artifact_flags"
+    rest03 = {"message": {"messageId": "m-r03", "role": "ROLE_USER", "content": [{"text": "r"}]}}
+    status03 = [
+        e.data["statusUpdate"]
+        for e in sse_events(s.http.post(f"{REST_PATH}/v1/message:stream", json=rest03).text)
+        if "statusUpdate" in e.data
+    ]
+    assert "final" not in status03[0] and status03[-1]["final"] is True, "omit_final_false"
+    notification = {"jsonrpc": "2.0", "method": "GetTask", "params": {"id": task["id"]}}
+    notified = s.http.post(RPC_PATH, json=notification, headers=V1)
+    assert notified.json()["id"] is None and notified.json()["result"]["id"] == task["id"], "leniency.notifications"
+    created = s.http.post(f"{REST_PATH}/message:send", json={"message": message("rest")})
+    assert created.status_code == 201 and created.json()["task"], (
+        "leniency.route_version (no header: 1.0), reply.http_status"
+    )
+    assert created.headers["content-type"] == "application/a2a+json; charset=utf-8"
+    v03 = s.http.get(f"{REST_PATH}/v1/tasks/{task['id']}")
+    assert v03.headers["content-type"] == "application/json; charset=utf-8", "media_types: HTTP+JSON 0.3"
+    for verb, path in (("GET", "/nope"), ("GET", RPC_PATH), ("GET", f"{REST_PATH}/nope")):
+        page = s.http.request(verb, path)
+        assert (page.status_code, page.headers["content-type"]) == (404, "text/html; charset=utf-8"), path
+        assert page.text == f"<pre>Cannot {verb} {path}</pre>", "not_found"
+    assert page.headers["x-content-type-options"] == "nosniff" and page.headers["x-powered-by"] == "Express"
+    assert "etag" not in page.headers, "a page is not an answer of the A2A endpoints"
+    assert created.headers["x-powered-by"] == "Express", "style.headers"
+    assert created.headers["etag"] == express_etag(created.content), "style.body_etag"
+    assert list(created.json()["task"]) == ["status", "history", "artifacts", "contextId", "id"], "member_order"
+    assert legacy.headers["x-powered-by"] == stream.headers["x-powered-by"] == "Express", "on the card and streams"
+    no_params = s.http.post(RPC_PATH, json={"jsonrpc": "2.0", "id": 1, "method": "GetTask", "params": 7}, headers=V1)
+    assert error(no_params)["message"] == "params, asked 1.0", "error_messages[].field"
+    crlf = serve(DIALECT_CRLF)
+    assert "\r\n\r\n" in crlf.send("go", method="SendStreamingMessage").text, "sse_line_end: crlf"
