@@ -51,7 +51,7 @@ PLAIN = {
     ),
     # The client that leaves the optional field out: the fake client's default (the correct run adds it).
     "quirks/accepted-output-modes-required": catalogue_runs.Miss(
-        run("quirks/accepted-output-modes-required"), "RESULT-EXPECTED", says="kind: 'error'"
+        defect("quirks/accepted-output-modes-required", "assume-success"), "RESULT-EXPECTED", says="kind: 'message'"
     ),
     "quirks/v03-result-under-v1-method": catalogue_runs.Miss(
         defect("quirks/v03-result-under-v1-method", "wrapper-only", "--defect", "assume-success"),
@@ -107,6 +107,8 @@ CORRECT_STREAMING = {sid: case(sid) for sid in STREAMING}
 #: How a correct fake client runs each plain quirk (its default, or with what the quirk asks of it).
 CORRECT_ARGS = {"quirks/accepted-output-modes-required": ("--accepted-output-modes",)}
 CORRECT_PLAIN = {sid: run(sid, *CORRECT_ARGS.get(sid, ())) for sid in PLAIN}
+#: A client that leaves the optional acceptedOutputModes out, is refused and reports the refusal: correct too.
+REFUSED_AND_SAYS_SO = run("quirks/accepted-output-modes-required")
 
 
 @pytest.fixture(scope="module")
@@ -116,7 +118,12 @@ def streaming(catalogue: Catalogue) -> dict[Case, ScenarioResult]:
 
 @pytest.fixture(scope="module")
 def plain(catalogue: Catalogue) -> dict[Run, ScenarioResult]:
-    runs = [*CORRECT_PLAIN.values(), *(m.run for m in PLAIN.values()), *(m.run for m in MORE_PLAIN)]
+    runs = [
+        *CORRECT_PLAIN.values(),
+        REFUSED_AND_SAYS_SO,
+        *(m.run for m in PLAIN.values()),
+        *(m.run for m in MORE_PLAIN),
+    ]
     return catalogue_runs.run_cases(catalogue, runs)
 
 
@@ -145,6 +152,13 @@ def test_the_streaming_defect_misses_the_named_check(sid: str, streaming: dict[C
 @pytest.mark.parametrize("sid", sorted(PLAIN))
 def test_a_correct_client_passes(sid: str, plain: dict[Run, ScenarioResult]) -> None:
     catalogue_runs.assert_passes(plain[CORRECT_PLAIN[sid]])
+
+
+def test_leaving_the_optional_field_out_and_reporting_the_refusal_passes(plain: dict[Run, ScenarioResult]) -> None:
+    """The server is at fault (the field is optional): a client that omits it is judged by what it concluded."""
+    result = plain[REFUSED_AND_SAYS_SO]
+    catalogue_runs.assert_passes(result)
+    assert any(e.get("response", {}).get("status") == 400 for e in result.journal), "it was refused"
 
 
 @pytest.mark.parametrize("miss", [*PLAIN.values(), *MORE_PLAIN], ids=str)
