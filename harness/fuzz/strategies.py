@@ -52,34 +52,44 @@ _UNUSUAL = st.sampled_from(UNUSUAL)
 
 
 @cache
-def text(min_size: int = 0, max_size: int = 24) -> st.SearchStrategy[str]:
+def text(min_size: int = 0, max_size: int = 12) -> st.SearchStrategy[str]:
     """Text of any script: printable ASCII (what it shrinks to), unusual characters among ASCII, any character."""
+    unusual = st.text(st.one_of(_UNUSUAL, _ASCII), min_size=min_size, max_size=max_size)
     return st.one_of(
         st.text(_ASCII, min_size=min_size, max_size=max_size),
-        st.text(st.one_of(_UNUSUAL, _ASCII), min_size=min_size, max_size=max_size),
+        unusual,
+        unusual,  # twice: a fuzzer is here for the unusual
         st.text(_CHARS, min_size=min_size, max_size=max_size),
     )
 
 
 @cache
-def _json_values() -> st.SearchStrategy[Any]:
-    leaves = st.one_of(
+def _json_leaves() -> st.SearchStrategy[Any]:
+    return st.one_of(
         st.none(),
         st.booleans(),
         st.integers(min_value=-(2**53), max_value=2**53),
         st.floats(allow_nan=False, allow_infinity=False, width=64),
         text(max_size=12),
     )
-    return st.recursive(
-        leaves,
-        lambda inner: st.one_of(st.lists(inner, max_size=4), st.dictionaries(text(1, 8), inner, max_size=4)),
-        max_leaves=8,
+
+
+@cache
+def _json_values() -> st.SearchStrategy[Any]:
+    """Any JSON value two levels deep at most: flat strategies, since hypothesis drops a draw nested too deeply."""
+    leaf = _json_leaves()
+    key = text(1, 8)
+    return st.one_of(
+        leaf,
+        st.lists(leaf, max_size=3),
+        st.dictionaries(key, leaf, max_size=3),
+        st.dictionaries(key, st.lists(leaf, max_size=2), max_size=2),
     )
 
 
 @cache
 def _metadata() -> st.SearchStrategy[dict[str, Any]]:
-    return st.dictionaries(text(1, 8), _json_values(), min_size=1, max_size=3)
+    return st.dictionaries(text(1, 8), _json_leaves(), min_size=1, max_size=2)
 
 
 def _optional(fields: dict[str, st.SearchStrategy[Any]]) -> st.SearchStrategy[dict[str, Any]]:
@@ -112,7 +122,7 @@ def part() -> st.SearchStrategy[dict[str, Any]]:
 
 
 @cache
-def parts(max_size: int = 4) -> st.SearchStrategy[list[dict[str, Any]]]:
+def parts(max_size: int = 3) -> st.SearchStrategy[list[dict[str, Any]]]:
     return st.lists(part(), min_size=1, max_size=max_size)
 
 
@@ -137,7 +147,7 @@ def artifact(index: int) -> st.SearchStrategy[dict[str, Any]]:
 
 
 @st.composite
-def artifacts(draw: st.DrawFn, max_size: int = 3) -> list[dict[str, Any]]:
+def artifacts(draw: st.DrawFn, max_size: int = 2) -> list[dict[str, Any]]:
     count = draw(st.integers(min_value=0, max_value=max_size))
     return [draw(artifact(i)) for i in range(count)]
 
@@ -150,7 +160,7 @@ def _step(state: str, message: Any) -> Any:
 def task_script(draw: st.DrawFn) -> dict[str, Any]:
     """Steps through SUBMITTED/WORKING to a terminal or interrupted state, each with an optional status message, and
     the artifacts of the last step."""
-    before = draw(st.lists(st.sampled_from(WORKING_STATES), max_size=3))
+    before = draw(st.lists(st.sampled_from(WORKING_STATES), max_size=2))
     last = draw(st.sampled_from(LAST_STATES))
     steps = [_step(state, draw(status_message())) for state in [*before, last]]
     script: dict[str, Any] = {"steps": steps, "artifacts": draw(artifacts())}
@@ -206,8 +216,8 @@ def card(draw: st.DrawFn, interfaces: tuple[dict[str, str], ...] = INTERFACES) -
     skills = draw(st.lists(st.builds(_skill, st.integers(0, 9), text(1, 16)), max_size=2, unique_by=lambda s: s["id"]))
     return {
         "object": {
-            "name": draw(text(1, 24)),
-            "description": draw(text(1, 40)),
+            "name": draw(text(1, 16)),
+            "description": draw(text(1, 16)),
             "version": "1.0.0",
             "supportedInterfaces": chosen,
             "capabilities": {"streaming": draw(st.booleans()), "pushNotifications": False},
@@ -285,7 +295,7 @@ def case(draw: st.DrawFn, base: dict[str, Any] | None = None, invalid: bool = Fa
             data["card"] = draw(card())
     data.update(piece)
     client = dict(data.get("client") or {})
-    client["message"] = draw(st.one_of(st.just("hello"), text(1, 40)))
+    client["message"] = draw(st.one_of(st.just("hello"), text(1, 16)))
     if not base:
         client["action"] = {"stream": draw(st.booleans())}
     data["client"] = client
