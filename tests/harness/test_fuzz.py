@@ -25,7 +25,7 @@ from a2a_lab.harness.checks.survival import crash_of
 from a2a_lab.harness.fuzz import command, search, strategies
 from a2a_lab.harness.fuzz.oracles import Failure
 from a2a_lab.server.catalogue import Catalogue
-from a2a_lab.server.loader import load_file, parse
+from a2a_lab.server.loader import parse
 
 FRAGILE = Path(__file__).parent / "clients" / "fragile_client.py"
 
@@ -54,14 +54,18 @@ def check_outcome(scenario: dict[str, Any], check_id: str) -> str:
 
 #: (defect, fuzz arguments, what the shrunk scenario must still hold)
 FINDS = [
-    ("non-bmp-artifact-name", ["--seed", "SEED_NONBMP", "--budget", "40"], lambda d: "artifacts" in d["task"]),
-    ("data-only-status", ["--seed", "SEED_DATAONLY", "--budget", "40"], lambda d: "task" in d),
+    ("non-bmp-artifact-name", ["--seed", "52", "--budget", "4"], lambda d: "artifacts" in d["task"]),
+    ("data-only-status", ["--seed", "16", "--budget", "4"], lambda d: "task" in d),
     (
         "many-chunks",
-        ["--seed", "SEED_CHUNKS", "--budget", "40", "--scenario", "streaming/v1-stream"],
+        ["--seed", "6", "--budget", "5", "--scenario", "streaming/v1-stream"],
         lambda d: any(len(a["parts"]) > 50 for a in d["task"]["artifacts"]),
     ),
-    ("empty-status-parts", ["--seed", "0", "--budget", "20", "--invalid"], lambda d: 'parts": []' in json.dumps(d)),
+    (
+        "empty-status-parts",
+        ["--seed", "0", "--budget", "4", "--invalid"],
+        lambda d: '"parts": []' in d["behaviour"]["SendMessage"][0]["reply"]["raw"]["body"],
+    ),
 ]
 
 
@@ -71,7 +75,7 @@ def test_fuzz_finds_a_crash_no_catalogue_scenario_serves_and_the_file_reproduces
 ) -> None:
     client = fragile(defect)
     # No catalogue scenario serves it: the fragile client passes the whole catalogue's answers of this kind.
-    code, files, report = fuzz(tmp_path, client, "--shrink-runs", "25", *args)
+    code, files, report = fuzz(tmp_path, client, "--shrink-runs", "15", *args)
     assert code == 1, report
     assert len(files) == 1, files
     data = yaml.safe_load(files[0].read_text(encoding="utf-8"))
@@ -86,3 +90,100 @@ def test_fuzz_finds_a_crash_no_catalogue_scenario_serves_and_the_file_reproduces
     assert check_outcome(scenario, "CLIENT-SURVIVES") == "FAIL", scenario
     assert scenario["outcome"] == "FAIL"
     assert run(tmp_path, "builtin", files[0])["outcome"] == "PASS"
+
+
+def test_the_reference_client_survives_a_short_fuzz_run(tmp_path: Path) -> None:
+    code, files, _ = fuzz(tmp_path, "builtin", "--seed", "0", "--budget", "6", "--shrink-runs", "0")
+    assert (code, files) == (0, [])
+    code, files, _ = fuzz(tmp_path, "builtin", "--seed", "0", "--budget", "4", "--invalid", "--shrink-runs", "0")
+    assert (code, files) == (0, [])
+
+
+def _draw(strategy: Any, count: int, seed: int) -> list[dict[str, Any]]:
+    drawn: list[dict[str, Any]] = []
+
+    def keep(data: dict[str, Any]) -> bool:
+        drawn.append(data)
+        return len(drawn) >= count
+
+    config = settings(database=None, deadline=None, suppress_health_check=list(HealthCheck), phases=(Phase.generate,))
+    find(strategy, keep, settings=config, random=random.Random(seed))
+    return drawn
+
+
+@pytest.mark.parametrize("invalid", [False, True])
+def test_every_case_is_a_scenario_file_that_reads_back_as_drawn(invalid: bool) -> None:
+    for data in _draw(strategies.case(None, invalid), 60, 1):
+        parse(data, "fuzz/case", "<test>")
+        text = yaml.safe_dump(data, allow_unicode=True, sort_keys=False, width=120)
+        assert yaml.safe_load(text) == data
+        assert data["expect"] == {"survives": True}
+
+
+def test_a_base_scenario_keeps_its_card_and_client_ask() -> None:
+    base = yaml.safe_load((Path(Catalogue.load().get("streaming/v1-stream").source)).read_text(encoding="utf-8"))
+    for data in _draw(strategies.case(base), 10, 2):
+        assert data["card"] == base["card"]
+        assert data["client"]["action"] == base["client"]["action"]
+
+
+def test_the_search_is_deterministic_and_shrinks_to_the_smallest_failing_case(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without a client: a case fails when it streams more than 50 chunks of one artifact."""
+
+    def chunks(data: dict[str, Any]) -> int:
+        return max((len(a["parts"]) for a in data.get("task", {}).get("artifacts", []) if a.get("chunked")), default=0)
+
+    monkeypatch.setattr(search, "run_case", lambda data, opts: data)
+    monkeypatch.setattr(
+        search, "failure", lambda data: Failure("CLIENT-SURVIVES", "OverflowError", "x") if chunks(data) > 50 else None
+    )
+    found = []
+    for _ in range(2):
+        s = search.Search(search.runner.RunOptions("client"), search.Budget(cases=400), shrink_runs=400)
+        found.append(s.run(seed=5, jobs=1))
+    assert [f.data for f in found[0]] == [f.data for f in found[1]]
+    (first,) = found[0]
+    assert chunks(first.data) == 51
+    assert first.data["task"]["steps"] == ["SUBMITTED"] or len(first.data["task"]["steps"]) == 1
+
+
+@pytest.mark.parametrize(
+    ("text", "seconds", "cases"), [("120s", 120.0, None), ("2m", 120.0, None), ("300", None, 300), ("1.5s", 1.5, None)]
+)
+def test_budget_is_seconds_or_cases(text: str, seconds: float | None, cases: int | None) -> None:
+    assert command.budget(text) == (cases, seconds)
+
+
+@pytest.mark.parametrize("text", ["0", "-3", "1.5", "ten", "5h"])
+def test_a_bad_budget_is_refused(text: str) -> None:
+    with pytest.raises(argparse.ArgumentTypeError):
+        command.budget(text)
+
+
+@pytest.mark.parametrize(
+    ("code", "stderr", "says"),
+    [
+        (-11, "", "signal 11"),
+        (139, "", "signal 11"),
+        (1, "Traceback (most recent call last):\n  File x\nKeyError: 'text'\n", "KeyError"),
+        (1, "TypeError: x is undefined\n    at read (/app/client.js:12:7)\n", "client.js:12:7"),
+        (1, "thread 'main' panicked at src/main.rs:3:5\n", "panicked"),
+    ],
+)
+def test_a_crash_is_a_signal_or_a_stack_trace(code: int, stderr: str, says: str) -> None:
+    crash = crash_of(code, stderr)
+    assert crash is not None and says in crash
+
+
+@pytest.mark.parametrize(("code", "stderr"), [(0, ""), (1, "error: the agent answered -32603\n"), (2, "usage: x")])
+def test_an_error_reported_is_no_crash(code: int, stderr: str) -> None:
+    assert crash_of(code, stderr) is None
+
+
+def test_without_hypothesis_fuzz_says_how_to_install_it(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    real = command.importlib.util.find_spec
+    monkeypatch.setattr(command.importlib.util, "find_spec", lambda name: None if name == "hypothesis" else real(name))
+    assert cli.main(["fuzz", "--client", "builtin"]) == 2
+    assert "pip install 'a2a-lab[fuzz]'" in capsys.readouterr().err
