@@ -157,6 +157,13 @@ def finding_file(
     return {k: out[k] for k in [*order, *(k for k in out if k not in order)] if k in out}
 
 
+class _Plain(yaml.SafeDumper):
+    """Writes a value used twice (the same reply for SendMessage and its streaming twin) twice, not as an alias."""
+
+    def ignore_aliases(self, data: Any) -> bool:
+        return True
+
+
 def write_finding(folder: Path, data: dict[str, Any], name: str, client: str) -> Path:
     folder.mkdir(parents=True, exist_ok=True)
     n = 1
@@ -164,7 +171,8 @@ def write_finding(folder: Path, data: dict[str, Any], name: str, client: str) ->
         n += 1
     path = folder / f"{name}-{n}.yaml"
     head = f"# Reproduce: a2a-lab run --client {client!r} --scenario {path}\n"
-    path.write_text(head + yaml.safe_dump(data, allow_unicode=True, sort_keys=False, width=120), encoding="utf-8")
+    text = yaml.dump(data, Dumper=_Plain, allow_unicode=True, sort_keys=False, width=120)
+    path.write_text(head + text, encoding="utf-8")
     return path
 
 
@@ -202,7 +210,7 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
     limit = f"{cases} cases" if cases is not None else f"{seconds:g} s"
     invalid = ", malformed answers too" if args.invalid else ""
     say(f"fuzzing {client} for {limit}, seed {args.seed}, -j {args.jobs}{invalid}")
-    search = Search(opts, Budget(cases, seconds), base, args.invalid, args.shrink_runs, progress.case, on_found)
+    search = Search(opts, Budget(cases, seconds), base, args.invalid, args.shrink_runs, progress.case, on_found, say)
     search.run(args.seed, args.jobs)
     say(progress.line())
     from a2a_lab.server.loader import load_file
@@ -222,6 +230,10 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
             "invalid": args.invalid,
         },
     }
-    if not results:
-        say("no finding: the client survived every case, understood every answer and hung on none")
-    return conclude(results, supported, meta, ReportFiles.from_args(args), verbose=True) if results else Exit.OK
+    files = ReportFiles.from_args(args)
+    if results:
+        return conclude(results, supported, meta, files, verbose=True)
+    say("no finding: the client survived every case, understood every answer and hung on none")
+    if files.json or files.junit or files.html:
+        return conclude(results, supported, meta, files)
+    return Exit.OK

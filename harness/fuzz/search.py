@@ -91,6 +91,7 @@ class Search:
     shrink_runs: int = SHRINK_RUNS
     on_case: Callable[[], None] = lambda: None
     on_found: Callable[[Found], None] = lambda found: None
+    on_error: Callable[[str], None] = lambda why: None
     found: list[Found] = field(default_factory=list)
     _known: set[str] = field(default_factory=set)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
@@ -115,7 +116,11 @@ class Search:
                     raise BudgetSpent
                 if first:
                     shrink["runs"] += 1
-                seen[key] = failure(run_case(data, self.opts))
+                try:
+                    seen[key] = failure(run_case(data, self.opts))
+                except Exception as exc:  # the harness's fault, not the client's: said, and not a finding
+                    self.on_error(f"harness error: {type(exc).__name__}: {exc}")
+                    seen[key] = None
                 self.on_case()
             got = seen[key]
             if got is None:

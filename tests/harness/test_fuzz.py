@@ -93,8 +93,10 @@ def test_fuzz_finds_a_crash_no_catalogue_scenario_serves_and_the_file_reproduces
 
 
 def test_the_reference_client_survives_a_short_fuzz_run(tmp_path: Path) -> None:
-    code, files, _ = fuzz(tmp_path, "builtin", "--seed", "0", "--budget", "6", "--shrink-runs", "0")
+    code, files, report = fuzz(tmp_path, "builtin", "--seed", "0", "--budget", "6", "--shrink-runs", "0")
     assert (code, files) == (0, [])
+    assert report["fuzz"]["generated"] == 6 and report["fuzz"]["findings"] == []
+    assert report["summary"]["gate"] == "passed"
     code, files, _ = fuzz(tmp_path, "builtin", "--seed", "0", "--budget", "4", "--invalid", "--shrink-runs", "0")
     assert (code, files) == (0, [])
 
@@ -118,6 +120,7 @@ def test_every_case_is_a_scenario_file_that_reads_back_as_drawn(invalid: bool) -
         text = yaml.safe_dump(data, allow_unicode=True, sort_keys=False, width=120)
         assert yaml.safe_load(text) == data
         assert data["expect"] == {"survives": True}
+        assert "\x00" not in data["client"]["message"]  # it goes to the client in an environment variable
 
 
 def test_a_base_scenario_keeps_its_card_and_client_ask() -> None:

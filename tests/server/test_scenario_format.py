@@ -178,7 +178,7 @@ behaviour:
       reply: {stream: {framing: sse-multiline, bare_events: true}}
     - when: {text_contains: stream-b}
       reply:
-        task: {steps: [SUBMITTED, INPUT_REQUIRED, COMPLETED]}
+        task: {steps: [SUBMITTED, {state: INPUT_REQUIRED, message: {parts: [{data: {ask: city}}]}}, COMPLETED]}
         stream: {first_event: task, close_at_interrupted: false, final_snapshot: true}
     - when: {text_contains: stream-timed}
       reply: {task: {advance: {after_ms: 1}}}
@@ -229,7 +229,7 @@ auth:
   scope: all
   token_uses: 3
   credentials: {apiKey: k, username: u, password: p, client_id: c, client_secret: s}
-expect: {result: message}
+expect: {result: message, survives: true}
 """
 
 #: The card paths' other choices.
