@@ -75,7 +75,7 @@ def test_fuzz_finds_a_crash_no_catalogue_scenario_serves_and_the_file_reproduces
 ) -> None:
     client = fragile(defect)
     # No catalogue scenario serves it: the fragile client passes the whole catalogue's answers of this kind.
-    code, files, report = fuzz(tmp_path, client, "--shrink-runs", "15", *args)
+    code, files, report = fuzz(tmp_path, client, "--shrink-runs", "10", *args)
     assert code == 1, report
     assert len(files) == 1, files
     data = yaml.safe_load(files[0].read_text(encoding="utf-8"))
@@ -93,7 +93,7 @@ def test_fuzz_finds_a_crash_no_catalogue_scenario_serves_and_the_file_reproduces
 
 
 def test_the_reference_client_survives_a_short_fuzz_run(tmp_path: Path) -> None:
-    code, files, report = fuzz(tmp_path, "builtin", "--seed", "0", "--budget", "6", "--shrink-runs", "0")
+    code, files, report = fuzz(tmp_path, "builtin", "--seed", "0", "--budget", "6", "--shrink-runs", "0", "-j", "2")
     assert (code, files) == (0, [])
     assert report["fuzz"]["generated"] == 6 and report["fuzz"]["findings"] == []
     assert report["summary"]["gate"] == "passed"
