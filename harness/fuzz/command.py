@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import re
+import shlex
 import threading
 import time
 from datetime import UTC, datetime
@@ -14,11 +15,14 @@ from typing import Any
 
 import yaml
 
+from ..checks import REGISTRY
 from ..command_line import add_report_files, load_catalogue, refuse, say
 from ..exit_codes import Exit
+from ..model import Outcome
 from ..outputs import first_problem, folder_problem
 from ..reports.files import ReportFiles
 from . import SHRINK_RUNS
+from .oracles import Failure
 
 DEFAULT_BUDGET = "120s"
 DEFAULT_OUT = Path("fuzz-findings")
@@ -132,7 +136,7 @@ class Progress:
 
 
 def finding_file(
-    data: dict[str, Any], failure: Any, seed: int, round_seed: int, client: str, invalid: bool
+    data: dict[str, Any], failure: Failure, seed: int, round_seed: int, client: str, invalid: bool
 ) -> dict[str, Any]:
     """The shrunk case as a scenario file: cites where it was found instead of a spec section, names the check."""
     out = {k: v for k, v in data.items() if k != "spec"}
@@ -151,7 +155,7 @@ def finding_file(
         "check": failure.check,
         "note": failure.message[:500],
     }
-    if failure.check.isupper() and "-" in failure.check:
+    if failure.check in REGISTRY:  # not a TIMEOUT, which is the scenario's outcome
         out["checks"] = [failure.check]
     order = ["title", "description", "observed", "timeout", "client", "card", "task", "behaviour", "checks", "expect"]
     return {k: out[k] for k in [*order, *(k for k in out if k not in order)] if k in out}
@@ -170,7 +174,7 @@ def write_finding(folder: Path, data: dict[str, Any], name: str, client: str) ->
     while (folder / f"{name}-{n}.yaml").exists():
         n += 1
     path = folder / f"{name}-{n}.yaml"
-    head = f"# Reproduce: a2a-lab run --client {client!r} --scenario {path}\n"
+    head = f"# Reproduce: a2a-lab run --client {shlex.quote(client)} --scenario {shlex.quote(str(path))}\n"
     text = yaml.dump(data, Dumper=_Plain, allow_unicode=True, sort_keys=False, width=120)
     path.write_text(head + text, encoding="utf-8")
     return path
@@ -180,9 +184,9 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
     why = missing_hypothesis()
     if why:
         return refuse(why)
-    from .. import presets, runner
+    from .. import presets, process, runner
     from ..gate import conclude
-    from ..run_command import _check_client
+    from ..run_command import _check_client, interruptible
     from .search import Budget, Found, Search
 
     try:
@@ -210,14 +214,23 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
     limit = f"{cases} cases" if cases is not None else f"{seconds:g} s"
     invalid = ", malformed answers too" if args.invalid else ""
     say(f"fuzzing {client} for {limit}, seed {args.seed}, -j {args.jobs}{invalid}")
+    stopper = process.Stopper()
+    opts.stopper = stopper
     search = Search(opts, Budget(cases, seconds), base, args.invalid, args.shrink_runs, progress.case, on_found, say)
-    search.run(args.seed, args.jobs)
+    with interruptible(stopper) as interruption:
+        search.run(args.seed, args.jobs)
     say(progress.line())
+    if interruption.signal:
+        say(f"interrupted ({interruption.signal}): {len(written)} finding(s) written")
+        return Exit.INTERRUPTED
     from a2a_lab.server.loader import load_file
 
     # Each file run as `a2a-lab run --scenario FILE` runs it: the reports hold the findings as reproduced.
     raws = [runner.run_one(load_file(path), opts, runner.LocalServers(opts.seed)) for path in written]
     results, supported = runner.score_all(raws, opts)
+    for path, result in zip(written, results, strict=True):
+        if result.outcome is Outcome.PASS:
+            say(f"{path} did not fail again when run on its own: a flaky finding (timing?), kept for a look")
     meta = {
         "client": client,
         "seed": args.seed,

@@ -53,6 +53,7 @@ class Budget:
             return True
 
     def spent(self) -> bool:
+        """The cases or the seconds are used up."""
         if self.cases is not None and self.tried >= self.cases:
             return True
         return self.seconds is not None and time.monotonic() - self.started >= self.seconds
@@ -106,6 +107,8 @@ class Search:
         shrink_began = [0.0]
 
         def fails(data: dict[str, Any]) -> bool:
+            if self.opts.stopper is not None and self.opts.stopper.stopped:
+                raise BudgetSpent  # interrupted (Ctrl-C): no case more, and no finding from a killed client
             key = json.dumps(data, sort_keys=True)
             if key not in seen:
                 if first and (
