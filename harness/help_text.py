@@ -108,7 +108,8 @@ exit codes:
   {Exit.OK:<3}  no finding
   {Exit.FAILED:<3}  findings: each written to --out, and reproduced
   {Exit.USAGE:<3}  usage error: a bad option, a client that cannot be started, hypothesis missing
-  {Exit.HARNESS:<3}  harness error (a finding's reproduction ended in ERROR)""",
+  {Exit.HARNESS:<3}  harness error (a finding's reproduction ended in ERROR)
+  {Exit.INTERRUPTED:<3}  interrupted (Ctrl-C, SIGTERM): clients killed, the findings so far are written""",
     "record": f"""examples:
   a2a-lab record https://agent.example --out ci/vendor-x.yaml
   a2a-lab run --client ./bin/client --scenario ci/vendor-x.yaml     # then score a client against it
