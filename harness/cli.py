@@ -220,6 +220,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     from . import checks_view, client_command, merge_command, run_command
     from .cardcheck import command as card_command
+    from .fuzz import command as fuzz_command
     from .probe import command as probe_command
     from .record import command as record_command
 
@@ -271,6 +272,12 @@ def build_parser() -> argparse.ArgumentParser:
             "judge a live server against its own card: every interface a2a-lab speaks, with named checks",
             probe_command.add_arguments,
             probe_command.cmd_probe,
+        ),
+        (
+            "fuzz",
+            "serve generated server behaviours to a client; write each failure, shrunk, as a scenario file",
+            fuzz_command.add_arguments,
+            fuzz_command.cmd_fuzz,
         ),
         (
             "record",

@@ -92,6 +92,24 @@ exit codes:
     + _SCORING.format(never_started="", interrupted="").replace(
         "checks failed: FAIL, TIMEOUT or NO_CONTACT", "checks failed, or an interface gave no answer"
     ),
+    "fuzz": f"""examples:
+  a2a-lab fuzz --client 'python3 my_client.py {{card_url}}' --budget 120s --seed 7
+  a2a-lab fuzz --client builtin --budget 300 --scenario streaming/v1-stream -j 2 --json fuzz.json
+  a2a-lab run --client 'python3 my_client.py {{card_url}}' --scenario fuzz-findings/client-survives-1.yaml
+
+Every case is a scenario drawn by hypothesis (card, answer, task script, status messages, artifacts, stream
+pacing; malformed answers too with --invalid), served through the ordinary runner and judged by the ordinary checks
+plus: the client does not crash (CLIENT-SURVIVES: no stack trace, no signal), does not hang past the case's
+timeout (TIMEOUT), and reports no result contradicting what was served (RESULT-MATCHES). Each failure is shrunk
+and written to --out as a scenario file that `a2a-lab run --scenario FILE` reproduces. The same --seed draws the
+same cases (with -j 1). Needs hypothesis: pip install 'a2a-lab[fuzz]'.
+
+exit codes:
+  {Exit.OK:<3}  no finding
+  {Exit.FAILED:<3}  findings: each written to --out, and reproduced
+  {Exit.USAGE:<3}  usage error: a bad option, a client that cannot be started, hypothesis missing
+  {Exit.HARNESS:<3}  harness error (a finding's reproduction ended in ERROR)
+  {Exit.INTERRUPTED:<3}  interrupted (Ctrl-C, SIGTERM): clients killed, the findings so far are written""",
     "record": f"""examples:
   a2a-lab record https://agent.example --out ci/vendor-x.yaml
   a2a-lab run --client ./bin/client --scenario ci/vendor-x.yaml     # then score a client against it

@@ -298,6 +298,8 @@ class RunView:
     expect: Expect = field(default_factory=Expect)
     #: The client was still running when the scenario's time ran out (a2a-lab stopped it).
     client_timed_out: bool = False
+    #: The end of what the client wrote on stderr (a stack trace shows there).
+    client_stderr: str = ""
 
     def __post_init__(self) -> None:
         self._observed: list[Observed] | None = None

@@ -329,6 +329,7 @@ def score(run: RawRun, supports: set[Support], opts: RunOptions) -> ScenarioResu
         run.client.result_error,
         run.scenario.expect,
         run.client.timed_out,
+        run.client.stderr_tail,
     )
     checks = scoring.evaluate(view)
     result = ScenarioResult(

@@ -264,8 +264,8 @@ class Engine:
                     update["append"] = True
                 events.append({"artifactUpdate": update})
         status: dict[str, Any] = {"state": step.state.value, "timestamp": now_iso()}
-        if step.message:
-            agent = self.agent_message([{"text": step.message}], rec.text, rec.task["contextId"], rec.id)
+        if step.status_parts:
+            agent = self.agent_message(step.status_parts, rec.text, rec.task["contextId"], rec.id)
             status["message"] = agent
             if rec.script.history:
                 rec.task.setdefault("history", []).append(agent)

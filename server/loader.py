@@ -241,7 +241,7 @@ FIELDS: dict[str, tuple[str, ...]] = {
         "parts_per_message",
         "card_cache_bytes",
     ),
-    "expect": ("result", "state", "text_contains", "text"),
+    "expect": ("result", "state", "text_contains", "text", "survives"),
     "tls": ("certificate", "client_certificate"),
     "style.media_types": tuple(k.value for k in MediaKey),
     "error_messages[]": (
@@ -431,6 +431,14 @@ def _artifacts(r: _Reader, value: Any, path: str) -> tuple[ArtifactSpec, ...]:
     return tuple(out)
 
 
+def _status_message(r: _Reader, value: Any, path: str) -> tuple[str | None, tuple[dict[str, Any], ...]]:
+    """A step's status message: text (one text part), or `{parts: [...]}` / a list of parts (data only, several)."""
+    if value is None or isinstance(value, str):
+        return (r.string(value, path) if value is not None else None), ()
+    parts = r.mapping(value, path, "reply.message").get("parts") if isinstance(value, dict) else value
+    return None, _parts(r, parts, path)
+
+
 def _steps(r: _Reader, value: Any, path: str) -> tuple[Step, ...]:
     if not isinstance(value, list) or not value:
         raise r.fail(path, "expected a non-empty list of states", "e.g. [SUBMITTED, WORKING, COMPLETED]")
@@ -441,11 +449,13 @@ def _steps(r: _Reader, value: Any, path: str) -> tuple[Step, ...]:
             steps.append(Step(r.state(item, sp)))
             continue
         s = r.mapping(item, sp, "task.steps[]")
+        text, parts = _status_message(r, s.get("message"), f"{sp}.message")
         steps.append(
             Step(
                 r.state(s.get("state"), f"{sp}.state"),
-                r.string(s["message"], f"{sp}.message") if "message" in s else None,
+                text,
                 _artifacts(r, s["artifacts"], f"{sp}.artifacts") if "artifacts" in s else (),
+                parts,
             )
         )
     for i, step in enumerate(steps[:-1]):
@@ -932,6 +942,7 @@ def _expect(r: _Reader, value: Any) -> Expect:
         r.state(e["state"], "expect.state") if "state" in e else None,
         r.string(e["text_contains"], "expect.text_contains") if "text_contains" in e else None,
         r.string(e["text"], "expect.text") if "text" in e else None,
+        r.boolean(e.get("survives", False), "expect.survives"),
     )
 
 

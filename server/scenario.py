@@ -138,6 +138,15 @@ class Step:
     state: TaskState
     message: str | None = None
     artifacts: tuple[ArtifactSpec, ...] = ()
+    #: The status message's parts when they are not one text part (`message: {parts: [...]}`: data only, several).
+    message_parts: tuple[dict[str, Any], ...] = ()
+
+    @property
+    def status_parts(self) -> list[dict[str, Any]]:
+        """The parts of this step's status message (none: the step has no message)."""
+        if self.message_parts:
+            return list(self.message_parts)
+        return [{"text": self.message}] if self.message else []
 
 
 @dataclass(frozen=True)
@@ -161,7 +170,7 @@ class TaskScript:
         """How many times a task of this script repeats the user's text (`{text}` in its artifacts and step messages):
         what a task keeps beyond its messages, for the task store's byte budget."""
         specs = [*self.artifacts, *(a for step in self.steps for a in step.artifacts)]
-        messages = sum(step.message.count(TEXT) for step in self.steps if step.message)
+        messages = sum(occurrences(step.status_parts, TEXT) for step in self.steps)
         return messages + sum(occurrences(spec.artifact, TEXT) for spec in specs)
 
 
@@ -359,6 +368,9 @@ class Expect:
     text_contains: str | None = None
     #: The client's whole text, exactly (whitespace runs read as one space): where a word too many is a mistake.
     text: str | None = None
+    #: The answers are legal (or malformed on purpose, to be refused with an error): the client ends by itself, with
+    #: no stack trace and no signal (CLIENT-SURVIVES). `a2a-lab fuzz` sets it on every case it serves.
+    survives: bool = False
 
     @property
     def result(self) -> Conclusion | None:

@@ -14,6 +14,7 @@ from . import actions  # noqa: F401
 from . import security  # noqa: F401
 from . import transport  # noqa: F401
 from . import result  # noqa: F401
+from . import survival  # noqa: F401
 
 # isort: on
 from .base import REGISTRY, Check

@@ -82,6 +82,13 @@ SCENARIOS: dict[str, dict[str, Any]] = {
         task={"steps": ["COMPLETED"]},
         behaviour={"SendMessage": [{"when": {"call": 1}, "reply": {"error": "InternalError"}}]},
     ),
+    "survives": _scenario(
+        "A task that completes, served as a2a-lab fuzz serves a case",
+        "A2A 1.0 §3.1.1",
+        [JSONRPC_1_0],
+        task={"steps": ["COMPLETED"]},
+        expect={"survives": True},
+    ),
     "working-forever": _scenario(
         "SendMessage answers WORKING and GetTask never moves it",
         "A2A 1.0 §3.1.3",

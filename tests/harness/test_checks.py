@@ -160,6 +160,7 @@ PASSES = [
         Outcome.PASS,
         says="kept to",
     ),
+    Proof("CLIENT-SURVIVES", "ended-by-itself", case("survives"), Outcome.PASS, says="ended by itself"),
     Proof("RESULT-MATCHES", "completed-task", case(CONFORMANT), Outcome.PASS, says="COMPLETED"),
     Proof("RESULT-MATCHES", "direct-message", case(MIXED), Outcome.PASS),
     Proof("RESULT-MATCHES", "reported-error", case(METHOD_NOT_FOUND), Outcome.PASS, says="error"),
@@ -442,6 +443,7 @@ FAILS = [
         None,
         "capabilities.streaming",
     ),
+    Proof("CLIENT-SURVIVES", "stack-trace", defect("survives", "crash"), Outcome.FAIL, says="Traceback"),
     Proof("RESULT-MATCHES", "wrong-state", defect(CONFORMANT, "wrong-result"), Outcome.FAIL, Outcome.FAIL, "'failed'"),
     Proof("RESULT-MATCHES", "wrong-text", defect(MIXED, "wrong-result"), Outcome.FAIL, Outcome.FAIL, "never gave"),
     # Regression: a server answer without text used to excuse any text the client claimed (empty string is "in"

@@ -184,7 +184,7 @@ behaviour:
       reply: {stream: {framing: sse-multiline, bare_events: true}}
     - when: {text_contains: stream-b}
       reply:
-        task: {steps: [SUBMITTED, INPUT_REQUIRED, COMPLETED]}
+        task: {steps: [SUBMITTED, {state: INPUT_REQUIRED, message: {parts: [{data: {ask: city}}]}}, COMPLETED]}
         stream: {first_event: task, close_at_interrupted: false, final_snapshot: true}
     - when: {text_contains: stream-timed}
       reply: {task: {advance: {after_ms: 1}}}
@@ -240,7 +240,7 @@ client:
 push: {redeliver: true, reorder: true, foreign_task: true}
 leniency: {unknown_fields: refuse}
 gzip_min_bytes: 40
-expect: {result: message, text: "the whole text"}
+expect: {result: message, text: "the whole text", survives: true}
 """
 
 #: The card paths' other choices.
