@@ -47,7 +47,8 @@ def crash_of(exit_code: int | None, stderr: str) -> str | None:
 @check(
     "CLIENT-SURVIVES",
     Level.MUST,
-    "the scenario's `expect.survives` (every case of `a2a-lab fuzz`)",
+    "A2A 1.0 §4 and the normative proto (any value they allow is an answer the client must process); A2A 0.3 §11.2 "
+    "(a client MUST handle every §8.2 error code); judged where `expect.survives` says (every `a2a-lab fuzz` case)",
     "The client did not crash",
     "Where a scenario says so (`expect.survives`, set on every case `a2a-lab fuzz` serves), the client ends by "
     "itself, without an uncaught exception's stack trace on stderr and without being killed by a signal: an answer "
