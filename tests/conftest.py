@@ -18,11 +18,16 @@ from a2a_lab.server.hosting import BackgroundServer
 _SSL = ssl.create_default_context()
 
 
-#: The longest test files, run first: with `-n 2 --dist loadfile` (pyproject) each goes whole to one worker, and
-#: starting the longest ones first keeps the other worker busy with the many short files until they end (longest
-#: processing time first). Measured on 2 cores: the real-client pins about 8 minutes, the reference client over
-#: the catalogue about 3.
-SLOWEST_FILES = ("tests/peers/test_scorecard_pins.py", "tests/test_catalogue_reference_client.py")
+#: The longest test files, run first: with `-n 2 --dist loadfile --no-loadscope-reorder` (pyproject) each goes whole
+#: to one worker in this order, so the two halves of the real-client pins (about 6 minutes each on 2 cores) start at
+#: once, one per worker, and the many short files fill in after them (longest processing time first). Without
+#: --no-loadscope-reorder xdist would start the files with the most tests first and the pins last.
+SLOWEST_FILES = (
+    "tests/peers/test_scorecard_pins.py",
+    "tests/peers/test_scorecard_pins_sdk13.py",
+    "tests/test_catalogue_reference_client.py",
+    "tests/harness/test_fuzz.py",
+)
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
