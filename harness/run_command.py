@@ -83,7 +83,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     )
 
 
-def _check_client(command: str) -> None:
+def check_client(command: str) -> None:
     """A client that cannot even be started is a usage error (exit 2), not a harness fault in every scenario."""
     try:
         argv = process.split(command)
@@ -187,7 +187,7 @@ def never_started(results: list[ScenarioResult]) -> str | None:
 def cmd_run(args: argparse.Namespace) -> int:
     try:
         client = presets.resolve(args.client)
-        _check_client(client)
+        check_client(client)
         supports = parse_support(args.client_supports) if args.client_supports else None
         baseline = Baseline.load(args.baseline) if args.baseline else None
     except (presets.PresetError, ValueError, BaselineError) as exc:
@@ -353,7 +353,7 @@ def cmd_drive(args: argparse.Namespace) -> int:
     (the `harness` service of docker-compose scores it with `a2a-lab score`)."""
     try:
         client = presets.resolve(args.client)
-        _check_client(client)
+        check_client(client)
     except presets.PresetError as exc:
         return refuse(str(exc))
     unwritable = file_problem(args.run_file, "--run-file")

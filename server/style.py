@@ -20,9 +20,9 @@ from a2a_lab.protocol.versions import Version
 class MediaKey(StrEnum):
     """Which answers a `style.media_types` entry names."""
 
-    JSONRPC = "JSONRPC"
-    HTTP_JSON = "HTTP+JSON"
-    HTTP_JSON_0_3 = "HTTP+JSON 0.3"
+    JSONRPC = Binding.JSONRPC.value
+    HTTP_JSON = Binding.HTTP_JSON.value
+    HTTP_JSON_0_3 = f"{Binding.HTTP_JSON.value} {Version.V0_3.value}"
     EVENT_STREAM = "event-stream"
 
 

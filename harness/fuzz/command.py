@@ -186,12 +186,12 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
         return refuse(why)
     from .. import presets, process, runner
     from ..gate import conclude
-    from ..run_command import _check_client, interruptible
+    from ..run_command import check_client, interruptible
     from .search import Budget, Found, Search
 
     try:
         client = presets.resolve(args.client)
-        _check_client(client)
+        check_client(client)
         base = base_data(args.scenario) if args.scenario else None
     except (presets.PresetError, ValueError) as exc:
         return refuse(str(exc))
