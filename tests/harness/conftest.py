@@ -173,28 +173,9 @@ def fake() -> Callable[..., str]:
 
 
 def sdk_echo_executor() -> Any:
-    """An a2a-sdk 1.3.0 AgentExecutor: SUBMITTED -> WORKING -> one `echo: <text>` artifact -> COMPLETED."""
-    from a2a.helpers.proto_helpers import new_task
-    from a2a.server.agent_execution import AgentExecutor, RequestContext
-    from a2a.server.events import EventQueue
-    from a2a.server.tasks import TaskUpdater
-    from a2a.types.a2a_pb2 import Part, TaskState
-
-    class EchoExecutor(AgentExecutor):
-        async def execute(self, context: RequestContext, event_queue: EventQueue) -> None:
-            assert context.task_id and context.context_id and context.message
-            await event_queue.enqueue_event(
-                new_task(context.task_id, context.context_id, TaskState.TASK_STATE_SUBMITTED, history=[context.message])
-            )
-            updater = TaskUpdater(event_queue, context.task_id, context.context_id)
-            await updater.update_status(TaskState.TASK_STATE_WORKING)
-            await updater.add_artifact(
-                [Part(text=f"echo: {context.get_user_input()}")], artifact_id="result", name="result", last_chunk=True
-            )
-            await updater.complete()
-
-        async def cancel(self, context: RequestContext, event_queue: EventQueue) -> None:
-            raise NotImplementedError("the echo executor finishes before anyone could cancel it")
+    """An a2a-sdk 1.3.0 AgentExecutor: SUBMITTED -> WORKING -> one `echo: <text>` artifact -> COMPLETED (the one the
+    persona fidelity tests serve, tests/personas/sdk13.py; imported here only when a test needs the SDK)."""
+    from tests.personas.sdk13 import EchoExecutor
 
     return EchoExecutor()
 
