@@ -19,9 +19,9 @@ _SSL = ssl.create_default_context()
 
 
 #: The longest test files, run first: with `-n 2 --dist loadfile --no-loadscope-reorder` (pyproject) each goes whole
-#: to one worker in this order, so the two halves of the real-client pins (about 6 minutes each on 2 cores) start at
-#: once, one per worker, and the many short files fill in after them (longest processing time first). Without
-#: --no-loadscope-reorder xdist would start the files with the most tests first and the pins last.
+#: to one worker in this order, so the two halves of the real-client pins (about 7 minutes each on 2 cores, measured
+#: in `.ci/run`) start at once, one per worker, and the many short files fill in after them (longest processing time
+#: first). Without --no-loadscope-reorder xdist would start the files with the most tests first and the pins last.
 SLOWEST_FILES = (
     "tests/peers/test_scorecard_pins.py",
     "tests/peers/test_scorecard_pins_sdk13.py",
