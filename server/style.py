@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
-from a2a_lab.protocol import jsontext
+from a2a_lab.protocol import jsontext, shapes
 from a2a_lab.protocol.bindings import Binding
 from a2a_lab.protocol.versions import Version
 
@@ -118,7 +118,7 @@ class Style:
             return [self._walk(v) for v in value]
         if not isinstance(value, dict):
             return value
-        if self.explicit_artifact_flags and value.get("kind") == "artifact-update":
+        if self.explicit_artifact_flags and value.get("kind") == shapes.EVENT_KINDS_V03["artifactUpdate"]:
             value = {**value, "append": value.get("append", False), "lastChunk": value.get("lastChunk", False)}
         if self.omit_final_false and isinstance(value.get("statusUpdate"), dict):
             update = value["statusUpdate"]

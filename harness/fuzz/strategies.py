@@ -19,8 +19,11 @@ from typing import Any
 
 from hypothesis import strategies as st
 
+from a2a_lab.protocol.bindings import Binding
 from a2a_lab.protocol.errors import ErrorType
-from a2a_lab.protocol.states import TaskState
+from a2a_lab.protocol.operations import Operation
+from a2a_lab.protocol.states import Role, TaskState
+from a2a_lab.protocol.versions import Version
 
 #: How long a generated case may run, in seconds (its `timeout`): the hang oracle's limit.
 CASE_TIMEOUT = 10.0
@@ -28,8 +31,8 @@ CASE_TIMEOUT = 10.0
 MOST_CHUNKS = 64
 #: The interfaces a generated card may list (a subset, in any order), as `supportedInterfaces` entries.
 INTERFACES = (
-    {"url": "{base_url}/a2a", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"},
-    {"url": "{base_url}/a2a/rest", "protocolBinding": "HTTP+JSON", "protocolVersion": "1.0"},
+    {"url": "{base_url}/a2a", "protocolBinding": Binding.JSONRPC.value, "protocolVersion": Version.V1_0.value},
+    {"url": "{base_url}/a2a/rest", "protocolBinding": Binding.HTTP_JSON.value, "protocolVersion": Version.V1_0.value},
 )
 #: The A2A errors a SendMessage may legally answer (A2A 1.0 §3.3.2, §5.4).
 SEND_ERRORS = (
@@ -203,7 +206,10 @@ def answer(draw: st.DrawFn) -> dict[str, Any]:
         error = draw(st.sampled_from(SEND_ERRORS))
         send = {"error": {"code": error.kind.name.removesuffix("Error"), "message": draw(text(1))}, **extras}
     streaming = {**send, "stream": stream} if stream else send
-    behaviour = {op: [{"reply": reply}] for op, reply in (("SendMessage", send), ("SendStreamingMessage", streaming))}
+    behaviour = {
+        op: [{"reply": reply}]
+        for op, reply in ((Operation.SEND_MESSAGE.value, send), (Operation.SEND_STREAMING_MESSAGE.value, streaming))
+    }
     rules = {op: rules for op, rules in behaviour.items() if rules[0]["reply"]}
     if rules:
         out["behaviour"] = rules
@@ -238,7 +244,7 @@ def _skill(n: int, name: str) -> dict[str, Any]:
 def _task_body(state: str, artifact_parts: list[Any] | None, message_parts: list[Any] | None) -> dict[str, Any]:
     status: dict[str, Any] = {"state": state}
     if message_parts is not None:
-        status["message"] = {"messageId": "m-fuzz", "role": "ROLE_AGENT", "parts": message_parts}
+        status["message"] = {"messageId": "m-fuzz", "role": Role.AGENT.value, "parts": message_parts}
     task: dict[str, Any] = {"id": "task-fuzz", "contextId": "ctx-fuzz", "status": status}
     if artifact_parts is not None:
         task["artifacts"] = [{"artifactId": "a-fuzz", "parts": artifact_parts}]
@@ -252,7 +258,7 @@ DEFECTS: dict[str, Callable[[], Any]] = {
     "unknown task state": lambda: _task_body("TASK_STATE_SIDEWAYS", None, None),
     "task without status": lambda: {"task": {"id": "task-fuzz", "contextId": "ctx-fuzz"}},
     "result is a string": lambda: "done",
-    "message without parts": lambda: {"message": {"messageId": "m-fuzz", "role": "ROLE_AGENT"}},
+    "message without parts": lambda: {"message": {"messageId": "m-fuzz", "role": Role.AGENT.value}},
 }
 
 
@@ -267,7 +273,10 @@ def malformed(draw: st.DrawFn) -> dict[str, Any]:
     else:
         body = {"jsonrpc": "2.0", "id": None, "result": DEFECTS[name]()}
         reply = {"raw": {"status": 200, "body": json.dumps(body, ensure_ascii=False), "echo_id": True}}
-    return {"defect": name, "behaviour": {"SendMessage": [{"when": {"binding": "JSONRPC"}, "reply": reply}]}}
+    return {
+        "defect": name,
+        "behaviour": {Operation.SEND_MESSAGE.value: [{"when": {"binding": Binding.JSONRPC.value}, "reply": reply}]},
+    }
 
 
 @st.composite
