@@ -18,6 +18,8 @@ from a2a_lab.server.journal_record import Entry, EntryKind, ResultKind, SentKind
 from a2a_lab.server.placeholders import alt_origin
 from a2a_lab.server.scenario import Expect
 
+from .crashes import crash_of, how_it_ended
+
 
 @dataclass
 class Call:
@@ -300,9 +302,12 @@ class RunView:
     client_timed_out: bool = False
     #: The end of what the client wrote on stderr (a stack trace shows there).
     client_stderr: str = ""
+    #: When the client started and ended, on the journal's clock (as entries' `t`); None where it is not known.
+    client_window: tuple[float, float] | None = None
 
     def __post_init__(self) -> None:
         self._observed: list[Observed] | None = None
+        self._other: list[Interface] | None = None
         self.card_fetches = [e for e in self.entries if e.kind is EntryKind.CARD]
         self.pushes = [e for e in self.entries if e.kind is EntryKind.PUSH]
         self.calls = [Call(e) for e in self.entries if e.kind.is_call]
@@ -323,6 +328,16 @@ class RunView:
                 if self.base_url.startswith("https:") and c.entry.tls is None and c.headers.get("host")
             }
         )
+
+    def crash(self) -> str | None:
+        """How the client crashed (a signal, a stack trace), or None; a client a2a-lab stopped did not crash."""
+        return None if self.client_timed_out else crash_of(self.client_exit, self.client_stderr)
+
+    def ending(self) -> str:
+        """How the client ended, as a message's tail (its crash, or its exit code and the ends of its stderr)."""
+        if self.client_timed_out:
+            return "; it was still running when the scenario's time ran out"
+        return how_it_ended(self.client_exit, self.client_stderr)
 
     def interface_path(self, iface: Interface) -> str | None:
         """The interface's path on this server (under its origin or its alias), or None when it points elsewhere.
@@ -353,6 +368,39 @@ class RunView:
             i
             for i in self.interfaces
             if self.interface_path(i) == call.endpoint_path and i.core_binding is call.binding
+        ]
+
+    def other_reading(self) -> list[Interface]:
+        """The card as the other generation reads it."""
+        if self._other is None:
+            other = Version.V0_3 if self.generation is Version.V1_0 else Version.V1_0
+            self._other = cards.interfaces(self.card, other)
+        return self._other
+
+    def declared_any(self, call: Call) -> list[Interface]:
+        """The card's interfaces a call's URL and binding match, read by the generation of the interface the call
+        went to: the client's own reading first, else the other generation's. What a call's method says of the client
+        does not decide which part of the card its URL came from (a 0.3 method posted to a 1.0 interface's URL came
+        from `supportedInterfaces`)."""
+        own = self.declared(call)
+        if own:
+            return own
+        return [
+            i
+            for i in self.other_reading()
+            if self.interface_path(i) == call.endpoint_path and i.core_binding is call.binding
+        ]
+
+    def declared_at_any(self, call: Call) -> list[Interface]:
+        """`declared_at` in the reading of the generation whose interface is at the call's URL (see declared_any)."""
+        own = self.declared_at(call)
+        if own or call.entry.kind is EntryKind.GRPC:
+            return own
+        host = call.headers.get("host")
+        return [
+            i
+            for i in self.other_reading()
+            if urlsplit(i.url).netloc == host and _same_path(urlsplit(i.url).path, call.entry.path, i.core_binding)
         ]
 
     def expected_interface(self) -> Interface | None:

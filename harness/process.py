@@ -18,6 +18,9 @@ from dataclasses import dataclass, field
 from typing import IO
 
 TAIL_BYTES = 16 * 1024
+#: The first bytes of each output are kept too: a runtime may print the cause of a crash first (node prints the
+#: throwing line and the error before its stack), and a tail alone would hide it.
+HEAD_BYTES = 4 * 1024
 #: After SIGTERM, how long a client gets before SIGKILL.
 TERM_GRACE_S = 0.5
 #: Once the client and its process group are gone, how long its output pipes may stay open before the harness looks for
@@ -29,9 +32,11 @@ PIPE_WAIT_S = 1.0
 
 
 class _Tail:
-    """Drains a pipe in a thread, keeping only the last TAIL_BYTES (a client may write gigabytes)."""
+    """Drains a pipe in a thread, keeping only the first HEAD_BYTES and the last TAIL_BYTES (a client may write
+    gigabytes)."""
 
     def __init__(self, stream: IO[bytes]) -> None:
+        self.head = b""
         self.chunks: deque[bytes] = deque()
         self.size = 0
         self.total = 0
@@ -47,6 +52,8 @@ class _Tail:
                 return
             if not chunk:
                 return
+            if len(self.head) < HEAD_BYTES:
+                self.head += chunk[: HEAD_BYTES - len(self.head)]
             self.total += len(chunk)
             self.chunks.append(chunk)
             self.size += len(chunk)
@@ -55,8 +62,12 @@ class _Tail:
 
     def text(self) -> str:
         data = b"".join(self.chunks)[-TAIL_BYTES:]
-        prefix = f"[... {self.total - len(data)} earlier bytes dropped]\n" if self.total > len(data) else ""
-        return prefix + data.decode("utf-8", "replace")
+        if self.total <= len(data):
+            return data.decode("utf-8", "replace")
+        head = self.head[: max(0, min(len(self.head), self.total - len(data)))]
+        dropped = self.total - len(data) - len(head)
+        middle = f"\n[... {dropped} bytes dropped]\n" if dropped else ""
+        return head.decode("utf-8", "replace") + middle + data.decode("utf-8", "replace")
 
 
 @dataclass

@@ -103,7 +103,10 @@ class ServedScenario:
             self.base_url, card, entries, pairs, result, None, self.scenario.client.action, None, self.scenario.expect
         )
         checks = scoring.evaluate(view)
-        score = Score(scoring.scenario_outcome(checks, False, bool(entries), None, self.scenario.checks), checks)
+        outcome = scoring.scenario_outcome(
+            checks, False, bool(entries), None, self.scenario.checks, scoring.subject_of(view)
+        )
+        score = Score(outcome, checks)
         self.last_score = score
         return score
 

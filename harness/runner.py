@@ -26,6 +26,7 @@ from a2a_lab.server.scenario import Scenario, Tls
 
 from . import handshake, process, scoring
 from .baseline import Baseline
+from .checks.errors import GIVES_UP
 from .journal_view import RunView
 from .model import ClientRun, Outcome, ScenarioResult
 from .remote import RemoteError, RemoteRun, RemoteServer
@@ -68,6 +69,8 @@ class RawRun:
     teardown_cost: float = 0.0
     #: The run was interrupted while (or before) the client ran: nothing here can be judged.
     interrupted: bool = False
+    #: When the client started, on the server journal's clock (None where the harness cannot read that clock).
+    client_started_t: float | None = None
 
     @classmethod
     def of(
@@ -183,6 +186,9 @@ class Hosted:
     evidence: Callable[[], Evidence]
     #: More of the client's environment (a TLS scenario's CA and client certificate).
     env: dict[str, str] = field(default_factory=dict)
+    #: The server journal's clock (seconds, as its entries' `t`), where the harness can read it: it places the
+    #: client's start and end among the server's entries (how long the client waited on an answer).
+    clock: Callable[[], float] | None = None
 
 
 class Stage(Protocol):
@@ -217,7 +223,12 @@ class LocalServers:
                 snapshot = app.state.journal.snapshot()
                 return Evidence(base_url, served_card(app, base_url), snapshot["entries"], snapshot["dropped"])
 
-            yield Hosted(base_url, evidence, tls_env(scenario.tls) if scenario.tls is not None else {})
+            yield Hosted(
+                base_url,
+                evidence,
+                tls_env(scenario.tls) if scenario.tls is not None else {},
+                app.state.journal.offset,
+            )
 
 
 def tls_env(served: Tls) -> dict[str, str]:
@@ -274,10 +285,11 @@ def run_one(scenario: Scenario, opts: RunOptions, stage: Stage) -> RawRun:
         result_path = Path(tmp) / "result.json"
         argv = command_for(opts.client, card_url, base_url)
         setup = time.monotonic() - started
+        client_started_t = hosted.clock() if hosted.clock is not None else None
         finished = process.run(
             argv,
             client_env(scenario, card_url, base_url, str(result_path), {**hosted.env, **opts.env}),
-            opts.timeout or scenario.timeout,
+            time_limit(scenario, opts.timeout),
             stopper=opts.stopper,
         )
         ended = time.monotonic()
@@ -298,7 +310,17 @@ def run_one(scenario: Scenario, opts: RunOptions, stage: Stage) -> RawRun:
     raw = RawRun.of(scenario, evidence, client, opts.seed, time.monotonic() - started, setup, finished.start_error)
     raw.teardown_cost = teardown
     raw.interrupted = finished.interrupted
+    raw.client_started_t = client_started_t
     return raw
+
+
+def time_limit(scenario: Scenario, timeout: float | None) -> float:
+    """The client's time in a scenario: `--timeout` where given, else the scenario's own; never less than the
+    scenario's own where how long the client waits is what the scenario judges (GIVES-UP), so that the verdict is the
+    same whatever `--timeout` says."""
+    if timeout is None:
+        return scenario.timeout
+    return max(timeout, scenario.timeout) if GIVES_UP in scenario.checks else timeout
 
 
 def infer_supports(journals: Iterable[list[Entry]]) -> set[Support]:
@@ -330,6 +352,7 @@ def score(run: RawRun, supports: set[Support], opts: RunOptions) -> ScenarioResu
         run.scenario.expect,
         run.client.timed_out,
         run.client.stderr_tail,
+        None if run.client_started_t is None else (run.client_started_t, run.client_started_t + run.client.duration),
     )
     checks = scoring.evaluate(view)
     result = ScenarioResult(
@@ -346,9 +369,12 @@ def score(run: RawRun, supports: set[Support], opts: RunOptions) -> ScenarioResu
         error=run.error,
     )
     notes = opts.baseline.apply_checks(result, opts.strict) if opts.baseline else []
+    subject = scoring.subject_of(view)
     result.outcome = scoring.scenario_outcome(
-        checks, run.client.timed_out, bool(run.journal), run.error, run.scenario.checks
+        checks, run.client.timed_out, bool(run.journal), run.error, run.scenario.checks, subject
     )
+    if result.outcome is Outcome.UNIMPLEMENTED and subject.missing and not run.error:
+        result.error = subject.missing
     if opts.baseline:
         notes += opts.baseline.apply_scenario(result, any(c.baseline for c in checks))
     if notes:

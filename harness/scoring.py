@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Collection
+from dataclasses import dataclass
 from typing import Any
 
 from .checks import client_checks
@@ -30,19 +31,61 @@ def evaluate(view: RunView) -> list[CheckResult]:
     return results
 
 
+@dataclass(frozen=True)
+class Subject:
+    """Whether a scenario's subject happened: what a PASS must point at (the evidence floor)."""
+
+    #: The client sent the agent at least one request beyond the card fetch (a call, right or wrong).
+    reached: bool
+    #: The client left the agent alone where a correct client may (`expect: {result: none}`, or a card that offers a
+    #: client of its known generation and bindings nothing it speaks), and ended by itself without crashing: the
+    #: refusal the scenario exists for. A crash is no refusal: why it stopped is not shown.
+    refused: bool
+    #: Why the subject did not happen, for the scenario's message ("" when it did).
+    missing: str = ""
+
+    @property
+    def happened(self) -> bool:
+        return self.reached or self.refused
+
+
+def subject_of(view: RunView) -> Subject:
+    """What a run shows of its scenario's subject."""
+    reached = bool(view.calls)
+    crash = view.crash()
+    # Leaving the agent alone is correct where the scenario allows it, or where the card offers a client of known
+    # generation and bindings nothing it speaks (the card's gap: INTERFACE-SELECTION passes the refusal).
+    unusable = bool(view.supports) and (view.card_gap is not None or view.expected_interface() is None)
+    refused = (
+        not reached and (view.expect.no_call_allowed or unusable) and crash is None and not view.client_timed_out
+    )
+    if reached or refused:
+        return Subject(reached, refused)
+    if view.expect.no_call_allowed or unusable:
+        missing = "the client crashed before any call: a refusal for the scenario's reason is not shown" + (
+            view.ending()
+        )
+    else:
+        missing = "the client never called the agent" + view.ending()
+    return Subject(reached, refused, missing)
+
+
 def scenario_outcome(
     checks: list[CheckResult],
     timed_out: bool,
     contacted: bool,
     error: str | None,
     purpose: Collection[str] = (),
+    subject: Subject | None = None,
 ) -> Outcome:
     """The worst of the checks (a PASS at least); TIMEOUT, NO_CONTACT or ERROR when the run could not be judged.
 
     A timeout is the verdict only where no check judged it (GIVES-UP judges a client stopped while it waited for an
     answer that never came). UNIMPLEMENTED, not PASS, when the checks the scenario exists for (`purpose`, else all)
     judged nothing: each was UNIMPLEMENTED or SKIPPED, at least one UNIMPLEMENTED (the client did not show on the wire
-    what the scenario asks, and wrote no A2A_LAB_RESULT).
+    what the scenario asks, and wrote no A2A_LAB_RESULT). The evidence floor: never PASS when the scenario's `subject`
+    did not happen (the client neither reached the agent nor refused it where a correct client may): a card fetch
+    alone is no PASS.
     """
     if error:
         return Outcome.ERROR
@@ -54,6 +97,8 @@ def scenario_outcome(
     worst = max((c.outcome for c in judged), key=lambda o: SEVERITY[o], default=Outcome.PASS)
     if SEVERITY[worst] > SEVERITY[Outcome.PASS]:
         return worst
+    if subject is not None and not subject.happened:
+        return Outcome.UNIMPLEMENTED
     focus = [c.outcome for c in judged if c.id in purpose] if purpose else [c.outcome for c in judged]
     if Outcome.UNIMPLEMENTED in focus and all(o in _UNJUDGED for o in focus):
         return Outcome.UNIMPLEMENTED

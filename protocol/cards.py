@@ -241,6 +241,24 @@ def interfaces(card: Any, reader: Version = Version.V1_0) -> list[Interface]:
     return out
 
 
+def native_interfaces(card: Any, reader: Version) -> list[Interface]:
+    """The interfaces a client of generation `reader` is required to read: a 1.0 client `supportedInterfaces` only
+    (§8.3.2; reading a 0.3 card's fields is a courtesy the SDKs extend, which no 1.0 rule asks for), a 0.3 client
+    `url` and `additionalInterfaces` (0.3 §5.6.3)."""
+    if reader is Version.V1_0 and not (isinstance(card, dict) and isinstance(card.get("supportedInterfaces"), list)):
+        return []
+    return interfaces(card, reader)
+
+
+def native_gap(card: Any, reader: Version) -> str | None:
+    """Why a client of generation `reader` is not required to find an interface on this card (None when it is)."""
+    if native_interfaces(card, reader):
+        return None
+    if reader is Version.V1_0 and interfaces(card, reader):
+        return "this card has no supportedInterfaces: a 1.0 client is not required to read its 0.3 fields (§8.3.2)"
+    return gap(card, reader)
+
+
 def gap(card: Any, reader: Version) -> str | None:
     """Why a client of generation `reader` finds no interface on this card at all (None when it finds one): the
     card's gap, which makes that client's refusal correct."""

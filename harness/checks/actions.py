@@ -331,10 +331,26 @@ def signature_verified(view: RunView, c: Check) -> CheckResult:
         if not view.a2a_calls and view.card_gap is not None:
             return c.passed(f"the client did not use the card, correctly whatever its signature: {view.card_gap}")
         if not view.a2a_calls:
-            return c.broken("the client refused a card whose signature verifies", "the agent is used", "no call")
+            crash = view.crash()
+            if crash is not None:
+                return c.broken(
+                    f"the card's signature verifies, and the client crashed before any call ({crash}): whatever made "
+                    "it crash, a correct client uses a card that verifies",
+                    "the agent is used",
+                    "no call" + view.ending(),
+                )
+            return c.broken(
+                "the client refused a card whose signature verifies", "the agent is used", "no call" + view.ending()
+            )
         return c.passed("the card verifies and the client used it")
     if view.a2a_calls:
         return _unimplemented(
             c, "the card's signature does not verify, yet the client used it (it did not verify, or ignored the result)"
+        )
+    if view.crash() is not None and view.client_result is None:
+        return _unimplemented(
+            c,
+            f"the client did not use the card, but it crashed ({view.crash()}): that it refused the card for its "
+            "signature is not shown (write A2A_LAB_RESULT kind error to say why)",
         )
     return c.passed("the card's signature does not verify and the client did not use it")

@@ -117,7 +117,7 @@ def interface_selection(view: RunView, c: Check) -> CheckResult:
         return c.broken(
             "the client gave up although the card offers an interface it supports",
             f"a call to {expected.label}",
-            "no A2A call at all",
+            "no A2A call at all" + view.ending(),
         )
     first = view.a2a_calls[0]
     declared = view.declared(first)
@@ -162,28 +162,31 @@ def _lax(chosen: Interface) -> str:
 
 
 def _unknown_client(view: RunView, c: Check) -> CheckResult:
-    """No call anywhere in the run and nothing declared: the client's generation is unknown. It is failed only where
-    a client of either generation finds an interface it could call on this server."""
+    """No call anywhere in the run and nothing declared: the client's generation is unknown, and either may be right.
+    It is failed only where a client of either generation is required to find an interface it could call on this
+    server: a card only one generation reads (a 1.0-only card, a 0.3-only card) may be the other generation's to
+    refuse."""
     if view.a2a_calls:
         return c.skipped("the client's supported interfaces are unknown (declare them with --client-supports)")
     servable = {
         reader: [
             i
-            for i in cards.interfaces(view.card, reader)
+            for i in cards.native_interfaces(view.card, reader)
             if i.core_binding is not None and i.known_version is not None and view.interface_path(i) is not None
         ]
         for reader in Version
     }
     if not all(servable.values()):
-        gaps = "; ".join(g for reader in Version if (g := cards.gap(view.card, reader)) is not None)
+        gaps = "; ".join(g for reader in Version if (g := cards.native_gap(view.card, reader)) is not None)
         return c.skipped(
             "the client never called the agent in this run, and its generation is unknown (declare it with "
             "--client-supports)" + (f": {gaps}" if gaps else ": no generation finds an interface served here")
         )
     return c.broken(
-        "the client never called the agent, here or in any other scenario of the run",
+        "the client never called the agent, here or in any other scenario of the run, although the card offers an "
+        "interface a client of either generation must find",
         f"a call to {servable[Version.V1_0][0].label}",
-        "no A2A call (see the client's exit code and stderr)",
+        "no A2A call" + view.ending(),
     )
 
 
@@ -198,18 +201,18 @@ def _unknown_client(view: RunView, c: Check) -> CheckResult:
 def url_from_card(view: RunView, c: Check) -> CheckResult:
     # A request the server could not route still came from the card when it went to a declared interface URL
     # (one of a binding the server does not serve): INTERFACE-SELECTION judges that choice.
-    stray = [call for call in view.calls if call.entry.unmatched and not view.declared_at(call)]
+    stray = [call for call in view.calls if call.entry.unmatched and not view.declared_at_any(call)]
     # A request the server did route is stray too when the card declares no interface of its binding there
     # (an endpoint the server happens to serve, found by guessing).
-    stray += [call for call in view.a2a_calls if not view.declared(call)]
+    stray += [call for call in view.a2a_calls if not view.declared_any(call)]
     # The host counts too: an interface may live on another origin than the card (field: gateways, CDNs). A gRPC
     # call is declared only where its address is the interface's (RunView.declared), so its host is judged already.
     stray += [
         call
         for call in view.a2a_calls
-        if view.declared(call)
+        if view.declared_any(call)
         and call.binding is not Binding.GRPC
-        and call.headers.get("host") not in {urlsplit(i.url).netloc for i in view.declared(call)}
+        and call.headers.get("host") not in {urlsplit(i.url).netloc for i in view.declared_any(call)}
     ]
     if not view.calls:
         return c.skipped("the client made no request")

@@ -172,13 +172,21 @@ def invalid_answer_ignored(view: RunView, c: Check) -> CheckResult:
 GIVES_UP = "GIVES-UP"
 
 
+#: The spec's advice for a call to a remote party: a 10-30 s timeout (A2A 1.0 §13.2, §4.3.3). A client that gives up
+#: within the upper bound (and a second's slack for its own start and exit) follows it.
+ADVISED_WAIT_S = (10.0, 30.0)
+WAIT_SLACK_S = 1.0
+
+
 @check(
     GIVES_UP,
     Level.SHOULD,
     "A2A 1.0 §4.3.3, §13.2 (a 10-30 s timeout: the spec's advice for a call to a remote party); A2A 1.0 §3.3.2",
     "Gives up on an agent that never answers",
-    "When the agent takes a request and never answers it, the client stops waiting by itself (a read timeout) and "
-    "ends the exchange within the scenario's time, instead of hanging until it is killed.",
+    "When the agent takes a request and never answers it, the client stops waiting by itself (a read timeout) within "
+    "the 10-30 s the spec advises for a call to a remote party, and ends the exchange, instead of hanging until it is "
+    "killed. Judged by how long it waited, which `--timeout` cannot shorten here (the scenario's own time is the "
+    "least it gets).",
     "no rule binds a client's patience: graded SHOULD by the spec's advice to agents for the same situation, so a "
     "client that hangs on a silent agent is NON_STRICT here, not TIMEOUT (which would gate)",
 )
@@ -188,11 +196,22 @@ def gives_up(view: RunView, c: Check) -> CheckResult:
     ]
     if not unanswered:
         return c.skipped("every request was answered")
+    last = unanswered[-1]
+    advice = f"the spec advises giving up after {ADVISED_WAIT_S[0]:.0f}-{ADVISED_WAIT_S[1]:.0f} s"
+    waited = None if view.client_window is None else max(0.0, view.client_window[1] - last.t)
+    took = "" if waited is None else f" {waited:.1f} s"
     if view.client_timed_out:
         return c.broken(
-            "the client waited for an answer that never came until a2a-lab stopped it",
-            "the client gives up by itself (a read timeout) and ends the exchange",
-            f"still waiting on {unanswered[-1].label()} when the scenario's time ran out",
+            f"the client waited{took} for an answer that never came, until a2a-lab stopped it ({advice})",
+            f"the client gives up by itself within {ADVISED_WAIT_S[1]:.0f} s (a read timeout) and ends the exchange",
+            f"still waiting on {last.label()}{took and ' after' + took} when the scenario's time ran out",
             unanswered[-1:],
         )
-    return c.passed(f"the client gave up on the unanswered {unanswered[-1].label()} by itself", unanswered[-1:])
+    if waited is not None and waited > ADVISED_WAIT_S[1] + WAIT_SLACK_S:
+        return c.broken(
+            f"the client gave up by itself, but only after{took} ({advice})",
+            f"the client gives up within {ADVISED_WAIT_S[1]:.0f} s",
+            f"waited{took} on {last.label()}",
+            unanswered[-1:],
+        )
+    return c.passed(f"the client gave up on the unanswered {last.label()} by itself{took and ' after' + took}", [last])

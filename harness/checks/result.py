@@ -106,6 +106,12 @@ def result_expected(view: RunView, c: Check) -> CheckResult:
     accepted = expect.results
     answers = [r for r in accepted if r != "none"]
     # Any request to the agent counts, even one to a guessed URL that nothing serves.
+    if expect.no_call_allowed and not view.calls and view.client_result is None and view.crash() is not None:
+        return c.result(
+            Outcome.UNIMPLEMENTED,
+            "the client made no call, but it crashed: that it left the agent alone for the scenario's reason is not "
+            f"shown ({view.crash()}; write A2A_LAB_RESULT kind error to say why)",
+        )
     if expect.no_call_allowed and not view.calls:
         return c.passed(
             "the client made no A2A call, as a correct client does here"

@@ -5,43 +5,10 @@ every case it generates): a catalogue scenario's client may report an error howe
 
 from __future__ import annotations
 
-import re
-
+from ..crashes import crash_of
 from ..journal_view import RunView
 from ..model import CheckResult, Level
 from .base import Check, check
-
-#: How runtimes print an uncaught exception: Python, Node.js (an `at fn (file:line:col)` frame), Go, Rust, the JVM.
-STACK_TRACES = (
-    re.compile(r"^Traceback \(most recent call last\):$", re.M),
-    re.compile(r"^\s+at .+:\d+:\d+\)?$", re.M),
-    re.compile(r"^goroutine \d+ \[", re.M),
-    re.compile(r"^thread '.*' panicked at ", re.M),
-    re.compile(r"^Exception in thread \"", re.M),
-)
-#: What a shell reports for a child a crash signal killed (128 + SIGILL, SIGABRT, SIGBUS, SIGFPE, SIGSEGV).
-SHELL_CRASH_CODES = frozenset({132, 134, 135, 136, 139})
-
-
-def stack_trace(stderr: str) -> str | None:
-    """The line of `stderr` where an uncaught exception's stack trace shows, or None."""
-    for pattern in STACK_TRACES:
-        found = pattern.search(stderr)
-        if found:
-            return found.group(0).strip()
-    return None
-
-
-def crash_of(exit_code: int | None, stderr: str) -> str | None:
-    """How the client crashed (a signal exit, a stack trace on stderr), or None."""
-    if exit_code is not None and (exit_code < 0 or exit_code in SHELL_CRASH_CODES):
-        signal = -exit_code if exit_code < 0 else exit_code - 128
-        return f"it was killed by signal {signal} (exit code {exit_code})"
-    trace = stack_trace(stderr)
-    if trace is not None:
-        last = [line for line in stderr.strip().splitlines() if line.strip()][-1:]
-        return f"it printed a stack trace ({trace!r} ... {last[0].strip()[:200]!r})" if last else "a stack trace"
-    return None
 
 
 @check(

@@ -21,7 +21,7 @@ import yaml
 from hypothesis import HealthCheck, Phase, find, settings
 
 from a2a_lab.harness import cli
-from a2a_lab.harness.checks.survival import crash_of
+from a2a_lab.harness.crashes import crash_of
 from a2a_lab.harness.fuzz import command, search, strategies
 from a2a_lab.harness.fuzz.oracles import Failure
 from a2a_lab.server.catalogue import Catalogue

@@ -51,6 +51,11 @@ EXACT_STATES = {
 }
 INTERRUPTED = {"input-required", "auth-required"}
 
+
+class CardModelError(ValueError):
+    """What a strict card model raises on a field the spec makes optional (the crash-after-card defect)."""
+
+
 DEFECTS = {
     "api-key-wrong-place": "send the API key in a header when the card says query or cookie, else in the query",
     "token-to-wrong-origin": (
@@ -70,6 +75,7 @@ DEFECTS = {
     "patch-header": "send A2A-Version: 1.0.1 on 1.0 calls",
     "v03-body-under-v1": "send a 0.3-shaped message (role user, kind fields) as SendMessage with A2A-Version 1.0",
     "v1-method-on-v03": "send 1.0 SendMessage (1.0 shape and header) to a 0.3 interface",
+    "v03-methods-on-v1": "speak 0.3 (method names, shapes, no A2A-Version) to every interface, 1.0 ones included",
     "ignore-interfaces": (
         "use the last entry of supportedInterfaces (or the top-level url) instead of the first supported one"
     ),
@@ -134,6 +140,10 @@ DEFECTS = {
     "assume-success": "report an error or unreadable answer as an (empty) message",
     "lax-response": "take `result` from any JSON-RPC response: ignore its id and an `error` beside it",
     "refuse-card": "read the card, then give up without a call, as if it offered no interface the client supports",
+    "crash-after-card": (
+        "read the card, then exit 1 with a traceback before any call, as a client whose strict card model raises on a "
+        "field the spec makes optional does"
+    ),
     "read-supported-interfaces": (
         "as a --generation 0.3 client, take the first 0.3 entry of supportedInterfaces instead of the card's url"
     ),
@@ -825,6 +835,10 @@ class Client:
 
     def choose(self, card: dict[str, Any]) -> list[dict[str, Any]]:
         found = interfaces(card, self.defects, self.args.generation)
+        if "v03-methods-on-v1" in self.defects:
+            found = [{**i, "version": "0.3"} if i["version"] == "1.0" else i for i in found]
+        if "crash-after-card" in self.defects:
+            raise CardModelError("AgentCard.capabilities.pushNotifications: field required (strict card model)")
         if "refuse-card" in self.defects:
             return []
         if "ignore-interfaces" in self.defects:
