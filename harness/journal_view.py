@@ -191,7 +191,7 @@ def _same_path(declared: str, requested: str, binding: Binding | None) -> bool:
     return (declared.rstrip("/") or "/") == (requested.rstrip("/") or "/")
 
 
-def observe(call: Call) -> list[Observed]:
+def observe(call: Call, invalid_too: bool = False) -> list[Observed]:
     """Every message or task state the server sent in answer to a call, in order. An answer the client could not
     take as one (not delivered, or not a valid JSON-RPC response to its request) tells it nothing; a JSON-RPC result
     in the other version's form (a 0.3 task under SendMessage) still tells it what it says, as a lenient reader
@@ -203,7 +203,9 @@ def observe(call: Call) -> list[Observed]:
     request_id = call.entry.rpc.id if call.entry.rpc else None
     out: list[Observed] = []
     for body in call.responses():
-        if rpc and rpc_response_problem(body, request_id) is not None:
+        if rpc and not invalid_too and rpc_response_problem(body, request_id) is not None:
+            continue
+        if rpc and not isinstance(body, dict):
             continue
         value = body.get("result") if rpc else body
         said = wire.result_in(call.operation, value, form)
@@ -304,6 +306,8 @@ class RunView:
     client_stderr: str = ""
     #: When the client started and ended, on the journal's clock (as entries' `t`); None where it is not known.
     client_window: tuple[float, float] | None = None
+    #: The ends of what the client wrote on stdout (what it told its user: evidence of what it took for an answer).
+    client_stdout: str = ""
 
     def __post_init__(self) -> None:
         self._observed: list[Observed] | None = None

@@ -103,6 +103,9 @@ class ScenarioResult:
     error: str | None = None
     #: The baseline's reason when the scenario's own outcome (a TIMEOUT, a NO_CONTACT) is an expected failure.
     baseline: str | None = None
+    #: What the run showed of the scenario's subject (scoring.Subject): "reached" (the client called the agent),
+    #: "refused" (it left the agent alone where a correct client may), "none" (neither); None when not known.
+    subject: str | None = None
 
     def check(self, check_id: str) -> CheckResult | None:
         return next((c for c in self.checks if c.id == check_id), None)
@@ -121,6 +124,7 @@ class ScenarioResult:
             "client": asdict(self.client) if self.client else None,
             "journal_dropped": self.journal_dropped,
             "baseline": self.baseline,
+            "subject": self.subject,
         }
         if with_journal:
             out["journal"] = self.journal
@@ -143,4 +147,5 @@ class ScenarioResult:
             int(data.get("journal_dropped", 0)),
             data.get("error"),
             data.get("baseline"),
+            data.get("subject"),
         )

@@ -352,7 +352,10 @@ def score(run: RawRun, supports: set[Support], opts: RunOptions) -> ScenarioResu
         run.scenario.expect,
         run.client.timed_out,
         run.client.stderr_tail,
-        None if run.client_started_t is None else (run.client_started_t, run.client_started_t + run.client.duration),
+        client_window=None
+        if run.client_started_t is None
+        else (run.client_started_t, run.client_started_t + run.client.duration),
+        client_stdout=run.client.stdout_tail,
     )
     checks = scoring.evaluate(view)
     result = ScenarioResult(
@@ -373,6 +376,7 @@ def score(run: RawRun, supports: set[Support], opts: RunOptions) -> ScenarioResu
     result.outcome = scoring.scenario_outcome(
         checks, run.client.timed_out, bool(run.journal), run.error, run.scenario.checks, subject
     )
+    result.subject = subject.label
     if result.outcome is Outcome.UNIMPLEMENTED and subject.missing and not run.error:
         result.error = subject.missing
     if opts.baseline:

@@ -48,6 +48,11 @@ class Subject:
     def happened(self) -> bool:
         return self.reached or self.refused
 
+    @property
+    def label(self) -> str:
+        """How reports name it (ScenarioResult.subject)."""
+        return "reached" if self.reached else "refused" if self.refused else "none"
+
 
 def subject_of(view: RunView) -> Subject:
     """What a run shows of its scenario's subject."""
@@ -56,9 +61,7 @@ def subject_of(view: RunView) -> Subject:
     # Leaving the agent alone is correct where the scenario allows it, or where the card offers a client of known
     # generation and bindings nothing it speaks (the card's gap: INTERFACE-SELECTION passes the refusal).
     unusable = bool(view.supports) and (view.card_gap is not None or view.expected_interface() is None)
-    refused = (
-        not reached and (view.expect.no_call_allowed or unusable) and crash is None and not view.client_timed_out
-    )
+    refused = not reached and (view.expect.no_call_allowed or unusable) and crash is None and not view.client_timed_out
     if reached or refused:
         return Subject(reached, refused)
     if view.expect.no_call_allowed or unusable:
@@ -114,13 +117,21 @@ def gating(outcome: Outcome, strict: bool) -> bool:
 
 
 def level_counts(results: list[ScenarioResult]) -> dict[str, dict[str, int]]:
-    """Per level: how many judged checks passed out of how many were judged."""
+    """Per level: how many judged checks passed out of how many were judged; apart, how many judged nothing
+    (SKIPPED: the situation did not arise; UNIMPLEMENTED: the client did not attempt it)."""
     counts: dict[str, dict[str, int]] = {
-        lvl.value: {"passed": 0, "judged": 0} for lvl in (Level.MUST, Level.SHOULD, Level.MAY)
+        lvl.value: {"passed": 0, "judged": 0, "skipped": 0, "unimplemented": 0}
+        for lvl in (Level.MUST, Level.SHOULD, Level.MAY)
     }
     for scenario in results:
         for c in scenario.checks:
-            if c.level is Level.INFO or c.outcome in (Outcome.SKIPPED, Outcome.UNIMPLEMENTED, Outcome.INFORMATIONAL):
+            if c.level is Level.INFO or c.outcome is Outcome.INFORMATIONAL:
+                continue
+            if c.outcome is Outcome.SKIPPED:
+                counts[c.level.value]["skipped"] += 1
+                continue
+            if c.outcome is Outcome.UNIMPLEMENTED:
+                counts[c.level.value]["unimplemented"] += 1
                 continue
             counts[c.level.value]["judged"] += 1
             if c.outcome is Outcome.PASS:
@@ -151,28 +162,47 @@ def summary(results: list[ScenarioResult], strict: bool) -> dict[str, Any]:
         if c.level is Level.SHOULD and c.outcome is Outcome.NON_STRICT and c.baseline is None
     )
     expected = f"; {baselined} expected failure(s) from the baseline" if baselined else ""
-    if gate_failures:
+    shown = sum(1 for s in results if s.outcome is Outcome.UNIMPLEMENTED)
+    unshown = f"; {shown} scenario(s) UNIMPLEMENTED (nothing the client did there could be judged)" if shown else ""
+    # The evidence floor for the whole run: a client seen doing nothing in any scenario is not conformant, whatever
+    # else held (nothing failed because nothing happened).
+    silent = bool(results) and all(s.subject == "none" for s in results) and not gate_failures
+    if silent:
+        gate_failures = [s.id for s in results if s.baseline is None]
+    never_started = [s for s in results if s.client is not None and s.client.start_error]
+    if silent and not gate_failures:
+        silent = False  # every scenario is an expected failure of the baseline
+    if silent:
+        verdict = (
+            f"not conformant: the client did nothing any of the {len(results)} scenario(s) could judge (it reached "
+            "the agent in none, and refused none where a correct client may)"
+        )
+    elif gate_failures:
         broken = [
             s
             for s in results
             if s.outcome in (Outcome.TIMEOUT, Outcome.NO_CONTACT, Outcome.ERROR) and s.baseline is None
         ]
-        verdict = (
-            f"not conformant: {must_failed} MUST check(s) failed"
-            + (f", {len(broken)} scenario(s) did not complete" if broken else "")
-            + expected
-        )
+        if never_started and len(never_started) == len(results) and never_started[0].client is not None:
+            verdict = f"not conformant: the client never started ({never_started[0].client.start_error})"
+        else:
+            verdict = (
+                f"not conformant: {must_failed} MUST check(s) failed"
+                + (f", {len(broken)} scenario(s) did not complete" if broken else "")
+                + expected
+            )
     elif baselined:
         verdict = (
             "gate passed: no MUST failed"
             + (f" ({should_missed} SHOULD missed)" if should_missed else "")
             + " beyond the baseline"
             + expected
+            + unshown
         )
     elif should["passed"] < should["judged"]:
-        verdict = f"conformant: every MUST passed ({should['judged'] - should['passed']} SHOULD missed)"
+        verdict = f"conformant: every MUST passed ({should['judged'] - should['passed']} SHOULD missed)" + unshown
     else:
-        verdict = "conformant: every MUST and SHOULD passed"
+        verdict = "conformant: every MUST and SHOULD passed" + unshown
     return {
         "outcomes": dict(sorted(outcomes.items())),
         "levels": levels,

@@ -115,7 +115,7 @@ def interface_selection(view: RunView, c: Check) -> CheckResult:
                 level=Level.SHOULD,
             )
         return c.broken(
-            "the client gave up although the card offers an interface it supports",
+            "the client gave up although the card offers an interface it supports" + _other_origin_note(view, expected),
             f"a call to {expected.label}",
             "no A2A call at all" + view.ending(),
         )
@@ -149,6 +149,20 @@ def interface_selection(view: RunView, c: Check) -> CheckResult:
         f"#{expected.index} {expected.label}",
         actual + (f" (#{chosen.index})" if chosen else ""),
         [first],
+    )
+
+
+def _other_origin_note(view: RunView, expected: Interface) -> str:
+    """Where the interface a client gave up on lives on another origin than the card: what a refusal there may be."""
+    card_origin = urlsplit(view.base_url).netloc
+    there = urlsplit(expected.url).netloc
+    if not there or there == card_origin:
+        return ""
+    return (
+        f". The interface is on another origin ({there}) than the card ({card_origin}): a client may refuse that as a "
+        "local security policy, but the card is the agent's own word on where it is served (§8.3.2 rule 3: the URL "
+        "declared, host and port included), so the rule stands; a deployment that keeps such a policy on purpose "
+        "records it in a baseline file"
     )
 
 

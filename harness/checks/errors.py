@@ -8,7 +8,7 @@ from a2a_lab.protocol.errors import ErrorType
 from a2a_lab.server.journal_record import EntryKind
 from a2a_lab.server.scenario import FaultKind
 
-from ..journal_view import Call, RunView, rpc_response_problem
+from ..journal_view import Call, RunView, observe, rpc_response_problem
 from ..model import CheckResult, Level, Outcome
 from .base import Check, check
 from .tasks import message_ids, task_param
@@ -135,6 +135,8 @@ def _names_task(call: Call, task_ids: set[str]) -> str | None:
     "that was never given to its request, so the lab grades it at the same keyword",
 )
 def invalid_answer_ignored(view: RunView, c: Check) -> CheckResult:
+    """On the wire: a follow-up of the task only the invalid answer named. Off the wire: the client's output or result
+    naming what only that answer carried (its task id, its text): the output is evidence too."""
     invalid = _invalid_answers(view)
     if not invalid:
         return c.skipped("every JSON-RPC answer was a valid response to its request")
@@ -160,11 +162,48 @@ def invalid_answer_ignored(view: RunView, c: Check) -> CheckResult:
             f"the client went on ({went_on[0].label()}) without following the task the invalid answer named",
             went_on[:1],
         )
+    shown = _shows_marker(view, [m for call, named, _ in invalid for m in (*sorted(named), *_answer_texts(call))])
+    if shown is not None:
+        marker, where, line = shown
+        return c.broken(
+            f"the client took the invalid answer to {first.label()} ({invalid[0][2]}): its {where} names {marker!r}, "
+            "which only that answer carried",
+            "an error reported (a response with another id answers nothing), nothing of the invalid answer used",
+            f"{where}: {line!r}",
+            [first],
+        )
     return c.result(
         Outcome.UNIMPLEMENTED,
-        f"the client made no request after the invalid answer to {first.label()}, so the wire does not show whether it "
-        "took it (a client that writes A2A_LAB_RESULT is judged by RESULT-EXPECTED)",
+        f"the client made no request after the invalid answer to {first.label()} and its output names nothing that "
+        "answer carried, so whether it took it is not shown (a client that writes A2A_LAB_RESULT is judged by "
+        "RESULT-EXPECTED)",
     )
+
+
+#: The shortest text of an invalid answer that counts as its marker in the client's output (a word like "done" could
+#: come from anywhere).
+MARKER_CHARS = 12
+
+
+def _answer_texts(call: Call) -> list[str]:
+    """The texts an answer carried (the artifact and status texts of the task it named), long enough to be its own."""
+    return [o.text.strip() for o in observe(call, invalid_too=True) if len(o.text.strip()) >= MARKER_CHARS]
+
+
+def _shows_marker(view: RunView, markers: list[str]) -> tuple[str, str, str] | None:
+    """The first marker the client's own account of the run names: its result file's text, its stdout, or its stderr
+    when it exited 0 (a client that reports an error may quote the bad response there). (marker, where, line)."""
+    result = view.client_result or {}
+    places = [("A2A_LAB_RESULT", " ".join(str(result.get(k) or "") for k in ("text", "taskId", "task_id")))]
+    places.append(("stdout", view.client_stdout))
+    if view.client_exit == 0:
+        places.append(("stderr", view.client_stderr))
+    for where, text in places:
+        for marker in markers:
+            if marker and marker in text:
+                line = next((ln.strip() for ln in text.splitlines() if marker in ln), marker)
+                return marker, where, line[:300]
+    return None
 
 
 #: The check that judges a client stopped at the scenario's time limit while it waited for an answer that never came:

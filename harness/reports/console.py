@@ -88,7 +88,10 @@ def scorecard(
     parts = [f"{lvl} {v['passed']}/{v['judged']}" for lvl, v in levels.items() if v["judged"]]
     outcomes = ", ".join(f"{k} {v}" for k, v in summary["outcomes"].items())
     print(f"\n{summary['scenarios']} scenarios: {outcomes}", file=out)
-    print(f"checks passed: {', '.join(parts) or 'none judged'}", file=out)
+    skipped = sum(v.get("skipped", 0) for v in levels.values())
+    unimplemented = sum(v.get("unimplemented", 0) for v in levels.values())
+    apart = f" (judged nothing: {skipped} SKIPPED, {unimplemented} UNIMPLEMENTED)" if skipped or unimplemented else ""
+    print(f"checks passed: {', '.join(parts) or 'none judged'}{apart}", file=out)
     if stale:
         print(
             f"baseline: {len(stale)} entr{'y' if len(stale) == 1 else 'ies'} with nothing to excuse, remove:", file=out

@@ -30,6 +30,7 @@ import subprocess
 import sys
 import time
 import traceback
+import urllib.parse
 from typing import Any
 
 import httpx
@@ -93,6 +94,7 @@ DEFECTS = {
     "no-message-id": "send messages without messageId",
     "duplicate-message-id": "send two different messages with the same messageId",
     "wrong-url": "post to {base}/wrong instead of the interface URL",
+    "print-answer": "print the answer's text and task id on stdout, as a command-line client shows its user the reply",
     "wrong-result": "write a result whose state and text differ from what the server sent",
     "garbled-result": "write an A2A_LAB_RESULT that is not JSON",
     "nested-result": "write an A2A_LAB_RESULT nested 500 000 levels deep (1 MB)",
@@ -118,6 +120,9 @@ DEFECTS = {
     "own-binding-order": "rank interfaces by the client's own --binding order first, the card's order second",
     "top-level-first": "on a card with 0.3 top-level fields, use url/protocolVersion before supportedInterfaces",
     "first-interface": "take supportedInterfaces[0] whatever its binding, and speak JSON-RPC to it",
+    "refuse-other-origin": (
+        "refuse, as a local security policy, every interface on another origin than the card's (and report an error)"
+    ),
     "card-origin": "send to the interface's path on the card's own origin, whatever host the interface URL names",
     "reject-unknown-fields": "validate strictly: refuse a card or an answer holding a member the spec does not define",
     "no-redirects": "do not follow a redirect when fetching the card (an httpx client's default)",
@@ -835,6 +840,9 @@ class Client:
 
     def choose(self, card: dict[str, Any]) -> list[dict[str, Any]]:
         found = interfaces(card, self.defects, self.args.generation)
+        if "refuse-other-origin" in self.defects:
+            card_origin = urllib.parse.urlsplit(self.card_url).netloc
+            found = [i for i in found if urllib.parse.urlsplit(i["url"]).netloc == card_origin]
         if "v03-methods-on-v1" in self.defects:
             found = [{**i, "version": "0.3"} if i["version"] == "1.0" else i for i in found]
         if "crash-after-card" in self.defects:
@@ -1107,6 +1115,8 @@ def finish(client: Client, outcome: dict[str, Any]) -> None:
         outcome = {**outcome, "text": ""}
     if "interrupted-as-failure" in defects and client.short(outcome.get("state") or "") in INTERRUPTED:
         outcome = {**outcome, "state": "failed"}
+    if "print-answer" in defects:
+        print(f"answer ({outcome.get('kind')}, task {outcome.get('taskId') or '-'}): {outcome.get('text') or ''}")
     path = os.environ.get("A2A_LAB_RESULT")
     if path and "directory-result" in defects:
         os.mkdir(path)
