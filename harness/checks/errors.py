@@ -3,9 +3,11 @@ no use of an answer that is not one."""
 
 from __future__ import annotations
 
+import re
+
 from a2a_lab.protocol import wire
 from a2a_lab.protocol.errors import ErrorType
-from a2a_lab.server.journal_record import EntryKind
+from a2a_lab.server.journal_record import EntryKind, ResultKind
 from a2a_lab.server.scenario import FaultKind
 
 from ..journal_view import Call, RunView, observe, rpc_response_problem
@@ -191,19 +193,29 @@ def _answer_texts(call: Call) -> list[str]:
 
 
 def _shows_marker(view: RunView, markers: list[str]) -> tuple[str, str, str] | None:
-    """The first marker the client's own account of the run names: its result file's text, its stdout, or its stderr
-    when it exited 0 (a client that reports an error may quote the bad response there). (marker, where, line)."""
+    """The first marker the client's own account of the run names as something it took: its result file's text, a line
+    of its stdout, or of its stderr when it exited 0. (marker, where, line.) A client that reports an error may quote
+    the bad response in doing so: a result of kind error, or a line that says error, invalid or mismatch, is no
+    acceptance."""
     result = view.client_result or {}
+    if result.get("kind") == ResultKind.ERROR:
+        return None  # the client's own account: it refused the answer (RESULT-EXPECTED judges the rest)
     places = [("A2A_LAB_RESULT", " ".join(str(result.get(k) or "") for k in ("text", "taskId", "task_id")))]
     places.append(("stdout", view.client_stdout))
     if view.client_exit == 0:
         places.append(("stderr", view.client_stderr))
     for where, text in places:
-        for marker in markers:
-            if marker and marker in text:
-                line = next((ln.strip() for ln in text.splitlines() if marker in ln), marker)
-                return marker, where, line[:300]
+        for line in text.splitlines():
+            if _REPORTS_ERROR.search(line):
+                continue
+            marker = next((m for m in markers if m and m in line), None)
+            if marker is not None:
+                return marker, where, line.strip()[:300]
     return None
+
+
+#: A line of a client's output that reports an error: it may quote the invalid answer it refused.
+_REPORTS_ERROR = re.compile(r"error|invalid|mismatch|not a json-rpc response|refus|reject", re.I)
 
 
 #: The check that judges a client stopped at the scenario's time limit while it waited for an answer that never came:

@@ -555,7 +555,7 @@ FAILS = [
         case(WRONG_ID, "--no-result"),
         Outcome.UNIMPLEMENTED,
         Outcome.UNIMPLEMENTED,
-        "does not show",
+        "is not shown",
     ),
     Proof(
         "GIVES-UP",
