@@ -111,7 +111,7 @@ def test_the_run_of_a_client_that_did_nothing_fails_the_gate(run_client: RunClie
 def test_a_refusal_where_a_correct_client_may_refuse_passes_a_crash_does_not(run_client: RunClient) -> None:
     [left_alone] = run_client("discovery/v02-card", "--defect", "refuse-card", "--no-result", supports=None)
     assert left_alone.outcome is Outcome.PASS and left_alone.subject == "refused"
-    [crashed] = run_client("discovery/v02-card", "--defect", "crash", supports=None)
+    [crashed] = run_client("discovery/v02-card", "--defect", "crash-after-card", supports=None)
     assert crashed.outcome is Outcome.UNIMPLEMENTED and crashed.subject == "none"
     expected = crashed.check("RESULT-EXPECTED")
     assert expected is not None and expected.outcome is Outcome.UNIMPLEMENTED and "crashed" in expected.message
