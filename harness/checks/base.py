@@ -83,8 +83,11 @@ reader)`, the one place that knows which fields each generation reads):
 - A client's generation is what it speaks: 0.3 when it is known to speak only 0.3, else 1.0. What it speaks is
   declared with `--client-supports`, or inferred from what it is seen to use anywhere in the run (one scenario's
   calls tell the others). A client that made no call anywhere in the run and declared nothing has no known
-  generation: INTERFACE-SELECTION fails it only on a card a client of either generation could call, and otherwise
-  skips with the card's gap.
+  generation, and either may be right: INTERFACE-SELECTION fails it only on a card a client of either generation
+  must read (a dual card: `supportedInterfaces` for 1.0, `url` for 0.3), and otherwise skips with the card's gap (a
+  1.0 client is not required to read a 0.3-only card, nor a 0.3 client a 1.0-only one).
+- A call is judged against the interface at the URL it went to, in whichever generation's part of the card declares
+  it (URL-FROM-CARD, METHOD-MATCHES-INTERFACE): the method names a client uses do not decide where its URL came from.
 - A card that offers the client's generation nothing readable (a 1.0-only card, without `url`, to a 0.3 client; its
   0.3 card model cannot even parse it, 0.3 §5.5: `url` is REQUIRED) makes the client's refusal correct: the checks
   that assume the card (INTERFACE-SELECTION, SIGNATURE-VERIFIED) PASS with a message naming the card's gap, never

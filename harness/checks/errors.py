@@ -131,8 +131,9 @@ def _names_task(call: Call, task_ids: set[str]) -> str | None:
     "Does not act on an answer that is not one",
     "A JSON-RPC response with another id than the request's, or with both or neither of `result` and `error`, answers "
     "nothing: the client does not take the task it names as its own. Seen on the wire when the client follows that "
-    "task up (GetTask, SubscribeToTask, a push config, a message on it). A client that makes no further request shows "
-    "nothing either way: UNIMPLEMENTED (its A2A_LAB_RESULT, when written, is RESULT-EXPECTED's to judge).",
+    "task up (GetTask, SubscribeToTask, a push config, a message on it); off the wire when its output names what only "
+    "that answer carried (the marker a scenario puts in it: its task id, its text) on stdout, in A2A_LAB_RESULT, or on "
+    "stderr when it exits 0, outside a line that reports an error. A client that shows neither: UNIMPLEMENTED.",
     "the obligation is the server's (JSON-RPC 2.0 §5); a client that accepts the broken response takes an answer "
     "that was never given to its request, so the lab grades it at the same keyword",
 )
