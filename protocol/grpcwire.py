@@ -76,9 +76,13 @@ MISSING = (
 )
 
 
+#: What gRPC needs importable: grpcio, protobuf, google.rpc's Status, the A2A proto types (a2a-sdk's generated ones).
+MODULES = ("grpc", "google.protobuf", "google.rpc.status_pb2", "a2a.types.a2a_pb2")
+
+
 def missing() -> str | None:
     """None when this Python can speak gRPC (grpcio and the A2A proto types import), else why not."""
-    for module in ("grpc", "google.protobuf", "google.rpc.status_pb2", "a2a.types.a2a_pb2"):
+    for module in MODULES:
         try:
             if importlib.util.find_spec(module) is None:
                 return f"{MISSING}; {module} is not installed"

@@ -80,7 +80,10 @@ def hostile_run(catalogue: Catalogue, tmp_path_factory: pytest.TempPathFactory) 
     flood_limits = replace(base.limits, body_seconds=FLOOD_BODY_SECONDS)
     scenarios = [
         replace(
-            base, id=f"hostile/{name}", timeout=timeout, **({"limits": flood_limits} if name == "connections" else {})
+            base,
+            id=f"hostile/{name}",
+            timeout=timeout,
+            limits=flood_limits if name == "connections" else base.limits,
         )
         for name, timeout in TIMEOUTS.items()
         if name not in not_run
