@@ -53,7 +53,8 @@ def ensure(missing: Callable[[], str | None], peers: Path | None = None) -> str 
         return None
     peers = peers or peers_dir()
     if os.environ.get("A2A_LAB_PEERS_INSTALL", "1") == "0":
-        return f"{why} (A2A_LAB_PEERS_INSTALL=0: the tests do not install it; run {command(peers)})"
+        run = "" if command(peers) in why else f"; run {command(peers)}"
+        return f"{why} (A2A_LAB_PEERS_INSTALL=0: the tests do not install it{run})"
     with _lock:
         failed = _outcome[peers] if peers in _outcome else _install(peers, missing)
     return failed if failed is not None else missing()
