@@ -7,6 +7,7 @@ COPY protocol ./protocol
 COPY server ./server
 COPY harness ./harness
 COPY scenarios ./scenarios
+# Its default dependencies, gRPC's included: the image serves and scores every scenario (tests/test_packaging.py).
 RUN pip install --no-cache-dir . && rm -rf /root/.cache
 USER lab
 EXPOSE 8000

@@ -1,6 +1,7 @@
 """The gRPC binding's names (spec §10): the service, its method paths, the version metadata key, status codes.
 
-Pure data: nothing here needs grpcio or protobuf, so every command can speak of gRPC without the `grpc` extra.
+Pure data: nothing here needs grpcio or protobuf, so every command can speak of gRPC even where an install left the gRPC
+dependencies out.
 """
 
 from __future__ import annotations
@@ -69,12 +70,19 @@ _BY_PATH: dict[str, Operation] = {
 
 
 #: Why gRPC is unavailable, for every message that says so.
-MISSING = "gRPC needs the grpc extra: pip install 'a2a-lab[grpc]' (grpcio, protobuf and the A2A proto types)"
+MISSING = (
+    "gRPC needs grpcio, protobuf and the A2A proto types (a2a-sdk), a2a-lab's own dependencies, missing from this"
+    " environment (installed with --no-deps?): pip install 'a2a-lab[grpc]' (the grpc extra) puts them back"
+)
+
+
+#: What gRPC needs importable: grpcio, protobuf, google.rpc's Status, the A2A proto types (a2a-sdk's generated ones).
+MODULES = ("grpc", "google.protobuf", "google.rpc.status_pb2", "a2a.types.a2a_pb2")
 
 
 def missing() -> str | None:
     """None when this Python can speak gRPC (grpcio and the A2A proto types import), else why not."""
-    for module in ("grpc", "google.protobuf", "google.rpc.status_pb2", "a2a.types.a2a_pb2"):
+    for module in MODULES:
         try:
             if importlib.util.find_spec(module) is None:
                 return f"{MISSING}; {module} is not installed"

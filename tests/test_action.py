@@ -2,7 +2,8 @@
 `run:` step's shell runs as a runner would run it (bash -eo pipefail, GITHUB_OUTPUT, the step's env with the
 expressions substituted), and the `uses:` steps are checked against their pins and stood in for (checkout and
 setup-python do nothing here; upload-artifact and download-artifact copy folders). Nothing reaches the network:
-pip installs from the action's own checkout with no index."""
+pip installs from the action's own checkout with no index, into a venv that borrows this test environment's
+packages (see `runner_env`)."""
 
 from __future__ import annotations
 
@@ -158,10 +159,19 @@ class Runner:
             self.context = {**saved, **outputs}
 
 
+def _site_dirs() -> list[str]:
+    """The site-packages folders this test process imports from: the test environment's own (a venv made by
+    `pip install -e '.[test]'`, or the interpreter's), and the base interpreter's only if that environment sees it."""
+    return [p for p in sys.path if Path(p).name in ("site-packages", "dist-packages") and Path(p).is_dir()]
+
+
 @pytest.fixture(scope="module")
 def runner_env(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, str]]:
-    """A fresh Python environment to install into (the project's dependencies come from the system site) and
-    the action's checkout: this repository's files, as `github.action_path`."""
+    """A fresh Python environment to install into and the action's checkout: this repository's files, as
+    `github.action_path`. The environment has no pip, setuptools or dependencies of its own: a `.pth` file lends it
+    this test environment's (pip, the `test` extra's setuptools, which builds a wheel with no `wheel` package, and
+    a2a-lab's dependencies), so nothing depends on the base interpreter's site-packages or its setuptools, and
+    nothing comes from the network. What the action's pip installs goes into the venv itself, ahead of those."""
     base = tmp_path_factory.mktemp("runner")
     action_path = base / "action"
     shutil.copytree(
@@ -170,11 +180,22 @@ def runner_env(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str
         ignore=shutil.ignore_patterns(".git", ".venv", "build", "*.egg-info", "__pycache__", "tests", "benchmarks"),
     )
     venv = base / "venv"
-    subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", str(venv)], check=True)
-    # The venv's own old setuptools cannot build a wheel; the system's can.
-    subprocess.run([venv / "bin" / "python", "-m", "pip", "uninstall", "-q", "-y", "setuptools"], check=True)
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+    python = venv / "bin" / "python"
+    own = subprocess.run(
+        [python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout.strip()
+    # Plain paths, not site dirs: the test environment's own .pth files (its editable a2a-lab) are not read.
+    (Path(own) / "a2a_lab_test_environment.pth").write_text("\n".join(_site_dirs()) + "\n", encoding="utf-8")
     env = {
-        **{k: v for k, v in os.environ.items() if not k.startswith(("PYTEST", "VIRTUAL_ENV"))},
+        **{
+            k: v
+            for k, v in os.environ.items()
+            if not k.startswith(("PYTEST", "VIRTUAL_ENV")) and k not in ("PYTHONPATH", "PYTHONHOME")
+        },
         "PATH": f"{venv / 'bin'}{os.pathsep}{os.environ['PATH']}",
         "PIP_NO_INDEX": "1",  # nothing from the network
         "PIP_NO_DEPS": "1",

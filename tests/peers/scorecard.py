@@ -72,6 +72,8 @@ class Peer:
     #: The scenarios (globs) this client is scored over; empty: the whole catalogue. A mode that differs from another
     #: only where a binding is used (gRPC) is scored where that binding is offered.
     scenarios: tuple[str, ...] = ()
+    #: Its tool comes from the cache dir tests/peers/install.sh fills (which the tests run when it is missing).
+    cached: bool = False
 
 
 def _installed(dist: str, version: str) -> str | None:
@@ -140,6 +142,7 @@ PEERS = [
         how="`ClientFactory(ClientConfig())`: streams when the card allows, follows an open task with tasks/get",
         command=lambda peers: [str(peers / "sdk03" / "bin" / "python"), str(CLIENTS_DIR / "a2a_sdk_03.py")],
         missing=lambda peers: _venv_has(peers, "sdk03", "a2a-sdk", "0.3.26"),
+        cached=True,
     ),
     Peer(
         name="a2a-js-sdk-1.3.0",
@@ -147,6 +150,7 @@ PEERS = [
         how="`ClientFactory` with `legacyCompat: {enabled: true}`, blocking `sendMessage`, then `getTask`",
         command=lambda peers: ["node", "--preserve-symlinks-main", str(peers / "js" / "js_client.mjs")],
         missing=_js_missing,
+        cached=True,
     ),
     Peer(
         name="a2a-handler-0.4.0",
@@ -154,6 +158,7 @@ PEERS = [
         how="`handler --output json message send`, then `handler task get` while the task runs",
         command=lambda _peers: ["sh", str(CLIENTS_DIR / "a2a_handler.sh")],
         missing=lambda peers: _venv_has(peers, "handler", "a2a-handler", "0.4.0"),
+        cached=True,
         env=lambda peers: {
             "A2A_LAB_HANDLER": str(peers / "handler" / "bin" / "handler"),
             "PATH": f"{peers / 'handler' / 'bin'}{os.pathsep}{os.environ.get('PATH', '')}",

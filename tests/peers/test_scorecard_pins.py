@@ -4,7 +4,8 @@ Each real client of tests/peers/scorecard.py (its `PEERS`) runs over the whole c
 runs it (`scorecard.run_peer`: `a2a-lab run --client ... --json FILE -j 2`), and each scenario's outcome and set of
 missed checks (FAIL, NON_STRICT, ERROR) is compared with the client's pin, tests/peers/verdicts/CLIENT.json, which
 `python tests/peers/scorecard.py --pin` writes together with docs/clients.md. A client whose tool is missing (no
-node, a venv tests/peers/install.sh did not make) is skipped with the reason; `.ci/run` runs install.sh first.
+node, or tests/peers/install.sh failed) is skipped with the reason; a client whose tool is not installed yet is
+installed first (tests/peers/cache.py runs install.sh, as `.ci/run` does before the tests).
 
 Time. One client at a time (`-j 2`, 2 shared cores, 76 scenarios when measured; at 114 the seven clients take
 7 minutes in a row), wall / CPU seconds: a2a-sdk 1.3.0 default
@@ -34,7 +35,7 @@ from typing import Any
 import pytest
 
 from a2a_lab.server.catalogue import Catalogue
-from tests.peers import scorecard
+from tests.peers import cache, scorecard
 
 #: a2a-sdk 1.3.0's three modes are pinned in test_scorecard_pins_sdk13.py, the other clients here: under
 #: pytest-xdist (the suite's default, `-n 2 --dist loadfile`, these two files first) each worker runs one file, one
@@ -88,7 +89,7 @@ def runs(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactor
     reports = (basetemp.parent if os.environ.get("PYTEST_XDIST_WORKER") else basetemp) / "scorecard-reports"
     reports.mkdir(exist_ok=True)
     (reports / "revision.txt").write_text(scorecard.revision(), encoding="utf-8")  # for scorecard.py --rerender
-    chosen = [p for p in selected_peers(request) if p.missing(peers) is None]
+    chosen = [p for p in selected_peers(request) if missing(p, peers) is None]
     chosen.sort(key=lambda p: SLOWEST_FIRST.index(p.name) if p.name in SLOWEST_FIRST else len(SLOWEST_FIRST))
     started: Runs = {}
     with ThreadPoolExecutor(CONCURRENT_CLIENTS, thread_name_prefix="scorecard") as pool:
@@ -105,9 +106,16 @@ def test_verdicts_match_the_pin(peer: scorecard.Peer, catalogue: Catalogue, runs
     verify_pin(peer, runs)
 
 
+def missing(peer: scorecard.Peer, peers: Path) -> str | None:
+    """Why the client cannot run (None: it can), once install.sh has run into `peers` for a client it installs."""
+    if peer.cached:
+        return cache.ensure(lambda: peer.missing(peers), peers)
+    return peer.missing(peers)
+
+
 def verify_pin(peer: scorecard.Peer, runs: Runs) -> None:
     """The client's run against its pin: skipped when its tool is missing, failed with a table on a difference."""
-    why = peer.missing(scorecard.default_peers())
+    why = missing(peer, scorecard.default_peers())
     if why is not None:
         pytest.skip(f"{peer.name}: {why}")
     pin = scorecard.load_pin(peer.name)

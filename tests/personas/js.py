@@ -1,9 +1,9 @@
 """Running the real @a2a-js/sdk 1.3.0 server (js_server.mjs, express) from the peers cache, where
-tests/peers/install.sh installed it with its packages and linked the script in."""
+tests/peers/install.sh installed it with its packages and linked the script in (run on first need, by
+tests/peers/cache.py)."""
 
 from __future__ import annotations
 
-import os
 import shutil
 import subprocess
 from collections.abc import Iterator
@@ -11,6 +11,8 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
+
+from tests.peers import cache
 
 from .fidelity import JSONRPC, REST, V03, V10, Peer
 
@@ -21,21 +23,23 @@ BINDINGS = {(JSONRPC, V10): "/", (REST, V10): "/rest", (JSONRPC, V03): "/", (RES
 STOP_SECONDS = 10
 
 
-def peers_dir() -> Path:
-    return Path(os.environ.get("A2A_LAB_PEERS") or Path.home() / ".cache" / "a2a-lab-peers").expanduser()
+def _missing(script: Path, express: Path) -> str | None:
+    missing = [str(p) for p in (script, express) if not p.exists()]
+    return f"the @a2a-js/sdk server is not installed: {', '.join(missing)} missing" if missing else None
 
 
 @contextmanager
 def js_server() -> Iterator[Peer]:
-    """The server running on a port of its choosing. Skips the test, saying why, only when node is not on PATH; a
-    missing install fails it, naming what to run."""
+    """The server running on a port of its choosing, installed first if it is not (tests/peers/cache.py). Skips the
+    test, saying why, when node is not on PATH or the install failed."""
     node = shutil.which("node")
     if node is None:
         pytest.skip("node is not on PATH (the @a2a-js/sdk server needs Node.js >= 20)")
-    script = peers_dir() / "js" / "js_server.mjs"
-    express = peers_dir() / "js" / "node_modules" / "express" / "package.json"
-    missing = [str(p) for p in (script, express) if not p.exists()]
-    assert not missing, f"run tests/peers/install.sh: {', '.join(missing)} missing"
+    script = cache.peers_dir() / "js" / "js_server.mjs"
+    express = cache.peers_dir() / "js" / "node_modules" / "express" / "package.json"
+    why = cache.ensure(lambda: _missing(script, express))
+    if why is not None:
+        pytest.skip(why)
     with subprocess.Popen(
         [node, "--preserve-symlinks-main", str(script)],
         stdin=subprocess.PIPE,

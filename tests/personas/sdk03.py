@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-import os
 import subprocess
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
+
+from tests.peers import cache
 
 from .fidelity import JSONRPC, V03, Peer
 
@@ -17,16 +18,19 @@ BINDINGS = {(JSONRPC, V03): "/"}
 
 
 def venv_python() -> Path:
-    cache = Path(os.environ.get("A2A_LAB_PEERS", Path.home() / ".cache" / "a2a-lab-peers"))
-    return cache / "sdk03" / "bin" / "python"
+    return cache.peers_dir() / "sdk03" / "bin" / "python"
 
 
 @contextmanager
 def sdk03_server() -> Iterator[Peer]:
-    """The server running (skips the test, saying why, when the venv is not installed)."""
+    """The server running, its venv installed first if it is not (tests/peers/cache.py); skips the test, saying why,
+    when the install failed."""
     python = venv_python()
-    if not python.exists():
-        pytest.skip(f"a2a-sdk 0.3.26 is not installed at {python.parent.parent} (run tests/peers/install.sh)")
+    why = cache.ensure(
+        lambda: None if python.exists() else f"a2a-sdk 0.3.26 is not installed at {python.parent.parent}"
+    )
+    if why is not None:
+        pytest.skip(why)
     with subprocess.Popen(
         [str(python), str(SCRIPT)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
     ) as process:
