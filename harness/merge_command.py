@@ -8,6 +8,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from a2a_lab.server import userfile
+
 from . import scoring
 from .command_line import add_compare, add_junit_skipped, refuse, say
 from .exit_codes import Exit
@@ -84,12 +86,12 @@ def cmd_report(args: argparse.Namespace) -> int:
     loaded = []
     for path in args.reports:
         try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-            if not isinstance(data, dict) or not isinstance(data.get("scenarios"), list):
-                raise ValueError("not an a2a-lab JSON report (no `scenarios` list)")
-            loaded.append(data)
-        except (OSError, ValueError) as exc:
-            return refuse(f"{path}: {exc}")
+            data = userfile.load_json(path, userfile.REPORT)
+        except userfile.Refused as exc:
+            return refuse(str(exc))
+        if not isinstance(data, dict) or not isinstance(data.get("scenarios"), list):
+            return refuse(f"{path}: not an a2a-lab JSON report (no `scenarios` list)")
+        loaded.append(data)
     try:
         merged = merge(loaded, args.strict, args.name)
     except ValueError as exc:

@@ -19,8 +19,6 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from a2a_lab.protocol import bindings, cards, errors, grpcwire, signing, states, versions
 from a2a_lab.protocol.bindings import Binding
 from a2a_lab.protocol.errors import ErrorType
@@ -31,7 +29,7 @@ from a2a_lab.protocol.revisions import SpecRevision
 from a2a_lab.protocol.states import TaskState
 from a2a_lab.protocol.versions import Version
 
-from . import matrix, yamlfile
+from . import matrix, userfile, yamlfile
 from .placeholders import ALT_BASE_URL, BASE_URL, GRPC_ADDRESS, HTTP_BASE_URL
 from .scenario import (
     ACTIONS,
@@ -1172,24 +1170,12 @@ def options_used(data: Any, source: str = "<options>") -> set[tuple[str, str]]:
 
 
 def _read(path: Path) -> Any:
-    """A scenario file's YAML, read as yamlfile reads YAML: size, nesting and aliases bounded, plain data only (dates
-    stay text)."""
-    source = str(path)
+    """A scenario file's YAML, read as yamlfile reads YAML: a regular file, its size, nesting and aliases bounded, plain
+    data only (dates stay text)."""
     try:
-        return yamlfile.load(path)
-    except OSError as exc:
-        raise ScenarioError(source, "", f"cannot read the file: {exc.strerror or exc}") from None
-    except yamlfile.Refused as exc:
-        raise ScenarioError(source, exc.where, exc.problem, exc.hint) from None
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f"line {mark.line + 1}, column {mark.column + 1}" if mark else ""
-        raise ScenarioError(
-            source,
-            where,
-            f"not valid YAML: {getattr(exc, 'problem', None) or exc}",
-            "check indentation and quoting around that line",
-        ) from None
+        return yamlfile.load(path, userfile.SCENARIO)
+    except userfile.Refused as exc:
+        raise ScenarioError(str(path), exc.where, exc.problem, exc.hint) from None
 
 
 def load_file(path: Path, scenario_id: str | None = None) -> Scenario:

@@ -504,7 +504,7 @@ def test_top_level_must_be_a_mapping(tmp_path: Path) -> None:
 
 def test_unreadable_and_non_utf8_files(tmp_path: Path) -> None:
     missing = tmp_path / "nope.yaml"
-    with pytest.raises(ScenarioError, match="cannot read the file") as info:
+    with pytest.raises(ScenarioError, match="cannot read the scenario file") as info:
         load_file(missing)
     assert info.value.source == str(missing)
     binary = tmp_path / "binary.yaml"
