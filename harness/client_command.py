@@ -32,6 +32,7 @@ from .refclient import (
 )
 from .refclient import options as client_options
 from .refclient.webhook import AUTH_SCHEMES
+from .reports import escape
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -176,5 +177,10 @@ def cmd_client(args: argparse.Namespace) -> int:
         report_to_env(result)
     except OSError as exc:
         say(f"cannot write the result file: {exc}")
-    print(json.dumps(result.to_json(), indent=2, ensure_ascii=False) if args.json else render_text(result), flush=True)
+    print(
+        json.dumps(result.to_json(), indent=2, ensure_ascii=False)
+        if args.json
+        else escape.console(render_text(result)),
+        flush=True,
+    )
     return result.exit_code

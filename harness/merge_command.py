@@ -16,7 +16,7 @@ from .exit_codes import Exit
 from .gate import gate_exit
 from .model import ScenarioResult
 from .outputs import STDOUT
-from .reports import html, json_report, junit
+from .reports import escape, html, json_report, junit
 from .reports.files import ReportFiles
 
 
@@ -116,8 +116,10 @@ def cmd_report(args: argparse.Namespace) -> int:
     for report in merged:
         summary = report["summary"]
         print(
-            f"{report['name'] or report['client']}: {summary['verdict']} "
-            f"({summary['scenarios']} scenarios from {report['merged_from']} report(s))",
+            escape.console(
+                f"{report['name'] or report['client']}: {summary['verdict']} "
+                f"({summary['scenarios']} scenarios from {report['merged_from']} report(s))"
+            ),
             file=out,
         )
     return max((gate_exit(r["summary"]) for r in merged), default=Exit.OK)  # the worst gate

@@ -20,6 +20,7 @@ from a2a_lab.server import userfile
 
 from ..command_line import refuse
 from ..exit_codes import Exit
+from ..reports import escape
 from . import urlpolicy
 from .derive import derive
 from .lint import lint
@@ -208,5 +209,5 @@ def cmd_card(args: argparse.Namespace) -> int:
         report = check(load(args.source, args.max_bytes), args.policy, args.jwks)
     except UnusableInput as exc:
         return refuse(str(exc))
-    print(json.dumps(report, indent=2) if args.json else render(report))
+    print(json.dumps(report, indent=2) if args.json else escape.console(render(report)))
     return Exit.FAILED if report["errors"] else Exit.OK
