@@ -36,12 +36,12 @@ class Kind:
     name: str
     max_bytes: int
     #: Deepest nesting of lists and mappings (JSON arrays and objects).
-    max_depth: int
+    max_depth: int = 0
     #: Most values (scalars, lists, mappings; YAML: each alias counted as the value it names).
-    max_values: int
-    too_large: str
-    too_deep: str
-    too_many: str
+    max_values: int = 0
+    too_large: str = ""
+    too_deep: str = ""
+    too_many: str = ""
 
     def at_most(self, max_bytes: int) -> Kind:
         """The same kind, read up to another size (a command's own option, e.g. `card check --max-bytes`)."""
@@ -102,6 +102,13 @@ KEYS = Kind(
     too_large='a key set holds a few public keys: {"keys": [...]}',
     too_deep='a key set is {"keys": [{...}, ...]}: three levels',
     too_many='a key set holds a few public keys: {"keys": [...]}',
+)
+
+
+#: TLS files given to the reference client (--ca-file, --client-cert, --client-key; PEM, read by OpenSSL once checked
+#: here): a CA bundle of the whole web is some 200 KiB.
+TLS = Kind(
+    "TLS file", max_bytes=MIB, too_large="give one PEM file of certificates or a key, not a folder or an archive"
 )
 
 
