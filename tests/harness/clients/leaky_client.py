@@ -7,8 +7,9 @@ query string (token, api_key, `cred%65ntials`); the bodies carry them in a JSON 
 names (`cred\\u0065ntials`), in a cut-off body that is not JSON, in bytes that are not UTF-8, and in a webhook URL
 (`?token=`, `#access_token=`; first with `user:pw@` too, which is refused) registered with push credentials, which it
 waits to see delivered (the lab's own /hook, so the delivery is journaled twice: as sent and as received). Then it
-sends the scenario's message properly (with the scenario's token, if it was given one), writes A2A_LAB_RESULT, saves the server's journal as
-`GET /_lab/journal` and `GET /_lab/journal.jsonl` serve it, and lists what it sent (`<scenario>.sent.json`).
+sends the scenario's message properly (with the scenario's token, if it was given one), writes A2A_LAB_RESULT, saves
+the server's journal as `GET /_lab/journal` and `GET /_lab/journal.jsonl` serve it, and lists what it sent
+(`<scenario>.sent.json`).
 
 Like fake_client.py it imports nothing from a2a_lab. It prints no secret, not even in an error.
 """
