@@ -169,7 +169,10 @@ def cmd_client(args: argparse.Namespace) -> int:
     except UsageFailure as failure:
         return refuse(failure.message)
     text = args.text if args.text is not None else os.environ.get(ENV_MESSAGE, DEFAULT_TEXT)
-    result = run(target, text, options)
+    try:
+        result = run(target, text, options)
+    except UsageFailure as failure:  # the TLS files, checked as the client is made
+        return refuse(failure.message)
     result.warnings[:0] = warnings
     for notice in result.notices:
         say(notice)

@@ -151,15 +151,17 @@ def _refusal(exc: yaml.YAMLError, text: str, source: str | Path) -> Refused:
 
 
 def _run(text: str, kind: Kind, source: str | Path, step: str) -> Any:
-    loader = _Loader(text, kind)
+    loader = None
     try:
+        loader = _Loader(text, kind)  # the reader checks the characters here
         return getattr(loader, step)()
     except Refused as exc:
         raise Refused(source, exc.where, exc.problem, exc.hint) from None
     except yaml.YAMLError as exc:
         raise _refusal(exc, text, source) from None
     finally:
-        loader.dispose()
+        if loader is not None:
+            loader.dispose()
 
 
 def loads(text: str, kind: Kind = SCENARIO, source: str | Path = "") -> Any:

@@ -139,6 +139,36 @@ def test_a_large_file_is_refused_before_it_is_read(tmp_path: Path) -> None:
     assert time.process_time() - began < 0.1
 
 
+@pytest.mark.parametrize("which", ["card", "--jwks"])
+def test_card_check_refuses_a_device_a_fifo_and_deep_nesting(which: str, fifo: Path, tmp_path: Path) -> None:
+    """`card check` read its file (and its --jwks) whole after a stat: /dev/zero (size 0) without end, a FIFO for
+    ever, 30 000 nested brackets to a RecursionError."""
+    card = tmp_path / "card.json"
+    card.write_text(json.dumps({"name": "a"}), encoding="utf-8")
+    deep = tmp_path / "deep.json"
+    deep.write_text("[" * 30_000 + "]" * 30_000, encoding="utf-8")  # within the default --max-bytes (64 KiB)
+    for path, says in (
+        ("/dev/zero", "a character device, not a regular file"),
+        (str(fifo), "a FIFO (named pipe), not a regular file"),
+        (str(deep), "nested more than"),
+    ):
+        args = [path] if which == "card" else [str(card), "--jwks", path]
+        refused(a2a_lab("card", "check", *args, cwd=tmp_path), f"{path}: {says}")
+
+
+@pytest.mark.parametrize("size", ["0", str(userfile.CARD.max_bytes + 1)])
+def test_card_check_max_bytes_is_bounded(size: str, tmp_path: Path) -> None:
+    refused(a2a_lab("card", "check", "card.json", "--max-bytes", size, cwd=tmp_path), "--max-bytes")
+
+
+def test_the_reference_clients_tls_files_are_checked_before_openssl_reads_them(fifo: Path, tmp_path: Path) -> None:
+    """OpenSSL would block on a FIFO given as --ca-file (and a file it cannot read was a traceback)."""
+    refused(
+        a2a_lab("client", "https://127.0.0.1:9/", "--ca-file", str(fifo), cwd=tmp_path),
+        f"{fifo}: a FIFO (named pipe), not a regular file",
+    )
+
+
 # ============================================================================ error wording (item 8)
 
 SHADOW = "root:$6$s3cr3tsalt$planted-password-hash:19000:0:99999:7:::\ndaemon:*:19000:0:99999:7:::\n"
