@@ -16,11 +16,13 @@ import subprocess
 import sys
 import time
 import xml.etree.ElementTree as ET
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from a2a_lab.harness.baseline import Baseline, BaselineError
+from a2a_lab.harness.reports.compare import load_previous
 from a2a_lab.server import userfile
 from a2a_lab.server.loader import MAX_PAD_TO, ScenarioError, load_file
 
@@ -88,15 +90,30 @@ def fifo(tmp_path: Path) -> Path:
 # ============================================================================ baselines and --compare (item 2)
 
 
+def cpu_seconds(load: Callable[[Path], object], path: Path) -> tuple[float, str]:
+    """The CPU time a reader takes to refuse `path` (neighbours on the machine do not stretch it), and its refusal."""
+    began = time.process_time()
+    with pytest.raises(ValueError) as caught:
+        load(path)
+    return time.process_time() - began, str(caught.value)
+
+
+LOADERS: dict[str, Callable[[Path], object]] = {"--baseline": Baseline.load, "--compare": load_previous}
+
+
 @pytest.mark.parametrize("option", ["--baseline", "--compare"])
 def test_dev_zero_is_refused_at_once(option: str, tmp_path: Path) -> None:
     """Before: `--baseline /dev/zero` grew to 24 GB and was killed (exit 137), `--compare` a MemoryError traceback."""
+    took, said = cpu_seconds(LOADERS[option], Path("/dev/zero"))
+    assert took < 0.01 and said.startswith("/dev/zero: a character device, not a regular file"), (took, said)
     refused(run(option, "/dev/zero", cwd=tmp_path), "/dev/zero: a character device, not a regular file")
 
 
 @pytest.mark.parametrize("option", ["--baseline", "--compare"])
 def test_a_fifo_is_refused_without_waiting_on_it(option: str, fifo: Path, tmp_path: Path) -> None:
     """Before: both hung for ever (here: the timeout)."""
+    took, said = cpu_seconds(LOADERS[option], fifo)
+    assert took < 0.01 and "a FIFO (named pipe), not a regular file" in said, (took, said)
     refused(run(option, str(fifo), cwd=tmp_path), f"{fifo}: a FIFO (named pipe), not a regular file")
 
 
@@ -108,10 +125,20 @@ def test_fifty_thousand_nested_brackets_exit_2(tmp_path: Path) -> None:
     """Before: a RecursionError traceback and exit 1 (documented: 2)."""
     deep = tmp_path / "deep.yaml"
     deep.write_text("[" * 50_000 + "]" * 50_000, encoding="utf-8")
+    took, _ = cpu_seconds(Baseline.load, deep)
+    assert took < 1.0, "0.25 s here: the scanner reads some 1 000 characters past the 9th level, then it stops"
     refused(run("--baseline", str(deep), cwd=tmp_path), f"{deep}: line 1, column 9: nested more than 8 levels deep")
     report = tmp_path / "deep.json"
     report.write_text("[" * 50_000 + "]" * 50_000, encoding="utf-8")
     refused(run("--compare", str(report), cwd=tmp_path), f"{report}: nested more than 100 levels deep")
+
+
+def test_a_report_of_too_many_values_is_refused_before_it_is_parsed(tmp_path: Path) -> None:
+    """18 MB of `0,`: 9 000 000 values, past the cap, counted without building one (0.1 s here)."""
+    many = tmp_path / "many.json"
+    many.write_text("[" + "0," * 9_000_000 + "0]", encoding="utf-8")
+    took, said = cpu_seconds(load_previous, many)
+    assert took < 1.0 and f"more than {userfile.REPORT.max_values} values" in said, (took, said)
 
 
 def test_many_keys_are_refused_by_the_value_cap_in_a_second(tmp_path: Path) -> None:
