@@ -4,7 +4,8 @@ merged reports, scenario files, cards) and the bytes a client or a file puts on 
 Each case is what the adversarial pass found, run as CI runs it: `a2a-lab` in a subprocess, its exit code and its
 streams. The subprocess runs within 1.5 GiB of address space, so that a reader without bounds fails here with a
 MemoryError (before, `--baseline /dev/zero` grew to 24 GB) instead of taking the machine down; and within a timeout,
-so that one that blocks on a FIFO fails instead of hanging."""
+so that one that blocks on a FIFO fails instead of hanging. A test reads a file in this process only once the
+subprocess has refused it, so that it fails the same way without the fix."""
 
 from __future__ import annotations
 
@@ -104,17 +105,17 @@ LOADERS: dict[str, Callable[[Path], object]] = {"--baseline": Baseline.load, "--
 @pytest.mark.parametrize("option", ["--baseline", "--compare"])
 def test_dev_zero_is_refused_at_once(option: str, tmp_path: Path) -> None:
     """Before: `--baseline /dev/zero` grew to 24 GB and was killed (exit 137), `--compare` a MemoryError traceback."""
-    took, said = cpu_seconds(LOADERS[option], Path("/dev/zero"))
-    assert took < 0.01 and said.startswith("/dev/zero: a character device, not a regular file"), (took, said)
     refused(run(option, "/dev/zero", cwd=tmp_path), "/dev/zero: a character device, not a regular file")
+    took, said = cpu_seconds(LOADERS[option], Path("/dev/zero"))  # in this process: only once the CLI refused it
+    assert took < 0.01 and said.startswith("/dev/zero: a character device, not a regular file"), (took, said)
 
 
 @pytest.mark.parametrize("option", ["--baseline", "--compare"])
 def test_a_fifo_is_refused_without_waiting_on_it(option: str, fifo: Path, tmp_path: Path) -> None:
     """Before: both hung for ever (here: the timeout)."""
-    took, said = cpu_seconds(LOADERS[option], fifo)
-    assert took < 0.01 and "a FIFO (named pipe), not a regular file" in said, (took, said)
     refused(run(option, str(fifo), cwd=tmp_path), f"{fifo}: a FIFO (named pipe), not a regular file")
+    took, said = cpu_seconds(LOADERS[option], fifo)  # in this process: only once the CLI refused it
+    assert took < 0.01 and "a FIFO (named pipe), not a regular file" in said, (took, said)
 
 
 def test_a_report_merge_of_a_fifo_is_refused(fifo: Path, tmp_path: Path) -> None:
@@ -125,9 +126,9 @@ def test_fifty_thousand_nested_brackets_exit_2(tmp_path: Path) -> None:
     """Before: a RecursionError traceback and exit 1 (documented: 2)."""
     deep = tmp_path / "deep.yaml"
     deep.write_text("[" * 50_000 + "]" * 50_000, encoding="utf-8")
+    refused(run("--baseline", str(deep), cwd=tmp_path), f"{deep}: line 1, column 9: nested more than 8 levels deep")
     took, _ = cpu_seconds(Baseline.load, deep)
     assert took < 1.0, "0.25 s here: the scanner reads some 1 000 characters past the 9th level, then it stops"
-    refused(run("--baseline", str(deep), cwd=tmp_path), f"{deep}: line 1, column 9: nested more than 8 levels deep")
     report = tmp_path / "deep.json"
     report.write_text("[" * 50_000 + "]" * 50_000, encoding="utf-8")
     refused(run("--compare", str(report), cwd=tmp_path), f"{report}: nested more than 100 levels deep")
@@ -137,7 +138,8 @@ def test_a_report_of_too_many_values_is_refused_before_it_is_parsed(tmp_path: Pa
     """18 MB of `0,`: 9 000 000 values, past the cap, counted without building one (0.1 s here)."""
     many = tmp_path / "many.json"
     many.write_text("[" + "0," * 9_000_000 + "0]", encoding="utf-8")
-    took, said = cpu_seconds(load_previous, many)
+    refused(run("--compare", str(many), cwd=tmp_path), f"{many}: more than {userfile.REPORT.max_values} values")
+    took, said = cpu_seconds(load_previous, many)  # in this process: only once the CLI refused it
     assert took < 1.0 and f"more than {userfile.REPORT.max_values} values" in said, (took, said)
 
 
@@ -147,12 +149,12 @@ def test_many_keys_are_refused_by_the_value_cap_in_a_second(tmp_path: Path) -> N
     keys = tmp_path / "keys.yaml"
     keys.write_text("".join(f"k{i}: v\n" for i in range(60_000)), encoding="utf-8")
     assert keys.stat().st_size < userfile.BASELINE.max_bytes
+    refused(run("--baseline", str(keys), cwd=tmp_path), f"more than {userfile.BASELINE.max_values} values")
     began = time.process_time()
     with pytest.raises(BaselineError, match=rf"more than {userfile.BASELINE.max_values} values") as caught:
         Baseline.load(keys)
     took = time.process_time() - began
     assert str(caught.value).startswith(f"{keys}: line ") and took < 3.0, (caught.value, took)
-    refused(run("--baseline", str(keys), cwd=tmp_path), f"more than {userfile.BASELINE.max_values} values")
 
 
 def test_a_large_file_is_refused_before_it_is_read(tmp_path: Path) -> None:
@@ -160,6 +162,7 @@ def test_a_large_file_is_refused_before_it_is_read(tmp_path: Path) -> None:
     big = tmp_path / "big.yaml"
     with big.open("wb") as fh:
         fh.truncate(50 * 1024 * 1024)
+    refused(run("--baseline", str(big), cwd=tmp_path), "a2a-lab reads at most")
     began = time.process_time()
     with pytest.raises(BaselineError, match=f"the file is {50 * 1024 * 1024} bytes; a2a-lab reads at most"):
         Baseline.load(big)
