@@ -14,6 +14,9 @@ from pathlib import Path
 
 import yaml
 
+from a2a_lab.server import userfile, yamlfile
+from a2a_lab.server.userfile import Refused
+
 from .model import Outcome, ScenarioResult
 from .scoring import gating
 
@@ -33,35 +36,52 @@ class Baseline:
     source: str = "baseline"
     #: Entries that had nothing to excuse, as (scenario id, check id or `*`, what happened instead), as runs show them.
     stale: list[tuple[str, str, str]] = field(default_factory=list)
+    #: Where each entry is in the file (`line L, column C`), by (scenario id, check id or "" for the scenario's own).
+    lines: dict[tuple[str, str], str] = field(default_factory=dict)
 
     @classmethod
     def load(cls, path: Path) -> Baseline:
+        """Read through the bounded reader of user files (userfile.BASELINE); the form is checked on the composed
+        YAML, so that every refusal names its line and none quotes what the file holds there."""
         try:
-            data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
-        except OSError as exc:
-            raise BaselineError(f"{path}: cannot read the baseline: {exc.strerror or exc}") from None
-        except yaml.YAMLError as exc:
-            raise BaselineError(f"{path}: not valid YAML/JSON: {exc}") from None
-        if not isinstance(data, dict):
-            raise BaselineError(f"{path}: expected a mapping of scenario id -> {{check id: reason}}")
-        entries: dict[str, dict[str, str]] = {}
-        for sid, checks in data.items():
-            if not isinstance(checks, dict) or not all(isinstance(v, str) for v in checks.values()):
-                raise BaselineError(f"{path}: {sid}: expected a mapping of check id (or '*') -> reason text")
-            entries[str(sid)] = {str(k): v for k, v in checks.items()}
-        return cls(entries, str(path))
+            top = yamlfile.compose(userfile.read_text(path, userfile.BASELINE), userfile.BASELINE, path)
+        except Refused as exc:
+            raise BaselineError(str(exc)) from None
+        out = cls(source=str(path))
+        if top is None:
+            return out
+        if not isinstance(top, yaml.MappingNode):
+            raise _malformed(path, top, f"expected a mapping of scenario id -> {{check id or '{WHOLE}': reason}}")
+        for key, checks in top.value:
+            sid = _text(path, key, "a scenario id")
+            if not isinstance(checks, yaml.MappingNode):
+                raise _malformed(path, checks, f"expected a mapping of check id (or '{WHOLE}') -> reason text")
+            out.lines[(sid, "")] = yamlfile.where(key)
+            entry = out.entries[sid] = {}  # a scenario listed twice: the last entry counts, as YAML reads it
+            for check, reason in checks.value:
+                cid = _text(path, check, "a check id")
+                if not (isinstance(reason, yaml.ScalarNode) and reason.tag == _STR):
+                    raise _malformed(path, reason, "expected a reason, as text")
+                entry[cid] = reason.value
+                out.lines[(sid, cid)] = yamlfile.where(check)
+        return out
 
     def validate(self, scenario_ids: Collection[str], check_ids: Collection[str]) -> None:
         """Refuse ids that name nothing (a misspelling would otherwise excuse nothing, silently)."""
         for sid, checks in self.entries.items():
             if sid not in scenario_ids:
-                raise BaselineError(f"{self.source}: unknown scenario {sid!r}; {_nearest(sid, scenario_ids)}")
+                raise BaselineError(f"{self._at(sid, '')}unknown scenario {_id(sid)}; {_nearest(sid, scenario_ids)}")
             for cid in checks:
                 if cid != WHOLE and cid not in check_ids:
                     raise BaselineError(
-                        f"{self.source}: {sid}: unknown check {cid!r}; {_nearest(cid, check_ids)} "
+                        f"{self._at(sid, cid)}{sid}: unknown check {_id(cid)}; {_nearest(cid, check_ids)} "
                         f"(or '{WHOLE}' for the whole scenario)"
                     )
+
+    def _at(self, sid: str, cid: str) -> str:
+        """The start of an error about an entry: the file, and the entry's line when it was read from one."""
+        line = self.lines.get((sid, cid))
+        return f"{self.source}: {line}: " if line else f"{self.source}: "
 
     def apply_checks(self, result: ScenarioResult, strict: bool) -> list[str]:
         """Mark the expected check failures of a scored scenario, before its outcome is taken (an excused check does
@@ -99,6 +119,27 @@ class Baseline:
         return (
             f"{sid} {cid}: listed as an expected failure ({reason}) but {what} now {now}; remove it from the baseline"
         )
+
+
+_STR = "tag:yaml.org,2002:str"
+#: Longest id an error quotes (a key of any length may be anything: only its line is named then).
+_ID_QUOTED = 100
+
+
+def _malformed(path: Path, node: yaml.Node, problem: str) -> BaselineError:
+    return BaselineError(str(Refused(path, yamlfile.where(node), problem, "")))
+
+
+def _text(path: Path, node: yaml.Node, what: str) -> str:
+    """A key's text (a number is its digits, as it is written)."""
+    if not isinstance(node, yaml.ScalarNode) or node.tag == "tag:yaml.org,2002:null":
+        raise _malformed(path, node, f"expected {what}, as text")
+    return str(node.value)
+
+
+def _id(name: str) -> str:
+    """An id as an error quotes it: in quotes, escaped; one too long to be an id by its line only."""
+    return repr(name) if len(name) <= _ID_QUOTED else f"(an id of {len(name)} characters)"
 
 
 def _nearest(name: str, known: Collection[str]) -> str:

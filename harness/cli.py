@@ -25,6 +25,7 @@ from .command_line import (
 )
 from .exit_codes import Exit
 from .help_text import EPILOGS
+from .reports import escape
 
 
 def _unresolved(exc: KeyError | ScenarioError) -> Exit:
@@ -44,7 +45,7 @@ def cmd_scenarios(args: argparse.Namespace) -> int:
         if args.json:
             print(json.dumps(catalogue_view.as_json([scenario])["scenarios"][0], indent=2))
         else:
-            print(catalogue_view.explain(scenario))
+            print(escape.console(catalogue_view.explain(scenario)))
         return Exit.OK
     try:
         scenarios = cat.choose(args.scenario, args.exclude)
@@ -53,9 +54,9 @@ def cmd_scenarios(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(catalogue_view.as_json(scenarios, cat.broken), indent=2))
     elif args.markdown:
-        print(catalogue_view.as_markdown(scenarios), end="")
+        print(escape.console(catalogue_view.as_markdown(scenarios)), end="")
     else:
-        print(catalogue_view.as_table(scenarios))
+        print(escape.console(catalogue_view.as_table(scenarios)))
     return Exit.OK if not cat.broken else Exit.USAGE
 
 

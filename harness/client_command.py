@@ -32,6 +32,7 @@ from .refclient import (
 )
 from .refclient import options as client_options
 from .refclient.webhook import AUTH_SCHEMES
+from .reports import escape
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -168,7 +169,10 @@ def cmd_client(args: argparse.Namespace) -> int:
     except UsageFailure as failure:
         return refuse(failure.message)
     text = args.text if args.text is not None else os.environ.get(ENV_MESSAGE, DEFAULT_TEXT)
-    result = run(target, text, options)
+    try:
+        result = run(target, text, options)
+    except UsageFailure as failure:  # the TLS files, checked as the client is made
+        return refuse(failure.message)
     result.warnings[:0] = warnings
     for notice in result.notices:
         say(notice)
@@ -176,5 +180,10 @@ def cmd_client(args: argparse.Namespace) -> int:
         report_to_env(result)
     except OSError as exc:
         say(f"cannot write the result file: {exc}")
-    print(json.dumps(result.to_json(), indent=2, ensure_ascii=False) if args.json else render_text(result), flush=True)
+    print(
+        json.dumps(result.to_json(), indent=2, ensure_ascii=False)
+        if args.json
+        else escape.console(render_text(result)),
+        flush=True,
+    )
     return result.exit_code

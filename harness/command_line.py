@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 from a2a_lab.protocol.cards import WELL_KNOWN_PATH
 
 from .exit_codes import Exit
+from .reports import escape
 
 if TYPE_CHECKING:
     from a2a_lab.server.catalogue import Catalogue
@@ -21,8 +22,8 @@ RUN_TOKEN_ENV = "A2A_LAB_RUN_TOKEN"
 
 
 def say(text: str) -> None:
-    """One line for people, on stderr, in the program's name (errors and progress alike)."""
-    print(f"{PROG}: {text}", file=sys.stderr, flush=True)
+    """One line for people, on stderr, in the program's name (errors and progress alike), escaped for a terminal."""
+    print(escape.console(f"{PROG}: {text}"), file=sys.stderr, flush=True)
 
 
 def refuse(text: str) -> Exit:

@@ -8,13 +8,15 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from a2a_lab.server import userfile
+
 from . import scoring
 from .command_line import add_compare, add_junit_skipped, refuse, say
 from .exit_codes import Exit
 from .gate import gate_exit
 from .model import ScenarioResult
 from .outputs import STDOUT
-from .reports import html, json_report, junit
+from .reports import escape, html, json_report, junit
 from .reports.files import ReportFiles
 
 
@@ -84,12 +86,12 @@ def cmd_report(args: argparse.Namespace) -> int:
     loaded = []
     for path in args.reports:
         try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-            if not isinstance(data, dict) or not isinstance(data.get("scenarios"), list):
-                raise ValueError("not an a2a-lab JSON report (no `scenarios` list)")
-            loaded.append(data)
-        except (OSError, ValueError) as exc:
-            return refuse(f"{path}: {exc}")
+            data = userfile.load_json(path, userfile.REPORT)
+        except userfile.Refused as exc:
+            return refuse(str(exc))
+        if not isinstance(data, dict) or not isinstance(data.get("scenarios"), list):
+            return refuse(f"{path}: not an a2a-lab JSON report (no `scenarios` list)")
+        loaded.append(data)
     try:
         merged = merge(loaded, args.strict, args.name)
     except ValueError as exc:
@@ -114,8 +116,10 @@ def cmd_report(args: argparse.Namespace) -> int:
     for report in merged:
         summary = report["summary"]
         print(
-            f"{report['name'] or report['client']}: {summary['verdict']} "
-            f"({summary['scenarios']} scenarios from {report['merged_from']} report(s))",
+            escape.console(
+                f"{report['name'] or report['client']}: {summary['verdict']} "
+                f"({summary['scenarios']} scenarios from {report['merged_from']} report(s))"
+            ),
             file=out,
         )
     return max((gate_exit(r["summary"]) for r in merged), default=Exit.OK)  # the worst gate

@@ -27,6 +27,7 @@ from a2a_lab.server.scenario import Scenario
 from . import runner, scoring
 from .journal_view import RunView
 from .model import GATING, MISSES, CheckResult, Outcome
+from .reports import escape
 from .reports.failure import failure_lines
 
 
@@ -55,7 +56,7 @@ class Score:
         lines = [f"a2a-lab: {self.outcome.value}"]
         for c in self.failures():
             lines += ["  " + line for line in failure_lines(c)]
-        return "\n".join(lines)
+        return escape.console("\n".join(lines))
 
     __repr__ = __str__
 

@@ -39,7 +39,7 @@ from .gate import conclude
 from .model import ClientRun, ScenarioResult
 from .outputs import file_problem
 from .remote import RemoteError, RemoteRun, RemoteServer
-from .reports import console
+from .reports import console, escape
 from .reports.files import ReportFiles
 
 
@@ -135,7 +135,7 @@ class Progress:
         if silent and raw.client.stderr_tail.strip() and (self.verbose or self.quoted < QUOTED_STDERR):
             self.quoted += 1
             lines += console.stderr_tail(raw.client.stderr_tail)
-        print("\n".join(lines), file=sys.stderr, flush=True)
+        print(escape.console("\n".join(lines)), file=sys.stderr, flush=True)
 
 
 @dataclass

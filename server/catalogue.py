@@ -144,12 +144,12 @@ def load_files(ref: str) -> dict[str, Scenario]:
         found = {
             p.relative_to(path).with_suffix("").as_posix(): p
             for p in sorted(path.rglob("*"))
-            if p.suffix in SCENARIO_SUFFIXES and p.is_file()
+            if p.suffix in SCENARIO_SUFFIXES and not p.is_dir()  # a FIFO among them is refused, not skipped
         }
         if not found:
             raise SelectionError(f"--scenario {ref}: the folder holds no scenario file (*.yaml, *.yml)")
-    elif path.is_file():
-        found = {path.stem: path}
+    elif _on_disk(path):
+        found = {path.stem: path}  # the loader refuses what is not a regular file, saying what it is
     else:
         raise SelectionError(f"--scenario {ref}: no such file")
     loaded: dict[str, Scenario] = {}
@@ -164,10 +164,21 @@ def load_files(ref: str) -> dict[str, Scenario]:
     return loaded
 
 
+def _on_disk(path: Path) -> bool:
+    """Whether something is at the path (a file, a FIFO, a broken symlink...), for the reader to say what it is."""
+    return path.exists() or path.is_symlink()
+
+
 def resolve(ref: str, catalogue: Catalogue | None = None) -> Scenario:
     """A scenario by id from the built-in catalogue, or from a YAML file path."""
     path = Path(ref)
-    if path.is_file() and (ref.endswith(SCENARIO_SUFFIXES) or "/" in ref):
+    if path.is_dir():
+        if ref.endswith(SCENARIO_SUFFIXES):
+            raise KeyError(
+                f"{ref}: a directory, not a scenario file; give one file "
+                f"(`a2a-lab run --scenario {ref}` runs the scenarios in a folder)"
+            )
+    elif _on_disk(path) and (ref.endswith(SCENARIO_SUFFIXES) or "/" in ref):
         return load_file(path, path.stem)
     if ref.endswith(SCENARIO_SUFFIXES):
         raise KeyError(f"{ref}: no such file")

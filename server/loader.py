@@ -19,8 +19,6 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from a2a_lab.protocol import bindings, cards, errors, grpcwire, signing, states, versions
 from a2a_lab.protocol.bindings import Binding
 from a2a_lab.protocol.errors import ErrorType
@@ -31,7 +29,7 @@ from a2a_lab.protocol.revisions import SpecRevision
 from a2a_lab.protocol.states import TaskState
 from a2a_lab.protocol.versions import Version
 
-from . import matrix, yamlfile
+from . import matrix, userfile, yamlfile
 from .placeholders import ALT_BASE_URL, BASE_URL, GRPC_ADDRESS, HTTP_BASE_URL
 from .scenario import (
     ACTIONS,
@@ -79,6 +77,31 @@ from .wording import ErrorWording
 
 #: Numbers beyond this are no use as seconds (and a YAML integer beyond it has no float value at all).
 _LARGEST = sys.float_info.max
+
+MIB = 1024 * 1024
+#: The largest card `card.pad_to` makes: twice the catalogue's huge card (8 MB), 256 times what a careful client reads
+#: (64 KiB), within the default card cache (limits.card_cache_bytes). A card is rendered at start-up and per origin.
+MAX_PAD_TO = 16 * MIB
+#: The most a byte count of an answer may be (fault.after_bytes, fault.chunk_bytes, gzip_min_bytes): beyond any answer
+#: a scenario serves (its card at most MAX_PAD_TO, its other answers from a file of at most 1 MiB).
+MAX_ANSWER_BYTES = 64 * MIB
+#: The most each count and byte budget of `limits` may be: each 16 times its default or more, and no store above
+#: 1 GiB, so that one scenario file cannot tell a server to keep more than the machine has. json_depth stays within
+#: what Python's JSON reader follows (about 900 levels).
+LIMITS_MOST: dict[str, int] = {
+    "body_bytes": 64 * MIB,
+    "json_depth": 512,
+    "journal_entries": 1_000_000,
+    "journal_bytes": 1024 * MIB,
+    "streams": 1024,
+    "push_deliveries_per_task": 100_000,
+    "tasks": 1_000_000,
+    "task_bytes": 1024 * MIB,
+    "push_configs_per_task": 10_000,
+    "push_config_bytes": 64 * MIB,
+    "parts_per_message": 100_000,
+    "card_cache_bytes": 1024 * MIB,
+}
 
 
 class ScenarioError(ValueError):
@@ -324,9 +347,12 @@ class _Reader:
             raise self.fail(path, f"expected text, got {type(value).__name__}")
         return value
 
-    def integer(self, value: Any, path: str, minimum: int = 0) -> int:
+    def integer(self, value: Any, path: str, minimum: int = 0, most: int | None = None, why: str = "") -> int:
+        """A whole number >= minimum; with `most`, a size option no greater than that (`why`: the hint)."""
         if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
             raise self.fail(path, f"expected a whole number >= {minimum}, got {value!r}")
+        if most is not None and value > most:
+            raise self.fail(path, f"{value} is more than {most}, the most a2a-lab allows here", why)
         return value
 
     def number(self, value: Any, path: str) -> float:
@@ -568,8 +594,8 @@ def _fault(r: _Reader, value: Any, path: str) -> Fault:
     f = {"kind": value} if isinstance(value, str) else r.mapping(value, path, "reply.fault")
     return Fault(
         r.choice(f.get("kind"), f"{path}.kind", "reply.fault.kind", "stall, reset, truncate or drip", "fault"),
-        r.integer(f.get("after_bytes", 0), f"{path}.after_bytes"),
-        r.integer(f.get("chunk_bytes", 8), f"{path}.chunk_bytes", 1),
+        r.integer(f.get("after_bytes", 0), f"{path}.after_bytes", 0, MAX_ANSWER_BYTES, _ANSWER_BYTES_WHY),
+        r.integer(f.get("chunk_bytes", 8), f"{path}.chunk_bytes", 1, MAX_ANSWER_BYTES, _ANSWER_BYTES_WHY),
         r.integer(f.get("interval_ms", 200), f"{path}.interval_ms"),
     )
 
@@ -795,7 +821,18 @@ def _card(r: _Reader, value: Any) -> CardSpec:
         etag=r.boolean(c.get("etag", True), "card.etag"),
         well_known=_card_path(r, c.get("well_known"), "card.well_known", "card.well_known", CardPathMode.SERVE),
         legacy=_card_path(r, c.get("legacy"), "card.legacy", "card.legacy", CardPathMode.MISSING),
-        pad_to=r.integer(c["pad_to"], "card.pad_to", 1) if "pad_to" in c else None,
+        pad_to=(
+            r.integer(
+                c["pad_to"],
+                "card.pad_to",
+                1,
+                MAX_PAD_TO,
+                f"an oversize card needs only to pass a client's limit (a careful client reads 64 KiB; "
+                f"discovery/huge-card serves 8 MB): give at most {MAX_PAD_TO} ({MAX_PAD_TO // MIB} MiB)",
+            )
+            if "pad_to" in c
+            else None
+        ),
         substitute_raw=r.boolean(c.get("substitute_raw", True), "card.substitute_raw"),
         sign=_signing(r, c["sign"]) if "sign" in c else None,
         by_version=_card_versions(r, c["versions"], "raw" in c) if "versions" in c else (),
@@ -968,14 +1005,25 @@ def _auth(r: _Reader, value: Any) -> Auth:
     return Auth(bearer, scope, credentials, uses)
 
 
-#: The limits given in seconds (any positive number); the others are whole numbers >= 1.
+_ANSWER_BYTES_WHY = f"no answer a scenario serves is larger than {MAX_ANSWER_BYTES} bytes"
+#: The limits given in seconds (any positive number); the others are whole numbers >= 1, at most LIMITS_MOST.
 _SECONDS = ("body_seconds", "stream_idle_seconds", "stream_ping_seconds")
 
 
 def _limits(r: _Reader, value: Any) -> Limits:
     given = r.mapping(value, "limits", "limits")
     kw: dict[str, Any] = {
-        k: r.number(v, f"limits.{k}") if k in _SECONDS else r.integer(v, f"limits.{k}", 1) for k, v in given.items()
+        k: r.number(v, f"limits.{k}")
+        if k in _SECONDS
+        else r.integer(
+            v,
+            f"limits.{k}",
+            1,
+            LIMITS_MOST[k],
+            f"a limit bounds what one scenario's server keeps: at most {LIMITS_MOST[k]} "
+            f"(the default is {getattr(Limits(), k)})",
+        )
+        for k, v in given.items()
     }
     return Limits(**kw)
 
@@ -1028,7 +1076,11 @@ def parse_with(r: _Reader, data: Any, scenario_id: str) -> Scenario:
         task=task,
         rules=rules,
         lenient_kind=r.boolean(leniency.get("missing_kind", False), "leniency.missing_kind"),
-        gzip_min_bytes=r.integer(top["gzip_min_bytes"], "gzip_min_bytes", 1) if "gzip_min_bytes" in top else None,
+        gzip_min_bytes=(
+            r.integer(top["gzip_min_bytes"], "gzip_min_bytes", 1, MAX_ANSWER_BYTES, _ANSWER_BYTES_WHY)
+            if "gzip_min_bytes" in top
+            else None
+        ),
         refuse_unknown_fields=r.choice(
             leniency.get("unknown_fields", UnknownFields.IGNORE.value),
             "leniency.unknown_fields",
@@ -1172,24 +1224,12 @@ def options_used(data: Any, source: str = "<options>") -> set[tuple[str, str]]:
 
 
 def _read(path: Path) -> Any:
-    """A scenario file's YAML, read as yamlfile reads YAML: size, nesting and aliases bounded, plain data only (dates
-    stay text)."""
-    source = str(path)
+    """A scenario file's YAML, read as yamlfile reads YAML: a regular file, its size, nesting and aliases bounded, plain
+    data only (dates stay text)."""
     try:
-        return yamlfile.load(path)
-    except OSError as exc:
-        raise ScenarioError(source, "", f"cannot read the file: {exc.strerror or exc}") from None
-    except yamlfile.Refused as exc:
-        raise ScenarioError(source, exc.where, exc.problem, exc.hint) from None
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f"line {mark.line + 1}, column {mark.column + 1}" if mark else ""
-        raise ScenarioError(
-            source,
-            where,
-            f"not valid YAML: {getattr(exc, 'problem', None) or exc}",
-            "check indentation and quoting around that line",
-        ) from None
+        return yamlfile.load(path, userfile.SCENARIO)
+    except userfile.Refused as exc:
+        raise ScenarioError(str(path), exc.where, exc.problem, exc.hint) from None
 
 
 def load_file(path: Path, scenario_id: str | None = None) -> Scenario:

@@ -48,7 +48,8 @@ FOREIGN_SUFFIX = "-not-yours"
 
 
 def malformed(url: str) -> str | None:
-    """Why a webhook URL is not one at all (refused when the config is created), or None."""
+    """Why a webhook URL cannot be called as it is given (refused when the config is created, and never called), or
+    None."""
     try:
         parts = urlsplit(url)
     except ValueError:
@@ -57,6 +58,13 @@ def malformed(url: str) -> str | None:
         return f"scheme {parts.scheme!r} (use http or https)"
     if not parts.hostname:
         return "no host"
+    if "@" in parts.netloc:
+        # An HTTP client turns userinfo into its own Authorization (Basic), in place of the config's credentials: what
+        # was sent would not be what the config says. (The userinfo itself is not quoted: it is a credential.)
+        return (
+            "it carries userinfo (user:password@ before the host), which would be sent as Basic authentication in "
+            "place of the config's own credentials; give credentials in `authentication` (or `token`) instead"
+        )
     try:
         port = parts.port
     except ValueError:
@@ -150,6 +158,9 @@ class _Notice:
     #: It reports the state the task stopped in (terminal or interrupted).
     stops: bool = False
     foreign: bool = False
+
+
+_NO_AUTH = httpx.Auth()
 
 
 class PushSender:
@@ -255,20 +266,33 @@ class PushSender:
             headers[NOTIFICATION_TOKEN_HEADER.lower()] = (
                 PROBE_CREDENTIALS if probe and not scheme else str(config["token"])
             )
-        raw_headers = [(k.encode(), v.encode()) for k, v in headers.items()]
-        entry = self.state.journal.open("POST", url, "", raw_headers, notice.body, EntryKind.PUSH)
+        refusal = target_refusal(url, self.state.scenario.push_allow)
+        request: httpx.Request | None = None
+        failed = None
+        if not refusal:
+            if self._client is None:
+                self._client = httpx.AsyncClient(timeout=TIMEOUT_S, follow_redirects=False, trust_env=False)
+            try:
+                request = self._client.build_request("POST", url, content=notice.body, headers=headers)
+            except Exception as exc:  # a header httpx cannot encode: journaled as it was meant
+                failed = f"{type(exc).__name__}: {exc}"
+        # The journal records the headers as they are sent (httpx's own among them), else as they were meant.
+        sent = [(k.lower(), v) for k, v in request.headers.raw] if request is not None else None
+        meant = [(k.encode(), v.encode()) for k, v in headers.items()]
+        entry = self.state.journal.open("POST", url, "", sent or meant, notice.body, EntryKind.PUSH)
         entry.push = PushInfo(
             config.get("taskId"), config.get("id"), probe, redelivery=redelivery, foreign=notice.foreign
         )
-        refusal = target_refusal(url, self.state.scenario.push_allow)
-        if refusal:
-            entry.response = Response(refused=refusal)
+        if refusal or failed:
+            entry.response = (
+                Response(refused=refusal) if refusal else Response(failed=failed, redaction=entry.redaction)
+            )
             self.state.journal.touch()
             return
-        if self._client is None:
-            self._client = httpx.AsyncClient(timeout=TIMEOUT_S, follow_redirects=False, trust_env=False)
+        assert self._client is not None and request is not None
         try:
-            response = await self._client.post(url, content=notice.body, headers=headers)
+            # No auth of httpx's own (it would make one of URL userinfo): the headers journaled are all that is sent.
+            response = await self._client.send(request, auth=_NO_AUTH)
             entry.response = Response(response.status_code)
         except Exception as exc:  # httpx raises more than HTTPError (a port out of range, a header it cannot encode)
             entry.response = Response(failed=f"{type(exc).__name__}: {exc}", redaction=entry.redaction)

@@ -1,37 +1,32 @@
-"""Reading a YAML file as plain data, within bounds: the one way a2a-lab reads the YAML it is given.
+"""Reading YAML as plain data, within bounds: how a2a-lab reads the YAML users give it (scenarios, baselines), on
+the one reader of user files (`userfile`).
 
 `yaml.safe_load` alone builds no objects, but it still reads a file of any size (a 100 MB scenario took 44 s),
 expands aliases without limit when the data is walked (a "billion laughs" card took 2.7 GB), recurses once per
 level of nesting (100 000 levels: a RecursionError), and turns `2024-05-01`, `!!binary` and `!!set` into dates,
 bytes and sets that no JSON answer can carry. Here:
 
-- the file's size is checked before it is read (`MAX_BYTES`), and no more than that is ever read;
-- nesting is limited (`MAX_DEPTH`), and so is the number of values, each alias counted as the whole value it names
-  (`MAX_NODES`): an alias bomb stops at its first alias past the budget, and a value that contains an alias of
-  itself (a cycle) is refused;
+- the file is read by `userfile.read_text`: a regular file, its size checked before it is read (`Kind.max_bytes`);
+- nesting is limited (`Kind.max_depth`), and so is the number of values, each alias counted as the whole value it
+  names (`Kind.max_values`): an alias bomb stops at its first alias past the budget, and a value that contains an
+  alias of itself (a cycle) is refused;
 - only JSON's kinds of value are built (text, numbers, true/false, null, lists, mappings; merge keys `<<` too): any
   other tag is refused, dates and times stay the text they are written as, and whole numbers have at most
   `MAX_INTEGER_CHARS` characters.
 
-Every refusal is a `Refused` with the line and column, and how to fix the file.
+Every refusal is a `userfile.Refused` with the line and column, and how to fix the file; text that is not YAML is
+refused with PyYAML's own reason, quoting at most the one character it stopped at (never the line it is on).
 """
 
 from __future__ import annotations
 
-import os
-import stat
+import re
 from pathlib import Path
 from typing import Any
 
 import yaml
 
-#: Largest file read (scenario files are a few KiB; the largest in the catalogue is under 6 KiB).
-MAX_BYTES = 1024 * 1024
-#: Deepest nesting of lists and mappings.
-MAX_DEPTH = 100
-#: Most values (scalars, lists, mappings) in one file, each alias counted as the whole value it names (the catalogue's
-#: largest file has under 1 000). Reading one costs about 40 µs in PyYAML: the budget bounds a file's reading time.
-MAX_NODES = 20_000
+from .userfile import SCENARIO, Kind, Refused, read_text
 
 #: Longest whole number (Python refuses to convert one of more than 4 300 digits to text, so JSON could not carry it).
 MAX_INTEGER_CHARS = 100
@@ -39,14 +34,6 @@ MAX_INTEGER_CHARS = 100
 _CORE = "tag:yaml.org,2002:"
 #: The tags whose values JSON can carry (`merge` is the `<<` key, resolved before anything is built).
 ALLOWED_TAGS = frozenset(_CORE + name for name in ("null", "bool", "int", "float", "str", "seq", "map", "merge"))
-
-
-class Refused(ValueError):
-    """YAML that a2a-lab does not read: where (`line L, column C`, or empty for the whole file), what, how to fix."""
-
-    def __init__(self, where: str, problem: str, hint: str) -> None:
-        self.where, self.problem, self.hint = where, problem, hint
-        super().__init__(f"{where or '(whole file)'}: {problem}")
 
 
 def _where(mark: Any) -> str:
@@ -61,8 +48,9 @@ def _short(tag: str) -> str:
 class _Loader(yaml.SafeLoader):
     """SafeLoader that counts as it composes: depth, values (aliases at their full size), tags."""
 
-    def __init__(self, stream: str) -> None:
+    def __init__(self, stream: str, kind: Kind) -> None:
         super().__init__(stream)
+        self._kind = kind
         self._depth = 0
         self._nodes = 0
         #: The size of every anchored value composed so far (aliases count this much); absent while it is composed.
@@ -75,6 +63,7 @@ class _Loader(yaml.SafeLoader):
             node = super().compose_node(parent, index)  # an undefined alias: PyYAML's own error, with its line
             if size is None:
                 raise Refused(
+                    "",
                     _where(event.start_mark),
                     f"the alias *{event.anchor} is inside the value &{event.anchor} names (a cycle)",
                     "an alias may only name a value that is complete before it",
@@ -82,11 +71,12 @@ class _Loader(yaml.SafeLoader):
             self._count(size, event.start_mark, f"the alias *{event.anchor}")
             return node
         self._depth += 1
-        if self._depth > MAX_DEPTH:
+        if self._depth > self._kind.max_depth:
             raise Refused(
+                "",
                 _where(event.start_mark),
-                f"nested more than {MAX_DEPTH} levels deep",
-                "a scenario's lists and mappings nest a few levels; write deep data as text (card.raw, reply.raw)",
+                f"nested more than {self._kind.max_depth} levels deep",
+                self._kind.too_deep,
             )
         before = self._nodes
         node = super().compose_node(parent, index)
@@ -99,17 +89,18 @@ class _Loader(yaml.SafeLoader):
             self._sizes[anchor] = self._nodes - before
         return node
 
-    @staticmethod
-    def _check(node: yaml.Node) -> None:
+    def _check(self, node: yaml.Node) -> None:
         if node.tag not in ALLOWED_TAGS:
             raise Refused(
+                "",
                 _where(node.start_mark),
                 f"the tag {_short(node.tag)} is not allowed",
-                "a scenario holds text, numbers, true/false, null, lists and mappings only: "
+                f"a {self._kind.name} holds text, numbers, true/false, null, lists and mappings only: "
                 "remove the tag (and quote the value if it must stay text)",
             )
         if node.tag == _CORE + "int" and len(node.value) > MAX_INTEGER_CHARS:
             raise Refused(
+                "",
                 _where(node.start_mark),
                 f"a whole number of {len(node.value)} characters (at most {MAX_INTEGER_CHARS})",
                 "quote it if it is text",
@@ -117,11 +108,13 @@ class _Loader(yaml.SafeLoader):
 
     def _count(self, size: int, mark: Any, what: str) -> None:
         self._nodes += size
-        if self._nodes > MAX_NODES:
+        most = self._kind.max_values
+        if self._nodes > most:
             raise Refused(
+                "",
                 _where(mark),
-                f"more than {MAX_NODES} values, each alias counted as the value it names ({what} makes {self._nodes})",
-                "a scenario needs a few hundred: keep files small, and aliases few (each is expanded where it is used)",
+                f"more than {most} values, each alias counted as the value it names ({what} makes {self._nodes})",
+                self._kind.too_many,
             )
 
 
@@ -132,40 +125,63 @@ _Loader.yaml_implicit_resolvers = {
 }
 
 
-def loads(text: str) -> Any:
-    """The data of one YAML document, or Refused, or yaml.YAMLError (PyYAML's own message and mark) for text that is
-    not YAML."""
-    loader = _Loader(text)
+#: A quoted piece of the text in PyYAML's reason: kept when it is one character (what the parser stopped at) or one of
+#: its token names (`'<block end>'`), since a longer one may be anything the file holds (an alias name, a tag).
+_QUOTED = re.compile(r"'((?:[^'\\]|\\.)*)'|\"((?:[^\"\\]|\\.)*)\"")
+
+
+def _quoted(match: re.Match[str]) -> str:
+    inner = match.group(1) if match.group(1) is not None else match.group(2)
+    short = len(inner) == 1 or (len(inner) <= 6 and inner.startswith("\\")) or re.fullmatch(r"<[a-z ]+>", inner)
+    return match.group(0) if short else "(text not quoted)"
+
+
+def _refusal(exc: yaml.YAMLError, text: str, source: str | Path) -> Refused:
+    """Text that is not YAML: where PyYAML stopped and why (its `problem`, never its `str`, which quotes the line)."""
+    hint = "check indentation and quoting around that line"
+    if isinstance(exc, yaml.reader.ReaderError):  # a character YAML does not allow (a control character)
+        line = text.count("\n", 0, exc.position) + 1
+        return Refused(
+            source, f"line {line}", f"not valid YAML: the character #x{exc.character:04x} is not allowed", hint
+        )
+    mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
+    problem = getattr(exc, "problem", None)
+    why = _QUOTED.sub(_quoted, problem)[:200] if isinstance(problem, str) else type(exc).__name__
+    return Refused(source, _where(mark), f"not valid YAML: {why}", hint)
+
+
+def _run(text: str, kind: Kind, source: str | Path, step: str) -> Any:
+    loader = None
     try:
-        return loader.get_single_data()
+        loader = _Loader(text, kind)  # the reader checks the characters here
+        return getattr(loader, step)()
+    except Refused as exc:
+        raise Refused(source, exc.where, exc.problem, exc.hint) from None
+    except yaml.YAMLError as exc:
+        raise _refusal(exc, text, source) from None
     finally:
-        loader.dispose()
+        if loader is not None:
+            loader.dispose()
 
 
-def read_text(path: Path) -> str:
-    """A file's text: a regular file of at most MAX_BYTES of UTF-8, checked before it is read. Raises Refused
-    (too large, not a regular file, not UTF-8) or OSError (cannot be read)."""
-    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)  # a FIFO must not block the open: it is refused below
-    info = os.fstat(fd)
-    if not stat.S_ISREG(info.st_mode):
-        os.close(fd)
-        raise Refused("", "not a regular file", "give the path of a .yaml file")
-    with os.fdopen(fd, "rb") as fh:
-        if info.st_size > MAX_BYTES:
-            raise Refused(
-                "",
-                f"the file is {info.st_size} bytes; a2a-lab reads at most {MAX_BYTES}",
-                "a scenario describes behaviour in a few KiB; an oversize card needs no big file (card.pad_to)",
-            )
-        data = fh.read(MAX_BYTES + 1)
-    if len(data) > MAX_BYTES:  # it grew while being read
-        raise Refused("", f"the file is larger than {MAX_BYTES} bytes", "keep scenario files small")
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError:
-        raise Refused("", "the file is not UTF-8 text", "save it as UTF-8") from None
+def loads(text: str, kind: Kind = SCENARIO, source: str | Path = "") -> Any:
+    """The data of one YAML document (a file of that kind, read from `source`), or Refused: beyond the kind's bounds,
+    a tag beyond JSON, or text that is not YAML."""
+    return _run(text, kind, source, "get_single_data")
 
 
-def load(path: Path) -> Any:
-    """read_text, then loads."""
-    return loads(read_text(path))
+def compose(text: str, kind: Kind, source: str | Path = "") -> yaml.Node | None:
+    """The nodes of one YAML document, as `loads` reads it but not built into data (None: an empty document): for a
+    reader that names the line of each value it refuses."""
+    node: yaml.Node | None = _run(text, kind, source, "get_single_node")
+    return node
+
+
+def where(node: yaml.Node) -> str:
+    """`line L, column C` of a composed node."""
+    return _where(node.start_mark)
+
+
+def load(path: str | Path, kind: Kind = SCENARIO) -> Any:
+    """A YAML file of that kind: userfile.read_text, then loads. Raises Refused."""
+    return loads(read_text(path, kind), kind, path)

@@ -16,9 +16,11 @@ import httpx
 
 from a2a_lab.protocol import cards, signing
 from a2a_lab.protocol.bindings import JSON
+from a2a_lab.server import userfile
 
 from ..command_line import refuse
 from ..exit_codes import Exit
+from ..reports import escape
 from . import urlpolicy
 from .derive import derive
 from .lint import lint
@@ -57,28 +59,27 @@ def _read_url(url: str, limit: int) -> Loaded:
         raise UnusableInput(f"{url}: cannot fetch the card: {type(exc).__name__}: {exc}") from None
 
 
-def load(source: str, limit: int) -> Loaded:
-    """A card from a file or an http(s) URL (fetched once, at most `limit` bytes)."""
+def load(source: str, limit: int, kind: userfile.Kind = userfile.CARD) -> Loaded:
+    """A card (or a file of another kind) from a file, read by the bounded reader of user files, or from an http(s)
+    URL (fetched once); at most `limit` bytes either way."""
     if source.startswith(("http://", "https://")):
         return _read_url(source, limit)
-    path = Path(source)
     try:
-        size = path.stat().st_size
-        if size > limit:
-            raise UnusableInput(
-                f"{source}: the card is {size} bytes, more than {limit}; raise --max-bytes to check it anyway"
-            )
-        return Loaded(source, path.read_bytes())
-    except OSError as exc:
-        raise UnusableInput(f"{source}: cannot read: {exc.strerror or exc}") from None
+        return Loaded(source, userfile.read_bytes(Path(source), kind.at_most(limit)))
+    except userfile.Refused as exc:
+        raise UnusableInput(str(exc)) from None
+
+
+def parsed(loaded: Loaded, kind: userfile.Kind) -> Any:
+    """The JSON of a loaded file, within the kind's nesting and values."""
+    try:
+        return userfile.loads_json(loaded.raw, loaded.source, kind)
+    except userfile.Refused as exc:
+        raise UnusableInput(str(exc)) from None
 
 
 def _jwks(source: str) -> dict[str, Any]:
-    loaded = load(source, 1024 * 1024)
-    try:
-        data = json.loads(loaded.raw)
-    except ValueError as exc:
-        raise UnusableInput(f"{source}: the key set is not JSON: {exc}") from None
+    data = parsed(load(source, userfile.KEYS.max_bytes, userfile.KEYS), userfile.KEYS)
     if isinstance(data, dict) and "keys" not in data and "kty" in data:
         data = {"keys": [data]}
     if not isinstance(data, dict) or not isinstance(data.get("keys"), list):
@@ -87,10 +88,7 @@ def _jwks(source: str) -> dict[str, Any]:
 
 
 def check(loaded: Loaded, policy: str, jwks_source: str | None) -> dict[str, Any]:
-    try:
-        card = json.loads(loaded.raw)
-    except (ValueError, UnicodeDecodeError) as exc:
-        raise UnusableInput(f"{loaded.source}: not JSON: {exc}") from None
+    card = parsed(loaded, userfile.CARD)
     if not isinstance(card, dict):
         raise UnusableInput(f"{loaded.source}: the card is JSON but not an object")
     findings = lint(card, policy)
@@ -188,10 +186,22 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--jwks", metavar="FILE|URL", help="verify the card's signatures with this JWKS (or single JWK)")
     p.add_argument(
         "--max-bytes",
-        type=int,
+        type=_max_bytes,
         default=cards.DEFAULT_CARD_SIZE_LIMIT,
-        help=f"size cap (default {cards.DEFAULT_CARD_SIZE_LIMIT})",
+        help=f"size cap (default {cards.DEFAULT_CARD_SIZE_LIMIT}, at most {userfile.CARD.max_bytes})",
     )
+
+
+def _max_bytes(text: str) -> int:
+    """--max-bytes: a size from 1 byte to the most a card file may be (userfile.CARD), for argparse."""
+    most = userfile.CARD.max_bytes
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number of bytes") from None
+    if not 1 <= value <= most:
+        raise argparse.ArgumentTypeError(f"{value} is not from 1 to {most} bytes (a card is a few KiB)")
+    return value
 
 
 def cmd_card(args: argparse.Namespace) -> int:
@@ -199,5 +209,5 @@ def cmd_card(args: argparse.Namespace) -> int:
         report = check(load(args.source, args.max_bytes), args.policy, args.jwks)
     except UnusableInput as exc:
         return refuse(str(exc))
-    print(json.dumps(report, indent=2) if args.json else render(report))
+    print(json.dumps(report, indent=2) if args.json else escape.console(render(report)))
     return Exit.FAILED if report["errors"] else Exit.OK

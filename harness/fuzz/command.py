@@ -93,7 +93,7 @@ def base_data(ref: str) -> dict[str, Any]:
     from a2a_lab.server.catalogue import builtin_root, resolve
 
     path = Path(ref)
-    if not path.is_file():
+    if not (path.exists() or path.is_symlink()):  # what is there, a FIFO too, is the loader's to refuse
         path = builtin_root() / f"{ref}.yaml"
     try:
         resolve(str(path), load_catalogue())  # the loader's own refusal of a broken file

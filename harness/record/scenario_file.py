@@ -18,7 +18,7 @@ import yaml
 
 from a2a_lab.protocol import cards, errors, grpcwire
 from a2a_lab.protocol.bindings import Binding
-from a2a_lab.server import yamlfile
+from a2a_lab.server import userfile, yamlfile
 from a2a_lab.server.loader import ScenarioError, parse
 from a2a_lab.server.placeholders import BASE_URL, GRPC_ADDRESS
 
@@ -231,11 +231,13 @@ def render(doc: dict[str, Any], path: Path) -> str:
         doc, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=1 << 20, default_flow_style=False
     )
     size = len(text.encode())
-    if size > yamlfile.MAX_BYTES:
-        raise RecordError(f"the recording is {size} bytes, more than a scenario file may be ({yamlfile.MAX_BYTES})")
+    if size > userfile.SCENARIO.max_bytes:
+        raise RecordError(
+            f"the recording is {size} bytes, more than a scenario file may be ({userfile.SCENARIO.max_bytes})"
+        )
     try:
         data = yamlfile.loads(text)  # as the loader reads it back
-    except yamlfile.Refused as exc:
+    except userfile.Refused as exc:
         raise RecordError(f"the recording is more than a scenario file may hold: {exc}") from None
     if data != doc:
         raise RecordError("the recording does not survive a YAML round trip; please report it")

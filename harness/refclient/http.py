@@ -12,6 +12,8 @@ from typing import Any
 
 import httpx
 
+from a2a_lab.server import userfile
+
 from .failures import ClientFailure, UsageFailure
 from .options import ClientOptions
 
@@ -31,6 +33,12 @@ def tls_context(options: ClientOptions) -> ssl.SSLContext | bool:
     (True: certificates and host names are always verified, against SSL_CERT_FILE when set)."""
     if options.ca_file is None and options.client_cert is None:
         return True
+    for path in (options.ca_file, *(options.client_cert or ())):
+        try:
+            if path is not None:
+                userfile.read_bytes(path, userfile.TLS)  # OpenSSL reads it next: first, that it is a file, and small
+        except userfile.Refused as exc:
+            raise UsageFailure(str(exc)) from None
     try:
         context = ssl.create_default_context(cafile=options.ca_file)
         if options.client_cert is not None:

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from a2a_lab.protocol import signing
+from a2a_lab.server import userfile
 
 from .failures import ClientFailure, UsageFailure
 
@@ -32,13 +32,12 @@ def verify_card(card: dict[str, Any], jwks: Mapping[str, Any]) -> dict[str, Any]
 
 
 def load_jwks(path: str | Path) -> dict[str, Any]:
-    """A key set from a JSON file: a JWKS (`{"keys": [...]}`) or one JWK (wrapped). UsageFailure when unreadable."""
+    """A key set from a JSON file (read by the bounded reader of user files): a JWKS (`{"keys": [...]}`) or one JWK
+    (wrapped). UsageFailure when unreadable."""
     try:
-        value = json.loads(Path(path).read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise UsageFailure(f"cannot read the key set {path}: {exc.strerror or exc}") from None
-    except (UnicodeDecodeError, ValueError) as exc:
-        raise UsageFailure(f"the key set {path} is not JSON ({exc})") from None
+        value = userfile.load_json(path, userfile.KEYS)
+    except userfile.Refused as exc:
+        raise UsageFailure(str(exc)) from None
     if isinstance(value, dict) and isinstance(value.get("keys"), list):
         return value
     if isinstance(value, dict) and "kty" in value:

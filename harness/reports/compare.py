@@ -3,10 +3,11 @@ its baseline: the facts the HTML report's "Changes" section shows."""
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from a2a_lab.server import userfile
 
 from ..model import MISSES, SEVERITY, Outcome
 
@@ -36,11 +37,9 @@ def _severity(outcome: str | None) -> int:
 
 
 def load_previous(path: Path) -> list[dict[str, Any]]:
-    """The reports in a JSON report file: one report, or the `{"reports": [...]}` of `report merge --json`."""
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        raise ValueError(f"{path}: cannot read the report to compare with: {exc}") from None
+    """The reports in a JSON report file: one report, or the `{"reports": [...]}` of `report merge --json`. Read by
+    the bounded reader of user files (userfile.REPORT); raises ValueError (a userfile.Refused among them)."""
+    data = userfile.load_json(path, userfile.REPORT)
     reports = data.get("reports", [data]) if isinstance(data, dict) else None
     if not isinstance(reports, list) or not all(isinstance(r, dict) and "scenarios" in r for r in reports):
         raise ValueError(f"{path}: not an a2a-lab JSON report (no `scenarios` list)")

@@ -7,6 +7,7 @@ import sys
 from typing import Any, TextIO
 
 from ..model import Outcome, ScenarioResult
+from .escape import console as shown
 from .failure import failure_lines
 
 #: The colour of each outcome on a terminal (ANSI SGR codes): red fails the gate, yellow is a miss that does not.
@@ -57,13 +58,20 @@ def scorecard(
     verbose: bool = False,
     stale: list[str] | None = None,
 ) -> None:
-    """`stale`: baseline entries that had nothing to excuse, listed before the verdict."""
+    """`stale`: baseline entries that had nothing to excuse, listed before the verdict. Whatever a client, a scenario
+    or a baseline said is escaped for the terminal (escape.console) before the colours go in."""
     out = (
         out if out is not None else sys.stdout
     )  # looked up per call: a default bound at import outlives redirected streams
     colour = colours(out)
-    width = max((len(r.id) for r in results), default=8)
-    print(f"\n{'SCENARIO'.ljust(width)}  {'RESULT'.ljust(_MARK_WIDTH)}  DETAIL", file=out)
+
+    def say(*lines: str) -> None:
+        for line in lines:
+            print(shown(line), file=out)
+
+    ids = {r.id: shown(r.id) for r in results}
+    width = max((len(sid) for sid in ids.values()), default=8)
+    say(f"\n{'SCENARIO'.ljust(width)}  {'RESULT'.ljust(_MARK_WIDTH)}  DETAIL")
     for r in results:
         bad = [c for c in r.checks if c.outcome in (Outcome.FAIL, Outcome.NON_STRICT, Outcome.ERROR) and not c.baseline]
         detail = ", ".join(f"{c.id} ({c.outcome.value})" for c in bad)
@@ -75,28 +83,22 @@ def scorecard(
         if r.baseline:
             detail = f"expected failure (baseline): {r.baseline}" + (f"; {detail}" if detail else "")
         mark = paint(r.outcome.value.ljust(_MARK_WIDTH), r.outcome, colour)
-        print(f"{r.id.ljust(width)}  {mark}  {detail}", file=out)
+        print(f"{ids[r.id].ljust(width)}  {mark}  {shown(detail)}", file=out)
         if r.error and r.outcome not in (Outcome.TIMEOUT, Outcome.NO_CONTACT, Outcome.ERROR):
-            print(f"{'':{width}}    note: {r.error}", file=out)  # e.g. a baseline entry that now passes
+            say(f"{'':{width}}    note: {r.error}")  # e.g. a baseline entry that now passes
         if verbose or r.outcome in (Outcome.FAIL,):
             for c in bad:
                 first, *rest = failure_lines(c)
-                print(f"{'':{width}}    - {first}", file=out)
-                for line in rest:
-                    print(f"{'':{width}}      {line}", file=out)
+                say(f"{'':{width}}    - {first}", *(f"{'':{width}}      {line}" for line in rest))
     levels = summary["levels"]
     parts = [f"{lvl} {v['passed']}/{v['judged']}" for lvl, v in levels.items() if v["judged"]]
     outcomes = ", ".join(f"{k} {v}" for k, v in summary["outcomes"].items())
-    print(f"\n{summary['scenarios']} scenarios: {outcomes}", file=out)
     skipped = sum(v.get("skipped", 0) for v in levels.values())
     unimplemented = sum(v.get("unimplemented", 0) for v in levels.values())
     apart = f" (judged nothing: {skipped} SKIPPED, {unimplemented} UNIMPLEMENTED)" if skipped or unimplemented else ""
-    print(f"checks passed: {', '.join(parts) or 'none judged'}{apart}", file=out)
+    say(f"\n{summary['scenarios']} scenarios: {outcomes}", f"checks passed: {', '.join(parts) or 'none judged'}{apart}")
     if stale:
-        print(
-            f"baseline: {len(stale)} entr{'y' if len(stale) == 1 else 'ies'} with nothing to excuse, remove:", file=out
-        )
-        for entry in stale:
-            print(f"  {entry}", file=out)
+        say(f"baseline: {len(stale)} entr{'y' if len(stale) == 1 else 'ies'} with nothing to excuse, remove:")
+        say(*(f"  {entry}" for entry in stale))
     verdict = paint(summary["verdict"], Outcome.FAIL if summary["gate"] == "failed" else Outcome.PASS, colour)
     print(f"verdict: {verdict}", file=out)

@@ -3,7 +3,6 @@ entries they cite), the transcript with pretty-printed JSON, and the sequence di
 
 from __future__ import annotations
 
-import html
 import json
 from typing import Any
 
@@ -11,6 +10,7 @@ from a2a_lab.protocol.revisions import spec_document
 from a2a_lab.server.journal_record import EntryKind, Response, SentKind, entries_from_json
 
 from ..model import MISSES
+from . import escape
 
 COLOURS = {
     "PASS": "#1a7f37",
@@ -28,7 +28,8 @@ CHECKS_DOC = "https://github.com/a2a-lab/a2a-lab/blob/main/docs/checks.md"
 
 
 def e(text: Any) -> str:
-    return html.escape(str(text), quote=True)
+    """Text for the page: entities, and control characters made visible (escape.html)."""
+    return escape.html(text)
 
 
 def badge(outcome: str, count: int | None = None) -> str:
@@ -41,7 +42,8 @@ def anchor(client_index: int, scenario_id: str) -> str:
 
 
 def check_anchor(check_id: str) -> str:
-    return "check-" + check_id
+    """A check's element id: its letters and digits, anything else as `-` (a report file could say anything)."""
+    return "check-" + "".join(ch if ch.isalnum() else "-" for ch in check_id)
 
 
 def pretty(text: str) -> str:

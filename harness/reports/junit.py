@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from ..model import Outcome
+from . import escape
 
 _SKIPPING = {Outcome.SKIPPED.value, Outcome.UNIMPLEMENTED.value, Outcome.INFORMATIONAL.value}
 _ERRORING = {Outcome.TIMEOUT.value, Outcome.NO_CONTACT.value, Outcome.ERROR.value}
@@ -67,6 +68,17 @@ def build(report: dict[str, Any], strict: bool = False, skipped: bool = False) -
                     counts["errors"] += 1
         for key, value in counts.items():
             suite.set(key, str(value))
+    return _escaped(root)
+
+
+def _escaped(root: ET.Element) -> ET.Element:
+    """Every text and attribute of the tree as XML 1.0 may hold it (escape.xml): a client's stderr, a check's quote
+    or a scenario's id can hold any character, and one control character makes the whole file unreadable."""
+    for element in root.iter():
+        if element.text:
+            element.text = escape.xml(element.text)
+        for key, value in element.attrib.items():
+            element.set(key, escape.xml(value))
     return root
 
 

@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from a2a_lab.server import yamlfile
+from a2a_lab.server import userfile
 from a2a_lab.server.app import ScenarioApp
 from a2a_lab.server.catalogue import Catalogue
 from a2a_lab.server.guard import json_credentials
@@ -158,14 +158,15 @@ def test_a_tag_beyond_json_is_refused_with_its_line(tmp_path: Path, text: str, t
 
 def test_a_hundred_thousand_levels_of_nesting_are_refused_in_seconds(tmp_path: Path) -> None:
     error, took = _load(tmp_path, "extended_card: {deep: " + "[" * 100_000 + "]" * 100_000 + "}\n")
-    assert error.problem == f"nested more than {yamlfile.MAX_DEPTH} levels deep" and error.field_path.startswith(
-        APPENDED
+    assert (
+        error.problem == f"nested more than {userfile.SCENARIO.max_depth} levels deep"
+        and error.field_path.startswith(APPENDED)
     )
     assert took < 3.0, took  # 0.4 s here; the refusal comes at level 101, whatever follows
 
 
 def test_nesting_within_the_limit_is_served(tmp_path: Path) -> None:
-    depth = yamlfile.MAX_DEPTH - 10  # the scenario's own levels (extended_card, deep) come on top
+    depth = userfile.SCENARIO.max_depth - 10  # the scenario's own levels (extended_card, deep) come on top
     text = scenario_text() + "extended_card: {deep: " + "[" * depth + "]" * depth + "}\n"
     assert load_file(write_scenario(tmp_path, text)).extended_card is not None
 
@@ -187,7 +188,8 @@ def test_an_alias_bomb_is_refused_at_once_and_in_little_memory(tmp_path: Path) -
     finally:
         tracemalloc.stop()
     assert (
-        error.problem.startswith(f"more than {yamlfile.MAX_NODES} values, each alias counted") and "*l" in error.problem
+        error.problem.startswith(f"more than {userfile.SCENARIO.max_values} values, each alias counted")
+        and "*l" in error.problem
     )
     assert error.field_path.startswith(f"line {scenario_text().count(chr(10)) + 6},"), "at l4, the first alias too many"
     assert took < 1.0 and peak < 20 * 1024 * 1024, (took, peak)
@@ -213,7 +215,10 @@ def test_a_hundred_megabyte_file_is_refused_before_it_is_read(tmp_path: Path) ->
     with pytest.raises(ScenarioError) as caught:
         load_file(path)
     took = time.monotonic() - began
-    assert caught.value.problem == f"the file is {100 * 1024 * 1024} bytes; a2a-lab reads at most {yamlfile.MAX_BYTES}"
+    assert (
+        caught.value.problem
+        == f"the file is {100 * 1024 * 1024} bytes; a2a-lab reads at most {userfile.SCENARIO.max_bytes}"
+    )
     assert took < 0.1, took
 
 
@@ -221,7 +226,7 @@ def test_a_file_of_many_small_values_is_refused_in_seconds(tmp_path: Path) -> No
     """Under the size limit, 500 000 values would take PyYAML some 20 s: the value budget stops it at 20 000 (0.8 s
     here)."""
     error, took = _load(tmp_path, "extended_card: {x: [" + "1," * 500_000 + "1]}\n")
-    assert error.problem.startswith(f"more than {yamlfile.MAX_NODES} values") and took < 4.0, (error, took)
+    assert error.problem.startswith(f"more than {userfile.SCENARIO.max_values} values") and took < 4.0, (error, took)
 
 
 @pytest.mark.parametrize(

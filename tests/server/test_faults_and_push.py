@@ -674,6 +674,43 @@ def test_malformed_webhook_is_refused_and_other_hosts_are_never_called(lab: Make
     assert pushes and all("neither loopback" in e["response"]["refused"] for e in pushes), "nothing was ever sent"
 
 
+def test_a_webhook_url_with_userinfo_is_refused_naming_the_field(lab: MakeLab, webhook: Callable[..., Webhook]) -> None:
+    """Issue 28 item 7: `http://u:pw@host/x` made httpx send `Authorization: Basic dTpwdw==` in place of the config's
+    Bearer, while the journal said Bearer. Now the config is refused as invalid params naming `url` and why (never
+    quoting the userinfo), inline and created alike, and nothing is ever sent to it."""
+    hook = webhook(1)
+    s = lab()
+    with_userinfo = hook.url.replace("://", "://hookuser:hookpw@", 1)
+    config = {"url": with_userinfo, "authentication": {"scheme": "Bearer", "credentials": "push-secret"}}
+    inline = rpc_body(
+        s.rpc("SendMessage", {"message": message(), "configuration": {"taskPushNotificationConfig": config}})
+    )
+    error = inline["error"]
+    assert error["code"] == -32602 and "webhook url refused: it carries userinfo" in error["message"], error
+    assert "authentication" in error["message"] and "hookpw" not in json.dumps(inline)
+    assert s.app.state.engine.tasks == {}, "a refused SendMessage leaves no task behind"
+    task = rpc_body(s.rpc("SendMessage", {"message": message(), "configuration": {"returnImmediately": True}}))
+    created = rpc_body(s.rpc("CreateTaskPushNotificationConfig", {"taskId": task["result"]["task"]["id"], **config}))
+    assert created["error"]["code"] == -32602 and "userinfo" in created["error"]["message"], created
+    assert not [e for e in s.journal if e["kind"] == "push"] and not hook.received, "nothing was sent"
+
+
+def test_the_journal_records_the_headers_a_delivery_sent(lab: MakeLab, webhook: Callable[..., Webhook]) -> None:
+    """Each push entry's headers are the ones the webhook received (httpx's own among them: Host, User-Agent,
+    Content-Length), credentials redacted, not the ones the server meant to send."""
+    hook = webhook(3)
+    s = lab()
+    config = {"url": hook.url, "token": "tok-1", "authentication": {"scheme": "Bearer", "credentials": "push-secret"}}
+    rpc_body(s.rpc("SendMessage", {"message": message(), "configuration": {"taskPushNotificationConfig": config}}))
+    got = hook.wait()
+    pushes = [e for e in s.journal if e["kind"] == "push"]
+    assert len(pushes) == len(got) == 3
+    hidden = {"authorization": "Bearer <redacted>", "x-a2a-notification-token": "<redacted>"}
+    for entry, delivery in zip(pushes, got, strict=True):
+        assert entry["headers"] == {**delivery["headers"], **hidden}, (entry["headers"], delivery["headers"])
+        assert {"host", "user-agent", "content-length"} <= entry["headers"].keys()
+
+
 def test_push_allow_list(lab: MakeLab) -> None:
     s = lab("push: {allow: [hooks.internal]}\n")
     task = rpc_body(s.send())["result"]["task"]

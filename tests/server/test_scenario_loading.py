@@ -13,7 +13,15 @@ from a2a_lab.protocol.operations import Operation
 from a2a_lab.protocol.states import TaskState
 from a2a_lab.protocol.versions import Version
 from a2a_lab.server.catalogue import Catalogue, builtin_root, resolve
-from a2a_lab.server.loader import ScenarioError, load_file, parse
+from a2a_lab.server.loader import (
+    FIELDS,
+    LIMITS_MOST,
+    MAX_ANSWER_BYTES,
+    MAX_PAD_TO,
+    ScenarioError,
+    load_file,
+    parse,
+)
 from a2a_lab.server.scenario import (
     DEFAULT_TASK,
     STREAM_ERROR_MESSAGE,
@@ -504,7 +512,7 @@ def test_top_level_must_be_a_mapping(tmp_path: Path) -> None:
 
 def test_unreadable_and_non_utf8_files(tmp_path: Path) -> None:
     missing = tmp_path / "nope.yaml"
-    with pytest.raises(ScenarioError, match="cannot read the file") as info:
+    with pytest.raises(ScenarioError, match="cannot read the scenario file") as info:
         load_file(missing)
     assert info.value.source == str(missing)
     binary = tmp_path / "binary.yaml"
@@ -537,3 +545,37 @@ def test_a_broken_file_does_not_stop_the_others(tmp_path: Path) -> None:
     with pytest.raises(ScenarioError) as info:
         cat.get("bad/state")  # asking for a broken one gives its error, not "unknown scenario"
     assert info.value.source.endswith("state.yaml")
+
+
+# Issue 28 item 5: every size option capped at load.
+
+
+def test_every_whole_number_limit_has_a_cap() -> None:
+    assert set(FIELDS["limits"]) - set(LIMITS_MOST) == {"body_seconds", "stream_idle_seconds", "stream_ping_seconds"}
+
+
+@pytest.mark.parametrize(
+    ("option", "most"),
+    [
+        *((f"limits: {{{key}: {{n}}}}\n", most) for key, most in sorted(LIMITS_MOST.items())),
+        ("card: {pad_to: {n}}\n", MAX_PAD_TO),
+        ("gzip_min_bytes: {n}\n", MAX_ANSWER_BYTES),
+        ("behaviour: {SendMessage: [{reply: {fault: {kind: truncate, after_bytes: {n}}}}]}\n", MAX_ANSWER_BYTES),
+        ("behaviour: {SendMessage: [{reply: {fault: {kind: drip, chunk_bytes: {n}}}}]}\n", MAX_ANSWER_BYTES),
+    ],
+    ids=[*sorted(LIMITS_MOST), "pad_to", "gzip_min_bytes", "after_bytes", "chunk_bytes"],
+)
+def test_a_size_option_is_capped_at_load_naming_the_field_and_the_most(tmp_path: Path, option: str, most: int) -> None:
+    """At its cap it loads; one more is refused with the file, the field, the most and why (before: card.pad_to
+    3 000 000 000 reached 2.5 GB at start-up, then a MemoryError)."""
+
+    def text(n: int) -> str:
+        given = option.replace("{n}", str(n))
+        if given.startswith("card:"):  # the card section is the test card's: pad_to goes in it
+            return scenario_text().replace("card:\n", f"card:\n  pad_to: {n}\n", 1)
+        return scenario_text(given)
+
+    assert load_file(write_scenario(tmp_path, text(most), "at-most.yaml"))
+    err = refused(tmp_path, text(most + 1))
+    assert err.problem == f"{most + 1} is more than {most}, the most a2a-lab allows here" and err.hint, err
+    assert err.field_path.rsplit(".", 1)[-1] in option, err

@@ -5,10 +5,11 @@ folder) in its environment. Every request carries secrets in headers (Authorizat
 Cookie, the header, query parameter and cookie the card's apiKey schemes name, in 1.0 and 0.3 card shapes) and in its
 query string (token, api_key, `cred%65ntials`); the bodies carry them in a JSON body over 64 KiB, behind escaped member
 names (`cred\\u0065ntials`), in a cut-off body that is not JSON, in bytes that are not UTF-8, and in a webhook URL
-(`user:pw@`, `?token=`, `#access_token=`) registered with push credentials, which it waits to see delivered (the
-lab's own /hook, so the delivery is journaled twice: as sent and as received). Then it sends the scenario's message
-properly (with the scenario's token, if it was given one), writes A2A_LAB_RESULT, saves the server's journal as
-`GET /_lab/journal` and `GET /_lab/journal.jsonl` serve it, and lists what it sent (`<scenario>.sent.json`).
+(`?token=`, `#access_token=`; first with `user:pw@` too, which is refused) registered with push credentials, which it
+waits to see delivered (the lab's own /hook, so the delivery is journaled twice: as sent and as received). Then it
+sends the scenario's message properly (with the scenario's token, if it was given one), writes A2A_LAB_RESULT, saves
+the server's journal as `GET /_lab/journal` and `GET /_lab/journal.jsonl` serve it, and lists what it sent
+(`<scenario>.sent.json`).
 
 Like fake_client.py it imports nothing from a2a_lab. It prints no secret, not even in an error.
 """
@@ -153,10 +154,32 @@ class Leaky:
         # Bytes that are not UTF-8: a Latin-1 prefix, and a UTF-16 body.
         self.post("latin-1", url, b"\xff\xfe" + self.envelope(send, {"token": s["latin-1"]}, "l"))
         self.post("utf-16", url, self.envelope(send, {"token": s["utf-16"]}, "u").decode().encode("utf-16"))
-        # A webhook whose URL carries userinfo, a token parameter and a token fragment, with push credentials; the
-        # server delivers to it (the lab itself, which answers 404 and journals the delivery it got).
+        # A webhook whose URL carries a token parameter and a token fragment, with push credentials; the server
+        # delivers to it (the lab itself, which answers 404 and journals the delivery it got). First the same with
+        # userinfo too, which the server refuses (invalid params): its refusal and its journal must not show it.
         hook = f"{origin}/hook?token={s['webhook-query']}&x=1#access_token={s['webhook-fragment']}"
-        hook = hook.replace("://", f"://hookuser:{s['webhook-userinfo']}@", 1)
+        for place, target in (
+            ("webhook-userinfo", hook.replace("://", f"://hookuser:{s['webhook-userinfo']}@", 1)),
+            ("webhook", hook),
+        ):
+            self.post(place, url, self.envelope(send, self.push_params(target), "w"))
+        if (card.get("capabilities") or {}).get("pushNotifications"):
+            self.await_delivery()
+        if (card.get("capabilities") or {}).get("streaming"):
+            stream = self.message("stream", "stream", metadata={"secret": s["stream-metadata"]})
+            method = self.method("SendStreamingMessage", "message/stream")
+            self.post("stream", url, self.envelope(method, {"message": stream}, "s"))
+        # The scenario's own message, sent properly.
+        text_in = os.environ.get("A2A_LAB_MESSAGE", "hi")
+        answer = self.post("message", url, self.envelope(send, {"message": self.message(text_in, "main")}, "m")).json()
+        result = answer.get("result") or {}
+        task = result.get("task", result)
+        state = (task.get("status") or {}).get("state") if isinstance(task, dict) else None
+        return {"kind": "task" if state else "error", "state": state, "text": ""}
+
+    def push_params(self, hook: str) -> dict[str, Any]:
+        """SendMessage params that register `hook` inline, with a token and Bearer credentials."""
+        s = self.s
         if self.version == "1.0":
             config = {
                 "url": hook,
@@ -171,24 +194,10 @@ class Leaky:
                 "authentication": {"schemes": ["Bearer"], "credentials": s["push-credentials"]},
             }
             configuration = {"pushNotificationConfig": config}
-        params = {
+        return {
             "message": self.message("webhook", "hook", metadata={"token": s["message-metadata"]}),
             "configuration": configuration,
         }
-        self.post("webhook", url, self.envelope(send, params, "w"))
-        if (card.get("capabilities") or {}).get("pushNotifications"):
-            self.await_delivery()
-        if (card.get("capabilities") or {}).get("streaming"):
-            stream = self.message("stream", "stream", metadata={"secret": s["stream-metadata"]})
-            method = self.method("SendStreamingMessage", "message/stream")
-            self.post("stream", url, self.envelope(method, {"message": stream}, "s"))
-        # The scenario's own message, sent properly.
-        text_in = os.environ.get("A2A_LAB_MESSAGE", "hi")
-        answer = self.post("message", url, self.envelope(send, {"message": self.message(text_in, "main")}, "m")).json()
-        result = answer.get("result") or {}
-        task = result.get("task", result)
-        state = (task.get("status") or {}).get("state") if isinstance(task, dict) else None
-        return {"kind": "task" if state else "error", "state": state, "text": ""}
 
     def await_delivery(self, deadline_s: float = 10.0) -> None:
         """Wait (bounded) until the server's journal shows a push delivery that reached the lab's /hook."""
