@@ -300,6 +300,9 @@ class RunView:
     client_timed_out: bool = False
     #: The end of what the client wrote on stderr (a stack trace shows there).
     client_stderr: str = ""
+    #: The same server on another origin, as the card's `{alt_base_url}` named it (None: the loopback alias of
+    #: base_url; a shared server started with --other-origin names another).
+    alt_base_url: str | None = None
 
     def __post_init__(self) -> None:
         self._observed: list[Observed] | None = None
@@ -330,7 +333,7 @@ class RunView:
         if iface.core_binding is Binding.GRPC:
             address = grpcwire.address_of(iface.url)
             return grpcwire.ENDPOINT_PATH if address is not None and address in self.grpc_addresses else None
-        for origin in (self.base_url, alt_origin(self.base_url), *self.plain_origins):
+        for origin in (self.base_url, self.alt_base_url or alt_origin(self.base_url), *self.plain_origins):
             if origin and iface.url.startswith(origin):
                 return _endpoint_path(iface.url[len(origin) :], iface.core_binding)
         return None

@@ -106,7 +106,10 @@ def target_refusal(url: str, allow: tuple[str, ...]) -> str | None:
             return None
     except ValueError:
         pass
-    return f"{host} is neither loopback nor on the scenario's push allow-list (SSRF protection, §13.2)"
+    return (
+        f"{host} is neither loopback nor on the push allow-list (the scenario's push.allow, `a2a-lab serve "
+        "--push-allow HOST`): SSRF protection, §13.2"
+    )
 
 
 def payload(rec: TaskRecord, event: Event, version: str, revision: SpecRevision) -> tuple[bytes, str]:
@@ -260,7 +263,7 @@ class PushSender:
         entry.push = PushInfo(
             config.get("taskId"), config.get("id"), probe, redelivery=redelivery, foreign=notice.foreign
         )
-        refusal = target_refusal(url, self.state.scenario.push_allow)
+        refusal = target_refusal(url, self.state.push_allow)
         if refusal:
             entry.response = Response(refused=refusal)
             self.state.journal.touch()
