@@ -56,7 +56,7 @@ class RemoteServer:
             raise RemoteError(f"{self.url}/_lab{path}: not an a2a-lab admin API (the answer is not JSON)") from None
 
     def start_run(self, seed: int) -> RemoteRun:
-        hint = f"pass the server's admin token with --admin-token or {ADMIN_TOKEN_ENV}"
+        hint = f"pass the server's admin token in {ADMIN_TOKEN_ENV}, --admin-token-file or --admin-token"
         started = self.call("POST", "/runs", self.token, hint, content=json.dumps({"seed": seed}))
         return RemoteRun(self, started["run"], started["token"], started)
 
