@@ -16,6 +16,9 @@ from pathlib import Path
 
 import pytest
 
+from a2a_lab.harness import presets, runner
+from a2a_lab.harness.model import MISSES
+from a2a_lab.harness.pytest_plugin import Lab
 from a2a_lab.server.catalogue import Catalogue
 from a2a_lab.server.push import target_refusal
 from a2a_lab.server.shared import CatalogueApp
@@ -327,3 +330,36 @@ def test_push_allow_adds_hosts_and_only_those() -> None:
     assert refused is not None and "a2a-lab serve --push-allow HOST" in refused
     plain = CatalogueApp([cat.get("push/webhook-with-credentials")]).apps["push/webhook-with-credentials"].state
     assert target_refusal("http://my-client:8080/hook", plain.push_allow) is not None
+
+
+# ==================================================================================== the pytest plugin
+
+
+@pytest.mark.parametrize("name", list(CLIENTS))
+def test_the_pytest_plugin_gives_runs_verdict(name: str, tmp_path: Path) -> None:
+    """A test that serves a scenario with the plugin, runs the same client process against it (the handshake's
+    environment), and scores with what `a2a-lab run` records (the result file, the exit code, the end of stderr, and
+    the bindings the run inferred: `supports`) gets `run`'s verdict."""
+    cat = Catalogue.load()
+    ids = [*SCENARIOS, "push/webhook-with-credentials"]
+    command = presets.resolve(CLIENTS[name])
+    results, supports = runner.run_all([cat.get(i) for i in ids], runner.RunOptions(command, jobs=2))
+    ran = {r.id: (r.outcome.value, sorted(c.id for c in r.checks if c.outcome in MISSES)) for r in results}
+    lab = Lab()
+    scored = {}
+    try:
+        for sid in ids:
+            served = lab.serve(sid)
+            path = tmp_path / f"{sid.replace('/', '_')}.json"
+            env = runner.client_env(served.scenario, served.card_url, served.base_url, str(path), {})
+            argv = runner.command_for(command, served.card_url, served.base_url)
+            done = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=60)
+            result, _ = runner.read_result(path)
+            score = served.score(
+                result=result, supports=sorted(supports), exit_code=done.returncode, stderr=done.stderr
+            )
+            scored[sid] = (score.outcome.value, sorted(c.id for c in score.failures()))
+    finally:
+        lab.close()
+    assert scored == ran
+    assert {outcome for outcome, _ in scored.values()} == ({"PASS"} if name == "builtin" else {"PASS", "FAIL"})
