@@ -8,6 +8,7 @@ import os
 import signal
 import sys
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any
 
 from a2a_lab.server.catalogue import SelectionError, resolve
@@ -16,16 +17,21 @@ from a2a_lab.server.loader import ScenarioError
 from . import catalogue_view
 from .command_line import (
     ADMIN_TOKEN_ENV,
+    PUSH_ALLOW_ENV,
+    RUN_TOKEN_ENV,
     add_json_or_markdown,
     add_selection,
-    admin_token,
+    admin_token_of,
     load_catalogue,
+    push_hosts,
     refuse,
     say,
 )
 from .exit_codes import Exit
 from .help_text import EPILOGS
 from .reports import escape
+
+DEFAULT_HOST = "127.0.0.1"
 
 
 def _unresolved(exc: KeyError | ScenarioError) -> Exit:
@@ -65,19 +71,27 @@ def cmd_serve(args: argparse.Namespace) -> int:
     from a2a_lab.server.app import ScenarioApp
     from a2a_lab.server.guard import AdminGuard, host_name
     from a2a_lab.server.hosting import serve_forever
+    from a2a_lab.server.placeholders import OriginError, other_origin
     from a2a_lab.server.shared import CatalogueApp
 
-    given = admin_token(args.admin_token)
-    # The names callers may use in Host for the admin API: IP addresses and localhost always, the bound name too.
-    guard = AdminGuard.of(given, [*(args.allowed_host or []), host_name(args.host)])
+    hosts = args.host or [DEFAULT_HOST]
+    try:
+        given = admin_token_of(args)
+        other = other_origin(args.other_origin) if args.other_origin else None
+        push_allow = push_hosts(args.push_allow)
+    except (ValueError, OriginError) as exc:
+        return refuse(str(exc))
+    # The names callers may use in Host for the admin API: IP addresses and localhost always, the bound names too.
+    guard = AdminGuard.of(given, [*(args.allowed_host or []), *(host_name(h) for h in hosts)])
     cat = load_catalogue()
+    hosting: dict[str, Any] = {"other_origin": other, "push_allow": push_allow}
     try:
         if args.scenario:
             scenario = resolve(args.scenario, cat)
-            app: object = ScenarioApp(scenario, guard)
+            app: object = ScenarioApp(scenario, guard, **hosting)
             where = f"scenario {scenario.id} at the origin root"
         else:
-            app = CatalogueApp(list(cat.scenarios.values()), guard)
+            app = CatalogueApp(list(cat.scenarios.values()), guard, **hosting)
             where = f"{len(cat.scenarios)} scenarios under /<scenario-id>/ (isolated runs: POST /_lab/runs)"
     except (KeyError, ScenarioError) as exc:
         return _unresolved(exc)
@@ -89,6 +103,13 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
     def ready(url: str) -> None:
         say(f"serving {where} on {url} (Ctrl-C to stop)")
+        port = url.rpartition(":")[2]
+        for more in hosts[1:]:
+            say(f"also listening on {f'[{more}]' if ':' in more else more}:{port}")
+        if other:
+            say(f"cards that put an interface on another origin name {other} (--other-origin)")
+        if push_allow:
+            say(f"push notifications may also go to {', '.join(push_allow)} (--push-allow)")
         if grpc_ids and no_grpc is None:
             say("gRPC interfaces start on their own loopback ports with the first request (the cards name them)")
         elif no_grpc:
@@ -117,7 +138,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         # uvicorn re-raises a SIGTERM it caught once it has stopped: as SystemExit, so the lab CA's temp dir is removed
         signal.signal(signal.SIGTERM, _exit_on_sigterm)
     try:
-        serve_forever(app, args.host, args.port, args.log_level, on_ready=ready, ssl_context=context)
+        serve_forever(app, hosts, args.port, args.log_level, on_ready=ready, ssl_context=context)
     except OSError as exc:  # PortInUse among them
         return refuse(str(exc))
     except KeyboardInterrupt:
@@ -198,7 +219,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "scenario", nargs="?", help="scenario id or path to a scenario YAML file (default: the whole catalogue)"
     )
-    p.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
+    p.add_argument(
+        "--host",
+        action="append",
+        metavar="ADDR",
+        help=f"address to listen on (default {DEFAULT_HOST}; repeatable: one port on each, e.g. a second name for "
+        "--other-origin)",
+    )
     p.add_argument("--port", type=port, default=8000, help="port (default 8000; 0 picks a free one)")
     p.add_argument("--log-level", default="info", choices=["critical", "error", "warning", "info", "debug"])
     p.add_argument(
@@ -208,7 +235,26 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--admin-token",
-        help=f"the token the admin API requires (also {ADMIN_TOKEN_ENV}; default: a random one, printed)",
+        help=f"the token the admin API requires (also {ADMIN_TOKEN_ENV}, or --admin-token-file; default: a random "
+        "one, printed). On the command line it is visible to every local process while the server starts: prefer "
+        "the variable or the file",
+    )
+    p.add_argument(
+        "--admin-token-file", type=Path, metavar="FILE", help="read the admin token from FILE (its first line)"
+    )
+    p.add_argument(
+        "--other-origin",
+        metavar="HOST[:PORT]",
+        help="another name of this server that clients reach it by, for the scenarios whose card puts an interface "
+        "on another origin ({alt_base_url}); needed where client and server are different hosts (compose: a network "
+        "alias of the server; default: the loopback alias, 127.0.0.1 <-> localhost)",
+    )
+    p.add_argument(
+        "--push-allow",
+        action="append",
+        metavar="HOST",
+        help=f"a host push notifications may go to besides loopback (repeatable; also {PUSH_ALLOW_ENV}, comma-separated"
+        "), e.g. the compose service name of a client whose webhook the server calls",
     )
     p.add_argument(
         "--allowed-host",
@@ -294,12 +340,33 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+#: The commands that hold a2a-lab's credentials (the admin token, a run's token) while other programs run beside them.
+GUARDED = frozenset({"serve", "run", "drive", "score", "fuzz"})
+
+
+def _guard_credentials(args: argparse.Namespace) -> None:
+    """In a2a-lab's own process (not when called as a function), before any client starts: the admin and run tokens
+    out of what /proc shows of its command line and environment, and the process undumpable (secrecy.py)."""
+    from . import secrecy
+
+    secrecy.conceal(
+        [
+            getattr(args, "admin_token", None),
+            getattr(args, "run_token", None),
+            os.environ.get(ADMIN_TOKEN_ENV),
+            os.environ.get(RUN_TOKEN_ENV),
+        ]
+    )
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):
         parser.print_help()
         return Exit.USAGE
+    if argv is None and args.command in GUARDED:
+        _guard_credentials(args)
     try:
         code = int(args.func(args))
         sys.stdout.flush()  # here, not at exit, where a closed pipe can only be reported as a traceback

@@ -15,7 +15,7 @@ from typing import Any
 from a2a_lab.protocol.bindings import SHORT_NAMES
 
 from .command_line import refuse, say
-from .handshake import ENV_CA_FILE, ENV_CLIENT_CERT_FILE, ENV_CLIENT_KEY_FILE
+from .handshake import ENV_CA_FILE, ENV_CLIENT_CERT_FILE, ENV_CLIENT_KEY_FILE, ENV_WEBHOOK_HOST
 from .refclient import (
     DEFAULT_TEXT,
     ENV_ACTION,
@@ -82,6 +82,19 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "alone, sent as X-A2A-Notification-Token)",
     )
     acts.add_argument(
+        "--webhook-host",
+        metavar="HOST",
+        help=f"the host name or address the webhook's URL names, where the agent reaches this machine (default: "
+        f"${ENV_WEBHOOK_HOST}, else loopback); the webhook listens where HOST resolves (a compose service name: the "
+        "container's address)",
+    )
+    acts.add_argument(
+        "--webhook-bind",
+        metavar="ADDR",
+        help="the address the webhook listens on (default: where --webhook-host resolves, else 127.0.0.1; "
+        "0.0.0.0 for every address)",
+    )
+    acts.add_argument(
         "--push-configs",
         action="store_true",
         help="register the webhook with CreateTaskPushNotificationConfig, list and get it, delete it once the task "
@@ -146,6 +159,11 @@ def options_from(args: argparse.Namespace, environ: Mapping[str, str]) -> tuple[
         flags["resubscribe"] = True
     if args.verify_signature is not None:
         flags["jwks"] = load_jwks(args.verify_signature)
+    host = args.webhook_host or environ.get(ENV_WEBHOOK_HOST)
+    if host:
+        flags["webhook_host"] = host
+    if args.webhook_bind:
+        flags["webhook_bind"] = args.webhook_bind
     flags.update(_tls_options(args, environ))
     chosen = {**from_action, **flags}
     options = ClientOptions(

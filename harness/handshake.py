@@ -21,3 +21,7 @@ CA_BUNDLE_VARIABLES = ("SSL_CERT_FILE", "REQUESTS_CA_BUNDLE", "CURL_CA_BUNDLE", 
 #: Mutual TLS (a scenario whose server asks for a client certificate): the client's certificate and key (PEM).
 ENV_CLIENT_CERT_FILE = "A2A_LAB_CLIENT_CERT_FILE"
 ENV_CLIENT_KEY_FILE = "A2A_LAB_CLIENT_KEY_FILE"
+
+#: Where client and server are different hosts (`--webhook-host`): the host name or address at which the server reaches
+#: a webhook the client registers (unset: the server is on this machine, loopback reaches it).
+ENV_WEBHOOK_HOST = "A2A_LAB_WEBHOOK_HOST"

@@ -27,17 +27,29 @@ EPILOGS: dict[str, str] = {
         never_started=";\n       the client never started (it exited before any request in every scenario)",
         interrupted=_INTERRUPTED,
     ),
-    "score": """examples:
+    "score": """With --run-file (as `a2a-lab drive` writes it), exactly the scenarios driven are scored, each with what
+the client's process did there (exit code, result file, output): the verdict `a2a-lab run` gives. With --run ID
+(a client that drove itself), every scenario chosen.
+
+examples:
   a2a-lab score --server http://lab:8000 --run-file run.json --junit junit.xml
 
 """
-    + _SCORING.format(never_started="", interrupted=""),
-    "drive": f"""examples:
+    + _SCORING.format(
+        never_started=";\n       the client never started (the run file says: before any request in every scenario)",
+        interrupted="",
+    ),
+    "drive": f"""The client gets the handshake and an allow-list of this environment (never the admin token); the run's
+token stays in this process until every client is done: only then is the run file written.
+
+examples:
   a2a-lab drive --server http://lab:8000 --client './bin/client' --run-file run.json
+  a2a-lab drive --server http://server:8000 --webhook-host example-client --run-file /reports/run.json   # compose
 
 exit codes:
   {Exit.OK:<3}  every scenario was driven (score it with `a2a-lab score`)
-  {Exit.USAGE:<3}  usage error, or the server refused the run
+  {Exit.USAGE:<3}  usage error, the server refused the run, or the client never started (it exited before any
+       request in every scenario: the end of its stderr is quoted)
   {Exit.INTERRUPTED:<3}  interrupted (Ctrl-C, SIGTERM)""",
     "client": f"""examples:
   a2a-lab client http://127.0.0.1:8000 'hello'
@@ -51,6 +63,7 @@ exit codes:
   a2a-lab serve quirks/advertised-method-not-found --port 8000
   a2a-lab serve recorded.yaml --port 0                 # a scenario file; port 0 picks a free port
   a2a-lab serve --host 0.0.0.0 --allowed-host lab      # the whole catalogue, for other containers
+  a2a-lab serve --host 0.0.0.0 --other-origin lab-alias --push-allow my-client   # client on another host
 
 exit codes:
   {Exit.OK:<3}  stopped (Ctrl-C)

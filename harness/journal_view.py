@@ -308,6 +308,9 @@ class RunView:
     client_window: tuple[float, float] | None = None
     #: The ends of what the client wrote on stdout (what it told its user: evidence of what it took for an answer).
     client_stdout: str = ""
+    #: The same server on another origin, as the card's `{alt_base_url}` named it (None: the loopback alias of
+    #: base_url; a shared server started with --other-origin names another).
+    alt_base_url: str | None = None
 
     def __post_init__(self) -> None:
         self._observed: list[Observed] | None = None
@@ -349,7 +352,7 @@ class RunView:
         if iface.core_binding is Binding.GRPC:
             address = grpcwire.address_of(iface.url)
             return grpcwire.ENDPOINT_PATH if address is not None and address in self.grpc_addresses else None
-        for origin in (self.base_url, alt_origin(self.base_url), *self.plain_origins):
+        for origin in (self.base_url, self.alt_base_url or alt_origin(self.base_url), *self.plain_origins):
             if origin and iface.url.startswith(origin):
                 return _endpoint_path(iface.url[len(origin) :], iface.core_binding)
         return None

@@ -93,19 +93,41 @@ class ServedScenario:
         """Every request so far, as the server recorded it (live)."""
         return self.app.state.journal.snapshot()["entries"]
 
-    def score(self, result: dict[str, Any] | None = None, supports: str | list[Support] | None = None) -> Score:
+    def score(
+        self,
+        result: dict[str, Any] | None = None,
+        supports: str | list[Support] | None = None,
+        *,
+        exit_code: int | None = None,
+        stderr: str = "",
+        timed_out: bool = False,
+    ) -> Score:
         """Score the traffic so far. `result` is what your client understood ({"kind", "state", "text"}), if you
-        want RESULT-MATCHES judged; `supports` declares your client's bindings (`"jsonrpc@1.0"`), else inferred."""
+        want RESULT-MATCHES judged; `supports` declares your client's bindings (`"jsonrpc@1.0"`), else inferred from
+        this scenario alone (`a2a-lab run` infers from the whole run: declare them for the same verdict). A client
+        run as a process may say how it ended (`exit_code`, the end of its `stderr`, `timed_out`), as `a2a-lab run`
+        records it: the checks that judge a crash or a hang read them."""
         entries = entries_from_json(self.journal)
         declared = parse_support(supports) if isinstance(supports, str) else (supports or self.supports)
         pairs = set(declared) if declared else runner.infer_supports([entries])
         card = runner.served_card(self.app, self.base_url)
         view = RunView(
-            self.base_url, card, entries, pairs, result, None, self.scenario.client.action, None, self.scenario.expect
+            self.base_url,
+            card,
+            entries,
+            pairs,
+            result,
+            exit_code,
+            self.scenario.client.action,
+            None,
+            self.scenario.expect,
+            timed_out,
+            stderr,
+            alt_base_url=self.app.state.alt_base(self.base_url),
         )
         checks = scoring.evaluate(view)
         outcome = scoring.scenario_outcome(
-            checks, False, bool(entries), None, self.scenario.checks, scoring.subject_of(view)
+            checks, timed_out, bool(entries), None, self.scenario.checks, scoring.subject_of(view)
         )
         score = Score(outcome, checks)
         self.last_score = score

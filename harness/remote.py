@@ -1,13 +1,13 @@
 """Talking to a long-lived `a2a-lab serve` through its admin API: start a run, read journals and cards.
 
 The server's admin token starts runs; each run answers only to its own token, which the answer that started it
-carries (RemoteRun). A run file keeps both the id and the token, for `a2a-lab score --run-file`.
+carries (RemoteRun). A run file keeps both the id and the token, for `a2a-lab score --run-file` (run_file.py: with
+what was driven).
 """
 
 from __future__ import annotations
 
 import json
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -56,7 +56,7 @@ class RemoteServer:
             raise RemoteError(f"{self.url}/_lab{path}: not an a2a-lab admin API (the answer is not JSON)") from None
 
     def start_run(self, seed: int) -> RemoteRun:
-        hint = f"pass the server's admin token with --admin-token or {ADMIN_TOKEN_ENV}"
+        hint = f"pass the server's admin token in {ADMIN_TOKEN_ENV}, --admin-token-file or --admin-token"
         started = self.call("POST", "/runs", self.token, hint, content=json.dumps({"seed": seed}))
         return RemoteRun(self, started["run"], started["token"], started)
 
@@ -99,23 +99,14 @@ class RemoteRun:
         return self.server.base_url(self.id, scenario_id)
 
     def save(self, path: Path) -> None:
-        """Write the id and token to `path`, readable by this user only."""
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(fd, "w", encoding="utf-8") as out:
-            out.write(json.dumps({"run": self.id, "token": self.token}) + "\n")
+        """Write the id and token to `path`, readable by this user only (run_file.write: with what was driven)."""
+        from . import run_file
+
+        run_file.write(path, self)
 
     @classmethod
     def load(cls, server: RemoteServer, path: Path) -> RemoteRun:
         """The run a run file names; RemoteError when it cannot be read or holds no id and token."""
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except OSError as exc:
-            raise RemoteError(f"{path}: cannot read the run file: {exc.strerror or exc}") from None
-        except ValueError:
-            data = None
-        if not (isinstance(data, dict) and isinstance(data.get("run"), str) and isinstance(data.get("token"), str)):
-            raise RemoteError(
-                f'{path}: a run file is JSON {{"run": ID, "token": TOKEN}}, as `a2a-lab drive --run-file` writes it'
-            )
-        return cls(server, data["run"], data["token"])
+        from . import run_file
+
+        return run_file.read(server, path)[0]

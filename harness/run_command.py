@@ -8,27 +8,30 @@ import shutil
 import signal
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any, Protocol
 
 from a2a_lab.protocol import grpcwire
 from a2a_lab.protocol.cards import parse_support
 from a2a_lab.server.catalogue import Catalogue, SelectionError
 from a2a_lab.server.scenario import Scenario
 
-from . import presets, process, runner
+from . import environment, handshake, presets, process, run_file, runner
 from .baseline import Baseline, BaselineError
 from .checks import client_checks
 from .command_line import (
+    ADMIN_TOKEN_ENV,
     RUN_TOKEN_ENV,
     add_admin_token,
     add_jobs_and_timeout,
     add_report_files,
     add_selection,
     add_verbose,
+    admin_token_of,
     crashed,
     load_catalogue,
     refuse,
@@ -36,7 +39,7 @@ from .command_line import (
 )
 from .exit_codes import Exit
 from .gate import conclude
-from .model import ClientRun, ScenarioResult
+from .model import ClientRun
 from .outputs import file_problem
 from .remote import RemoteError, RemoteRun, RemoteServer
 from .reports import console, escape
@@ -59,6 +62,34 @@ def add_report_arguments(p: argparse.ArgumentParser, files: bool = False) -> Non
     add_verbose(p)
 
 
+def add_client_environment(p: argparse.ArgumentParser, webhook: bool = True) -> None:
+    """What the client's environment holds beyond the allow-list and the handshake (environment.py)."""
+    p.add_argument(
+        "--client-env",
+        action="append",
+        metavar="NAME[=VALUE]",
+        help="pass this variable to the client (repeatable): NAME as it is set here, or NAME=VALUE. The client gets "
+        "only these, PATH, HOME, the locale, TMPDIR, CA bundles, NODE_* and PYTHON* (proxies off), and the handshake",
+    )
+    if not webhook:
+        return
+    p.add_argument(
+        "--webhook-host",
+        metavar="HOST",
+        help=f"the host name or address at which the server reaches this machine, handed to the client as "
+        f"{handshake.ENV_WEBHOOK_HOST} for the webhooks it registers (client and server on different hosts, e.g. "
+        "the client's compose service name); the reference client listens where HOST resolves",
+    )
+
+
+def client_environment(args: argparse.Namespace, admin: str | None = None) -> tuple[dict[str, str], str | None]:
+    """The explicit variables and the webhook host a command was given (environment.ClientEnvError when unusable)."""
+    env = environment.explicit(args.client_env or [], os.environ, [admin, os.environ.get(ADMIN_TOKEN_ENV)])
+    given = getattr(args, "webhook_host", None)
+    host = environment.check_webhook_host(given) if given is not None else None
+    return env, host
+
+
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--client",
@@ -66,6 +97,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="the client command (placeholders {card_url} {base_url}; without them the card URL is "
         f"appended), or a preset: {', '.join(presets.PRESETS)} (default: builtin)",
     )
+    add_client_environment(p)
     add_jobs_and_timeout(p)
     p.add_argument("--seed", type=int, default=0, help="seed for every random choice (ids); recorded in every report")
     p.add_argument(
@@ -165,7 +197,17 @@ def interruptible(stopper: process.Stopper) -> Iterator[Interruption]:
             signal.signal(sig, previous)
 
 
-def never_started(results: list[ScenarioResult]) -> str | None:
+class Ran(Protocol):
+    """A scenario's run as never_started reads it (a ScenarioResult, or a RawRun before scoring)."""
+
+    @property
+    def client(self) -> ClientRun | None: ...
+
+    @property
+    def journal(self) -> list[dict[str, Any]]: ...
+
+
+def never_started(results: Sequence[Ran]) -> str | None:
     """What the client said when it failed, or could not be started, before any request in every scenario of the run
     (a missing script, a bad interpreter): a usage error, not a verdict on the client. None otherwise."""
     if not results:
@@ -190,6 +232,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         check_client(client)
         supports = parse_support(args.client_supports) if args.client_supports else None
         baseline = Baseline.load(args.baseline) if args.baseline else None
+        admin = admin_token_of(args)
+        client_env, webhook_host = client_environment(args, admin)
     except (presets.PresetError, ValueError, BaselineError) as exc:
         return refuse(str(exc))
     if args.jobs < 1 or (args.timeout is not None and args.timeout <= 0):
@@ -232,11 +276,20 @@ def cmd_run(args: argparse.Namespace) -> int:
             return refuse("every scenario chosen serves gRPC, which this installation cannot: " + str(no_grpc))
     stopper = process.Stopper()
     opts = runner.RunOptions(
-        client, args.seed, args.timeout, args.jobs, args.strict, supports, baseline, stopper=stopper
+        client,
+        args.seed,
+        args.timeout,
+        args.jobs,
+        args.strict,
+        supports,
+        baseline,
+        env=client_env,
+        webhook_host=webhook_host,
+        stopper=stopper,
     )
     say(f"{len(scenarios)} scenario(s), client: {client}, seed {args.seed}, -j {args.jobs}")
     began, started = time.monotonic(), datetime.now(UTC).isoformat(timespec="milliseconds")
-    server = RemoteServer(args.server, args.admin_token) if args.server else None
+    server = RemoteServer(args.server, admin) if args.server else None
     with interruptible(stopper) as interruption:
         try:
             results, supported = runner.run_all(scenarios, opts, Progress(args.verbose), server)
@@ -294,7 +347,9 @@ def add_score_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def cmd_score(args: argparse.Namespace) -> int:
-    """Score traffic a client produced by itself in a run of a shared server (Autobahn-style)."""
+    """Score the traffic a client produced in a run of a shared server: driven by `a2a-lab drive` (the run file holds
+    what its processes did, and which scenarios were driven: exactly those are scored, as `a2a-lab run` would), or
+    by itself (Autobahn-style: every scenario chosen)."""
     try:
         supports = parse_support(args.client_supports) if args.client_supports else None
         baseline = Baseline.load(args.baseline) if args.baseline else None
@@ -305,9 +360,10 @@ def cmd_score(args: argparse.Namespace) -> int:
         return refuse(unwritable)
     server = RemoteServer(args.server)
     cat = Catalogue.load()
+    driven: run_file.Driven | None = None
     try:
         if args.run_file:
-            run = RemoteRun.load(server, args.run_file)
+            run, driven = run_file.read(server, args.run_file)
         else:
             token = args.run_token or os.environ.get(RUN_TOKEN_ENV)
             if not token:
@@ -317,30 +373,75 @@ def cmd_score(args: argparse.Namespace) -> int:
                 )
             run = RemoteRun(server, args.run, token)
         info = run.info()
-        scenarios = own_server_only(cat.choose(args.scenario, args.exclude, files=False))
+        if driven is None:
+            scenarios = own_server_only(cat.choose(args.scenario, args.exclude, files=False))
+        else:
+            scenarios = driven_scenarios(cat, driven, args.scenario, args.exclude, args.run_file)
         if baseline:
             baseline.validate(cat.ids(), {c.id for c in client_checks()})
-        opts = runner.RunOptions(
-            "(self-driven)", int(info.get("seed", 0)), strict=args.strict, supports=supports, baseline=baseline
-        )
-        client = ClientRun([], None, 0.0, False)
+        seed = driven.seed if driven is not None else int(info.get("seed", 0))
+        client_name = driven.client if driven is not None else "(self-driven)"
+        opts = runner.RunOptions(client_name, seed, strict=args.strict, supports=supports, baseline=baseline)
         shared = runner.SharedRun(run)
-        raws = [shared.collect(s, client, opts.seed) for s in scenarios]
+        if driven is None:
+            raws = [shared.collect(s, ClientRun([], None, 0.0, False), opts.seed) for s in scenarios]
+        else:
+            by_id = {d.id: d for d in driven.scenarios}
+            raws = [
+                shared.collect(s, by_id[s.id].client, opts.seed, by_id[s.id].duration, by_id[s.id].error)
+                for s in scenarios
+            ]
     except (RemoteError, SelectionError, BaselineError) as exc:
         return refuse(str(exc))
     results, supported = runner.score_all(raws, opts)
-    meta = {"client": f"self-driven (run {run.id} on {args.server})", "seed": opts.seed, "run": run.id}
-    return conclude(results, supported, meta, ReportFiles.from_args(args), args.strict, args.verbose, baseline=baseline)
+    if driven is None:
+        meta: dict[str, Any] = {"client": f"self-driven (run {run.id} on {args.server})", "seed": opts.seed}
+    else:
+        meta = {"client": driven.client, "seed": opts.seed, "driven_by": "a2a-lab drive", "server": args.server}
+        if driven.incomplete:
+            meta["incomplete"] = driven.incomplete
+    meta["run"] = run.id
+    code = conclude(results, supported, meta, ReportFiles.from_args(args), args.strict, args.verbose, baseline=baseline)
+    why = never_started(results) if driven is not None else None
+    if why:
+        return refuse(f"the client never started: {why}")
+    return code
+
+
+def driven_scenarios(
+    cat: Catalogue, driven: run_file.Driven, chosen: list[str] | None, excluded: list[str] | None, path: Path
+) -> list[Scenario]:
+    """The scenarios a run file says were driven, in the catalogue, narrowed by --scenario / --exclude: exactly what
+    is scored. SelectionError naming what does not fit."""
+    unknown = [sid for sid in driven.ids if sid not in cat.scenarios]
+    if unknown:
+        raise SelectionError(
+            f"{path}: the run drove {len(unknown)} scenario(s) this catalogue does not have ({', '.join(unknown[:3])}"
+            f"{', ...' if len(unknown) > 3 else ''}): score with the a2a-lab version that drove it"
+        )
+    if not chosen and not excluded:
+        return [cat.scenarios[sid] for sid in driven.ids]
+    wanted = {s.id for s in cat.choose(chosen, excluded, files=False)}
+    picked = [cat.scenarios[sid] for sid in driven.ids if sid in wanted]
+    if not picked:
+        raise SelectionError(
+            f"{path}: none of the {len(driven.ids)} scenario(s) driven in this run matches --scenario "
+            f"{' '.join(chosen or ['*'])} (minus {' '.join(excluded or []) or 'nothing'}); leave --scenario out to "
+            "score all that were driven"
+        )
+    return picked
 
 
 def add_drive_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--server", required=True, metavar="URL", help="the shared `a2a-lab serve` to drive")
     p.add_argument("--client", default="builtin", help="the client command, as for `a2a-lab run` (default: builtin)")
+    add_client_environment(p)
     p.add_argument(
         "--run-file",
         type=Path,
         metavar="FILE",
-        help="write the run id and token here (mode 0600), for `a2a-lab score --run-file`",
+        help="once the clients are done, write the run id and token here (mode 0600) with what the client's "
+        "processes did, for `a2a-lab score --run-file`",
     )
     add_admin_token(p)
     add_selection(p, files=False)
@@ -350,12 +451,17 @@ def add_drive_arguments(p: argparse.ArgumentParser) -> None:
 
 def cmd_drive(args: argparse.Namespace) -> int:
     """Autobahn-style: start a run on a shared server and drive a client through every scenario, without scoring
-    (the `harness` service of docker-compose scores it with `a2a-lab score`)."""
+    (the `harness` service of docker-compose scores it with `a2a-lab score`). The run's token stays in this process
+    until every client is done: only then is the run file written (or the token printed)."""
     try:
         client = presets.resolve(args.client)
         check_client(client)
-    except presets.PresetError as exc:
+        admin = admin_token_of(args)
+        client_env, webhook_host = client_environment(args, admin)
+    except (presets.PresetError, ValueError) as exc:
         return refuse(str(exc))
+    if args.jobs < 1 or (args.timeout is not None and args.timeout <= 0):
+        return refuse("--jobs must be at least 1 and --timeout positive")
     unwritable = file_problem(args.run_file, "--run-file")
     if unwritable:
         return refuse(unwritable)
@@ -363,27 +469,47 @@ def cmd_drive(args: argparse.Namespace) -> int:
         scenarios = own_server_only(Catalogue.load().choose(args.scenario, args.exclude, files=False))
     except SelectionError as exc:
         return refuse(str(exc))
-    server = RemoteServer(args.server, args.admin_token)
+    if not scenarios:
+        return refuse("every scenario chosen is served over TLS, which needs a server of its own (a2a-lab run)")
+    server = RemoteServer(args.server, admin)
     stopper = process.Stopper()
-    opts = runner.RunOptions(client, args.seed, args.timeout, args.jobs, stopper=stopper)
+    opts = runner.RunOptions(
+        client, args.seed, args.timeout, args.jobs, env=client_env, webhook_host=webhook_host, stopper=stopper
+    )
     try:
         shared = runner.SharedRun.start(server, args.seed)
     except RemoteError as exc:
         return refuse(str(exc))
+    say(f"run {shared.run_id} on {args.server}: {len(scenarios)} scenario(s), client: {client}")
+    with interruptible(stopper) as interruption:
+        done = runner.execute_all(scenarios, opts, Progress(), shared)
+    driven = run_file.Driven(
+        client, args.seed, [run_file.DrivenScenario(r.scenario.id, r.client, r.duration, r.error) for r in done]
+    )
+    if interruption.signal:
+        finished = set(driven.ids)
+        driven.incomplete = {
+            "signal": interruption.signal,
+            "unfinished": [s.id for s in scenarios if s.id not in finished],
+        }
+    # Only now, with every client gone, does the run's token leave this process.
     if args.run_file:
         try:
-            shared.run.save(args.run_file)
+            run_file.write(args.run_file, shared.run, driven)
         except OSError as exc:
             return refuse(f"--run-file {args.run_file}: cannot write it: {exc.strerror or exc}")
     else:
         say(f"score it with: a2a-lab score --server {args.server} --run {shared.run_id} --run-token {shared.run.token}")
-    say(f"run {shared.run_id} on {args.server}: {len(scenarios)} scenario(s), client: {client}")
-    with interruptible(stopper) as interruption:
-        done = runner.execute_all(scenarios, opts, Progress(), shared)
     print(shared.run_id)
     if interruption.signal:
         say(f"interrupted ({interruption.signal}): {len(done)} of {len(scenarios)} scenario(s) driven")
         return Exit.INTERRUPTED
+    why = never_started(done)
+    if why:
+        return refuse(
+            f"the client never started: {why}. Nothing was driven that `a2a-lab score` could judge; fix the --client "
+            "command (try it by hand on one card URL) and drive again"
+        )
     return Exit.OK
 
 

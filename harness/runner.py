@@ -24,7 +24,7 @@ from a2a_lab.server.hosting import BackgroundServer
 from a2a_lab.server.journal_record import Entry, entries_from_json
 from a2a_lab.server.scenario import Scenario, Tls
 
-from . import handshake, process, scoring
+from . import environment, handshake, process, scoring
 from .baseline import Baseline
 from .checks.errors import GIVES_UP
 from .journal_view import RunView
@@ -46,7 +46,11 @@ class RunOptions:
     strict: bool = False
     supports: list[Support] | None = None
     baseline: Baseline | None = None
+    #: More of the client's environment, asked for explicitly (`--client-env`): it gets only these, an allow-list of
+    #: the harness's own (environment.INHERITED) and the handshake's variables.
     env: dict[str, str] = field(default_factory=dict)
+    #: Where the server reaches the client's webhooks (A2A_LAB_WEBHOOK_HOST): client and server on different hosts.
+    webhook_host: str | None = None
     #: Stops every client at once when the run is interrupted (a2a-lab run's Ctrl-C, SIGTERM).
     stopper: process.Stopper | None = None
 
@@ -71,6 +75,8 @@ class RawRun:
     interrupted: bool = False
     #: When the client started, on the server journal's clock (None where the harness cannot read that clock).
     client_started_t: float | None = None
+    #: The same server on another origin (what `{alt_base_url}` read there).
+    alt_base_url: str | None = None
 
     @classmethod
     def of(
@@ -94,6 +100,7 @@ class RawRun:
             duration,
             setup_cost,
             error,
+            alt_base_url=evidence.alt_base_url,
         )
 
     @property
@@ -114,10 +121,18 @@ def command_for(template: str, card_url: str, base_url: str) -> list[str]:
 
 
 def client_env(
-    scenario: Scenario, card_url: str, base_url: str, result_path: str, extra: dict[str, str]
+    scenario: Scenario,
+    card_url: str,
+    base_url: str,
+    result_path: str,
+    extra: dict[str, str],
+    more: dict[str, str] | None = None,
 ) -> dict[str, str]:
-    env = dict(os.environ)
+    """The client's whole environment: an allow-list of this process's (environment.inherited), what was asked for
+    explicitly (`extra`), then the handshake: `more` (a TLS scenario's CA, the webhook host) and the scenario's."""
+    env = environment.inherited(os.environ)
     env.update(extra)
+    env.update(more or {})
     env.update(
         {
             handshake.ENV_CARD_URL: card_url,
@@ -176,6 +191,8 @@ class Evidence:
     card: Any
     journal: list[dict[str, Any]]
     dropped: int
+    #: The same server on another origin, as the card's `{alt_base_url}` named it (None: the loopback alias).
+    alt_base_url: str | None = None
 
 
 @dataclass
@@ -221,7 +238,13 @@ class LocalServers:
 
             def evidence() -> Evidence:
                 snapshot = app.state.journal.snapshot()
-                return Evidence(base_url, served_card(app, base_url), snapshot["entries"], snapshot["dropped"])
+                return Evidence(
+                    base_url,
+                    served_card(app, base_url),
+                    snapshot["entries"],
+                    snapshot["dropped"],
+                    app.state.alt_base(base_url),
+                )
 
             yield Hosted(
                 base_url,
@@ -265,15 +288,25 @@ class SharedRun:
             card = json.loads(facts.get("card") or "null")
         except ValueError:
             card = None
-        return Evidence(self.run.base_url(scenario.id), card, journal["entries"], journal.get("dropped", 0))
+        alt = facts.get("alt_base_url")
+        return Evidence(
+            self.run.base_url(scenario.id),
+            card,
+            journal["entries"],
+            journal.get("dropped", 0),
+            alt if isinstance(alt, str) else None,
+        )
 
     @contextmanager
     def host(self, scenario: Scenario) -> Iterator[Hosted]:
         yield Hosted(self.run.base_url(scenario.id), lambda: self.evidence(scenario))
 
-    def collect(self, scenario: Scenario, client: ClientRun, seed: int) -> RawRun:
-        """A RawRun of traffic a client produced by itself (`a2a-lab score`)."""
-        return RawRun.of(scenario, self.evidence(scenario), client, seed, 0.0, 0.0)
+    def collect(
+        self, scenario: Scenario, client: ClientRun, seed: int, duration: float = 0.0, error: str | None = None
+    ) -> RawRun:
+        """A RawRun of traffic a client produced in the run (`a2a-lab score`): by itself, or driven by `a2a-lab
+        drive`, which hands over what the client's process did (`client`) in the run file."""
+        return RawRun.of(scenario, self.evidence(scenario), client, seed, duration, 0.0, error)
 
 
 def run_one(scenario: Scenario, opts: RunOptions, stage: Stage) -> RawRun:
@@ -285,10 +318,13 @@ def run_one(scenario: Scenario, opts: RunOptions, stage: Stage) -> RawRun:
         result_path = Path(tmp) / "result.json"
         argv = command_for(opts.client, card_url, base_url)
         setup = time.monotonic() - started
+        more = dict(hosted.env)
+        if opts.webhook_host:
+            more[handshake.ENV_WEBHOOK_HOST] = opts.webhook_host
         client_started_t = hosted.clock() if hosted.clock is not None else None
         finished = process.run(
             argv,
-            client_env(scenario, card_url, base_url, str(result_path), {**hosted.env, **opts.env}),
+            client_env(scenario, card_url, base_url, str(result_path), opts.env, more),
             time_limit(scenario, opts.timeout),
             stopper=opts.stopper,
         )
@@ -356,6 +392,7 @@ def score(run: RawRun, supports: set[Support], opts: RunOptions) -> ScenarioResu
         if run.client_started_t is None
         else (run.client_started_t, run.client_started_t + run.client.duration),
         client_stdout=run.client.stdout_tail,
+        alt_base_url=run.alt_base_url,
     )
     checks = scoring.evaluate(view)
     result = ScenarioResult(

@@ -111,6 +111,8 @@ def scenario_facts(state: LabState, base_url: str) -> dict[str, Any]:
         },
         "card_url": f"{base_url}{WELL_KNOWN_PATH}",
         "base_url": base_url,
+        #: What `{alt_base_url}` reads there: the same server on another origin (cards may put an interface on it).
+        "alt_base_url": state.alt_base(base_url),
         "endpoints": [
             {"path": e.path, "binding": e.binding.value, "versions": [v.value for v in e.versions]} for e in s.endpoints
         ],

@@ -51,9 +51,19 @@ def route_path_of(scope: Scope) -> str:
 class ScenarioApp:
     """Serves one scenario: its card, its endpoints, its admin API. Unknown paths answer loudly."""
 
-    def __init__(self, scenario: Scenario, guard: AdminGuard | None = None, seed: int = 0) -> None:
+    def __init__(
+        self,
+        scenario: Scenario,
+        guard: AdminGuard | None = None,
+        seed: int = 0,
+        *,
+        other_origin: str | None = None,
+        push_allow: tuple[str, ...] = (),
+    ) -> None:
         self.scenario = scenario
         self.state = LabState.build(scenario, seed)
+        #: Where client and server are different hosts (`a2a-lab serve`): the server's other name, more push hosts.
+        self.state.other_origin, self.state.push_allow_extra = other_origin, push_allow
         self.push = PushSender(self.state)
         self.state.engine.on_event = self.push.on_event
         #: Who may use /_lab/ (default: holders of a fresh random token, which only this object knows).

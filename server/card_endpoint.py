@@ -64,7 +64,14 @@ async def handle(state: LabState, route_path: str, scope: Scope, receive: Receiv
         asked = to_known(http.requested_version(headers, http.query_of(scope))[0])
         variant = next((text for version, text in spec.by_version if version is asked), None)
         if variant is not None:
-            body = substitute_raw(spec, variant, base_url, state.grpc_address, plain_origin(base_url, state.http_port))
+            body = substitute_raw(
+                spec,
+                variant,
+                base_url,
+                state.grpc_address,
+                plain_origin(base_url, state.http_port),
+                state.alt_base(base_url),
+            )
         extra.append(("vary", HEADER))
     if spec.cache_control:
         extra.append(("cache-control", spec.cache_control))

@@ -371,7 +371,11 @@ def _extended_card(state: LabState, call: Invocation, reply: Reply) -> Decision:
     card = state.scenario.extended_card
     if card is None:
         raise A2AError(ErrorType.EXTENDED_CARD_NOT_CONFIGURED)
-    return Decision(reply, Answer(ResultKind.CARD), value=substitute(card, call.base_url, state.grpc_address))
+    return Decision(
+        reply,
+        Answer(ResultKind.CARD),
+        value=substitute(card, call.base_url, state.grpc_address, alt_base_url=state.alt_base(call.base_url)),
+    )
 
 
 _HANDLERS = {

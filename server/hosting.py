@@ -375,27 +375,42 @@ def settle_collector() -> None:
     gc.set_threshold(young, middle, FULL_COLLECTION_AFTER)
 
 
+def bind_all(hosts: list[str], port: int) -> list[socket.socket]:
+    """Listeners on every one of `hosts`, on one port (with port 0, the one the first listener was given)."""
+    socks: list[socket.socket] = []
+    try:
+        for host in hosts:
+            socks.append(bind(host, socks[0].getsockname()[1] if socks else port))
+    except OSError:
+        for sock in socks:
+            sock.close()
+        raise
+    return socks
+
+
 def serve_forever(
     app: Any,
-    host: str,
+    host: str | list[str],
     port: int,
     log_level: str = "info",
     on_ready: Callable[[str], None] | None = None,
     ssl_context: ssl.SSLContext | None = None,
 ) -> None:
     """Serve in the foreground until interrupted: `a2a-lab serve`, the bench; this process does nothing else. With
-    `ssl_context`, over TLS, and in plain HTTP on another port too (an app's `hosted(server)` learns which)."""
-    sock = bind(host, port)
-    plain = [bind(host, 0)] if ssl_context is not None else []
+    `ssl_context`, over TLS, and in plain HTTP on another port too (an app's `hosted(server)` learns which). Several
+    hosts: one listener on each, on one port (`on_ready` hears of the first)."""
+    hosts = [host] if isinstance(host, str) else host
+    socks = bind_all(hosts, port)
+    plain = [bind(hosts[0], 0)] if ssl_context is not None else []
     hosted = getattr(app, "hosted", None)
     if plain and hosted is not None:
         hosted(SimpleNamespace(plain_sock=plain[0]))
     settle_collector()
     if on_ready is not None:
-        on_ready(origin(sock, "https" if ssl_context is not None else "http"))
+        on_ready(origin(socks[0], "https" if ssl_context is not None else "http"))
     server = PromptServer(config(app, log_level, access_log=False, ssl_context=ssl_context), plain)
     try:
-        run(server.serve(sockets=[sock]))
+        run(server.serve(sockets=socks))
     finally:
-        for listener in (sock, *plain):
+        for listener in (*socks, *plain):
             listener.close()

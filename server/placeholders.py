@@ -30,18 +30,62 @@ def occurrences(value: Any, placeholder: str) -> int:
     return 0
 
 
-#: The same server under its other loopback name (127.0.0.1 <-> localhost): an interface on another origin.
+#: The same server under another name: its other loopback name (127.0.0.1 <-> localhost), or the name `a2a-lab serve
+#: --other-origin` gives it (where client and server are different hosts): an interface on another origin.
 ALT_BASE_URL = "{alt_base_url}"
 _ALIASES = {"127.0.0.1": "localhost", "localhost": "127.0.0.1"}
 
 
-def alt_origin(base_url: str) -> str:
-    """`http://127.0.0.1:8000/x` -> `http://localhost:8000/x` (and back); other hosts map to 127.0.0.1."""
+def split_host(hostport: str) -> tuple[str, str]:
+    """`host:port` -> (host, port); `[::1]:80` -> (`[::1]`, `80`); no port: (host, "")."""
+    if hostport.startswith("["):
+        end = hostport.find("]")
+        if end != -1:
+            return hostport[: end + 1], hostport[end + 2 :] if hostport[end + 1 : end + 2] == ":" else ""
+    if hostport.count(":") == 1:
+        host, _, port = hostport.partition(":")
+        return host, port
+    return hostport, ""
+
+
+class OriginError(ValueError):
+    pass
+
+
+def other_origin(text: str) -> str:
+    """The `host[:port]` an `--other-origin` value names (`server-alt`, `server-alt:8000`, `http://server-alt:8000`);
+    OriginError saying how to write it when it names none."""
+    given = text.strip()
+    scheme, sep, rest = given.partition("://")
+    hostport = (rest if sep else given).rstrip("/")
+    host, port = split_host(hostport)
+    usage = (
+        f"--other-origin {text!r}: give another name of this server that clients can reach, as HOST or HOST:PORT "
+        "(e.g. server-alias, server-alias:8000, [::1]:8000), with no path"
+    )
+    if (sep and scheme.lower() not in ("http", "https")) or not host or "/" in hostport or "@" in hostport:
+        raise OriginError(usage)
+    if port and not (port.isdigit() and 0 < int(port) < 65536):
+        raise OriginError(usage)
+    if not host.startswith("[") and (":" in host or any(c.isspace() for c in host)):
+        raise OriginError(usage)
+    return f"{host.lower()}:{port}" if port else host.lower()
+
+
+def alt_origin(base_url: str, other: str | None = None) -> str:
+    """`http://127.0.0.1:8000/x` -> `http://localhost:8000/x` (and back); other hosts map to 127.0.0.1. With `other`
+    (`host[:port]`, as `other_origin` reads it), that host (and its port, else the base URL's) instead, unless the
+    base URL is at that host already (then the loopback mapping)."""
     scheme, sep, rest = base_url.partition("://")
     hostport, slash, path = rest.partition("/")
-    host, colon, port = hostport.rpartition(":") if hostport.count(":") == 1 else (hostport, "", "")
+    host, port = split_host(hostport)
+    if other:
+        other_host, other_port = split_host(other)
+        if other_host.lower() != host.lower() or (other_port and other_port != port):
+            chosen = other_port or port
+            return f"{scheme}{sep}{other_host}{':' + chosen if chosen else ''}{slash}{path}"
     alias = _ALIASES.get(host, "127.0.0.1")
-    return f"{scheme}{sep}{alias}{colon}{port}{slash}{path}"
+    return f"{scheme}{sep}{alias}{':' + port if port else ''}{slash}{path}"
 
 
 #: The `host:port` of the scenario's gRPC server (the spec's form of a gRPC interface url, §5.6).
@@ -65,9 +109,13 @@ def plain_origin(base_url: str, port: int | None) -> str:
 
 
 def fill_origins(
-    value: Any, base_url: str, grpc_address: str = NO_GRPC_ADDRESS, http_base_url: str | None = None
+    value: Any,
+    base_url: str,
+    grpc_address: str = NO_GRPC_ADDRESS,
+    http_base_url: str | None = None,
+    alt_base_url: str | None = None,
 ) -> Any:
-    filled = fill(fill(value, ALT_BASE_URL, alt_origin(base_url)), BASE_URL, base_url)
+    filled = fill(fill(value, ALT_BASE_URL, alt_base_url or alt_origin(base_url)), BASE_URL, base_url)
     if occurrences(value, HTTP_BASE_URL):
         filled = fill(filled, HTTP_BASE_URL, http_base_url or base_url)
     return fill(filled, GRPC_ADDRESS, grpc_address) if occurrences(value, GRPC_ADDRESS) else filled

@@ -114,7 +114,10 @@ def target_refusal(url: str, allow: tuple[str, ...]) -> str | None:
             return None
     except ValueError:
         pass
-    return f"{host} is neither loopback nor on the scenario's push allow-list (SSRF protection, §13.2)"
+    return (
+        f"{host} is neither loopback nor on the push allow-list (the scenario's push.allow, `a2a-lab serve "
+        "--push-allow HOST`): SSRF protection, §13.2"
+    )
 
 
 def payload(rec: TaskRecord, event: Event, version: str, revision: SpecRevision) -> tuple[bytes, str]:
@@ -266,7 +269,7 @@ class PushSender:
             headers[NOTIFICATION_TOKEN_HEADER.lower()] = (
                 PROBE_CREDENTIALS if probe and not scheme else str(config["token"])
             )
-        refusal = target_refusal(url, self.state.scenario.push_allow)
+        refusal = target_refusal(url, self.state.push_allow)
         request: httpx.Request | None = None
         failed = None
         if not refusal:

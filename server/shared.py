@@ -94,10 +94,15 @@ class CatalogueApp:
         max_runs: int = MAX_RUNS,
         idle_seconds: float = IDLE_SECONDS,
         clock: Callable[[], float] = time.monotonic,
+        *,
+        other_origin: str | None = None,
+        push_allow: tuple[str, ...] = (),
     ) -> None:
         self.scenarios = {s.id: s for s in scenarios}
         self.guard = guard or AdminGuard.of()
-        self.apps = {s.id: ScenarioApp(s, self.guard) for s in scenarios}
+        #: What every scenario app of the server is given: its other name (`{alt_base_url}`), more push hosts.
+        self.hosting: dict[str, Any] = {"other_origin": other_origin, "push_allow": push_allow}
+        self.apps = {s.id: ScenarioApp(s, self.guard, **self.hosting) for s in scenarios}
         self._by_depth = sorted(self.scenarios, key=len, reverse=True)
         self.runs: OrderedDict[str, Run] = OrderedDict()
         self.max_runs = max_runs
@@ -143,7 +148,7 @@ class CatalogueApp:
         app = run.apps.get(scenario_id)
         if app is None:
             app = run.apps[scenario_id] = ScenarioApp(
-                self.scenarios[scenario_id], AdminGuard(run.token, self.guard.hosts), seed=run.seed
+                self.scenarios[scenario_id], AdminGuard(run.token, self.guard.hosts), seed=run.seed, **self.hosting
             )
         return app
 

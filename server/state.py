@@ -34,8 +34,14 @@ PAD_FIELD = "x-a2a-lab-padding"
 CARDS_KEPT = 64
 
 
-def substitute(value: Any, base_url: str, grpc_address: str = NO_GRPC_ADDRESS, http_base_url: str | None = None) -> Any:
-    return fill_origins(value, base_url, grpc_address, http_base_url)
+def substitute(
+    value: Any,
+    base_url: str,
+    grpc_address: str = NO_GRPC_ADDRESS,
+    http_base_url: str | None = None,
+    alt_base_url: str | None = None,
+) -> Any:
+    return fill_origins(value, base_url, grpc_address, http_base_url, alt_base_url)
 
 
 def _signed(doc: dict[str, Any], spec: CardSigning) -> dict[str, Any]:
@@ -47,13 +53,18 @@ def _signed(doc: dict[str, Any], spec: CardSigning) -> dict[str, Any]:
 
 
 def substitute_raw(
-    spec: CardSpec, raw: bytes, base_url: str, grpc_address: str = NO_GRPC_ADDRESS, http_base_url: str | None = None
+    spec: CardSpec,
+    raw: bytes,
+    base_url: str,
+    grpc_address: str = NO_GRPC_ADDRESS,
+    http_base_url: str | None = None,
+    alt_base_url: str | None = None,
 ) -> bytes:
     """Raw card text with its placeholders filled in, unless the card keeps its bytes untouched."""
     if not spec.substitute_raw:
         return raw
     return (
-        raw.replace(ALT_BASE_URL.encode(), alt_origin(base_url).encode())
+        raw.replace(ALT_BASE_URL.encode(), (alt_base_url or alt_origin(base_url)).encode())
         .replace(HTTP_BASE_URL.encode(), (http_base_url or base_url).encode())
         .replace(BASE_URL.encode(), base_url.encode())
         .replace(GRPC_ADDRESS.encode(), grpc_address.encode())
@@ -61,13 +72,17 @@ def substitute_raw(
 
 
 def render_card(
-    scenario: Scenario, base_url: str, grpc_address: str = NO_GRPC_ADDRESS, http_base_url: str | None = None
+    scenario: Scenario,
+    base_url: str,
+    grpc_address: str = NO_GRPC_ADDRESS,
+    http_base_url: str | None = None,
+    alt_base_url: str | None = None,
 ) -> bytes:
     """The card bytes to serve: the object with {base_url} filled in (signed, padded if asked), or the raw text."""
     spec = scenario.card
     if spec.raw is not None:
-        return substitute_raw(spec, spec.raw, base_url, grpc_address, http_base_url)
-    doc = substitute(spec.object, base_url, grpc_address, http_base_url)
+        return substitute_raw(spec, spec.raw, base_url, grpc_address, http_base_url, alt_base_url)
+    doc = substitute(spec.object, base_url, grpc_address, http_base_url, alt_base_url)
     if spec.sign is not None:
         doc = _signed(doc, spec.sign)
     body = json.dumps(doc, separators=(",", ":")).encode()
@@ -115,6 +130,11 @@ class LabState:
 
     #: The card's security as the scenario enforces it, and the access tokens its token endpoint issued.
     auth: Policy | None = None
+    #: Another name of this server (`host[:port]`, `a2a-lab serve --other-origin`) that `{alt_base_url}` names, where
+    #: the loopback alias (127.0.0.1 <-> localhost) would not reach it: client and server on different hosts.
+    other_origin: str | None = None
+    #: Hosts push notifications may go to besides loopback and the scenario's own `push.allow` (`serve --push-allow`).
+    push_allow_extra: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if self.scenario.auth is not None:
@@ -155,7 +175,9 @@ class LabState:
         if body is not None:
             self._cards.move_to_end(base_url)
             return body
-        body = render_card(self.scenario, base_url, self.grpc_address, plain_origin(base_url, self.http_port))
+        body = render_card(
+            self.scenario, base_url, self.grpc_address, plain_origin(base_url, self.http_port), self.alt_base(base_url)
+        )
         budget = self.scenario.limits.card_cache_bytes
         if len(body) <= budget:
             while self._cards and (self._card_bytes + len(body) > budget or len(self._cards) >= CARDS_KEPT):
@@ -163,6 +185,15 @@ class LabState:
             self._cards[base_url] = body
             self._card_bytes += len(body)
         return body
+
+    def alt_base(self, base_url: str) -> str:
+        """What `{alt_base_url}` reads for a client that used `base_url`: the same server on another origin."""
+        return alt_origin(base_url, self.other_origin)
+
+    @property
+    def push_allow(self) -> tuple[str, ...]:
+        """The hosts besides loopback that push notifications may be sent to."""
+        return (*self.scenario.push_allow, *self.push_allow_extra)
 
     def serve_grpc_at(self, address: str) -> None:
         """The gRPC server started: cards name it from now on."""

@@ -1,20 +1,28 @@
-"""No container runtime here: keep docker-compose.yml, its override example and the Dockerfile honest by checking
-what compose would do with them (variable interpolation, who writes ./reports, the order `docker compose run
-harness` starts services in) and by running the services' exact command lines locally (same entry points and
-arguments; loopback instead of service names), in that order, with the environment the README's commands set."""
+"""Keep docker-compose.yml, its override example and the Dockerfile honest by checking what compose would do with
+them (variable interpolation, who writes ./reports, the order `docker compose run harness` starts services in) and by
+running the services' exact command lines, in that order, each with its own environment, on two hosts: loopback
+aliases, and two network namespaces where this machine lets a test make them. Where docker itself runs and the image
+can be built without the internet, the README's flow runs under docker too (otherwise that test says why not)."""
 
 from __future__ import annotations
 
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
+import threading
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import pytest
 import yaml
+
+from a2a_lab.server.catalogue import Catalogue
 
 ROOT = Path(__file__).resolve().parent.parent
 README = (ROOT / "README.md").read_text(encoding="utf-8")
@@ -181,14 +189,6 @@ def test_the_override_example_puts_your_client_in_the_example_clients_place() ->
     assert "pip install --no-cache-dir a2a-lab" in dockerfile.read_text(encoding="utf-8")
 
 
-def _local(argv: list[str], server_url: str, reports: Path) -> list[str]:
-    """Compose's network names and mounts, mapped onto this machine."""
-    out = [arg.replace("http://server:8000", server_url).replace("/reports", str(reports)) for arg in argv]
-    if out[0] == "a2a-lab":
-        out = [sys.executable, "-m", "a2a_lab.harness.cli", *out[1:]]
-    return out
-
-
 def test_dockerfile_installs_the_project_as_non_root_with_a_healthcheck() -> None:
     docker = (ROOT / "Dockerfile").read_text(encoding="utf-8")
     assert re.search(r"^FROM python:3\.\d+-slim", docker, re.M)
@@ -199,64 +199,383 @@ def test_dockerfile_installs_the_project_as_non_root_with_a_healthcheck() -> Non
         assert folder in copied, f"the image must contain {folder}"
 
 
-def test_compose_services_work_together(tmp_path: Path) -> None:
-    """The services' command lines, in the order `docker compose run harness` starts them, with the README's env."""
-    flow = flow_env(tmp_path)
-    env = {**os.environ, **{k: v for k, v in flow.items() if k.startswith("A2A_LAB_")}}
-    services = interpolate(COMPOSE, flow)["services"]
+# ==================================================================================== the topology, run for real
+#
+# Compose puts the server and the client on different hosts: the client's loopback is not the server's, and the
+# server has a name of its own. Issue 27 saw the reference client, which passes everything under `a2a-lab run`,
+# fail 15 MUSTs there (the webhooks it registered on its own loopback; the cards' second origin, 127.0.0.1 <->
+# localhost, which is the client's own machine there). Below, the services' exact command lines and environments
+# run in that topology: on loopback aliases (server 127.0.0.2 with its second name 127.0.0.4, client 127.0.0.3),
+# and, where this machine lets a test make them, in two network namespaces joined by a veth pair, where the
+# client's loopback really is its own. Every scenario's verdict must be `a2a-lab run`'s.
+
+#: What the runs below drive: every push scenario (the client's webhook), every scenario whose card puts an interface
+#: on another origin, verdicts taken from the result file, and the plain case (the whole catalogue is compared in
+#: tests/test_catalogue_reference_client.py).
+COMPOSE_SCENARIOS = [
+    "spec/conformant",
+    "push/*",
+    "discovery/interface-on-other-origin",
+    "auth/interface-on-other-origin",
+    "auth/token-endpoint-other-origin",
+    "errors/html-500-page",
+    "responses/input-required",
+]
+OTHER_ORIGIN = [s for s in COMPOSE_SCENARIOS if "other-origin" in s]
+CLI = [sys.executable, "-m", "a2a_lab.harness.cli"]
+
+
+@dataclass
+class Topology:
+    """Where compose's names land here: each name's address, what the server listens on in place of 0.0.0.0, and the
+    command prefix that puts each service on its host (entering its network namespace), if any."""
+
+    addresses: dict[str, str]
+    listen: list[str]
+    on: dict[str, list[str]] = field(default_factory=dict)
+
+    def local(self, service: str, argv: list[str], reports: Path, server_url: str | None = None) -> list[str]:
+        """A service's command line, its names and mounts mapped onto this topology."""
+        out: list[str] = []
+        it = iter(argv)
+        for arg in it:
+            if arg == "--host" and service == "server":
+                host = next(it)
+                out += [a for h in (self.listen if host == "0.0.0.0" else [host]) for a in ("--host", h)]
+                continue
+            if arg == "--port" and service == "server":
+                out += ["--port", "0"]
+                next(it)
+                continue
+            if server_url:
+                arg = arg.replace("http://server:8000", server_url)
+            out.append(
+                str(reports) + arg[len("/reports") :] if arg.startswith("/reports") else self.addresses.get(arg, arg)
+            )
+        if out[0] == "a2a-lab":
+            out = [*CLI, *out[1:]]
+        return [*self.on.get(service, []), *out]
+
+    def env(self, service: Mapping[str, Any]) -> dict[str, str]:
+        """This process's environment without a2a-lab's variables, plus the service's own (names mapped)."""
+        base = {k: v for k, v in os.environ.items() if not k.startswith("A2A_LAB_")}
+        given = service.get("environment") or {}
+        return {**base, **{k: self.addresses.get(str(v), str(v)) for k, v in given.items()}}
+
+
+def without(argv: list[str], *flags: str) -> list[str]:
+    """A command line without these flags and their values."""
+    out, it = [], iter(argv)
+    for arg in it:
+        if arg in flags:
+            next(it)
+        else:
+            out.append(arg)
+    return out
+
+
+@dataclass
+class ComposeRun:
+    drive: subprocess.CompletedProcess[str]
+    score: subprocess.CompletedProcess[str]
+    reports: Path
+    server_url: str
+    said: str
+
+
+def compose_flow(
+    tmp_path: Path, topology: Topology, services: dict[str, Any], scenarios: list[str] = COMPOSE_SCENARIOS
+) -> ComposeRun:
+    """`docker compose run harness`, by hand: the server until healthy, example-client until it exits, then harness."""
     assert [name for name, _ in start_order(services, "harness")] == ["server", "example-client", "harness"]
-    tmp_path = tmp_path / "reports"
-    server_argv = list(services["server"]["command"])
-    # The server listens on 0.0.0.0:8000 in its container; here on loopback and a free port.
-    host_i, port_i = server_argv.index("--host") + 1, server_argv.index("--port") + 1
-    server_argv[host_i], server_argv[port_i] = "127.0.0.1", "0"
-    server = subprocess.Popen(_local(server_argv, "", tmp_path), env=env, stderr=subprocess.PIPE, text=True)
+    reports = tmp_path / "reports"
+    reports.mkdir(parents=True, exist_ok=True)
+    selection = [a for s in scenarios for a in ("--scenario", s)]
+    server_cmd = topology.local("server", services["server"]["command"], reports)
+    server = subprocess.Popen(server_cmd, env=topology.env(services["server"]), stderr=subprocess.PIPE, text=True)
+    said: list[str] = []
     try:
-        url = None
         assert server.stderr is not None
+        url = None
         for line in server.stderr:
-            found = re.search(r"on (http://127\.0\.0\.1:\d+)", line)
+            said.append(line)
+            found = re.search(r" on (http://\S+) \(Ctrl-C", line)
             if found:
                 url = found.group(1)
                 break
-        assert url, "the server did not report its address"
+        assert url, "the server did not report its address:\n" + "".join(said)
+        threading.Thread(target=lambda: said.extend(server.stderr or []), daemon=True).start()
         cmd, interpreter, flag, code = services["server"]["healthcheck"]["test"]
         assert (cmd, interpreter, flag) == ("CMD", "python", "-c")
+        port = url.rpartition(":")[2]
+        # Inside its container the server listens on every address, 127.0.0.1 among them; here on what it was given.
+        inside = "127.0.0.1" if topology.listen == ["0.0.0.0"] else topology.listen[0]
         health = subprocess.run(
-            [sys.executable, "-c", code.replace("http://127.0.0.1:8000", url)],
+            [*topology.on.get("server", []), sys.executable, "-c", code.replace("127.0.0.1:8000", f"{inside}:{port}")],
             capture_output=True,
             text=True,
             timeout=30,
         )
         assert health.returncode == 0, health.stderr
+        server_url = f"http://{topology.addresses['server']}:{port}"
         drive = subprocess.run(
-            [
-                *_local(services["example-client"]["command"], url, tmp_path),
-                "--scenario",
-                "spec/*",
-                "--scenario",
-                "quirks/*",
-            ],
-            env=env,
+            [*topology.local("example-client", services["example-client"]["command"], reports, server_url), *selection],
+            env=topology.env(services["example-client"]),
             capture_output=True,
             text=True,
             timeout=600,
         )
-        assert drive.returncode == 0, drive.stderr
-        run_file = tmp_path / "run.json"
-        assert json.loads(run_file.read_text())["run"] == drive.stdout.strip()
-        assert run_file.stat().st_mode & 0o777 == 0o600, "the run file holds the run's token: this user's only"
         score = subprocess.run(
-            [*_local(services["harness"]["command"], url, tmp_path), "--scenario", "spec/*", "--scenario", "quirks/*"],
-            env=env,
+            [*topology.local("harness", services["harness"]["command"], reports, server_url), *selection],
+            env=topology.env(services["harness"]),
             capture_output=True,
             text=True,
             timeout=300,
         )
-        assert score.returncode == 0, score.stdout + score.stderr
-        report = json.loads((tmp_path / "report.json").read_text())
-        assert report["summary"]["gate"] == "passed" and report["summary"]["scenarios"] >= 6
-        assert (tmp_path / "junit.xml").exists() and (tmp_path / "index.html").exists()
     finally:
         server.terminate()
-        server.wait(10)
+        try:
+            server.wait(10)
+        except subprocess.TimeoutExpired:
+            server.kill()
+            server.wait()
+    return ComposeRun(drive, score, reports, server_url, "".join(said))
+
+
+def verdicts(report: Path) -> dict[str, dict[str, Any]]:
+    data = json.loads(report.read_text(encoding="utf-8"))
+    return {
+        s["id"]: {
+            "outcome": s["outcome"],
+            "missed": sorted(c["id"] for c in s["checks"] if c["outcome"] in ("FAIL", "NON_STRICT", "ERROR")),
+        }
+        for s in data["scenarios"]
+    }
+
+
+@pytest.fixture(scope="module")
+def run_verdicts(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, Any]]:
+    """`a2a-lab run` of the reference client over the same scenarios: the verdicts compose must reproduce."""
+    report = tmp_path_factory.mktemp("run") / "report.json"
+    selection = [a for s in COMPOSE_SCENARIOS for a in ("--scenario", s)]
+    done = subprocess.run(
+        [*CLI, "run", "-j", "2", *selection, "--json", str(report)], capture_output=True, text=True, timeout=600
+    )
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
+    return verdicts(report)
+
+
+def assert_compose_judges_like_run(done: ComposeRun, run_verdicts: dict[str, dict[str, Any]]) -> None:
+    assert done.drive.returncode == 0, done.drive.stderr
+    run_file = done.reports / "run.json"
+    assert run_file.stat().st_mode & 0o777 == 0o600, "the run file holds the run's token: this user's only"
+    assert json.loads(run_file.read_text())["run"] == done.drive.stdout.strip()
+    assert done.score.returncode == 0, done.score.stdout + done.score.stderr
+    report = json.loads((done.reports / "report.json").read_text())
+    assert report["summary"]["gate"] == "passed"
+    assert (done.reports / "junit.xml").exists() and (done.reports / "index.html").exists()
+    got = verdicts(done.reports / "report.json")
+    assert len(got) == len(run_verdicts) == 19
+    assert [(sid, run_verdicts[sid], got.get(sid)) for sid in run_verdicts if got.get(sid) != run_verdicts[sid]] == []
+
+
+def where_it_went(report: Path) -> tuple[set[str], set[str]]:
+    """The hosts the server pushed to, and the hosts the other-origin scenarios sent there (the interfaces of
+    */interface-on-other-origin, the token endpoint of auth/token-endpoint-other-origin)."""
+    data = json.loads(report.read_text(encoding="utf-8"))
+    pushed = {
+        urlsplit(e.get("url") or e["path"]).hostname or ""
+        for s in data["scenarios"]
+        for e in s["journal"]
+        if e.get("kind") == "push" and not (e.get("push") or {}).get("probe")
+    }
+    elsewhere = {
+        (e.get("headers") or {}).get("host", "").rpartition(":")[0]
+        for s in data["scenarios"]
+        if s["id"] in OTHER_ORIGIN
+        for e in s["journal"]
+        if e.get("kind") == ("oauth" if s["id"] == "auth/token-endpoint-other-origin" else "jsonrpc")
+    }
+    return pushed, elsewhere
+
+
+LOOPBACK = Topology(
+    {"server": "127.0.0.2", "server-other-origin": "127.0.0.4", "example-client": "127.0.0.3"},
+    listen=["127.0.0.2", "127.0.0.4"],
+)
+
+
+def test_compose_services_work_together_on_two_hosts(tmp_path: Path, run_verdicts: dict[str, dict[str, Any]]) -> None:
+    """The services' command lines, in the order `docker compose run harness` starts them, each with its own
+    environment (the harness has no admin token), the server on 127.0.0.2 (and 127.0.0.4, its second name), the
+    client on 127.0.0.3: the verdicts are `a2a-lab run`'s, scenario by scenario."""
+    env = flow_env(tmp_path)
+    services = interpolate(COMPOSE, env)["services"]
+    assert "A2A_LAB_ADMIN_TOKEN" not in (services["harness"].get("environment") or {})
+    done = compose_flow(tmp_path, LOOPBACK, services)
+    assert_compose_judges_like_run(done, run_verdicts)
+    pushed, called = where_it_went(done.reports / "report.json")
+    # Loopback aliases share one kernel, where a webhook on 127.0.0.1 would still be reached: the addresses show that
+    # the client registered its webhooks on its own host's name and took the cards' second origin as the server's.
+    assert pushed == {"127.0.0.3"} and called == {"127.0.0.4"}, (pushed, called)
+
+
+def test_the_override_works_together_on_two_hosts(tmp_path: Path) -> None:
+    """docs/examples/compose-my-client.yml, with the reference client standing in for `my-client`: the server lets
+    push go to my-client (and only it), the driver names my-client for the webhooks."""
+    env = flow_env(tmp_path)
+    services = interpolate(merge(COMPOSE, load(OVERRIDE_TEXT)), env)["services"]
+    assert services["server"]["environment"]["A2A_LAB_PUSH_ALLOW"] == "my-client"
+    command = services["my-client"]["command"]
+    client = command[command.index("--client") + 1]
+    services["example-client"] = {
+        **services["my-client"],
+        "command": [*command[: command.index("--client") + 1], "builtin", *command[command.index("--client") + 2 :]],
+    }
+    assert client == "my-client --card {card_url}" and "A2A_LAB_ADMIN_TOKEN" in services["my-client"]["environment"]
+    services["harness"]["depends_on"] = {"example-client": {"condition": "service_completed_successfully"}}
+    topology = Topology({**LOOPBACK.addresses, "my-client": "127.0.0.5"}, LOOPBACK.listen)
+    done = compose_flow(tmp_path, topology, services, ["push/webhook-with-credentials", "spec/conformant"])
+    assert done.drive.returncode == 0 and done.score.returncode == 0, done.drive.stderr + done.score.stdout
+    pushed, _ = where_it_went(done.reports / "report.json")
+    assert pushed == {"127.0.0.5"}
+
+
+# ------------------------------------------------------------------------------------ two network namespaces
+
+SERVER_ADDRESS, OTHER_ADDRESS, CLIENT_ADDRESS = "10.203.0.1", "10.203.0.11", "10.203.0.2"
+
+
+def _holder(argv: list[str]) -> subprocess.Popen[str]:
+    """A process that holds namespaces open, and says so once they exist."""
+    proc = subprocess.Popen(
+        [*argv, "sh", "-c", "echo ready; exec sleep 900"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    assert proc.stdout is not None
+    if proc.stdout.readline().strip() != "ready":
+        proc.wait(10)
+        assert proc.stderr is not None
+        pytest.skip(f"cannot make network namespaces here ({' '.join(argv)}: {proc.stderr.read().strip()})")
+    return proc
+
+
+@pytest.fixture
+def two_hosts() -> Iterator[Topology]:
+    """Two network namespaces (in a user namespace of their own: nothing of this machine's network changes), joined by
+    a veth pair: the server's host (10.203.0.1, and 10.203.0.11 its second name) and the client's (10.203.0.2), each
+    with a loopback of its own."""
+    missing = [tool for tool in ("unshare", "nsenter", "ip") if shutil.which(tool) is None]
+    if missing:
+        pytest.skip(f"needs {', '.join(missing)} (util-linux, iproute2) to make network namespaces")
+    holders = [_holder(["unshare", "--user", "--map-root-user", "--net"])]
+    try:
+        server_ns = ["nsenter", "-t", str(holders[0].pid), "-U", "-n", "--"]
+        holders.append(_holder([*server_ns, "unshare", "--net"]))
+        client_ns = ["nsenter", "-t", str(holders[1].pid), "-U", "-n", "--"]
+        steps = [
+            [*server_ns, "ip", "link", "set", "lo", "up"],
+            [
+                *server_ns,
+                "ip",
+                "link",
+                "add",
+                "a2alab0",
+                "type",
+                "veth",
+                "peer",
+                "name",
+                "a2alab1",
+                "netns",
+                str(holders[1].pid),
+            ],
+            [*server_ns, "ip", "addr", "add", f"{SERVER_ADDRESS}/24", "dev", "a2alab0"],
+            [*server_ns, "ip", "addr", "add", f"{OTHER_ADDRESS}/24", "dev", "a2alab0"],
+            [*server_ns, "ip", "link", "set", "a2alab0", "up"],
+            [*client_ns, "ip", "link", "set", "lo", "up"],
+            [*client_ns, "ip", "addr", "add", f"{CLIENT_ADDRESS}/24", "dev", "a2alab1"],
+            [*client_ns, "ip", "link", "set", "a2alab1", "up"],
+        ]
+        for step in steps:
+            done = subprocess.run(step, capture_output=True, text=True, timeout=30)
+            if done.returncode != 0:
+                pytest.skip(f"cannot join network namespaces here ({' '.join(step[5:])}: {done.stderr.strip()})")
+        yield Topology(
+            {"server": SERVER_ADDRESS, "server-other-origin": OTHER_ADDRESS, "example-client": CLIENT_ADDRESS},
+            listen=["0.0.0.0"],  # the server's host is a namespace of its own: as in its container
+            on={"server": server_ns, "example-client": client_ns, "harness": client_ns},
+        )
+    finally:
+        for holder in holders:
+            holder.kill()
+            holder.wait()
+
+
+def test_compose_in_two_network_namespaces_judges_like_run(
+    tmp_path: Path, two_hosts: Topology, run_verdicts: dict[str, dict[str, Any]]
+) -> None:
+    """As the loopback test, with hosts that really are apart: the client's 127.0.0.1 is not the server's. And the
+    compose file as it was (no webhook host, no push allow-list, no second origin) fails there as issue 27 saw:
+    every push scenario whose client registers a webhook, and every scenario with an interface on another origin."""
+    env = flow_env(tmp_path)
+    services = interpolate(COMPOSE, env)["services"]
+    done = compose_flow(tmp_path / "now", two_hosts, services)
+    assert_compose_judges_like_run(done, run_verdicts)
+    pushed, called = where_it_went(done.reports / "report.json")
+    assert pushed == {CLIENT_ADDRESS} and called == {OTHER_ADDRESS}, (pushed, called)
+
+    before = json.loads(json.dumps(services))
+    before["server"]["command"] = without(before["server"]["command"], "--other-origin")
+    before["server"]["environment"].pop("A2A_LAB_PUSH_ALLOW")
+    before["example-client"]["command"] = without(before["example-client"]["command"], "--webhook-host")
+    old = compose_flow(tmp_path / "before", two_hosts, before, ["push/*", *OTHER_ORIGIN])
+    assert old.drive.returncode == 0 and old.score.returncode == 1, old.score.stdout
+    failed = {sid: v for sid, v in verdicts(old.reports / "report.json").items() if v["outcome"] != "PASS"}
+    print(f"compose as it was, on two hosts: {len(failed)} scenario(s) fail: {failed}")
+    # Issue 27's figures: 12 of the 13 push scenarios (push/not-advertised registers no webhook: its card offers no
+    # push) and the three other-origin ones.
+    pushes = {s.id for s in Catalogue.load().choose(["push/*"])} - {"push/not-advertised"}
+    assert set(failed) == pushes | set(OTHER_ORIGIN) and len(failed) == 15, sorted(failed)
+    assert all("PUSH-RECEIVER" in failed[sid]["missed"] for sid in pushes), failed
+
+
+# ------------------------------------------------------------------------------------ docker itself
+
+
+def _docker(*args: str, timeout: float = 60, **kw: Any) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(["docker", *args], capture_output=True, text=True, timeout=timeout, **kw)
+
+
+def test_the_compose_file_under_docker_judges_like_run(tmp_path: Path) -> None:
+    """Where docker runs and the image builds without the internet: the README's flow, word for word, in a copy of
+    the project, and every scenario judged as `a2a-lab run` judges it."""
+    if shutil.which("docker") is None:
+        pytest.skip("docker is not installed")
+    if _docker("info").returncode != 0:
+        pytest.skip("the docker daemon is not running (docker info fails)")
+    if _docker("compose", "version").returncode != 0:
+        pytest.skip("docker compose (the v2 plugin) is not installed")
+    base = re.search(r"^FROM (\S+)", (ROOT / "Dockerfile").read_text(encoding="utf-8"), re.M)
+    assert base
+    if _docker("image", "inspect", base.group(1)).returncode != 0:
+        pytest.skip(f"the base image {base.group(1)} is not here, and pulling it needs the internet")
+    project = tmp_path / "project"
+    for name in ("Dockerfile", "docker-compose.yml", "pyproject.toml", "README.md"):
+        (project / name).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(ROOT / name, project / name)
+    for folder in ("protocol", "server", "harness", "scenarios"):
+        shutil.copytree(ROOT / folder, project / folder, ignore=shutil.ignore_patterns("__pycache__"))
+    name = f"a2a-lab-test-{os.getpid()}"
+    script = "\n".join([*FLOW[:2], f"docker compose -p {name} run --rm harness"])
+    try:
+        done = subprocess.run(["bash", "-ec", script], cwd=project, capture_output=True, text=True, timeout=1800)
+    finally:
+        _docker("compose", "-p", name, "down", "--rmi", "local", "--volumes", cwd=project, timeout=300)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    report = project / "reports" / "report.json"
+    local = tmp_path / "run.json"
+    run = subprocess.run(
+        [*CLI, "run", "-j", "2", "--exclude", "tls/*", "--json", str(local)], capture_output=True, timeout=900
+    )
+    assert run.returncode == 0
+    theirs, ours = verdicts(report), verdicts(local)
+    assert [(sid, ours[sid], theirs.get(sid)) for sid in ours if theirs.get(sid) != ours[sid]] == []

@@ -78,6 +78,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help=f"at most N case runs to shrink one failure (default {SHRINK_RUNS}; 0: write it as found)",
     )
     p.add_argument("-j", "--jobs", type=int, default=1, help="cases run in parallel (default 1)")
+    from ..run_command import add_client_environment
+
+    add_client_environment(p, webhook=False)
     add_report_files(p, report_dir=False)
 
 
@@ -186,13 +189,14 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
         return refuse(why)
     from .. import presets, process, runner
     from ..gate import conclude
-    from ..run_command import check_client, interruptible
+    from ..run_command import check_client, client_environment, interruptible
     from .search import Budget, Found, Search
 
     try:
         client = presets.resolve(args.client)
         check_client(client)
         base = base_data(args.scenario) if args.scenario else None
+        client_env, _ = client_environment(args)
     except (presets.PresetError, ValueError) as exc:
         return refuse(str(exc))
     if args.jobs < 1 or args.shrink_runs < 0:
@@ -201,7 +205,7 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
     if unwritable:
         return refuse(unwritable)
     cases, seconds = args.budget
-    opts = runner.RunOptions(client, args.seed, jobs=args.jobs)
+    opts = runner.RunOptions(client, args.seed, jobs=args.jobs, env=client_env)
     progress = Progress()
     written: list[Path] = []
 

@@ -27,6 +27,7 @@ from a2a_lab.protocol.operations import Operation
 from a2a_lab.protocol.states import Role, TaskState
 from a2a_lab.server.journal_record import ResultKind
 
+from ..handshake import ENV_WEBHOOK_HOST
 from . import push_configs
 from .credentials import card_auth
 from .discovery import discover
@@ -41,7 +42,7 @@ from .selection import Selection, select_interfaces, supported
 from .signature import verify_card
 from .streaming import consume
 from .transport import A2ATransport, open_transport
-from .webhook import WebhookReceiver
+from .webhook import LOOPBACK, WebhookReceiver, listen_address
 
 #: What the client can report (text, and structured data as JSON), sent with every message: the field is optional
 #: (SendMessageConfiguration), but servers in the field refuse a send without it (mycelium-io/mycelium#712), and
@@ -118,11 +119,22 @@ def _run(http: httpx.Client, target: str, text: str, options: ClientOptions, res
     session = Session(http, options, result, stream=_may_stream(card, options, result))
     with ExitStack() as stack:
         if _may_push(card, options, result):
-            session.receiver = stack.enter_context(WebhookReceiver(auth=options.webhook_auth))
+            session.receiver = stack.enter_context(_receiver(options))
             stack.callback(_report_webhook, session)
         if options.extended_card:
             selection = use_extended_card(http, card, selection, options, result)
         _converse(session, selection, text)
+
+
+def _receiver(options: ClientOptions) -> WebhookReceiver:
+    """The client's webhook: on loopback, or where the agent reaches this machine (options.webhook_host)."""
+    host = options.webhook_host
+    try:
+        bind = options.webhook_bind or (listen_address(host) if host else LOOPBACK)
+        return WebhookReceiver(bind, auth=options.webhook_auth, advertise=host)
+    except OSError as exc:
+        where = f"{options.webhook_bind or host} (--webhook-bind, --webhook-host, {ENV_WEBHOOK_HOST})"
+        raise ClientFailure("webhook", f"cannot listen for the webhook on {where}: {exc.strerror or exc}") from None
 
 
 def _select(card: dict[str, Any], options: ClientOptions, result: Result) -> Selection:

@@ -54,6 +54,11 @@ class ClientOptions:
     webhook: bool = False
     #: How the webhook's config authenticates the agent's calls: Bearer, Basic, or token (webhook.AUTH_SCHEMES).
     webhook_auth: str = "Bearer"
+    #: The host the webhook's URL names, where the agent reaches it (A2A_LAB_WEBHOOK_HOST, --webhook-host: client
+    #: and agent on different hosts); None: the loopback address it listens on.
+    webhook_host: str | None = None
+    #: The address the webhook listens on (--webhook-bind); None: 127.0.0.1, or where webhook_host resolves.
+    webhook_bind: str | None = None
     #: Register the webhook with CreateTaskPushNotificationConfig (not inline), check it with List and Get, and
     #: delete it once the task has stopped.
     push_configs: bool = False

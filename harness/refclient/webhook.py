@@ -105,7 +105,9 @@ def status_timestamp(body: Any) -> str | None:
 class WebhookReceiver:
     """A threaded stdlib HTTP server on 127.0.0.1, port 0, with a fresh random credential and token."""
 
-    def __init__(self, host: str = LOOPBACK, body_limit: int = BODY_LIMIT, auth: str = BEARER) -> None:
+    def __init__(
+        self, host: str = LOOPBACK, body_limit: int = BODY_LIMIT, auth: str = BEARER, advertise: str | None = None
+    ) -> None:
         if auth not in AUTH_SCHEMES:
             raise ValueError(f"webhook authentication {auth!r}: use one of {', '.join(AUTH_SCHEMES)}")
         self.auth = auth
@@ -128,7 +130,9 @@ class WebhookReceiver:
         #: Requests refused, as (status, reason), in order.
         self.refused: list[tuple[int, str]] = []
         self._closed = False
-        self._server = _Server((host, 0), _Handler)
+        #: The host the config names (where the agent reaches this receiver), when not the address it listens on.
+        self.advertise = advertise
+        self._server = (_Server6 if ":" in host else _Server)((host, 0), _Handler)
         self._server.receiver = self
         self._thread = threading.Thread(
             target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, name="a2a-lab-webhook", daemon=True
@@ -137,8 +141,9 @@ class WebhookReceiver:
 
     @property
     def url(self) -> str:
-        host, port = self._server.server_address[:2]
-        return f"http://{host if isinstance(host, str) else host.decode()}:{port}{PATH}"
+        bound, port = self._server.server_address[:2]
+        host = self.advertise or (bound if isinstance(bound, str) else bound.decode())
+        return f"http://{f'[{host}]' if ':' in host and not host.startswith('[') else host}:{port}{PATH}"
 
     def config(self) -> dict[str, Any]:
         """The canonical push config (taskId left out) that makes the agent call this receiver as it checks."""
@@ -313,6 +318,26 @@ class _Server(ThreadingHTTPServer):
             raise  # socketserver drops this attempt and goes on serving
         self._accepted = True
         return request
+
+
+class _Server6(_Server):
+    """The receiver on an IPv6 address."""
+
+    address_family = socket.AF_INET6
+
+
+def listen_address(host: str) -> str:
+    """Where a receiver that the agent reaches at `host` listens: `host` itself when it is an address, else the address
+    it resolves to here (a compose service name resolves to the container's own address). OSError when it resolves
+    to nothing."""
+    bare = host[1:-1] if host.startswith("[") and host.endswith("]") else host
+    try:
+        socket.inet_pton(socket.AF_INET6 if ":" in bare else socket.AF_INET, bare)
+        return bare
+    except OSError:
+        pass
+    found = socket.getaddrinfo(bare, None, type=socket.SOCK_STREAM)
+    return str(found[0][4][0])
 
 
 class _Handler(BaseHTTPRequestHandler):

@@ -25,6 +25,8 @@ from a2a_lab.harness.model import Outcome, ScenarioResult
 from a2a_lab.harness.runner import RawRun, RunOptions, run_all
 from a2a_lab.server.catalogue import Catalogue
 
+from .lab_serve import a2a_lab, lab_server
+
 HOSTILE = Path(__file__).parent / "clients" / "hostile"
 CONFORMANT = "spec/conformant"
 #: Per-scenario timeouts (seconds): each hostile client gets its own; the well-behaved scenario after them the usual.
@@ -252,3 +254,61 @@ def test_a_concurrent_hostile_client_cannot_read_reset_or_flip_another_runs_verd
     assert victim.outcome is Outcome.PASS, [(c.id, c.outcome, c.message) for c in victim.checks]
     paths = [e["path"] for e in victim.journal]
     assert paths[0] == "/.well-known/agent-card.json" and len(paths) >= 2, paths
+
+
+# ==================================================================================== a client after its own run's keys
+
+
+@pytest.mark.parametrize("path", ["drive", "run --server"])
+def test_a_client_cannot_find_the_credentials_of_the_harness_that_drives_it(path: str, tmp_path: Path) -> None:
+    """Issue 28: a client read its parent's command line (/proc/$PPID/cmdline), found the run file `drive --run-file`
+    had already written, and read (200) and reset (200) the journal it was scored on; another found the admin token
+    in its environment and filled the shared server with runs (503 for everyone else). Now the client's environment
+    is an allow-list, the driver overwrites the tokens in what /proc shows of its command line and environment and is
+    undumpable, and the run file is written once the clients are done: every attempt is 401 or 403, the journal and
+    the verdict stay. The admin token is given both ways a user may give it: `--admin-token T` and the variable."""
+    report = tmp_path / "snoop.json"
+    run_file = tmp_path / "run.json"
+    client = shlex.join([sys.executable, str(HOSTILE / "snoop.py")])
+    with lab_server() as served:
+        token = served.admin_token
+        before = served.runs()
+        if path == "drive":
+            argv = ["drive", "--server", served.url, "--run-file", str(run_file)]
+        else:
+            argv = ["run", "--server", served.url, "--json", str(tmp_path / "report.json")]
+        given = [*argv, "--client", client, "--scenario", CONFORMANT, "--client-env", f"HOSTILE_REPORT={report}"]
+        done = a2a_lab(*given, "--admin-token", token, env={"A2A_LAB_ADMIN_TOKEN": token}, timeout=120)
+        assert done.returncode == 0, done.stdout + done.stderr
+        after = served.runs()
+        if path == "drive":
+            scored = a2a_lab(
+                "score", "--server", served.url, "--run-file", str(run_file), "--json", str(tmp_path / "report.json")
+            )
+            assert scored.returncode == 0, scored.stdout + scored.stderr
+            run_token = json.loads(run_file.read_text(encoding="utf-8"))["token"]
+        else:
+            run_token = None
+    snooped = json.loads(report.read_text(encoding="utf-8"))
+    seen = json.dumps(snooped["seen"])
+    # What the client could read holds neither token: not its environment, not its parent's command line or
+    # environment (overwritten: `--admin-token ****`), not a run file (none yet).
+    assert token not in seen and (run_token is None or run_token not in seen)
+    cmdline = snooped["seen"]["parent_cmdline"]
+    assert isinstance(cmdline, list) and cmdline[cmdline.index("--admin-token") + 1] == "*" * len(token)
+    assert "A2A_LAB_ADMIN_TOKEN" not in snooped["seen"]["env"]
+    if os.geteuid() != 0:  # the driver is undumpable: its user's other processes cannot open its environ (root can)
+        assert str(snooped["seen"]["parent_environ"]).startswith("unreadable: PermissionError"), snooped["seen"]
+    if path == "drive":
+        assert snooped["seen"]["run_file"]["path"] == str(run_file)
+        assert "read" not in snooped["seen"]["run_file"], "the run file did not exist while the client ran"
+    # Every token-like string it found, and none at all, was refused.
+    statuses = [status for tried in snooped["attacks"].values() for status in tried.values()]
+    assert snooped["tried"] >= 2 and set(statuses) <= {401, 403}, snooped["attacks"]
+    assert set(snooped["attacks"]["none"].values()) == {401}
+    # It started no run (drive's own stays until scored; run --server ends its run), and the verdict stands.
+    assert after == before + (1 if path == "drive" else 0)
+    [result] = json.loads((tmp_path / "report.json").read_text(encoding="utf-8"))["scenarios"]
+    assert result["outcome"] == "PASS", [(c["id"], c["outcome"], c["message"]) for c in result["checks"]]
+    paths = [e["path"] for e in result["journal"]]
+    assert paths[0].endswith("/.well-known/agent-card.json") and len(paths) >= 2, paths

@@ -172,6 +172,13 @@ def test_no_planted_secret_reaches_a_report_a_console_or_a_journal(
             "run",
             "--client",
             f"{sys.executable} {LEAKY}",
+            # The client gets only what it is given explicitly beyond the allow-list and the handshake.
+            "--client-env",
+            "A2A_LAB_PLANTED",
+            "--client-env",
+            "A2A_LAB_PLANTED_DUMP",
+            "--client-env",
+            "A2A_LAB_PLANTED_ADMIN_TOKEN",
             "--report-dir",
             str(reports),
             "--json",

@@ -182,7 +182,11 @@ def run_peer(peer: Peer, peers: Path, report: Path, jobs: int, scenarios: list[s
     argv = [*a2a_lab(), "run", "--client", shlex.join(peer.command(peers)), "--json", str(report), "-j", str(jobs)]
     for pattern in scenarios or peer.scenarios:
         argv += ["--scenario", pattern]
-    env = {**os.environ, **peer.env(peers)}
+    extra = peer.env(peers)
+    for name in sorted(extra):  # the client gets PATH anyway; anything else only when passed on explicitly
+        if name != "PATH":
+            argv += ["--client-env", name]
+    env = {**os.environ, **extra}
     print(f"scorecard: {peer.name}: {shlex.join(argv)}", flush=True)
     done = subprocess.run(argv, env=env, cwd=REPO, capture_output=True, text=True, timeout=RUN_TIMEOUT_S)
     if not report.exists():
