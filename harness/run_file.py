@@ -15,6 +15,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from a2a_lab.server import userfile
+
 from .model import ClientRun
 from .remote import RemoteError, RemoteRun, RemoteServer
 
@@ -22,6 +24,17 @@ from .remote import RemoteError, RemoteRun, RemoteServer
 FORMAT = "a2a-lab-run/2"
 #: The most a run file may hold: per scenario, two 16 KiB output tails and a result of at most 1 MiB.
 SIZE_LIMIT = 256 * 1024 * 1024
+#: How a run file is read: a regular file only (a FIFO named there does not hang `score`), within its size, its
+#: depth (the client's result is nested at most 32 levels) and a value count a whole catalogue's runs stay far under.
+RUN_FILE = userfile.Kind(
+    "run file",
+    max_bytes=SIZE_LIMIT,
+    max_depth=64,
+    max_values=8_000_000,
+    too_large="a run file holds the id, the token and each scenario's client run: drive again",
+    too_deep="a run file nests a client's result at most 32 levels",
+    too_many="a run file holds one client run per scenario",
+)
 
 
 @dataclass
@@ -123,16 +136,9 @@ def read(server: RemoteServer, path: Path) -> tuple[RemoteRun, Driven | None]:
     that drives itself may write). RemoteError saying what is wrong with the file."""
     usage = 'a run file is JSON {"run": ID, "token": TOKEN, ...}, as `a2a-lab drive --run-file` writes it'
     try:
-        with path.open("rb") as fh:
-            raw = fh.read(SIZE_LIMIT + 1)
-    except OSError as exc:
-        raise RemoteError(f"{path}: cannot read the run file: {exc.strerror or exc}") from None
-    if len(raw) > SIZE_LIMIT:
-        raise RemoteError(f"{path}: the run file is larger than {SIZE_LIMIT} bytes; {usage}")
-    try:
-        data = json.loads(raw)
-    except ValueError:
-        data = None
+        data = userfile.load_json(path, RUN_FILE)
+    except userfile.Refused as exc:
+        raise RemoteError(f"{exc}; {usage}") from None
     if not (isinstance(data, dict) and isinstance(data.get("run"), str) and isinstance(data.get("token"), str)):
         raise RemoteError(f"{path}: {usage}")
     run = RemoteRun(server, data["run"], data["token"])

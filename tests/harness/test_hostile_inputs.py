@@ -122,6 +122,14 @@ def test_a_report_merge_of_a_fifo_is_refused(fifo: Path, tmp_path: Path) -> None
     refused(a2a_lab("report", "merge", str(fifo), cwd=tmp_path), "a FIFO (named pipe), not a regular file")
 
 
+def test_a_run_file_that_is_a_fifo_is_refused(fifo: Path, tmp_path: Path) -> None:
+    """Before: `score --run-file FIFO` opened it and hung (nothing is driven, the server is never asked)."""
+    refused(
+        a2a_lab("score", "--server", "http://127.0.0.1:9", "--run-file", str(fifo), cwd=tmp_path),
+        f"{fifo}: a FIFO (named pipe), not a regular file",
+    )
+
+
 def test_fifty_thousand_nested_brackets_exit_2(tmp_path: Path) -> None:
     """Before: a RecursionError traceback and exit 1 (documented: 2)."""
     deep = tmp_path / "deep.yaml"
