@@ -23,6 +23,7 @@ import pytest
 import yaml
 
 from a2a_lab.server.catalogue import Catalogue
+from tests.harness.lab_serve import outcomes as verdicts
 
 ROOT = Path(__file__).resolve().parent.parent
 README = (ROOT / "README.md").read_text(encoding="utf-8")
@@ -340,17 +341,6 @@ def compose_flow(
             server.kill()
             server.wait()
     return ComposeRun(drive, score, reports, server_url, "".join(said))
-
-
-def verdicts(report: Path) -> dict[str, dict[str, Any]]:
-    data = json.loads(report.read_text(encoding="utf-8"))
-    return {
-        s["id"]: {
-            "outcome": s["outcome"],
-            "missed": sorted(c["id"] for c in s["checks"] if c["outcome"] in ("FAIL", "NON_STRICT", "ERROR")),
-        }
-        for s in data["scenarios"]
-    }
 
 
 @pytest.fixture(scope="module")
