@@ -304,8 +304,6 @@ class RunView:
     client_timed_out: bool = False
     #: The end of what the client wrote on stderr (a stack trace shows there).
     client_stderr: str = ""
-    #: When the client started and ended, on the journal's clock (as entries' `t`); None where it is not known.
-    client_window: tuple[float, float] | None = None
     #: The ends of what the client wrote on stdout (what it told its user: evidence of what it took for an answer).
     client_stdout: str = ""
     #: The same server on another origin, as the card's `{alt_base_url}` named it (None: the loopback alias of

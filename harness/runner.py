@@ -73,8 +73,6 @@ class RawRun:
     teardown_cost: float = 0.0
     #: The run was interrupted while (or before) the client ran: nothing here can be judged.
     interrupted: bool = False
-    #: When the client started, on the server journal's clock (None where the harness cannot read that clock).
-    client_started_t: float | None = None
     #: The same server on another origin (what `{alt_base_url}` read there).
     alt_base_url: str | None = None
 
@@ -203,9 +201,6 @@ class Hosted:
     evidence: Callable[[], Evidence]
     #: More of the client's environment (a TLS scenario's CA and client certificate).
     env: dict[str, str] = field(default_factory=dict)
-    #: The server journal's clock (seconds, as its entries' `t`), where the harness can read it: it places the
-    #: client's start and end among the server's entries (how long the client waited on an answer).
-    clock: Callable[[], float] | None = None
 
 
 class Stage(Protocol):
@@ -250,7 +245,6 @@ class LocalServers:
                 base_url,
                 evidence,
                 tls_env(scenario.tls) if scenario.tls is not None else {},
-                app.state.journal.offset,
             )
 
 
@@ -321,7 +315,6 @@ def run_one(scenario: Scenario, opts: RunOptions, stage: Stage) -> RawRun:
         more = dict(hosted.env)
         if opts.webhook_host:
             more[handshake.ENV_WEBHOOK_HOST] = opts.webhook_host
-        client_started_t = hosted.clock() if hosted.clock is not None else None
         finished = process.run(
             argv,
             client_env(scenario, card_url, base_url, str(result_path), opts.env, more),
@@ -346,7 +339,6 @@ def run_one(scenario: Scenario, opts: RunOptions, stage: Stage) -> RawRun:
     raw = RawRun.of(scenario, evidence, client, opts.seed, time.monotonic() - started, setup, finished.start_error)
     raw.teardown_cost = teardown
     raw.interrupted = finished.interrupted
-    raw.client_started_t = client_started_t
     return raw
 
 
@@ -388,9 +380,6 @@ def score(run: RawRun, supports: set[Support], opts: RunOptions) -> ScenarioResu
         run.scenario.expect,
         run.client.timed_out,
         run.client.stderr_tail,
-        client_window=None
-        if run.client_started_t is None
-        else (run.client_started_t, run.client_started_t + run.client.duration),
         client_stdout=run.client.stdout_tail,
         alt_base_url=run.alt_base_url,
     )

@@ -166,13 +166,12 @@ def summary(results: list[ScenarioResult], strict: bool) -> dict[str, Any]:
     unshown = f"; {shown} scenario(s) UNIMPLEMENTED (nothing the client did there could be judged)" if shown else ""
     # The evidence floor for the whole run: a client seen doing nothing in any scenario is not conformant, whatever
     # else held (nothing failed because nothing happened).
-    silent = bool(results) and all(s.subject == "none" for s in results) and not gate_failures
+    # (A scenario the baseline expects to fail excuses it.)
+    silent = not gate_failures and bool(results) and all(s.subject == "none" for s in results)
     if silent:
         gate_failures = [s.id for s in results if s.baseline is None]
     never_started = [s for s in results if s.client is not None and s.client.start_error]
-    if silent and not gate_failures:
-        silent = False  # every scenario is an expected failure of the baseline
-    if silent:
+    if silent and gate_failures:
         verdict = (
             f"not conformant: the client did nothing any of the {len(results)} scenario(s) could judge (it reached "
             "the agent in none, and refused none where a correct client may)"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import time
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
@@ -53,6 +54,7 @@ async def send_body(
     fault = reply.fault if reply is not None else None
     if fault is not None:
         response.fault = fault.kind
+    began = time.monotonic()
     try:
         outcome = await faults.deliver(scope, receive, send, status, headers, body, fault)
     except (ConnectionError, OSError):
@@ -61,6 +63,8 @@ async def send_body(
         raise
     if outcome != "sent":
         response.fault_outcome = outcome
+    if outcome == "stalled":
+        response.held_ms = round((time.monotonic() - began) * 1000, 1)
 
 
 async def send_page(

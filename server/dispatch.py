@@ -21,9 +21,10 @@ from . import auth, budgets, rules, streams
 from .auth import Verdict
 from .engine import TaskRecord, message_text
 from .journal_record import Answer, Entry, ResultKind
+from .placeholders import fill_origins
 from .push import config_problem
 from .scenario import AuthScope, Reply, Returns, TaskScript
-from .state import LabState, substitute
+from .state import LabState
 
 
 @dataclass(slots=True)
@@ -374,7 +375,7 @@ def _extended_card(state: LabState, call: Invocation, reply: Reply) -> Decision:
     return Decision(
         reply,
         Answer(ResultKind.CARD),
-        value=substitute(card, call.base_url, state.grpc_address, alt_base_url=state.alt_base(call.base_url)),
+        value=fill_origins(card, call.base_url, state.grpc_address, alt_base_url=state.alt_base(call.base_url)),
     )
 
 

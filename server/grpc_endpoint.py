@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
@@ -170,7 +171,11 @@ class Call:
         response.fault = fault.kind
         if fault.kind is FaultKind.STALL:
             response.fault_outcome = "stalled"
-            await asyncio.sleep(faults.STALL_LIMIT_S)  # the call is cancelled when the client gives up
+            began = time.monotonic()
+            try:
+                await asyncio.sleep(faults.STALL_LIMIT_S)  # the call is cancelled when the client gives up
+            finally:
+                response.held_ms = round((time.monotonic() - began) * 1000, 1)
             return True
         if fault.kind in (FaultKind.RESET, FaultKind.TRUNCATE):
             response.fault_outcome = "reset" if await self.service._reset(self.context.peer()) else "not reset"

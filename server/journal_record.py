@@ -193,6 +193,9 @@ class Response:
     fault_outcome: str | None = None
     refused: str | None = None
     failed: str | None = None
+    #: How long the server held an answer it never gave (a stall) until the client went away, in milliseconds:
+    #: the client's own patience, measured where every path (run, drive + score, the plugin) reads it the same.
+    held_ms: float | None = None
     #: gRPC: the status the call ended with, by name (`OK`, `NOT_FOUND`, ...); its body is the answer message or the
     #: google.rpc.Status as ProtoJSON.
     grpc_status: str | None = None
@@ -223,7 +226,7 @@ class Response:
                 out[name] = value
         if self.stream:
             out["stream"] = True
-        for name in ("closed", "delay_ms", "fault", "fault_outcome", "refused"):
+        for name in ("closed", "delay_ms", "fault", "fault_outcome", "refused", "held_ms"):
             value = getattr(self, name)
             if value is not None:
                 out[name] = value
@@ -247,6 +250,7 @@ class Response:
             data.get("fault_outcome"),
             data.get("refused"),
             data.get("failed"),
+            data.get("held_ms"),
             data.get("grpc_status"),
             parsed_body=Body.from_json(body) if isinstance(body, dict) else None,
         )

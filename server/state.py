@@ -34,16 +34,6 @@ PAD_FIELD = "x-a2a-lab-padding"
 CARDS_KEPT = 64
 
 
-def substitute(
-    value: Any,
-    base_url: str,
-    grpc_address: str = NO_GRPC_ADDRESS,
-    http_base_url: str | None = None,
-    alt_base_url: str | None = None,
-) -> Any:
-    return fill_origins(value, base_url, grpc_address, http_base_url, alt_base_url)
-
-
 def _signed(doc: dict[str, Any], spec: CardSigning) -> dict[str, Any]:
     kid = f"{spec.kid}-unknown" if spec.tamper is Tamper.UNKNOWN_KID else spec.kid
     signed = signing.sign(doc, spec.key, kid)
@@ -82,7 +72,7 @@ def render_card(
     spec = scenario.card
     if spec.raw is not None:
         return substitute_raw(spec, spec.raw, base_url, grpc_address, http_base_url, alt_base_url)
-    doc = substitute(spec.object, base_url, grpc_address, http_base_url, alt_base_url)
+    doc = fill_origins(spec.object, base_url, grpc_address, http_base_url, alt_base_url)
     if spec.sign is not None:
         doc = _signed(doc, spec.sign)
     body = json.dumps(doc, separators=(",", ":")).encode()
