@@ -4,6 +4,7 @@ RUN useradd --create-home --uid 10001 lab && mkdir -p /reports && chown lab /rep
 WORKDIR /app
 COPY pyproject.toml README.md ./
 COPY protocol ./protocol
+COPY contract ./contract
 COPY server ./server
 COPY harness ./harness
 COPY scenarios ./scenarios

@@ -17,8 +17,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-from a2a_lab.harness import handshake, presets, process, runner
-from a2a_lab.server.catalogue import Catalogue
+from a2a_lab.contract import handshake
+from a2a_lab.contract.catalogue import Catalogue
+from a2a_lab.harness import presets, process, runner
 
 
 def children_cpu() -> float:

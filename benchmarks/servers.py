@@ -31,8 +31,8 @@ def listen() -> socket.socket:
 
 
 def lab_app() -> Any:
+    from a2a_lab.contract.loader import load_file
     from a2a_lab.server.app import ScenarioApp
-    from a2a_lab.server.loader import load_file
 
     return ScenarioApp(load_file(HERE / "bench-scenario.yaml", "bench"))
 

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import yaml
 
-from a2a_lab.server import userfile, yamlfile
-from a2a_lab.server.userfile import Refused
+from a2a_lab.contract import userfile, yamlfile
+from a2a_lab.contract.userfile import Refused
 
 from .model import Outcome, ScenarioResult
 from .scoring import gating

@@ -5,8 +5,8 @@ from __future__ import annotations
 import textwrap
 from typing import Any
 
-from a2a_lab.server.loader import ScenarioError
-from a2a_lab.server.scenario import Scenario
+from a2a_lab.contract.loader import ScenarioError
+from a2a_lab.contract.scenario import Scenario
 
 
 def source_of(s: Scenario) -> str:

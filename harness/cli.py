@@ -11,8 +11,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from a2a_lab.server.catalogue import SelectionError, resolve
-from a2a_lab.server.loader import ScenarioError
+from a2a_lab.contract.catalogue import SelectionError, resolve
+from a2a_lab.contract.loader import ScenarioError
 
 from . import catalogue_view
 from .command_line import (
@@ -67,11 +67,11 @@ def cmd_scenarios(args: argparse.Namespace) -> int:
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
+    from a2a_lab.contract.placeholders import OriginError, other_origin
     from a2a_lab.protocol import grpcwire
     from a2a_lab.server.app import ScenarioApp
     from a2a_lab.server.guard import AdminGuard, host_name
     from a2a_lab.server.hosting import serve_forever
-    from a2a_lab.server.placeholders import OriginError, other_origin
     from a2a_lab.server.shared import CatalogueApp
 
     hosts = args.host or [DEFAULT_HOST]
@@ -153,8 +153,8 @@ def _exit_on_sigterm(signum: int, _frame: object) -> None:
 def _tls_context(args: argparse.Namespace, app: Any, scenario: Any) -> Any:
     """The server's TLS context: the scenario's `tls:`, or with --tls a valid lab certificate for any scenario (and
     for the whole catalogue, whose handshakes no single journal records)."""
+    from a2a_lab.contract.scenario import Tls
     from a2a_lab.server import tls
-    from a2a_lab.server.scenario import Tls
 
     asked = scenario.tls if scenario is not None else None
     if asked is None and not args.tls:

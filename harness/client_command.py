@@ -12,10 +12,10 @@ import os
 from collections.abc import Mapping
 from typing import Any
 
+from a2a_lab.contract.handshake import ENV_CA_FILE, ENV_CLIENT_CERT_FILE, ENV_CLIENT_KEY_FILE, ENV_WEBHOOK_HOST
 from a2a_lab.protocol.bindings import SHORT_NAMES
 
 from .command_line import refuse, say
-from .handshake import ENV_CA_FILE, ENV_CLIENT_CERT_FILE, ENV_CLIENT_KEY_FILE, ENV_WEBHOOK_HOST
 from .refclient import (
     DEFAULT_TEXT,
     ENV_ACTION,

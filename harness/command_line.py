@@ -14,7 +14,7 @@ from .exit_codes import Exit
 from .reports import escape
 
 if TYPE_CHECKING:
-    from a2a_lab.server.catalogue import Catalogue
+    from a2a_lab.contract.catalogue import Catalogue
 
 PROG = "a2a-lab"
 ADMIN_TOKEN_ENV = "A2A_LAB_ADMIN_TOKEN"
@@ -40,7 +40,7 @@ def crashed(what: str, exc: BaseException) -> Exit:
 
 def load_catalogue(skipping: bool = True) -> Catalogue:
     """The scenario catalogue, each broken scenario file reported (`skipping`: the command goes on without it)."""
-    from a2a_lab.server.catalogue import Catalogue
+    from a2a_lab.contract.catalogue import Catalogue
 
     cat = Catalogue.load()
     for sid, exc in sorted(cat.broken.items()):

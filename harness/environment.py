@@ -11,7 +11,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping
 
-from . import handshake
+from a2a_lab.contract import handshake
+
 from .command_line import ADMIN_TOKEN_ENV, RUN_TOKEN_ENV
 
 #: Names passed through from the harness's environment, as they are.

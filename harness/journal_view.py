@@ -7,6 +7,9 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
+from a2a_lab.contract.journal_record import Entry, EntryKind, ResultKind, SentKind
+from a2a_lab.contract.placeholders import alt_origin
+from a2a_lab.contract.scenario import Expect
 from a2a_lab.protocol import cards, grpcwire, jsonrpc, states, versions, wire
 from a2a_lab.protocol.bindings import Binding
 from a2a_lab.protocol.cards import Interface
@@ -14,9 +17,6 @@ from a2a_lab.protocol.forms import JSONRPC_FORMS, Form, push_form
 from a2a_lab.protocol.operations import Operation
 from a2a_lab.protocol.states import TaskState
 from a2a_lab.protocol.versions import Version
-from a2a_lab.server.journal_record import Entry, EntryKind, ResultKind, SentKind
-from a2a_lab.server.placeholders import alt_origin
-from a2a_lab.server.scenario import Expect
 
 from .crashes import crash_of, how_it_ended
 

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from a2a_lab.server import userfile
+from a2a_lab.contract import userfile
 
 from . import scoring
 from .command_line import add_compare, add_junit_skipped, refuse, say

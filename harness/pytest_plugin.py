@@ -16,13 +16,13 @@ from typing import Any
 
 import pytest
 
+from a2a_lab.contract.catalogue import Catalogue, resolve
+from a2a_lab.contract.journal_record import entries_from_json
+from a2a_lab.contract.scenario import Scenario
 from a2a_lab.protocol.cards import WELL_KNOWN_PATH, Support, parse_support
 from a2a_lab.server import tls
 from a2a_lab.server.app import ScenarioApp
-from a2a_lab.server.catalogue import Catalogue, resolve
 from a2a_lab.server.hosting import BackgroundServer
-from a2a_lab.server.journal_record import entries_from_json
-from a2a_lab.server.scenario import Scenario
 
 from . import runner, scoring
 from .journal_view import RunView

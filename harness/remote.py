@@ -14,8 +14,7 @@ from typing import Any
 
 import httpx
 
-from a2a_lab.server.guard import credentials
-from a2a_lab.server.shared import RUNS_PREFIX
+from a2a_lab.contract.lab_api import RUNS_PREFIX, credentials
 
 from .command_line import ADMIN_TOKEN_ENV, admin_token
 

@@ -15,12 +15,13 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Protocol
 
+from a2a_lab.contract import handshake
+from a2a_lab.contract.catalogue import Catalogue, SelectionError
+from a2a_lab.contract.scenario import Scenario
 from a2a_lab.protocol import grpcwire
 from a2a_lab.protocol.cards import parse_support
-from a2a_lab.server.catalogue import Catalogue, SelectionError
-from a2a_lab.server.scenario import Scenario
 
-from . import environment, handshake, presets, process, run_file, runner
+from . import environment, presets, process, run_file, runner
 from .baseline import Baseline, BaselineError
 from .checks import client_checks
 from .command_line import (

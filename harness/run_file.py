@@ -15,7 +15,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from a2a_lab.server import userfile
+from a2a_lab.contract import userfile
 
 from .model import ClientRun
 from .remote import RemoteError, RemoteRun, RemoteServer

@@ -16,15 +16,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
+from a2a_lab.contract import handshake
+from a2a_lab.contract.journal_record import Entry, entries_from_json
+from a2a_lab.contract.scenario import Scenario, Tls
 from a2a_lab.protocol import jsontext
 from a2a_lab.protocol.cards import WELL_KNOWN_PATH, Support
 from a2a_lab.server import tls as lab_tls
 from a2a_lab.server.app import ScenarioApp
 from a2a_lab.server.hosting import BackgroundServer
-from a2a_lab.server.journal_record import Entry, entries_from_json
-from a2a_lab.server.scenario import Scenario, Tls
 
-from . import environment, handshake, process, scoring
+from . import environment, process, scoring
 from .baseline import Baseline
 from .checks.errors import GIVES_UP
 from .journal_view import RunView

@@ -1,5 +1,5 @@
 """Where credentials travel (spec §4.5, §7.4, §13; 0.3 §5.5): the names that carry them, and the ones a card's
-securitySchemes declare. The one place that knows these facts; server/redaction.py applies them.
+securitySchemes declare. The one place that knows these facts; contract/redaction.py applies them.
 
 Names are compared normalised (`credential_name`): lower case, letters and digits only, so `X-Api-Key`,
 `x_api_key` and `xApiKey` are one name, and a JSON member is compared after its escapes are decoded.

@@ -17,12 +17,12 @@ from typing import Any
 from starlette.responses import StreamingResponse
 from starlette.types import Receive, Scope, Send
 
+from a2a_lab.contract.journal import Journal, line
+from a2a_lab.contract.journal_record import Entry
 from a2a_lab.protocol.cards import WELL_KNOWN_PATH
 
 from . import answer, http
 from .guard import AdminGuard
-from .journal import Journal, line
-from .journal_record import Entry
 from .state import LabState
 
 PREFIX = "/_lab"

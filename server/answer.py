@@ -11,18 +11,18 @@ from typing import Any
 from sse_starlette import EventSourceResponse, ServerSentEvent
 from starlette.types import Receive, Scope, Send
 
+from a2a_lab.contract.journal import EVENT_OVERHEAD, Journal
+from a2a_lab.contract.journal_record import Entry, Response, SentEvent, SentKind
+from a2a_lab.contract.redaction import DEFAULT
+from a2a_lab.contract.scenario import CardPath, Limits, Reply, StreamFraming, not_found_body
+from a2a_lab.contract.style import Style
 from a2a_lab.protocol import jsontext
 from a2a_lab.protocol.bindings import EVENT_STREAM
 from a2a_lab.protocol.errors import A2AError
 
 from . import faults
 from .engine import Event
-from .journal import EVENT_OVERHEAD, Journal
-from .journal_record import Entry, Response, SentEvent, SentKind
-from .redaction import DEFAULT
-from .scenario import CardPath, Limits, Reply, StreamFraming, not_found_body
 from .streams import Comment, Drop, Item, StreamError
-from .style import Style
 
 #: The comment a stream closed for idleness ends with (then the reason).
 IDLE_COMMENT = "a2a-lab: closing this stream"

@@ -9,6 +9,8 @@ from typing import Any
 from starlette.middleware.gzip import GZipMiddleware
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from a2a_lab.contract.journal_record import BodyTimeout, EntryKind
+from a2a_lab.contract.scenario import Endpoint, Scenario
 from a2a_lab.protocol import jsonrpc, rest
 from a2a_lab.protocol.bindings import JSON, Binding
 from a2a_lab.protocol.cards import LEGACY_WELL_KNOWN_PATH, WELL_KNOWN_PATH
@@ -18,9 +20,7 @@ from a2a_lab.protocol.versions import Version
 from . import admin, answer, card_endpoint, grpc_host, http, intake, jsonrpc_endpoint, oauth, rest_endpoint
 from .grpc_host import GrpcHost
 from .guard import AdminGuard
-from .journal_record import BodyTimeout, EntryKind
 from .push import PushSender
-from .scenario import Endpoint, Scenario
 from .state import LabState
 
 log = logging.getLogger("a2a_lab.server")

@@ -20,11 +20,10 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from http.cookies import CookieError, SimpleCookie
 
+from a2a_lab.contract.journal_record import AuthFacts, CredentialStatus
+from a2a_lab.contract.scenario import Auth
 from a2a_lab.protocol import security_schemes as ss
 from a2a_lab.protocol.security_schemes import CardSecurity, KeyLocation, Scheme, SchemeKind
-
-from .journal_record import AuthFacts, CredentialStatus
-from .scenario import Auth
 
 REALM = "a2a-lab"
 #: The synthetic scheme of a card that declares none (the scenario's bearer token still guards it).

@@ -7,13 +7,13 @@ from email.utils import formatdate, parsedate_to_datetime
 
 from starlette.types import Receive, Scope, Send
 
+from a2a_lab.contract.journal_record import EntryKind
+from a2a_lab.contract.placeholders import plain_origin
+from a2a_lab.contract.scenario import CardPathMode
 from a2a_lab.protocol.cards import LEGACY_WELL_KNOWN_PATH
 from a2a_lab.protocol.versions import HEADER, to_known
 
 from . import answer, http, intake
-from .journal_record import EntryKind
-from .placeholders import plain_origin
-from .scenario import CardPathMode
 from .state import LabState, substitute_raw
 
 

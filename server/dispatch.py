@@ -10,6 +10,9 @@ from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from a2a_lab.contract.journal_record import Answer, Entry, ResultKind
+from a2a_lab.contract.placeholders import fill_origins
+from a2a_lab.contract.scenario import AuthScope, Reply, Returns, TaskScript
 from a2a_lab.protocol import cards, jsontext, versions
 from a2a_lab.protocol.bindings import Binding
 from a2a_lab.protocol.errors import A2AError, ErrorType
@@ -20,10 +23,7 @@ from a2a_lab.protocol.versions import Version
 from . import auth, budgets, rules, streams
 from .auth import Verdict
 from .engine import TaskRecord, message_text
-from .journal_record import Answer, Entry, ResultKind
-from .placeholders import fill_origins
 from .push import config_problem
-from .scenario import AuthScope, Reply, Returns, TaskScript
 from .state import LabState
 
 

@@ -15,13 +15,13 @@ from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any
 
+from a2a_lab.contract.journal_record import Entry
+from a2a_lab.contract.placeholders import TEXT, fill
+from a2a_lab.contract.scenario import Step, TaskScript
 from a2a_lab.protocol.errors import A2AError, ErrorType, invalid_params
 from a2a_lab.protocol.states import Role, TaskState
 
 from . import budgets
-from .journal_record import Entry
-from .placeholders import TEXT, fill
-from .scenario import Step, TaskScript
 
 #: The variant (RFC 4122) and version (4) bits of a random UUID, as uuid.UUID(int=..., version=4) sets them.
 _UUID_CLEAR = ~((0xC000 << 48) | (0xF000 << 64))

@@ -13,7 +13,7 @@ from typing import Any
 
 from starlette.types import Receive, Scope, Send
 
-from .scenario import Fault, FaultKind
+from a2a_lab.contract.scenario import Fault, FaultKind
 
 TRANSPORT_KEY = "a2a_lab.transport"
 #: A stalled answer is given up after this long even if the client never leaves.

@@ -16,6 +16,18 @@ from typing import Any
 
 import grpc
 
+from a2a_lab.contract.journal import EVENT_OVERHEAD
+from a2a_lab.contract.journal_record import (
+    Answer,
+    AuthFacts,
+    EndpointRef,
+    Entry,
+    EntryKind,
+    Response,
+    SentEvent,
+    SentKind,
+)
+from a2a_lab.contract.scenario import Endpoint, FaultKind, Reply
 from a2a_lab.protocol import errors, grpcwire, jsontext, params, protobuf, security_schemes, versions, wire
 from a2a_lab.protocol.bindings import Binding
 from a2a_lab.protocol.errors import A2AError, ErrorType
@@ -26,9 +38,6 @@ from a2a_lab.protocol.versions import Version
 
 from . import auth, dispatch, faults
 from .answer import IDLE_COMMENT
-from .journal import EVENT_OVERHEAD
-from .journal_record import Answer, AuthFacts, EndpointRef, Entry, EntryKind, Response, SentEvent, SentKind
-from .scenario import Endpoint, FaultKind, Reply
 from .state import LabState
 from .streams import Comment, Drop, StreamError
 

@@ -10,10 +10,10 @@ import asyncio
 from collections.abc import Callable
 from typing import Any
 
+from a2a_lab.contract.scenario import Endpoint
 from a2a_lab.protocol import grpcwire
 from a2a_lab.protocol.bindings import Binding
 
-from .scenario import Endpoint
 from .state import LabState
 
 

@@ -24,9 +24,10 @@ from dataclasses import dataclass, field
 
 from starlette.types import Receive, Scope, Send
 
+from a2a_lab.contract.lab_api import TOKEN_HEADER
+
 from . import answer, http
 
-TOKEN_HEADER = "X-A2A-Lab-Token"
 #: Bytes of randomness in a generated admin or run token (256 bits).
 TOKEN_BYTES = 32
 #: The methods a web page can send without a CORS preflight, with a body: only POST among the admin API's.
@@ -37,16 +38,6 @@ SERVE_HINT = "`a2a-lab serve` takes it with --admin-token, or prints the one it 
 
 def new_token() -> str:
     return secrets.token_urlsafe(TOKEN_BYTES)
-
-
-def credentials(token: str) -> dict[str, str]:
-    """The header that presents `token` to an admin API."""
-    return {"Authorization": f"Bearer {token}"}
-
-
-def json_credentials(token: str) -> dict[str, str]:
-    """The headers of an admin POST: the token, and the content type an admin POST must carry."""
-    return {**credentials(token), "Content-Type": "application/json"}
 
 
 @dataclass(frozen=True)

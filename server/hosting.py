@@ -19,7 +19,9 @@ import h11
 import uvicorn
 from uvicorn.protocols.http.h11_impl import DEFAULT_MAX_INCOMPLETE_EVENT_SIZE, H11Protocol
 
-from . import backoff, tls
+from a2a_lab.contract import backoff
+
+from . import tls
 from .faults import TRANSPORT_KEY
 
 log = logging.getLogger("a2a_lab.server")

@@ -11,6 +11,10 @@ from typing import Any
 
 from starlette.types import Receive, Scope, Send
 
+from a2a_lab.contract.journal_record import AuthFacts, BodyTimeout, EndpointRef, Entry, EntryKind
+from a2a_lab.contract.scenario import CardPath, Endpoint, Reply
+from a2a_lab.contract.style import Style
+from a2a_lab.contract.wording import Asked, ErrorWording, Worded, word
 from a2a_lab.protocol.bindings import Binding
 from a2a_lab.protocol.errors import A2AError, ErrorType
 from a2a_lab.protocol.operations import Operation
@@ -19,12 +23,8 @@ from a2a_lab.protocol.versions import Version
 from . import answer, auth, http, tls
 from .answer import send_page
 from .engine import Event
-from .journal_record import AuthFacts, BodyTimeout, EndpointRef, Entry, EntryKind
-from .scenario import CardPath, Endpoint, Reply
 from .state import LabState
 from .streams import Item
-from .style import Style
-from .wording import Asked, ErrorWording, Worded, word
 
 
 @dataclass(slots=True)
@@ -50,7 +50,7 @@ class Exchange:
     body: bytes
     headers: dict[str, str]
     query: dict[str, str]
-    #: How the scenario words errors as a framework does (`error_messages`; server/wording.py).
+    #: How the scenario words errors as a framework does (`error_messages`; contract/wording.py).
     error_messages: tuple[ErrorWording, ...] = ()
     #: How the scenario writes its answers (`style`; see `styled` for this request's JSON).
     style: Style = dataclasses.field(default_factory=Style)
@@ -64,7 +64,7 @@ class Exchange:
         return self.style.of(f"{endpoint.binding.value} {version.value}")
 
     def worded(self, err: A2AError, binding: Binding, version: Version) -> Worded:
-        """The error as the scenario words it (server/wording.py): where the request came, what it asked for."""
+        """The error as the scenario words it (contract/wording.py): where the request came, what it asked for."""
         if not self.error_messages and self.style.error_metadata:
             return Worded(err)
         route = self.entry.route

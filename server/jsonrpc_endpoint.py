@@ -6,6 +6,9 @@ from typing import Any
 
 from starlette.types import Receive, Scope, Send
 
+from a2a_lab.contract.journal_record import Answer, EntryKind, RpcRef
+from a2a_lab.contract.scenario import Endpoint, Envelope, EnvelopeId, Reply
+from a2a_lab.contract.style import MediaKey
 from a2a_lab.protocol import jsonrpc, operations, params, wire
 from a2a_lab.protocol.bindings import EVENT_STREAM, JSON, Binding
 from a2a_lab.protocol.errors import A2AError, ErrorType
@@ -14,10 +17,7 @@ from a2a_lab.protocol.negotiation import negotiate
 from a2a_lab.protocol.versions import Version
 
 from . import answer, dispatch, http, intake, leniency
-from .journal_record import Answer, EntryKind, RpcRef
-from .scenario import Endpoint, Envelope, EnvelopeId, Reply
 from .state import LabState
-from .style import MediaKey
 
 WRONG_ID_PREFIX = "a2a-lab-wrong-id-"
 

@@ -3,11 +3,11 @@ whether its Content-Type matters. (`missing_kind` is applied where 0.3 messages 
 
 from __future__ import annotations
 
+from a2a_lab.contract.scenario import Scenario
 from a2a_lab.protocol import versions
 from a2a_lab.protocol.versions import Version
 
 from .http import is_json_type
-from .scenario import Scenario
 
 
 def version_asked(

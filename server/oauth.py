@@ -23,17 +23,13 @@ from urllib.parse import parse_qsl, unquote_plus
 
 from starlette.types import Receive, Scope, Send
 
+from a2a_lab.contract.journal_record import Entry, EntryKind, GrantInfo
+from a2a_lab.contract.lab_api import DEVICE_PATH, DISCOVERY_PATH, JWKS_PATH, OAUTH_PATHS, TOKEN_PATH
 from a2a_lab.protocol.security_schemes import FlowKind, SchemeKind
 
 from . import answer, http, intake
-from .journal_record import Entry, EntryKind, GrantInfo
 from .state import LabState
 
-TOKEN_PATH = "/oauth/token"
-DEVICE_PATH = "/oauth/device"
-DISCOVERY_PATH = "/.well-known/openid-configuration"
-JWKS_PATH = "/oauth/jwks"
-PATHS = (TOKEN_PATH, DEVICE_PATH, DISCOVERY_PATH, JWKS_PATH)
 DEVICE_GRANT = "urn:ietf:params:oauth:grant-type:device_code"
 #: What `expires_in` says; tokens really expire by count (`auth.token_uses`), which a client learns from a 401.
 EXPIRES_IN = 3600
@@ -51,7 +47,7 @@ ID_TOKEN_KEY: dict[str, str] = {
 
 def serves(state: LabState, route_path: str) -> bool:
     """Whether this path is the scenario's authorization server (only for a scenario with `auth`)."""
-    return state.auth is not None and route_path in PATHS
+    return state.auth is not None and route_path in OAUTH_PATHS
 
 
 def _json(value: Any) -> bytes:

@@ -22,6 +22,7 @@ from urllib.parse import urlsplit
 
 import httpx
 
+from a2a_lab.contract.journal_record import EntryKind, PushInfo, Response
 from a2a_lab.protocol import jsontext, rest, shapes
 from a2a_lab.protocol.bindings import JSON
 from a2a_lab.protocol.forms import V03_JSONRPC
@@ -31,7 +32,6 @@ from a2a_lab.protocol.states import Role, TaskState
 from a2a_lab.protocol.versions import Version
 
 from .engine import Event, TaskRecord, now_iso
-from .journal_record import EntryKind, PushInfo, Response
 from .state import LabState
 
 log = logging.getLogger("a2a_lab.server")

@@ -6,6 +6,8 @@ from typing import Any
 
 from starlette.types import Receive, Scope, Send
 
+from a2a_lab.contract.journal_record import Answer, EntryKind, RouteRef
+from a2a_lab.contract.scenario import Endpoint, Reply
 from a2a_lab.protocol import operations, params, rest, versions, wire
 from a2a_lab.protocol.bindings import A2A_JSON, JSON, Binding
 from a2a_lab.protocol.errors import A2AError, ErrorType, grpc_status_for_http
@@ -15,8 +17,6 @@ from a2a_lab.protocol.revisions import SpecRevision
 from a2a_lab.protocol.versions import Version
 
 from . import dispatch, http, intake, leniency
-from .journal_record import Answer, EntryKind, RouteRef
-from .scenario import Endpoint, Reply
 from .state import LabState
 
 BODY_VERBS = ("POST", "PUT", "PATCH")

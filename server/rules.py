@@ -6,12 +6,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from a2a_lab.contract.scenario import Reply, Rule, When
 from a2a_lab.protocol.bindings import Binding
 from a2a_lab.protocol.operations import Operation
 from a2a_lab.protocol.versions import Version
 
 from .engine import message_text
-from .scenario import Reply, Rule, When
 
 DEFAULT_REPLY = Reply()
 

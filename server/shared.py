@@ -30,15 +30,15 @@ from typing import Any
 
 from starlette.types import Receive, Scope, Send
 
+from a2a_lab.contract.lab_api import RUNS_PREFIX
+from a2a_lab.contract.scenario import Scenario
 from a2a_lab.protocol import jsontext
 from a2a_lab.protocol.cards import WELL_KNOWN_PATH
 
 from . import admin, answer, http
 from .app import ScenarioApp, base_url_of
 from .guard import AdminGuard, Refusal, new_token
-from .scenario import Scenario
 
-RUNS_PREFIX = "/runs"
 MAX_RUNS = 64
 #: A run with no request for this long (and none in flight) may make room for a new one.
 IDLE_SECONDS = 600.0

@@ -9,14 +9,8 @@ from collections import Counter, OrderedDict
 from dataclasses import dataclass, field
 from typing import Any
 
-from a2a_lab.protocol import cards, signing
-from a2a_lab.protocol.shapes import PartsLimit
-
-from . import budgets
-from .auth import Policy, TokenStore, security_of
-from .engine import Engine, TaskRecord
-from .journal import Journal
-from .placeholders import (
+from a2a_lab.contract.journal import Journal
+from a2a_lab.contract.placeholders import (
     ALT_BASE_URL,
     BASE_URL,
     GRPC_ADDRESS,
@@ -26,8 +20,14 @@ from .placeholders import (
     fill_origins,
     plain_origin,
 )
-from .redaction import Redaction
-from .scenario import CardSigning, CardSpec, Scenario, Tamper
+from a2a_lab.contract.redaction import Redaction
+from a2a_lab.contract.scenario import CardSigning, CardSpec, Scenario, Tamper
+from a2a_lab.protocol import cards, signing
+from a2a_lab.protocol.shapes import PartsLimit
+
+from . import budgets
+from .auth import Policy, TokenStore, security_of
+from .engine import Engine, TaskRecord
 
 PAD_FIELD = "x-a2a-lab-padding"
 #: Rendered cards kept at most, whatever their size (a server hears a handful of origins).

@@ -11,11 +11,11 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
+from a2a_lab.contract.scenario import FirstEvent, StreamScript
 from a2a_lab.protocol.errors import A2AError
 from a2a_lab.protocol.states import TaskState
 
 from .engine import Event, TaskRecord
-from .scenario import FirstEvent, StreamScript
 
 if TYPE_CHECKING:
     from .state import LabState

@@ -31,9 +31,10 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
 
+from a2a_lab.contract.journal_record import TlsInfo
+from a2a_lab.contract.scenario import ServerCertificate, Tls
+
 from .faults import TRANSPORT_KEY
-from .journal_record import TlsInfo
-from .scenario import ServerCertificate, Tls
 
 #: The names every valid lab leaf certificate carries: what a client on this machine dials.
 LOOPBACK_NAMES = ("localhost", "127.0.0.1", "::1")

@@ -8,9 +8,9 @@ from collections.abc import Callable, Iterator
 import httpx
 import pytest
 
+from a2a_lab.contract.catalogue import Catalogue
+from a2a_lab.contract.lab_api import credentials, json_credentials
 from a2a_lab.server.app import ScenarioApp
-from a2a_lab.server.catalogue import Catalogue
-from a2a_lab.server.guard import credentials, json_credentials
 from a2a_lab.server.hosting import BackgroundServer
 
 #: One TLS context for every test client: building one per client reloads the CA bundle (slow); loopback is plain

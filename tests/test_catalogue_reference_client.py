@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from a2a_lab.server.catalogue import Catalogue
+from a2a_lab.contract.catalogue import Catalogue
 
 from .harness.lab_serve import a2a_lab, differences, lab_server, outcomes
 

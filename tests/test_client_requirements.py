@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
+from a2a_lab.contract.catalogue import Catalogue
 from a2a_lab.harness.checks import REGISTRY
-from a2a_lab.server.catalogue import Catalogue
 
 DOC = Path(__file__).resolve().parent.parent / "docs" / "client-requirements.md"
 

@@ -13,6 +13,7 @@ import shutil
 import subprocess
 import sys
 import threading
+import tomllib
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,10 +23,14 @@ from urllib.parse import urlsplit
 import pytest
 import yaml
 
-from a2a_lab.server.catalogue import Catalogue
+from a2a_lab.contract.catalogue import Catalogue
 from tests.harness.lab_serve import outcomes as verdicts
 
 ROOT = Path(__file__).resolve().parent.parent
+#: The project's source folders, as pyproject.toml maps them to packages (protocol, contract, server, ...).
+SOURCE_FOLDERS = tuple(
+    tomllib.loads((ROOT / "pyproject.toml").read_text("utf-8"))["tool"]["setuptools"]["package-dir"].values()
+)
 README = (ROOT / "README.md").read_text(encoding="utf-8")
 COMPOSE_TEXT = (ROOT / "docker-compose.yml").read_text(encoding="utf-8")
 OVERRIDE_TEXT = (ROOT / "docs" / "examples" / "compose-my-client.yml").read_text(encoding="utf-8")
@@ -196,7 +201,7 @@ def test_dockerfile_installs_the_project_as_non_root_with_a_healthcheck() -> Non
     assert "pip install --no-cache-dir ." in docker and re.search(r"^USER lab", docker, re.M)
     assert "HEALTHCHECK" in docker and "agent-card.json" in docker
     copied = re.findall(r"^COPY (\S+)", docker, re.M)
-    for folder in ("protocol", "server", "harness", "scenarios", "pyproject.toml"):
+    for folder in (*SOURCE_FOLDERS, "pyproject.toml"):
         assert folder in copied, f"the image must contain {folder}"
 
 
@@ -552,7 +557,7 @@ def test_the_compose_file_under_docker_judges_like_run(tmp_path: Path) -> None:
     for name in ("Dockerfile", "docker-compose.yml", "pyproject.toml", "README.md"):
         (project / name).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy(ROOT / name, project / name)
-    for folder in ("protocol", "server", "harness", "scenarios"):
+    for folder in SOURCE_FOLDERS:
         shutil.copytree(ROOT / folder, project / folder, ignore=shutil.ignore_patterns("__pycache__"))
     name = f"a2a-lab-test-{os.getpid()}"
     script = "\n".join([*FLOW[:2], f"docker compose -p {name} run --rm harness"])

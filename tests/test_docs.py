@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from a2a_lab.contract.catalogue import Catalogue
 from a2a_lab.harness import catalogue_view, checks_view
-from a2a_lab.server.catalogue import Catalogue
 
 DOCS = Path(__file__).resolve().parent.parent / "docs"
 

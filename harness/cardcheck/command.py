@@ -14,9 +14,9 @@ from typing import Any
 
 import httpx
 
+from a2a_lab.contract import userfile
 from a2a_lab.protocol import cards, signing
 from a2a_lab.protocol.bindings import JSON
-from a2a_lab.server import userfile
 
 from ..command_line import refuse
 from ..exit_codes import Exit

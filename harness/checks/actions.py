@@ -3,9 +3,9 @@ acting wrongly is judged at the spec's level."""
 
 from __future__ import annotations
 
+from a2a_lab.contract.journal_record import CredentialStatus, PushInfo, Response, ResultKind, SentKind
 from a2a_lab.protocol import shapes, signing
 from a2a_lab.protocol.operations import MESSAGE_SENDS, Operation
-from a2a_lab.server.journal_record import CredentialStatus, PushInfo, Response, ResultKind, SentKind
 
 from ..journal_view import Call, RunView
 from ..model import CheckResult, Level, Outcome

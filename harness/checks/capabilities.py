@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from a2a_lab.contract.scenario import ACTION_CAPABILITIES
 from a2a_lab.protocol import cards, shapes
 from a2a_lab.protocol.operations import MESSAGE_SENDS, SPECS
-from a2a_lab.server.scenario import ACTION_CAPABILITIES
 
 from ..journal_view import Call, RunView
 from ..model import CheckResult, Level

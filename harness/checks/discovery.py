@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from urllib.parse import urlsplit
 
+from a2a_lab.contract.journal_record import Entry
 from a2a_lab.protocol import cards
 from a2a_lab.protocol.bindings import Binding
 from a2a_lab.protocol.cards import Interface
 from a2a_lab.protocol.versions import Version
-from a2a_lab.server.journal_record import Entry
 
 from ..journal_view import RunView
 from ..model import CheckResult, Level, Outcome

@@ -5,11 +5,11 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from a2a_lab.contract.journal_record import EntryKind
 from a2a_lab.protocol import jsonrpc, shapes
 from a2a_lab.protocol.bindings import A2A_JSON, JSON, Binding
 from a2a_lab.protocol.operations import MESSAGE_SENDS
 from a2a_lab.protocol.versions import Version
-from a2a_lab.server.journal_record import EntryKind
 
 from ..journal_view import Call, RunView
 from ..model import CheckResult, Level, Outcome

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import re
 
+from a2a_lab.contract.journal_record import EntryKind, ResultKind
+from a2a_lab.contract.scenario import FaultKind
 from a2a_lab.protocol import wire
 from a2a_lab.protocol.errors import ErrorType
-from a2a_lab.server.journal_record import EntryKind, ResultKind
-from a2a_lab.server.scenario import FaultKind
 
 from ..journal_view import Call, RunView, observe, rpc_response_problem
 from ..model import CheckResult, Level, Outcome

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from a2a_lab.contract.journal_record import ResultKind
 from a2a_lab.protocol import states
-from a2a_lab.server.journal_record import ResultKind
 
 from ..journal_view import RunView
 from ..model import CheckResult, Level, Outcome

@@ -12,12 +12,12 @@ import itertools
 from collections import Counter
 from urllib.parse import urlsplit
 
+from a2a_lab.contract.journal_record import CredentialStatus, Entry, EntryKind
+from a2a_lab.contract.lab_api import DEVICE_PATH, TOKEN_PATH
 from a2a_lab.protocol import cards
 from a2a_lab.protocol import security_schemes as ss
 from a2a_lab.protocol.bindings import Binding
 from a2a_lab.protocol.versions import Version
-from a2a_lab.server.journal_record import CredentialStatus, Entry, EntryKind
-from a2a_lab.server.oauth import DEVICE_PATH, TOKEN_PATH
 
 from ..journal_view import Call, RunView
 from ..model import CheckResult, Level, Outcome

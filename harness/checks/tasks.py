@@ -5,9 +5,9 @@ from __future__ import annotations
 from itertools import pairwise
 from statistics import median
 
+from a2a_lab.contract.journal_record import ResultKind, SentKind
 from a2a_lab.protocol.operations import MESSAGE_SENDS, Operation
 from a2a_lab.protocol.states import TaskState
-from a2a_lab.server.journal_record import ResultKind, SentKind
 
 from ..journal_view import Call, RunView
 from ..model import CheckResult, Level, Outcome

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 from urllib.parse import urlsplit
 
+from a2a_lab.contract.journal_record import Entry, EntryKind
+from a2a_lab.contract.scenario import ServerCertificate
 from a2a_lab.protocol import cards
 from a2a_lab.protocol.versions import Version
-from a2a_lab.server.journal_record import Entry, EntryKind
-from a2a_lab.server.scenario import ServerCertificate
 
 from ..journal_view import Call, RunView
 from ..model import CheckResult, Level, Outcome

@@ -92,8 +92,8 @@ def missing_hypothesis() -> str | None:
 
 def base_data(ref: str) -> dict[str, Any]:
     """The base scenario's file data (a catalogue id or a YAML file). Raises ValueError."""
-    from a2a_lab.server import yamlfile
-    from a2a_lab.server.catalogue import builtin_root, resolve
+    from a2a_lab.contract import yamlfile
+    from a2a_lab.contract.catalogue import builtin_root, resolve
 
     path = Path(ref)
     if not (path.exists() or path.is_symlink()):  # what is there, a FIFO too, is the loader's to refuse
@@ -227,7 +227,7 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
     if interruption.signal:
         say(f"interrupted ({interruption.signal}): {len(written)} finding(s) written")
         return Exit.INTERRUPTED
-    from a2a_lab.server.loader import load_file
+    from a2a_lab.contract.loader import load_file
 
     # Each file run as `a2a-lab run --scenario FILE` runs it: the reports hold the findings as reproduced.
     raws = [runner.run_one(load_file(path), opts, runner.LocalServers(opts.seed)) for path in written]

@@ -19,7 +19,7 @@ from typing import Any
 from hypothesis import HealthCheck, Phase, find, settings
 from hypothesis.errors import NoSuchExample
 
-from a2a_lab.server.loader import parse
+from a2a_lab.contract.loader import parse
 
 from .. import runner
 from ..model import ScenarioResult

@@ -6,13 +6,13 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from a2a_lab.contract.journal_record import ResultKind
 from a2a_lab.protocol import shapes
 from a2a_lab.protocol.errors import ErrorType
 from a2a_lab.protocol.forms import Form
 from a2a_lab.protocol.operations import Operation
 from a2a_lab.protocol.states import TaskState
 from a2a_lab.protocol.versions import Version
-from a2a_lab.server.journal_record import ResultKind
 
 from ..model import CheckResult
 from ..refclient.failures import ClientFailure, invites_fallback

@@ -13,13 +13,13 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
+from a2a_lab.contract.journal import Journal
+from a2a_lab.contract.journal_record import Entry, EntryKind, Response, RpcRef, SentEvent, SentKind
+from a2a_lab.contract.redaction import Redaction
 from a2a_lab.protocol import cards, grpcwire, jsonrpc, jsontext
 from a2a_lab.protocol.bindings import Binding
 from a2a_lab.protocol.cards import Interface, Support
 from a2a_lab.protocol.versions import Version
-from a2a_lab.server.journal import Journal
-from a2a_lab.server.journal_record import Entry, EntryKind, Response, RpcRef, SentEvent, SentKind
-from a2a_lab.server.redaction import Redaction
 
 from .. import scoring
 from ..cardcheck import urlpolicy

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from a2a_lab.contract.journal_record import ResultKind
 from a2a_lab.protocol import cards, shapes
 from a2a_lab.protocol.operations import Operation
-from a2a_lab.server.journal_record import ResultKind
 
 from ..model import CheckResult
 from ..refclient.failures import ClientFailure

@@ -16,11 +16,11 @@ from typing import Any
 
 import yaml
 
+from a2a_lab.contract import userfile, yamlfile
+from a2a_lab.contract.loader import ScenarioError, parse
+from a2a_lab.contract.placeholders import BASE_URL, GRPC_ADDRESS
 from a2a_lab.protocol import cards, errors, grpcwire
 from a2a_lab.protocol.bindings import Binding
-from a2a_lab.server import userfile, yamlfile
-from a2a_lab.server.loader import ScenarioError, parse
-from a2a_lab.server.placeholders import BASE_URL, GRPC_ADDRESS
 
 from ..refclient.failures import error_info_reason
 from .capture import Capture, Recorded, RecordError

@@ -1,6 +1,6 @@
 """What a scenario asks of the client beyond one message (A2A_LAB_ACTION), as ClientOptions fields.
 
-The action is a JSON object whose keys and types the scenario format defines (`server.scenario.ACTIONS`);
+The action is a JSON object whose keys and types the scenario format defines (`contract.scenario.ACTIONS`);
 `{}` or an absent variable asks for nothing more. The loader adds the public key set as `jwks` when a
 scenario asks for `verify_signature`.
 """
@@ -12,9 +12,9 @@ import os
 from collections.abc import Mapping
 from typing import Any
 
-from a2a_lab.server.scenario import ACTIONS
+from a2a_lab.contract.handshake import ENV_ACTION
+from a2a_lab.contract.scenario import ACTIONS
 
-from ..handshake import ENV_ACTION
 from .failures import UsageFailure
 from .webhook import AUTH_SCHEMES
 

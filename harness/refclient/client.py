@@ -22,12 +22,12 @@ from urllib.parse import urlsplit
 
 import httpx
 
+from a2a_lab.contract.handshake import ENV_WEBHOOK_HOST
+from a2a_lab.contract.journal_record import ResultKind
 from a2a_lab.protocol import cards, requests
 from a2a_lab.protocol.operations import Operation
 from a2a_lab.protocol.states import Role, TaskState
-from a2a_lab.server.journal_record import ResultKind
 
-from ..handshake import ENV_WEBHOOK_HOST
 from . import push_configs
 from .credentials import card_auth
 from .discovery import discover

@@ -12,9 +12,9 @@ from __future__ import annotations
 import copy
 import time
 
+from a2a_lab.contract.journal_record import ResultKind
 from a2a_lab.protocol.forms import Form, push_form
 from a2a_lab.protocol.operations import Operation
-from a2a_lab.server.journal_record import ResultKind
 
 from .failures import ClientFailure
 from .options import ClientOptions

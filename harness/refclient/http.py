@@ -12,7 +12,7 @@ from typing import Any
 
 import httpx
 
-from a2a_lab.server import userfile
+from a2a_lab.contract import userfile
 
 from .failures import ClientFailure, UsageFailure
 from .options import ClientOptions

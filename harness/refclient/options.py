@@ -7,10 +7,9 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from a2a_lab.contract.handshake import ENV_ACTION, ENV_CARD_URL, ENV_MESSAGE, ENV_RESULT  # noqa: F401  (re-exported)
 from a2a_lab.protocol.bindings import Binding
 from a2a_lab.protocol.cards import DEFAULT_CARD_SIZE_LIMIT
-
-from ..handshake import ENV_ACTION, ENV_CARD_URL, ENV_MESSAGE, ENV_RESULT  # noqa: F401  (re-exported)
 
 DEFAULT_TEXT = "Hello from a2a-lab"
 DEFAULT_FOLLOW = 10

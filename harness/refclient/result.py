@@ -9,9 +9,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from a2a_lab.contract.journal_record import ResultKind
 from a2a_lab.protocol.cards import Interface
 from a2a_lab.protocol.states import TaskState
-from a2a_lab.server.journal_record import ResultKind
 
 from ..exit_codes import ClientExit
 from .options import ENV_RESULT

@@ -6,8 +6,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from a2a_lab.contract import userfile
 from a2a_lab.protocol import signing
-from a2a_lab.server import userfile
 
 from .failures import ClientFailure, UsageFailure
 

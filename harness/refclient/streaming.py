@@ -5,9 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from a2a_lab.contract.journal_record import ResultKind
 from a2a_lab.protocol.operations import Operation
 from a2a_lab.protocol.states import TaskState
-from a2a_lab.server.journal_record import ResultKind
 
 from .failures import ClientFailure
 from .reading import Answer, StreamFold

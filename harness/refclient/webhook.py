@@ -33,12 +33,12 @@ from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from a2a_lab.contract import backoff
 from a2a_lab.protocol import requests, shapes
 from a2a_lab.protocol.forms import push_form
 from a2a_lab.protocol.requests import AUTHORIZATION, BEARER, NOTIFICATION_TOKEN_HEADER
 from a2a_lab.protocol.states import TaskState
 from a2a_lab.protocol.versions import Version
-from a2a_lab.server import backoff
 
 log = logging.getLogger("a2a_lab.refclient")
 

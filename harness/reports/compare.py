@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from a2a_lab.server import userfile
+from a2a_lab.contract import userfile
 
 from ..model import MISSES, SEVERITY, Outcome
 

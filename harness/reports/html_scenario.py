@@ -6,8 +6,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from a2a_lab.contract.journal_record import EntryKind, Response, SentKind, entries_from_json
 from a2a_lab.protocol.revisions import spec_document
-from a2a_lab.server.journal_record import EntryKind, Response, SentKind, entries_from_json
 
 from ..model import MISSES
 from . import escape

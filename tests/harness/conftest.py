@@ -15,14 +15,14 @@ from typing import Any
 import pytest
 import yaml
 
+from a2a_lab.contract.catalogue import Catalogue
+from a2a_lab.contract.loader import load_file
+from a2a_lab.contract.scenario import Scenario
 from a2a_lab.harness.model import ScenarioResult
 from a2a_lab.harness.runner import RunOptions, run_all
 from a2a_lab.protocol.bindings import Binding
 from a2a_lab.protocol.cards import Support
 from a2a_lab.protocol.versions import Version
-from a2a_lab.server.catalogue import Catalogue
-from a2a_lab.server.loader import load_file
-from a2a_lab.server.scenario import Scenario
 
 FAKE_CLIENT = Path(__file__).parent / "clients" / "fake_client.py"
 JSONRPC_BOTH: tuple[Support, ...] = ((Binding.JSONRPC, Version.V1_0), (Binding.JSONRPC, Version.V0_3))

@@ -16,10 +16,10 @@ from pathlib import Path
 
 import pytest
 
+from a2a_lab.contract.catalogue import Catalogue
+from a2a_lab.contract.journal_record import EntryKind, entries_from_json
 from a2a_lab.harness.model import Outcome, ScenarioResult
 from a2a_lab.harness.run_command import own_server_only
-from a2a_lab.server.catalogue import Catalogue
-from a2a_lab.server.journal_record import EntryKind, entries_from_json
 
 from .proofs import explain, run_each, verify
 

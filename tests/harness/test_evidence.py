@@ -16,15 +16,15 @@ from pathlib import Path
 
 import pytest
 
+from a2a_lab.contract.catalogue import Catalogue
+from a2a_lab.contract.journal_record import entries_from_json
+from a2a_lab.contract.scenario import Scenario
 from a2a_lab.harness import scoring
 from a2a_lab.harness.checks.errors import ADVISED_WAIT_S
 from a2a_lab.harness.crashes import crash_of, ends, quoted_ends
 from a2a_lab.harness.journal_view import RunView
 from a2a_lab.harness.model import ClientRun, Outcome, ScenarioResult
 from a2a_lab.harness.runner import RunOptions, run_all, time_limit
-from a2a_lab.server.catalogue import Catalogue
-from a2a_lab.server.journal_record import entries_from_json
-from a2a_lab.server.scenario import Scenario
 
 from .conftest import fake_command
 

@@ -23,12 +23,12 @@ import pytest
 import yaml
 from hypothesis import HealthCheck, Phase, find, settings
 
+from a2a_lab.contract.catalogue import Catalogue
+from a2a_lab.contract.loader import parse
 from a2a_lab.harness import cli
 from a2a_lab.harness.crashes import crash_of
 from a2a_lab.harness.fuzz import command, search, strategies
 from a2a_lab.harness.fuzz.oracles import Failure
-from a2a_lab.server.catalogue import Catalogue
-from a2a_lab.server.loader import parse
 
 FRAGILE = Path(__file__).parent / "clients" / "fragile_client.py"
 #: The hypothesis release the seeds below were chosen with (pinned in pyproject's `test` extra).

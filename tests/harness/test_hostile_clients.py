@@ -20,10 +20,10 @@ from pathlib import Path
 
 import pytest
 
+from a2a_lab.contract.catalogue import Catalogue
 from a2a_lab.harness import process
 from a2a_lab.harness.model import Outcome, ScenarioResult
 from a2a_lab.harness.runner import RawRun, RunOptions, run_all
-from a2a_lab.server.catalogue import Catalogue
 
 from .lab_serve import a2a_lab, lab_server
 

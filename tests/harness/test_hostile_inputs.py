@@ -22,10 +22,10 @@ from pathlib import Path
 
 import pytest
 
+from a2a_lab.contract import userfile
+from a2a_lab.contract.loader import MAX_PAD_TO, ScenarioError, load_file
 from a2a_lab.harness.baseline import Baseline, BaselineError
 from a2a_lab.harness.reports.compare import load_previous
-from a2a_lab.server import userfile
-from a2a_lab.server.loader import MAX_PAD_TO, ScenarioError, load_file
 
 CLI = [sys.executable, "-m", "a2a_lab.harness.cli"]
 ESCAPES_CLIENT = f"{sys.executable} {Path(__file__).parent / 'clients' / 'escapes_client.py'}"

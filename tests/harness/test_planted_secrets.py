@@ -17,12 +17,12 @@ from urllib.parse import quote
 import pytest
 import yaml
 
+from a2a_lab.contract.catalogue import Catalogue
+from a2a_lab.contract.journal_record import BODY_KEEP_BYTES
 from a2a_lab.harness import cli, runner
 from a2a_lab.scenarios import __file__ as scenarios_init
 from a2a_lab.server.app import ScenarioApp
-from a2a_lab.server.catalogue import Catalogue
 from a2a_lab.server.guard import AdminGuard, new_token
-from a2a_lab.server.journal_record import BODY_KEEP_BYTES
 
 LEAKY = Path(__file__).parent / "clients" / "leaky_client.py"
 CATALOGUE = Path(scenarios_init).parent

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from a2a_lab.contract.catalogue import Catalogue
 from a2a_lab.harness import presets, runner
 from a2a_lab.harness.model import Outcome
-from a2a_lab.server.catalogue import Catalogue
 
 pytest.importorskip("a2a.client")
 

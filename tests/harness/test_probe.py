@@ -19,6 +19,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
+from a2a_lab.contract.loader import load_file
 from a2a_lab.harness.cli import main
 from a2a_lab.harness.model import CheckResult, Outcome, ScenarioResult
 from a2a_lab.harness.probe import PROBE_CHECKS, ProbeOptions, ProbeRun, probe
@@ -27,7 +28,6 @@ from a2a_lab.protocol.forms import V03_HTTP_JSON, V03_JSONRPC, V1_JSONRPC
 from a2a_lab.protocol.versions import Version
 from a2a_lab.server.app import ScenarioApp
 from a2a_lab.server.hosting import BackgroundServer
-from a2a_lab.server.loader import load_file
 
 FAST = ProbeOptions(
     timeout=5, sleep=lambda _: None

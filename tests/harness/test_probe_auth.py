@@ -187,8 +187,8 @@ def test_challenge_schemes_are_read_from_a_www_authenticate_value() -> None:
 
 def test_over_grpc_the_challenge_is_a_trailer_and_the_key_travels_as_metadata() -> None:
     pytest.importorskip("grpc", reason="the grpc extra is not installed")
+    from a2a_lab.contract.loader import load_file
     from a2a_lab.server.app import ScenarioApp
-    from a2a_lab.server.loader import load_file
 
     key = "a2a-lab-test-key-grpc"
     path = Path(__file__).resolve().parents[1] / "scenario_files" / "keyed-grpc.yaml"

@@ -15,11 +15,11 @@ import httpx
 import pytest
 import yaml
 
+from a2a_lab.contract.loader import load_file
 from a2a_lab.harness.cli import main
 from a2a_lab.protocol.jsonrpc import replace_id
 from a2a_lab.server.app import ScenarioApp
 from a2a_lab.server.hosting import BackgroundServer
-from a2a_lab.server.loader import load_file
 
 
 @pytest.fixture

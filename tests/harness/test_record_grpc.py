@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 import yaml
 
+from a2a_lab.contract.loader import load_file
 from a2a_lab.harness.cli import main
 from a2a_lab.harness.refclient import ClientOptions, run
 from a2a_lab.protocol import grpcwire, protobuf
@@ -19,7 +20,6 @@ from a2a_lab.protocol.operations import Operation
 from a2a_lab.protocol.states import TaskState
 from a2a_lab.server.app import ScenarioApp
 from a2a_lab.server.hosting import BackgroundServer
-from a2a_lab.server.loader import load_file
 
 GRPC = {"url": "{grpc_address}", "protocolBinding": "GRPC", "protocolVersion": "1.0"}
 JSONRPC = {"url": "{base_url}/a2a", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}

@@ -14,6 +14,8 @@ from typing import Any
 import httpx
 import pytest
 
+from a2a_lab.contract.journal_record import ResultKind
+from a2a_lab.contract.loader import load_file
 from a2a_lab.harness.refclient import (
     ENV_CARD_URL,
     ENV_MESSAGE,
@@ -37,8 +39,6 @@ from a2a_lab.protocol.states import TaskState
 from a2a_lab.protocol.versions import HEADER, Version
 from a2a_lab.server.app import ScenarioApp
 from a2a_lab.server.hosting import BackgroundServer
-from a2a_lab.server.journal_record import ResultKind
-from a2a_lab.server.loader import load_file
 
 V1, V03 = Version.V1_0, Version.V0_3
 VERSION_HEADER = HEADER.lower()

@@ -17,7 +17,9 @@ import pytest
 import yaml
 from joserfc.jwk import ECKey
 
-from a2a_lab.harness import handshake
+from a2a_lab.contract import handshake
+from a2a_lab.contract.loader import load_file
+from a2a_lab.contract.scenario import ACTIONS, Scenario
 from a2a_lab.harness.model import Outcome, ScenarioResult
 from a2a_lab.harness.refclient import (
     ClientOptions,
@@ -44,9 +46,7 @@ from a2a_lab.protocol.states import TaskState
 from a2a_lab.protocol.versions import Version
 from a2a_lab.server.app import ScenarioApp
 from a2a_lab.server.hosting import BackgroundServer
-from a2a_lab.server.loader import load_file
 from a2a_lab.server.push import PROBE_CREDENTIALS
-from a2a_lab.server.scenario import ACTIONS, Scenario
 
 V1, V03 = Version.V1_0, Version.V0_3
 JSONRPC, HTTP_JSON = Binding.JSONRPC.value, Binding.HTTP_JSON.value

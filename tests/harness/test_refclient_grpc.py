@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from a2a_lab.contract.loader import load_file
 from a2a_lab.harness.refclient import ClientOptions, run, select_interfaces
 from a2a_lab.harness.refclient.failures import ClientFailure, invites_fallback
 from a2a_lab.harness.refclient.grpc_transport import GrpcTransport
@@ -24,7 +25,6 @@ from a2a_lab.protocol.operations import Operation
 from a2a_lab.protocol.states import TaskState
 from a2a_lab.server.app import ScenarioApp
 from a2a_lab.server.hosting import BackgroundServer
-from a2a_lab.server.loader import load_file
 
 GRPC_IFACE = '{url: "{grpc_address}", protocolBinding: GRPC, protocolVersion: "1.0"}'
 JSONRPC_IFACE = '{url: "{base_url}/a2a", protocolBinding: JSONRPC, protocolVersion: "1.0"}'

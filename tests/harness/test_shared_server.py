@@ -14,12 +14,12 @@ from pathlib import Path
 import httpx
 import pytest
 
+from a2a_lab.contract.catalogue import Catalogue
+from a2a_lab.contract.lab_api import credentials, json_credentials
 from a2a_lab.harness import presets, runner
 from a2a_lab.harness.command_line import ADMIN_TOKEN_ENV
 from a2a_lab.harness.model import Outcome
 from a2a_lab.harness.remote import RemoteError, RemoteServer
-from a2a_lab.server.catalogue import Catalogue
-from a2a_lab.server.guard import credentials, json_credentials
 from a2a_lab.server.hosting import BackgroundServer
 from a2a_lab.server.shared import MAX_RUNS, CatalogueApp, RunsFull
 

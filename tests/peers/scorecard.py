@@ -39,7 +39,7 @@ from typing import Any
 
 import yaml
 
-from a2a_lab.server.journal_record import EntryKind
+from a2a_lab.contract.journal_record import EntryKind
 
 HERE = Path(__file__).resolve().parent
 CLIENTS_DIR = HERE / "clients"

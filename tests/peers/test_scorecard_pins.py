@@ -34,7 +34,7 @@ from typing import Any
 
 import pytest
 
-from a2a_lab.server.catalogue import Catalogue
+from a2a_lab.contract.catalogue import Catalogue
 from tests.peers import cache, scorecard
 
 #: a2a-sdk 1.3.0's three modes are pinned in test_scorecard_pins_sdk13.py, the other clients here: under

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from a2a_lab.server.catalogue import Catalogue
+from a2a_lab.contract.catalogue import Catalogue
 from tests.peers import scorecard
 from tests.peers.test_scorecard_pins import SDK13_MODES, Runs, runs, verify_pin
 

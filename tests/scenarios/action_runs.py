@@ -18,9 +18,9 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from a2a_lab.contract.catalogue import Catalogue
 from a2a_lab.harness.model import Outcome, ScenarioResult
 from a2a_lab.harness.runner import RunOptions, run_all
-from a2a_lab.server.catalogue import Catalogue
 
 from .catalogue_runs import UNJUDGED, explain  # noqa: F401  (re-exported: one way to explain a result)
 

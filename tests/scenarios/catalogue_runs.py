@@ -14,12 +14,12 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from a2a_lab.contract.catalogue import Catalogue
 from a2a_lab.harness.model import CheckResult, Outcome, ScenarioResult
 from a2a_lab.harness.runner import RunOptions, run_all
 from a2a_lab.protocol.bindings import Binding
 from a2a_lab.protocol.cards import Support
 from a2a_lab.protocol.versions import Version
-from a2a_lab.server.catalogue import Catalogue
 
 FAKE_CLIENT = Path(__file__).resolve().parent.parent / "harness" / "clients" / "fake_client.py"
 JSONRPC: tuple[Support, ...] = ((Binding.JSONRPC, Version.V1_0), (Binding.JSONRPC, Version.V0_3))

@@ -10,8 +10,8 @@ from urllib.parse import urlsplit
 
 import pytest
 
+from a2a_lab.contract.catalogue import Catalogue
 from a2a_lab.harness.model import Outcome, ScenarioResult
-from a2a_lab.server.catalogue import Catalogue
 
 from .catalogue_runs import (
     BOTH_1_0,
@@ -323,7 +323,7 @@ def test_every_discovery_scenario_is_proven(catalogue: Catalogue) -> None:
 
 
 def test_expect_and_unknown_fields_are_validated() -> None:
-    from a2a_lab.server.loader import ScenarioError, parse
+    from a2a_lab.contract.loader import ScenarioError, parse
 
     base = {"title": "t", "description": "d", "spec": "s", "card": {"object": {"name": "x"}}}
     ok = parse({**base, "expect": {"result": ["none", "task", "task"], "state": "COMPLETED"}}, "x/ok", "ok.yaml")

@@ -12,11 +12,11 @@ from typing import Any
 
 import pytest
 
+from a2a_lab.contract.catalogue import Catalogue, SelectionError
 from a2a_lab.harness.model import Outcome, ScenarioResult
 from a2a_lab.protocol.bindings import Binding
 from a2a_lab.protocol.cards import Support
 from a2a_lab.protocol.versions import Version
-from a2a_lab.server.catalogue import Catalogue, SelectionError
 
 from .catalogue_runs import BOTH_ARGS, Miss, Run, assert_misses, assert_passes, defect, run, run_cases
 

@@ -12,13 +12,13 @@ import pytest
 
 grpc = pytest.importorskip("grpc", reason="the grpc extra (grpcio) is not installed: pip install 'a2a-lab[grpc]'")
 
+from a2a_lab.contract.catalogue import Catalogue  # noqa: E402
 from a2a_lab.harness.model import Outcome, ScenarioResult  # noqa: E402
 from a2a_lab.protocol import grpcwire, protobuf  # noqa: E402
 from a2a_lab.protocol.bindings import Binding  # noqa: E402
 from a2a_lab.protocol.cards import Support  # noqa: E402
 from a2a_lab.protocol.operations import Operation  # noqa: E402
 from a2a_lab.protocol.versions import Version  # noqa: E402
-from a2a_lab.server.catalogue import Catalogue  # noqa: E402
 
 from .catalogue_runs import Miss, Run, assert_misses, assert_passes, defect, group_ids, run, run_cases  # noqa: E402
 
@@ -246,9 +246,9 @@ def test_grpc_metadata_credentials_are_judged_as_http_headers() -> None:
     travelled (never the key)."""
     import httpx
 
+    from a2a_lab.contract.loader import load_file
     from a2a_lab.server.app import ScenarioApp
     from a2a_lab.server.hosting import BackgroundServer
-    from a2a_lab.server.loader import load_file
 
     key = "a2a-lab-test-key-grpc"
     path = Path(__file__).resolve().parents[1] / "scenario_files" / "keyed-grpc.yaml"
@@ -288,12 +288,12 @@ def test_a_grpc_server_that_cannot_start_costs_no_http_answer(
     started it is still answered, the card names no address, the failure is logged, and the next request retries."""
     import httpx
 
+    from a2a_lab.contract.catalogue import builtin_root
+    from a2a_lab.contract.loader import load_file
+    from a2a_lab.contract.placeholders import NO_GRPC_ADDRESS
     from a2a_lab.server.app import ScenarioApp
-    from a2a_lab.server.catalogue import builtin_root
     from a2a_lab.server.grpc_host import GrpcHost
     from a2a_lab.server.hosting import BackgroundServer
-    from a2a_lab.server.loader import load_file
-    from a2a_lab.server.placeholders import NO_GRPC_ADDRESS
 
     real_start, failures = GrpcHost.start, [OSError(24, "Too many open files")]
 

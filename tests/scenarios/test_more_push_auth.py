@@ -11,9 +11,9 @@ from typing import Any
 
 import pytest
 
+from a2a_lab.contract.catalogue import Catalogue
 from a2a_lab.harness.model import Outcome, ScenarioResult
 from a2a_lab.protocol import signing
-from a2a_lab.server.catalogue import Catalogue
 
 from .action_runs import Case, Miss, assert_misses, assert_passes, case, group_ids, message, rpc_json, run_cases
 

@@ -10,8 +10,8 @@ from typing import Any
 import httpx
 import pytest
 
+from a2a_lab.contract.catalogue import Catalogue
 from a2a_lab.harness.model import Outcome, ScenarioResult
-from a2a_lab.server.catalogue import Catalogue
 
 from .action_runs import (
     Case,

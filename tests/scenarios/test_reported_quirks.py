@@ -11,8 +11,8 @@ from typing import Any
 import httpx
 import pytest
 
+from a2a_lab.contract.catalogue import Catalogue
 from a2a_lab.harness.model import Outcome, ScenarioResult
-from a2a_lab.server.catalogue import Catalogue
 
 from . import action_runs, catalogue_runs
 from .action_runs import Case, case, message, message03, rpc_json, sse_events

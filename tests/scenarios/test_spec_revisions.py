@@ -12,10 +12,10 @@ from typing import Any
 
 import pytest
 
+from a2a_lab.contract.catalogue import Catalogue, builtin_root
 from a2a_lab.harness import presets, runner
 from a2a_lab.harness.model import Outcome, ScenarioResult
 from a2a_lab.protocol.revisions import SpecRevision
-from a2a_lab.server.catalogue import Catalogue, builtin_root
 
 from .catalogue_runs import REST, REST_ARGS, Miss, Run, assert_misses, assert_passes, defect, explain, run, run_cases
 

@@ -18,12 +18,12 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
+from a2a_lab.contract.lab_api import credentials
+from a2a_lab.contract.loader import load_file
+from a2a_lab.contract.scenario import Scenario
 from a2a_lab.server import tls
 from a2a_lab.server.app import ScenarioApp
-from a2a_lab.server.guard import credentials
 from a2a_lab.server.hosting import BackgroundServer
-from a2a_lab.server.loader import load_file
-from a2a_lab.server.scenario import Scenario
 
 #: One TLS context for every client: building one per httpx.Client costs ~0.1 s (the CA bundle).
 TLS = ssl.create_default_context()

@@ -23,7 +23,7 @@ from urllib.parse import urlsplit
 import httpx
 import pytest
 
-from a2a_lab.server import backoff
+from a2a_lab.contract import backoff
 
 FLOOD = 5_000
 #: The server's file descriptors: far fewer than the flood.
@@ -41,9 +41,9 @@ ANSWER_BOUND_S = 5.0
 HARNESS_SERVER = """
 import sys
 from a2a_lab.server.app import ScenarioApp
-from a2a_lab.server.catalogue import builtin_root
+from a2a_lab.contract.catalogue import builtin_root
 from a2a_lab.server.hosting import BackgroundServer
-from a2a_lab.server.loader import load_file
+from a2a_lab.contract.loader import load_file
 
 with BackgroundServer(ScenarioApp(load_file(builtin_root() / "spec" / "conformant.yaml"))) as server:
     print(server.url + "/.well-known/agent-card.json", flush=True)
@@ -53,9 +53,9 @@ with BackgroundServer(ScenarioApp(load_file(builtin_root() / "spec" / "conforman
 #: `a2a-lab serve` hosts with serve_forever (in the foreground, until interrupted).
 SERVE_FOREVER = """
 from a2a_lab.server.app import ScenarioApp
-from a2a_lab.server.catalogue import builtin_root
+from a2a_lab.contract.catalogue import builtin_root
 from a2a_lab.server.hosting import serve_forever
-from a2a_lab.server.loader import load_file
+from a2a_lab.contract.loader import load_file
 
 app = ScenarioApp(load_file(builtin_root() / "spec" / "conformant.yaml"))
 serve_forever(app, "127.0.0.1", 0, "warning", lambda url: print(url + "/.well-known/agent-card.json", flush=True))

@@ -9,9 +9,10 @@ from collections.abc import Callable, Iterator
 import httpx
 import pytest
 
+from a2a_lab.contract.catalogue import Catalogue
+from a2a_lab.contract.lab_api import credentials, json_credentials
 from a2a_lab.server.app import ScenarioApp
-from a2a_lab.server.catalogue import Catalogue
-from a2a_lab.server.guard import AdminGuard, credentials, host_name, json_credentials
+from a2a_lab.server.guard import AdminGuard, host_name
 from a2a_lab.server.hosting import BackgroundServer
 
 from .helpers import client, message

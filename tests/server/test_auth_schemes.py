@@ -10,11 +10,11 @@ import json
 import httpx
 import pytest
 
+from a2a_lab.contract.catalogue import Catalogue
+from a2a_lab.contract.journal_record import CredentialStatus
+from a2a_lab.contract.scenario import Auth
 from a2a_lab.server.app import ScenarioApp
 from a2a_lab.server.auth import Policy, Request, TokenStore, security_of
-from a2a_lab.server.catalogue import Catalogue
-from a2a_lab.server.journal_record import CredentialStatus
-from a2a_lab.server.scenario import Auth
 
 CARD = {
     "securitySchemes": {

@@ -23,16 +23,16 @@ from typing import Any
 
 import pytest
 
+from a2a_lab.contract.catalogue import Catalogue
+from a2a_lab.contract.journal import Journal
+from a2a_lab.contract.journal_record import BODY_KEEP_BYTES, EntryKind
+from a2a_lab.contract.lab_api import credentials, json_credentials
+from a2a_lab.contract.loader import ScenarioError, load_file
+from a2a_lab.contract.scenario import MIB, Limits
 from a2a_lab.server.admin import NEXT_HEADER
 from a2a_lab.server.app import ScenarioApp
-from a2a_lab.server.catalogue import Catalogue
 from a2a_lab.server.engine import TASK_OVERHEAD
-from a2a_lab.server.guard import credentials, json_credentials
 from a2a_lab.server.hosting import BackgroundServer
-from a2a_lab.server.journal import Journal
-from a2a_lab.server.journal_record import BODY_KEEP_BYTES, EntryKind
-from a2a_lab.server.loader import ScenarioError, load_file
-from a2a_lab.server.scenario import MIB, Limits
 from a2a_lab.server.shared import CatalogueApp
 
 from .helpers import REST_PATH, Lab, client, message, message03, scenario_text, write_scenario

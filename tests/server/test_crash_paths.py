@@ -18,12 +18,12 @@ from typing import Any
 
 import pytest
 
-from a2a_lab.server import userfile
+from a2a_lab.contract import userfile
+from a2a_lab.contract.catalogue import Catalogue
+from a2a_lab.contract.lab_api import json_credentials
+from a2a_lab.contract.loader import ScenarioError, load_file
 from a2a_lab.server.app import ScenarioApp
-from a2a_lab.server.catalogue import Catalogue
-from a2a_lab.server.guard import json_credentials
 from a2a_lab.server.hosting import BackgroundServer
-from a2a_lab.server.loader import ScenarioError, load_file
 from a2a_lab.server.shared import CatalogueApp
 
 from .helpers import REST_PATH, Lab, client, message, scenario_text, write_scenario

@@ -8,11 +8,11 @@ from typing import Any
 
 import pytest
 
+from a2a_lab.contract.placeholders import TEXT, fill
+from a2a_lab.contract.scenario import DEFAULT_TASK, ArtifactSpec, Returns, Step, TaskScript
 from a2a_lab.protocol.errors import A2AError, ErrorType
 from a2a_lab.protocol.states import TaskState
 from a2a_lab.server.engine import Engine, TaskRecord, message_text
-from a2a_lab.server.placeholders import TEXT, fill
-from a2a_lab.server.scenario import DEFAULT_TASK, ArtifactSpec, Returns, Step, TaskScript
 
 S = TaskState
 UUID4 = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$")
@@ -396,8 +396,8 @@ def test_template_and_message_text() -> None:
 
 
 def test_task_cap_forgets_the_oldest() -> None:
+    from a2a_lab.contract.scenario import DEFAULT_TASK
     from a2a_lab.protocol.errors import A2AError
-    from a2a_lab.server.scenario import DEFAULT_TASK
 
     engine = Engine(1, max_tasks=3)
     made = [

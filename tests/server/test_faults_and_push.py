@@ -18,10 +18,10 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
+from a2a_lab.contract.loader import load_file
+from a2a_lab.contract.scenario import STREAM_ERROR_MESSAGE
 from a2a_lab.server.faults import TRANSPORT_KEY
 from a2a_lab.server.hosting import BackgroundServer
-from a2a_lab.server.loader import load_file
-from a2a_lab.server.scenario import STREAM_ERROR_MESSAGE
 from a2a_lab.server.state import PAD_FIELD, render_card
 
 from .helpers import REST_PATH, RPC_PATH, Lab, client, data_events, message, message03, sse_events, write_scenario
@@ -878,9 +878,9 @@ def test_stream_limit_refuses_more_streams_than_allowed(tmp_path) -> None:
     """limits.streams bounds concurrent streams; the refusal is a protocol error, not a 5xx, and the count recovers."""
     import httpx as _httpx
 
+    from a2a_lab.contract.loader import load_file
     from a2a_lab.server.app import ScenarioApp
     from a2a_lab.server.hosting import BackgroundServer
-    from a2a_lab.server.loader import load_file
 
     path = tmp_path / "limited.yaml"
     path.write_text(

@@ -24,15 +24,15 @@ from typing import Any
 
 import httpx
 
+from a2a_lab.contract.catalogue import Catalogue
+from a2a_lab.contract.lab_api import json_credentials
+from a2a_lab.contract.scenario import Scenario
 from a2a_lab.protocol import cards, states
 from a2a_lab.protocol.errors import ErrorType
 from a2a_lab.protocol.operations import Operation
 from a2a_lab.protocol.states import TaskState
 from a2a_lab.server.app import ScenarioApp
-from a2a_lab.server.catalogue import Catalogue
-from a2a_lab.server.guard import json_credentials
 from a2a_lab.server.hosting import BackgroundServer
-from a2a_lab.server.scenario import Scenario
 
 VERSIONS = ("1.0", "0.3")
 #: How long one style may take to see the task stop (the slowest catalogue task moves in well under this).

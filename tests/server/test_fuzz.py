@@ -18,9 +18,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from a2a_lab.contract.catalogue import Catalogue
 from a2a_lab.protocol.operations import all_method_names
 from a2a_lab.server.app import ScenarioApp
-from a2a_lab.server.catalogue import Catalogue
 from a2a_lab.server.hosting import BackgroundServer
 
 from .helpers import client, message, message03

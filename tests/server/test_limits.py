@@ -16,11 +16,11 @@ from urllib.parse import urlsplit
 import httpx
 import pytest
 
+from a2a_lab.contract.lab_api import json_credentials
+from a2a_lab.contract.scenario import Limits
 from a2a_lab.server import http as lab_http
 from a2a_lab.server.app import ScenarioApp
-from a2a_lab.server.guard import json_credentials
 from a2a_lab.server.hosting import BackgroundServer
-from a2a_lab.server.scenario import Limits
 
 from .helpers import REST_PATH, RPC_PATH, Lab, Receiver, client, message, sse_events
 
@@ -140,7 +140,7 @@ def test_a_body_within_the_deadline_is_served(lab: MakeLab) -> None:
 
 
 def test_body_seconds_is_validated(lab: MakeLab) -> None:
-    from a2a_lab.server.loader import ScenarioError
+    from a2a_lab.contract.loader import ScenarioError
 
     with pytest.raises(ScenarioError, match=r"limits\.body_seconds"):
         lab("limits: {body_seconds: 0}\n")

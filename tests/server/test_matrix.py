@@ -1,4 +1,4 @@
-"""Scenario families (`matrix:`, server/matrix.py): a file becomes one scenario per combination, ids and titles say
+"""Scenario families (`matrix:`, contract/matrix.py): a file becomes one scenario per combination, ids and titles say
 which, overlays and placeholders make the members differ, and every bad matrix is refused naming the file, the key
 and a fix."""
 
@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
+from a2a_lab.contract.catalogue import Catalogue, SelectionError, load_files
+from a2a_lab.contract.loader import ScenarioError, load_file, load_scenarios
 from a2a_lab.protocol.bindings import Binding
 from a2a_lab.protocol.versions import Version
-from a2a_lab.server.catalogue import Catalogue, SelectionError, load_files
-from a2a_lab.server.loader import ScenarioError, load_file, load_scenarios
 
 from .helpers import write_scenario
 

@@ -12,9 +12,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from a2a_lab.server.journal import BODY_KEEP_BYTES, Journal
-from a2a_lab.server.journal_record import Entry, EntryKind, Response, RouteRef, SentEvent, SentKind, entries_from_json
-from a2a_lab.server.redaction import DEFAULT, REDACTED, Redaction
+from a2a_lab.contract.journal import BODY_KEEP_BYTES, Journal
+from a2a_lab.contract.journal_record import Entry, EntryKind, Response, RouteRef, SentEvent, SentKind, entries_from_json
+from a2a_lab.contract.redaction import DEFAULT, REDACTED, Redaction
 
 S = "s3cret-planted-value"
 CARD_1_0 = {

@@ -19,13 +19,13 @@ import httpx
 import pytest
 import yaml
 
+from a2a_lab.contract.catalogue import builtin_root
+from a2a_lab.contract.loader import CHOICES, FIELDS, load_file, load_scenarios, options_used
+from a2a_lab.contract.scenario import Conclusion, PushDelivery, Returns, ServerCertificate
+from a2a_lab.contract.style import express_etag
 from a2a_lab.protocol import signing
 from a2a_lab.server import tls
-from a2a_lab.server.catalogue import builtin_root
-from a2a_lab.server.loader import CHOICES, FIELDS, load_file, load_scenarios, options_used
 from a2a_lab.server.push import PROBE_CREDENTIALS
-from a2a_lab.server.scenario import Conclusion, PushDelivery, Returns, ServerCertificate
-from a2a_lab.server.style import express_etag
 
 from .helpers import REST_PATH, RPC_PATH, Lab, Receiver, client, message, message03, sse_events, write_scenario
 from .test_limits import connect, parse, post_head, read_to_close

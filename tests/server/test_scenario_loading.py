@@ -7,13 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from a2a_lab.protocol.bindings import Binding
-from a2a_lab.protocol.errors import ErrorType
-from a2a_lab.protocol.operations import Operation
-from a2a_lab.protocol.states import TaskState
-from a2a_lab.protocol.versions import Version
-from a2a_lab.server.catalogue import Catalogue, builtin_root, resolve
-from a2a_lab.server.loader import (
+from a2a_lab.contract.catalogue import Catalogue, builtin_root, resolve
+from a2a_lab.contract.loader import (
     FIELDS,
     LIMITS_MOST,
     MAX_ANSWER_BYTES,
@@ -22,7 +17,7 @@ from a2a_lab.server.loader import (
     load_file,
     parse,
 )
-from a2a_lab.server.scenario import (
+from a2a_lab.contract.scenario import (
     DEFAULT_TASK,
     STREAM_ERROR_MESSAGE,
     ArtifactSpec,
@@ -38,6 +33,11 @@ from a2a_lab.server.scenario import (
     Returns,
     StreamScript,
 )
+from a2a_lab.protocol.bindings import Binding
+from a2a_lab.protocol.errors import ErrorType
+from a2a_lab.protocol.operations import Operation
+from a2a_lab.protocol.states import TaskState
+from a2a_lab.protocol.versions import Version
 
 from .helpers import scenario_text, write_scenario
 

@@ -9,8 +9,8 @@ from typing import Any
 import httpx
 import pytest
 
+from a2a_lab.contract.catalogue import Catalogue
 from a2a_lab.server.app import ScenarioApp
-from a2a_lab.server.catalogue import Catalogue
 from a2a_lab.server.guard import AdminGuard
 from a2a_lab.server.hosting import BackgroundServer
 from a2a_lab.server.shared import CatalogueApp

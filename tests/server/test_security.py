@@ -13,11 +13,11 @@ from typing import Any
 
 import pytest
 
+from a2a_lab.contract.catalogue import Catalogue
+from a2a_lab.contract.loader import ScenarioError, load_file
 from a2a_lab.harness import cli, runner
 from a2a_lab.server import guard
 from a2a_lab.server.app import ScenarioApp
-from a2a_lab.server.catalogue import Catalogue
-from a2a_lab.server.loader import ScenarioError, load_file
 from a2a_lab.server.push import TIMEOUT_S
 
 from .helpers import Lab, Receiver, message, scenario_text, write_scenario

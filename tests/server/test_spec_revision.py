@@ -13,7 +13,7 @@ from typing import Any
 import httpx
 import pytest
 
-from a2a_lab.server.loader import ScenarioError
+from a2a_lab.contract.loader import ScenarioError
 
 from .helpers import REST_PATH, Lab, Receiver, data_events, message
 

@@ -7,12 +7,8 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from a2a_lab.protocol.bindings import Binding
-from a2a_lab.protocol.operations import Operation
-from a2a_lab.protocol.states import TaskState
-from a2a_lab.protocol.versions import Version
-from a2a_lab.server.journal import BODY_KEEP_BYTES, Journal
-from a2a_lab.server.journal_record import (
+from a2a_lab.contract.journal import BODY_KEEP_BYTES, Journal
+from a2a_lab.contract.journal_record import (
     Answer,
     AuthFacts,
     BodyTimeout,
@@ -31,6 +27,10 @@ from a2a_lab.server.journal_record import (
     TlsInfo,
     entries_from_json,
 )
+from a2a_lab.protocol.bindings import Binding
+from a2a_lab.protocol.operations import Operation
+from a2a_lab.protocol.states import TaskState
+from a2a_lab.protocol.versions import Version
 
 HEADERS = [(b"Host", b"127.0.0.1:1"), (b"Authorization", b"Bearer secret"), (b"Content-Type", b"application/json")]
 

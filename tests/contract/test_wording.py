@@ -1,12 +1,12 @@
-"""error_messages entries (server/wording.py): which entry words an error, and how its message is filled in."""
+"""error_messages entries (contract/wording.py): which entry words an error, and how its message is filled in."""
 
 from __future__ import annotations
 
+from a2a_lab.contract.wording import Asked, ErrorWording, word
 from a2a_lab.protocol.bindings import Binding
 from a2a_lab.protocol.errors import A2AError, ErrorType
 from a2a_lab.protocol.operations import Operation
 from a2a_lab.protocol.versions import Version
-from a2a_lab.server.wording import Asked, ErrorWording, word
 
 NOT_FOUND = A2AError(ErrorType.TASK_NOT_FOUND, "Task not found: t-1", metadata={"taskId": "t-1"})
 ON_GET = Asked(Operation.GET_TASK, Binding.JSONRPC, Version.V1_0, "1.0", "GetTask", "application/json")

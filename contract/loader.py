@@ -1195,7 +1195,7 @@ def parse(data: Any, scenario_id: str, source: str) -> Scenario:
 
 def parse_all(data: Any, scenario_id: str, source: str) -> dict[str, Scenario]:
     """The scenarios of decoded YAML by id: the one scenario of a plain file (its id `scenario_id`), or every member
-    of a family (ids `scenario_id/<member>`, see server/matrix.py); raises ScenarioError."""
+    of a family (ids `scenario_id/<member>`, see contract/matrix.py); raises ScenarioError."""
     return _parse_all(_Reader(source), data, scenario_id)
 
 

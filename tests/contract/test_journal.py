@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import json
 
-from a2a_lab.server.journal import BODY_KEEP_BYTES, Journal
-from a2a_lab.server.journal_record import EntryKind
-from a2a_lab.server.redaction import DEFAULT
+from a2a_lab.contract.journal import BODY_KEEP_BYTES, Journal
+from a2a_lab.contract.journal_record import EntryKind
+from a2a_lab.contract.redaction import DEFAULT
 
 
 def test_cap_drops_oldest_and_counts() -> None:

@@ -1,7 +1,7 @@
 """The journal record: one typed definition of what the server writes about a request and the harness reads back.
 
 The server fills an `Entry` cheaply on the request path (raw header and body bytes kept as they came, SSE data
-kept as the text sent); they are decoded and redacted (server/redaction.py, with the scenario's policy) only when
+kept as the text sent); they are decoded and redacted (contract/redaction.py, with the scenario's policy) only when
 the journal is read, into the documented JSON of `/_lab/journal`, `journal.jsonl` and the reports. A body over
 BODY_KEEP_BYTES is the exception: it is redacted whole at once, and only its cut, redacted text is kept.
 `Entry.from_json` reads that JSON back (a journal from a shared server arrives as JSON), so the harness reads typed

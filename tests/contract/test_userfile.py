@@ -1,4 +1,4 @@
-"""The one reader of user files (server/userfile.py) and YAML on it (server/yamlfile.py): what it refuses, what it
+"""The one reader of user files (contract/userfile.py) and YAML on it (contract/yamlfile.py): what it refuses, what it
 names, what it never quotes, and that its JSON scan counts only what is structure."""
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from a2a_lab.server import userfile, yamlfile
-from a2a_lab.server.userfile import Kind, Refused
+from a2a_lab.contract import userfile, yamlfile
+from a2a_lab.contract.userfile import Kind, Refused
 
 SMALL = Kind("test file", max_bytes=64, max_depth=3, max_values=10, too_large="big", too_deep="deep", too_many="many")
 

@@ -512,7 +512,7 @@ class Scenario:
     #: Compress every plain answer (the card included) of at least this many bytes with gzip where the request's
     #: Accept-Encoding names gzip, as Starlette's GZipMiddleware does (None: never).
     gzip_min_bytes: int | None = None
-    #: How a framework words the errors a2a-lab answers (personas; server/wording.py): the first entry that matches
+    #: How a framework words the errors a2a-lab answers (personas; contract/wording.py): the first entry that matches
     #: an error gives its message (`{version}`: the A2A version the request asked for), code, reason and status.
     error_messages: tuple[ErrorWording, ...] = ()
     #: How its JSON answers are written (timestamps, member order), as a framework writes them (personas).
