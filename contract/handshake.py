@@ -1,6 +1,32 @@
-"""The client handshake: the environment a2a-lab gives a client under test (documented in the README)."""
+"""The client handshake: what a2a-lab hands a client under test and what the client may answer (the README's
+"Wiring your client in").
+
+The one vocabulary a client implementation needs: the environment variables below, the keys of the action object
+(`ACTIONS`, defined with the scenario format) and the result kinds a client reports (`ResultKind`, defined with
+the journal record that carries them).
+"""
 
 from __future__ import annotations
+
+from .journal_record import ResultKind
+from .scenario import ACTION_CAPABILITIES, ACTIONS
+
+__all__ = [
+    "ACTIONS",
+    "ACTION_CAPABILITIES",
+    "CA_BUNDLE_VARIABLES",
+    "ENV_ACTION",
+    "ENV_BASE_URL",
+    "ENV_CARD_URL",
+    "ENV_CA_FILE",
+    "ENV_CLIENT_CERT_FILE",
+    "ENV_CLIENT_KEY_FILE",
+    "ENV_MESSAGE",
+    "ENV_RESULT",
+    "ENV_SCENARIO",
+    "ENV_WEBHOOK_HOST",
+    "ResultKind",
+]
 
 ENV_CARD_URL = "A2A_LAB_CARD_URL"
 ENV_BASE_URL = "A2A_LAB_BASE_URL"

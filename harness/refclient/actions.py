@@ -12,8 +12,7 @@ import os
 from collections.abc import Mapping
 from typing import Any
 
-from a2a_lab.contract.handshake import ENV_ACTION
-from a2a_lab.contract.scenario import ACTIONS
+from a2a_lab.contract.handshake import ACTIONS, ENV_ACTION
 
 from .failures import UsageFailure
 from .webhook import AUTH_SCHEMES

@@ -22,8 +22,7 @@ from urllib.parse import urlsplit
 
 import httpx
 
-from a2a_lab.contract.handshake import ENV_WEBHOOK_HOST
-from a2a_lab.contract.journal_record import ResultKind
+from a2a_lab.contract.handshake import ENV_WEBHOOK_HOST, ResultKind
 from a2a_lab.protocol import cards, requests
 from a2a_lab.protocol.operations import Operation
 from a2a_lab.protocol.states import Role, TaskState

@@ -12,7 +12,7 @@ from __future__ import annotations
 import copy
 import time
 
-from a2a_lab.contract.journal_record import ResultKind
+from a2a_lab.contract.handshake import ResultKind
 from a2a_lab.protocol.forms import Form, push_form
 from a2a_lab.protocol.operations import Operation
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from a2a_lab.contract.journal_record import ResultKind
+from a2a_lab.contract.handshake import ResultKind
 from a2a_lab.protocol import shapes, states, wire
 from a2a_lab.protocol.forms import JSONRPC_FORMS, Form
 from a2a_lab.protocol.states import TaskState

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from a2a_lab.contract.journal_record import ResultKind
+from a2a_lab.contract.handshake import ResultKind
 from a2a_lab.protocol.cards import Interface
 from a2a_lab.protocol.states import TaskState
 

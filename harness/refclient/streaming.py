@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from a2a_lab.contract.journal_record import ResultKind
+from a2a_lab.contract.handshake import ResultKind
 from a2a_lab.protocol.operations import Operation
 from a2a_lab.protocol.states import TaskState
 
