@@ -113,3 +113,8 @@ def check(
         return fn
 
     return register
+
+
+def shown(value: object) -> str:
+    """A value a client sent or reported, as a finding quotes it: `absent` where there was none (never `None`)."""
+    return "absent" if value is None else repr(value)

@@ -7,7 +7,7 @@ from a2a_lab.protocol import states
 
 from ..journal_view import RunView
 from ..model import CheckResult, Level, Outcome
-from .base import REGISTRY, Check, check
+from .base import REGISTRY, Check, check, shown
 
 
 def _norm(text: str) -> str:
@@ -42,14 +42,14 @@ def result_matches(view: RunView, c: Check) -> CheckResult:
         return c.broken(
             "the client reports an answer the server never gave",
             "kind: error (the server sent no message or task)",
-            f"kind: {kind!r}",
+            f"kind: {shown(kind)}",
         )
     failed = view.ended_in_error()
     if kind == ResultKind.ERROR and failed is not None:
         what = f"error {failed.error_code}" if failed.error_code is not None else "an answer that is no message or task"
         return c.passed(f"the client reported the error that ended the exchange ({what} to {failed.label()})")
     if kind != final.kind:
-        return c.broken("the client misread the kind of answer", f"kind: {final.kind.value}", f"kind: {kind!r}")
+        return c.broken("the client misread the kind of answer", f"kind: {final.kind.value}", f"kind: {shown(kind)}")
     if final.kind is ResultKind.TASK and final.state is not None:
         reported = states.parse(result.get("state"))
         if reported is not final.state:
@@ -145,7 +145,11 @@ def result_expected(view: RunView, c: Check) -> CheckResult:
             if expect.no_call_allowed
             else [f"kind: {a}" for a in answers]
         )
-        return c.broken(f"the client concluded {kind!r}", wanted, f"kind: {kind!r}")
+        return c.broken(
+            f"the client concluded {kind!r}" if kind is not None else "the client's result names no kind",
+            wanted,
+            f"kind: {shown(kind)}",
+        )
     if (
         expect.state is not None
         and (kind == ResultKind.TASK or not answers)

@@ -8,7 +8,7 @@ from a2a_lab.protocol.versions import HEADER, QUERY_PARAM, Version
 
 from ..journal_view import Call, RunView
 from ..model import CheckResult, Level
-from .base import Check, check
+from .base import Check, check, shown
 
 
 def _name(call: Call) -> str:
@@ -81,7 +81,7 @@ def version_matches_method(view: RunView, c: Check) -> CheckResult:
             "the A2A-Version header does not match the version of the method or path",
             f"{HEADER}: {call.version.value if call.version else '?'} "
             f"(or none, for 0.3) with {call.rpc_method or call.entry.path}",
-            f"{HEADER}: {_sent_version(call)!r}",
+            f"{HEADER}: {shown(_sent_version(call))}",
             bad,
         )
     return c.passed("every request's header matches its method's version")

@@ -259,6 +259,15 @@ FAILS = [
         Outcome.NON_STRICT,
         "1.0.1",
     ),
+    # An absent header is quoted as absent, never as a Python None.
+    Proof(
+        "VERSION-MATCHES-METHOD",
+        "no-header-on-1.0-method",
+        defect(CONFORMANT, "no-header"),
+        Outcome.FAIL,
+        Outcome.FAIL,
+        "A2A-Version: absent",
+    ),
     Proof(
         "VERSION-MATCHES-METHOD",
         "0.3-header-on-1.0-method",
