@@ -87,7 +87,12 @@ def _jwks(source: str) -> dict[str, Any]:
     return data
 
 
-def check(loaded: Loaded, policy: str, jwks_source: str | None) -> dict[str, Any]:
+def check(loaded: Loaded, policy: str | None, jwks_source: str | None) -> dict[str, Any]:
+    """The card check's report. `policy` None: the default for where the card came from (urlpolicy.default_for),
+    and the report says why."""
+    why = "as given"
+    if policy is None:
+        policy, why = urlpolicy.default_for(loaded.source)
     card = parsed(loaded, userfile.CARD)
     if not isinstance(card, dict):
         raise UnusableInput(f"{loaded.source}: the card is JSON but not an object")
@@ -100,6 +105,7 @@ def check(loaded: Loaded, policy: str, jwks_source: str | None) -> dict[str, Any
         "sha256": hashlib.sha256(loaded.raw).hexdigest(),
         "shape": cards.shape(card),
         "policy": policy,
+        "policy_why": why,
         "findings": [f.to_json() for f in findings],
         "requests": [derive(i).to_json() for i in cards.interfaces(card)],
     }
@@ -131,7 +137,8 @@ def check(loaded: Loaded, policy: str, jwks_source: str | None) -> dict[str, Any
 def render(report: dict[str, Any]) -> str:
     lines = [
         f"card: {report['source']}",
-        f"  {report['size']} bytes, sha256 {report['sha256']}, shape {report['shape']}, policy {report['policy']}",
+        f"  {report['size']} bytes, sha256 {report['sha256']}, shape {report['shape']}",
+        f"  URL policy {report['policy']} ({report['policy_why']}; --policy strict|lenient to choose)",
         "",
     ]
     if report["findings"]:
@@ -177,10 +184,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--policy",
         choices=urlpolicy.POLICIES,
-        default=urlpolicy.STRICT,
+        default=None,
         help=(
-            "URL policy: strict (https, port 443, no IP literal or local name; the default) "
-            "or lenient (any http(s) URL)"
+            "URL policy: strict (https, port 443, no IP literal or local name) or lenient (any http(s) URL); "
+            "default: lenient for a file (a local draft) and a loopback URL, strict for any other URL"
         ),
     )
     p.add_argument("--jwks", metavar="FILE|URL", help="verify the card's signatures with this JWKS (or single JWK)")

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from a2a_lab.contract.suggest import did_you_mean
 from a2a_lab.protocol import bindings, cards, grpcwire, security_schemes, versions
 from a2a_lab.protocol.cards import REQUIRED_V03, REQUIRED_V1, V03_ONLY_FIELDS
 from a2a_lab.protocol.security import V03_SCHEMES, V1_SCHEMES
@@ -77,10 +78,19 @@ def _interfaces(card: dict[str, Any], policy: str, out: Findings) -> None:
                     "clients that do not know it skip this interface",
                 )
             else:
+                core = [b.value for b in bindings.Binding]
                 out.error(
                     f"{path}.protocolBinding",
                     f"unknown binding {binding!r}",
-                    "core bindings are JSONRPC, HTTP+JSON, GRPC; custom ones are URIs (§5.8)",
+                    " ".join(
+                        filter(
+                            None,
+                            [
+                                did_you_mean(binding, core),
+                                f"core bindings are {', '.join(core)}; custom ones are URIs (§5.8)",
+                            ],
+                        )
+                    ),
                 )
         if "protocolVersion" in entry:
             _version_text(entry["protocolVersion"], f"{path}.protocolVersion", out)

@@ -10,7 +10,24 @@ from urllib.parse import urlsplit
 
 STRICT, LENIENT = "strict", "lenient"
 POLICIES = (STRICT, LENIENT)
+#: Why a policy was chosen when none was given (`default_for`), as the card check's report says it.
+WHY_FILE = "the default for a file: a local draft"
+WHY_LOOPBACK = "the default for a loopback URL: a local test"
+WHY_PUBLIC = "the default for a URL: the card a public client reads"
 _LOCAL_SUFFIXES = (".local", ".localhost", ".internal", ".lan", ".home", ".corp", ".intranet")
+
+
+def default_for(source: str) -> tuple[str, str]:
+    """The policy for a card read from `source` when none is given, and why: lenient for a file (a draft, local
+    URLs expected) and for a loopback URL, strict for any other URL (a public agent's card)."""
+    if not source.startswith(("http://", "https://")):
+        return LENIENT, WHY_FILE
+    host = (urlsplit(source).hostname or "").lower()
+    try:
+        loopback = ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        loopback = host == "localhost" or host.endswith(".localhost")
+    return (LENIENT, WHY_LOOPBACK) if loopback else (STRICT, WHY_PUBLIC)
 
 
 def problems(url: str, policy: str) -> list[tuple[str, str]]:

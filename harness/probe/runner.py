@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import dataclasses
-import ipaddress
 import json
 import re
 import time
@@ -101,12 +100,8 @@ class ProbeRun:
 
 
 def default_policy(target: str) -> str:
-    host = (urlsplit(target).hostname or "").lower()
-    try:
-        loopback = ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        loopback = host == "localhost" or host.endswith(".localhost")
-    return urlpolicy.LENIENT if loopback else urlpolicy.STRICT
+    """The URL policy for a probe target: lenient for a loopback target, strict otherwise."""
+    return urlpolicy.default_for(target)[0]
 
 
 def probe(target: str, options: ProbeOptions | None = None) -> ProbeRun:

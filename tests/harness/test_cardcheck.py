@@ -95,6 +95,45 @@ def test_url_policy_strict_and_lenient() -> None:
     assert levels(card, "lenient") == {}
 
 
+def local_draft() -> dict[str, Any]:
+    card = good_card()
+    card["supportedInterfaces"][0]["url"] = "http://127.0.0.1:8000/a2a"
+    card["supportedInterfaces"][1]["url"] = "http://localhost:8000/a2a/rest"
+    return card
+
+
+def test_the_policy_defaults_to_where_the_card_came_from(tmp_path: Path) -> None:
+    """A file is a local draft (lenient), a loopback URL a local test (lenient), any other URL a public agent's card
+    (strict); the report says which and why, and --policy overrides it."""
+    path = tmp_path / "card.json"
+    path.write_text(json.dumps(local_draft()))
+    draft = run_cli(str(path))
+    assert draft.returncode == 0, draft.stdout + draft.stderr
+    assert "URL policy lenient (the default for a file" in draft.stdout
+    strict = run_cli(str(path), "--policy", "strict", "--json")
+    assert strict.returncode == 1 and json.loads(strict.stdout)["policy_why"] == "as given"
+    raw = json.dumps(local_draft()).encode()
+    public = command.check(command.Loaded("https://agent.example.com/.well-known/agent-card.json", raw), None, None)
+    assert (public["policy"], public["errors"]) == ("strict", 6)  # each URL: not https, port, local host
+    local = command.check(command.Loaded("http://127.0.0.1:8000/.well-known/agent-card.json", raw), None, None)
+    assert (local["policy"], local["errors"]) == ("lenient", 0)
+
+
+@pytest.mark.parametrize("spelled, meant", [("JSON-RPC", "JSONRPC"), ("HTTP-JSON", "HTTP+JSON"), ("gprc", "GRPC")])
+def test_an_unknown_binding_suggests_the_core_spelling(spelled: str, meant: str) -> None:
+    card = good_card()
+    card["supportedInterfaces"][0]["protocolBinding"] = spelled
+    [finding] = [f for f in lint(card) if f.path == "supportedInterfaces[0].protocolBinding"]
+    assert finding.level.value == "error" and f"did you mean {meant!r}?" in finding.hint
+
+
+def test_an_unknown_binding_far_from_any_suggests_nothing() -> None:
+    card = good_card()
+    card["supportedInterfaces"][0]["protocolBinding"] = "SOAP"
+    [finding] = [f for f in lint(card) if f.path == "supportedInterfaces[0].protocolBinding"]
+    assert "did you mean" not in finding.hint and "core bindings are JSONRPC, HTTP+JSON, GRPC" in finding.hint
+
+
 def test_security_requirements_must_name_defined_schemes() -> None:
     card = good_card(
         securitySchemes={

@@ -1,0 +1,25 @@
+"""Did-you-mean: the nearest of the accepted spellings to what a user wrote (ids, enum values, commands)."""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable
+
+
+def nearest(given: str, choices: Iterable[str], cutoff: float = 0.6) -> str | None:
+    """The accepted spelling nearest to `given`, or None. Case and punctuation are ignored first (`json-rpc` finds
+    `JSONRPC`), then difflib's ratio decides (`gprc` finds `GRPC`)."""
+    options = list(choices)
+
+    def folded(text: str) -> str:
+        return "".join(ch for ch in text.lower() if ch.isalnum())
+
+    by_fold = {folded(option): option for option in options}
+    near = difflib.get_close_matches(folded(given), list(by_fold), n=1, cutoff=cutoff)
+    return by_fold[near[0]] if near else None
+
+
+def did_you_mean(given: str, choices: Iterable[str], otherwise: str = "") -> str:
+    """`did you mean 'X'?` for the nearest accepted spelling, else `otherwise`."""
+    near = nearest(given, choices)
+    return f"did you mean {near!r}?" if near is not None else otherwise
