@@ -78,7 +78,7 @@ def _interfaces(card: dict[str, Any], policy: str, out: Findings) -> None:
                     "clients that do not know it skip this interface",
                 )
             else:
-                core = [b.value for b in bindings.Binding]
+                spellings = [b.value for b in bindings.Binding]
                 out.error(
                     f"{path}.protocolBinding",
                     f"unknown binding {binding!r}",
