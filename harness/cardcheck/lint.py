@@ -86,8 +86,8 @@ def _interfaces(card: dict[str, Any], policy: str, out: Findings) -> None:
                         filter(
                             None,
                             [
-                                did_you_mean(binding, core),
-                                f"core bindings are {', '.join(core)}; custom ones are URIs (§5.8)",
+                                did_you_mean(binding, spellings),
+                                f"core bindings are {', '.join(spellings)}; custom ones are URIs (§5.8)",
                             ],
                         )
                     ),
