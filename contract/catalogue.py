@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import difflib
 import fnmatch
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
@@ -162,6 +163,17 @@ def load_files(ref: str) -> dict[str, Scenario]:
     if broken:
         raise SelectionError("\n".join(broken))
     return loaded
+
+
+def uncited(scenarios: Iterable[Scenario]) -> list[str]:
+    """A warning for each scenario that cites neither `spec:` nor `observed:` (nor `recorded:`): fine for a local
+    reproduction, required of the catalogue's scenarios. One line per file (a family's members share theirs)."""
+    files = sorted({s.source for s in scenarios if not s.cited})
+    return [
+        f"warning: {source} cites neither `spec:` (the section and keyword it stands on) nor `observed:` (where and "
+        "when the behaviour was seen); fine for a local reproduction, required in the catalogue"
+        for source in files
+    ]
 
 
 def _on_disk(path: Path) -> bool:

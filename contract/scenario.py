@@ -536,6 +536,11 @@ class Scenario:
         return self.id.split("/", 1)[0]
 
     @property
+    def cited(self) -> bool:
+        """Whether the scenario says what it stands on: a spec section, where a quirk was observed, or a capture."""
+        return bool(self.spec or self.observed or self.recorded)
+
+    @property
     def serves_grpc(self) -> bool:
         """The scenario has a gRPC endpoint (served only where the `grpc` extra is installed)."""
         return any(e.binding is Binding.GRPC for e in self.endpoints)

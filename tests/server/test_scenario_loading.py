@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from a2a_lab.contract.catalogue import Catalogue, builtin_root, resolve
+from a2a_lab.contract.catalogue import Catalogue, builtin_root, resolve, uncited
 from a2a_lab.contract.loader import (
     FIELDS,
     LIMITS_MOST,
@@ -86,7 +86,7 @@ def test_every_catalogue_scenario_loads() -> None:
 @pytest.mark.parametrize("scenario_id", CATALOGUE_IDS)
 def test_catalogue_scenario_is_usable(catalogue: Catalogue, scenario_id: str) -> None:
     s = catalogue.get(scenario_id)
-    assert s.id == scenario_id and s.title and s.description and (s.spec or s.observed)
+    assert s.id == scenario_id and s.title and s.description and (s.spec or s.observed), "the catalogue cites"
     assert s.card.object is not None and s.endpoints, "every catalogue scenario answers somewhere"
     assert s.group == scenario_id.split("/")[0]
     assert s.source.endswith(scenario_id + ".yaml")
@@ -346,9 +346,15 @@ def test_missing_title(tmp_path: Path) -> None:
     assert err.field_path == "title" and err.problem == "required field is missing" and "title" in err.hint
 
 
-def test_missing_citation(tmp_path: Path) -> None:
-    err = refused(tmp_path, scenario_text(head="title: t\ndescription: d\n"))
-    assert err.field_path == "spec" and "observed" in err.hint
+def test_a_file_of_ones_own_may_cite_nothing_with_a_warning(tmp_path: Path) -> None:
+    """A quick local reproduction need not cite the spec or an observation: it loads, and `uncited` warns, naming the
+    file and what to add (test_catalogue_scenario_is_usable still requires a citation of the catalogue)."""
+    bare = write_scenario(tmp_path, scenario_text(head="title: t\ndescription: d\n"), "bare.yaml")
+    cited = write_scenario(tmp_path, scenario_text(), "cited.yaml")
+    scenarios = [load_file(bare), load_file(cited)]
+    assert [s.cited for s in scenarios] == [False, True]
+    [warning] = uncited(scenarios)
+    assert warning.startswith(f"warning: {bare} cites neither `spec:`") and "`observed:`" in warning
 
 
 def test_terminal_step_followed_by_another(tmp_path: Path) -> None:
