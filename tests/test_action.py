@@ -129,6 +129,9 @@ class Runner:
             for artifact in sorted(self.artifacts.iterdir()):
                 if fnmatch.fnmatch(artifact.name, given["pattern"]):
                     shutil.copytree(artifact, self.workspace / given["path"] / artifact.name)
+        elif name == "actions/checkout" and given.get("repository") == OWN:
+            # This repository at the action's ref: the action's own checkout stands in for it.
+            shutil.copytree(self.context["github.action_path"], self.workspace / given["path"])
         else:
             assert name in ("actions/checkout", "actions/setup-python"), name
         return 0

@@ -69,6 +69,7 @@ EXPECTED: dict[str, Expected] = {
     "a2a-lab client": Expected(1, "the replay answers with the recorded error", "-32601"),
 }
 SERVE = "a2a-lab serve "
+EXPORT = re.compile(r"export ([A-Z_][A-Z0-9_]*)=\S.*")
 TIMEOUT = 60
 
 
@@ -116,6 +117,8 @@ class Server:
         self.lines: queue.Queue[str | None] = queue.Queue()
         threading.Thread(target=self._drain, daemon=True).start()
         self.port = self.token = ""
+        #: The token the README exported for the server (A2A_LAB_ADMIN_TOKEN): it then prints none.
+        self.given_token = env.get("A2A_LAB_ADMIN_TOKEN", "")
         try:
             self._wait_ready(command)
         except BaseException:
@@ -135,6 +138,8 @@ class Server:
                 self.port = address.group(1)
             if token := re.search(r"generated token .*: Authorization: Bearer (\S+)", line):
                 self.token = token.group(1)
+            elif self.port and self.given_token:
+                self.token = self.given_token
 
     def _drain(self) -> None:
         assert self.process.stderr is not None
@@ -156,7 +161,7 @@ def test_every_listed_prefix_names_a_readme_command() -> None:
 
 
 def test_readme_examples_run_as_written(tmp_path: Path) -> None:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("A2A_LAB_") and k != "TOKEN"}
+    env = {k: v for k, v in os.environ.items() if not k.startswith("A2A_LAB_")}
     env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"
     server: Server | None = None
     ran = 0
@@ -169,7 +174,20 @@ def test_readme_examples_run_as_written(tmp_path: Path) -> None:
                 if server is not None:
                     server.stop()
                 server = Server(command, tmp_path, env)
-                env["TOKEN"] = server.token
+                continue
+            if exported := EXPORT.fullmatch(command):
+                # A variable the README exports for the commands after it (a terminal keeps it; each command here
+                # runs in a shell of its own): its value as bash computes it.
+                done = subprocess.run(
+                    ["bash", "-e", "-c", f'{command}; printf %s "${exported.group(1)}"'],
+                    cwd=tmp_path,
+                    env=env,
+                    capture_output=True,
+                    text=True,
+                    timeout=TIMEOUT,
+                )
+                assert done.returncode == 0 and done.stdout, f"README example {command!r}: {done.stderr[-3000:]}"
+                env[exported.group(1)] = done.stdout
                 continue
             line = command
             if server is not None:
