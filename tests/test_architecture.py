@@ -1,0 +1,206 @@
+"""docs/architecture.md, the newcomer's map, stays true to the tree.
+
+Its table under "## The packages" names every package, one row each, the folder in backticks in the first column and
+the import name in the second. A package is a folder that pyproject.toml maps in `[tool.setuptools.package-dir]`, or
+a folder with an `__init__.py` below one. The map fails when a package exists that it does not name, or names one
+that is gone; when a file it cites is gone; and when a relative link in it (or in the README) leads nowhere.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+DOC = ROOT / "docs" / "architecture.md"
+README = ROOT / "README.md"
+
+#: The heading of the section whose table lists the packages.
+SECTION = "## The packages"
+#: A row of that table: | `folder/` | `import.name` | its one job |
+ROW = re.compile(r"^\|\s*`([^`]+?)/?`\s*\|\s*`([^`]+)`\s*\|")
+
+#: The command line is becoming a package (`harness/cli/`, import name unchanged) while `harness/cli.py` still
+#: holds it: the map names the package, which the module stands for until the move lands.
+MOVING = {"harness/cli": "harness/cli.py"}
+
+
+def packages_named(text: str) -> dict[str, str]:
+    """folder -> import name, from the rows of the table in the section SECTION of the map's `text`."""
+    lines = text.splitlines()
+    assert SECTION in lines, f"docs/architecture.md has no section {SECTION!r}"
+    named: dict[str, str] = {}
+    for line in lines[lines.index(SECTION) + 1 :]:
+        if line.startswith("## "):
+            break
+        row = ROW.match(line)
+        if row:
+            folder, name = row.group(1), row.group(2)
+            assert folder not in named, f"{folder} named twice"
+            named[folder] = name
+    assert named, f"no package rows under {SECTION!r}"
+    return named
+
+
+def packages_in(root: Path) -> dict[str, str]:
+    """folder -> import name, for every package of the tree at `root`: the folders pyproject.toml maps, and the
+    folders with an `__init__.py` below them."""
+    mapped: dict[str, str] = tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["setuptools"][
+        "package-dir"
+    ]
+    found: dict[str, str] = {}
+    for name, folder in mapped.items():
+        found[folder] = name
+        for init in (root / folder).rglob("__init__.py"):
+            below = init.parent.relative_to(root / folder)
+            if below.parts:
+                found[(Path(folder) / below).as_posix()] = ".".join((name, *below.parts))
+    for package, module in MOVING.items():
+        if package not in found and (root / module).is_file():
+            found[package] = found[str(Path(package).parent)] + "." + Path(package).name
+    return found
+
+
+def differences(named: dict[str, str], actual: dict[str, str]) -> list[str]:
+    """What the map gets wrong, one sentence each (empty when it is right)."""
+    problems = [
+        f"{p}: a package the map does not name (add a row to its table)" for p in sorted(set(actual) - set(named))
+    ]
+    problems += [
+        f"{p}: named by the map, but no such package (remove its row)" for p in sorted(set(named) - set(actual))
+    ]
+    problems += [
+        f"{p}: the map says {named[p]}, the tree {actual[p]}"
+        for p in sorted(set(named) & set(actual))
+        if named[p] != actual[p]
+    ]
+    return problems
+
+
+def test_the_map_names_every_package_and_no_other() -> None:
+    problems = differences(packages_named(DOC.read_text(encoding="utf-8")), packages_in(ROOT))
+    assert not problems, "docs/architecture.md, section 'The packages':\n" + "\n".join(problems)
+
+
+def _without_row(text: str, folder: str) -> str:
+    kept = [line for line in text.splitlines() if not line.startswith(f"| `{folder}/` |")]
+    assert len(kept) == len(text.splitlines()) - 1, f"no row for {folder} to remove"
+    return "\n".join(kept)
+
+
+def test_a_map_missing_a_row_fails() -> None:
+    text = _without_row(DOC.read_text(encoding="utf-8"), "harness/probe")
+    assert "harness/probe: a package the map does not name (add a row to its table)" in differences(
+        packages_named(text), packages_in(ROOT)
+    )
+
+
+def test_a_map_naming_a_package_that_is_gone_fails() -> None:
+    text = DOC.read_text(encoding="utf-8").replace(
+        "| `harness/probe/` |", "| `harness/ghost/` | `a2a_lab.harness.ghost` | gone |\n| `harness/probe/` |"
+    )
+    assert "harness/ghost: named by the map, but no such package (remove its row)" in differences(
+        packages_named(text), packages_in(ROOT)
+    )
+
+
+def test_a_wrong_import_name_fails() -> None:
+    text = DOC.read_text(encoding="utf-8").replace("`a2a_lab.harness.probe`", "`a2a_lab.probe`")
+    assert "harness/probe: the map says a2a_lab.probe, the tree a2a_lab.harness.probe" in differences(
+        packages_named(text), packages_in(ROOT)
+    )
+
+
+def test_a_map_without_its_table_fails() -> None:
+    with pytest.raises(AssertionError, match="no section"):
+        packages_named(DOC.read_text(encoding="utf-8").replace(SECTION + "\n", "## Packages\n"))
+
+
+def test_a_new_package_in_the_tree_is_found(tmp_path: Path) -> None:
+    """The tree side: a folder with an `__init__.py` below a mapped folder is a package, at any depth; a folder
+    without one (data, caches) is not."""
+    (tmp_path / "pyproject.toml").write_text(
+        '[tool.setuptools.package-dir]\n"a2a_lab.harness" = "harness"\n', encoding="utf-8"
+    )
+    for folder in ("harness", "harness/checks", "harness/checks/deep"):
+        (tmp_path / folder).mkdir(parents=True, exist_ok=True)
+        (tmp_path / folder / "__init__.py").write_text("", encoding="utf-8")
+    (tmp_path / "harness" / "__pycache__").mkdir()
+    (tmp_path / "harness" / "cli.py").write_text("", encoding="utf-8")
+    assert packages_in(tmp_path) == {
+        "harness": "a2a_lab.harness",
+        "harness/checks": "a2a_lab.harness.checks",
+        "harness/checks/deep": "a2a_lab.harness.checks.deep",
+        "harness/cli": "a2a_lab.harness.cli",  # the module standing for the package it is becoming
+    }
+    named = {
+        "harness": "a2a_lab.harness",
+        "harness/checks": "a2a_lab.harness.checks",
+        "harness/cli": "a2a_lab.harness.cli",
+    }
+    assert differences(named, packages_in(tmp_path)) == [
+        "harness/checks/deep: a package the map does not name (add a row to its table)"
+    ]
+
+
+# ==================================================================================== what the map cites
+
+#: A file the map cites: a path with a folder and an extension, or a bare file name.
+CITED = re.compile(r"`((?:[A-Za-z0-9_.-]+/)*[A-Za-z0-9_-]+\.(?:py|md|yml|yaml|toml|sh))`")
+
+
+def cited_files(text: str) -> list[str]:
+    return sorted(set(CITED.findall(text)))
+
+
+def cited_file_exists(cited: str, root: Path) -> bool:
+    """A path names a file from the root or from `harness/` (the sub-packages' own paths: `probe/runner.py`); a bare
+    name, a file somewhere in the package folders. `harness/cli/X.py` is also found as `harness/X.py` while the command
+    line moves into its package."""
+    if "/" not in cited:
+        folders = ("protocol", "contract", "server", "harness", "scenarios", "tests", "benchmarks")
+        return any(next((root / f).rglob(cited), None) is not None for f in folders) or (root / cited).is_file()
+    moved = cited.replace("harness/cli/", "harness/", 1) if cited.startswith("harness/cli/") else None
+    return any((root / c).is_file() for c in (cited, f"harness/{cited}", moved) if c is not None)
+
+
+def test_every_file_the_map_cites_exists() -> None:
+    text = DOC.read_text(encoding="utf-8")
+    gone = [c for c in cited_files(text) if not cited_file_exists(c, ROOT)]
+    assert cited_files(text), "the map cites no file: the pattern no longer matches how it cites them"
+    assert not gone, f"docs/architecture.md cites files that do not exist: {gone}"
+
+
+def test_a_file_that_is_gone_is_found() -> None:
+    text = DOC.read_text(encoding="utf-8") + "\nSee `server/gone.py` and `nowhere.py`.\n"
+    gone = {c for c in cited_files(text) if not cited_file_exists(c, ROOT)}
+    assert {"nowhere.py", "server/gone.py"} <= gone
+
+
+# ==================================================================================== links
+
+
+def relative_links(text: str) -> list[str]:
+    """The targets of the Markdown links in `text` that point into the repository (no scheme, no bare anchor), without
+    their anchors."""
+    targets = re.findall(r"\]\(([^)\s]+)\)", text)
+    return [t.split("#", 1)[0] for t in targets if "://" not in t and not t.startswith(("#", "mailto:"))]
+
+
+@pytest.mark.parametrize("doc", [DOC, README], ids=lambda p: p.relative_to(ROOT).as_posix())
+def test_relative_links_resolve(doc: Path) -> None:
+    links = relative_links(doc.read_text(encoding="utf-8"))
+    broken = [link for link in links if not (doc.parent / link).exists()]
+    assert links and not broken, f"{doc.name}: links to nothing: {broken}"
+
+
+def test_the_readme_points_to_the_map_before_anything_else() -> None:
+    readme = README.read_text(encoding="utf-8")
+    assert "](docs/architecture.md)" in readme[: readme.index("## Quick start")], (
+        "the map, linked before the quick start"
+    )
+    design = readme[readme.index("## Design") : readme.index("### Quality gates")]
+    assert "docs/architecture.md" in design
