@@ -73,6 +73,7 @@ from .scenario import (
     When,
 )
 from .style import LineEnd, MediaKey, Style
+from .suggest import one_of
 from .wording import ErrorWording
 
 #: Numbers beyond this are no use as seconds (and a YAML integer beyond it has no float value at all).
@@ -337,7 +338,7 @@ class _Reader:
             member = kind(value)
         except ValueError:
             raise self.fail(
-                path, f"unknown {what} {value!r}", hint or "one of " + ", ".join(m.value for m in kind)
+                path, f"unknown {what} {value!r}", hint or one_of(str(value), [m.value for m in kind])
             ) from None
         self.used.add((option, member.value))
         return member
@@ -377,7 +378,7 @@ class _Reader:
             raise self.fail(
                 path,
                 f"unknown task state {value!r}",
-                "one of " + ", ".join(s.short for s in TaskState if s is not TaskState.UNSPECIFIED),
+                one_of(str(value), [s.short for s in TaskState if s is not TaskState.UNSPECIFIED]),
             )
         return state
 
@@ -391,7 +392,7 @@ class _Reader:
         text = self.string(value, path)
         binding = bindings.parse(text) or bindings.SHORT_NAMES.get(text.lower())
         if binding is None:
-            raise self.fail(path, f"unknown binding {text!r}", "one of JSONRPC, HTTP+JSON, GRPC")
+            raise self.fail(path, f"unknown binding {text!r}", one_of(text, [b.value for b in Binding]))
         return binding
 
     def error(self, value: Any, path: str, section: str) -> tuple[errors.A2AError, dict[str, Any]]:
@@ -872,7 +873,7 @@ def _error_wording(r: _Reader, item: Any, path: str) -> ErrorWording:
             op = Operation(r.string(e["operation"], f"{path}.operation"))
         except ValueError:
             raise r.fail(
-                f"{path}.operation", "unknown operation", "one of " + ", ".join(o.value for o in Operation)
+                f"{path}.operation", "unknown operation", one_of(str(e["operation"]), [o.value for o in Operation])
             ) from None
     code, _ = r.error(e["code"], path, "reply.stream.error")
     return ErrorWording(
@@ -988,7 +989,7 @@ def _credentials(r: _Reader, value: Any, path: str, section: str | None) -> dict
     given = r.mapping(value, path, section)
     for key in given:
         if key not in CREDENTIAL_KEYS:
-            raise r.fail(f"{path}.{key}", "unknown credential", f"one of {', '.join(CREDENTIAL_KEYS)}")
+            raise r.fail(f"{path}.{key}", "unknown credential", one_of(str(key), CREDENTIAL_KEYS))
     return {key: r.string(v, f"{path}.{key}") for key, v in given.items()}
 
 

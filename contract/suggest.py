@@ -23,3 +23,9 @@ def did_you_mean(given: str, choices: Iterable[str], otherwise: str = "") -> str
     """`did you mean 'X'?` for the nearest accepted spelling, else `otherwise`."""
     near = nearest(given, choices)
     return f"did you mean {near!r}?" if near is not None else otherwise
+
+
+def one_of(given: str, choices: Iterable[str]) -> str:
+    """A hint for a value that is none of `choices`: the nearest first, when one is near, then all of them."""
+    options = list(choices)
+    return " ".join(filter(None, [did_you_mean(given, options), "one of " + ", ".join(options)]))

@@ -585,3 +585,21 @@ def test_a_size_option_is_capped_at_load_naming_the_field_and_the_most(tmp_path:
     err = refused(tmp_path, text(most + 1))
     assert err.problem == f"{most + 1} is more than {most}, the most a2a-lab allows here" and err.hint, err
     assert err.field_path.rsplit(".", 1)[-1] in option, err
+
+
+@pytest.mark.parametrize(
+    "body, field, meant",
+    [
+        ("task: {steps: [SUBMITED, COMPLETED]}\n", "task.steps[0]", "SUBMITTED"),
+        ("tls: {certificate: expird}\n", "tls.certificate", "expired"),
+        ("expect: {result: mesage}\n", "expect.result", "message"),
+    ],
+)
+def test_a_misspelt_value_gets_the_nearest_spelling(tmp_path: Path, body: str, field: str, meant: str) -> None:
+    err = refused(tmp_path, scenario_text(body))
+    assert err.field_path == field and err.hint.startswith(f"did you mean {meant!r}? one of ")
+
+
+def test_a_value_near_nothing_gets_the_list_alone(tmp_path: Path) -> None:
+    err = refused(tmp_path, scenario_text("tls: {certificate: zzzzzz}\n"))
+    assert err.hint == "one of valid, unknown-ca, expired, wrong-host"
