@@ -127,7 +127,6 @@ def scorecard_lines(
         if excused and not verbose:
             lines += ["", "excused by the baseline:", *excused]
         lines += ["", *table_lines(results, what, coloured, verbose)]
-    if lines and (stale or not quiet):
         lines.append("")
     if stale:
         lines.append(f"baseline: {rollup.counted(len(stale), 'entry')} with nothing to excuse, remove:")
@@ -147,8 +146,9 @@ def table_lines(results: list[ScenarioResult], what: str, coloured: rollup.Paint
     lines = [f"{what.upper().ljust(width)}  {'RESULT'.ljust(_MARK_WIDTH)}  DETAIL"]
     pad = " " * width
     for r in results:
-        mark = coloured(r.outcome.value.ljust(_MARK_WIDTH), r.outcome)
-        lines.append(f"{ids[r.id].ljust(width)}  {mark}  {shown(detail(r))}".rstrip())
+        said = shown(detail(r))
+        gap = " " * (_MARK_WIDTH - len(r.outcome.value) + 2) + said if said else ""
+        lines.append(f"{ids[r.id].ljust(width)}  {coloured(r.outcome.value, r.outcome)}{gap}")
         if r.error and r.outcome not in _BROKEN:
             lines.append(f"{pad}    note: {shown(r.error)}")  # e.g. a baseline entry that now passes
         if verbose:
