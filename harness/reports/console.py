@@ -69,10 +69,14 @@ def progress_line(
     colour: bool = False,
 ) -> str:
     """`[1/9] PASS           quirks/advertised-method-not-found (0.6s)`; without `outcome` (not scored yet) the
-    outcome column is left out. The caller escapes the line (escape.console); `colour` paints the outcome only."""
+    outcome column is left out. The id and the note are escaped here (escape.console); `colour` paints the outcome,
+    so print the line as it is (escaping it again would show the colour codes)."""
     width = len(str(total))
-    mark = "" if outcome is None else paint(outcome.value.ljust(_MARK_WIDTH), outcome, colour) + "  "
-    return f"[{index:>{width}}/{total}] {mark}{scenario_id} ({seconds:.1f}s){' ' + note if note else ''}"
+    mark = (
+        "" if outcome is None else paint(outcome.value, outcome, colour) + " " * (_MARK_WIDTH - len(outcome.value) + 2)
+    )
+    said = f" {shown(note)}" if note else ""
+    return f"[{index:>{width}}/{total}] {mark}{shown(scenario_id)} ({seconds:.1f}s){said}"
 
 
 def stderr_tail(text: str, lines: int = STDERR_LINES) -> list[str]:

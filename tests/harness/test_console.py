@@ -75,7 +75,10 @@ def test_a_progress_line_is_coloured_only_when_asked_and_only_its_outcome() -> N
     plain = console.progress_line(1, 9, "quirks/x", 0.6, outcome=Outcome.FAIL)
     painted = console.progress_line(1, 9, "quirks/x", 0.6, outcome=Outcome.FAIL, colour=True)
     assert "\033[" not in plain and plain.startswith("[1/9] FAIL ")
-    assert painted == plain.replace("FAIL" + " " * 9, "\033[31mFAIL" + " " * 9 + "\033[0m")
+    assert painted == plain.replace("FAIL", "\033[31mFAIL\033[0m")
+    # What a scenario file or the run said is escaped in the line itself: the colour is its only control.
+    hostile = console.progress_line(2, 9, "x/\x1b[2J", 1.0, "exit 1: \x07", Outcome.PASS, colour=True)
+    assert hostile == "[2/9] \033[32mPASS\033[0m" + " " * 11 + r"x/\x1b[2J (1.0s) exit 1: \x07"
     # Today's call (no outcome) reads as it did.
     assert console.progress_line(1, 9, "quirks/x", 0.6) == "[1/9] quirks/x (0.6s)"
 
