@@ -124,7 +124,8 @@ def scorecard_lines(
         if missed:
             lines += [
                 "",
-                f"{rollup.counted(len(missed), 'check')} missed" + ("" if verbose else _EACH_ONCE.format(what)),
+                f"{rollup.counted(len(missed), 'check')} missed"
+                + ("" if verbose else (_EACH_ONCE if len(missed) > 1 else _ONCE).format(what)),
             ]
             lines += rollup.rollup_lines(missed, what, coloured, evidence=not verbose)
         excused = rollup.excused_lines(results, what, coloured)
@@ -141,6 +142,7 @@ def scorecard_lines(
 
 
 _EACH_ONCE = " (each once, with the evidence of the first {0} it missed in; -v: every {0}'s)"
+_ONCE = " (with the evidence of the first {0} it missed in; -v: every {0}'s)"
 
 
 def table_lines(results: list[ScenarioResult], what: str, coloured: rollup.Paint, verbose: bool) -> list[str]:
