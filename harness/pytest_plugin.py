@@ -6,6 +6,12 @@ def test_my_client_handles_method_not_found(a2a_lab):
     score = lab.score()
     assert score.passed, score
     assert score.check("NO-RETRY-LOOP").outcome == "PASS"
+
+A failed test that scored shows, under "a2a-lab score", a line per scenario it scored and each missed check once
+(requirement, spec section, the scenarios it missed in, the first one's evidence): the console's layout
+(reports/rollup). At the end of the session a section "a2a-lab" sums up every scenario scored: outcomes overall and
+per group, checks passed per level, and the missed checks a line each. (Under pytest-xdist each worker scores its
+own tests, and the end-of-session section is not shown.)
 """
 
 from __future__ import annotations
@@ -26,8 +32,8 @@ from a2a_lab.server.hosting import BackgroundServer
 
 from . import runner, scoring
 from .journal_view import RunView
-from .model import GATING, MISSES, CheckResult, Outcome
-from .reports import escape
+from .model import GATING, MISSES, CheckResult, Outcome, ScenarioResult
+from .reports import console, escape, rollup
 from .reports.failure import failure_lines
 
 
@@ -176,15 +182,69 @@ class Lab:
             if served.last_score is not None and (served.last_score.failures() or not served.last_score.passed)
         ]
 
+    def results(self, label: str = "") -> list[ScenarioResult]:
+        """Each served scenario's latest score, as a scenario's result (its id prefixed with `label`, when given)."""
+        return [
+            ScenarioResult(
+                f"{label}[{served.scenario.id}]" if label else served.scenario.id,
+                served.scenario.title,
+                served.scenario.group,
+                served.last_score.outcome,
+                served.last_score.checks,
+                None,
+                0,
+                0.0,
+            )
+            for served in self._served
+            if served.last_score is not None
+        ]
+
+    def report(self) -> str | None:
+        """The scores of this test, as the console lays a run out: a line per scenario scored, then each missed check
+        once with the first scenario's evidence. None when every score passed without a miss."""
+        if not self.missed():
+            return None
+        results = self.results()
+        lines = [escape.console(f"{r.id}: a2a-lab: {r.outcome.value}") + _detail(r) for r in results]
+        return "\n".join(lines + rollup.rollup_lines(rollup.missed(results)))
+
+
+def _detail(result: ScenarioResult) -> str:
+    said = console.detail(result)
+    return f" — {escape.console(said)}" if said else ""
+
+
+#: Every scenario scored in the session (the latest score of each served one), for the end-of-session summary.
+_SCORED = pytest.StashKey[list[ScenarioResult]]()
+
 
 @pytest.fixture
-def a2a_lab() -> Iterator[Lab]:
+def a2a_lab(request: pytest.FixtureRequest) -> Iterator[Lab]:
     """Serve a2a-lab scenarios for this test; every server stops when the test ends."""
     lab = Lab()
     try:
         yield lab
     finally:
         lab.close()
+        request.config.stash.setdefault(_SCORED, []).extend(lab.results(request.node.name))
+
+
+def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
+    """The session's scores summed up as the console does (reports/rollup): outcomes overall and per group, checks
+    passed per level, then the missed checks a line each (the evidence is under each failed test)."""
+    results = config.stash.get(_SCORED, [])
+    if not results:
+        return
+    paint = console.painter(bool(getattr(terminalreporter, "hasmarkup", False)))
+    terminalreporter.write_sep("=", "a2a-lab")
+    summary = scoring.summary(results, False)
+    for line in rollup.summary_lines(results, summary, "scored scenario", paint):
+        terminalreporter.write_line(line)
+    missed = rollup.missed(results)
+    if missed:
+        terminalreporter.write_line(f"{rollup.counted(len(missed), 'check')} missed (in test[scenario]):")
+        for line in rollup.rollup_lines(missed, "scored scenario", paint, evidence=False):
+            terminalreporter.write_line(line)
 
 
 @pytest.hookimpl(wrapper=True)
@@ -196,6 +256,7 @@ def pytest_runtest_makereport(
     report = yield
     lab = getattr(item, "funcargs", {}).get("a2a_lab")
     if report.when == "call" and report.failed and isinstance(lab, Lab):
-        for text in lab.missed():
+        text = lab.report()
+        if text is not None:
             report.sections.append(("a2a-lab score", text))
     return report

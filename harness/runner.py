@@ -4,6 +4,7 @@ optional result file)."""
 
 from __future__ import annotations
 
+import copy
 import json
 import os
 import stat
@@ -12,7 +13,7 @@ import time
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from contextlib import AbstractContextManager, contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -412,6 +413,18 @@ def score(run: RawRun, supports: set[Support], opts: RunOptions) -> ScenarioResu
         result.error = "; ".join(notes) if not result.error else result.error + "; " + "; ".join(notes)
     result.harness_cost = run.setup_cost + (time.monotonic() - began)
     return result
+
+
+def outcome_now(run: RawRun, opts: RunOptions, seen: set[Support]) -> Outcome:
+    """A finished scenario's outcome at once, for its progress line, before the run is scored as a whole: with the
+    supports declared (`--client-supports`), else those the client showed so far (`seen`, which this run's join).
+    `score_all` infers them from the whole run, so where a later scenario shows a binding this one's score depends
+    on, the scorecard's outcome may differ; with the supports declared they are the same. The baseline applies, on
+    a copy: its stale entries are the final scoring's to record."""
+    seen |= infer_supports([run.records])
+    supports = set(opts.supports) if opts.supports else set(seen)
+    provisional = replace(opts, baseline=copy.deepcopy(opts.baseline))
+    return score(run, supports, provisional).outcome
 
 
 def execute_all(

@@ -1,4 +1,15 @@
-"""The console view: a progress line per finished scenario, then the scorecard."""
+"""The console view: a progress line per finished scenario, then the scorecard.
+
+The scorecard's layouts (`scorecard`):
+
+- default: the summary (outcomes overall and per group, checks passed per level, what the baseline excused); each
+  missed check once (its requirement, spec section, the scenarios it missed in, the first one's evidence); what the
+  baseline excused; a line per scenario (its outcome, the checks that missed, the baseline's excuses, its error);
+  the stale baseline entries; the verdict, last.
+- verbose: the summary; the missed checks a line each; per scenario, every finding in full (the excused ones too);
+  the stale entries; the verdict.
+- quiet: the stale baseline entries and the verdict alone.
+"""
 
 from __future__ import annotations
 
@@ -6,7 +17,8 @@ import os
 import sys
 from typing import Any, TextIO
 
-from ..model import Outcome, ScenarioResult
+from ..model import MISSES, Outcome, ScenarioResult
+from . import rollup
 from .escape import console as shown
 from .failure import failure_lines
 
@@ -24,6 +36,8 @@ _COLOUR = {
 }
 #: The outcome column's width: the longest outcome name (the console spells outcomes as the reports do).
 _MARK_WIDTH = max(len(o.value) for o in Outcome)
+#: Scenario outcomes that say why the scenario could not be judged (its error is the detail).
+_BROKEN = (Outcome.TIMEOUT, Outcome.NO_CONTACT, Outcome.ERROR)
 
 
 def colours(stream: TextIO) -> bool:
@@ -36,13 +50,33 @@ def paint(text: str, outcome: Outcome, colour: bool) -> str:
     return f"\033[{_COLOUR[outcome]}m{text}\033[0m" if colour else text
 
 
+def painter(colour: bool) -> rollup.Paint:
+    return (lambda text, outcome: paint(text, outcome, True)) if colour else rollup.plain
+
+
 #: How many of its last lines a progress line quotes from a client's stderr.
 STDERR_LINES = 6
 
 
-def progress_line(index: int, total: int, scenario_id: str, seconds: float, note: str = "") -> str:
+def progress_line(
+    index: int,
+    total: int,
+    scenario_id: str,
+    seconds: float,
+    note: str = "",
+    outcome: Outcome | None = None,
+    *,
+    colour: bool = False,
+) -> str:
+    """`[1/9] PASS           quirks/advertised-method-not-found (0.6s)`; without `outcome` (not scored yet) the
+    outcome column is left out. The id and the note are escaped here (escape.console); `colour` paints the outcome,
+    so print the line as it is (escaping it again would show the colour codes)."""
     width = len(str(total))
-    return f"[{index:>{width}}/{total}] {scenario_id} ({seconds:.1f}s){' ' + note if note else ''}"
+    mark = (
+        "" if outcome is None else paint(outcome.value, outcome, colour) + " " * (_MARK_WIDTH - len(outcome.value) + 2)
+    )
+    said = f" {shown(note)}" if note else ""
+    return f"[{index:>{width}}/{total}] {mark}{shown(scenario_id)} ({seconds:.1f}s){said}"
 
 
 def stderr_tail(text: str, lines: int = STDERR_LINES) -> list[str]:
@@ -57,48 +91,104 @@ def scorecard(
     out: TextIO | None = None,
     verbose: bool = False,
     stale: list[str] | None = None,
+    *,
+    quiet: bool = False,
+    what: str | None = None,
 ) -> None:
-    """`stale`: baseline entries that had nothing to excuse, listed before the verdict. Whatever a client, a scenario
-    or a baseline said is escaped for the terminal (escape.console) before the colours go in."""
+    """Print the scorecard (the layouts: the module's docstring). `stale`: baseline entries that had nothing to
+    excuse, listed before the verdict. `what` names a result (default `interface` for a probe's, else `scenario`).
+    `verbose` wins over `quiet`. Whatever a client, a scenario or a baseline said is escaped for the terminal
+    (escape.console) before the colours go in."""
     out = (
         out if out is not None else sys.stdout
     )  # looked up per call: a default bound at import outlives redirected streams
-    colour = colours(out)
+    print("\n".join(scorecard_lines(results, summary, colours(out), verbose, stale, quiet, what)), file=out)
 
-    def say(*lines: str) -> None:
-        for line in lines:
-            print(shown(line), file=out)
 
-    ids = {r.id: shown(r.id) for r in results}
-    width = max((len(sid) for sid in ids.values()), default=8)
-    say(f"\n{'SCENARIO'.ljust(width)}  {'RESULT'.ljust(_MARK_WIDTH)}  DETAIL")
-    for r in results:
-        bad = [c for c in r.checks if c.outcome in (Outcome.FAIL, Outcome.NON_STRICT, Outcome.ERROR) and not c.baseline]
-        detail = ", ".join(f"{c.id} ({c.outcome.value})" for c in bad)
-        declined = [c.id for c in r.checks if c.outcome is Outcome.UNIMPLEMENTED and c.id != "RESULT-EXPECTED"]
-        if declined:
-            detail = (detail + "; " if detail else "") + "not attempted: " + ", ".join(declined)
-        if r.outcome in (Outcome.TIMEOUT, Outcome.NO_CONTACT, Outcome.ERROR) and r.error:
-            detail = r.error + (f"; {detail}" if detail else "")
-        if r.baseline:
-            detail = f"expected failure (baseline): {r.baseline}" + (f"; {detail}" if detail else "")
-        mark = paint(r.outcome.value.ljust(_MARK_WIDTH), r.outcome, colour)
-        print(f"{ids[r.id].ljust(width)}  {mark}  {shown(detail)}", file=out)
-        if r.error and r.outcome not in (Outcome.TIMEOUT, Outcome.NO_CONTACT, Outcome.ERROR):
-            say(f"{'':{width}}    note: {r.error}")  # e.g. a baseline entry that now passes
-        if verbose or r.outcome in (Outcome.FAIL,):
-            for c in bad:
-                first, *rest = failure_lines(c)
-                say(f"{'':{width}}    - {first}", *(f"{'':{width}}      {line}" for line in rest))
-    levels = summary["levels"]
-    parts = [f"{lvl} {v['passed']}/{v['judged']}" for lvl, v in levels.items() if v["judged"]]
-    outcomes = ", ".join(f"{k} {v}" for k, v in summary["outcomes"].items())
-    skipped = sum(v.get("skipped", 0) for v in levels.values())
-    unimplemented = sum(v.get("unimplemented", 0) for v in levels.values())
-    apart = f" (judged nothing: {skipped} SKIPPED, {unimplemented} UNIMPLEMENTED)" if skipped or unimplemented else ""
-    say(f"\n{summary['scenarios']} scenarios: {outcomes}", f"checks passed: {', '.join(parts) or 'none judged'}{apart}")
+def scorecard_lines(
+    results: list[ScenarioResult],
+    summary: dict[str, Any],
+    colour: bool = False,
+    verbose: bool = False,
+    stale: list[str] | None = None,
+    quiet: bool = False,
+    what: str | None = None,
+) -> list[str]:
+    """The scorecard's lines, escaped and (with `colour`) painted."""
+    what = what or ("interface" if results and all(r.group == "probe" for r in results) else "scenario")
+    coloured = painter(colour)
+    lines: list[str] = []
+    if verbose or not quiet:
+        lines += ["", *rollup.summary_lines(results, summary, what, coloured)]
+        missed = rollup.missed(results)
+        if missed:
+            lines += [
+                "",
+                f"{rollup.counted(len(missed), 'check')} missed"
+                + ("" if verbose else (_EACH_ONCE if len(missed) > 1 else _ONCE).format(what)),
+            ]
+            lines += rollup.rollup_lines(missed, what, coloured, evidence=not verbose)
+        excused = rollup.excused_lines(results, what, coloured)
+        if excused and not verbose:
+            lines += ["", "excused by the baseline:", *excused]
+        lines += ["", *table_lines(results, what, coloured, verbose)]
+        lines.append("")
     if stale:
-        say(f"baseline: {len(stale)} entr{'y' if len(stale) == 1 else 'ies'} with nothing to excuse, remove:")
-        say(*(f"  {entry}" for entry in stale))
-    verdict = paint(summary["verdict"], Outcome.FAIL if summary["gate"] == "failed" else Outcome.PASS, colour)
-    print(f"verdict: {verdict}", file=out)
+        lines.append(f"baseline: {rollup.counted(len(stale), 'entry')} with nothing to excuse, remove:")
+        lines += [f"  {shown(entry)}" for entry in stale]
+    verdict = paint(shown(summary["verdict"]), Outcome.FAIL if summary["gate"] == "failed" else Outcome.PASS, colour)
+    lines.append(f"verdict: {verdict}")
+    return lines
+
+
+_EACH_ONCE = " (each once, with the evidence of the first {0} it missed in; -v: every {0}'s)"
+_ONCE = " (with the evidence of the first {0} it missed in; -v: every {0}'s)"
+
+
+def table_lines(results: list[ScenarioResult], what: str, coloured: rollup.Paint, verbose: bool) -> list[str]:
+    """A line per scenario: its id, outcome and detail; with `verbose`, each finding in full under it."""
+    ids = {r.id: shown(r.id) for r in results}
+    width = max((len(sid) for sid in [*ids.values(), what]), default=8)
+    lines = [f"{what.upper().ljust(width)}  {'RESULT'.ljust(_MARK_WIDTH)}  DETAIL"]
+    pad = " " * width
+    for r in results:
+        said = shown(detail(r))
+        gap = " " * (_MARK_WIDTH - len(r.outcome.value) + 2) + said if said else ""
+        lines.append(f"{ids[r.id].ljust(width)}  {coloured(r.outcome.value, r.outcome)}{gap}")
+        if r.error and r.outcome not in _BROKEN:
+            lines.append(f"{pad}    note: {shown(r.error)}")  # e.g. a baseline entry that now passes
+        if verbose:
+            for c in r.checks:
+                if c.outcome in MISSES:
+                    first, *rest = (shown(line) for line in failure_lines(c))
+                    lines += [f"{pad}    - {first}", *(f"{pad}      {line}" for line in rest)]
+    return lines
+
+
+def detail(r: ScenarioResult) -> str:
+    """A scenario's line: why it could not be judged, what the baseline excused, the checks that missed, what the
+    client did not attempt."""
+    parts = []
+    if r.baseline:
+        parts.append(f"expected failure (baseline): {r.baseline}")
+    if r.outcome in _BROKEN and r.error:
+        parts.append(r.error)
+    bad = [f"{c.id} ({c.outcome.value})" for c in r.checks if c.outcome in MISSES and not c.baseline]
+    if bad:
+        parts.append(", ".join(bad))
+    reasons: dict[str, list[str]] = {}
+    for c in r.checks:
+        if c.baseline:
+            reasons.setdefault(c.baseline, []).append(f"{c.id} ({c.outcome.value})")
+    others = []
+    for reason, checks in reasons.items():
+        if reason == r.baseline:
+            parts[0] += f", excusing {', '.join(checks)}"
+        else:
+            others.append(f"{', '.join(checks)} — {reason}")
+    if others:
+        parts.append("excused by baseline: " + "; ".join(others))
+    declined = [c.id for c in r.checks if c.outcome is Outcome.UNIMPLEMENTED and c.id != "RESULT-EXPECTED"]
+    if declined:
+        parts.append("not attempted: " + ", ".join(declined))
+    return "; ".join(parts)

@@ -16,10 +16,25 @@ WIDTH = 100
 def failure_lines(check: CheckResult) -> list[str]:
     """The check's finding and its evidence, unindented; the caller indents."""
     lines = [f"{check.id} [{check.level.value}] {check.outcome.value}: {check.message}"]
-    if check.requirement:
-        lines += textwrap.wrap(
-            check.requirement, WIDTH, initial_indent="  requirement: ", subsequent_indent="               "
-        )
+    lines += requirement_lines(check)
+    lines += evidence_lines(check)
+    if check.baseline:
+        lines.append(f"  expected failure (baseline): {check.baseline}")
+    return lines
+
+
+def requirement_lines(check: CheckResult) -> list[str]:
+    """The requirement the check judges, wrapped, indented by two ([] when it has none)."""
+    if not check.requirement:
+        return []
+    return textwrap.wrap(
+        check.requirement, WIDTH, initial_indent="  requirement: ", subsequent_indent="               "
+    )
+
+
+def evidence_lines(check: CheckResult) -> list[str]:
+    """What this finding saw: expected / actual and the request it quotes, indented by two."""
+    lines = []
     if check.expected or check.actual:
         lines += [f"  expected: {check.expected}", f"  actual:   {check.actual}"]
     if check.quote:
@@ -30,6 +45,4 @@ def failure_lines(check: CheckResult) -> list[str]:
             lines.append("    " + (line if len(line) <= QUOTE_LINE_MAX else line[: QUOTE_LINE_MAX - 3] + "..."))
         if len(quoted) > QUOTE_LINES_MAX:
             lines.append(f"    ... {len(quoted) - QUOTE_LINES_MAX} more lines (see the JSON or HTML report)")
-    if check.baseline:
-        lines.append(f"  expected failure (baseline): {check.baseline}")
     return lines

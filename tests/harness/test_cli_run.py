@@ -166,8 +166,9 @@ def test_a_defective_client_fails_the_gate_and_names_the_check(bad_run: dict[str
     assert proc.returncode == 1, proc.stdout + proc.stderr
     assert "VERSION-HEADER" in proc.stdout and "header absent" in proc.stdout
     assert "not conformant" in proc.stdout
-    # A failure reads: the finding, the requirement it breaks, expected / actual, and the request it quotes.
-    block = proc.stdout[proc.stdout.index("- VERSION-HEADER [MUST] FAIL: ") :].split("\n")
+    # A missed check reads once, however many scenarios it missed in: the check, the requirement it breaks, its
+    # spec section, the scenarios, then the first one's finding: expected / actual, and the request it quotes.
+    block = proc.stdout[proc.stdout.index("- VERSION-HEADER [MUST] FAIL in 2 scenarios\n") :].split("\n")
     lines = [
         line.strip()
         for line in block[
@@ -175,6 +176,11 @@ def test_a_defective_client_fails_the_gate_and_names_the_check(bad_run: dict[str
         ]
     ]
     assert lines[1].startswith("requirement: Clients MUST send A2A-Version on every request"), lines
+    assert proc.stdout.count("requirement: Clients MUST send A2A-Version") == 1, proc.stdout
+    [listed] = [line for line in lines if line.startswith("scenarios: ")]
+    assert sorted(listed.removeprefix("scenarios: ").split(", ")) == sorted(GOOD_SCENARIOS[:2]), lines
+    assert any(line.startswith("spec: A2A 1.0 §3.6") for line in lines), lines
+    assert any(re.fullmatch(r"first, in \S+: .+", line) for line in lines), lines
     at = lines.index("expected: A2A-Version: 1.0")
     assert lines[at + 1] == "actual:   header absent", lines
     assert re.fullmatch(r"request #\d+:", lines[at + 2]) and lines[at + 3].startswith("POST /"), lines

@@ -91,8 +91,9 @@ def test_no_version_header(a2a_lab):
     assert "Score(" not in out and "CheckResult(" not in out
     assert "AssertionError: a2a-lab: FAIL" in out
     section = out[out.index("a2a-lab score") :]
-    assert "spec/conformant: a2a-lab: FAIL" in section
-    assert "VERSION-HEADER [MUST] FAIL: " in section
+    assert "spec/conformant: a2a-lab: FAIL — VERSION-HEADER (FAIL)" in section
+    assert "- VERSION-HEADER [MUST] FAIL in 1 scenario\n" in section
+    assert "first, in spec/conformant: " in section
     assert "requirement: Clients MUST send A2A-Version on every request" in section
     assert "expected: A2A-Version: 1.0" in section and "actual:   header absent" in section
     assert "request #2:" in section and "POST /" in section and '"messageId"' in section
@@ -107,3 +108,46 @@ def test_fixture(a2a_lab):
     )
     result = pytester.runpytest_subprocess("-q", "-p", "no:cacheprovider")
     result.assert_outcomes(passed=1)
+
+
+def test_a_test_that_scores_several_scenarios_shows_each_miss_once_and_the_session_sums_up(
+    pytester: pytest.Pytester,
+) -> None:
+    """The console's layout: a line per scenario scored, each missed check once (its requirement once) with the
+    scenarios it missed in and the first one's evidence; at the end, the session's scores summed up."""
+    pytester.makepyfile(
+        test_two="""
+import httpx
+
+def send_without_version(lab):
+    iface = httpx.get(lab.card_url).json()["supportedInterfaces"][0]["url"]
+    body = {"jsonrpc": "2.0", "id": 1, "method": "SendMessage",
+            "params": {"message": {"messageId": "m1", "role": "ROLE_USER", "parts": [{"text": "hi"}]}}}
+    httpx.post(iface, json=body)
+
+def test_two_scenarios(a2a_lab):
+    scores = []
+    for sid in ("spec/conformant", "quirks/mixed-version-direct-message"):
+        lab = a2a_lab.serve(sid)
+        send_without_version(lab)
+        scores.append(lab.score())
+    assert all(s.passed for s in scores)
+"""
+    )
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider")
+    result.assert_outcomes(failed=1)
+    out = result.stdout.str()
+    section = out[out.index("a2a-lab score") : out.index("= a2a-lab =")]
+    assert "spec/conformant: a2a-lab: FAIL — VERSION-HEADER (FAIL)" in section
+    assert "quirks/mixed-version-direct-message: a2a-lab: FAIL — " in section
+    assert "- VERSION-HEADER [MUST] FAIL in 2 scenarios\n" in section
+    assert section.count("requirement: Clients MUST send A2A-Version on every request") == 1, section
+    assert "    scenarios: spec/conformant, quirks/mixed-version-direct-message" in section
+    assert "expected: A2A-Version: 1.0" in section and "request #2:" in section
+    summary = out[out.index("= a2a-lab =") :]
+    assert "2 scored scenarios: FAIL 2" in summary and "checks passed: MUST " in summary
+    assert "  quirks  FAIL 1" in summary and "  spec    FAIL 1" in summary
+    assert (
+        "- VERSION-HEADER [MUST] FAIL in 2 scored scenarios: test_two_scenarios[spec/conformant], "
+        "test_two_scenarios[quirks/mixed-version-direct-message]" in summary.replace("\n    ", " ")
+    ), summary

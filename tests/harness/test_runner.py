@@ -13,9 +13,24 @@ from typing import Any
 
 import pytest
 
+from a2a_lab.contract.scenario import Scenario
 from a2a_lab.harness import process
+from a2a_lab.harness.baseline import Baseline
 from a2a_lab.harness.model import Outcome, ScenarioResult
-from a2a_lab.harness.runner import RESULT_DEPTH, RESULT_LIMIT, command_for, read_result
+from a2a_lab.harness.runner import (
+    RESULT_DEPTH,
+    RESULT_LIMIT,
+    RawRun,
+    RunOptions,
+    command_for,
+    execute_all,
+    outcome_now,
+    read_result,
+    score_all,
+)
+from a2a_lab.protocol.cards import Support
+
+from .conftest import JSONRPC_BOTH, fake_command
 
 RunClient = Callable[..., list[ScenarioResult]]
 CONFORMANT, MIXED, SUBMITTED = (
@@ -248,3 +263,29 @@ def test_a_result_file_the_harness_cannot_use_is_reported_not_raised(tmp_path: P
             path.unlink()
     path.write_text('{"kind": "task", "deep": ' + "[" * 30 + "]" * 30 + "}")
     assert read_result(path)[0] is not None, "nesting within the limit is read"
+
+
+@pytest.mark.parametrize("declared", [True, False], ids=["declared-supports", "inferred-supports"])
+def test_a_progress_lines_outcome_is_the_one_the_scorecard_gives(
+    declared: bool, scenario: Callable[[str], Scenario]
+) -> None:
+    """runner.outcome_now, what a progress line shows before the run is scored as a whole: the same outcome, the
+    baseline applied, its stale entries recorded once (by the final scoring)."""
+    baseline = Baseline({CONFORMANT: {"VERSION-HEADER": "issue 12", "CARD-DISCOVERY": "fixed in 2.0"}})
+    opts = RunOptions(
+        client=fake_command("--defect", "no-header"),
+        timeout=10,
+        supports=list(JSONRPC_BOTH) if declared else None,
+        baseline=baseline,
+    )
+    seen: set[Support] = set()
+    now: dict[str, Outcome] = {}
+
+    def progress(raw: RawRun, index: int, total: int) -> None:
+        now[raw.scenario.id] = outcome_now(raw, opts, seen)
+
+    raws = execute_all([scenario(CONFORMANT), scenario(MIXED)], opts, progress)
+    results, _ = score_all(raws, opts)
+    assert now == {r.id: r.outcome for r in results} and set(now.values()) == {Outcome.FAIL}
+    assert baseline.stale == [(CONFORMANT, "CARD-DISCOVERY", "PASS")]
+    assert [c.baseline for r in results for c in r.checks if c.baseline] == ["issue 12"]
