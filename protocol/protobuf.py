@@ -81,7 +81,8 @@ def decode(data: bytes, cls: type[message.Message]) -> dict[str, Any]:
 
 
 def encode(value: Any, cls: type[message.Message], strict: bool = False) -> bytes:
-    return from_json(value, cls, strict).SerializeToString()
+    data: bytes = from_json(value, cls, strict).SerializeToString()
+    return data
 
 
 def decode_request(op: Operation, data: bytes) -> dict[str, Any]:
@@ -112,7 +113,8 @@ def status_bytes(code: int, text: str, details: list[dict[str, Any]]) -> bytes:
         body = {k: v for k, v in detail.items() if k != "@type"}
         packed.Pack(from_json(body, cls))
         status.details.append(packed)
-    return status.SerializeToString()
+    data: bytes = status.SerializeToString()
+    return data
 
 
 def status_json(data: bytes) -> dict[str, Any]:

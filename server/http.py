@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import types
 from collections.abc import Generator
-from typing import Any
+from typing import Any, TypeVar
 from urllib.parse import parse_qsl
 
 from starlette.types import Message, Receive, Scope
@@ -17,6 +17,9 @@ from a2a_lab.protocol.errors import A2AError, ErrorType
 BODY_SECONDS = 10.0
 #: Sent with the 408 of a body that did not arrive in time: the rest of it may still be on its way.
 CLOSE = [("connection", "close")]
+
+
+_T = TypeVar("_T")
 
 
 class BodyTooLarge(Exception):
@@ -63,13 +66,14 @@ async def _receive_by(receive: Receive, deadline: float | None) -> Message:
     try:
         pending = step.send(None)
     except StopIteration as done:
-        return done.value
+        message: Message = done.value
+        return message
     async with asyncio.timeout_at(deadline):
         return await _resume(step, pending)
 
 
 @types.coroutine
-def _resume(step: Generator[Any, None, Any], pending: Any) -> Generator[Any, None, Any]:
+def _resume(step: Generator[Any, None, _T], pending: Any) -> Generator[Any, None, _T]:
     """Go on awaiting an awaitable whose first step suspended, yielding `pending` to the event loop: what
     `yield from step` would do had it started the step itself (asyncio resumes with send(None) or throws in a
     cancellation, which goes on to the awaitable)."""
@@ -82,7 +86,8 @@ def _resume(step: Generator[Any, None, Any], pending: Any) -> Generator[Any, Non
         try:
             pending = step.throw(exc)
         except StopIteration as done:
-            return done.value
+            value: _T = done.value  # the awaitable's result (StopIteration.value is untyped)
+            return value
         return (yield from _resume(step, pending))
     return (yield from step)
 
@@ -96,7 +101,7 @@ _HEADERS_KEY = "a2a_lab.headers"
 
 def headers_of(scope: Scope) -> dict[str, str]:
     """The request's headers, lowercased and joined; decoded once per request (several layers read them)."""
-    cached = scope.get(_HEADERS_KEY)
+    cached: dict[str, str] | None = scope.get(_HEADERS_KEY)
     if cached is not None:
         return cached
     out: dict[str, str] = {}
