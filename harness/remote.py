@@ -15,11 +15,12 @@ from typing import Any
 import httpx
 
 from a2a_lab.contract.lab_api import RUNS_PREFIX, credentials
+from a2a_lab.protocol.exceptions import LabError
 
 from .command_line import ADMIN_TOKEN_ENV, admin_token
 
 
-class RemoteError(RuntimeError):
+class RemoteError(LabError, RuntimeError):
     pass
 
 

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Any
 
+from .exceptions import LabError
 from .revisions import DEFAULT, SpecRevision
 
 ERROR_INFO_TYPE = "type.googleapis.com/google.rpc.ErrorInfo"
@@ -202,7 +203,7 @@ def grpc_status_for_http(status: int) -> str:
 
 
 @dataclass
-class A2AError(Exception):
+class A2AError(LabError):
     """An error to answer with. `field` names the offending parameter for validation errors."""
 
     type: ErrorType

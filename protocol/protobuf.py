@@ -22,6 +22,7 @@ try:
 except ImportError as exc:  # pragma: no cover - exercised by the no-extra test in a subprocess
     raise ImportError(f"{MISSING} ({exc})") from exc
 
+from .exceptions import LabError
 from .grpcwire import SERVICE
 
 _SERVICE = a2a_pb2.DESCRIPTOR.services_by_name[SERVICE.rsplit(".", 1)[1]]
@@ -50,7 +51,7 @@ def streaming(op: Operation) -> bool:
     return bool(_method(op).server_streaming)
 
 
-class DecodeError(ValueError):
+class DecodeError(LabError, ValueError):
     """Bytes that are not the message they should be."""
 
 

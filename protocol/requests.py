@@ -17,6 +17,7 @@ from urllib.parse import quote
 
 from . import grpcwire, shapes, states
 from .bindings import A2A_JSON, JSON, Binding
+from .exceptions import LabError
 from .forms import Form
 from .operations import MESSAGE_SENDS, SPECS, Operation
 from .versions import HEADER, Version
@@ -35,7 +36,7 @@ _LIST_QUERY = (
 )
 
 
-class UnsupportedRequest(ValueError):
+class UnsupportedRequest(LabError, ValueError):
     """The operation does not exist in that version or binding, or required params are missing."""
 
 

@@ -21,6 +21,7 @@ from h11._connection import DEFAULT_MAX_INCOMPLETE_EVENT_SIZE  # uvicorn's defau
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from a2a_lab.contract import backoff
+from a2a_lab.protocol.exceptions import LabError
 
 from . import tls
 from .faults import TRANSPORT_KEY
@@ -173,7 +174,7 @@ def run(coro: Coroutine[Any, Any, None]) -> None:
         runner.run(coro)
 
 
-class PortInUse(OSError):
+class PortInUse(LabError, OSError):
     pass
 
 

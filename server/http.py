@@ -12,6 +12,7 @@ from starlette.types import Message, Receive, Scope
 
 from a2a_lab.protocol import jsontext, versions
 from a2a_lab.protocol.errors import A2AError, ErrorType
+from a2a_lab.protocol.exceptions import LabError
 
 #: How long a client has to send a whole request body (a slow or stalled body must not hold a handler forever).
 BODY_SECONDS = 10.0
@@ -22,11 +23,11 @@ CLOSE = [("connection", "close")]
 _T = TypeVar("_T")
 
 
-class BodyTooLarge(Exception):
+class BodyTooLarge(LabError):
     pass
 
 
-class BodyTimeout(Exception):
+class BodyTimeout(LabError):
     """The body did not arrive within the deadline; `received` is what came before it."""
 
     def __init__(self, received: bytes, seconds: float) -> None:
