@@ -263,7 +263,7 @@ class EnvelopeProblem:
     should: bool = False
 
 
-def error_info(details: Any) -> dict[str, Any] | None:
+def error_info(details: object) -> dict[str, Any] | None:
     """The google.rpc.ErrorInfo in a details list (JSON-RPC `data`, HTTP+JSON `error.details`), if any."""
     if isinstance(details, list):
         for item in details:
@@ -272,7 +272,7 @@ def error_info(details: Any) -> dict[str, Any] | None:
     return None
 
 
-def detail_problems(details: Any, path: str) -> list[EnvelopeProblem]:
+def detail_problems(details: object, path: str) -> list[EnvelopeProblem]:
     """A google.rpc details list: objects that each name their `@type` (ProtoJSON Any, §9.5, §11.6); an ErrorInfo
     carries a `reason` and a `domain`."""
     if not isinstance(details, list):

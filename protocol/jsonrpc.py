@@ -23,7 +23,7 @@ class Request:
     has_id: bool = True
 
 
-def parse_request(body: Any) -> Request:
+def parse_request(body: object) -> Request:
     """Validate a decoded JSON-RPC request object; raises A2AError (-32600) naming what is wrong."""
     if isinstance(body, list):
         raise A2AError(ErrorType.INVALID_REQUEST, "Batch requests are not supported")
@@ -53,7 +53,7 @@ def parse_request(body: Any) -> Request:
     )
 
 
-def request_id_of(body: Any) -> Any:
+def request_id_of(body: object) -> Any:
     """The id to echo in an error answer: the request's when it is usable, else null."""
     if isinstance(body, dict):
         rid = body.get("id")
@@ -82,7 +82,7 @@ def envelope(method: str, params: Any, req_id: Any) -> dict[str, Any]:
     return {"jsonrpc": VERSION, "id": req_id, "method": method, "params": params}
 
 
-def error_problems(err: Any, version: Version) -> list[EnvelopeProblem]:
+def error_problems(err: object, version: Version) -> list[EnvelopeProblem]:
     """What is wrong with the `error` member of a JSON-RPC answer someone sent (JSON-RPC 2.0 §5.1; A2A 1.0 §9.5).
 
     `code` is an integer and `message` a string; in 1.0, `data` is a list of objects naming their `@type`, and an

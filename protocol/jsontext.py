@@ -50,7 +50,7 @@ def loads_standard(text: bytes) -> Any:
     return json.loads(text.decode("utf-8"), parse_constant=_not_json, parse_float=_finite)
 
 
-def within_depth(value: Any, limit: int) -> bool:
+def within_depth(value: object, limit: int) -> bool:
     """True when decoded JSON nests at most `limit` levels (iterative: no recursion on hostile input)."""
     stack: list[tuple[Any, int]] = [(value, 1)]
     while stack:
@@ -64,7 +64,7 @@ def within_depth(value: Any, limit: int) -> bool:
     return True
 
 
-def dumps(value: Any) -> bytes:
+def dumps(value: object) -> bytes:
     """Compact UTF-8 JSON. A lone surrogate (from a `\\ud800` escape: valid JSON, not UTF-8) stays escaped."""
     try:
         return orjson.dumps(value)

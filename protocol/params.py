@@ -31,7 +31,7 @@ def _need_str(params: dict[str, Any], key: str, where: str) -> str:
     return value
 
 
-def _opt_int(value: Any, field_path: str, minimum: int | None = None, maximum: int | None = None) -> int | None:
+def _opt_int(value: object, field_path: str, minimum: int | None = None, maximum: int | None = None) -> int | None:
     if value is None:
         return None
     if isinstance(value, str) and _digits(value.removeprefix("-")):
@@ -44,7 +44,7 @@ def _opt_int(value: Any, field_path: str, minimum: int | None = None, maximum: i
     return value
 
 
-def _opt_bool(value: Any, field_path: str) -> bool | None:
+def _opt_bool(value: object, field_path: str) -> bool | None:
     if value is None:
         return None
     if isinstance(value, str) and value in ("true", "false"):

@@ -286,7 +286,7 @@ def _rest_body(op: Operation, version: Version, params: Mapping[str, Any]) -> di
     return {}
 
 
-def _query_text(value: Any) -> str:
+def _query_text(value: object) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
     return str(_wire_value(value))

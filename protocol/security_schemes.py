@@ -185,11 +185,11 @@ class CardSecurity:
 NO_SECURITY = CardSecurity()
 
 
-def _text(value: Any) -> str | None:
+def _text(value: object) -> str | None:
     return value if isinstance(value, str) and value else None
 
 
-def _flows(value: Any, path: str, problems: list[Problem]) -> tuple[OAuthFlow, ...]:
+def _flows(value: object, path: str, problems: list[Problem]) -> tuple[OAuthFlow, ...]:
     if not isinstance(value, dict):
         problems.append(Problem(path, "flows is not an object"))
         return ()
@@ -217,7 +217,7 @@ def _flows(value: Any, path: str, problems: list[Problem]) -> tuple[OAuthFlow, .
     return tuple(out)
 
 
-def _scheme(name: str, raw: Any, path: str, problems: list[Problem]) -> Scheme | None:
+def _scheme(name: str, raw: object, path: str, problems: list[Problem]) -> Scheme | None:
     if not isinstance(raw, dict):
         problems.append(Problem(path, "a security scheme is an object"))
         return None
@@ -268,7 +268,7 @@ def _scheme(name: str, raw: Any, path: str, problems: list[Problem]) -> Scheme |
     return Scheme(name, kind)
 
 
-def _scopes(value: Any) -> tuple[str, ...] | None:
+def _scopes(value: object) -> tuple[str, ...] | None:
     """1.0 StringList `{"list": [...]}` or 0.3 `[...]`."""
     if isinstance(value, dict):
         value = value.get("list", [])
@@ -302,7 +302,7 @@ def _requirements(card: Mapping[str, Any], problems: list[Problem]) -> tuple[Req
     return tuple(out)
 
 
-def read(card: Any) -> CardSecurity:
+def read(card: object) -> CardSecurity:
     """The security a card declares (1.0, 0.3 or dual shaped), with what is wrong about it; NO_SECURITY for
     anything that is not an object."""
     if not isinstance(card, Mapping):

@@ -99,7 +99,7 @@ def part_out(part: dict[str, Any], form: Form) -> dict[str, Any]:
     return {"kind": "file", "file": file, **meta}
 
 
-def _as_object(value: Any) -> dict[str, Any]:
+def _as_object(value: object) -> dict[str, Any]:
     """0.3 data parts must hold an object; 1.0 allows any JSON value."""
     return value if isinstance(value, dict) else {"value": value}
 
@@ -225,7 +225,7 @@ def inline_push_key(form: Form) -> str:
 INLINE_PUSH_KEYS = tuple(inline_push_key(form) for form in (V1_JSONRPC, V03_JSONRPC, V03_HTTP_JSON))
 
 
-def inline_push(configuration: Any) -> Any:
+def inline_push(configuration: object) -> Any:
     """The webhook a SendMessageConfiguration as sent registers inline, in any form's spelling; None when none."""
     if not isinstance(configuration, dict):
         return None
@@ -265,7 +265,7 @@ def _b64_ok(text: str) -> bool:
 
 
 def parse_part(
-    raw: Any, form: Form, path: str, problems: list[Problem], lenient_kind: bool = False
+    raw: object, form: Form, path: str, problems: list[Problem], lenient_kind: bool = False
 ) -> dict[str, Any] | None:
     version, rest = form.version, form.rest
     if not isinstance(raw, dict):
@@ -373,7 +373,7 @@ def parse_part(
 
 
 def parse_message(
-    raw: Any, form: Form, path: str = "message", lenient_kind: bool = False, max_parts: PartsLimit | None = None
+    raw: object, form: Form, path: str = "message", lenient_kind: bool = False, max_parts: PartsLimit | None = None
 ) -> tuple[dict[str, Any] | None, list[Problem]]:
     """An incoming message in canonical form, and every problem found on the way (parts beyond `max_parts`: one
     problem, and none of them read)."""
@@ -446,7 +446,7 @@ def parse_message(
 
 
 def parse_message_or_raise(
-    raw: Any, form: Form, path: str = "message", lenient_kind: bool = False, max_parts: PartsLimit | None = None
+    raw: object, form: Form, path: str = "message", lenient_kind: bool = False, max_parts: PartsLimit | None = None
 ) -> dict[str, Any]:
     msg, problems = parse_message(raw, form, path, lenient_kind, max_parts)
     for problem in problems:
@@ -456,7 +456,7 @@ def parse_message_or_raise(
     return msg
 
 
-def parse_push_config(raw: Any, form: Form, path: str) -> tuple[dict[str, Any] | None, list[Problem]]:
+def parse_push_config(raw: object, form: Form, path: str) -> tuple[dict[str, Any] | None, list[Problem]]:
     """A push config in canonical (1.0, flat) form from any version's shape."""
     version = form.version
     problems: list[Problem] = []
@@ -498,7 +498,7 @@ def parse_push_config(raw: Any, form: Form, path: str) -> tuple[dict[str, Any] |
     return (out if not any(not p.foreign for p in problems) else None), problems
 
 
-def _v03_authentication(auth: Any, path: str, problems: list[Problem]) -> dict[str, Any]:
+def _v03_authentication(auth: object, path: str, problems: list[Problem]) -> dict[str, Any]:
     """0.3 `{schemes: [..], credentials}` as the 1.0 `{scheme, credentials}` (the first scheme)."""
     if not isinstance(auth, dict):
         problems.append(Problem(path, "must be an object"))
@@ -513,7 +513,7 @@ def _v03_authentication(auth: Any, path: str, problems: list[Problem]) -> dict[s
     }
 
 
-def stream_event_kind(body: Any, form: Form) -> str | None:
+def stream_event_kind(body: object, form: Form) -> str | None:
     """Which StreamResponse member an event body carries (`task`, `message`, `statusUpdate`, `artifactUpdate`)."""
     version, rest = form.version, form.rest
     if not isinstance(body, dict):
@@ -528,7 +528,7 @@ def stream_event_kind(body: Any, form: Form) -> str | None:
     return present[0] if len(present) == 1 else None
 
 
-def event_task_id(body: Any, form: Form) -> str | None:
+def event_task_id(body: object, form: Form) -> str | None:
     """The task an event or result body is about: a task's `id`, an update's or a message's `taskId`."""
     version, rest = form.version, form.rest
     kind = stream_event_kind(body, form)
@@ -561,7 +561,7 @@ def _discriminated(form: Form) -> bool:
     return version is V03 and not rest
 
 
-def kind_problems(obj: Any, what: str, form: Form, path: str) -> list[Problem]:
+def kind_problems(obj: object, what: str, form: Form, path: str) -> list[Problem]:
     """Where the form needs `kind` and where it must have none, in an object someone sent and what it holds.
 
     `what` is the object's canonical kind: `task`, `message`, `statusUpdate`, `artifactUpdate` or `part`. The 0.3
@@ -573,7 +573,7 @@ def kind_problems(obj: Any, what: str, form: Form, path: str) -> list[Problem]:
     return problems
 
 
-def _check_kind(obj: Any, what: str, form: Form, path: str, problems: list[Problem]) -> None:
+def _check_kind(obj: object, what: str, form: Form, path: str, problems: list[Problem]) -> None:
     version = form.version
     if not isinstance(obj, dict):
         return
@@ -623,5 +623,5 @@ def _check_kind(obj: Any, what: str, form: Form, path: str, problems: list[Probl
         _check_kind(child, kind, form, where, problems)
 
 
-def _list(value: Any) -> list[Any]:
+def _list(value: object) -> list[Any]:
     return value if isinstance(value, list) else []

@@ -47,7 +47,7 @@ _CHILDREN = {
 }
 
 
-def _is_default(value: Any) -> bool:
+def _is_default(value: object) -> bool:
     return value in ("", 0, False, [], {}) and not (isinstance(value, bool) and value is True)
 
 
