@@ -184,7 +184,7 @@ def read(
         assert push_cfg is not None
         if not push_cfg.get("taskId"):
             raise invalid_params(f"{where}taskId", "required: the task the config is for")
-        return push_cfg
+        return dict(push_cfg)
 
     if op in (Operation.GET_PUSH_CONFIG, Operation.DELETE_PUSH_CONFIG, Operation.LIST_PUSH_CONFIGS):
         if version is V03 and not rest:

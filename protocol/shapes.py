@@ -11,13 +11,15 @@ from __future__ import annotations
 import base64
 import binascii
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 from . import states
 from .bindings import Binding
 from .errors import invalid_params
 from .forms import V03_HTTP_JSON, V03_JSONRPC, V1_JSONRPC, Form
+from .json_types import JSONObject, JSONValue, Message, TaskPushNotificationConfig
 from .states import Role, TaskState
 from .versions import Version
 
@@ -99,7 +101,7 @@ def part_out(part: dict[str, Any], form: Form) -> dict[str, Any]:
     return {"kind": "file", "file": file, **meta}
 
 
-def _as_object(value: object) -> dict[str, Any]:
+def _as_object(value: JSONValue) -> JSONObject:
     """0.3 data parts must hold an object; 1.0 allows any JSON value."""
     return value if isinstance(value, dict) else {"value": value}
 
@@ -225,7 +227,7 @@ def inline_push_key(form: Form) -> str:
 INLINE_PUSH_KEYS = tuple(inline_push_key(form) for form in (V1_JSONRPC, V03_JSONRPC, V03_HTTP_JSON))
 
 
-def inline_push(configuration: object) -> Any:
+def inline_push(configuration: object) -> JSONValue:
     """The webhook a SendMessageConfiguration as sent registers inline, in any form's spelling; None when none."""
     if not isinstance(configuration, dict):
         return None
@@ -235,10 +237,10 @@ def inline_push(configuration: object) -> Any:
 # --------------------------------------------------------------------------------------------- input
 
 
-def _normalise_keys(obj: dict[str, Any], path: str, problems: list[Problem], form: Form) -> dict[str, Any]:
+def _normalise_keys(obj: Mapping[str, JSONValue], path: str, problems: list[Problem], form: Form) -> JSONObject:
     """ProtoJSON parsers accept proto (snake_case) names. A 1.0 client MUST send camelCase (§5.5) and the 0.3 JSON-RPC
     schema names only camelCase members; 0.3 HTTP+JSON is plain ProtoJSON, so there a proto name is tolerated."""
-    out: dict[str, Any] = {}
+    out: JSONObject = {}
     tolerated = form.version is V03 and form.rest
     for key, value in obj.items():
         if "_" in key:
@@ -266,7 +268,8 @@ def _b64_ok(text: str) -> bool:
 
 def parse_part(
     raw: object, form: Form, path: str, problems: list[Problem], lenient_kind: bool = False
-) -> dict[str, Any] | None:
+) -> JSONObject | None:
+    """A part in canonical form (as given where it breaks a rule: `problems` says how), None when it has no form."""
     version, rest = form.version, form.rest
     if not isinstance(raw, dict):
         problems.append(Problem(path, "a part must be an object"))
@@ -292,7 +295,7 @@ def parse_part(
                 )
                 return None
             (kind,) = present
-            out: dict[str, Any] = {kind: part[kind]}
+            out: JSONObject = {kind: part[kind]}
             for extra in ("filename", "mediaType", "metadata"):
                 if extra in part:
                     out[extra] = part[extra]
@@ -360,21 +363,21 @@ def parse_part(
         if not isinstance(part["data"], dict):
             problems.append(Problem(f"{path}.data", "a 0.3 data part holds an object"))
         return {"data": part["data"], **meta}
-    f = part["file"]
-    if not isinstance(f, dict) or ("bytes" in f) == ("uri" in f):
+    file = part["file"]
+    if not isinstance(file, dict) or ("bytes" in file) == ("uri" in file):
         problems.append(Problem(f"{path}.file", "a 0.3 file needs exactly one of bytes, uri"))
         return None
-    out = {"raw": f["bytes"]} if "bytes" in f else {"url": f["uri"]}
-    if "mimeType" in f:
-        out["mediaType"] = f["mimeType"]
-    if "name" in f:
-        out["filename"] = f["name"]
+    out = {"raw": file["bytes"]} if "bytes" in file else {"url": file["uri"]}
+    if "mimeType" in file:
+        out["mediaType"] = file["mimeType"]
+    if "name" in file:
+        out["filename"] = file["name"]
     return {**out, **meta}
 
 
 def parse_message(
     raw: object, form: Form, path: str = "message", lenient_kind: bool = False, max_parts: PartsLimit | None = None
-) -> tuple[dict[str, Any] | None, list[Problem]]:
+) -> tuple[Message | None, list[Problem]]:
     """An incoming message in canonical form, and every problem found on the way (parts beyond `max_parts`: one
     problem, and none of them read)."""
     version, rest = form.version, form.rest
@@ -382,7 +385,7 @@ def parse_message(
     if not isinstance(raw, dict):
         return None, [Problem(path, "must be an object")]
     msg = _normalise_keys(raw, path, problems, form)
-    out: dict[str, Any] = {}
+    out: JSONObject = {}
     if version is V03 and not rest:
         if msg.get("kind") != "message" and not (lenient_kind and "kind" not in msg):
             problems.append(
@@ -442,12 +445,14 @@ def parse_message(
             out[key] = msg[key]
     if "metadata" in out and not isinstance(out["metadata"], dict):
         problems.append(Problem(f"{path}.metadata", "must be an object"))
-    return (out if not any(not p.foreign for p in problems) else None), problems
+    if any(not p.foreign for p in problems):
+        return None, problems
+    return cast(Message, out), problems  # its members checked above (extensions, referenceTaskIds as given)
 
 
 def parse_message_or_raise(
     raw: object, form: Form, path: str = "message", lenient_kind: bool = False, max_parts: PartsLimit | None = None
-) -> dict[str, Any]:
+) -> Message:
     msg, problems = parse_message(raw, form, path, lenient_kind, max_parts)
     for problem in problems:
         if not problem.foreign:
@@ -456,7 +461,7 @@ def parse_message_or_raise(
     return msg
 
 
-def parse_push_config(raw: object, form: Form, path: str) -> tuple[dict[str, Any] | None, list[Problem]]:
+def parse_push_config(raw: object, form: Form, path: str) -> tuple[TaskPushNotificationConfig | None, list[Problem]]:
     """A push config in canonical (1.0, flat) form from any version's shape."""
     version = form.version
     problems: list[Problem] = []
@@ -469,7 +474,7 @@ def parse_push_config(raw: object, form: Form, path: str) -> tuple[dict[str, Any
         if not isinstance(inner, dict):
             return None, [Problem(inner_path, "must be an object")]
         inner = _normalise_keys(inner, inner_path, problems, form)
-        out: dict[str, Any] = {k: inner[k] for k in ("id", "url", "token") if k in inner}
+        out: JSONObject = {k: inner[k] for k in ("id", "url", "token") if k in inner}
         where = {"id": inner_path, "token": inner_path, "taskId": path, "authentication": inner_path}
         auth = inner.get("authentication")
         if auth is not None:
@@ -495,10 +500,12 @@ def parse_push_config(raw: object, form: Form, path: str) -> tuple[dict[str, Any
     url = out.get("url")
     if not isinstance(url, str) or not url:
         problems.append(Problem(f"{path}.url", "required: the webhook URL"))
-    return (out if not any(not p.foreign for p in problems) else None), problems
+    if any(not p.foreign for p in problems):
+        return None, problems
+    return cast(TaskPushNotificationConfig, out), problems  # its members checked above
 
 
-def _v03_authentication(auth: object, path: str, problems: list[Problem]) -> dict[str, Any]:
+def _v03_authentication(auth: object, path: str, problems: list[Problem]) -> JSONObject:
     """0.3 `{schemes: [..], credentials}` as the 1.0 `{scheme, credentials}` (the first scheme)."""
     if not isinstance(auth, dict):
         problems.append(Problem(path, "must be an object"))
