@@ -310,7 +310,7 @@ def test_inline_webhook_member_per_form(form: Form, key: str) -> None:
     params = {"message": USER_MSG, "configuration": requests.send_configuration(push=hook)}
     wire = requests.build(Operation.SEND_MESSAGE, form.version, form.binding, params)
     sent = wire.params if isinstance(wire, requests.RpcRequest) else wire.body
-    assert isinstance(sent, dict) and key in sent["configuration"]
+    assert isinstance(sent, dict) and isinstance(sent["configuration"], dict) and key in sent["configuration"]
     assert shapes.inline_push(sent["configuration"]) is not None
     read = params_core.read(Operation.SEND_MESSAGE, form, sent)
     assert read["configuration"]["taskPushNotificationConfig"]["url"] == "https://hook.example/a2a"
