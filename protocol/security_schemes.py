@@ -13,7 +13,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any
 from urllib.parse import urlsplit
 
 from .security import V03_SCHEMES, V1_SCHEMES
@@ -277,7 +276,7 @@ def _scopes(value: object) -> tuple[str, ...] | None:
     return None
 
 
-def _requirements(card: Mapping[str, Any], problems: list[Problem]) -> tuple[Requirement, ...]:
+def _requirements(card: Mapping[str, object], problems: list[Problem]) -> tuple[Requirement, ...]:
     v1 = card.get("securityRequirements", card.get("security_requirements"))
     raw, key = (v1, "securityRequirements") if v1 is not None else (card.get("security"), "security")
     if raw is None:
