@@ -19,6 +19,7 @@ from . import grpcwire, shapes, states
 from .bindings import A2A_JSON, JSON, Binding
 from .exceptions import LabError
 from .forms import Form
+from .json_types import Message
 from .operations import MESSAGE_SENDS, SPECS, Operation
 from .versions import HEADER, Version
 
@@ -199,7 +200,7 @@ def _message(params: Mapping[str, object], form: Form, op: Operation) -> dict[st
     message = params.get("message")
     if not isinstance(message, dict):
         raise UnsupportedRequest(f"{op.value} needs `message` (a canonical 1.0 Message)")
-    return shapes.message_out(message, form)
+    return shapes.message_out(cast(Message, message), form)  # the caller's canonical message, as it says
 
 
 def _push_inner(config: object, form: Form) -> dict[str, object]:

@@ -19,7 +19,18 @@ from . import states
 from .bindings import Binding
 from .errors import invalid_params
 from .forms import V03_HTTP_JSON, V03_JSONRPC, V1_JSONRPC, Form
-from .json_types import JSONObject, JSONValue, Message, TaskPushNotificationConfig
+from .json_types import (
+    Artifact,
+    JSONObject,
+    JSONValue,
+    Message,
+    Part,
+    SendMessageResponse,
+    StreamResponse,
+    Task,
+    TaskPushNotificationConfig,
+    TaskStatus,
+)
 from .states import Role, TaskState
 from .versions import Version
 
@@ -73,17 +84,22 @@ def camel(name: str) -> str:
 # --------------------------------------------------------------------------------------------- output
 
 
-def part_out(part: dict[str, Any], form: Form) -> dict[str, Any]:
+#: A canonical object in a form's shape, as it is written: which members it has depends on the form (the 1.0 form
+#: is the canonical object itself), so they are not typed.
+WireObject = dict[str, Any]
+
+
+def part_out(part: Part, form: Form) -> WireObject:
     version, rest = form.version, form.rest
     if version is V1:
-        return part
+        return cast(WireObject, part)
     meta = {"metadata": part["metadata"]} if "metadata" in part else {}
     if rest:
         if "text" in part:
             return {"text": part["text"], **meta}
         if "data" in part:
             return {"data": {"data": _as_object(part["data"])}, **meta}
-        file: dict[str, Any] = {"fileWithBytes": part["raw"]} if "raw" in part else {"fileWithUri": part.get("url", "")}
+        file: JSONObject = {"fileWithBytes": part["raw"]} if "raw" in part else {"fileWithUri": part.get("url", "")}
         if "mediaType" in part:
             file["mimeType"] = part["mediaType"]
         if "filename" in part:
@@ -106,16 +122,16 @@ def _as_object(value: JSONValue) -> JSONObject:
     return value if isinstance(value, dict) else {"value": value}
 
 
-def message_out(msg: dict[str, Any], form: Form) -> dict[str, Any]:
+def message_out(msg: Message, form: Form) -> WireObject:
     version, rest = form.version, form.rest
     if version is V1:
-        return msg
-    out: dict[str, Any] = {} if rest else {"kind": "message"}
+        return cast(WireObject, msg)
+    out: WireObject = {} if rest else {"kind": "message"}
     for key, value in msg.items():
         if key == "role":
-            out["role"] = states.spell_role(Role(value), form)
+            out["role"] = states.spell_role(Role(msg["role"]), form)
         elif key == "parts":
-            out[form.parts_key] = [part_out(p, form) for p in value]
+            out[form.parts_key] = [part_out(p, form) for p in msg["parts"]]
         elif key == "referenceTaskIds" and rest:
             continue
         else:
@@ -123,75 +139,77 @@ def message_out(msg: dict[str, Any], form: Form) -> dict[str, Any]:
     return out
 
 
-def status_out(status: dict[str, Any], form: Form) -> dict[str, Any]:
+def status_out(status: TaskStatus, form: Form) -> WireObject:
     version = form.version
     if version is V1:
-        return status
-    out = dict(status)
+        return cast(WireObject, status)
+    out: WireObject = dict(status)
     out["state"] = states.spell(TaskState(status["state"]), form)
     if "message" in status:
         out["message"] = message_out(status["message"], form)
     return out
 
 
-def artifact_out(artifact: dict[str, Any], form: Form) -> dict[str, Any]:
+def artifact_out(artifact: Artifact, form: Form) -> WireObject:
     version = form.version
     if version is V1:
-        return artifact
-    out = dict(artifact)
+        return cast(WireObject, artifact)
+    out: WireObject = dict(artifact)
     out["parts"] = [part_out(p, form) for p in artifact.get("parts", [])]
     return out
 
 
-def task_out(task: dict[str, Any], form: Form) -> dict[str, Any]:
+def task_out(task: Task, form: Form) -> WireObject:
     version, rest = form.version, form.rest
     if version is V1:
-        return task
-    out: dict[str, Any] = {} if rest else {"kind": "task"}
+        return cast(WireObject, task)
+    out: WireObject = {} if rest else {"kind": "task"}
     for key, value in task.items():
         if key == "status":
-            out["status"] = status_out(value, form)
+            out["status"] = status_out(task["status"], form)
         elif key == "artifacts":
-            out["artifacts"] = [artifact_out(a, form) for a in value]
+            out["artifacts"] = [artifact_out(a, form) for a in task["artifacts"]]
         elif key == "history":
-            out["history"] = [message_out(m, form) for m in value]
+            out["history"] = [message_out(m, form) for m in task["history"]]
         else:
             out[key] = value
     return out
 
 
-def stream_response_out(event: dict[str, Any], form: Form) -> dict[str, Any]:
+def stream_response_out(event: StreamResponse, form: Form) -> WireObject:
     """A canonical StreamResponse (`{"task": ...}` etc.) in a version's form.
 
     0.3 status updates carry `final`, true at a terminal or interrupted state (notes §6).
     """
     version, rest = form.version, form.rest
     if version is V1:
-        return event
-    ((key, value),) = event.items()
+        return cast(WireObject, event)
+    ((key, _),) = event.items()
     if key == "task":
-        body = task_out(value, form)
+        body = task_out(event["task"], form)
     elif key == "message":
-        body = message_out(value, form)
+        body = message_out(event["message"], form)
     elif key == "statusUpdate":
-        body = dict(value)
-        body["status"] = status_out(value["status"], form)
-        body.setdefault("final", TaskState(value["status"]["state"]).stops)
+        status_update = event["statusUpdate"]
+        body = dict(status_update)
+        body["status"] = status_out(status_update["status"], form)
+        body.setdefault("final", TaskState(status_update["status"]["state"]).stops)
     else:
-        body = dict(value)
-        body["artifact"] = artifact_out(value["artifact"], form)
+        artifact_update = event["artifactUpdate"]
+        body = dict(artifact_update)
+        body["artifact"] = artifact_out(artifact_update["artifact"], form)
     if rest:
         return {key: body}
     return {"kind": EVENT_KINDS_V03[key], **body} if "kind" not in body else body
 
 
-def send_result_out(result: dict[str, Any], form: Form) -> dict[str, Any]:
+def send_result_out(result: SendMessageResponse, form: Form) -> WireObject:
     """SendMessageResponse: 1.0 and 0.3 REST wrap (`{"task": ...}`); 0.3 JSON-RPC is bare with `kind`."""
     version, rest = form.version, form.rest
     if version is V1:
-        return result
-    ((key, value),) = result.items()
-    converted = task_out(value, form) if key == "task" else message_out(value, form)
+        return cast(WireObject, result)
+    ((key, _),) = result.items()
+    converted = task_out(result["task"], form) if key == "task" else message_out(result["message"], form)
     return {key: converted} if rest else converted
 
 

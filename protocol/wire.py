@@ -6,23 +6,29 @@ to each other, so the server, the harness and the client spell every form the sa
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping
+from typing import Any, cast
 
 from . import shapes, states
 from .forms import Form
+from .json_types import StreamResponse, Task
 from .operations import Operation
+from .shapes import WireObject
 from .versions import Version
 
 # ------------------------------------------------------------------------------------- canonical -> wire
 
 
 def result_out(op: Operation, value: Any, form: Form) -> Any:
-    """A canonical result of an operation in a form's shape."""
+    """A canonical result of an operation in a form's shape.
+
+    `value` is the server's result as it holds it, untyped (its type depends on `op`); it is taken for the canonical
+    type shapes writes (a SendMessageResponse, a Task)."""
     version = form.version
     if op is Operation.SEND_MESSAGE:
         return shapes.send_result_out(value, form)
     if op in (Operation.GET_TASK, Operation.CANCEL_TASK):
-        return shapes.task_out(value, form) if isinstance(value, dict) and "status" in value else value
+        return shapes.task_out(cast(Task, value), form) if isinstance(value, dict) and "status" in value else value
     if op is Operation.LIST_TASKS:
         return {**value, "tasks": [shapes.task_out(t, form) for t in value["tasks"]]}
     if op in (Operation.CREATE_PUSH_CONFIG, Operation.GET_PUSH_CONFIG):
@@ -37,9 +43,9 @@ def result_out(op: Operation, value: Any, form: Form) -> Any:
     return value
 
 
-def event_out(event: dict[str, Any], form: Form) -> dict[str, Any]:
-    """A canonical StreamResponse (`{"task": ...}` etc.) in a form's shape."""
-    return shapes.stream_response_out(event, form)
+def event_out(event: Mapping[str, Any], form: Form) -> WireObject:
+    """A canonical StreamResponse (`{"task": ...}` etc.), as the server holds it (untyped), in a form's shape."""
+    return shapes.stream_response_out(cast(StreamResponse, event), form)
 
 
 # ------------------------------------------------------------------------------------- wire -> canonical
