@@ -28,8 +28,10 @@ from .json_types import (
     SendMessageResponse,
     StreamResponse,
     Task,
+    TaskArtifactUpdateEvent,
     TaskPushNotificationConfig,
     TaskStatus,
+    TaskStatusUpdateEvent,
 )
 from .states import Role, TaskState
 from .versions import Version
@@ -184,18 +186,19 @@ def stream_response_out(event: StreamResponse, form: Form) -> WireObject:
     version, rest = form.version, form.rest
     if version is V1:
         return cast(WireObject, event)
-    ((key, _),) = event.items()
+    # The one member, whatever its name (the type says which names there are; a value is not checked here).
+    ((key, value),) = event.items()
     if key == "task":
-        body = task_out(event["task"], form)
+        body = task_out(cast(Task, value), form)
     elif key == "message":
-        body = message_out(event["message"], form)
+        body = message_out(cast(Message, value), form)
     elif key == "statusUpdate":
-        status_update = event["statusUpdate"]
+        status_update = cast(TaskStatusUpdateEvent, value)
         body = dict(status_update)
         body["status"] = status_out(status_update["status"], form)
         body.setdefault("final", TaskState(status_update["status"]["state"]).stops)
     else:
-        artifact_update = event["artifactUpdate"]
+        artifact_update = cast(TaskArtifactUpdateEvent, value)
         body = dict(artifact_update)
         body["artifact"] = artifact_out(artifact_update["artifact"], form)
     if rest:
@@ -208,8 +211,8 @@ def send_result_out(result: SendMessageResponse, form: Form) -> WireObject:
     version, rest = form.version, form.rest
     if version is V1:
         return cast(WireObject, result)
-    ((key, _),) = result.items()
-    converted = task_out(result["task"], form) if key == "task" else message_out(result["message"], form)
+    ((key, value),) = result.items()
+    converted = task_out(cast(Task, value), form) if key == "task" else message_out(cast(Message, value), form)
     return {key: converted} if rest else converted
 
 
