@@ -11,13 +11,15 @@ from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 
+from a2a_lab.protocol.exceptions import LabError
+
 from .loader import ScenarioError, load_file, load_scenarios
 from .scenario import Scenario
 
 SCENARIO_SUFFIXES = (".yaml", ".yml")
 
 
-class SelectionError(ValueError):
+class SelectionError(LabError, ValueError):
     """A selection that cannot be made: an id or glob that matches nothing, a file that does not exist, two scenarios
     with one id."""
 

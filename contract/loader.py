@@ -22,6 +22,7 @@ from typing import Any
 from a2a_lab.protocol import bindings, cards, errors, grpcwire, signing, states, versions
 from a2a_lab.protocol.bindings import Binding
 from a2a_lab.protocol.errors import ErrorType
+from a2a_lab.protocol.exceptions import LabError
 from a2a_lab.protocol.grpcwire import Code
 from a2a_lab.protocol.operations import Operation
 from a2a_lab.protocol.revisions import DEFAULT as DEFAULT_REVISION
@@ -105,7 +106,7 @@ LIMITS_MOST: dict[str, int] = {
 }
 
 
-class ScenarioError(ValueError):
+class ScenarioError(LabError, ValueError):
     """A scenario file that cannot be used: where, what, and how to fix it."""
 
     def __init__(self, source: str, field_path: str, problem: str, hint: str = "") -> None:

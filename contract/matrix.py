@@ -67,7 +67,8 @@ def is_family(data: Any) -> bool:
 
 def slug(value: Value) -> str:
     """A value as a member id writes it: `1.0`, `0.3`, `jsonrpc`, `http-json`."""
-    return value.value.lower().replace("+", "-")
+    spelled: str = value.value
+    return spelled.lower().replace("+", "-")
 
 
 def expand(r: _Reader, data: dict[str, Any]) -> list[Member]:

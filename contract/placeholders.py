@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from a2a_lab.protocol.exceptions import LabError
+
 BASE_URL = "{base_url}"
 TEXT = "{text}"
 
@@ -48,7 +50,7 @@ def split_host(hostport: str) -> tuple[str, str]:
     return hostport, ""
 
 
-class OriginError(ValueError):
+class OriginError(LabError, ValueError):
     pass
 
 

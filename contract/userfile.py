@@ -26,6 +26,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from a2a_lab.protocol.exceptions import LabError
+
 MIB = 1024 * 1024
 
 
@@ -112,7 +114,7 @@ TLS = Kind(
 )
 
 
-class Refused(ValueError):
+class Refused(LabError, ValueError):
     """A file a2a-lab does not read: which (`source`), where in it (`line L, column C`, or empty for the whole file),
     what, and how to fix it."""
 

@@ -57,7 +57,7 @@ class _Loader(yaml.SafeLoader):
         self._sizes: dict[str, int] = {}
 
     def compose_node(self, parent: yaml.Node | None, index: Any) -> yaml.Node | None:
-        event = self.peek_event()
+        event = self.peek_event()  # type: ignore[no-untyped-call]  # types-PyYAML leaves Parser.peek_event unannotated
         if isinstance(event, yaml.AliasEvent):
             size = self._sizes.get(event.anchor or "")
             node = super().compose_node(parent, index)  # an undefined alias: PyYAML's own error, with its line

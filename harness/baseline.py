@@ -16,6 +16,7 @@ import yaml
 
 from a2a_lab.contract import userfile, yamlfile
 from a2a_lab.contract.userfile import Refused
+from a2a_lab.protocol.exceptions import LabError
 
 from .model import Outcome, ScenarioResult
 from .scoring import gating
@@ -26,7 +27,7 @@ WHOLE = "*"
 EXCUSABLE = frozenset({Outcome.TIMEOUT, Outcome.NO_CONTACT, Outcome.FAIL, Outcome.NON_STRICT})
 
 
-class BaselineError(ValueError):
+class BaselineError(LabError, ValueError):
     pass
 
 

@@ -12,6 +12,7 @@ import re
 from collections.abc import Iterable, Mapping
 
 from a2a_lab.contract import handshake
+from a2a_lab.protocol.exceptions import LabError
 
 from .command_line import ADMIN_TOKEN_ENV, RUN_TOKEN_ENV
 
@@ -74,7 +75,7 @@ def inherited(environ: Mapping[str, str]) -> dict[str, str]:
     return out
 
 
-class ClientEnvError(ValueError):
+class ClientEnvError(LabError, ValueError):
     pass
 
 

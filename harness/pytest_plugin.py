@@ -97,7 +97,8 @@ class ServedScenario:
     @property
     def journal(self) -> list[dict[str, Any]]:
         """Every request so far, as the server recorded it (live)."""
-        return self.app.state.journal.snapshot()["entries"]
+        entries: list[dict[str, Any]] = self.app.state.journal.snapshot()["entries"]
+        return entries
 
     def score(
         self,

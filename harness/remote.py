@@ -15,11 +15,12 @@ from typing import Any
 import httpx
 
 from a2a_lab.contract.lab_api import RUNS_PREFIX, credentials
+from a2a_lab.protocol.exceptions import LabError
 
 from .command_line import ADMIN_TOKEN_ENV, admin_token
 
 
-class RemoteError(RuntimeError):
+class RemoteError(LabError, RuntimeError):
     pass
 
 
@@ -32,7 +33,7 @@ class RemoteServer:
         self.url = self.url.rstrip("/")
         self.token = admin_token(self.token)
 
-    def call(self, method: str, path: str, token: str | None, hint: str, **kw: Any) -> Any:
+    def call(self, method: str, path: str, token: str | None, hint: str, **kw: Any) -> dict[str, Any]:
         """One admin request presenting `token`; RemoteError (with the server's reason and `hint`) unless 2xx."""
         headers = credentials(token) if token else {}
         if method == "POST":
@@ -50,7 +51,8 @@ class RemoteServer:
             advice = f"; {hint}" if r.status_code in (401, 403) else ""
             raise RemoteError(f"{self.url}/_lab{path}: HTTP {r.status_code}: {reason}{advice}")
         try:
-            return r.json()
+            answer: dict[str, Any] = r.json()  # the admin API answers objects
+            return answer
         except ValueError:
             raise RemoteError(f"{self.url}/_lab{path}: not an a2a-lab admin API (the answer is not JSON)") from None
 
@@ -75,7 +77,7 @@ class RemoteRun:
 
     HINT = "pass the run's token with --run-token, or the --run-file `a2a-lab drive` wrote"
 
-    def _call(self, method: str, what: str = "", **kw: Any) -> Any:
+    def _call(self, method: str, what: str = "", **kw: Any) -> dict[str, Any]:
         return self.server.call(method, f"/runs/{self.id}{what}", self.token, self.HINT, **kw)
 
     def info(self) -> dict[str, Any]:

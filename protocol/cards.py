@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
 
 from . import bindings, versions
 from .bindings import Binding
@@ -96,7 +95,7 @@ CARD_MEMBERS: dict[str, frozenset[str]] = {
 }
 
 
-def unknown_members(card: Any) -> list[str]:
+def unknown_members(card: object) -> list[str]:
     """The paths of the members no A2A version defines in a card and the objects it lists (`x-vendor`,
     `skills[0].futureField`): what §5.7 says a reader SHOULD ignore."""
     if not isinstance(card, dict):
@@ -170,7 +169,7 @@ class Interface:
         return version is not None and version in self.accepted
 
 
-def shape(card: Any) -> str:
+def shape(card: object) -> str:
     """`1.0`, `0.3`, `dual` (1.0 fields plus 0.3 top-level fields, as the official SDK serves) or `unknown`."""
     if not isinstance(card, dict):
         return "unknown"
@@ -192,7 +191,7 @@ def generation(supports: Iterable[Support]) -> Version:
     return Version.V0_3 if spoken == {Version.V0_3} else Version.V1_0
 
 
-def interfaces(card: Any, reader: Version = Version.V1_0) -> list[Interface]:
+def interfaces(card: object, reader: Version = Version.V1_0) -> list[Interface]:
     """The card's interfaces in preference order, as a client of generation `reader` reads them.
 
     A 1.0 client reads `supportedInterfaces` (§8.3.2; a dual card's 0.3 top-level fields are leftovers to it, field
@@ -241,7 +240,7 @@ def interfaces(card: Any, reader: Version = Version.V1_0) -> list[Interface]:
     return out
 
 
-def native_interfaces(card: Any, reader: Version) -> list[Interface]:
+def native_interfaces(card: object, reader: Version) -> list[Interface]:
     """The interfaces a client of generation `reader` is required to read: a 1.0 client `supportedInterfaces` only
     (§8.3.2; reading a 0.3 card's fields is a courtesy the SDKs extend, which no 1.0 rule asks for), a 0.3 client
     `url` and `additionalInterfaces` (0.3 §5.6.3)."""
@@ -250,7 +249,7 @@ def native_interfaces(card: Any, reader: Version) -> list[Interface]:
     return interfaces(card, reader)
 
 
-def native_gap(card: Any, reader: Version) -> str | None:
+def native_gap(card: object, reader: Version) -> str | None:
     """Why a client of generation `reader` is not required to find an interface on this card (None when it is)."""
     if native_interfaces(card, reader):
         return None
@@ -259,7 +258,7 @@ def native_gap(card: Any, reader: Version) -> str | None:
     return gap(card, reader)
 
 
-def gap(card: Any, reader: Version) -> str | None:
+def gap(card: object, reader: Version) -> str | None:
     """Why a client of generation `reader` finds no interface on this card at all (None when it finds one): the
     card's gap, which makes that client's refusal correct."""
     if interfaces(card, reader):
@@ -271,7 +270,7 @@ def gap(card: Any, reader: Version) -> str | None:
     return "this card has neither supportedInterfaces nor a top-level url: a 1.0 client finds no interface on it"
 
 
-def legacy_view(card: Any) -> Interface | None:
+def legacy_view(card: object) -> Interface | None:
     """The 0.3 main interface of a dual-shaped card (top-level `url`, `preferredTransport`, `protocolVersion`), which
     the official SDK derives from the card's 0.3 interfaces (notes §1.6); None when the card is not dual."""
     if shape(card) != "dual":
@@ -280,7 +279,7 @@ def legacy_view(card: Any) -> Interface | None:
     return main[0] if main else None
 
 
-def _opt_str(value: Any) -> str | None:
+def _opt_str(value: object) -> str | None:
     return None if value is None else str(value)
 
 
@@ -312,14 +311,14 @@ def select(candidates: Iterable[Interface], supported: Iterable[Support]) -> Int
     return None
 
 
-def required_extensions(card: Any) -> list[str]:
+def required_extensions(card: object) -> list[str]:
     """URIs of the extensions the card marks `required` (capabilities.extensions[].required)."""
     caps = card.get("capabilities") if isinstance(card, dict) else None
     exts = caps.get("extensions") if isinstance(caps, dict) else None
     return [str(e["uri"]) for e in exts or [] if isinstance(e, dict) and e.get("required") is True and e.get("uri")]
 
 
-def capability(card: Any, name: str, reader: Version = Version.V1_0) -> bool:
+def capability(card: object, name: str, reader: Version = Version.V1_0) -> bool:
     """A capability flag as a client of generation `reader` reads it; absent means false (§3.3.4).
 
     The extended card has two spellings: 1.0 `capabilities.extendedAgentCard`, 0.3 top-level

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Any
 
+from .exceptions import LabError
 from .revisions import DEFAULT, SpecRevision
 
 ERROR_INFO_TYPE = "type.googleapis.com/google.rpc.ErrorInfo"
@@ -202,7 +203,7 @@ def grpc_status_for_http(status: int) -> str:
 
 
 @dataclass
-class A2AError(Exception):
+class A2AError(LabError):
     """An error to answer with. `field` names the offending parameter for validation errors."""
 
     type: ErrorType
@@ -262,7 +263,7 @@ class EnvelopeProblem:
     should: bool = False
 
 
-def error_info(details: Any) -> dict[str, Any] | None:
+def error_info(details: object) -> dict[str, Any] | None:
     """The google.rpc.ErrorInfo in a details list (JSON-RPC `data`, HTTP+JSON `error.details`), if any."""
     if isinstance(details, list):
         for item in details:
@@ -271,7 +272,7 @@ def error_info(details: Any) -> dict[str, Any] | None:
     return None
 
 
-def detail_problems(details: Any, path: str) -> list[EnvelopeProblem]:
+def detail_problems(details: object, path: str) -> list[EnvelopeProblem]:
     """A google.rpc details list: objects that each name their `@type` (ProtoJSON Any, §9.5, §11.6); an ErrorInfo
     carries a `reason` and a `domain`."""
     if not isinstance(details, list):

@@ -7,8 +7,8 @@ dependencies out.
 from __future__ import annotations
 
 import importlib.util
+from collections.abc import Mapping
 from enum import StrEnum
-from typing import Any
 
 from .errors import ERROR_INFO_TYPE, EnvelopeProblem, detail_problems
 from .operations import SPECS, Operation
@@ -160,7 +160,7 @@ def url_problem(url: str) -> str | None:
     return f"{url!r} is not host:port (it has {said}); {dialed}"
 
 
-def status_problems(code: Code, status: dict[str, Any] | None) -> list[EnvelopeProblem]:
+def status_problems(code: Code, status: Mapping[str, object] | None) -> list[EnvelopeProblem]:
     """What is wrong with a gRPC error answer: the call's status `code` and its google.rpc.Status (the
     `grpc-status-details-bin` trailer as ProtoJSON; None when it was not sent).
 

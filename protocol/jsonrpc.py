@@ -15,15 +15,19 @@ VERSION = "2.0"
 _MISSING = object()
 
 
+#: A JSON-RPC request id: a string, a number or null (JSON-RPC 2.0 §4).
+RequestId = str | int | float | None
+
+
 @dataclass(frozen=True)
 class Request:
-    id: Any
+    id: RequestId
     method: str
     params: Any
     has_id: bool = True
 
 
-def parse_request(body: Any) -> Request:
+def parse_request(body: object) -> Request:
     """Validate a decoded JSON-RPC request object; raises A2AError (-32600) naming what is wrong."""
     if isinstance(body, list):
         raise A2AError(ErrorType.INVALID_REQUEST, "Batch requests are not supported")
@@ -48,12 +52,11 @@ def parse_request(body: Any) -> Request:
     params = body.get("params", _MISSING)
     if params is not _MISSING and not isinstance(params, (dict, list)):
         raise A2AError(ErrorType.INVALID_REQUEST, 'Invalid request: "params" must be an object', field="params")
-    return Request(
-        None if req_id is _MISSING else req_id, method, {} if params is _MISSING else params, req_id is not _MISSING
-    )
+    request_id = req_id if isinstance(req_id, (str, int, float)) else None  # checked above: absent, null or these
+    return Request(request_id, method, {} if params is _MISSING else params, req_id is not _MISSING)
 
 
-def request_id_of(body: Any) -> Any:
+def request_id_of(body: object) -> RequestId:
     """The id to echo in an error answer: the request's when it is usable, else null."""
     if isinstance(body, dict):
         rid = body.get("id")
@@ -62,13 +65,13 @@ def request_id_of(body: Any) -> Any:
     return None
 
 
-def result(req_id: Any, value: Any) -> dict[str, Any]:
+def result(req_id: RequestId, value: object) -> dict[str, object]:
     return {"jsonrpc": VERSION, "id": req_id, "result": value}
 
 
-def error(req_id: Any, err: A2AError, version: Version) -> dict[str, Any]:
+def error(req_id: RequestId, err: A2AError, version: Version) -> dict[str, Any]:
     """An error answer. 1.0 carries google.rpc details in `data` (§9.5); 0.3 data is free-form."""
-    body: dict[str, Any] = {"code": err.code, "message": err.text}
+    body: dict[str, object] = {"code": err.code, "message": err.text}
     details = err.details()
     if details:
         if version is Version.V1_0:
@@ -78,11 +81,11 @@ def error(req_id: Any, err: A2AError, version: Version) -> dict[str, Any]:
     return {"jsonrpc": VERSION, "id": req_id, "error": body}
 
 
-def envelope(method: str, params: Any, req_id: Any) -> dict[str, Any]:
+def envelope(method: str, params: object, req_id: RequestId) -> dict[str, object]:
     return {"jsonrpc": VERSION, "id": req_id, "method": method, "params": params}
 
 
-def error_problems(err: Any, version: Version) -> list[EnvelopeProblem]:
+def error_problems(err: object, version: Version) -> list[EnvelopeProblem]:
     """What is wrong with the `error` member of a JSON-RPC answer someone sent (JSON-RPC 2.0 §5.1; A2A 1.0 §9.5).
 
     `code` is an integer and `message` a string; in 1.0, `data` is a list of objects naming their `@type`, and an
@@ -111,7 +114,7 @@ def error_problems(err: Any, version: Version) -> list[EnvelopeProblem]:
     return out
 
 
-def replace_id(raw: bytes, req_id: Any) -> bytes:
+def replace_id(raw: bytes, req_id: RequestId) -> bytes:
     """The same answer bytes with the value of the top-level `id` member replaced by `req_id` (JSON).
 
     Everything else stays byte for byte (formatting, member order, escapes). Bytes that are not a JSON object,

@@ -8,7 +8,7 @@ library's: integers beyond 64 bits, lone surrogates, deep nesting, and every mal
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, NoReturn
 
 import orjson
 
@@ -20,7 +20,7 @@ _LONG_RUN = b"0" * 19
 _MAX_BRACKETS = 1000
 
 
-def _not_json(text: str) -> Any:
+def _not_json(text: str) -> NoReturn:
     raise ValueError(f"{text} is not JSON (RFC 8259 has no NaN or Infinity)")
 
 
@@ -50,9 +50,9 @@ def loads_standard(text: bytes) -> Any:
     return json.loads(text.decode("utf-8"), parse_constant=_not_json, parse_float=_finite)
 
 
-def within_depth(value: Any, limit: int) -> bool:
+def within_depth(value: object, limit: int) -> bool:
     """True when decoded JSON nests at most `limit` levels (iterative: no recursion on hostile input)."""
-    stack: list[tuple[Any, int]] = [(value, 1)]
+    stack: list[tuple[object, int]] = [(value, 1)]
     while stack:
         item, depth = stack.pop()
         if depth > limit:
@@ -64,7 +64,7 @@ def within_depth(value: Any, limit: int) -> bool:
     return True
 
 
-def dumps(value: Any) -> bytes:
+def dumps(value: object) -> bytes:
     """Compact UTF-8 JSON. A lone surrogate (from a `\\ud800` escape: valid JSON, not UTF-8) stays escaped."""
     try:
         return orjson.dumps(value)

@@ -7,6 +7,7 @@ Canonical params use the 1.0 JSON-RPC names: `message`, `configuration` (`return
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from . import shapes, states
@@ -24,14 +25,14 @@ def _digits(text: str) -> bool:
     return text.isascii() and text.isdigit() and len(text) <= 19
 
 
-def _need_str(params: dict[str, Any], key: str, where: str) -> str:
+def _need_str(params: Mapping[str, object], key: str, where: str) -> str:
     value = params.get(key)
     if not isinstance(value, str) or not value:
         raise invalid_params(f"{where}{key}", "required: a non-empty string")
     return value
 
 
-def _opt_int(value: Any, field_path: str, minimum: int | None = None, maximum: int | None = None) -> int | None:
+def _opt_int(value: object, field_path: str, minimum: int | None = None, maximum: int | None = None) -> int | None:
     if value is None:
         return None
     if isinstance(value, str) and _digits(value.removeprefix("-")):
@@ -44,7 +45,7 @@ def _opt_int(value: Any, field_path: str, minimum: int | None = None, maximum: i
     return value
 
 
-def _opt_bool(value: Any, field_path: str) -> bool | None:
+def _opt_bool(value: object, field_path: str) -> bool | None:
     if value is None:
         return None
     if isinstance(value, str) and value in ("true", "false"):
@@ -54,7 +55,7 @@ def _opt_bool(value: Any, field_path: str) -> bool | None:
     return value
 
 
-def _refuse_unknown(op: Operation, params: dict[str, Any]) -> None:
+def _refuse_unknown(op: Operation, params: Mapping[str, object]) -> None:
     """-32602 for a member the 1.0 request message does not define, worded as a strict ProtoJSON parser words it
     (protobuf's json_format, which the a2a-sdk's servers use): the normative proto decides what is known. Needs the
     `grpc` extra (the proto types); without it nothing is refused."""
@@ -71,7 +72,7 @@ def _refuse_unknown(op: Operation, params: dict[str, Any]) -> None:
 def read(
     op: Operation,
     form: Form,
-    params: Any,
+    params: object,
     path_params: dict[str, str] | None = None,
     query: dict[str, str] | None = None,
     lenient_kind: bool = False,
@@ -184,7 +185,7 @@ def read(
         assert push_cfg is not None
         if not push_cfg.get("taskId"):
             raise invalid_params(f"{where}taskId", "required: the task the config is for")
-        return push_cfg
+        return dict(push_cfg)
 
     if op in (Operation.GET_PUSH_CONFIG, Operation.DELETE_PUSH_CONFIG, Operation.LIST_PUSH_CONFIGS):
         if version is V03 and not rest:

@@ -10,6 +10,7 @@ Import this module only where gRPC is used: it raises ImportError (with `MISSING
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from .grpcwire import MISSING
@@ -22,7 +23,9 @@ try:
 except ImportError as exc:  # pragma: no cover - exercised by the no-extra test in a subprocess
     raise ImportError(f"{MISSING} ({exc})") from exc
 
+from .exceptions import LabError
 from .grpcwire import SERVICE
+from .json_types import JSONObject, JSONValue
 
 _SERVICE = a2a_pb2.DESCRIPTOR.services_by_name[SERVICE.rsplit(".", 1)[1]]
 _CLASSES: dict[str, type[message.Message]] = {
@@ -50,7 +53,7 @@ def streaming(op: Operation) -> bool:
     return bool(_method(op).server_streaming)
 
 
-class DecodeError(ValueError):
+class DecodeError(LabError, ValueError):
     """Bytes that are not the message they should be."""
 
 
@@ -60,7 +63,7 @@ def to_json(msg: message.Message) -> dict[str, Any]:
     return out
 
 
-def from_json(value: Any, cls: type[message.Message], strict: bool = False) -> message.Message:
+def from_json(value: object, cls: type[message.Message], strict: bool = False) -> message.Message:
     """A message from ProtoJSON; fields the type does not define are ignored (what a newer peer adds), unless
     `strict` (what a2a-lab itself writes: a field the proto lacks would be lost without a word)."""
     msg = cls()
@@ -80,15 +83,16 @@ def decode(data: bytes, cls: type[message.Message]) -> dict[str, Any]:
     return to_json(msg)
 
 
-def encode(value: Any, cls: type[message.Message], strict: bool = False) -> bytes:
-    return from_json(value, cls, strict).SerializeToString()
+def encode(value: object, cls: type[message.Message], strict: bool = False) -> bytes:
+    data: bytes = from_json(value, cls, strict).SerializeToString()
+    return data
 
 
 def decode_request(op: Operation, data: bytes) -> dict[str, Any]:
     return decode(data, request_class(op))
 
 
-def encode_request(op: Operation, value: Any, strict: bool = False) -> bytes:
+def encode_request(op: Operation, value: object, strict: bool = False) -> bytes:
     return encode(value, request_class(op), strict)
 
 
@@ -96,11 +100,11 @@ def decode_response(op: Operation, data: bytes) -> dict[str, Any]:
     return decode(data, response_class(op))
 
 
-def encode_response(op: Operation, value: Any) -> bytes:
+def encode_response(op: Operation, value: object) -> bytes:
     return encode(value, response_class(op))
 
 
-def status_bytes(code: int, text: str, details: list[dict[str, Any]]) -> bytes:
+def status_bytes(code: int, text: str, details: Sequence[Mapping[str, object]]) -> bytes:
     """A serialized google.rpc.Status (the `grpc-status-details-bin` trailer) with its details packed as Any."""
     status = status_pb2.Status(code=code, message=text)
     for detail in details:
@@ -112,10 +116,11 @@ def status_bytes(code: int, text: str, details: list[dict[str, Any]]) -> bytes:
         body = {k: v for k, v in detail.items() if k != "@type"}
         packed.Pack(from_json(body, cls))
         status.details.append(packed)
-    return status.SerializeToString()
+    data: bytes = status.SerializeToString()
+    return data
 
 
-def status_json(data: bytes) -> dict[str, Any]:
+def status_json(data: bytes) -> JSONObject:
     """A google.rpc.Status trailer as ProtoJSON (`{"code", "message", "details": [{"@type", ...}]}`); details of a
     type this module does not know keep their `@type` and raw value."""
     status = status_pb2.Status()
@@ -123,8 +128,8 @@ def status_json(data: bytes) -> dict[str, Any]:
         status.ParseFromString(data)
     except message.DecodeError as exc:
         raise DecodeError(f"grpc-status-details-bin is not a google.rpc.Status: {exc}") from None
-    out: dict[str, Any] = {"code": status.code, "message": status.message}
-    details: list[dict[str, Any]] = []
+    out: JSONObject = {"code": status.code, "message": status.message}
+    details: list[JSONValue] = []
     for item in status.details:
         kind = item.type_url.rsplit("/", 1)[-1]
         cls = next((c for c in _DETAIL_TYPES if c.DESCRIPTOR.full_name == kind), None)

@@ -12,12 +12,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import cast
 from urllib.parse import quote
 
 from . import grpcwire, shapes, states
 from .bindings import A2A_JSON, JSON, Binding
+from .exceptions import LabError
 from .forms import Form
+from .json_types import Message
 from .operations import MESSAGE_SENDS, SPECS, Operation
 from .versions import HEADER, Version
 
@@ -35,7 +37,7 @@ _LIST_QUERY = (
 )
 
 
-class UnsupportedRequest(ValueError):
+class UnsupportedRequest(LabError, ValueError):
     """The operation does not exist in that version or binding, or required params are missing."""
 
 
@@ -44,7 +46,7 @@ class RpcRequest:
     """A JSON-RPC call: POSTed to the interface URL inside a 2.0 envelope."""
 
     method: str
-    params: dict[str, Any]
+    params: dict[str, object]
 
 
 @dataclass(frozen=True)
@@ -54,7 +56,7 @@ class RestRequest:
     verb: str
     path: str
     query: dict[str, str] = field(default_factory=dict)
-    body: dict[str, Any] | None = None
+    body: dict[str, object] | None = None
 
 
 @dataclass(frozen=True)
@@ -63,7 +65,7 @@ class GrpcRequest:
     which is the 1.0 JSON-RPC params object (the RPCs take the same messages, §5)."""
 
     path: str
-    message: dict[str, Any]
+    message: dict[str, object]
 
 
 #: What `build` makes (the JSON bindings); gRPC calls are made by `grpc_request`.
@@ -108,12 +110,12 @@ def auth_headers(token: str | None) -> dict[str, str]:
 
 def push_config(
     url: str, credentials: str | None = None, token: str | None = None, scheme: str = BEARER
-) -> dict[str, Any]:
+) -> dict[str, object]:
     """A canonical (1.0, flat) TaskPushNotificationConfig for a webhook, taskId left empty (set inline in SendMessage).
 
     `build` turns it into 0.3's `pushNotificationConfig` with `authentication.schemes` where the version needs it.
     """
-    config: dict[str, Any] = {"url": url}
+    config: dict[str, object] = {"url": url}
     if token:
         config["token"] = token
     if credentials is not None:
@@ -123,13 +125,13 @@ def push_config(
 
 def send_configuration(
     return_immediately: bool = False,
-    push: Mapping[str, Any] | None = None,
+    push: Mapping[str, object] | None = None,
     accepted_output_modes: Sequence[str] | None = None,
-) -> dict[str, Any]:
+) -> dict[str, object]:
     """A canonical SendMessageConfiguration: blocking unless `return_immediately` (0.3: `blocking`), with an
     inline webhook (1.0 `taskPushNotificationConfig`, 0.3 `pushNotificationConfig`) when one is given, and the
     media types the client accepts (`acceptedOutputModes`, the same name in both versions) when given."""
-    cfg: dict[str, Any] = {"returnImmediately": return_immediately}
+    cfg: dict[str, object] = {"returnImmediately": return_immediately}
     if accepted_output_modes is not None:
         cfg["acceptedOutputModes"] = list(accepted_output_modes)
     if push is not None:
@@ -140,7 +142,7 @@ def send_configuration(
 # ------------------------------------------------------------------------------------------- build
 
 
-def build(op: Operation, version: Version, binding: Binding, params: Mapping[str, Any]) -> WireRequest:
+def build(op: Operation, version: Version, binding: Binding, params: Mapping[str, object]) -> WireRequest:
     if binding is Binding.JSONRPC:
         return jsonrpc_request(op, version, params)
     if binding is Binding.HTTP_JSON:
@@ -150,7 +152,7 @@ def build(op: Operation, version: Version, binding: Binding, params: Mapping[str
     )
 
 
-def jsonrpc_request(op: Operation, version: Version, params: Mapping[str, Any]) -> RpcRequest:
+def jsonrpc_request(op: Operation, version: Version, params: Mapping[str, object]) -> RpcRequest:
     method = SPECS[op].jsonrpc.get(version)
     if method is None:
         raise UnsupportedRequest(f"{op.value} has no JSON-RPC method in A2A {version.value}")
@@ -161,13 +163,13 @@ def jsonrpc_request(op: Operation, version: Version, params: Mapping[str, Any]) 
     return RpcRequest(method, body)
 
 
-def grpc_request(op: Operation, version: Version, params: Mapping[str, Any]) -> GrpcRequest:
+def grpc_request(op: Operation, version: Version, params: Mapping[str, object]) -> GrpcRequest:
     if version is not V1:
         raise UnsupportedRequest(f"a2a-lab speaks gRPC in A2A 1.0 ({grpcwire.SERVICE}), not {version.value}")
     return GrpcRequest(grpcwire.method_path(op), jsonrpc_request(op, version, params).params)
 
 
-def rest_request(op: Operation, version: Version, params: Mapping[str, Any]) -> RestRequest:
+def rest_request(op: Operation, version: Version, params: Mapping[str, object]) -> RestRequest:
     routes = SPECS[op].rest.get(version)
     if not routes:
         raise UnsupportedRequest(f"{op.value} has no HTTP+JSON route in A2A {version.value}")
@@ -178,7 +180,7 @@ def rest_request(op: Operation, version: Version, params: Mapping[str, Any]) -> 
     if version is V1 and isinstance(tenant, str) and tenant:
         path = f"/{quote(tenant, safe='')}{path}"
     query = _query(op, version, params)
-    body: dict[str, Any] | None = None
+    body: dict[str, object] | None = None
     if route.verb in _BODY_VERBS:
         body = _rest_body(op, version, params)
     return RestRequest(route.verb, path, query, body)
@@ -187,30 +189,31 @@ def rest_request(op: Operation, version: Version, params: Mapping[str, Any]) -> 
 # ------------------------------------------------------------------------------------------ helpers
 
 
-def _required(params: Mapping[str, Any], key: str, op: Operation) -> str:
+def _required(params: Mapping[str, object], key: str, op: Operation) -> str:
     value = params.get(key)
     if not isinstance(value, str) or not value:
         raise UnsupportedRequest(f"{op.value} needs `{key}` (a non-empty string)")
     return value
 
 
-def _message(params: Mapping[str, Any], form: Form, op: Operation) -> dict[str, Any]:
+def _message(params: Mapping[str, object], form: Form, op: Operation) -> dict[str, object]:
     message = params.get("message")
     if not isinstance(message, dict):
         raise UnsupportedRequest(f"{op.value} needs `message` (a canonical 1.0 Message)")
-    return shapes.message_out(message, form)
+    return shapes.message_out(cast(Message, message), form)  # the caller's canonical message, as it says
 
 
-def _push_inner(config: Mapping[str, Any], form: Form) -> dict[str, Any]:
+def _push_inner(config: object, form: Form) -> dict[str, object]:
     """A canonical push config as 0.3's inner PushNotificationConfig (`form` is a 0.3 one)."""
-    inner: dict[str, Any] = shapes.push_config_out(dict(config), form)["pushNotificationConfig"]
+    canonical = dict(cast("Mapping[str, object]", config))  # a TaskPushNotificationConfig (push_config makes them)
+    inner: dict[str, object] = shapes.push_config_out(canonical, form)["pushNotificationConfig"]
     return inner
 
 
-def _configuration(cfg: Mapping[str, Any], form: Form) -> dict[str, Any]:
+def _configuration(cfg: Mapping[str, object], form: Form) -> dict[str, object]:
     if form.version is V1:
         return dict(cfg)
-    out: dict[str, Any] = {}
+    out: dict[str, object] = {}
     for key, value in cfg.items():
         if key == "returnImmediately":
             out["blocking"] = not bool(value)
@@ -221,8 +224,8 @@ def _configuration(cfg: Mapping[str, Any], form: Form) -> dict[str, Any]:
     return out
 
 
-def _send_body(params: Mapping[str, Any], form: Form, op: Operation) -> dict[str, Any]:
-    body: dict[str, Any] = {"message": _message(params, form, op)}
+def _send_body(params: Mapping[str, object], form: Form, op: Operation) -> dict[str, object]:
+    body: dict[str, object] = {"message": _message(params, form, op)}
     cfg = params.get("configuration")
     if isinstance(cfg, Mapping) and cfg:
         body["configuration"] = _configuration(cfg, form)
@@ -231,15 +234,15 @@ def _send_body(params: Mapping[str, Any], form: Form, op: Operation) -> dict[str
     return body
 
 
-def _pick(params: Mapping[str, Any], keys: tuple[str, ...]) -> dict[str, Any]:
+def _pick(params: Mapping[str, object], keys: tuple[str, ...]) -> dict[str, object]:
     return {k: _wire_value(params[k]) for k in keys if params.get(k) is not None}
 
 
-def _wire_value(value: Any) -> Any:
+def _wire_value(value: object) -> object:
     return value.value if isinstance(value, states.TaskState) else value
 
 
-def _body(op: Operation, form: Form, params: Mapping[str, Any]) -> dict[str, Any]:
+def _body(op: Operation, form: Form, params: Mapping[str, object]) -> dict[str, object]:
     """The JSON-RPC params object (without tenant) in the version's form."""
     version = form.version
     if op in MESSAGE_SENDS:
@@ -274,7 +277,7 @@ def _body(op: Operation, form: Form, params: Mapping[str, Any]) -> dict[str, Any
     raise UnsupportedRequest(f"no request builder for {op.value}")  # pragma: no cover - every operation is handled
 
 
-def _rest_body(op: Operation, version: Version, params: Mapping[str, Any]) -> dict[str, Any]:
+def _rest_body(op: Operation, version: Version, params: Mapping[str, object]) -> dict[str, object]:
     """A POST body: what is not in the path (§3.5: google.api.http transcoding with body `*`)."""
     if op in MESSAGE_SENDS:
         return _send_body(params, Form(version, Binding.HTTP_JSON), op)
@@ -285,13 +288,13 @@ def _rest_body(op: Operation, version: Version, params: Mapping[str, Any]) -> di
     return {}
 
 
-def _query_text(value: Any) -> str:
+def _query_text(value: object) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
     return str(_wire_value(value))
 
 
-def _query(op: Operation, version: Version, params: Mapping[str, Any]) -> dict[str, str]:
+def _query(op: Operation, version: Version, params: Mapping[str, object]) -> dict[str, str]:
     """GET query parameters: camelCase, booleans as true/false, enums by name (§11.5)."""
     if op is Operation.GET_TASK:
         keys: tuple[str, ...] = ("historyLength",)

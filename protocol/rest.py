@@ -39,7 +39,7 @@ def error(err: A2AError, version: Version, revision: SpecRevision = DEFAULT) -> 
     return status, {"message": err.text, "code": err.code}
 
 
-def status_problems(body: Any, status: int, version: Version) -> list[EnvelopeProblem]:
+def status_problems(body: object, status: int, version: Version) -> list[EnvelopeProblem]:
     """What is wrong with an HTTP+JSON error body someone sent with this HTTP status.
 
     1.0 (§11.6): a google.rpc.Status `{"error": {"code": <the HTTP status>, "status": <gRPC name>, "message",

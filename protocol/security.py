@@ -10,7 +10,6 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
 
 #: Headers whose value starts with an authentication scheme (RFC 9110 §11.6.2, §11.7.2): the scheme is kept.
 AUTHORIZATION_HEADERS = frozenset({"authorization", "proxy-authorization"})
@@ -121,7 +120,7 @@ _API_KEY = ("apiKeySecurityScheme", "api_key_security_scheme")
 _HTTP_AUTH = ("httpAuthSecurityScheme", "http_auth_security_scheme")
 
 
-def declared_credentials(cards: Iterable[Any]) -> DeclaredCredentials:
+def declared_credentials(cards: Iterable[object]) -> DeclaredCredentials:
     """The credential names the securitySchemes of these cards (1.0, 0.3 or dual shaped) declare."""
     found: dict[str, set[str]] = {"header": set(), "query": set(), "cookie": set()}
     http_schemes: set[str] = set()

@@ -13,7 +13,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any
 from urllib.parse import urlsplit
 
 from .security import V03_SCHEMES, V1_SCHEMES
@@ -185,11 +184,11 @@ class CardSecurity:
 NO_SECURITY = CardSecurity()
 
 
-def _text(value: Any) -> str | None:
+def _text(value: object) -> str | None:
     return value if isinstance(value, str) and value else None
 
 
-def _flows(value: Any, path: str, problems: list[Problem]) -> tuple[OAuthFlow, ...]:
+def _flows(value: object, path: str, problems: list[Problem]) -> tuple[OAuthFlow, ...]:
     if not isinstance(value, dict):
         problems.append(Problem(path, "flows is not an object"))
         return ()
@@ -217,7 +216,7 @@ def _flows(value: Any, path: str, problems: list[Problem]) -> tuple[OAuthFlow, .
     return tuple(out)
 
 
-def _scheme(name: str, raw: Any, path: str, problems: list[Problem]) -> Scheme | None:
+def _scheme(name: str, raw: object, path: str, problems: list[Problem]) -> Scheme | None:
     if not isinstance(raw, dict):
         problems.append(Problem(path, "a security scheme is an object"))
         return None
@@ -268,7 +267,7 @@ def _scheme(name: str, raw: Any, path: str, problems: list[Problem]) -> Scheme |
     return Scheme(name, kind)
 
 
-def _scopes(value: Any) -> tuple[str, ...] | None:
+def _scopes(value: object) -> tuple[str, ...] | None:
     """1.0 StringList `{"list": [...]}` or 0.3 `[...]`."""
     if isinstance(value, dict):
         value = value.get("list", [])
@@ -277,7 +276,7 @@ def _scopes(value: Any) -> tuple[str, ...] | None:
     return None
 
 
-def _requirements(card: Mapping[str, Any], problems: list[Problem]) -> tuple[Requirement, ...]:
+def _requirements(card: Mapping[str, object], problems: list[Problem]) -> tuple[Requirement, ...]:
     v1 = card.get("securityRequirements", card.get("security_requirements"))
     raw, key = (v1, "securityRequirements") if v1 is not None else (card.get("security"), "security")
     if raw is None:
@@ -302,7 +301,7 @@ def _requirements(card: Mapping[str, Any], problems: list[Problem]) -> tuple[Req
     return tuple(out)
 
 
-def read(card: Any) -> CardSecurity:
+def read(card: object) -> CardSecurity:
     """The security a card declares (1.0, 0.3 or dual shaped), with what is wrong about it; NO_SECURITY for
     anything that is not an object."""
     if not isinstance(card, Mapping):

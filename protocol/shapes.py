@@ -11,13 +11,28 @@ from __future__ import annotations
 import base64
 import binascii
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 from . import states
 from .bindings import Binding
 from .errors import invalid_params
 from .forms import V03_HTTP_JSON, V03_JSONRPC, V1_JSONRPC, Form
+from .json_types import (
+    Artifact,
+    JSONObject,
+    JSONValue,
+    Message,
+    Part,
+    SendMessageResponse,
+    StreamResponse,
+    Task,
+    TaskArtifactUpdateEvent,
+    TaskPushNotificationConfig,
+    TaskStatus,
+    TaskStatusUpdateEvent,
+)
 from .states import Role, TaskState
 from .versions import Version
 
@@ -71,17 +86,22 @@ def camel(name: str) -> str:
 # --------------------------------------------------------------------------------------------- output
 
 
-def part_out(part: dict[str, Any], form: Form) -> dict[str, Any]:
+#: A canonical object in a form's shape, as it is written: which members it has depends on the form (the 1.0 form
+#: is the canonical object itself), so they are not typed.
+WireObject = dict[str, Any]
+
+
+def part_out(part: Part, form: Form) -> WireObject:
     version, rest = form.version, form.rest
     if version is V1:
-        return part
+        return cast(WireObject, part)
     meta = {"metadata": part["metadata"]} if "metadata" in part else {}
     if rest:
         if "text" in part:
             return {"text": part["text"], **meta}
         if "data" in part:
             return {"data": {"data": _as_object(part["data"])}, **meta}
-        file: dict[str, Any] = {"fileWithBytes": part["raw"]} if "raw" in part else {"fileWithUri": part.get("url", "")}
+        file: JSONObject = {"fileWithBytes": part["raw"]} if "raw" in part else {"fileWithUri": part.get("url", "")}
         if "mediaType" in part:
             file["mimeType"] = part["mediaType"]
         if "filename" in part:
@@ -99,21 +119,21 @@ def part_out(part: dict[str, Any], form: Form) -> dict[str, Any]:
     return {"kind": "file", "file": file, **meta}
 
 
-def _as_object(value: Any) -> dict[str, Any]:
+def _as_object(value: JSONValue) -> JSONObject:
     """0.3 data parts must hold an object; 1.0 allows any JSON value."""
     return value if isinstance(value, dict) else {"value": value}
 
 
-def message_out(msg: dict[str, Any], form: Form) -> dict[str, Any]:
+def message_out(msg: Message, form: Form) -> WireObject:
     version, rest = form.version, form.rest
     if version is V1:
-        return msg
-    out: dict[str, Any] = {} if rest else {"kind": "message"}
+        return cast(WireObject, msg)
+    out: WireObject = {} if rest else {"kind": "message"}
     for key, value in msg.items():
         if key == "role":
-            out["role"] = states.spell_role(Role(value), form)
+            out["role"] = states.spell_role(Role(msg["role"]), form)
         elif key == "parts":
-            out[form.parts_key] = [part_out(p, form) for p in value]
+            out[form.parts_key] = [part_out(p, form) for p in msg["parts"]]
         elif key == "referenceTaskIds" and rest:
             continue
         else:
@@ -121,75 +141,78 @@ def message_out(msg: dict[str, Any], form: Form) -> dict[str, Any]:
     return out
 
 
-def status_out(status: dict[str, Any], form: Form) -> dict[str, Any]:
+def status_out(status: TaskStatus, form: Form) -> WireObject:
     version = form.version
     if version is V1:
-        return status
-    out = dict(status)
+        return cast(WireObject, status)
+    out: WireObject = dict(status)
     out["state"] = states.spell(TaskState(status["state"]), form)
     if "message" in status:
         out["message"] = message_out(status["message"], form)
     return out
 
 
-def artifact_out(artifact: dict[str, Any], form: Form) -> dict[str, Any]:
+def artifact_out(artifact: Artifact, form: Form) -> WireObject:
     version = form.version
     if version is V1:
-        return artifact
-    out = dict(artifact)
+        return cast(WireObject, artifact)
+    out: WireObject = dict(artifact)
     out["parts"] = [part_out(p, form) for p in artifact.get("parts", [])]
     return out
 
 
-def task_out(task: dict[str, Any], form: Form) -> dict[str, Any]:
+def task_out(task: Task, form: Form) -> WireObject:
     version, rest = form.version, form.rest
     if version is V1:
-        return task
-    out: dict[str, Any] = {} if rest else {"kind": "task"}
+        return cast(WireObject, task)
+    out: WireObject = {} if rest else {"kind": "task"}
     for key, value in task.items():
         if key == "status":
-            out["status"] = status_out(value, form)
+            out["status"] = status_out(task["status"], form)
         elif key == "artifacts":
-            out["artifacts"] = [artifact_out(a, form) for a in value]
+            out["artifacts"] = [artifact_out(a, form) for a in task["artifacts"]]
         elif key == "history":
-            out["history"] = [message_out(m, form) for m in value]
+            out["history"] = [message_out(m, form) for m in task["history"]]
         else:
             out[key] = value
     return out
 
 
-def stream_response_out(event: dict[str, Any], form: Form) -> dict[str, Any]:
+def stream_response_out(event: StreamResponse, form: Form) -> WireObject:
     """A canonical StreamResponse (`{"task": ...}` etc.) in a version's form.
 
     0.3 status updates carry `final`, true at a terminal or interrupted state (notes §6).
     """
     version, rest = form.version, form.rest
     if version is V1:
-        return event
+        return cast(WireObject, event)
+    # The one member, whatever its name (the type says which names there are; a value is not checked here).
     ((key, value),) = event.items()
     if key == "task":
-        body = task_out(value, form)
+        body = task_out(cast(Task, value), form)
     elif key == "message":
-        body = message_out(value, form)
+        body = message_out(cast(Message, value), form)
     elif key == "statusUpdate":
-        body = dict(value)
-        body["status"] = status_out(value["status"], form)
-        body.setdefault("final", TaskState(value["status"]["state"]).stops)
+        status_update = cast(TaskStatusUpdateEvent, value)
+        body = dict(status_update)
+        body["status"] = status_out(status_update["status"], form)
+        body.setdefault("final", TaskState(status_update["status"]["state"]).stops)
     else:
-        body = dict(value)
-        body["artifact"] = artifact_out(value["artifact"], form)
+        artifact_update = cast(TaskArtifactUpdateEvent, value)
+        body = dict(artifact_update)
+        body["artifact"] = artifact_out(artifact_update["artifact"], form)
     if rest:
         return {key: body}
     return {"kind": EVENT_KINDS_V03[key], **body} if "kind" not in body else body
 
 
-def send_result_out(result: dict[str, Any], form: Form) -> dict[str, Any]:
+def send_result_out(result: SendMessageResponse, form: Form) -> WireObject:
     """SendMessageResponse: 1.0 and 0.3 REST wrap (`{"task": ...}`); 0.3 JSON-RPC is bare with `kind`."""
     version, rest = form.version, form.rest
     if version is V1:
-        return result
+        return cast(WireObject, result)
     ((key, value),) = result.items()
-    converted = task_out(value, form) if key == "task" else message_out(value, form)
+    converted = task_out(cast(Task, value), form) if key == "task" else message_out(cast(Message, value), form)
     return {key: converted} if rest else converted
 
 
@@ -225,7 +248,7 @@ def inline_push_key(form: Form) -> str:
 INLINE_PUSH_KEYS = tuple(inline_push_key(form) for form in (V1_JSONRPC, V03_JSONRPC, V03_HTTP_JSON))
 
 
-def inline_push(configuration: Any) -> Any:
+def inline_push(configuration: object) -> JSONValue:
     """The webhook a SendMessageConfiguration as sent registers inline, in any form's spelling; None when none."""
     if not isinstance(configuration, dict):
         return None
@@ -235,10 +258,10 @@ def inline_push(configuration: Any) -> Any:
 # --------------------------------------------------------------------------------------------- input
 
 
-def _normalise_keys(obj: dict[str, Any], path: str, problems: list[Problem], form: Form) -> dict[str, Any]:
+def _normalise_keys(obj: Mapping[str, JSONValue], path: str, problems: list[Problem], form: Form) -> JSONObject:
     """ProtoJSON parsers accept proto (snake_case) names. A 1.0 client MUST send camelCase (§5.5) and the 0.3 JSON-RPC
     schema names only camelCase members; 0.3 HTTP+JSON is plain ProtoJSON, so there a proto name is tolerated."""
-    out: dict[str, Any] = {}
+    out: JSONObject = {}
     tolerated = form.version is V03 and form.rest
     for key, value in obj.items():
         if "_" in key:
@@ -265,8 +288,9 @@ def _b64_ok(text: str) -> bool:
 
 
 def parse_part(
-    raw: Any, form: Form, path: str, problems: list[Problem], lenient_kind: bool = False
-) -> dict[str, Any] | None:
+    raw: object, form: Form, path: str, problems: list[Problem], lenient_kind: bool = False
+) -> JSONObject | None:
+    """A part in canonical form (as given where it breaks a rule: `problems` says how), None when it has no form."""
     version, rest = form.version, form.rest
     if not isinstance(raw, dict):
         problems.append(Problem(path, "a part must be an object"))
@@ -292,7 +316,7 @@ def parse_part(
                 )
                 return None
             (kind,) = present
-            out: dict[str, Any] = {kind: part[kind]}
+            out: JSONObject = {kind: part[kind]}
             for extra in ("filename", "mediaType", "metadata"):
                 if extra in part:
                     out[extra] = part[extra]
@@ -360,21 +384,21 @@ def parse_part(
         if not isinstance(part["data"], dict):
             problems.append(Problem(f"{path}.data", "a 0.3 data part holds an object"))
         return {"data": part["data"], **meta}
-    f = part["file"]
-    if not isinstance(f, dict) or ("bytes" in f) == ("uri" in f):
+    file = part["file"]
+    if not isinstance(file, dict) or ("bytes" in file) == ("uri" in file):
         problems.append(Problem(f"{path}.file", "a 0.3 file needs exactly one of bytes, uri"))
         return None
-    out = {"raw": f["bytes"]} if "bytes" in f else {"url": f["uri"]}
-    if "mimeType" in f:
-        out["mediaType"] = f["mimeType"]
-    if "name" in f:
-        out["filename"] = f["name"]
+    out = {"raw": file["bytes"]} if "bytes" in file else {"url": file["uri"]}
+    if "mimeType" in file:
+        out["mediaType"] = file["mimeType"]
+    if "name" in file:
+        out["filename"] = file["name"]
     return {**out, **meta}
 
 
 def parse_message(
-    raw: Any, form: Form, path: str = "message", lenient_kind: bool = False, max_parts: PartsLimit | None = None
-) -> tuple[dict[str, Any] | None, list[Problem]]:
+    raw: object, form: Form, path: str = "message", lenient_kind: bool = False, max_parts: PartsLimit | None = None
+) -> tuple[Message | None, list[Problem]]:
     """An incoming message in canonical form, and every problem found on the way (parts beyond `max_parts`: one
     problem, and none of them read)."""
     version, rest = form.version, form.rest
@@ -382,7 +406,7 @@ def parse_message(
     if not isinstance(raw, dict):
         return None, [Problem(path, "must be an object")]
     msg = _normalise_keys(raw, path, problems, form)
-    out: dict[str, Any] = {}
+    out: JSONObject = {}
     if version is V03 and not rest:
         if msg.get("kind") != "message" and not (lenient_kind and "kind" not in msg):
             problems.append(
@@ -442,12 +466,14 @@ def parse_message(
             out[key] = msg[key]
     if "metadata" in out and not isinstance(out["metadata"], dict):
         problems.append(Problem(f"{path}.metadata", "must be an object"))
-    return (out if not any(not p.foreign for p in problems) else None), problems
+    if any(not p.foreign for p in problems):
+        return None, problems
+    return cast(Message, out), problems  # its members checked above (extensions, referenceTaskIds as given)
 
 
 def parse_message_or_raise(
-    raw: Any, form: Form, path: str = "message", lenient_kind: bool = False, max_parts: PartsLimit | None = None
-) -> dict[str, Any]:
+    raw: object, form: Form, path: str = "message", lenient_kind: bool = False, max_parts: PartsLimit | None = None
+) -> Message:
     msg, problems = parse_message(raw, form, path, lenient_kind, max_parts)
     for problem in problems:
         if not problem.foreign:
@@ -456,7 +482,7 @@ def parse_message_or_raise(
     return msg
 
 
-def parse_push_config(raw: Any, form: Form, path: str) -> tuple[dict[str, Any] | None, list[Problem]]:
+def parse_push_config(raw: object, form: Form, path: str) -> tuple[TaskPushNotificationConfig | None, list[Problem]]:
     """A push config in canonical (1.0, flat) form from any version's shape."""
     version = form.version
     problems: list[Problem] = []
@@ -469,7 +495,7 @@ def parse_push_config(raw: Any, form: Form, path: str) -> tuple[dict[str, Any] |
         if not isinstance(inner, dict):
             return None, [Problem(inner_path, "must be an object")]
         inner = _normalise_keys(inner, inner_path, problems, form)
-        out: dict[str, Any] = {k: inner[k] for k in ("id", "url", "token") if k in inner}
+        out: JSONObject = {k: inner[k] for k in ("id", "url", "token") if k in inner}
         where = {"id": inner_path, "token": inner_path, "taskId": path, "authentication": inner_path}
         auth = inner.get("authentication")
         if auth is not None:
@@ -495,10 +521,12 @@ def parse_push_config(raw: Any, form: Form, path: str) -> tuple[dict[str, Any] |
     url = out.get("url")
     if not isinstance(url, str) or not url:
         problems.append(Problem(f"{path}.url", "required: the webhook URL"))
-    return (out if not any(not p.foreign for p in problems) else None), problems
+    if any(not p.foreign for p in problems):
+        return None, problems
+    return cast(TaskPushNotificationConfig, out), problems  # its members checked above
 
 
-def _v03_authentication(auth: Any, path: str, problems: list[Problem]) -> dict[str, Any]:
+def _v03_authentication(auth: object, path: str, problems: list[Problem]) -> JSONObject:
     """0.3 `{schemes: [..], credentials}` as the 1.0 `{scheme, credentials}` (the first scheme)."""
     if not isinstance(auth, dict):
         problems.append(Problem(path, "must be an object"))
@@ -513,7 +541,7 @@ def _v03_authentication(auth: Any, path: str, problems: list[Problem]) -> dict[s
     }
 
 
-def stream_event_kind(body: Any, form: Form) -> str | None:
+def stream_event_kind(body: object, form: Form) -> str | None:
     """Which StreamResponse member an event body carries (`task`, `message`, `statusUpdate`, `artifactUpdate`)."""
     version, rest = form.version, form.rest
     if not isinstance(body, dict):
@@ -528,7 +556,7 @@ def stream_event_kind(body: Any, form: Form) -> str | None:
     return present[0] if len(present) == 1 else None
 
 
-def event_task_id(body: Any, form: Form) -> str | None:
+def event_task_id(body: object, form: Form) -> str | None:
     """The task an event or result body is about: a task's `id`, an update's or a message's `taskId`."""
     version, rest = form.version, form.rest
     kind = stream_event_kind(body, form)
@@ -561,7 +589,7 @@ def _discriminated(form: Form) -> bool:
     return version is V03 and not rest
 
 
-def kind_problems(obj: Any, what: str, form: Form, path: str) -> list[Problem]:
+def kind_problems(obj: object, what: str, form: Form, path: str) -> list[Problem]:
     """Where the form needs `kind` and where it must have none, in an object someone sent and what it holds.
 
     `what` is the object's canonical kind: `task`, `message`, `statusUpdate`, `artifactUpdate` or `part`. The 0.3
@@ -573,7 +601,7 @@ def kind_problems(obj: Any, what: str, form: Form, path: str) -> list[Problem]:
     return problems
 
 
-def _check_kind(obj: Any, what: str, form: Form, path: str, problems: list[Problem]) -> None:
+def _check_kind(obj: object, what: str, form: Form, path: str, problems: list[Problem]) -> None:
     version = form.version
     if not isinstance(obj, dict):
         return
@@ -623,5 +651,5 @@ def _check_kind(obj: Any, what: str, form: Form, path: str, problems: list[Probl
         _check_kind(child, kind, form, where, problems)
 
 
-def _list(value: Any) -> list[Any]:
+def _list(value: object) -> list[Any]:
     return value if isinstance(value, list) else []

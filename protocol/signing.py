@@ -14,6 +14,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -47,11 +48,12 @@ _CHILDREN = {
 }
 
 
-def _is_default(value: Any) -> bool:
+def _is_default(value: object) -> bool:
     return value in ("", 0, False, [], {}) and not (isinstance(value, bool) and value is True)
 
 
-def _strip(obj: dict[str, Any], kind: str) -> dict[str, Any]:
+def _strip(obj: Mapping[str, object], kind: str) -> dict[str, Any]:
+    """The card (or a member) without default-valued members, as JSON for rfc8785 (whose value type is closed)."""
     out: dict[str, Any] = {}
     required, optional, children = _REQUIRED.get(kind, set()), _OPTIONAL.get(kind, set()), _CHILDREN.get(kind, {})
     for key, value in obj.items():
@@ -67,7 +69,7 @@ def _strip(obj: dict[str, Any], kind: str) -> dict[str, Any]:
     return out
 
 
-def canonical(card: dict[str, Any]) -> bytes:
+def canonical(card: Mapping[str, object]) -> bytes:
     """The bytes that are signed: the card without `signatures`, defaults stripped per presence, in JCS form."""
     return rfc8785.dumps(_strip(card, "AgentCard"))
 
@@ -114,7 +116,7 @@ class SignatureVerdict:
     valid: bool
     reason: str
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, object]:
         return {"index": self.index, "kid": self.kid, "alg": self.alg, "valid": self.valid, "reason": self.reason}
 
 

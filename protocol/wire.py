@@ -6,23 +6,29 @@ to each other, so the server, the harness and the client spell every form the sa
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping
+from typing import Any, cast
 
 from . import shapes, states
 from .forms import Form
+from .json_types import StreamResponse, Task
 from .operations import Operation
+from .shapes import WireObject
 from .versions import Version
 
 # ------------------------------------------------------------------------------------- canonical -> wire
 
 
 def result_out(op: Operation, value: Any, form: Form) -> Any:
-    """A canonical result of an operation in a form's shape."""
+    """A canonical result of an operation in a form's shape.
+
+    `value` is the server's result as it holds it, untyped (its type depends on `op`); it is taken for the canonical
+    type shapes writes (a SendMessageResponse, a Task)."""
     version = form.version
     if op is Operation.SEND_MESSAGE:
         return shapes.send_result_out(value, form)
     if op in (Operation.GET_TASK, Operation.CANCEL_TASK):
-        return shapes.task_out(value, form) if isinstance(value, dict) and "status" in value else value
+        return shapes.task_out(cast(Task, value), form) if isinstance(value, dict) and "status" in value else value
     if op is Operation.LIST_TASKS:
         return {**value, "tasks": [shapes.task_out(t, form) for t in value["tasks"]]}
     if op in (Operation.CREATE_PUSH_CONFIG, Operation.GET_PUSH_CONFIG):
@@ -37,9 +43,9 @@ def result_out(op: Operation, value: Any, form: Form) -> Any:
     return value
 
 
-def event_out(event: dict[str, Any], form: Form) -> dict[str, Any]:
-    """A canonical StreamResponse (`{"task": ...}` etc.) in a form's shape."""
-    return shapes.stream_response_out(event, form)
+def event_out(event: Mapping[str, Any], form: Form) -> WireObject:
+    """A canonical StreamResponse (`{"task": ...}` etc.), as the server holds it (untyped), in a form's shape."""
+    return shapes.stream_response_out(cast(StreamResponse, event), form)
 
 
 # ------------------------------------------------------------------------------------- wire -> canonical
@@ -47,23 +53,23 @@ def event_out(event: dict[str, Any], form: Form) -> dict[str, Any]:
 # field); judging whether it was spelled right is the job of shapes' parsers and the checks.
 
 
-def event_member(body: Any, form: Form) -> tuple[str | None, Any]:
+def event_member(body: object, form: Form) -> tuple[str | None, object]:
     """Which StreamResponse member (`task`, `message`, `statusUpdate`, `artifactUpdate`) a result or event
     carries in a form, and that member's object as spelled (None, None when it carries none)."""
     kind = shapes.stream_event_kind(body, form)
-    if kind is None:
+    if kind is None or not isinstance(body, dict):  # a kind is only ever found in an object
         return None, None
     return kind, body if form.discriminated else body[kind]
 
 
-def part_in(part: Any, form: Form) -> Any:
+def part_in(part: object, form: Form) -> object:
     if form.version is Version.V1_0 or not isinstance(part, dict):
         return part
     read = shapes.parse_part(part, form, "", [], lenient_kind=True)
     return read if read is not None else part
 
 
-def message_in(msg: Any, form: Form) -> Any:
+def message_in(msg: object, form: Form) -> object:
     if form.version is Version.V1_0 or not isinstance(msg, dict):
         return msg
     out = {k: v for k, v in msg.items() if k not in ("kind", "parts", "content")}
@@ -76,7 +82,7 @@ def message_in(msg: Any, form: Form) -> Any:
     return out
 
 
-def status_in(status: Any, form: Form) -> Any:
+def status_in(status: object, form: Form) -> object:
     if form.version is Version.V1_0 or not isinstance(status, dict):
         return status
     out = dict(status)
@@ -88,14 +94,14 @@ def status_in(status: Any, form: Form) -> Any:
     return out
 
 
-def artifact_in(artifact: Any, form: Form) -> Any:
+def artifact_in(artifact: object, form: Form) -> object:
     if form.version is Version.V1_0 or not isinstance(artifact, dict):
         return artifact
     parts = artifact.get("parts")
     return {**artifact, "parts": [part_in(p, form) for p in parts]} if isinstance(parts, list) else artifact
 
 
-def task_in(task: Any, form: Form) -> Any:
+def task_in(task: object, form: Form) -> object:
     if form.version is Version.V1_0 or not isinstance(task, dict):
         return task
     out = {k: v for k, v in task.items() if k != "kind"}
@@ -108,7 +114,7 @@ def task_in(task: Any, form: Form) -> Any:
     return out
 
 
-def event_in(body: Any, form: Form) -> dict[str, Any] | None:
+def event_in(body: object, form: Form) -> dict[str, Any] | None:
     """A stream event (or a SendMessage result) in a form, as a canonical StreamResponse; None when it is none."""
     kind, inner = event_member(body, form)
     if kind is None or not isinstance(inner, dict):
@@ -125,7 +131,7 @@ def event_in(body: Any, form: Form) -> dict[str, Any] | None:
     return {kind: body_in}
 
 
-def result_in(op: Operation | None, value: Any, form: Form) -> dict[str, Any] | None:
+def result_in(op: Operation | None, value: object, form: Form) -> dict[str, Any] | None:
     """What an operation's result in a form says about a message or a task, as a canonical StreamResponse
     (`{"task": ...}` or `{"message": ...}`; for a stream, any event); None when it says nothing of either.
 

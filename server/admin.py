@@ -20,6 +20,7 @@ from starlette.types import Receive, Scope, Send
 from a2a_lab.contract.journal import Journal, line
 from a2a_lab.contract.journal_record import Entry
 from a2a_lab.protocol.cards import WELL_KNOWN_PATH
+from a2a_lab.protocol.exceptions import LabError
 
 from . import answer, http
 from .guard import AdminGuard
@@ -33,7 +34,7 @@ DROPPED_HEADER = "X-A2A-Lab-Journal-Dropped"
 JSONL = "application/x-ndjson"
 
 
-class _BadQuery(ValueError):
+class _BadQuery(LabError, ValueError):
     pass
 
 

@@ -103,7 +103,9 @@ async def send_stream(
         await _send_ndjson(scope, receive, send, entry, items, render, render_error, reply)
         return
     indent = 2 if reply.stream.framing is StreamFraming.SSE_MULTILINE else None
-    text_of = (lambda value: json.dumps(value)) if python_json else (lambda value: _text(value, indent))
+    text_of: Callable[[Any], str] = (
+        (lambda value: json.dumps(value)) if python_json else (lambda value: _text(value, indent))
+    )
     events: list[SentEvent] = []
     journaled = entry.response = Response(200, EVENT_STREAM, stream=True)
     entry.events = events

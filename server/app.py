@@ -44,7 +44,8 @@ def base_url_of(scope: Scope) -> str:
 
 
 def route_path_of(scope: Scope) -> str:
-    path, root = scope["path"], scope.get("root_path", "")
+    path: str = scope["path"]
+    root: str = scope.get("root_path", "")
     return path[len(root) :] if root and path.startswith(root) else path
 
 

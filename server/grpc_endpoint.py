@@ -44,7 +44,7 @@ from .streams import Comment, Drop, StreamError
 FORM = Form(Version.V1_0, Binding.GRPC)
 
 
-def _metadata(context: grpc.aio.ServicerContext) -> list[tuple[bytes, bytes]]:
+def _metadata(context: grpc.aio.ServicerContext[bytes, bytes]) -> list[tuple[bytes, bytes]]:
     """The call's metadata as journaled headers (binary `-bin` values base64, as they travel)."""
     out: list[tuple[bytes, bytes]] = []
     for key, value in context.invocation_metadata() or ():
@@ -69,10 +69,10 @@ class GrpcService(grpc.GenericRpcHandler):
         #: Reset the client connection a call (by its peer) came in on: the relay's (see grpc_relay).
         self._reset = reset
 
-    def service(self, handler_call_details: grpc.HandlerCallDetails) -> grpc.RpcMethodHandler:
+    def service(self, handler_call_details: grpc.HandlerCallDetails) -> grpc.RpcMethodHandler[bytes, bytes]:
         method: str = handler_call_details.method
 
-        async def handle(request: bytes, context: grpc.aio.ServicerContext) -> AsyncIterator[bytes]:
+        async def handle(request: bytes, context: grpc.aio.ServicerContext[bytes, bytes]) -> AsyncIterator[bytes]:
             async for out in Call(self, method, request, context).run():
                 yield out
 
@@ -84,7 +84,9 @@ class GrpcService(grpc.GenericRpcHandler):
 class Call:
     """One gRPC call being answered."""
 
-    def __init__(self, service: GrpcService, method: str, request: bytes, context: grpc.aio.ServicerContext) -> None:
+    def __init__(
+        self, service: GrpcService, method: str, request: bytes, context: grpc.aio.ServicerContext[bytes, bytes]
+    ) -> None:
         self.service = service
         self.state = service._state()
         self.method = method

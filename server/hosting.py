@@ -17,9 +17,11 @@ from typing import Any
 
 import h11
 import uvicorn
-from uvicorn.protocols.http.h11_impl import DEFAULT_MAX_INCOMPLETE_EVENT_SIZE, H11Protocol
+from h11._connection import DEFAULT_MAX_INCOMPLETE_EVENT_SIZE  # uvicorn's default too (its h11_impl imports it)
+from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from a2a_lab.contract import backoff
+from a2a_lab.protocol.exceptions import LabError
 
 from . import tls
 from .faults import TRANSPORT_KEY
@@ -172,7 +174,7 @@ def run(coro: Coroutine[Any, Any, None]) -> None:
         runner.run(coro)
 
 
-class PortInUse(OSError):
+class PortInUse(LabError, OSError):
     pass
 
 

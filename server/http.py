@@ -5,13 +5,14 @@ from __future__ import annotations
 import asyncio
 import types
 from collections.abc import Generator
-from typing import Any
+from typing import Any, TypeVar
 from urllib.parse import parse_qsl
 
 from starlette.types import Message, Receive, Scope
 
 from a2a_lab.protocol import jsontext, versions
 from a2a_lab.protocol.errors import A2AError, ErrorType
+from a2a_lab.protocol.exceptions import LabError
 
 #: How long a client has to send a whole request body (a slow or stalled body must not hold a handler forever).
 BODY_SECONDS = 10.0
@@ -19,11 +20,14 @@ BODY_SECONDS = 10.0
 CLOSE = [("connection", "close")]
 
 
-class BodyTooLarge(Exception):
+_T = TypeVar("_T")
+
+
+class BodyTooLarge(LabError):
     pass
 
 
-class BodyTimeout(Exception):
+class BodyTimeout(LabError):
     """The body did not arrive within the deadline; `received` is what came before it."""
 
     def __init__(self, received: bytes, seconds: float) -> None:
@@ -63,13 +67,14 @@ async def _receive_by(receive: Receive, deadline: float | None) -> Message:
     try:
         pending = step.send(None)
     except StopIteration as done:
-        return done.value
+        message: Message = done.value
+        return message
     async with asyncio.timeout_at(deadline):
         return await _resume(step, pending)
 
 
 @types.coroutine
-def _resume(step: Generator[Any, None, Any], pending: Any) -> Generator[Any, None, Any]:
+def _resume(step: Generator[Any, None, _T], pending: Any) -> Generator[Any, None, _T]:
     """Go on awaiting an awaitable whose first step suspended, yielding `pending` to the event loop: what
     `yield from step` would do had it started the step itself (asyncio resumes with send(None) or throws in a
     cancellation, which goes on to the awaitable)."""
@@ -82,7 +87,8 @@ def _resume(step: Generator[Any, None, Any], pending: Any) -> Generator[Any, Non
         try:
             pending = step.throw(exc)
         except StopIteration as done:
-            return done.value
+            value: _T = done.value  # the awaitable's result (StopIteration.value is untyped)
+            return value
         return (yield from _resume(step, pending))
     return (yield from step)
 
@@ -96,7 +102,7 @@ _HEADERS_KEY = "a2a_lab.headers"
 
 def headers_of(scope: Scope) -> dict[str, str]:
     """The request's headers, lowercased and joined; decoded once per request (several layers read them)."""
-    cached = scope.get(_HEADERS_KEY)
+    cached: dict[str, str] | None = scope.get(_HEADERS_KEY)
     if cached is not None:
         return cached
     out: dict[str, str] = {}

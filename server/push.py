@@ -17,7 +17,7 @@ import ipaddress
 import logging
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 from urllib.parse import urlsplit
 
 import httpx
@@ -26,6 +26,7 @@ from a2a_lab.contract.journal_record import EntryKind, PushInfo, Response
 from a2a_lab.protocol import jsontext, rest, shapes
 from a2a_lab.protocol.bindings import JSON
 from a2a_lab.protocol.forms import V03_JSONRPC
+from a2a_lab.protocol.json_types import Task
 from a2a_lab.protocol.requests import NOTIFICATION_TOKEN_HEADER
 from a2a_lab.protocol.revisions import SpecRevision
 from a2a_lab.protocol.states import Role, TaskState
@@ -128,7 +129,7 @@ def payload(rec: TaskRecord, event: Event, version: str, revision: SpecRevision)
 
 def _body(task: dict[str, Any], event: Event, version: str, revision: SpecRevision) -> tuple[bytes, str]:
     if version == Version.V0_3.value:
-        return jsontext.dumps(shapes.task_out(task, V03_JSONRPC)), JSON
+        return jsontext.dumps(shapes.task_out(cast(Task, task), V03_JSONRPC)), JSON  # the engine's canonical task
     return jsontext.dumps(event), rest.media_type(Version.V1_0, revision)
 
 

@@ -34,6 +34,7 @@ from a2a_lab.contract.lab_api import RUNS_PREFIX
 from a2a_lab.contract.scenario import Scenario
 from a2a_lab.protocol import jsontext
 from a2a_lab.protocol.cards import WELL_KNOWN_PATH
+from a2a_lab.protocol.exceptions import LabError
 
 from . import admin, answer, http
 from .app import ScenarioApp, base_url_of
@@ -63,7 +64,7 @@ class Run:
         return None if self.active else now - self.touched
 
 
-class RunsFull(Exception):
+class RunsFull(LabError):
     pass
 
 

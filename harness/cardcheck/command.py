@@ -17,6 +17,7 @@ import httpx
 from a2a_lab.contract import userfile
 from a2a_lab.protocol import cards, signing
 from a2a_lab.protocol.bindings import JSON
+from a2a_lab.protocol.exceptions import LabError
 
 from ..command_line import refuse
 from ..exit_codes import Exit
@@ -26,7 +27,7 @@ from .derive import derive
 from .lint import lint
 
 
-class UnusableInput(Exception):
+class UnusableInput(LabError):
     """The card or key set cannot be read or is not JSON (exit 2)."""
 
 

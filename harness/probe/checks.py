@@ -10,6 +10,7 @@ from a2a_lab.contract.journal_record import ResultKind
 from a2a_lab.protocol import shapes
 from a2a_lab.protocol.errors import ErrorType
 from a2a_lab.protocol.forms import Form
+from a2a_lab.protocol.json_types import Task
 from a2a_lab.protocol.operations import Operation
 from a2a_lab.protocol.states import TaskState
 from a2a_lab.protocol.versions import Version
@@ -132,7 +133,7 @@ def _diagnose(ctx: InterfaceProbe) -> str:
 
 def _example(form: Form) -> str:
     """What a SendMessage result looks like in a form, as protocol.shapes writes it."""
-    task = {"id": "…", "contextId": "…", "status": {"state": TaskState.COMPLETED.value}}
+    task: Task = {"id": "…", "contextId": "…", "status": {"state": TaskState.COMPLETED.value}}
     return json.dumps(shapes.send_result_out({"task": task}, form), ensure_ascii=False)
 
 

@@ -18,6 +18,7 @@ from a2a_lab.contract.redaction import Redaction
 from a2a_lab.protocol import cards, grpcwire, jsonrpc, jsontext
 from a2a_lab.protocol.bindings import Binding
 from a2a_lab.protocol.cards import Interface, Support
+from a2a_lab.protocol.exceptions import LabError
 from a2a_lab.protocol.versions import Version
 
 from .. import scoring
@@ -68,7 +69,7 @@ _RUN_ORDER: tuple[tuple[ProbeCheck, Callable[[InterfaceProbe], CheckResult]], ..
 )
 
 
-class NothingToProbe(Exception):
+class NothingToProbe(LabError):
     """No card to probe (exit 2)."""
 
 

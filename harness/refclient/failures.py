@@ -7,6 +7,7 @@ from typing import Any
 
 from a2a_lab.protocol.bindings import Binding
 from a2a_lab.protocol.errors import ERROR_INFO_TYPE, ErrorType, by_code
+from a2a_lab.protocol.exceptions import LabError
 from a2a_lab.protocol.operations import Operation
 from a2a_lab.protocol.versions import Version
 
@@ -19,7 +20,7 @@ _FALLBACK_GRPC = "UNIMPLEMENTED"
 
 
 @dataclass
-class ClientFailure(Exception):
+class ClientFailure(LabError):
     """`type` is a stable word for machines (discovery, selection, transport, http, invalid_response,
     remote, no_answer, signature); `message` is a sentence for people."""
 

@@ -7,7 +7,10 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from a2a_lab.contract.handshake import ENV_ACTION, ENV_CARD_URL, ENV_MESSAGE, ENV_RESULT  # noqa: F401  (re-exported)
+from a2a_lab.contract.handshake import ENV_ACTION as ENV_ACTION  # re-exported
+from a2a_lab.contract.handshake import ENV_CARD_URL as ENV_CARD_URL
+from a2a_lab.contract.handshake import ENV_MESSAGE as ENV_MESSAGE
+from a2a_lab.contract.handshake import ENV_RESULT as ENV_RESULT
 from a2a_lab.protocol.bindings import Binding
 from a2a_lab.protocol.cards import DEFAULT_CARD_SIZE_LIMIT
 

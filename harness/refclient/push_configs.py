@@ -9,9 +9,8 @@ answer that does not match the config is a warning too.
 
 from __future__ import annotations
 
-from typing import Any
-
 from a2a_lab.protocol import shapes
+from a2a_lab.protocol.json_types import TaskPushNotificationConfig
 from a2a_lab.protocol.operations import Operation
 
 from .failures import ClientFailure
@@ -19,12 +18,12 @@ from .transport import A2ATransport
 from .webhook import WebhookReceiver
 
 
-def _config(body: Any, transport: A2ATransport, what: str) -> dict[str, Any] | None:
+def _config(body: object, transport: A2ATransport, what: str) -> TaskPushNotificationConfig | None:
     config, problems = shapes.parse_push_config(body, transport.form, what)
     return config if config is not None and not any(not p.foreign for p in problems) else None
 
 
-def _listed(body: Any, transport: A2ATransport) -> list[dict[str, Any]]:
+def _listed(body: object, transport: A2ATransport) -> list[TaskPushNotificationConfig]:
     """The configs a List answer holds: 1.0 `{configs: [...]}`, 0.3 a bare array."""
     items = body.get("configs") if isinstance(body, dict) else body
     found = [_config(item, transport, "config") for item in items] if isinstance(items, list) else []

@@ -72,7 +72,7 @@ def read_message(raw: Any, form: Form, path: str, warnings: list[str]) -> dict[s
     msg, problems = shapes.parse_message(raw, form, path, lenient_kind=True)
     _note(warnings, "answer", problems)
     if msg is not None:
-        return msg
+        return dict(msg)
     if not isinstance(raw, dict):
         return {"parts": []}
     out: dict[str, Any] = {k: raw[k] for k in ("messageId", "contextId", "taskId") if isinstance(raw.get(k), str)}

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import importlib.metadata
+import importlib.util
 import json
 import random
 import shlex
@@ -25,7 +26,7 @@ from hypothesis import HealthCheck, Phase, find, settings
 
 from a2a_lab.contract.catalogue import Catalogue
 from a2a_lab.contract.loader import parse
-from a2a_lab.harness import cli
+from a2a_lab.harness import cli, runner
 from a2a_lab.harness.crashes import crash_of
 from a2a_lab.harness.fuzz import command, search, strategies
 from a2a_lab.harness.fuzz.oracles import Failure
@@ -162,7 +163,7 @@ def test_the_search_is_deterministic_and_shrinks_to_the_smallest_failing_case(mo
     )
     found = []
     for _ in range(2):
-        s = search.Search(search.runner.RunOptions("client"), search.Budget(cases=400), shrink_runs=400)
+        s = search.Search(runner.RunOptions("client"), search.Budget(cases=400), shrink_runs=400)
         found.append(s.run(seed=5, jobs=1))
     assert [f.data for f in found[0]] == [f.data for f in found[1]]
     (first,) = found[0]
@@ -206,7 +207,7 @@ def test_an_error_reported_is_no_crash(code: int, stderr: str) -> None:
 def test_without_hypothesis_fuzz_says_how_to_install_it(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    real = command.importlib.util.find_spec
-    monkeypatch.setattr(command.importlib.util, "find_spec", lambda name: None if name == "hypothesis" else real(name))
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name: None if name == "hypothesis" else real(name))
     assert cli.main(["fuzz", "--client", "builtin"]) == 2
     assert "pip install 'a2a-lab[fuzz]'" in capsys.readouterr().err

@@ -19,6 +19,7 @@ from a2a_lab.harness import merge_command
 from a2a_lab.harness.cli import main
 from a2a_lab.harness.reports import html
 from a2a_lab.harness.reports.files import ReportFiles
+from a2a_lab.harness.reports.html_scenario import CHECKS_DOC
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
 
@@ -139,7 +140,7 @@ def test_the_per_check_view_lists_where_a_check_missed(reports: list[dict]) -> N
     )
     assert missed and sorted(re.findall(r'<a href="#c1-[^"]+">([^<]+)</a> \(no-header\)', row.group(1))) == missed
     assert "#c0-" not in row.group(1)  # the reference client never missed it
-    assert f'href="{html.CHECKS_DOC}"' in row.group(1)
+    assert f'href="{CHECKS_DOC}"' in row.group(1)
     assert 'href="https://github.com/a2aproject/A2A/blob/v1.0.1/docs/specification.md">A2A 1.0 §3.6.1' in row.group(1)
 
 
@@ -202,7 +203,7 @@ def test_a_probe_report_is_worded_for_a_server(serve: Any, tmp_path: Path) -> No
     assert "<h1>a2a-lab probe report</h1>" in page and "conformance report" not in page
     assert "<th>server</th>" in page and '<h2 id="scenarios">Interfaces</h2>' in page
     assert ">a2a-lab probe</text>" in page and ">server under test</text>" in page and ">a2a-lab server<" not in page
-    assert html.PROBE_DOC in page and html.CHECKS_DOC not in page
+    assert html.PROBE_DOC in page and CHECKS_DOC not in page
 
 
 @pytest.mark.skipif(not CHROMIUM, reason="Debian's chromium is not installed (.ci/run installs it)")

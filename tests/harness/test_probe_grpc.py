@@ -26,6 +26,7 @@ from a2a_lab.protocol import grpcwire, protobuf
 from a2a_lab.protocol.bindings import Binding
 from a2a_lab.protocol.errors import ERROR_DOMAIN, ERROR_INFO_TYPE
 from a2a_lab.protocol.operations import Operation
+from a2a_lab.protocol.versions import Version
 from a2a_lab.server.app import ScenarioApp
 from a2a_lab.server.hosting import BackgroundServer
 
@@ -98,7 +99,7 @@ def test_the_conformant_grpc_server_passes_every_check(serve: Any) -> None:
     assert list(by_id(run)) == ["probe/card", GRPC_ID]
     assert outcomes(by_id(run)["probe/card"]) == {"CARD-VALID": PASS}
     assert outcomes(by_id(run)[GRPC_ID]) == ALL_PASS
-    assert run.probed == {(Binding.GRPC, grpcwire.Version.V1_0)}
+    assert run.probed == {(Binding.GRPC, Version.V1_0)}
     assert check(run, "UNKNOWN-TASK").message == (
         "GetTask and CancelTask on an unknown id answer gRPC NOT_FOUND with ErrorInfo reason TASK_NOT_FOUND"
     )

@@ -13,6 +13,7 @@ from a2a_lab.protocol import requests, shapes, states
 from a2a_lab.protocol.bindings import Binding
 from a2a_lab.protocol.errors import A2AError, ErrorType
 from a2a_lab.protocol.forms import V03_HTTP_JSON, V03_JSONRPC, V1_JSONRPC, Form
+from a2a_lab.protocol.json_types import Message, Part, StreamResponse, Task
 from a2a_lab.protocol.operations import Operation
 from a2a_lab.protocol.shapes import Problem
 from a2a_lab.protocol.states import Role, TaskState
@@ -20,7 +21,7 @@ from a2a_lab.protocol.versions import Version
 
 V1, V03 = Version.V1_0, Version.V0_3
 
-USER_MSG = {
+USER_MSG: Message = {
     "messageId": "m-1",
     "role": "ROLE_USER",
     "parts": [{"text": "hi"}],
@@ -29,9 +30,9 @@ USER_MSG = {
     "referenceTaskIds": ["t-0"],
     "metadata": {"k": "v"},
 }
-FILE_BYTES = {"raw": "aGk=", "mediaType": "text/plain", "filename": "a.txt"}
-FILE_URL = {"url": "https://x/y.pdf", "mediaType": "application/pdf"}
-TASK = {
+FILE_BYTES: Part = {"raw": "aGk=", "mediaType": "text/plain", "filename": "a.txt"}
+FILE_URL: Part = {"url": "https://x/y.pdf", "mediaType": "application/pdf"}
+TASK: Task = {
     "id": "t-1",
     "contextId": "c-1",
     "status": {
@@ -121,7 +122,9 @@ def test_v1_output_is_the_canonical_form_unchanged() -> None:
     assert shapes.message_out(USER_MSG, V1_JSONRPC) == USER_MSG
     assert shapes.task_out(TASK, V1_JSONRPC) == TASK
     assert shapes.send_result_out({"task": TASK}, V1_JSONRPC) == {"task": TASK}
-    event = {"statusUpdate": {"taskId": "t", "contextId": "c", "status": {"state": "TASK_STATE_COMPLETED"}}}
+    event: StreamResponse = {
+        "statusUpdate": {"taskId": "t", "contextId": "c", "status": {"state": "TASK_STATE_COMPLETED"}}
+    }
     assert shapes.stream_response_out(event, V1_JSONRPC) == event
     assert "final" not in shapes.stream_response_out(event, V1_JSONRPC)["statusUpdate"]  # removed in 1.0 (#1308)
 
@@ -201,7 +204,7 @@ def test_v03_jsonrpc_send_result_is_bare_with_kind() -> None:
     ],
 )
 def test_v03_status_updates_carry_final(state: str, final: bool) -> None:
-    event = {"statusUpdate": {"taskId": "t", "contextId": "c", "status": {"state": state}}}
+    event: StreamResponse = {"statusUpdate": {"taskId": "t", "contextId": "c", "status": {"state": state}}}
     out = shapes.stream_response_out(event, V03_JSONRPC)
     assert out["kind"] == "status-update" and out["final"] is final
     assert out["status"]["state"] == states.spell(TaskState(state), V03_JSONRPC)
@@ -213,7 +216,7 @@ def test_v03_status_updates_carry_final(state: str, final: bool) -> None:
 
 
 def test_v03_stream_events() -> None:
-    art = {
+    art: StreamResponse = {
         "artifactUpdate": {
             "taskId": "t",
             "contextId": "c",
@@ -310,7 +313,7 @@ def test_inline_webhook_member_per_form(form: Form, key: str) -> None:
     params = {"message": USER_MSG, "configuration": requests.send_configuration(push=hook)}
     wire = requests.build(Operation.SEND_MESSAGE, form.version, form.binding, params)
     sent = wire.params if isinstance(wire, requests.RpcRequest) else wire.body
-    assert isinstance(sent, dict) and key in sent["configuration"]
+    assert isinstance(sent, dict) and isinstance(sent["configuration"], dict) and key in sent["configuration"]
     assert shapes.inline_push(sent["configuration"]) is not None
     read = params_core.read(Operation.SEND_MESSAGE, form, sent)
     assert read["configuration"]["taskPushNotificationConfig"]["url"] == "https://hook.example/a2a"
@@ -375,7 +378,7 @@ def test_parse_v03_rest_message_with_content() -> None:
 
 
 def test_round_trip_through_every_form() -> None:
-    canonical = {
+    canonical: Message = {
         "messageId": "m",
         "role": "ROLE_USER",
         "parts": [{"text": "a"}, FILE_BYTES, FILE_URL, {"data": {"k": 1}}],

@@ -1,0 +1,44 @@
+"""The one base of every exception a2a-lab raises on purpose.
+
+Each class keeps the standard base it had before LabError (ValueError, OSError, RuntimeError): code that catches
+that base goes on catching it; `except LabError` catches them all. The tree (module paths from the package root,
+standard bases in brackets):
+
+LabError
+├── A2AError ............... protocol/errors.py              an A2A error a server answers with
+├── UnsupportedRequest ..... protocol/requests.py            [ValueError]
+├── DecodeError ............ protocol/protobuf.py            [ValueError]
+├── Refused ................ contract/userfile.py            [ValueError]
+├── ScenarioError .......... contract/loader.py              [ValueError]
+├── OriginError ............ contract/placeholders.py        [ValueError]
+├── SelectionError ......... contract/catalogue.py           [ValueError]
+├── BodyTooLarge ........... server/http.py
+├── BodyTimeout ............ server/http.py
+├── RunsFull ............... server/shared.py
+├── PortInUse .............. server/hosting.py               [OSError]
+├── _BadQuery .............. server/admin.py                 [ValueError]
+├── NothingToProbe ......... harness/probe/runner.py
+├── ClientFailure .......... harness/refclient/failures.py
+│   └── UsageFailure ....... harness/refclient/failures.py
+├── RemoteError ............ harness/remote.py               [RuntimeError]
+├── BaselineError .......... harness/baseline.py             [ValueError]
+├── RecordError ............ harness/record/capture.py
+├── ClientEnvError ......... harness/environment.py          [ValueError]
+└── UnusableInput .......... harness/cardcheck/command.py
+
+Outside the tree, on purpose:
+
+- BudgetSpent .............. harness/fuzz/search.py          [BaseException] hypothesis treats every Exception a
+  test raises as a failure (it shrinks and reports it); the fuzzer's "budget spent" signal must pass through it
+  untouched, so it stays a BaseException, and LabError is an Exception.
+- PresetError .............. harness/presets.py              [ValueError] TODO(cli merge): harness/presets.py is
+  being moved with the command-line files; it becomes `class PresetError(LabError, ValueError)` there.
+
+tests/protocol/test_exceptions.py holds this docstring to the classes that exist.
+"""
+
+from __future__ import annotations
+
+
+class LabError(Exception):
+    """Something a2a-lab raises on purpose (see the module docstring for every subclass)."""
