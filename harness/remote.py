@@ -16,7 +16,7 @@ import httpx
 
 from a2a_lab.contract.lab_api import RUNS_PREFIX, credentials
 
-from .command_line import ADMIN_TOKEN_ENV, admin_token
+from .secrecy import ADMIN_TOKEN_ENV, admin_token
 
 
 class RemoteError(RuntimeError):
