@@ -1,5 +1,5 @@
 """How a command joins the `a2a-lab` parser: a Command record names it, says what it is for, adds its own options,
-and runs it. Each command module holds its own (`COMMAND`); main.build_parser adds them in turn."""
+and runs it. Each command module holds its own (`COMMAND`); entry.build_parser adds them in turn."""
 
 from __future__ import annotations
 

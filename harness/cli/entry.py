@@ -10,7 +10,6 @@ from collections.abc import Sequence
 
 from .command import Command
 from .exit_codes import Exit
-from .tokens import ADMIN_TOKEN_ENV, RUN_TOKEN_ENV
 
 
 def commands() -> list[Command]:
@@ -69,8 +68,8 @@ def _guard_credentials(args: argparse.Namespace) -> None:
         [
             getattr(args, "admin_token", None),
             getattr(args, "run_token", None),
-            os.environ.get(ADMIN_TOKEN_ENV),
-            os.environ.get(RUN_TOKEN_ENV),
+            os.environ.get(secrecy.ADMIN_TOKEN_ENV),
+            os.environ.get(secrecy.RUN_TOKEN_ENV),
         ]
     )
 
