@@ -13,8 +13,8 @@ from .exit_codes import Exit
 
 
 def commands() -> list[Command]:
-    """Every command, in the order `a2a-lab --help` lists them (imported here, not at the top: `a2a-lab --version`
-    and the reference client load none of them)."""
+    """Every command, in the order `a2a-lab --help` lists them (imported when the parser is built, not with the
+    package: the reference client, which takes its options and exit codes from here, loads none of the others)."""
     from ..cardcheck import command as card
     from ..fuzz import command as fuzz
     from ..probe import command as probe
