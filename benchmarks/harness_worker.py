@@ -19,7 +19,8 @@ from typing import Any
 
 from a2a_lab.contract import handshake
 from a2a_lab.contract.catalogue import Catalogue
-from a2a_lab.harness import presets, process, runner
+from a2a_lab.harness import process, runner
+from a2a_lab.harness.cli import presets
 
 
 def children_cpu() -> float:

@@ -14,7 +14,7 @@ from collections.abc import Iterable, Mapping
 from a2a_lab.contract import handshake
 from a2a_lab.protocol.exceptions import LabError
 
-from .command_line import ADMIN_TOKEN_ENV, RUN_TOKEN_ENV
+from .secrecy import ADMIN_TOKEN_ENV, RUN_TOKEN_ENV
 
 #: Names passed through from the harness's environment, as they are.
 INHERITED = (

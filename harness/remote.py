@@ -17,7 +17,7 @@ import httpx
 from a2a_lab.contract.lab_api import RUNS_PREFIX, credentials
 from a2a_lab.protocol.exceptions import LabError
 
-from .command_line import ADMIN_TOKEN_ENV, admin_token
+from .secrecy import ADMIN_TOKEN_ENV, admin_token
 
 
 class RemoteError(LabError, RuntimeError):

@@ -15,8 +15,19 @@ from __future__ import annotations
 
 import ctypes
 import ctypes.util
+import os
 import sys
 from collections.abc import Iterable
+
+#: Where a2a-lab's own credentials may come from besides the command line: the shared server's admin token, a run's.
+ADMIN_TOKEN_ENV = "A2A_LAB_ADMIN_TOKEN"
+RUN_TOKEN_ENV = "A2A_LAB_RUN_TOKEN"
+
+
+def admin_token(given: str | None) -> str | None:
+    """The admin token: the one given on the command line, else the environment's, else none."""
+    return given or os.environ.get(ADMIN_TOKEN_ENV) or None
+
 
 #: prctl(2) option.
 PR_SET_DUMPABLE = 4

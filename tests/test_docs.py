@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from a2a_lab.contract.catalogue import Catalogue
-from a2a_lab.harness import catalogue_view, checks_view
+from a2a_lab.harness.cli import catalogue_view, checks
 
 DOCS = Path(__file__).resolve().parent.parent / "docs"
 
@@ -16,7 +16,7 @@ def _body(name: str) -> str:
 
 
 def test_checks_doc_in_sync() -> None:
-    assert _body("checks.md") == checks_view.as_markdown(), "run: a2a-lab checks --markdown, and update docs/checks.md"
+    assert _body("checks.md") == checks.as_markdown(), "run: a2a-lab checks --markdown, and update docs/checks.md"
 
 
 def test_scenarios_doc_in_sync() -> None:

@@ -19,8 +19,9 @@ from a2a_lab.protocol import cards, signing
 from a2a_lab.protocol.bindings import JSON
 from a2a_lab.protocol.exceptions import LabError
 
-from ..command_line import refuse
-from ..exit_codes import Exit
+from ..cli.command import Command
+from ..cli.exit_codes import Exit
+from ..cli.messages import refuse
 from ..reports import escape
 from . import urlpolicy
 from .derive import derive
@@ -219,3 +220,6 @@ def cmd_card(args: argparse.Namespace) -> int:
         return refuse(str(exc))
     print(json.dumps(report, indent=2) if args.json else escape.console(render(report)))
     return Exit.FAILED if report["errors"] else Exit.OK
+
+
+COMMAND = Command("card", "check an agent card offline: lint, derived requests, signatures", add_arguments, cmd_card)

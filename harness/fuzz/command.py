@@ -16,11 +16,12 @@ from typing import Any
 import yaml
 
 from ..checks import REGISTRY
-from ..command_line import add_report_files, load_catalogue, refuse, say
-from ..exit_codes import Exit
+from ..cli.command import Command
+from ..cli.exit_codes import Exit
+from ..cli.messages import load_catalogue, refuse, say
+from ..cli.options import add_client_environment, add_report_files, report_files
+from ..cli.outputs import first_problem, folder_problem, report_files_problem
 from ..model import Outcome
-from ..outputs import first_problem, folder_problem
-from ..reports.files import ReportFiles
 from . import SHRINK_RUNS
 from .oracles import Failure
 
@@ -78,8 +79,6 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help=f"at most N case runs to shrink one failure (default {SHRINK_RUNS}; 0: write it as found)",
     )
     p.add_argument("-j", "--jobs", type=int, default=1, help="cases run in parallel (default 1)")
-    from ..run_command import add_client_environment
-
     add_client_environment(p, webhook=False)
     add_report_files(p, report_dir=False)
 
@@ -187,21 +186,24 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
     why = missing_hypothesis()
     if why:
         return refuse(why)
-    from .. import presets, process, runner
-    from ..gate import conclude
-    from ..run_command import check_client, client_environment, interruptible
+    from .. import process, runner
+    from ..cli import presets
+    from ..cli.gate import conclude
+    from ..cli.options import client_environment
+    from ..cli.running import interruptible
     from .search import Budget, Found, Search
 
     try:
         client = presets.resolve(args.client)
-        check_client(client)
+        presets.check_client(client)
         base = base_data(args.scenario) if args.scenario else None
         client_env, _ = client_environment(args)
     except (presets.PresetError, ValueError) as exc:
         return refuse(str(exc))
     if args.jobs < 1 or args.shrink_runs < 0:
         return refuse("--jobs must be at least 1 and --shrink-runs at least 0")
-    unwritable = first_problem(folder_problem(args.out, "--out"), ReportFiles.from_args(args).problem())
+    files = report_files(args)
+    unwritable = first_problem(folder_problem(args.out, "--out"), report_files_problem(files))
     if unwritable:
         return refuse(unwritable)
     cases, seconds = args.budget
@@ -247,10 +249,18 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
             "invalid": args.invalid,
         },
     }
-    files = ReportFiles.from_args(args)
     if results:
         return conclude(results, supported, meta, files, verbose=True)
     say("no finding: the client survived every case, understood every answer and hung on none")
     if files.json or files.junit or files.html:
         return conclude(results, supported, meta, files)
     return Exit.OK
+
+
+COMMAND = Command(
+    "fuzz",
+    "serve generated server behaviours to a client; write each failure, shrunk, as a scenario file",
+    add_arguments,
+    cmd_fuzz,
+    guarded=True,
+)

@@ -11,17 +11,10 @@ from datetime import UTC, datetime
 from a2a_lab.protocol.bindings import SHORT_NAMES
 
 from ..cardcheck import urlpolicy
-from ..command_line import (
-    add_answer_timeout,
-    add_live_target,
-    add_report_files,
-    add_verbose,
-    crashed,
-    refuse,
-    say,
-)
-from ..gate import conclude
-from ..reports.files import ReportFiles
+from ..cli.command import Command
+from ..cli.gate import conclude
+from ..cli.messages import crashed, refuse, say
+from ..cli.options import add_answer_timeout, add_live_target, add_report_files, add_verbose, report_files
 from .definitions import PROBE_CHECKS
 from .runner import NothingToProbe, ProbeOptions, probe
 
@@ -99,6 +92,12 @@ def cmd_probe(args: argparse.Namespace) -> int:
         "seed": 0,
         "started": started,
     }
-    return conclude(
-        run.results, run.probed, meta, ReportFiles.from_args(args), verbose=args.verbose, checks=PROBE_CHECKS
-    )
+    return conclude(run.results, run.probed, meta, report_files(args), verbose=args.verbose, checks=PROBE_CHECKS)
+
+
+COMMAND = Command(
+    "probe",
+    "judge a live server against its own card: every interface a2a-lab speaks, with named checks",
+    add_arguments,
+    cmd_probe,
+)

@@ -9,8 +9,10 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from ..command_line import add_answer_timeout, add_live_target, crashed, refuse, say
-from ..exit_codes import Exit
+from ..cli.command import Command
+from ..cli.exit_codes import Exit
+from ..cli.messages import crashed, refuse, say
+from ..cli.options import add_answer_timeout, add_live_target
 from ..refclient.options import DEFAULT_TEXT
 from .capture import RecordError, capture
 from .scenario_file import document, render, write
@@ -51,3 +53,11 @@ def cmd_record(args: argparse.Namespace) -> int:
         return crashed("nothing written: record error", exc)
     say(f"recorded {cap.card_url} ({len(cap.exchanges)} exchange(s)) to {out}; replay with: a2a-lab serve {out}")
     return Exit.OK
+
+
+COMMAND = Command(
+    "record",
+    "capture a live server's card and answers into a scenario file that replays them",
+    add_arguments,
+    cmd_record,
+)

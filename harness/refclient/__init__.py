@@ -16,7 +16,7 @@ answer the task once more (`follow_up`), stream, register a webhook of its own (
 bearer token, fetch the extended card, resubscribe after a dropped stream, verify the card's signature.
 """
 
-from ..exit_codes import ClientExit
+from ..cli.exit_codes import ClientExit
 from .actions import action_options, read_action
 from .client import run, user_message
 from .discovery import Discovered, card_urls, discover

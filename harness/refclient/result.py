@@ -13,7 +13,7 @@ from a2a_lab.contract.handshake import ResultKind
 from a2a_lab.protocol.cards import Interface
 from a2a_lab.protocol.states import TaskState
 
-from ..exit_codes import ClientExit
+from ..cli.exit_codes import ClientExit
 from .options import ENV_RESULT
 
 

@@ -1,9 +1,9 @@
 """The report files a scoring command was asked for (`--json`, `--junit`, `--html`, `--report-dir`), written from
-one report."""
+one report. The command line builds them from its options (cli.options.report_files) and checks them before a run
+(cli.outputs.report_files_problem)."""
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 from dataclasses import dataclass
@@ -11,8 +11,10 @@ from pathlib import Path
 from typing import Any
 
 from ..model import ScenarioResult
-from ..outputs import STDOUT, file_problem, first_problem, folder_problem
 from . import html, json_report, junit
+
+#: The path that means standard output (`--json -`).
+STDOUT = "-"
 
 
 @dataclass(frozen=True)
@@ -27,26 +29,10 @@ class ReportFiles:
     #: The reports of an earlier run (`--compare`), for the HTML report's changes.
     previous: list[dict[str, Any]] | None = None
 
-    @classmethod
-    def from_args(cls, args: argparse.Namespace) -> ReportFiles:
-        """From the options command_line.add_report_files added (a command without --report-dir has no folder)."""
-        return cls(
-            args.json, args.junit, args.html, getattr(args, "report_dir", None), args.junit_skipped, args.compare
-        )
-
     @property
     def to_stdout(self) -> bool:
         """`--json -`: the JSON report goes to stdout (and everything for people to stderr)."""
         return self.json is not None and str(self.json) == STDOUT
-
-    def problem(self) -> str | None:
-        """Why one of these cannot be written (checked before a run starts), or None."""
-        return first_problem(
-            file_problem(self.json, "--json"),
-            file_problem(self.junit, "--junit"),
-            folder_problem(self.html, "--html"),
-            folder_problem(self.folder, "--report-dir"),
-        )
 
     def write(self, report: dict[str, Any], results: list[ScenarioResult], strict: bool) -> None:
         if self.to_stdout:

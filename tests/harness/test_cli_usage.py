@@ -20,7 +20,7 @@ import pytest
 
 from a2a_lab.contract.catalogue import builtin_root
 from a2a_lab.harness.cli import build_parser
-from a2a_lab.harness.outputs import file_problem, folder_problem
+from a2a_lab.harness.cli.outputs import file_problem, folder_problem
 
 CLI = [sys.executable, "-m", "a2a_lab.harness.cli"]
 #: Scenarios a client that makes no call runs through fast.

@@ -15,8 +15,7 @@ from typing import Any
 
 import pytest
 
-from a2a_lab.harness import merge_command
-from a2a_lab.harness.cli import main
+from a2a_lab.harness.cli import main, merge
 from a2a_lab.harness.reports import html
 from a2a_lab.harness.reports.files import ReportFiles
 from a2a_lab.harness.reports.html_scenario import CHECKS_DOC
@@ -68,7 +67,7 @@ def reports(tmp_path_factory: pytest.TempPathFactory) -> list[dict]:
                 timeout=300,
             )
             paths.append(path)
-    return merge_command.merge([json.loads(p.read_text()) for p in paths], names=["reference", "no-header"])
+    return merge.merge([json.loads(p.read_text()) for p in paths], names=["reference", "no-header"])
 
 
 def test_merge_joins_shards_per_client(reports: list[dict]) -> None:
@@ -170,7 +169,7 @@ def test_merge_names_clients_and_refuses_more_names_than_clients(reports: list[d
     page = html.build(reports)
     assert re.search(r'<th title="[^"]*fake_client.py --defect no-header">no-header</th>', page)
     with pytest.raises(ValueError, match="3 --name given for 2 client"):
-        merge_command.merge(reports, names=["a", "b", "c"])
+        merge.merge(reports, names=["a", "b", "c"])
 
 
 def test_report_files_pass_the_previous_report_to_the_page(reports: list[dict], tmp_path: Path) -> None:

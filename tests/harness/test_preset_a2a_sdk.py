@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from a2a_lab.contract.catalogue import Catalogue
-from a2a_lab.harness import presets, runner
+from a2a_lab.harness import runner
+from a2a_lab.harness.cli import presets
 from a2a_lab.harness.model import Outcome
 
 pytest.importorskip("a2a.client")

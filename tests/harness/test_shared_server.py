@@ -16,8 +16,9 @@ import pytest
 
 from a2a_lab.contract.catalogue import Catalogue
 from a2a_lab.contract.lab_api import credentials, json_credentials
-from a2a_lab.harness import presets, runner
-from a2a_lab.harness.command_line import ADMIN_TOKEN_ENV
+from a2a_lab.harness import runner
+from a2a_lab.harness.cli import presets
+from a2a_lab.harness.cli.tokens import ADMIN_TOKEN_ENV
 from a2a_lab.harness.model import Outcome
 from a2a_lab.harness.remote import RemoteError, RemoteServer
 from a2a_lab.server.hosting import BackgroundServer

@@ -13,7 +13,8 @@ from typing import Any
 import pytest
 
 from a2a_lab.contract.catalogue import Catalogue, builtin_root
-from a2a_lab.harness import presets, runner
+from a2a_lab.harness import runner
+from a2a_lab.harness.cli import presets
 from a2a_lab.harness.model import Outcome, ScenarioResult
 from a2a_lab.protocol.revisions import SpecRevision
 

@@ -6,8 +6,9 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-#: The path that means standard output (`--json -`).
-STDOUT = "-"
+from ..reports.files import STDOUT, ReportFiles
+
+__all__ = ["STDOUT", "file_problem", "first_problem", "folder_problem", "report_files_problem"]
 
 
 def _nearest_existing(path: Path) -> Path:
@@ -51,3 +52,13 @@ def folder_problem(path: Path | None, option: str) -> str | None:
 
 def first_problem(*problems: str | None) -> str | None:
     return next((p for p in problems if p), None)
+
+
+def report_files_problem(files: ReportFiles) -> str | None:
+    """Why one of the report files a command was asked for cannot be written (checked before a run starts), or None."""
+    return first_problem(
+        file_problem(files.json, "--json"),
+        file_problem(files.junit, "--junit"),
+        folder_problem(files.html, "--html"),
+        folder_problem(files.folder, "--report-dir"),
+    )

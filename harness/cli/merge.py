@@ -10,14 +10,16 @@ from typing import Any
 
 from a2a_lab.contract import userfile
 
-from . import scoring
-from .command_line import add_compare, add_junit_skipped, refuse, say
+from .. import scoring
+from ..model import ScenarioResult
+from ..reports import escape, html, json_report, junit
+from ..reports.files import ReportFiles
+from .command import Command
 from .exit_codes import Exit
 from .gate import gate_exit
-from .model import ScenarioResult
-from .outputs import STDOUT
-from .reports import escape, html, json_report, junit
-from .reports.files import ReportFiles
+from .messages import refuse, say
+from .options import add_compare, add_junit_skipped
+from .outputs import STDOUT, report_files_problem
 
 
 def merge(reports: list[dict[str, Any]], strict: bool = False, names: list[str] | None = None) -> list[dict[str, Any]]:
@@ -80,7 +82,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def cmd_report(args: argparse.Namespace) -> int:
-    unwritable = ReportFiles(args.json, args.junit, args.html).problem()
+    unwritable = report_files_problem(ReportFiles(args.json, args.junit, args.html))
     if unwritable:
         return refuse(unwritable)
     loaded = []
@@ -123,3 +125,8 @@ def cmd_report(args: argparse.Namespace) -> int:
             file=out,
         )
     return max((gate_exit(r["summary"]) for r in merged), default=Exit.OK)  # the worst gate
+
+
+COMMAND = Command(
+    "report", "merge JSON reports of several runs or shards into JSON, JUnit and HTML", add_arguments, cmd_report
+)

@@ -5,11 +5,12 @@ from __future__ import annotations
 import argparse
 import json
 
-from .checks import client_checks
-from .checks.base import CARD_READING
-from .command_line import add_json_or_markdown
+from ..checks import client_checks
+from ..checks.base import CARD_READING
+from ..reports.json_report import check_json
+from .command import Command
 from .exit_codes import Exit
-from .reports.json_report import check_json
+from .options import add_json_or_markdown
 
 
 def as_markdown() -> str:
@@ -34,3 +35,6 @@ def cmd_checks(args: argparse.Namespace) -> int:
         for c in client_checks():
             print(f"{c.id.ljust(width)}  {c.level.value:<6}  {c.title}")
     return Exit.OK
+
+
+COMMAND = Command("checks", "list the check catalogue (ids, levels, spec sections)", add_arguments, cmd_checks)

@@ -8,13 +8,13 @@ from typing import Any
 
 from a2a_lab.protocol.cards import Support
 
-from . import scoring
-from .baseline import Baseline
-from .command_line import say
+from .. import scoring
+from ..baseline import Baseline
+from ..model import Outcome, ScenarioResult
+from ..reports import console, json_report
+from ..reports.files import ReportFiles
 from .exit_codes import Exit
-from .model import Outcome, ScenarioResult
-from .reports import console, json_report
-from .reports.files import ReportFiles
+from .messages import say
 
 
 def gate_exit(summary: dict[str, Any]) -> Exit:
@@ -48,7 +48,7 @@ def conclude(
     report = json_report.build(results, summary, meta, checks=checks)
     try:
         files.write(report, results, strict)
-    except OSError as exc:  # checked before the run (ReportFiles.problem); the disk may still fill up
+    except OSError as exc:  # checked before the run (outputs.report_files_problem); the disk may still fill up
         say(f"cannot write the reports: {exc.strerror or exc}{f': {exc.filename}' if exc.filename else ''}")
         return Exit.USAGE
     if any(r.outcome == Outcome.ERROR for r in results):

@@ -15,8 +15,7 @@ from typing import Any
 from a2a_lab.contract.handshake import ENV_CA_FILE, ENV_CLIENT_CERT_FILE, ENV_CLIENT_KEY_FILE, ENV_WEBHOOK_HOST
 from a2a_lab.protocol.bindings import SHORT_NAMES
 
-from .command_line import refuse, say
-from .refclient import (
+from ..refclient import (
     DEFAULT_TEXT,
     ENV_ACTION,
     ENV_CARD_URL,
@@ -30,9 +29,11 @@ from .refclient import (
     report_to_env,
     run,
 )
-from .refclient import options as client_options
-from .refclient.webhook import AUTH_SCHEMES
-from .reports import escape
+from ..refclient import options as client_options
+from ..refclient.webhook import AUTH_SCHEMES
+from ..reports import escape
+from .command import Command
+from .messages import refuse, say
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -58,6 +59,18 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         metavar="S",
         help=f"read timeout per request in seconds (default {client_options.READ_TIMEOUT_S:g})",
     )
+    acts = _add_actions(p)
+    _add_tls(p)  # between the actions and --verify-signature, where `usage:` has always listed them
+    acts.add_argument(
+        "--verify-signature",
+        metavar="JWKS_FILE",
+        help="verify the card's signature with the key set in JWKS_FILE before "
+        "calling the agent; refuse the agent when none verifies",
+    )
+
+
+def _add_actions(p: argparse.ArgumentParser) -> argparse._ArgumentGroup:
+    """What a scenario may ask beyond one message, as flags (the group, for more)."""
     acts = p.add_argument_group(
         "actions", f"what a scenario may ask beyond one message; also read from ${ENV_ACTION} (a flag wins)"
     )
@@ -111,16 +124,14 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         action="store_true",
         help="when a stream breaks before the task stops, SubscribeToTask (then GetTask) instead of GetTask alone",
     )
+    return acts
+
+
+def _add_tls(p: argparse.ArgumentParser) -> None:
     tls = p.add_argument_group("TLS (defaults: $A2A_LAB_CA_FILE, $A2A_LAB_CLIENT_CERT_FILE, $A2A_LAB_CLIENT_KEY_FILE)")
     tls.add_argument("--ca-file", metavar="PEM", help="trust this CA file for https (default: the system's trust)")
     tls.add_argument("--client-cert", metavar="PEM", help="present this client certificate (mutual TLS)")
     tls.add_argument("--client-key", metavar="PEM", help="the client certificate's key (default: in --client-cert)")
-    acts.add_argument(
-        "--verify-signature",
-        metavar="JWKS_FILE",
-        help="verify the card's signature with the key set in JWKS_FILE before "
-        "calling the agent; refuse the agent when none verifies",
-    )
 
 
 def _tls_options(args: argparse.Namespace, environ: Mapping[str, str]) -> dict[str, Any]:
@@ -205,3 +216,11 @@ def cmd_client(args: argparse.Namespace) -> int:
         flush=True,
     )
     return result.exit_code
+
+
+COMMAND = Command(
+    "client",
+    "the reference client: send one message to an agent and print what it understood",
+    add_arguments,
+    cmd_client,
+)

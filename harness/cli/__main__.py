@@ -1,0 +1,7 @@
+"""`python -m a2a_lab.harness.cli`: the `a2a-lab` command."""
+
+import sys
+
+from .entry import main
+
+sys.exit(main())

@@ -1,0 +1,38 @@
+"""How a command joins the `a2a-lab` parser: a Command record names it, says what it is for, adds its own options,
+and runs it. Each command module holds its own (`COMMAND`); entry.build_parser adds them in turn."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from .help_text import EPILOGS
+
+
+@dataclass(frozen=True)
+class Command:
+    #: The command's name on the command line (`a2a-lab NAME`).
+    name: str
+    #: One line for `a2a-lab --help`; capitalised, with a full stop, it opens `a2a-lab NAME --help`.
+    help: str
+    #: Adds the command's own options and arguments to its parser.
+    add_arguments: Callable[[argparse.ArgumentParser], None]
+    #: Runs the command on the parsed arguments; returns the exit code.
+    run: Callable[[argparse.Namespace], int]
+    #: The command holds a2a-lab's credentials (the admin token, a run's token) while other programs run beside it:
+    #: main() conceals them first (secrecy.py).
+    guarded: bool = False
+
+    def register(self, subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> argparse.ArgumentParser:
+        """The command's parser among `subparsers`: its help, its epilog (help_text.EPILOGS), its options."""
+        p = subparsers.add_parser(
+            self.name,
+            help=self.help,
+            description=self.help[0].upper() + self.help[1:] + ".",
+            epilog=EPILOGS[self.name],
+            formatter_class=argparse.RawDescriptionHelpFormatter,
+        )
+        self.add_arguments(p)
+        p.set_defaults(func=self.run, guarded=self.guarded)
+        return p

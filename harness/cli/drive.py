@@ -1,0 +1,109 @@
+"""`a2a-lab drive`: drive a client through every scenario of a shared server in a new run, without scoring."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from a2a_lab.contract.catalogue import Catalogue, SelectionError
+
+from .. import process, run_file, runner
+from ..remote import RemoteError, RemoteServer
+from . import presets
+from .command import Command
+from .exit_codes import Exit
+from .messages import refuse, say
+from .options import add_admin_token, add_client_environment, add_jobs_and_timeout, add_selection, client_environment
+from .outputs import file_problem
+from .running import Progress, interruptible, never_started, own_server_only
+from .tokens import admin_token_of
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--server", required=True, metavar="URL", help="the shared `a2a-lab serve` to drive")
+    p.add_argument("--client", default="builtin", help="the client command, as for `a2a-lab run` (default: builtin)")
+    add_client_environment(p)
+    p.add_argument(
+        "--run-file",
+        type=Path,
+        metavar="FILE",
+        help="once the clients are done, write the run id and token here (mode 0600) with what the client's "
+        "processes did, for `a2a-lab score --run-file`",
+    )
+    add_admin_token(p)
+    add_selection(p, files=False)
+    add_jobs_and_timeout(p)
+    p.add_argument("--seed", type=int, default=0, help="the run's seed")
+
+
+def cmd_drive(args: argparse.Namespace) -> int:
+    """Autobahn-style: start a run on a shared server and drive a client through every scenario, without scoring
+    (the `harness` service of docker-compose scores it with `a2a-lab score`). The run's token stays in this process
+    until every client is done: only then is the run file written (or the token printed)."""
+    try:
+        client = presets.resolve(args.client)
+        presets.check_client(client)
+        admin = admin_token_of(args)
+        client_env, webhook_host = client_environment(args, admin)
+    except (presets.PresetError, ValueError) as exc:
+        return refuse(str(exc))
+    if args.jobs < 1 or (args.timeout is not None and args.timeout <= 0):
+        return refuse("--jobs must be at least 1 and --timeout positive")
+    unwritable = file_problem(args.run_file, "--run-file")
+    if unwritable:
+        return refuse(unwritable)
+    try:
+        scenarios = own_server_only(Catalogue.load().choose(args.scenario, args.exclude, files=False))
+    except SelectionError as exc:
+        return refuse(str(exc))
+    if not scenarios:
+        return refuse("every scenario chosen is served over TLS, which needs a server of its own (a2a-lab run)")
+    server = RemoteServer(args.server, admin)
+    stopper = process.Stopper()
+    opts = runner.RunOptions(
+        client, args.seed, args.timeout, args.jobs, env=client_env, webhook_host=webhook_host, stopper=stopper
+    )
+    try:
+        shared = runner.SharedRun.start(server, args.seed)
+    except RemoteError as exc:
+        return refuse(str(exc))
+    say(f"run {shared.run_id} on {args.server}: {len(scenarios)} scenario(s), client: {client}")
+    with interruptible(stopper) as interruption:
+        done = runner.execute_all(scenarios, opts, Progress(), shared)
+    driven = run_file.Driven(
+        client, args.seed, [run_file.DrivenScenario(r.scenario.id, r.client, r.duration, r.error) for r in done]
+    )
+    if interruption.signal:
+        finished = set(driven.ids)
+        driven.incomplete = {
+            "signal": interruption.signal,
+            "unfinished": [s.id for s in scenarios if s.id not in finished],
+        }
+    # Only now, with every client gone, does the run's token leave this process.
+    if args.run_file:
+        try:
+            run_file.write(args.run_file, shared.run, driven)
+        except OSError as exc:
+            return refuse(f"--run-file {args.run_file}: cannot write it: {exc.strerror or exc}")
+    else:
+        say(f"score it with: a2a-lab score --server {args.server} --run {shared.run_id} --run-token {shared.run.token}")
+    print(shared.run_id)
+    if interruption.signal:
+        say(f"interrupted ({interruption.signal}): {len(done)} of {len(scenarios)} scenario(s) driven")
+        return Exit.INTERRUPTED
+    why = never_started(done)
+    if why:
+        return refuse(
+            f"the client never started: {why}. Nothing was driven that `a2a-lab score` could judge; fix the --client "
+            "command (try it by hand on one card URL) and drive again"
+        )
+    return Exit.OK
+
+
+COMMAND = Command(
+    "drive",
+    "drive a client through every scenario of a shared server in a new run, without scoring",
+    add_arguments,
+    cmd_drive,
+    guarded=True,
+)

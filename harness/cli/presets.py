@@ -1,0 +1,69 @@
+"""`--client`: its presets (the built-in reference client and an adapter for the official a2a-sdk client), and the
+check that a client command can be started at all."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import shlex
+import shutil
+import sys
+from pathlib import Path
+
+from .. import process
+
+
+class PresetError(ValueError):
+    pass
+
+
+def _python(module: str, *args: str) -> str:
+    return " ".join([shlex.quote(sys.executable), "-m", module, *args])
+
+
+PRESETS = {
+    "builtin": "the a2a-lab reference client (a2a-lab client)",
+    "a2a-sdk": (
+        "the official a2a-sdk Python client, driven by a2a_lab.harness.adapters.a2a_sdk "
+        "(needs a2a-sdk >= 1.3 installed)"
+    ),
+}
+
+
+def resolve(client: str) -> str:
+    """A preset name becomes its command; anything else is the user's own command, unchanged."""
+    if client == "builtin":
+        return _python("a2a_lab.harness.refclient", "{card_url}")
+    if client == "a2a-sdk":
+        if importlib.util.find_spec("a2a") is None or importlib.util.find_spec("a2a.client") is None:
+            raise PresetError(
+                "the a2a-sdk preset drives the official A2A Python SDK, which is not installed here; "
+                "install it with: pip install 'a2a-sdk[http-server]>=1.3'"
+            )
+        return _python("a2a_lab.harness.adapters.a2a_sdk", "{card_url}")
+    return client
+
+
+def check_client(command: str) -> None:
+    """A client that cannot even be started is a usage error (exit 2), not a harness fault in every scenario."""
+    try:
+        argv = process.split(command)
+    except ValueError as exc:
+        raise PresetError(f"--client {command!r} cannot be parsed: {exc}") from None
+    if not argv:
+        raise PresetError("--client is empty")
+    program = Path(argv[0])
+    if "/" in argv[0]:  # a path, not a name looked up on PATH
+        if not program.exists():
+            raise PresetError(f"--client: {argv[0]} does not exist")
+        if program.is_dir() or not os.access(program, os.X_OK):
+            raise PresetError(
+                f"--client: {argv[0]} is not an executable file: make it one (chmod +x {argv[0]}, with a #! line), "
+                f"or name its interpreter first, e.g. --client 'python3 {argv[0]}'"
+            )
+        return
+    if shutil.which(argv[0]) is None:
+        raise PresetError(
+            f"--client {argv[0]!r} is neither a preset ({', '.join(PRESETS)}) nor a program found on PATH"
+            + (f" (a file of that name is here: run it as ./{argv[0]})" if program.is_file() else "")
+        )

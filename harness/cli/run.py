@@ -1,0 +1,202 @@
+"""`a2a-lab run`: score a client against the catalogue and gate on the result."""
+
+from __future__ import annotations
+
+import argparse
+import time
+from datetime import UTC, datetime
+from typing import Any
+
+from a2a_lab.contract.catalogue import SelectionError
+from a2a_lab.contract.scenario import Scenario
+from a2a_lab.protocol import grpcwire
+from a2a_lab.protocol.cards import parse_support
+
+from .. import process, runner
+from ..baseline import Baseline, BaselineError
+from ..checks import client_checks
+from ..model import ScenarioResult
+from ..remote import RemoteError, RemoteServer
+from . import presets
+from .command import Command
+from .exit_codes import Exit
+from .gate import conclude
+from .messages import crashed, load_catalogue, refuse, say
+from .options import (
+    add_admin_token,
+    add_client_environment,
+    add_jobs_and_timeout,
+    add_report_arguments,
+    client_environment,
+    report_files,
+)
+from .outputs import report_files_problem
+from .running import Interruption, Progress, interruptible, never_started, own_server_only
+from .tokens import admin_token_of
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--client",
+        default="builtin",
+        help="the client command (placeholders {card_url} {base_url}; without them the card URL is "
+        f"appended), or a preset: {', '.join(presets.PRESETS)} (default: builtin)",
+    )
+    add_client_environment(p)
+    add_jobs_and_timeout(p)
+    p.add_argument("--seed", type=int, default=0, help="seed for every random choice (ids); recorded in every report")
+    p.add_argument(
+        "--server",
+        metavar="URL",
+        help="score against an already-running `a2a-lab serve` (e.g. in another container) instead of starting servers",
+    )
+    add_admin_token(p)
+    add_report_arguments(p, files=True)
+    p.add_argument(
+        "--shard",
+        metavar="K/N",
+        help="run only the K-th of N deterministic slices of the selected scenarios "
+        "(for CI matrices; join with `a2a-lab report merge`)",
+    )
+
+
+class Refusal(Exception):
+    """The scenarios chosen cannot be run: why (None: already said)."""
+
+    def __init__(self, message: str | None) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+def select(args: argparse.Namespace, baseline: Baseline | None) -> tuple[list[Scenario], list[str], str | None]:
+    """The scenarios to run (the catalogue narrowed by --scenario, --exclude and --shard, minus what cannot be run
+    here), the gRPC ones skipped, and why. Refusal for a selection that cannot be run."""
+    cat = load_catalogue(skipping=False)
+    if cat.broken:
+        raise Refusal(None)
+    try:
+        scenarios = cat.choose(args.scenario, args.exclude, files=not args.server)
+        if baseline:
+            baseline.validate({*cat.ids(), *(s.id for s in scenarios)}, {c.id for c in client_checks()})
+        if args.shard:
+            scenarios = shard(scenarios, args.shard)
+    except (SelectionError, BaselineError, ValueError) as exc:
+        raise Refusal(str(exc)) from None
+    if not scenarios:
+        raise Refusal(
+            f"no scenario matches {args.scenario or '*'} (minus {args.exclude or 'nothing'}); "
+            "`a2a-lab scenarios` lists them"
+        )
+    if args.server:
+        scenarios = own_server_only(scenarios)
+        if not scenarios:
+            raise Refusal("every scenario chosen is served over TLS, which needs a server of its own (drop --server)")
+    no_grpc = grpcwire.missing() if not args.server else None
+    skipped = [s.id for s in scenarios if s.serves_grpc] if no_grpc else []
+    if skipped:
+        scenarios = [s for s in scenarios if not s.serves_grpc]
+        say(f"skipped {len(skipped)} gRPC scenario(s) ({', '.join(skipped)}): {no_grpc}")
+        if not scenarios:
+            raise Refusal("every scenario chosen serves gRPC, which this installation cannot: " + str(no_grpc))
+    return scenarios, skipped, no_grpc
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    try:
+        client = presets.resolve(args.client)
+        presets.check_client(client)
+        supports = parse_support(args.client_supports) if args.client_supports else None
+        baseline = Baseline.load(args.baseline) if args.baseline else None
+        admin = admin_token_of(args)
+        client_env, webhook_host = client_environment(args, admin)
+    except (presets.PresetError, ValueError, BaselineError) as exc:
+        return refuse(str(exc))
+    if args.jobs < 1 or (args.timeout is not None and args.timeout <= 0):
+        return refuse("--jobs must be at least 1 and --timeout positive")
+    files = report_files(args)
+    unwritable = report_files_problem(files)
+    if unwritable:
+        return refuse(unwritable)
+    try:
+        scenarios, skipped, no_grpc = select(args, baseline)
+    except Refusal as refusal:
+        return refuse(refusal.message) if refusal.message else Exit.USAGE
+    stopper = process.Stopper()
+    opts = runner.RunOptions(
+        client,
+        args.seed,
+        args.timeout,
+        args.jobs,
+        args.strict,
+        supports,
+        baseline,
+        env=client_env,
+        webhook_host=webhook_host,
+        stopper=stopper,
+    )
+    say(f"{len(scenarios)} scenario(s), client: {client}, seed {args.seed}, -j {args.jobs}")
+    began, started = time.monotonic(), datetime.now(UTC).isoformat(timespec="milliseconds")
+    server = RemoteServer(args.server, admin) if args.server else None
+    with interruptible(stopper) as interruption:
+        try:
+            results, supported = runner.run_all(scenarios, opts, Progress(args.verbose), server)
+        except RemoteError as exc:
+            return refuse(str(exc))
+        except Exception as exc:
+            return crashed("harness error", exc)
+    meta = {
+        "client": client,
+        "seed": args.seed,
+        "jobs": args.jobs,
+        "started": started,  # when the run began (wall_time later it ended)
+        "wall_time": round(time.monotonic() - began, 3),
+        "shard": args.shard,
+        "server": args.server,
+        # Scenarios chosen but not run, and why (gRPC ones where the grpc extra is missing).
+        "skipped": {"scenarios": skipped, "why": no_grpc} if skipped else None,
+    }
+    incomplete(meta, interruption, scenarios, results)
+    code = conclude(results, supported, meta, files, args.strict, args.verbose, baseline=baseline)
+    if interruption.signal:
+        say(
+            f"interrupted ({interruption.signal}): stopped every client and server, {len(results)} of "
+            f"{len(scenarios)} scenario(s) finished; the verdict and the reports (marked incomplete) cover only those"
+        )
+        return Exit.INTERRUPTED
+    why = never_started(results)
+    if why:
+        return refuse(f"the client never started: {why}")
+    return code
+
+
+def incomplete(
+    meta: dict[str, Any], interruption: Interruption, scenarios: list[Scenario], results: list[ScenarioResult]
+) -> None:
+    """An interrupted run's reports cover what finished; `unfinished`: cut short or never started."""
+    if interruption.signal:
+        finished = {r.id for r in results}
+        meta["incomplete"] = {
+            "signal": interruption.signal,
+            "unfinished": [s.id for s in scenarios if s.id not in finished],
+        }
+
+
+def shard(scenarios: list[Scenario], spec: str) -> list[Scenario]:
+    """`2/4`: every 4th scenario starting with the 2nd, in id order: deterministic, and balanced across groups."""
+    try:
+        k, n = (int(x) for x in spec.split("/"))
+    except ValueError:
+        raise ValueError(f"--shard {spec!r}: expected K/N with whole numbers, e.g. 1/3") from None
+    if not 1 <= k <= n:
+        raise ValueError(f"--shard {spec!r}: K must be between 1 and N")
+    ordered = sorted(scenarios, key=lambda s: s.id)
+    return ordered[k - 1 :: n]
+
+
+COMMAND = Command(
+    "run",
+    "run a client against every scenario and score it (default: the built-in client, whole catalogue)",
+    add_arguments,
+    cmd_run,
+    guarded=True,
+)

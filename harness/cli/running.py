@@ -1,0 +1,117 @@
+"""What `run`, `drive` and `score` share while clients run: the progress line, the first SIGINT or SIGTERM, a client
+that never started, and the scenarios a shared server cannot serve."""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from a2a_lab.contract.scenario import Scenario
+
+from .. import process, runner
+from ..model import ClientRun
+from ..reports import console, escape
+from .exit_codes import Exit
+from .messages import say
+
+#: How many scenarios quote the client's stderr in their progress line when it ended before any request (-v: all).
+QUOTED_STDERR = 3
+
+
+class Progress:
+    """The live progress line per finished scenario, on stderr. A client that ended before any request reached the
+    server says why (its exit code, its stderr's last lines) in the first scenarios; its exit code is not shown
+    otherwise, since exiting 1 is right where a client refuses a bad card."""
+
+    def __init__(self, verbose: bool = False) -> None:
+        self.verbose = verbose
+        self.quoted = 0
+
+    def __call__(self, raw: runner.RawRun, index: int, total: int) -> None:
+        silent = not raw.journal and not raw.client.timed_out
+        if raw.client.timed_out:
+            note = "timed out"
+        elif raw.error:
+            note = raw.error
+        elif silent:
+            note = f"exit {raw.client.exit_code} before any request reached the server"
+        else:
+            note = ""
+        lines = [console.progress_line(index, total, raw.scenario.id, raw.duration, note)]
+        if silent and raw.client.stderr_tail.strip() and (self.verbose or self.quoted < QUOTED_STDERR):
+            self.quoted += 1
+            lines += console.stderr_tail(raw.client.stderr_tail)
+        print(escape.console("\n".join(lines)), file=sys.stderr, flush=True)
+
+
+@dataclass
+class Interruption:
+    """The first SIGINT or SIGTERM a run received (None: none)."""
+
+    signal: str | None = None
+
+
+@contextmanager
+def interruptible(stopper: process.Stopper) -> Iterator[Interruption]:
+    """While a run goes: the first SIGINT or SIGTERM kills every client process group at once (`stopper`) and lets the
+    run end with what finished; a second one exits at once. The handlers before are restored after."""
+    seen = Interruption()
+
+    def handler(signum: int, _frame: object) -> None:
+        if seen.signal is not None:
+            os._exit(Exit.INTERRUPTED)  # asked twice: the clients are gone already, leave now
+        seen.signal = signal.Signals(signum).name
+        stopper.stop()
+
+    before = {sig: signal.signal(sig, handler) for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield seen
+    finally:
+        for sig, previous in before.items():
+            signal.signal(sig, previous)
+
+
+class Ran(Protocol):
+    """A scenario's run as never_started reads it (a ScenarioResult, or a RawRun before scoring)."""
+
+    @property
+    def client(self) -> ClientRun | None: ...
+
+    @property
+    def journal(self) -> list[dict[str, Any]]: ...
+
+
+def never_started(results: Sequence[Ran]) -> str | None:
+    """What the client said when it failed, or could not be started, before any request in every scenario of the run
+    (a missing script, a bad interpreter): a usage error, not a verdict on the client. None otherwise."""
+    if not results:
+        return None
+    for r in results:
+        c = r.client
+        if c is None or r.journal or c.timed_out or (c.exit_code == 0 and not c.start_error):
+            return None
+    first = results[0].client
+    assert first is not None
+    if first.start_error:
+        return first.start_error
+    said = "\n".join(console.stderr_tail(first.stderr_tail))
+    return f"it exited {first.exit_code} before any request, in all {len(results)} scenario(s); " + (
+        f"its stderr ends:\n{said}" if said else "it wrote nothing on stderr"
+    )
+
+
+def own_server_only(scenarios: list[Scenario]) -> list[Scenario]:
+    """Without the scenarios served over TLS (`tls/`): a shared server serves every scenario with one certificate (or
+    none), so their point is lost there; each needs a server of its own (`a2a-lab run` without --server)."""
+    skipped = [s.id for s in scenarios if s.tls is not None]
+    if skipped:
+        say(
+            f"skipped {len(skipped)} TLS scenario(s) ({', '.join(skipped[:3])}{', ...' if len(skipped) > 3 else ''}): "
+            "a shared server cannot present their certificates; run them with a server of their own"
+        )
+    return [s for s in scenarios if s.tls is None]
