@@ -24,6 +24,8 @@ LabError
 ├── BaselineError .......... harness/baseline.py             [ValueError]
 ├── RecordError ............ harness/record/capture.py
 ├── ClientEnvError ......... harness/environment.py          [ValueError]
+├── PresetError ............ harness/cli/presets.py          [ValueError]
+├── Refusal ................ harness/cli/run.py
 └── UnusableInput .......... harness/cardcheck/command.py
 
 Outside the tree, on purpose:
@@ -31,8 +33,6 @@ Outside the tree, on purpose:
 - BudgetSpent .............. harness/fuzz/search.py          [BaseException] hypothesis treats every Exception a
   test raises as a failure (it shrinks and reports it); the fuzzer's "budget spent" signal must pass through it
   untouched, so it stays a BaseException, and LabError is an Exception.
-- PresetError .............. harness/presets.py              [ValueError] TODO(cli merge): harness/presets.py is
-  being moved with the command-line files; it becomes `class PresetError(LabError, ValueError)` there.
 
 tests/protocol/test_exceptions.py holds this docstring to the classes that exist.
 """

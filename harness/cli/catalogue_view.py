@@ -62,7 +62,9 @@ def as_markdown(scenarios: list[Scenario]) -> str:
 
 
 def explain(s: Scenario) -> str:
-    wrap = lambda t: textwrap.fill(" ".join(t.split()), 100, initial_indent="  ", subsequent_indent="  ")  # noqa: E731
+    def wrap(text: str) -> str:
+        return textwrap.fill(" ".join(text.split()), 100, initial_indent="  ", subsequent_indent="  ")
+
     parts = [
         f"{s.id}: {s.title}",
         "",

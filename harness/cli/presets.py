@@ -10,11 +10,13 @@ import shutil
 import sys
 from pathlib import Path
 
+from a2a_lab.protocol.exceptions import LabError
+
 from .. import process
 
 
-class PresetError(ValueError):
-    pass
+class PresetError(LabError, ValueError):
+    """A --client preset that cannot be used (unknown, or its runtime missing)."""
 
 
 def _python(module: str, *args: str) -> str:

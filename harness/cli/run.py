@@ -11,6 +11,7 @@ from a2a_lab.contract.catalogue import SelectionError
 from a2a_lab.contract.scenario import Scenario
 from a2a_lab.protocol import grpcwire
 from a2a_lab.protocol.cards import parse_support
+from a2a_lab.protocol.exceptions import LabError
 
 from .. import process, runner
 from ..baseline import Baseline, BaselineError
@@ -60,7 +61,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     )
 
 
-class Refusal(Exception):
+class Refusal(LabError):
     """The scenarios chosen cannot be run: why (None: already said)."""
 
     def __init__(self, message: str | None) -> None:
