@@ -31,14 +31,18 @@ def conclude(
     verbose: bool = False,
     checks: Iterable[Any] | None = None,
     baseline: Baseline | None = None,
+    quiet: bool = False,
 ) -> Exit:
     """Print the scorecard, write the report files, and return the exit code: HARNESS when a scenario ended in
     ERROR, else the gate's. `checks`: the checks the results come from, when they are not the client checks.
-    `baseline`: the one the results were scored with (its stale entries are listed, and recorded in the report)."""
+    `baseline`: the one the results were scored with (its stale entries are listed, and recorded in the report).
+    `quiet`: the scorecard is the verdict alone (and stale baseline entries); the report files are the same."""
     summary = scoring.summary(results, strict)
     stale = [f"{sid} {cid} (now {now})" for sid, cid, now in baseline.stale] if baseline else []
     # `--json -`: stdout carries the JSON report, so the scorecard goes to stderr with the progress lines.
-    console.scorecard(results, summary, sys.stderr if files.to_stdout else None, verbose=verbose, stale=stale)
+    console.scorecard(
+        results, summary, sys.stderr if files.to_stdout else None, verbose=verbose, stale=stale, quiet=quiet
+    )
     meta = {**meta, "strict": strict, "supports": sorted(f"{b.value}@{v.value}" for b, v in supported)}
     if baseline:
         meta["baseline"] = {

@@ -76,7 +76,14 @@ def add_junit_skipped(p: argparse.ArgumentParser) -> None:
 
 
 def add_verbose(p: argparse.ArgumentParser) -> None:
-    p.add_argument("-v", "--verbose", action="store_true", help="show every miss in the scorecard")
+    shown = p.add_mutually_exclusive_group()
+    shown.add_argument("-v", "--verbose", action="store_true", help="show every finding in full under each scenario")
+    shown.add_argument(
+        "-q",
+        "--quiet",
+        action="store_true",
+        help="print the verdict alone (no progress, no scorecard); reports as asked",
+    )
 
 
 def add_selection(p: argparse.ArgumentParser, files: bool = True) -> None:

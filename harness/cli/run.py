@@ -135,12 +135,13 @@ def cmd_run(args: argparse.Namespace) -> int:
         webhook_host=webhook_host,
         stopper=stopper,
     )
-    say(f"{len(scenarios)} scenario(s), client: {client}, seed {args.seed}, -j {args.jobs}")
+    if not args.quiet:
+        say(f"{len(scenarios)} scenario(s), client: {client}, seed {args.seed}, -j {args.jobs}")
     began, started = time.monotonic(), datetime.now(UTC).isoformat(timespec="milliseconds")
     server = RemoteServer(args.server, admin) if args.server else None
     with interruptible(stopper) as interruption:
         try:
-            results, supported = runner.run_all(scenarios, opts, Progress(args.verbose), server)
+            results, supported = runner.run_all(scenarios, opts, Progress(args.verbose, opts, args.quiet), server)
         except RemoteError as exc:
             return refuse(str(exc))
         except Exception as exc:
@@ -157,7 +158,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         "skipped": {"scenarios": skipped, "why": no_grpc} if skipped else None,
     }
     incomplete(meta, interruption, scenarios, results)
-    code = conclude(results, supported, meta, files, args.strict, args.verbose, baseline=baseline)
+    code = conclude(results, supported, meta, files, args.strict, args.verbose, baseline=baseline, quiet=args.quiet)
     if interruption.signal:
         say(
             f"interrupted ({interruption.signal}): stopped every client and server, {len(results)} of "

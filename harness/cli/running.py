@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from a2a_lab.contract.scenario import Scenario
+from a2a_lab.protocol.cards import Support
 
 from .. import process, runner
 from ..model import ClientRun
@@ -28,9 +29,14 @@ class Progress:
     server says why (its exit code, its stderr's last lines) in the first scenarios; its exit code is not shown
     otherwise, since exiting 1 is right where a client refuses a bad card."""
 
-    def __init__(self, verbose: bool = False) -> None:
+    def __init__(self, verbose: bool = False, opts: runner.RunOptions | None = None, quiet: bool = False) -> None:
         self.verbose = verbose
+        self.quiet = quiet
         self.quoted = 0
+        #: Given, each line names the scenario's outcome as it is scored (runner.outcome_now), with these supports.
+        self.opts = opts
+        self.seen: set[Support] = set()
+        self.colour = console.colours(sys.stderr)
 
     def __call__(self, raw: runner.RawRun, index: int, total: int) -> None:
         silent = not raw.journal and not raw.client.timed_out
@@ -42,11 +48,15 @@ class Progress:
             note = f"exit {raw.client.exit_code} before any request reached the server"
         else:
             note = ""
-        lines = [console.progress_line(index, total, raw.scenario.id, raw.duration, note)]
+        if self.quiet:
+            return
+        outcome = runner.outcome_now(raw, self.opts, self.seen) if self.opts is not None else None
+        lines = [console.progress_line(index, total, raw.scenario.id, raw.duration, note, outcome, colour=self.colour)]
         if silent and raw.client.stderr_tail.strip() and (self.verbose or self.quoted < QUOTED_STDERR):
             self.quoted += 1
-            lines += console.stderr_tail(raw.client.stderr_tail)
-        print(escape.console("\n".join(lines)), file=sys.stderr, flush=True)
+            lines += [escape.console(line) for line in console.stderr_tail(raw.client.stderr_tail)]
+        # Not escaped as a whole: progress_line escaped its own parts, and its colour codes must reach the terminal.
+        print("\n".join(lines), file=sys.stderr, flush=True)
 
 
 @dataclass

@@ -92,7 +92,7 @@ def cmd_score(args: argparse.Namespace) -> int:
         if driven.incomplete:
             meta["incomplete"] = driven.incomplete
     meta["run"] = run.id
-    code = conclude(results, supported, meta, files, args.strict, args.verbose, baseline=baseline)
+    code = conclude(results, supported, meta, files, args.strict, args.verbose, baseline=baseline, quiet=args.quiet)
     why = never_started(results) if driven is not None else None
     if why:
         return refuse(f"the client never started: {why}")

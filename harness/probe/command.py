@@ -92,7 +92,9 @@ def cmd_probe(args: argparse.Namespace) -> int:
         "seed": 0,
         "started": started,
     }
-    return conclude(run.results, run.probed, meta, report_files(args), verbose=args.verbose, checks=PROBE_CHECKS)
+    return conclude(
+        run.results, run.probed, meta, report_files(args), verbose=args.verbose, quiet=args.quiet, checks=PROBE_CHECKS
+    )
 
 
 COMMAND = Command(

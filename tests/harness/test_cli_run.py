@@ -293,3 +293,30 @@ def test_run_without_the_grpc_extra_skips_the_grpc_scenarios_and_says_why(tmp_pa
         timeout=120,
     )
     assert only.returncode == 2 and "every scenario chosen serves gRPC" in only.stderr
+
+
+def test_progress_lines_carry_each_scenarios_outcome(good_run: dict[str, Any], bad_run: dict[str, Any]) -> None:
+    """`[1/3] PASS  spec/conformant (0.9s)`: the outcome the scorecard then gives (supports declared), on stderr."""
+    for run, outcome in ((good_run, "PASS"), (bad_run, "FAIL")):
+        proc = run["proc"]
+        progress = re.findall(r"^\[\d+/\d+\] (\S+) +(\S+) \(", proc.stderr, re.M)
+        assert progress and {o for o, _ in progress} == {outcome}, proc.stderr
+        for _, sid in progress:
+            assert re.search(rf"^{re.escape(sid)}\s+{outcome}\b", proc.stdout, re.M), proc.stdout
+
+
+def test_quiet_prints_the_verdict_alone_and_writes_the_reports(tmp_path: Path, fake: Callable[..., str]) -> None:
+    proc = a2a_lab_run(
+        "--client",
+        fake("--defect", "no-header"),
+        *_scenario_args(GOOD_SCENARIOS[:1]),
+        "--client-supports",
+        SUPPORTS,
+        "-q",
+        "--json",
+        str(tmp_path / "run.json"),
+        cwd=tmp_path,
+    )
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert proc.stdout.splitlines() == ["verdict: not conformant: 2 MUST check(s) failed"] and not proc.stderr
+    assert json.loads((tmp_path / "run.json").read_text(encoding="utf-8"))["summary"]["gate"] == "failed"
