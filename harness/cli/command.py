@@ -8,6 +8,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from .help_text import EPILOGS
+from .parser import Parser
 
 
 @dataclass(frozen=True)
@@ -24,7 +25,7 @@ class Command:
     #: main() conceals them first (secrecy.py).
     guarded: bool = False
 
-    def register(self, subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> argparse.ArgumentParser:
+    def register(self, subparsers: argparse._SubParsersAction[Parser]) -> argparse.ArgumentParser:
         """The command's parser among `subparsers`: its help, its epilog (help_text.EPILOGS), its options."""
         p = subparsers.add_parser(
             self.name,

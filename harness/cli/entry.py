@@ -10,6 +10,7 @@ from collections.abc import Sequence
 
 from .command import Command
 from .exit_codes import Exit
+from .parser import Parser
 
 
 def commands() -> list[Command]:
@@ -47,7 +48,7 @@ def _version() -> str:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="a2a-lab",
         description="A2A test server and client conformance harness.",
         epilog="`a2a-lab COMMAND --help` explains a command, with examples and its exit codes.",

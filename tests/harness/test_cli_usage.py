@@ -397,3 +397,34 @@ def test_colour_on_a_terminal_unless_no_color(tmp_path: Path) -> None:
     assert "\033[31mNO_CONTACT" in _on_a_terminal(args, tmp_path)
     plain = _on_a_terminal(args, tmp_path, NO_COLOR="1")
     assert "NO_CONTACT" in plain and "\033[" not in plain
+
+
+@pytest.mark.parametrize(
+    "argv, usage, says",
+    [
+        (["runn"], "usage: a2a-lab [-h]", "invalid choice: 'runn': did you mean 'run'?"),
+        (
+            ["run", "--jbos", "2"],
+            "usage: a2a-lab run ",
+            "unrecognized arguments: --jbos 2 (--jbos: did you mean --jobs?)",
+        ),
+        (["report", "merg", "a.json"], "usage: a2a-lab report ", "invalid choice: 'merg': did you mean 'merge'?"),
+        (["probe", "http://127.0.0.1:9", "--bindng", "grpc"], "usage: a2a-lab probe ", "did you mean --binding?"),
+        (["scenarios", "--jsno"], "usage: a2a-lab scenarios ", "(--jsno: did you mean --json?)"),
+    ],
+)
+def test_a_mistyped_command_or_option_gets_the_nearest_under_its_commands_usage(
+    argv: list[str], usage: str, says: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as exited:
+        build_parser().parse_args(argv)
+    err = capsys.readouterr().err
+    assert exited.value.code == 2 and err.startswith(usage) and says in err, err
+
+
+@pytest.mark.parametrize("argv", [["zzzz"], ["run", "--qqqqqq"]])
+def test_a_word_near_nothing_gets_no_guess(argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        build_parser().parse_args(argv)
+    err = capsys.readouterr().err
+    assert "did you mean" not in err and ("invalid choice" in err or "unrecognized arguments" in err), err
