@@ -7,7 +7,7 @@ import time
 from datetime import UTC, datetime
 from typing import Any
 
-from a2a_lab.contract.catalogue import SelectionError
+from a2a_lab.contract.catalogue import SelectionError, uncited
 from a2a_lab.contract.scenario import Scenario
 from a2a_lab.protocol import grpcwire
 from a2a_lab.protocol.cards import parse_support
@@ -136,6 +136,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         stopper=stopper,
     )
     if not args.quiet:
+        for warning in uncited(scenarios):
+            say(warning)
         say(f"{len(scenarios)} scenario(s), client: {client}, seed {args.seed}, -j {args.jobs}")
     began, started = time.monotonic(), datetime.now(UTC).isoformat(timespec="milliseconds")
     server = RemoteServer(args.server, admin) if args.server else None

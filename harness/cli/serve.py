@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from a2a_lab.contract.catalogue import resolve
+from a2a_lab.contract.catalogue import resolve, uncited
 from a2a_lab.contract.loader import ScenarioError
 
 from .command import Command
@@ -152,6 +152,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
     try:
         if args.scenario:
             scenario = resolve(args.scenario, cat)
+            for warning in uncited([scenario]):
+                say(warning)
             app: object = ScenarioApp(scenario, guard, **hosting)
             where = f"scenario {scenario.id} at the origin root"
         else:

@@ -428,3 +428,21 @@ def test_a_word_near_nothing_gets_no_guess(argv: list[str], capsys: pytest.Captu
         build_parser().parse_args(argv)
     err = capsys.readouterr().err
     assert "did you mean" not in err and ("invalid choice" in err or "unrecognized arguments" in err), err
+
+
+def test_a_file_of_ones_own_without_a_citation_runs_with_a_warning(tmp_path: Path, fake: Callable[..., str]) -> None:
+    """A quick local reproduction may cite neither spec: nor observed: (the catalogue's scenarios must): run scores it
+    and says so once, naming the file; a cited file gets no warning."""
+    text = (builtin_root() / "spec" / "conformant.yaml").read_text(encoding="utf-8")
+    bare = tmp_path / "repro.yaml"
+    bare.write_text(re.sub(r"^spec:.*\n(?:[ \t]+.*\n)*", "", text, count=1, flags=re.M), encoding="utf-8")
+    assert "spec:" not in bare.read_text(encoding="utf-8") and "observed:" not in bare.read_text(encoding="utf-8")
+    cited = tmp_path / "cited.yaml"
+    cited.write_text(text, encoding="utf-8")
+    proc = a2a_lab("run", "--client", fake(), *scenarios(str(bare), str(cited)), cwd=tmp_path)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    warnings = [line for line in proc.stderr.splitlines() if "warning:" in line]
+    assert warnings == [
+        f"a2a-lab: warning: {bare} cites neither `spec:` (the section and keyword it stands on) nor `observed:` "
+        "(where and when the behaviour was seen); fine for a local reproduction, required in the catalogue"
+    ], proc.stderr
