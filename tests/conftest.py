@@ -18,15 +18,30 @@ from a2a_lab.server.hosting import BackgroundServer
 _SSL = ssl.create_default_context()
 
 
-#: The longest test files, run first: with `-n 2 --dist loadfile --no-loadscope-reorder` (pyproject) each goes whole
-#: to one worker in this order, so the two halves of the real-client pins (about 7 minutes each on 2 cores, measured
-#: in `.ci/run`) start at once, one per worker, and the many short files fill in after them (longest processing time
-#: first). Without --no-loadscope-reorder xdist would start the files with the most tests first and the pins last.
+#: The longest test files, longest first (measured under `-n 2` on 2 cores, wall seconds loaded): with `-n 2 --dist
+#: loadfile --no-loadscope-reorder` (pyproject) each goes whole to one worker in this order, so the two halves of the
+#: real-client pins (about 7 minutes each on 2 cores, measured in `.ci/run`) start at once, one per worker, the next
+#: longest follow as a worker frees, and the many short files fill in after them (longest processing time first): no
+#: long file is left to run alone at the end. Without --no-loadscope-reorder xdist would start the files with the
+#: most tests first and the pins last. tests/test_compose.py comes a few files after
+#: tests/test_catalogue_reference_client.py, whose whole-catalogue run it shares (tests/shared_runs.py) and would
+#: otherwise wait for.
 SLOWEST_FILES = (
-    "tests/peers/test_scorecard_pins.py",
-    "tests/peers/test_scorecard_pins_sdk13.py",
-    "tests/test_catalogue_reference_client.py",
-    "tests/harness/test_fuzz.py",
+    "tests/peers/test_scorecard_pins.py",  # 700
+    "tests/peers/test_scorecard_pins_sdk13.py",  # 670
+    "tests/test_catalogue_reference_client.py",  # 300-400
+    "tests/harness/test_paths.py",  # 150
+    "tests/harness/test_fuzz.py",  # 90-100
+    "tests/harness/test_cli_usage.py",  # 80-100
+    "tests/test_compose.py",  # 130-150
+    "tests/harness/test_cli_run.py",  # 90
+    "tests/harness/test_hostile_inputs.py",  # 60
+    "tests/harness/test_evidence.py",  # 50
+    "tests/scenarios/test_grpc.py",  # 50
+    "tests/test_readme_examples.py",  # 40
+    "tests/harness/test_checks.py",  # 40
+    "tests/server/test_follow_up_styles.py",  # 35
+    "tests/harness/test_shared_server.py",  # 35
 )
 
 

@@ -7,8 +7,10 @@ client driven through a shared `a2a-lab serve` (`drive`, then `score`): one verd
 from __future__ import annotations
 
 import json
+import os
 import subprocess
-import sys
+from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -16,20 +18,50 @@ import pytest
 
 from a2a_lab.contract.catalogue import Catalogue
 
-from .harness.lab_serve import a2a_lab, differences, lab_server, outcomes
+from . import shared_runs
+from .harness.lab_serve import CLI, Served, a2a_lab, differences, lab_server, outcomes
+
+
+@dataclass
+class Driven:
+    """`a2a-lab drive` of the reference client over every scenario of a shared `a2a-lab serve`, under way."""
+
+    served: Served
+    process: subprocess.Popen[str]
+    run_file: Path
+    stderr: Path
+
+    def finished(self) -> subprocess.CompletedProcess[str]:
+        code = self.process.wait(timeout=600)
+        return subprocess.CompletedProcess(self.process.args, code, "", self.stderr.read_text(encoding="utf-8"))
+
+
+@pytest.fixture(scope="module", autouse=True)
+def driven(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Driven]:
+    """The drive starts with the module, so that it runs while the whole-catalogue `run` below does (the two are
+    independent until their verdicts are compared; each spends much of its time waiting on its clients)."""
+    folder = tmp_path_factory.mktemp("drive")
+    with lab_server() as served, open(folder / "stderr.txt", "w", encoding="utf-8") as stderr:
+        process = subprocess.Popen(
+            [*CLI, "drive", "--server", served.url, "-j", "2", "--run-file", str(folder / "run.json")],
+            env={**os.environ, "A2A_LAB_ADMIN_TOKEN": served.admin_token},
+            stdout=subprocess.DEVNULL,
+            stderr=stderr,
+            text=True,
+        )
+        try:
+            yield Driven(served, process, folder / "run.json", folder / "stderr.txt")
+        finally:
+            if process.poll() is None:
+                process.kill()
+            process.wait()
 
 
 @pytest.fixture(scope="module")
-def run_report(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    report = tmp_path_factory.mktemp("run") / "report.json"
-    run = subprocess.run(
-        [sys.executable, "-m", "a2a_lab.harness.cli", "run", "-j", "2", "--json", str(report)],
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
-    assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-2000:]
-    return report
+def run_report(driven: Driven, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The one whole-catalogue `a2a-lab run -j 2 --json` of the session (tests/shared_runs.py: tests/test_compose.py
+    compares its topologies with the same run)."""
+    return shared_runs.catalogue_run(tmp_path_factory)
 
 
 def test_reference_client_passes_the_whole_catalogue(run_report: Path) -> None:
@@ -45,21 +77,22 @@ def test_reference_client_passes_the_whole_catalogue(run_report: Path) -> None:
 
 
 def test_drive_and_score_on_a_shared_server_give_runs_verdict_in_every_scenario(
-    run_report: Path, tmp_path: Path
+    driven: Driven, run_report: Path, tmp_path: Path
 ) -> None:
     """Issue 27: `drive` then `score` found 24 scenarios UNIMPLEMENTED that `run` passes (RESULT-MATCHES "not
     attempted": the client's result never reached `score`). Now the run file carries it, and every scenario a shared
     server can serve (all but the TLS ones, which need a server of their own) is judged as `run` judges it."""
-    run_file = tmp_path / "run.json"
-    with lab_server() as served:
-        drive = a2a_lab(
-            "drive", "--server", served.url, "-j", "2", "--run-file", str(run_file),
-            env={"A2A_LAB_ADMIN_TOKEN": served.admin_token},
-        )  # fmt: skip
-        assert drive.returncode == 0, drive.stderr[-3000:]
-        score = a2a_lab(
-            "score", "--server", served.url, "--run-file", str(run_file), "--json", str(tmp_path / "score.json")
-        )
+    drive = driven.finished()
+    assert drive.returncode == 0, drive.stderr[-3000:]
+    score = a2a_lab(
+        "score",
+        "--server",
+        driven.served.url,
+        "--run-file",
+        str(driven.run_file),
+        "--json",
+        str(tmp_path / "score.json"),
+    )
     assert score.returncode == 0, score.stdout[-3000:] + score.stderr[-2000:]
     shared = Catalogue.load()
     servable = {s.id for s in shared.scenarios.values() if s.tls is None}

@@ -24,6 +24,7 @@ import pytest
 import yaml
 
 from a2a_lab.contract.catalogue import Catalogue
+from tests import shared_runs
 from tests.harness.lab_serve import outcomes as verdicts
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -350,14 +351,13 @@ def compose_flow(
 
 @pytest.fixture(scope="module")
 def run_verdicts(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, Any]]:
-    """`a2a-lab run` of the reference client over the same scenarios: the verdicts compose must reproduce."""
-    report = tmp_path_factory.mktemp("run") / "report.json"
-    selection = [a for s in COMPOSE_SCENARIOS for a in ("--scenario", s)]
-    done = subprocess.run(
-        [*CLI, "run", "-j", "2", *selection, "--json", str(report)], capture_output=True, text=True, timeout=600
-    )
-    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
-    return verdicts(report)
+    """`a2a-lab run` of the reference client over the same scenarios: the verdicts compose must reproduce. They are
+    the session's one whole-catalogue `a2a-lab run -j 2` (tests/shared_runs.py, which
+    tests/test_catalogue_reference_client.py asserts on in full), taken where COMPOSE_SCENARIOS choose."""
+    chosen = {s.id for s in Catalogue.load().choose(COMPOSE_SCENARIOS)}
+    whole = verdicts(shared_runs.catalogue_run(tmp_path_factory))
+    assert chosen <= set(whole), sorted(chosen - set(whole))
+    return {sid: verdict for sid, verdict in whole.items() if sid in chosen}
 
 
 def assert_compose_judges_like_run(done: ComposeRun, run_verdicts: dict[str, dict[str, Any]]) -> None:

@@ -13,9 +13,10 @@ Time. One client at a time (`-j 2`, 2 shared cores, 76 scenarios when measured; 
 a2a-handler 94-117 / 105: 6-7.5 minutes in a row, which with the rest of the suite would break CI's 15-minute
 budget. The runs are mostly CPU (each scenario starts the client's process; a2a-handler starts one per CLI call),
 but each leaves part of the two cores idle (js and handler wait 30 s for `faults/never-answers` to time out, the
-pollers sleep between polls), so two clients run at a time (`CONCURRENT_CLIENTS`), slowest first: 3.7-4.8 minutes
-for all six over the whole catalogue, nothing left out. A subset (say, the three a2a-sdk 1.3.0 modes only where
-their `ClientConfig` acts) would save about 15% more, not worth the coverage.
+pollers sleep between polls), so clients run side by side: a2a-handler with one other client at most (`ALONE`: its
+CPU-bound scenarios are the closest to their timeout, see below), the others two at a time (`CONCURRENT_CLIENTS`),
+slowest first: 3.7-4.8 minutes for all six over the whole catalogue, nothing left out. A subset (say, the three
+a2a-sdk 1.3.0 modes only where their `ClientConfig` acts) would save about 15% more, not worth the coverage.
 
 Stability. Six runs of every client (three one at a time, two at 2 clients at a time, one at 3 at a time with other
 work loading the machine) gave the same verdict in every scenario; no pin needs an `unstable` entry. What would
@@ -28,7 +29,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor, wait
 from pathlib import Path
 from typing import Any
 
@@ -38,12 +39,19 @@ from a2a_lab.contract.catalogue import Catalogue
 from tests.peers import cache, scorecard
 
 #: a2a-sdk 1.3.0's three modes are pinned in test_scorecard_pins_sdk13.py, the other clients here: under
-#: pytest-xdist (the suite's default, `-n 2 --dist loadfile`, these two files first) each worker runs one file, one
-#: client at a time, so two clients run at a time as in one process; the halves take about as long (scenario seconds
-#: at 149 scenarios: 669 for the three modes, 647 for the rest).
+#: pytest-xdist (the suite's default, `-n 2 --dist loadfile`, these two files first) each worker runs one file, so
+#: the two files' clients run side by side; the halves take about as long (scenario seconds at 149 scenarios: 669 for
+#: the three modes, 647 for the rest).
 SDK13_MODES = ("a2a-sdk-1.3.0-default", "a2a-sdk-1.3.0-streaming", "a2a-sdk-1.3.0-polling")
-#: Clients run at the same time by one file's fixture (each with `-j 2`); see the docstring and SDK13_MODES.
-CONCURRENT_CLIENTS = 1 if int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1")) > 1 else 2
+#: The clients that run beside no other client of this file (started first, then the others): a2a-handler, whose
+#: CPU-bound scenarios come closest to their timeout (3-6 s of 20 alone, 4-9 at 2 clients at a time, 17 at 3 under
+#: load). Under xdist it meets one client at most, the other file's.
+ALONE = ("a2a-handler-0.4.0",)
+#: Clients run at the same time by one file's fixture (each with `-j 2`), once those ALONE have run: under xdist the
+#: a2a-sdk 1.3.0 modes one at a time (the other worker may be running a2a-handler, which meets no more than one
+#: client), this file's others two at a time (2 + 1 clients at once: six runs, one at 3 at a time under load, gave the
+#: same verdicts); in one process two at a time.
+CONCURRENT_CLIENTS = 2
 #: The slowest clients first, so that the last one to finish is a short one (the rest keep PEERS' order).
 SLOWEST_FIRST = ["a2a-handler-0.4.0", "a2a-sdk-1.3.0-default", "a2a-sdk-1.3.0-polling"]
 #: Client name -> (where its report goes, the future of its JSON report).
@@ -80,8 +88,9 @@ def selected_peers(request: pytest.FixtureRequest) -> list[scorecard.Peer]:
 
 @pytest.fixture(scope="module")
 def runs(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Runs]:
-    """Each selected client's run, started at once `CONCURRENT_CLIENTS` at a time: client name -> (report path, the
-    future of its JSON report); a client whose tool is missing is not run."""
+    """Each selected client's run, started at once: those ALONE first, one after the other, then the others
+    `CONCURRENT_CLIENTS` at a time (the a2a-sdk 1.3.0 modes one at a time under xdist): client name -> (report path,
+    the future of its JSON report); a client whose tool is missing is not run."""
     peers = scorecard.default_peers()
     # One folder for both files' reports (under xdist each worker has its own basetemp below the run's), so that
     # `scorecard.py --rerender --reports DIR` finds every client of the run there.
@@ -91,14 +100,26 @@ def runs(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactor
     (reports / "revision.txt").write_text(scorecard.revision(), encoding="utf-8")  # for scorecard.py --rerender
     chosen = [p for p in selected_peers(request) if missing(p, peers) is None]
     chosen.sort(key=lambda p: SLOWEST_FIRST.index(p.name) if p.name in SLOWEST_FIRST else len(SLOWEST_FIRST))
+    under_xdist = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1")) > 1
+    at_once = 1 if under_xdist and all(p.name in SDK13_MODES for p in chosen) else CONCURRENT_CLIENTS
     started: Runs = {}
-    with ThreadPoolExecutor(CONCURRENT_CLIENTS, thread_name_prefix="scorecard") as pool:
+    with ThreadPoolExecutor(at_once, thread_name_prefix="scorecard") as pool:
+        alone: list[Future[dict[str, Any]]] = []  # the ALONE clients' runs, which the others start after
         for peer in chosen:
             report = reports / f"{peer.name}.json"
-            started[peer.name] = (report, pool.submit(scorecard.run_peer, peer, peers, report, scorecard.JOBS, []))
+            future = pool.submit(run_after, list(alone), peer, peers, report)
+            if peer.name in ALONE:
+                alone.append(future)
+            started[peer.name] = (report, future)
         yield started
         for _report, future in started.values():
             future.cancel()
+
+
+def run_after(waits: list[Future[Any]], peer: scorecard.Peer, peers: Path, report: Path) -> dict[str, Any]:
+    """`peer`'s run, once the runs in `waits` have ended (whether they passed or not)."""
+    wait(waits)
+    return scorecard.run_peer(peer, peers, report, scorecard.JOBS, [])
 
 
 @pytest.mark.parametrize("peer", [p for p in scorecard.PEERS if p.name not in SDK13_MODES], ids=lambda peer: peer.name)
