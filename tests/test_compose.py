@@ -193,7 +193,8 @@ def test_the_override_example_puts_your_client_in_the_example_clients_place() ->
     command = services["my-client"]["command"]
     assert command[:3] == ["a2a-lab", "drive", "--server"] and command[-2:] == ["--run-file", "/reports/run.json"]
     dockerfile = ROOT / services["my-client"]["build"]["dockerfile"]
-    assert "pip install --no-cache-dir a2a-lab" in dockerfile.read_text(encoding="utf-8")
+    # a2a-lab from the build context (the checkout), as the project's image installs it (no index serves it).
+    assert "pip install --no-cache-dir /opt/a2a-lab" in dockerfile.read_text(encoding="utf-8")
 
 
 def test_dockerfile_installs_the_project_as_non_root_with_a_healthcheck() -> None:
