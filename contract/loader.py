@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import base64
 import binascii
-import difflib
 import json
 import sys
 from dataclasses import replace
@@ -74,7 +73,7 @@ from .scenario import (
     When,
 )
 from .style import LineEnd, MediaKey, Style
-from .suggest import one_of
+from .suggest import did_you_mean, nearest, one_of
 from .wording import ErrorWording
 
 #: Numbers beyond this are no use as seconds (and a YAML integer beyond it has no float value at all).
@@ -323,11 +322,10 @@ class _Reader:
             allowed = FIELDS[section]
             for key in value:
                 if key not in allowed:
-                    near = difflib.get_close_matches(str(key), sorted(allowed), n=1)
                     raise self.fail(
                         f"{path}.{key}" if path else str(key),
                         "unknown field",
-                        f"did you mean {near[0]!r}?" if near else f"allowed here: {', '.join(sorted(allowed))}",
+                        did_you_mean(str(key), sorted(allowed), f"allowed here: {', '.join(sorted(allowed))}"),
                     )
                 self.used.add((section, key))
         return value
@@ -408,11 +406,10 @@ class _Reader:
         if isinstance(code, str):
             etype = errors.by_name(code)
             if etype is None:
-                near = difflib.get_close_matches(code, errors.names(), n=1)
                 raise self.fail(
                     f"{path}.code",
                     f"unknown error {code!r}",
-                    f"did you mean {near[0]!r}?" if near else "one of " + ", ".join(errors.names()),
+                    did_you_mean(code, errors.names(), "one of " + ", ".join(errors.names())),
                 )
             return errors.A2AError(etype, message), spec
         if isinstance(code, int) and not isinstance(code, bool):
@@ -504,11 +501,11 @@ def _advance(r: _Reader, value: Any, path: str, base: TaskScript) -> tuple[int, 
     if value == "get_task":
         return 1, None, base.follow_ms
     if not isinstance(value, dict):
-        near = difflib.get_close_matches(str(value), ["get_task", "never"], n=1, cutoff=0.5)
+        near = nearest(str(value), ["get_task", "never"], cutoff=0.5)
         raise r.fail(
             path,
             f"unknown advance {value!r}",
-            (f"did you mean {near[0]!r}? " if near else "")
+            (f"did you mean {near!r}? " if near else "")
             + "one of get_task, never, or a mapping {get_task: N, after_ms: T, follow_ms: F}",
         )
     a = r.mapping(value, path, "task.advance")
@@ -693,9 +690,9 @@ def _grpc_code(r: _Reader, value: Any, path: str) -> Code:
     try:
         return Code(text.upper())
     except ValueError:
-        near = difflib.get_close_matches(text.upper(), [c.value for c in Code], n=1)
+        near = nearest(text, [c.value for c in Code])
         raise r.fail(
-            path, f"unknown gRPC status {text!r}", f"did you mean {near[0]}?" if near else "e.g. UNIMPLEMENTED"
+            path, f"unknown gRPC status {text!r}", f"did you mean {near}?" if near else "e.g. UNIMPLEMENTED"
         ) from None
 
 
@@ -739,11 +736,10 @@ def _behaviour(r: _Reader, value: Any, task: TaskScript) -> dict[Operation, tupl
         try:
             op = Operation(key)
         except ValueError:
-            near = difflib.get_close_matches(str(key), [o.value for o in Operation], n=1)
             raise r.fail(
                 f"behaviour.{key}",
                 "unknown operation",
-                f"did you mean {near[0]!r}?" if near else "one of " + ", ".join(o.value for o in Operation),
+                did_you_mean(str(key), [o.value for o in Operation], "one of " + ", ".join(o.value for o in Operation)),
             ) from None
         if isinstance(items, dict):
             items = [items]

@@ -24,7 +24,6 @@ This module works on decoded YAML only; the loader parses each member as it pars
 
 from __future__ import annotations
 
-import difflib
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -35,6 +34,7 @@ from a2a_lab.protocol.bindings import Binding
 from a2a_lab.protocol.versions import Version
 
 from .placeholders import ALT_BASE_URL, BASE_URL, GRPC_ADDRESS, HTTP_BASE_URL, TEXT
+from .suggest import nearest
 
 if TYPE_CHECKING:
     from .loader import _Reader
@@ -252,11 +252,11 @@ def _check_placeholders(r: _Reader, data: Any, fills: dict[str, str], suffix: st
         for name in _PLACEHOLDER.findall(text):
             if name not in fills and name not in SERVER_PLACEHOLDERS and (not prose or name in AXES):
                 defined = ", ".join("{" + n + "}" for n in fills)
-                near = difflib.get_close_matches(name, list(fills), n=1)
+                near = nearest(name, list(fills))
                 raise r.fail(
                     path,
                     f"placeholder {{{name}}} is not defined for member {suffix}",
-                    (f"did you mean {{{near[0]}}}? " if near else "")
+                    (f"did you mean {{{near}}}? " if near else "")
                     + f"this matrix defines {defined}; add an axis, or a name under matrix.let",
                 )
 
