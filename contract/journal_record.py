@@ -261,6 +261,8 @@ class SentKind(str, Enum):
     COMMENT = "comment"
     DROPPED = "dropped"
     ERROR = "error"
+    #: An event the scenario wrote itself (`reply.stream.events` insert / replace): its text as sent, JSON or not.
+    EXTRA = "extra"
 
 
 @dataclass(slots=True)
@@ -288,6 +290,8 @@ class SentEvent:
             return {"t": self.t, "comment": self.text}
         if self.kind is SentKind.DROPPED:
             return {"t": self.t, "dropped": True}
+        if self.kind is SentKind.EXTRA:
+            return {"t": self.t, "extra": redaction.text(self.text or ""), "event": self.event}
         return {"t": self.t, "error": redaction.json(self.value), "event": self.event}
 
     @classmethod
@@ -299,6 +303,8 @@ class SentEvent:
             return cls(t, SentKind.COMMENT, text=data["comment"])
         if data.get("dropped"):
             return cls(t, SentKind.DROPPED)
+        if "extra" in data:
+            return cls(t, SentKind.EXTRA, text=data["extra"], event=data.get("event"))
         return cls(t, SentKind.ERROR, value=data.get("error"), event=data.get("event"))
 
 

@@ -33,6 +33,8 @@ from . import matrix, userfile, yamlfile
 from .placeholders import ALT_BASE_URL, BASE_URL, GRPC_ADDRESS, HTTP_BASE_URL
 from .scenario import (
     ACTIONS,
+    AT_ALL,
+    AT_END,
     CREDENTIAL_KEYS,
     DEFAULT_MESSAGE,
     DEFAULT_TASK,
@@ -50,7 +52,9 @@ from .scenario import (
     Endpoint,
     Envelope,
     EnvelopeId,
+    EventEdit,
     Expect,
+    ExtraEvent,
     Fault,
     FaultKind,
     FirstEvent,
@@ -200,7 +204,7 @@ FIELDS: dict[str, tuple[str, ...]] = {
     "reply.message": ("parts",),
     "reply.grpc": ("status", "details", "empty"),
     "reply.error": ("code", "message", "http_status"),
-    "reply.raw": ("status", "body", "body_base64", "content_type", "echo_id"),
+    "reply.raw": ("status", "body", "body_base64", "content_type", "echo_id", "byte_exact"),
     "reply.fault": ("kind", "after_bytes", "chunk_bytes", "interval_ms"),
     "reply.envelope": ("id", "both", "neither"),
     "reply.stream": (
@@ -217,8 +221,13 @@ FIELDS: dict[str, tuple[str, ...]] = {
         "drop_after",
         "framing",
         "bare_events",
+        "events",
+        "unterminated",
+        "hold_open",
     ),
-    "reply.stream.error": ("code", "message"),
+    "reply.stream.error": ("code", "message", "event", "details"),
+    "reply.stream.events[]": ("at", "delay_ms", "insert", "replace", "drop"),
+    "reply.stream.event": ("json", "text", "event", "bare"),
     "leniency": (
         "missing_kind",
         "unknown_fields",
@@ -574,19 +583,109 @@ def _stream(r: _Reader, value: Any, path: str) -> StreamScript:
     if "comments" in s:
         kw["comments"] = r.strings(s["comments"], f"{path}.comments", "comment texts")
     if "error" in s:
-        err, _ = r.error(s["error"], f"{path}.error", "reply.stream.error")
+        err, e = r.error(s["error"], f"{path}.error", "reply.stream.error")
         kw["error"] = (
             err
             if err.message is not None
             else errors.A2AError(err.type, STREAM_ERROR_MESSAGE, code_override=err.code_override)
         )
-    for key in ("omit_terminal", "duplicate_events", "close_at_interrupted", "final_snapshot", "bare_events"):
+        kw.update(_stream_error_form(r, e, f"{path}.error"))
+    if "events" in s:
+        kw["events"] = _event_edits(r, s["events"], f"{path}.events")
+    for key in (
+        "omit_terminal",
+        "duplicate_events",
+        "close_at_interrupted",
+        "final_snapshot",
+        "bare_events",
+        "unterminated",
+        "hold_open",
+    ):
         if key in s:
             kw[key] = r.boolean(s[key], f"{path}.{key}")
     for key, minimum in (("interval_ms", 0), ("ping_ms", 1), ("error_after", 0), ("drop_after", 1)):
         if key in s:
             kw[key] = r.integer(s[key], f"{path}.{key}", minimum)
-    return StreamScript(**kw)
+    script = StreamScript(**kw)
+    _check_stream_framing(r, script, path)
+    return script
+
+
+def _stream_error_form(r: _Reader, e: dict[str, Any], path: str) -> dict[str, bool]:
+    """`reply.stream.error`'s `event` (an `event: error` line) and `details` (HTTP+JSON: the Status's details)."""
+    return {
+        "error_event": r.boolean(e.get("event", True), f"{path}.event"),
+        "error_details": r.boolean(e.get("details", True), f"{path}.details"),
+    }
+
+
+_EDIT_ACTIONS = ("insert", "replace", "drop")
+_AT_HINT = f"a whole number >= 1 (the Nth event the stream sends), {AT_END} (after the last) or {AT_ALL} (every event)"
+
+
+def _event_edits(r: _Reader, value: Any, path: str) -> tuple[EventEdit, ...]:
+    """`reply.stream.events`: per-event edits of a generated stream."""
+    if not isinstance(value, list) or not value:
+        raise r.fail(path, "expected a non-empty list of event edits", "e.g. [{at: 2, insert: {json: {}}}]")
+    return tuple(_event_edit(r, item, f"{path}[{i}]") for i, item in enumerate(value))
+
+
+def _event_edit(r: _Reader, value: Any, path: str) -> EventEdit:
+    e = r.mapping(value, path, "reply.stream.events[]")
+    if "at" not in e:
+        raise r.fail(f"{path}.at", "required: which event this edit is at", _AT_HINT)
+    at = e["at"]
+    if isinstance(at, str):
+        if at not in (AT_END, AT_ALL):
+            raise r.fail(f"{path}.at", f"unknown position {at!r}", did_you_mean(at, [AT_END, AT_ALL], _AT_HINT))
+    else:
+        at = r.integer(at, f"{path}.at", 1)
+    actions = [k for k in _EDIT_ACTIONS if k in e]
+    if len(actions) > 1:
+        raise r.fail(path, f"an edit does one of {', '.join(_EDIT_ACTIONS)} (found {', '.join(actions)})")
+    if not actions and "delay_ms" not in e:
+        raise r.fail(path, "an edit needs delay_ms or one of insert, replace, drop", "e.g. {at: 2, delay_ms: 500}")
+    if at == AT_END and actions and actions[0] != "insert":
+        raise r.fail(f"{path}.{actions[0]}", "there is no event at `end` to replace or drop", "use insert")
+    drop = r.boolean(e["drop"], f"{path}.drop") if "drop" in e else False
+    if "drop" in e and not drop:
+        raise r.fail(f"{path}.drop", "`drop: false` edits nothing", "leave it out, or write drop: true")
+    return EventEdit(
+        at,
+        r.integer(e.get("delay_ms", 0), f"{path}.delay_ms"),
+        _extra_event(r, e["insert"], f"{path}.insert") if "insert" in e else None,
+        _extra_event(r, e["replace"], f"{path}.replace") if "replace" in e else None,
+        drop,
+    )
+
+
+def _extra_event(r: _Reader, value: Any, path: str) -> ExtraEvent:
+    x = r.mapping(value, path, "reply.stream.event")
+    if ("json" in x) == ("text" in x):
+        raise r.fail(
+            path, "an event needs exactly one of json (sent as written) or text (the exact data)", "e.g. {json: {}}"
+        )
+    name = r.string(x["event"], f"{path}.event") if "event" in x else None
+    if name is not None and (not name or "\n" in name or "\r" in name):
+        raise r.fail(f"{path}.event", "an SSE event name is one non-empty line", "e.g. error")
+    return ExtraEvent(
+        x.get("json"),
+        r.string(x["text"], f"{path}.text") if "text" in x else None,
+        name,
+        r.boolean(x.get("bare", False), f"{path}.bare"),
+    )
+
+
+def _check_stream_framing(r: _Reader, script: StreamScript, path: str) -> None:
+    """What NDJSON (one body, sent when the stream ends; no event names) cannot carry."""
+    if script.framing is not StreamFraming.NDJSON:
+        return
+    if script.hold_open:
+        raise r.fail(f"{path}.hold_open", "an NDJSON stream is sent as one body when it ends", "use framing: sse")
+    for i, edit in enumerate(script.events):
+        extra = edit.insert or edit.replace
+        if extra is not None and extra.event is not None:
+            raise r.fail(f"{path}.events[{i}]", "NDJSON has no event names", "leave `event` out, or use framing: sse")
 
 
 def _fault(r: _Reader, value: Any, path: str) -> Fault:
@@ -619,7 +718,22 @@ def _raw(r: _Reader, value: Any, path: str) -> dict[str, Any]:
         "raw_body": _raw_body(r, raw, path),
         "raw_content_type": r.string(raw.get("content_type", "application/json"), f"{path}.content_type"),
         "raw_echo_id": r.boolean(raw.get("echo_id", False), f"{path}.echo_id"),
+        "raw_byte_exact": _byte_exact(r, raw, path),
     }
+
+
+def _byte_exact(r: _Reader, raw: dict[str, Any], path: str) -> str | None:
+    """`reply.raw.byte_exact`: why these bytes themselves are the quirk (a sentence, not a flag)."""
+    if "byte_exact" not in raw:
+        return None
+    why = r.string(raw["byte_exact"], f"{path}.byte_exact").strip()
+    if not why:
+        raise r.fail(
+            f"{path}.byte_exact",
+            "say why the bytes themselves are the quirk",
+            'e.g. "the gateway\'s own HTML page, byte for byte"',
+        )
+    return why
 
 
 _REPLY_KINDS = ("message", "task", "error", "raw")

@@ -178,6 +178,43 @@ def _stream_error() -> A2AError:
     return A2AError(ErrorType.INTERNAL_ERROR, STREAM_ERROR_MESSAGE)
 
 
+#: `reply.stream.events[].at` for "after the last event, before the stream ends".
+AT_END = "end"
+#: `reply.stream.events[].at` for "every event the stream generates".
+AT_ALL = "all"
+
+
+@dataclass(frozen=True)
+class ExtraEvent:
+    """An event a scenario writes itself (`insert` / `replace` in `reply.stream.events`): JSON sent as it is written
+    (`{task_id}` and `{context_id}` filled in; on JSON-RPC inside a response with the request's id unless `bare`), or
+    the exact text of its `data:` line(s) (`{request_id}` filled in too). On gRPC (proto frames only) it is not sent."""
+
+    json: Any = None
+    #: The exact text instead of JSON (several lines: several `data:` lines).
+    text: str | None = None
+    #: The SSE event name (`event: <name>` before the data); None: no `event:` line.
+    event: str | None = None
+    #: JSON-RPC: send the JSON alone, without the JSON-RPC response around it.
+    bare: bool = False
+
+
+@dataclass(frozen=True)
+class EventEdit:
+    """One edit of a generated stream (`reply.stream.events[]`), at the Nth event it would send (1: the first),
+    at every event (`all`), or after the last (`end`)."""
+
+    at: int | str
+    #: Wait this long before the event (before what is inserted there too).
+    delay_ms: int = 0
+    insert: ExtraEvent | None = None
+    replace: ExtraEvent | None = None
+    drop: bool = False
+
+    def applies(self, n: int) -> bool:
+        return self.at == AT_ALL or self.at == n
+
+
 @dataclass(frozen=True)
 class StreamScript:
     """How a stream deviates from the default (task snapshot, updates, close at a stop)."""
@@ -198,6 +235,16 @@ class StreamScript:
     framing: StreamFraming = StreamFraming.SSE
     #: JSON-RPC: send each event's StreamResponse bare, without the JSON-RPC response around it.
     bare_events: bool = False
+    #: Per-event edits: insert, replace, drop or delay the Nth generated event (`reply.stream.events`).
+    events: tuple[EventEdit, ...] = ()
+    #: The last event is not followed by the blank line that ends an SSE event (NDJSON: by a newline) before EOF.
+    unterminated: bool = False
+    #: After its last event the stream stays open (until the client goes, or limits.stream_idle_seconds).
+    hold_open: bool = False
+    #: The stream error goes out with `event: error` (false: a bare `data:` line).
+    error_event: bool = True
+    #: HTTP+JSON: the stream error's google.rpc.Status carries its `details` (false: none, not even `[]`).
+    error_details: bool = True
 
 
 @dataclass(frozen=True)
@@ -242,6 +289,9 @@ class Reply:
     raw_content_type: str = "application/json"
     #: JSON-RPC only: rewrite the raw body's top-level `id` to the request's (a recorded answer replayed to any client).
     raw_echo_id: bool = False
+    #: Why the raw body's bytes themselves are the quirk (`reply.raw.byte_exact`): the catalogue keeps raw bodies to
+    #: those that say so (structured options express the rest).
+    raw_byte_exact: str | None = None
     headers: tuple[tuple[str, str], ...] = ()
     delay_ms: int = 0
     fault: Fault | None = None

@@ -22,7 +22,8 @@ from a2a_lab.protocol.errors import A2AError
 
 from . import faults
 from .engine import Event
-from .streams import Comment, Drop, Item, StreamError
+from .stream_edits import Edited, Extra
+from .streams import Comment, Drop, StreamError
 
 #: The comment a stream closed for idleness ends with (then the reason).
 IDLE_COMMENT = "a2a-lab: closing this stream"
@@ -83,13 +84,14 @@ async def send_stream(
     send: Send,
     entry: Entry,
     journal: Journal,
-    items: AsyncIterator[Item],
+    items: AsyncIterator[Edited],
     render: Callable[[Event], Any],
     render_error: Callable[[A2AError], tuple[Any, str | None]],
     reply: Reply,
     limits: Limits,
     style: Style,
     python_json: bool = False,
+    render_extra: Callable[[Extra], str] | None = None,
 ) -> None:
     """An SSE stream (sse-starlette). Each `data:` line is recorded in the journal as it is sent. `python_json`: each
     event's JSON as Python's json.dumps writes it by default (`, ` and `: ` separators, non-ASCII escaped), as
@@ -98,9 +100,12 @@ async def send_stream(
     A stream that has nothing to send for limits.stream_idle_seconds is closed (journaled `closed: idle`), after a
     comment saying why: an idle subscriber holds one of limits.streams only that long. Keep-alive comments go out
     every limits.stream_ping_seconds (or the reply's `stream.ping_ms`), so a client waiting for a slow task's next
-    event sees its connection alive."""
+    event sees its connection alive. Events the scenario writes itself (`Extra`) go out as `render_extra` writes them;
+    with `stream.unterminated` each event's closing blank line is sent only when something follows it, so the last
+    one has none before EOF."""
+    extra_text = render_extra or default_extra_text
     if reply.stream.framing is StreamFraming.NDJSON:
-        await _send_ndjson(scope, receive, send, entry, items, render, render_error, reply)
+        await _send_ndjson(scope, receive, send, entry, items, render, render_error, reply, extra_text)
         return
     indent = 2 if reply.stream.framing is StreamFraming.SSE_MULTILINE else None
     text_of: Callable[[Any], str] = (
@@ -111,8 +116,12 @@ async def send_stream(
     entry.events = events
     idle = limits.stream_idle_seconds
     sep = style.sse_separator
+    framed = _Unterminated(sep) if reply.stream.unterminated else None
 
-    async def generate() -> AsyncIterator[ServerSentEvent]:
+    def out(event: ServerSentEvent) -> ServerSentEvent | bytes:
+        return framed.frame(event) if framed is not None else event
+
+    async def generate() -> AsyncIterator[ServerSentEvent | bytes]:
         closed = "disconnected"
         try:
             if reply.delay_ms:
@@ -127,11 +136,17 @@ async def send_stream(
                     text = f"{IDLE_COMMENT} after {idle:g} s without an event (limits.stream_idle_seconds)"
                     closed = "idle"
                     events.append(SentEvent(journal.offset(), SentKind.COMMENT, text))
-                    yield ServerSentEvent(comment=text, sep=sep)
+                    yield out(ServerSentEvent(comment=text, sep=sep))
                     return
                 if isinstance(item, Comment):
                     events.append(SentEvent(journal.offset(), SentKind.COMMENT, item.text))
-                    yield ServerSentEvent(comment=item.text, sep=sep)
+                    yield out(ServerSentEvent(comment=item.text, sep=sep))
+                    continue
+                if isinstance(item, Extra):
+                    text = extra_text(item)
+                    events.append(SentEvent(journal.offset(), SentKind.EXTRA, text, event=item.event))
+                    entry.grow(EVENT_OVERHEAD + len(text))
+                    yield out(ServerSentEvent(data=text, event=item.event, sep=sep))
                     continue
                 if isinstance(item, Drop):
                     events.append(SentEvent(journal.offset(), SentKind.DROPPED))
@@ -141,15 +156,17 @@ async def send_stream(
                 if isinstance(item, StreamError):
                     data, name = render_error(item.error)
                     events.append(SentEvent(journal.offset(), SentKind.ERROR, value=data, event=name))
-                    yield ServerSentEvent(
-                        data=json.dumps(data) if python_json else jsontext.dumps(data).decode(), event=name, sep=sep
+                    yield out(
+                        ServerSentEvent(
+                            data=json.dumps(data) if python_json else jsontext.dumps(data).decode(), event=name, sep=sep
+                        )
                     )
                     break
                 text = text_of(render(item))
                 # the text sent, not live objects that change later
                 events.append(SentEvent(journal.offset(), SentKind.DATA, text))
                 entry.grow(EVENT_OVERHEAD + len(text))
-                yield ServerSentEvent(data=text, sep=sep)
+                yield out(ServerSentEvent(data=text, sep=sep))
             closed = "complete"
         finally:
             journaled.closed = closed
@@ -163,6 +180,26 @@ async def send_stream(
     await response(scope, receive, send)
 
 
+class _Unterminated:
+    """SSE framing that sends each event's closing blank line only when something follows (`stream.unterminated`):
+    the same bytes as ever, but the last event ends at EOF without one."""
+
+    def __init__(self, sep: str) -> None:
+        self.sep, self.pending = sep.encode(), b""
+
+    def frame(self, event: ServerSentEvent) -> bytes:
+        encoded = event.encode()
+        if encoded.endswith(self.sep):
+            encoded = encoded[: -len(self.sep)]
+        data, self.pending = self.pending + encoded, self.sep
+        return data
+
+
+def default_extra_text(extra: Extra) -> str:
+    """An inserted event's data: its exact text, or its JSON (compact) as written."""
+    return extra.text if extra.text is not None else jsontext.dumps(extra.json).decode()
+
+
 def _text(value: Any, indent: int | None) -> str:
     """An event's JSON text: compact, or pretty-printed over several lines (sent as several `data:` lines)."""
     return jsontext.dumps(value).decode() if indent is None else json.dumps(value, indent=indent, ensure_ascii=False)
@@ -173,17 +210,22 @@ async def _send_ndjson(
     receive: Receive,
     send: Send,
     entry: Entry,
-    items: AsyncIterator[Item],
+    items: AsyncIterator[Edited],
     render: Callable[[Event], Any],
     render_error: Callable[[A2AError], tuple[Any, str | None]],
     reply: Reply,
+    extra_text: Callable[[Extra], str],
 ) -> None:
     """The stream's events as newline-delimited JSON instead of SSE (a quirk): one JSON text per line, sent as one
-    body once the stream ends (comments have no NDJSON form; a drop or error ends the lines)."""
+    body once the stream ends (comments have no NDJSON form; a drop or error ends the lines; an event the scenario
+    writes is its line; `unterminated`: no newline after the last line)."""
     lines: list[bytes] = []
     try:
         async for item in items:
             if isinstance(item, Comment):
+                continue
+            if isinstance(item, Extra):
+                lines.append(extra_text(item).encode())
                 continue
             if isinstance(item, Drop):
                 break
@@ -195,4 +237,7 @@ async def _send_ndjson(
         closer = getattr(items, "aclose", None)
         if closer is not None:
             await closer()
-    await send_body(scope, receive, send, entry, 200, b"".join(line + b"\n" for line in lines), NDJSON, reply)
+    body = b"".join(line + b"\n" for line in lines)
+    if reply.stream.unterminated:
+        body = body.removesuffix(b"\n")
+    await send_body(scope, receive, send, entry, 200, body, NDJSON, reply)

@@ -20,7 +20,7 @@ from a2a_lab.protocol.forms import Form
 from a2a_lab.protocol.operations import MESSAGE_SENDS, SPECS, Operation
 from a2a_lab.protocol.versions import Version
 
-from . import auth, budgets, rules, streams
+from . import auth, budgets, rules, stream_edits, streams
 from .auth import Verdict
 from .engine import TaskRecord, message_text
 from .push import config_problem
@@ -60,7 +60,7 @@ class Decision:
     summary: Answer
     value: Any = None
     error: A2AError | None = None
-    events: AsyncIterator[streams.Item] | None = None
+    events: AsyncIterator[stream_edits.Edited] | None = None
     #: A refusal for want of credentials: its HTTP status (401, or 403 for a token lacking scope) and the
     #: WWW-Authenticate challenge (RFC 9110 §11.6.1) the answer carries.
     auth_status: int | None = None
@@ -174,7 +174,7 @@ def _execute(state: LabState, call: Invocation, reply: Reply, verdict: Verdict |
         )
     decision = _HANDLERS[call.op](state, call, reply)
     if decision.events is not None:
-        decision.events = streams.counted(state, decision.events)
+        decision.events = streams.counted(state, stream_edits.edited(decision.events, decision.reply.stream))
     return decision
 
 

@@ -39,6 +39,7 @@ from a2a_lab.protocol.versions import Version
 from . import auth, dispatch, faults
 from .answer import IDLE_COMMENT
 from .state import LabState
+from .stream_edits import NOT_SENT_ON_GRPC, Extra
 from .streams import Comment, Drop, StreamError
 
 FORM = Form(Version.V1_0, Binding.GRPC)
@@ -238,6 +239,9 @@ class Call:
                     break
                 if isinstance(item, Comment):
                     continue  # gRPC has no comments; HTTP/2 keeps the connection alive
+                if isinstance(item, Extra):  # JSON the scenario wrote has no proto frame: journaled, not sent
+                    events.append(SentEvent(journal.offset(), SentKind.COMMENT, NOT_SENT_ON_GRPC))
+                    continue
                 if isinstance(item, Drop):
                     events.append(SentEvent(journal.offset(), SentKind.DROPPED))
                     closed = "dropped"

@@ -24,7 +24,7 @@ from . import answer, auth, http, tls
 from .answer import send_page
 from .engine import Event
 from .state import LabState
-from .streams import Item
+from .stream_edits import Edited, Extra
 
 
 @dataclass(slots=True)
@@ -119,10 +119,11 @@ class Exchange:
     async def stream(
         self,
         state: LabState,
-        items: AsyncIterator[Item],
+        items: AsyncIterator[Edited],
         render: Callable[[Event], Any],
         render_error: Callable[[A2AError], tuple[Any, str | None]],
         reply: Reply,
+        render_extra: Callable[[Extra], str] | None = None,
     ) -> None:
         await answer.send_stream(
             self.scope,
@@ -137,6 +138,7 @@ class Exchange:
             state.scenario.limits,
             self.style,
             self.styled.python_json_events,
+            render_extra,
         )
 
 

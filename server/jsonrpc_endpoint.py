@@ -9,7 +9,7 @@ from starlette.types import Receive, Scope, Send
 from a2a_lab.contract.journal_record import Answer, EntryKind, RpcRef
 from a2a_lab.contract.scenario import Endpoint, Envelope, EnvelopeId, Reply
 from a2a_lab.contract.style import MediaKey
-from a2a_lab.protocol import jsonrpc, operations, params, wire
+from a2a_lab.protocol import jsonrpc, jsontext, operations, params, wire
 from a2a_lab.protocol.bindings import EVENT_STREAM, JSON, Binding
 from a2a_lab.protocol.errors import A2AError, ErrorType
 from a2a_lab.protocol.forms import Form
@@ -18,6 +18,7 @@ from a2a_lab.protocol.versions import Version
 
 from . import answer, dispatch, http, intake, leniency
 from .state import LabState
+from .stream_edits import REQUEST_ID, Extra
 
 WRONG_ID_PREFIX = "a2a-lab-wrong-id-"
 
@@ -170,7 +171,16 @@ async def render(
         def render_error(err: A2AError) -> tuple[Any, str | None]:
             return jsonrpc.error(req_id, ex.worded(err, Binding.JSONRPC, version).error, version), None
 
-        await ex.stream(state, decision.events, render_event, render_error, reply)
+        def render_extra(extra: Extra) -> str:
+            """An event the scenario wrote: its text (`{request_id}`: this request's id), or its JSON as the result of
+            a JSON-RPC response to this request (alone when `bare`)."""
+            if extra.text is not None:
+                return extra.text.replace(REQUEST_ID, jsontext.dumps(req_id).decode())
+            if extra.bare or reply.stream.bare_events:
+                return jsontext.dumps(extra.json).decode()
+            return jsontext.dumps(_with_envelope(jsonrpc.result(req_id, extra.json), reply.envelope, req_id)).decode()
+
+        await ex.stream(state, decision.events, render_event, render_error, reply, render_extra)
         return
     value = dispatch.with_unknown_fields(wire.result_out(call.op, decision.value, form), reply.unknown_fields)
     body = _with_envelope(jsonrpc.result(req_id, value), reply.envelope, req_id)

@@ -143,7 +143,10 @@ async def handle(
             return dispatch.with_unknown_fields(wire.event_out(event, form), reply.unknown_fields)
 
         def render_error(err: A2AError) -> tuple[Any, str | None]:
-            return rest.error(ex.worded(err, Binding.HTTP_JSON, op_version).error, op_version, revision)[1], "error"
+            body = rest.error(ex.worded(err, Binding.HTTP_JSON, op_version).error, op_version, revision)[1]
+            if not reply.stream.error_details and isinstance(body.get("error"), dict):
+                body["error"].pop("details", None)  # a server that sends the Status without them
+            return body, "error" if reply.stream.error_event else None
 
         await ex.stream(state, decision.events, render_event, render_error, reply)
         return

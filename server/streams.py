@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from a2a_lab.contract.scenario import FirstEvent, StreamScript
 from a2a_lab.protocol.errors import A2AError
@@ -37,6 +37,7 @@ class Drop:
 
 
 Item = Event | Comment | StreamError | Drop
+_T = TypeVar("_T")
 
 
 def _is_terminal_status(event: Event) -> bool:
@@ -59,6 +60,9 @@ class _Emitter:
     def out(self, event: Event) -> list[Item]:
         if self.done:
             return []
+        if self.script.error_after == 0:  # "before any event": the error instead of the first one
+            self.done = True
+            return [StreamError(self.script.error)]
         if self.script.omit_terminal and _is_terminal_status(event):
             self.done = True
             return []
@@ -73,7 +77,7 @@ class _Emitter:
         return items
 
 
-async def counted(state: LabState, items: AsyncIterator[Item]) -> AsyncIterator[Item]:
+async def counted(state: LabState, items: AsyncIterator[_T]) -> AsyncIterator[_T]:
     """Count a stream as open from its first step to its end, however it ends."""
     state.open_streams += 1
     try:

@@ -1,0 +1,219 @@
+"""`reply.stream` v2 (issue 29): per-event edits of a generated stream (insert, replace, drop, delay), an unterminated
+last event, a stream that stays open, `error_after: 0` and the stream error's optional `event:` line and `details`,
+served over real HTTP (uvicorn on loopback) in SSE, NDJSON and HTTP+JSON; and the loader's refusals."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from a2a_lab.contract.loader import ScenarioError, load_file
+
+from .helpers import REST_PATH, Lab, message, message03, scenario_text, sse_events, write_scenario
+
+V1 = {"A2A-Version": "1.0"}
+REST = {"A2A-Version": "1.0", "Content-Type": "application/json"}
+
+EDITS = """\
+task:
+  steps: [SUBMITTED, WORKING, COMPLETED]
+  artifacts: [{artifactId: a1, parts: [{text: "echo: {text}"}]}]
+behaviour:
+  SendStreamingMessage:
+    - when: {text_contains: insert}
+      reply:
+        stream:
+          events:
+            - {at: 2, insert: {json: {heartbeat: {at: "{task_id}"}}}}
+            - at: 3
+              insert:
+                json:
+                  artifactUpdate:
+                    taskId: "{task_id}"
+                    contextId: "{context_id}"
+                    artifact: {artifactId: never-sent, parts: [{text: orphan}]}
+                    append: true
+            - {at: 3, insert: {json: {}, bare: true}}
+            - {at: end, insert: {text: '{"jsonrpc":"2.0","id":{request_id},"error":{"code":-32603,"message":"late"}}'}}
+    - when: {text_contains: replace}
+      reply:
+        stream:
+          events:
+            - {at: 2, replace: {json: {note: replaced}, event: note}}
+            - {at: 4, drop: true}
+    - when: {text_contains: dropall}
+      reply: {stream: {events: [{at: all, drop: true}]}}
+    - when: {text_contains: paced}
+      reply: {stream: {events: [{at: 3, delay_ms: 400}]}}
+    - when: {text_contains: unterminated-nd}
+      reply: {stream: {framing: ndjson, unterminated: true}}
+    - when: {text_contains: unterminated}
+      reply: {stream: {unterminated: true}}
+    - when: {text_contains: held}
+      reply:
+        task: {steps: [SUBMITTED, WORKING, INPUT_REQUIRED]}
+        stream: {hold_open: true}
+    - when: {text_contains: early-error, binding: HTTP+JSON}
+      reply: {stream: {error_after: 0, error: {code: TaskNotFound, event: false, details: false}}}
+    - when: {text_contains: early-error}
+      reply: {stream: {error_after: 0, error: TaskNotFound}}
+"""
+
+
+@pytest.fixture
+def edits(lab: Callable[..., Lab]) -> Lab:
+    return lab(EDITS)
+
+
+def stream(s: Lab, text: str, req_id: Any = 1, version: str = "1.0") -> httpx.Response:
+    msg = message(text) if version == "1.0" else message03(text)
+    method = "SendStreamingMessage" if version == "1.0" else "message/stream"
+    return s.rpc(method, {"message": msg}, version=version, req_id=req_id)
+
+
+def kinds(values: list[Any]) -> list[str]:
+    out = []
+    for v in values:
+        inner = v.get("result", v) if isinstance(v, dict) else v
+        out.append(",".join(sorted(inner)) if isinstance(inner, dict) else repr(inner))
+    return out
+
+
+def test_insert_events_with_the_streams_ids_and_the_requests_id(edits: Lab) -> None:
+    r = stream(edits, "insert", req_id="req-7")
+    events = [e.data for e in sse_events(r.text)]
+    assert kinds(events) == [
+        "task",
+        "heartbeat",
+        "statusUpdate",
+        "artifactUpdate",
+        "",
+        "artifactUpdate",
+        "statusUpdate",
+        "error,id,jsonrpc",
+    ]
+    task_id = events[0]["result"]["task"]["id"]
+    context_id = events[0]["result"]["task"]["contextId"]
+    assert events[1] == {"jsonrpc": "2.0", "id": "req-7", "result": {"heartbeat": {"at": task_id}}}
+    orphan = events[3]["result"]["artifactUpdate"]
+    assert (orphan["taskId"], orphan["contextId"], orphan["append"]) == (task_id, context_id, True)
+    assert events[4] == {}, "bare: the JSON alone"
+    assert events[-1] == {"jsonrpc": "2.0", "id": "req-7", "error": {"code": -32603, "message": "late"}}
+    sent = edits.journal[-1]["events"]
+    assert [e.get("extra") is not None for e in sent].count(True) == 4, "inserted events journaled as `extra`"
+
+
+def test_replace_drop_and_drop_all(edits: Lab) -> None:
+    plain = [e.data["result"] for e in sse_events(stream(edits, "plain").text)]
+    got = sse_events(stream(edits, "replace").text)
+    assert got[1].event == "note" and got[1].data["result"] == {"note": "replaced"}
+    assert [kinds([e.data]) for e in got] == [kinds([{"result": v}]) for v in (plain[0], {"note": 1}, plain[2])] + [
+        kinds([{"result": v}]) for v in plain[4:]
+    ], "the 2nd event replaced, the 4th dropped"
+    empty = stream(edits, "dropall")
+    assert empty.status_code == 200 and empty.headers["content-type"].startswith("text/event-stream")
+    assert [e for e in sse_events(empty.text) if e.data is not None] == []
+
+
+def test_delay_before_an_event(edits: Lab) -> None:
+    times: list[float] = []
+    with edits.http.stream(
+        "POST",
+        "/rpc",
+        json={"jsonrpc": "2.0", "id": 1, "method": "SendStreamingMessage", "params": {"message": message("paced")}},
+        headers=V1,
+    ) as r:
+        for line in r.iter_lines():
+            if line.startswith("data:"):
+                times.append(time.monotonic())
+    gaps = [b - a for a, b in zip(times, times[1:], strict=False)]
+    assert gaps[1] >= 0.39, f"400 ms before the 3rd event: {gaps}"
+
+
+def test_unterminated_last_event(edits: Lab) -> None:
+    body = stream(edits, "unterminated").content
+    last = body.rsplit(b"data: ", 1)[1]
+    assert last.endswith(b"}\r\n") and not last.endswith(b"\r\n\r\n"), "no blank line after the last event"
+    assert body.count(b"\r\n\r\n") == body.count(b"data: ") - 1, "every other event ends as usual"
+    nd = stream(edits, "unterminated-nd").content
+    assert not nd.endswith(b"\n") and len(nd.split(b"\n")) == 4
+
+
+def test_hold_open_after_the_interrupted_state(edits: Lab) -> None:
+    seen: list[str] = []
+    with httpx.Client(base_url=edits.url, timeout=httpx.Timeout(5, read=1.5), trust_env=False) as http:
+        with pytest.raises(httpx.ReadTimeout):
+            with http.stream(
+                "POST",
+                "/rpc",
+                json={"jsonrpc": "2.0", "id": 1, "method": "message/stream", "params": {"message": message03("held")}},
+                headers={"A2A-Version": "0.3"},
+            ) as r:
+                for line in r.iter_lines():
+                    if line.startswith("data:"):
+                        seen.append(line)
+    final = json.loads(seen[-1][5:])["result"]
+    assert (final["status"]["state"], final["final"]) == ("input-required", True)
+    assert edits.journal[-1]["response"].get("closed") in (None, "disconnected"), "the server never closed it"
+
+
+def test_error_after_zero_sends_the_error_before_any_event(edits: Lab) -> None:
+    got = sse_events(stream(edits, "early-error").text)
+    assert len(got) == 1 and got[0].data["error"]["code"] == -32001
+    r = edits.http.post(
+        f"{REST_PATH}/message:stream",
+        json={"message": message("early-error")},
+        headers={**REST, "Accept": "text/event-stream"},
+    )
+    assert r.status_code == 200 and r.headers["content-type"].startswith("text/event-stream")
+    assert "event:" not in r.text, "error.event: false"
+    (only,) = sse_events(r.text)
+    assert only.event is None and only.data["error"]["status"] == "NOT_FOUND"
+    assert "details" not in only.data["error"], "error.details: false"
+
+
+# ------------------------------------------------------------------------------------------- refused on load
+
+
+def refused(tmp_path: Path, body: str) -> ScenarioError:
+    path = write_scenario(tmp_path, scenario_text(body), "broken.yaml")
+    with pytest.raises(ScenarioError) as info:
+        load_file(path)
+    assert str(path) in str(info.value)
+    return info.value
+
+
+@pytest.mark.parametrize(
+    ("stream_yaml", "field", "says"),
+    [
+        ("{events: [{at: ends, insert: {json: 1}}]}", ".events[0].at", "did you mean 'end'?"),
+        ("{events: [{at: 0, drop: true}]}", ".events[0].at", ">= 1"),
+        ("{events: [{at: 2}]}", ".events[0]", "delay_ms or one of insert"),
+        ("{events: [{at: 2, drop: true, replace: {json: 1}}]}", ".events[0]", "one of insert, replace, drop"),
+        ("{events: [{at: end, replace: {json: 1}}]}", ".events[0].replace", "use insert"),
+        ("{events: [{at: 2, insert: {json: 1, text: x}}]}", ".events[0].insert", "exactly one of json"),
+        ("{events: [{at: 2, insert: {jsn: 1}}]}", ".events[0].insert.jsn", "did you mean 'json'?"),
+        ("{events: [{at: 2, drop: false}]}", ".events[0].drop", "leave it out"),
+        ("{events: []}", ".events", "non-empty list"),
+        ("{framing: ndjson, hold_open: true}", ".hold_open", "framing: sse"),
+        ("{framing: ndjson, events: [{at: 1, insert: {json: 1, event: x}}]}", ".events[0]", "no event names"),
+        ("{error_after: 1, error: {code: TaskNotFound, event: no-thanks}}", ".error.event", "true or false"),
+    ],
+)
+def test_bad_stream_options_are_refused_with_field_and_hint(
+    tmp_path: Path, stream_yaml: str, field: str, says: str
+) -> None:
+    err = refused(tmp_path, f"behaviour: {{SendStreamingMessage: {{reply: {{stream: {stream_yaml}}}}}}}\n")
+    assert err.field_path == "behaviour.SendStreamingMessage[0].reply.stream" + field, err
+    assert says in f"{err.problem} {err.hint}", err
+
+
+def test_byte_exact_says_why(tmp_path: Path) -> None:
+    err = refused(tmp_path, "behaviour: {SendMessage: {reply: {raw: {body: x, byte_exact: '  '}}}}\n")
+    assert err.field_path == "behaviour.SendMessage[0].reply.raw.byte_exact" and "say why" in err.problem
