@@ -27,8 +27,20 @@ from a2a_lab.protocol import signing
 from a2a_lab.server import tls
 from a2a_lab.server.push import PROBE_CREDENTIALS
 
-from .helpers import REST_PATH, RPC_PATH, Lab, Receiver, client, message, message03, sse_events, write_scenario
+from .helpers import (
+    REST_PATH,
+    RPC_PATH,
+    Lab,
+    Receiver,
+    client,
+    message,
+    message03,
+    scenario_text,
+    sse_events,
+    write_scenario,
+)
 from .test_limits import connect, parse, post_head, read_to_close
+from .test_stream_edits import EDITS
 
 ROOT = Path(__file__).resolve().parents[2]
 DOC = ROOT / "docs" / "scenario-format.md"
@@ -436,6 +448,10 @@ style: {sse_line_end: crlf}
 """
 
 
+#: Stream edits, `unterminated`, `hold_open`, the stream error's form and `byte_exact`: served by test_stream_edits.py.
+STREAM_EDITS = scenario_text(EDITS)
+
+
 ALL_SCENARIOS = [
     MAIN,
     OTHER,
@@ -449,6 +465,7 @@ ALL_SCENARIOS = [
     DIALECT,
     DIALECT_CRLF,
     FAMILY,
+    STREAM_EDITS,
 ]
 
 

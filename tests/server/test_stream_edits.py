@@ -4,6 +4,7 @@ served over real HTTP (uvicorn on loopback) in SSE, NDJSON and HTTP+JSON; and th
 
 from __future__ import annotations
 
+import itertools
 import json
 import time
 from collections.abc import Callable
@@ -14,6 +15,7 @@ import httpx
 import pytest
 
 from a2a_lab.contract.loader import ScenarioError, load_file
+from a2a_lab.protocol.operations import Operation
 
 from .helpers import REST_PATH, Lab, message, message03, scenario_text, sse_events, write_scenario
 
@@ -25,6 +27,8 @@ task:
   steps: [SUBMITTED, WORKING, COMPLETED]
   artifacts: [{artifactId: a1, parts: [{text: "echo: {text}"}]}]
 behaviour:
+  SendMessage:
+    - reply: {raw: {status: 502, body: "<h1>Bad Gateway</h1>", content_type: text/html, byte_exact: "a proxy's page"}}
   SendStreamingMessage:
     - when: {text_contains: insert}
       reply:
@@ -132,7 +136,7 @@ def test_delay_before_an_event(edits: Lab) -> None:
         for line in r.iter_lines():
             if line.startswith("data:"):
                 times.append(time.monotonic())
-    gaps = [b - a for a, b in zip(times, times[1:], strict=False)]
+    gaps = [b - a for a, b in itertools.pairwise(times)]
     assert gaps[1] >= 0.39, f"400 ms before the 3rd event: {gaps}"
 
 
@@ -147,17 +151,19 @@ def test_unterminated_last_event(edits: Lab) -> None:
 
 def test_hold_open_after_the_interrupted_state(edits: Lab) -> None:
     seen: list[str] = []
-    with httpx.Client(base_url=edits.url, timeout=httpx.Timeout(5, read=1.5), trust_env=False) as http:
-        with pytest.raises(httpx.ReadTimeout):
-            with http.stream(
-                "POST",
-                "/rpc",
-                json={"jsonrpc": "2.0", "id": 1, "method": "message/stream", "params": {"message": message03("held")}},
-                headers={"A2A-Version": "0.3"},
-            ) as r:
-                for line in r.iter_lines():
-                    if line.startswith("data:"):
-                        seen.append(line)
+    with (
+        httpx.Client(base_url=edits.url, timeout=httpx.Timeout(5, read=1.5), trust_env=False) as http,
+        pytest.raises(httpx.ReadTimeout),
+        http.stream(
+            "POST",
+            "/rpc",
+            json={"jsonrpc": "2.0", "id": 1, "method": "message/stream", "params": {"message": message03("held")}},
+            headers={"A2A-Version": "0.3"},
+        ) as r,
+    ):
+        for line in r.iter_lines():
+            if line.startswith("data:"):
+                seen.append(line)
     final = json.loads(seen[-1][5:])["result"]
     assert (final["status"]["state"], final["final"]) == ("input-required", True)
     assert edits.journal[-1]["response"].get("closed") in (None, "disconnected"), "the server never closed it"
@@ -212,6 +218,12 @@ def test_bad_stream_options_are_refused_with_field_and_hint(
     err = refused(tmp_path, f"behaviour: {{SendStreamingMessage: {{reply: {{stream: {stream_yaml}}}}}}}\n")
     assert err.field_path == "behaviour.SendStreamingMessage[0].reply.stream" + field, err
     assert says in f"{err.problem} {err.hint}", err
+
+
+def test_byte_exact_raw_is_served_as_written(edits: Lab) -> None:
+    r = edits.send("anything")
+    assert (r.status_code, r.text, r.headers["content-type"]) == (502, "<h1>Bad Gateway</h1>", "text/html")
+    assert edits.scenario.rules[Operation.SEND_MESSAGE][0].reply.raw_byte_exact == "a proxy's page"
 
 
 def test_byte_exact_says_why(tmp_path: Path) -> None:
