@@ -578,7 +578,7 @@ def _stream(r: _Reader, value: Any, path: str) -> StreamScript:
             s["framing"],
             f"{path}.framing",
             "reply.stream.framing",
-            "sse (per spec), sse-multiline (each event over several data: lines) or ndjson (not SSE)",
+            "sse (per spec), sse-multiline (each event over several data: lines), ndjson or json-array (not SSE)",
         )
     if "comments" in s:
         kw["comments"] = r.strings(s["comments"], f"{path}.comments", "comment texts")
@@ -677,15 +677,15 @@ def _extra_event(r: _Reader, value: Any, path: str) -> ExtraEvent:
 
 
 def _check_stream_framing(r: _Reader, script: StreamScript, path: str) -> None:
-    """What NDJSON (one body, sent when the stream ends; no event names) cannot carry."""
-    if script.framing is not StreamFraming.NDJSON:
+    """What NDJSON and a JSON array (one body, sent when the stream ends; no event names) cannot carry."""
+    if script.framing not in (StreamFraming.NDJSON, StreamFraming.JSON_ARRAY):
         return
     if script.hold_open:
-        raise r.fail(f"{path}.hold_open", "an NDJSON stream is sent as one body when it ends", "use framing: sse")
+        raise r.fail(f"{path}.hold_open", f"a {script.framing} stream is sent as one body when it ends", "use sse")
     for i, edit in enumerate(script.events):
         extra = edit.insert or edit.replace
         if extra is not None and extra.event is not None:
-            raise r.fail(f"{path}.events[{i}]", "NDJSON has no event names", "leave `event` out, or use framing: sse")
+            raise r.fail(f"{path}.events[{i}]", f"{script.framing} has no event names", "leave `event` out, or use sse")
 
 
 def _fault(r: _Reader, value: Any, path: str) -> Fault:

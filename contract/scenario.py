@@ -52,6 +52,7 @@ class StreamFraming(StrEnum):
     SSE = "sse"  # per spec: one `data:` line per event
     SSE_MULTILINE = "sse-multiline"  # SSE, each event's JSON pretty-printed over several `data:` lines
     NDJSON = "ndjson"  # not SSE: application/x-ndjson, one JSON text per line
+    JSON_ARRAY = "json-array"  # not SSE: one application/json body, a JSON array of the events
 
 
 class UnknownFields(StrEnum):

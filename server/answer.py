@@ -17,7 +17,7 @@ from a2a_lab.contract.redaction import DEFAULT
 from a2a_lab.contract.scenario import CardPath, Limits, Reply, StreamFraming, not_found_body
 from a2a_lab.contract.style import Style
 from a2a_lab.protocol import jsontext
-from a2a_lab.protocol.bindings import EVENT_STREAM
+from a2a_lab.protocol.bindings import EVENT_STREAM, JSON
 from a2a_lab.protocol.errors import A2AError
 
 from . import faults
@@ -104,7 +104,7 @@ async def send_stream(
     with `stream.unterminated` each event's closing blank line is sent only when something follows it, so the last
     one has none before EOF."""
     extra_text = render_extra or default_extra_text
-    if reply.stream.framing is StreamFraming.NDJSON:
+    if reply.stream.framing in (StreamFraming.NDJSON, StreamFraming.JSON_ARRAY):
         await _send_ndjson(scope, receive, send, entry, items, render, render_error, reply, extra_text)
         return
     indent = 2 if reply.stream.framing is StreamFraming.SSE_MULTILINE else None
@@ -216,9 +216,10 @@ async def _send_ndjson(
     reply: Reply,
     extra_text: Callable[[Extra], str],
 ) -> None:
-    """The stream's events as newline-delimited JSON instead of SSE (a quirk): one JSON text per line, sent as one
-    body once the stream ends (comments have no NDJSON form; a drop or error ends the lines; an event the scenario
-    writes is its line; `unterminated`: no newline after the last line)."""
+    """The stream's events as newline-delimited JSON instead of SSE (a quirk): one JSON text per line (`json-array`:
+    one JSON array of them, as application/json), sent as one body once the stream ends (comments have no such form;
+    a drop or error ends the lines; an event the scenario writes is its line; `unterminated`: no newline after the
+    last line)."""
     lines: list[bytes] = []
     try:
         async for item in items:
@@ -237,6 +238,9 @@ async def _send_ndjson(
         closer = getattr(items, "aclose", None)
         if closer is not None:
             await closer()
+    if reply.stream.framing is StreamFraming.JSON_ARRAY:  # the events as one JSON array, a plain JSON answer
+        await send_body(scope, receive, send, entry, 200, b"[" + b",".join(lines) + b"]", JSON, reply)
+        return
     body = b"".join(line + b"\n" for line in lines)
     if reply.stream.unterminated:
         body = body.removesuffix(b"\n")

@@ -55,6 +55,8 @@ behaviour:
       reply: {stream: {events: [{at: all, drop: true}]}}
     - when: {text_contains: paced}
       reply: {stream: {events: [{at: 3, delay_ms: 400}]}}
+    - when: {text_contains: as-array}
+      reply: {stream: {framing: json-array, events: [{at: 2, insert: {json: {extra: 1}, bare: true}}]}}
     - when: {text_contains: unterminated-nd}
       reply: {stream: {framing: ndjson, unterminated: true}}
     - when: {text_contains: unterminated}
@@ -149,6 +151,18 @@ def test_unterminated_last_event(edits: Lab) -> None:
     assert not nd.endswith(b"\n") and len(nd.split(b"\n")) == 4
 
 
+def test_json_array_framing(edits: Lab) -> None:
+    r = edits.http.post(
+        f"{REST_PATH}/message:stream",
+        json={"message": message("as-array")},
+        headers={**REST, "Accept": "text/event-stream"},
+    )
+    assert r.status_code == 200 and r.headers["content-type"] == "application/json"
+    events = r.json()
+    assert isinstance(events, list) and list(events[0]) == ["task"] and events[1] == {"extra": 1}
+    assert events[-1]["statusUpdate"]["status"]["state"] == "TASK_STATE_COMPLETED"
+
+
 def test_hold_open_after_the_interrupted_state(edits: Lab) -> None:
     seen: list[str] = []
     with (
@@ -207,7 +221,8 @@ def refused(tmp_path: Path, body: str) -> ScenarioError:
         ("{events: [{at: 2, insert: {jsn: 1}}]}", ".events[0].insert.jsn", "did you mean 'json'?"),
         ("{events: [{at: 2, drop: false}]}", ".events[0].drop", "leave it out"),
         ("{events: []}", ".events", "non-empty list"),
-        ("{framing: ndjson, hold_open: true}", ".hold_open", "framing: sse"),
+        ("{framing: ndjson, hold_open: true}", ".hold_open", "use sse"),
+        ("{framing: json-array, hold_open: true}", ".hold_open", "json-array stream is sent as one body"),
         ("{framing: ndjson, events: [{at: 1, insert: {json: 1, event: x}}]}", ".events[0]", "no event names"),
         ("{error_after: 1, error: {code: TaskNotFound, event: no-thanks}}", ".error.event", "true or false"),
     ],

@@ -4,7 +4,8 @@ card's signature), correct by default and wrong on request, for proving the scen
 Usage: action_client.py [options] CARD_URL
 
 It imports nothing from a2a_lab: it is written from the spec (httpx and the standard library; joserfc and rfc8785
-for signatures). It speaks JSON-RPC only, A2A 1.0 and 0.3: it fetches the card, verifies its signature when asked
+for signatures). It speaks JSON-RPC, A2A 1.0 and 0.3, and (for a card with no JSON-RPC interface) HTTP+JSON 1.0
+messages, streams and GetTask: it fetches the card, verifies its signature when asked
 (with the JWKS the scenario hands over), picks the first JSON-RPC interface of version 1.0 or 0.3, fetches the
 extended card when asked and allowed, sends one message (streamed when asked and allowed; with a webhook of its
 own when asked and allowed), follows a task that is not finished (SubscribeToTask after a dropped stream, else
@@ -285,7 +286,8 @@ def _state_of(notification: Any) -> str:
 class Fold:
     """Everything learnt about one answer: a message, or a task's id, state, artifacts and status message."""
 
-    def __init__(self, strict: bool = False) -> None:
+    def __init__(self, strict: bool = False, task_once: bool = False) -> None:
+        self.task_once = task_once
         self.kind: str | None = None
         self.task_id: str | None = None
         self.state = ""
@@ -333,6 +335,8 @@ class Fold:
             msg = ev if kind == "message" else ev["message"]
             self.kind, self.message_text = "message", " ".join(self.texts(msg.get("parts")))
         elif kind == "task" or (kind is None and "task" in ev):
+            if self.task_once and self.task_id:  # the defect: a Task after the task is known is "already set"
+                raise Rejected("a Task arrived after the stream had set the task")
             self.task(ev if kind == "task" else ev["task"])
         elif kind == "status-update" or (kind is None and "statusUpdate" in ev):
             upd = ev if kind else ev["statusUpdate"]
@@ -363,6 +367,22 @@ class Fold:
 
 
 def interfaces(card: dict[str, Any]) -> list[dict[str, str]]:
+    """JSON-RPC interfaces of version 1.0 or 0.3, in card order ({url, version}); without any, the HTTP+JSON 1.0
+    ones ({url, version, binding: http+json})."""
+    found = jsonrpc_interfaces(card)
+    if found:
+        return found
+    listed = card.get("supportedInterfaces")
+    return [
+        {"url": str(entry.get("url", "")).rstrip("/"), "version": "1.0", "binding": "http+json"}
+        for entry in (listed if isinstance(listed, list) else [])
+        if isinstance(entry, dict)
+        and str(entry.get("protocolBinding", "")).upper() == "HTTP+JSON"
+        and str(entry.get("protocolVersion", "")).startswith("1.0")
+    ]
+
+
+def jsonrpc_interfaces(card: dict[str, Any]) -> list[dict[str, str]]:
     """JSON-RPC interfaces of version 1.0 or 0.3, in card order ({url, version})."""
 
     def version(value: Any) -> str | None:
@@ -478,8 +498,31 @@ class Client:
             what = f"HTTP {resp.status_code}"
         return Failure(what, transient=resp.status_code >= 500, retry_after=retry_after)
 
+    def rest_call(self, iface: dict[str, str], method: str, params: dict[str, Any]) -> Any:
+        """HTTP+JSON 1.0 (messages and GetTask only): the answer's body, or Failure."""
+        try:
+            if method == "GetTask":
+                resp = self.http.get(f"{iface['url']}/tasks/{params['id']}", headers=self.headers(iface))
+            elif method == "SendMessage":
+                resp = self.http.post(
+                    f"{iface['url']}/message:send", content=json.dumps(params).encode(), headers=self.headers(iface)
+                )
+            else:
+                raise Failure(f"{method} is not spoken over HTTP+JSON by this client")
+        except httpx.TransportError as exc:
+            raise Failure(f"transport error: {type(exc).__name__}: {exc}", transient=True) from None
+        failed = self._failure_for(resp, resp.content)
+        if failed is not None:
+            raise failed
+        try:
+            return resp.json()
+        except ValueError:
+            raise Failure("the answer is not JSON") from None
+
     def rpc(self, iface: dict[str, str], method: str, params: dict[str, Any]) -> Any:
-        """One JSON-RPC call; its result, or Failure."""
+        """One JSON-RPC call (HTTP+JSON on such an interface); its result, or Failure."""
+        if iface.get("binding") == "http+json":
+            return self.rest_call(iface, method, params)
         deadline = time.monotonic() + self.args.deadline if self.args.deadline else None
         content = b""
         try:
@@ -514,10 +557,14 @@ class Client:
 
     def stream_rpc(self, iface: dict[str, str], method: str, params: dict[str, Any], fold: Fold) -> None:
         """Read an SSE stream into `fold`. Failure on an error answer or event; Dropped when the stream breaks."""
+        rest = iface.get("binding") == "http+json"
+        url, content = (
+            (f"{iface['url']}/message:stream", json.dumps(params).encode())
+            if rest
+            else (iface["url"], self.body(method, params))
+        )
         try:
-            with self.http.stream(
-                "POST", iface["url"], content=self.body(method, params), headers=self.headers(iface, stream=True)
-            ) as resp:
+            with self.http.stream("POST", url, content=content, headers=self.headers(iface, stream=True)) as resp:
                 if "text/event-stream" not in resp.headers.get("content-type", "") and not self.args.sse_only:
                     content = resp.read()
                     failed = self._failure_for(resp, content)
@@ -536,12 +583,20 @@ class Client:
                     if isinstance(data, dict) and isinstance(data.get("error"), dict):
                         if self.args.ignore_stream_errors:
                             continue
+                        if self.args.events_only and rest:  # the defect: only the four event keys are known
+                            raise Failure(f"unknown event type: {sorted(data)}")
                         raise Failure(f"error event {data['error'].get('code')}: {data['error'].get('message', '')}")
+                    if rest:
+                        fold.event(data, v1_only=True)  # HTTP+JSON: the StreamResponse itself
+                        continue
                     if not self.args.lax_events and not (
                         isinstance(data, dict) and data.get("jsonrpc") == "2.0" and "result" in data
                     ):
                         raise Failure("a stream event is not a JSON-RPC response")
-                    fold.event(data.get("result") if isinstance(data, dict) else None, self.args.v1_events_only)
+                    result = data.get("result") if isinstance(data, dict) else None
+                    fold.event(result, self.args.v1_events_only)
+                    if isinstance(result, dict) and result.get("final") is True and not self.args.ignore_final:
+                        break  # 0.3: the server says this is the stream's last event
                 if not received and not self.args.sse_only:
                     raise Failure("the stream ended before its first event (a task or a message, §3.1.2)")
         except httpx.TransportError as exc:
@@ -569,8 +624,8 @@ class Client:
             elif line.startswith("data:"):
                 value = line[5:]
                 data.append(value[1:] if value.startswith(" ") else value)
-        if data:
-            yield json.loads("\n".join(data))
+        if data and not self.args.discard_unterminated:
+            yield json.loads("\n".join(data))  # lenient: an event cut off by EOF is still read
 
     # -------------------------------------------------------------------- the run
 
@@ -626,11 +681,11 @@ class Client:
             params["configuration"] = {"returnImmediately": True} if iface["version"] == "1.0" else {"blocking": False}
             if not self.manage_configs:
                 params["configuration"][key] = self.receiver.config(iface["version"])
-        fold = Fold(strict=self.args.strict_stream)
+        fold = Fold(strict=self.args.strict_stream, task_once=self.args.task_once)
         for attempt in range(self.args.retries + 1):
             try:
                 if stream:
-                    fold = Fold(strict=self.args.strict_stream)
+                    fold = Fold(strict=self.args.strict_stream, task_once=self.args.task_once)
                     self.stream_rpc(iface, methods["stream"], params, fold)
                 else:
                     answer = self.rpc(iface, methods["send"], params)
@@ -868,6 +923,22 @@ def main(argv: list[str]) -> int:
         help="defect: fail a stream that repeats an event or does not start with a task",
     )
     parser.add_argument("--ignore-stream-errors", action="store_true", help="defect: skip error events in a stream")
+    parser.add_argument(
+        "--events-only",
+        action="store_true",
+        help="defect: HTTP+JSON streams: take every event for a StreamResponse (an error event is an unknown type)",
+    )
+    parser.add_argument(
+        "--ignore-final", action="store_true", help="defect: read a 0.3 stream on after `final: true`, to its end"
+    )
+    parser.add_argument(
+        "--task-once", action="store_true", help="defect: fail a stream that sends a Task once the task is known"
+    )
+    parser.add_argument(
+        "--discard-unterminated",
+        action="store_true",
+        help="drop an event that EOF cut off before its blank line (WHATWG SSE; a follow-up GetTask learns the end)",
+    )
     parser.add_argument(
         "--v1-events-only", action="store_true", help="defect: read only 1.0 wrapper events (not 0.3 `kind` events)"
     )
