@@ -23,6 +23,7 @@ from a2a_lab.protocol.bindings import A2A_JSON, EVENT_STREAM, JSON, Binding
 from a2a_lab.protocol.cards import Interface
 from a2a_lab.protocol.forms import Form
 from a2a_lab.protocol.operations import Operation
+from a2a_lab.protocol.shapes import EVENT_KINDS_V1
 from a2a_lab.protocol.versions import Version
 
 from .failures import ClientFailure, call_context, error_info_reason, remote_error
@@ -299,6 +300,8 @@ class Transport:
                             f"{label}: stream event #{count} is not JSON: {snippet(event.data.encode())!r}",
                             self._context(op),
                         ) from None
+                    if req_id is None and _is_status_error(value):  # HTTP+JSON: an error event without its name
+                        raise self._stream_error(op, event.data, req_id, label, warnings)
                     yield (
                         self._unwrap(op, value, req_id, f"{label} (stream event #{count})", None, warnings)
                         if req_id is not None
@@ -321,3 +324,13 @@ class Transport:
                 self._context(op),
             )
         return self._rest_error(op, None, None, data.encode(), f"{label} (error event)")
+
+
+def _is_status_error(value: Any) -> bool:
+    """An HTTP+JSON stream event that is a google.rpc.Status error (`{"error": {...}}`), not a StreamResponse: some
+    servers send it as a plain `data:` event, without `event: error`."""
+    return (
+        isinstance(value, dict)
+        and isinstance(value.get("error"), dict)
+        and not any(kind in value for kind in EVENT_KINDS_V1)
+    )

@@ -583,8 +583,6 @@ class Client:
                     if isinstance(data, dict) and isinstance(data.get("error"), dict):
                         if self.args.ignore_stream_errors:
                             continue
-                        if self.args.events_only and rest:  # the defect: only the four event keys are known
-                            raise Failure(f"unknown event type: {sorted(data)}")
                         raise Failure(f"error event {data['error'].get('code')}: {data['error'].get('message', '')}")
                     if rest:
                         fold.event(data, v1_only=True)  # HTTP+JSON: the StreamResponse itself
@@ -923,11 +921,6 @@ def main(argv: list[str]) -> int:
         help="defect: fail a stream that repeats an event or does not start with a task",
     )
     parser.add_argument("--ignore-stream-errors", action="store_true", help="defect: skip error events in a stream")
-    parser.add_argument(
-        "--events-only",
-        action="store_true",
-        help="defect: HTTP+JSON streams: take every event for a StreamResponse (an error event is an unknown type)",
-    )
     parser.add_argument(
         "--ignore-final", action="store_true", help="defect: read a 0.3 stream on after `final: true`, to its end"
     )
