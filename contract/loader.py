@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from a2a_lab.protocol import bindings, cards, errors, grpcwire, signing, states, versions
-from a2a_lab.protocol.bindings import Binding
+from a2a_lab.protocol.bindings import EVENT_STREAM, Binding
 from a2a_lab.protocol.errors import ErrorType
 from a2a_lab.protocol.exceptions import LabError
 from a2a_lab.protocol.grpcwire import Code
@@ -62,6 +62,7 @@ from .scenario import (
     HistoryLength,
     Limits,
     PushDelivery,
+    RawEvent,
     Reply,
     Returns,
     Rule,
@@ -204,7 +205,8 @@ FIELDS: dict[str, tuple[str, ...]] = {
     "reply.message": ("parts",),
     "reply.grpc": ("status", "details", "empty"),
     "reply.error": ("code", "message", "http_status"),
-    "reply.raw": ("status", "body", "body_base64", "content_type", "echo_id", "byte_exact"),
+    "reply.raw": ("status", "body", "body_base64", "content_type", "echo_id", "byte_exact", "fill", "events"),
+    "reply.raw.events[]": ("text", "json", "event", "delay_ms"),
     "reply.fault": ("kind", "after_bytes", "chunk_bytes", "interval_ms"),
     "reply.envelope": ("id", "both", "neither"),
     "reply.stream": (
@@ -713,13 +715,41 @@ def _raw_body(r: _Reader, raw: dict[str, Any], path: str) -> bytes:
 
 def _raw(r: _Reader, value: Any, path: str) -> dict[str, Any]:
     raw = r.mapping(value, path, "reply.raw")
+    events = _raw_events(r, raw, path)
     return {
         "raw_status": r.integer(raw.get("status", 200), f"{path}.status", 100),
         "raw_body": _raw_body(r, raw, path),
-        "raw_content_type": r.string(raw.get("content_type", "application/json"), f"{path}.content_type"),
+        "raw_events": events,
+        "raw_fill": r.boolean(raw.get("fill", False), f"{path}.fill"),
+        "raw_content_type": r.string(
+            raw.get("content_type", EVENT_STREAM if events else "application/json"), f"{path}.content_type"
+        ),
         "raw_echo_id": r.boolean(raw.get("echo_id", False), f"{path}.echo_id"),
         "raw_byte_exact": _byte_exact(r, raw, path),
     }
+
+
+def _raw_events(r: _Reader, raw: dict[str, Any], path: str) -> tuple[RawEvent, ...]:
+    """`reply.raw.events`: an event stream written event by event, instead of one `body`."""
+    if "events" not in raw:
+        return ()
+    if "body" in raw or "body_base64" in raw:
+        raise r.fail(path, "give `events` (an event stream) or a body, not both")
+    items = raw["events"]
+    if not isinstance(items, list) or not items:
+        raise r.fail(f"{path}.events", "expected a non-empty list of events", "e.g. [{text: hello, delay_ms: 100}]")
+    out = []
+    for i, item in enumerate(items):
+        where = f"{path}.events[{i}]"
+        e = r.mapping(item, where, "reply.raw.events[]")
+        if ("json" in e) == ("text" in e):
+            raise r.fail(where, "an event needs exactly one of text (the exact data) or json", "e.g. {json: {}}")
+        text = r.string(e["text"], f"{where}.text") if "text" in e else json.dumps(e["json"], separators=(",", ":"))
+        name = r.string(e["event"], f"{where}.event") if "event" in e else None
+        if name is not None and (not name or "\n" in name or "\r" in name):
+            raise r.fail(f"{where}.event", "an SSE event name is one non-empty line", "e.g. error")
+        out.append(RawEvent(text, name, r.integer(e.get("delay_ms", 0), f"{where}.delay_ms")))
+    return tuple(out)
 
 
 def _byte_exact(r: _Reader, raw: dict[str, Any], path: str) -> str | None:

@@ -201,6 +201,16 @@ class ExtraEvent:
 
 
 @dataclass(frozen=True)
+class RawEvent:
+    """One event of a raw event stream (`reply.raw.events[]`): its exact data (or JSON, written compactly), its SSE
+    event name, and the wait before it."""
+
+    text: str
+    event: str | None = None
+    delay_ms: int = 0
+
+
+@dataclass(frozen=True)
 class EventEdit:
     """One edit of a generated stream (`reply.stream.events[]`), at the Nth event it would send (1: the first),
     at every event (`all`), or after the last (`end`)."""
@@ -293,6 +303,10 @@ class Reply:
     #: Why the raw body's bytes themselves are the quirk (`reply.raw.byte_exact`): the catalogue keeps raw bodies to
     #: those that say so (structured options express the rest).
     raw_byte_exact: str | None = None
+    #: Fill `{request_id}`, `{task_id}`, `{context_id}` in the raw body and events from the request (`raw.fill`).
+    raw_fill: bool = False
+    #: A raw event stream instead of a body (`raw.events`): sent as SSE, one event at a time, each after its delay.
+    raw_events: tuple[RawEvent, ...] = ()
     headers: tuple[tuple[str, str], ...] = ()
     delay_ms: int = 0
     fault: Fault | None = None

@@ -44,6 +44,9 @@ from .streams import Comment, Drop, StreamError
 
 FORM = Form(Version.V1_0, Binding.GRPC)
 
+#: What a gRPC call answered by a scenario's raw event stream ends with (`reply.raw.events` are SSE, HTTP only).
+RAW_EVENTS_ON_GRPC = "a2a-lab: this rule answers a raw SSE event stream (reply.raw.events), which gRPC cannot carry"
+
 
 def _metadata(context: grpc.aio.ServicerContext[bytes, bytes]) -> list[tuple[bytes, bytes]]:
     """The call's metadata as journaled headers (binary `-bin` values base64, as they travel)."""
@@ -154,6 +157,9 @@ class Call:
             await asyncio.sleep(reply.delay_ms / 1000)
         if decision.error is not None:
             await self._error(decision.error, reply, challenge=decision.challenge, denied=decision.auth_status == 403)
+            return
+        if reply.raw_status is not None and reply.raw_events:  # an HTTP event stream has no gRPC form
+            await self._abort(grpcwire.Code.UNIMPLEMENTED, RAW_EVENTS_ON_GRPC, [], reply)
             return
         if reply.raw_status is not None:  # bytes exactly as the scenario gives them, as the answer message
             async for out in self._unary(reply.raw_body, None, reply):

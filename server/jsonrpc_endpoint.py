@@ -16,7 +16,7 @@ from a2a_lab.protocol.forms import Form
 from a2a_lab.protocol.negotiation import negotiate
 from a2a_lab.protocol.versions import Version
 
-from . import answer, dispatch, http, intake, leniency
+from . import answer, dispatch, http, intake, leniency, raw_reply
 from .state import LabState
 from .stream_edits import REQUEST_ID, Extra
 
@@ -156,8 +156,13 @@ async def render(
         await _error(ex, req_id, decision.error, version, reply, decision.auth_status or status, challenge)
         return
     if reply.raw_status is not None:
-        # bytes exact, but for the request's id where the scenario echoes it
-        raw = jsonrpc.replace_id(reply.raw_body, req_id) if reply.raw_echo_id else reply.raw_body
+        # bytes exact, but for the request's id where the scenario echoes it (or fills it in)
+        values = raw_reply.request_values(req_id, call.params)
+        if reply.raw_events:
+            await raw_reply.send_events(state, ex, reply, values)
+            return
+        raw = raw_reply.body(reply, values)
+        raw = jsonrpc.replace_id(raw, req_id) if reply.raw_echo_id else raw
         await ex.answer(reply.raw_status, raw, reply.raw_content_type, reply)
         return
     if decision.events is not None:

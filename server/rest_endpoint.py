@@ -16,7 +16,7 @@ from a2a_lab.protocol.negotiation import negotiate
 from a2a_lab.protocol.revisions import SpecRevision
 from a2a_lab.protocol.versions import Version
 
-from . import dispatch, http, intake, leniency
+from . import dispatch, http, intake, leniency, raw_reply
 from .state import LabState
 
 BODY_VERBS = ("POST", "PUT", "PATCH")
@@ -135,7 +135,11 @@ async def handle(
         await _error(ex, decision.error, op_version, revision, reply, decision.auth_status, extra=challenge)
         return
     if reply.raw_status is not None:
-        await ex.answer(reply.raw_status, reply.raw_body, reply.raw_content_type, reply)
+        values = raw_reply.request_values(None, call.params)
+        if reply.raw_events:
+            await raw_reply.send_events(state, ex, reply, values)
+            return
+        await ex.answer(reply.raw_status, raw_reply.body(reply, values), reply.raw_content_type, reply)
         return
     if decision.events is not None:
 

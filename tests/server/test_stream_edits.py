@@ -28,8 +28,22 @@ task:
   artifacts: [{artifactId: a1, parts: [{text: "echo: {text}"}]}]
 behaviour:
   SendMessage:
+    - when: {text_contains: fill}
+      reply:
+        raw:
+          fill: true
+          body: '{"jsonrpc":"2.0","id":{request_id},"result":{"task":{"id":"{task_id}","contextId":"{context_id}"}}}'
     - reply: {raw: {status: 502, body: "<h1>Bad Gateway</h1>", content_type: text/html, byte_exact: "a proxy's page"}}
   SendStreamingMessage:
+    - when: {text_contains: raw-events}
+      reply:
+        raw:
+          fill: true
+          events:
+            - {json: {jsonrpc: "2.0", id: 0, result: {statusUpdate: {taskId: "{task_id}"}}}}
+            - text: '{"jsonrpc":"2.0","id":{request_id},"error":{"code":-32603,"message":"later"}}'
+              event: oops
+              delay_ms: 300
     - when: {text_contains: insert}
       reply:
         stream:
@@ -238,7 +252,53 @@ def test_bad_stream_options_are_refused_with_field_and_hint(
 def test_byte_exact_raw_is_served_as_written(edits: Lab) -> None:
     r = edits.send("anything")
     assert (r.status_code, r.text, r.headers["content-type"]) == (502, "<h1>Bad Gateway</h1>", "text/html")
-    assert edits.scenario.rules[Operation.SEND_MESSAGE][0].reply.raw_byte_exact == "a proxy's page"
+    assert edits.scenario.rules[Operation.SEND_MESSAGE][1].reply.raw_byte_exact == "a proxy's page"
+
+
+def test_raw_bodies_and_events_use_the_request(edits: Lab) -> None:
+    msg = message("fill", taskId="t-9", contextId="c-9")
+    filled = edits.rpc("SendMessage", {"message": msg}, req_id="r-1").json()
+    assert filled == {"jsonrpc": "2.0", "id": "r-1", "result": {"task": {"id": "t-9", "contextId": "c-9"}}}
+    began = time.monotonic()
+    times: list[float] = []
+    with edits.http.stream(
+        "POST",
+        "/rpc",
+        json={
+            "jsonrpc": "2.0",
+            "id": 5,
+            "method": "SendStreamingMessage",
+            "params": {"message": message("raw-events")},
+        },
+        headers=V1,
+    ) as r:
+        assert r.headers["content-type"] == "text/event-stream"
+        lines = []
+        for line in r.iter_lines():
+            lines.append(line)
+            if line.startswith("data:"):
+                times.append(time.monotonic() - began)
+    events = sse_events("\n".join(lines))
+    assert events[0].data == {"jsonrpc": "2.0", "id": 0, "result": {"statusUpdate": {"taskId": ""}}}, "no task named"
+    assert events[1].event == "oops" and events[1].data["id"] == 5, "{request_id} is the request's id"
+    assert times[1] - times[0] >= 0.29, "delay_ms before the second event"
+    assert [e.get("extra") for e in edits.journal[-1]["events"]][1].startswith('{"jsonrpc"')
+
+
+@pytest.mark.parametrize(
+    ("raw_yaml", "field", "says"),
+    [
+        ("{body: x, events: [{text: y}]}", "", "not both"),
+        ("{events: []}", ".events", "non-empty list"),
+        ("{events: [{text: a, json: 1}]}", ".events[0]", "exactly one of text"),
+        ("{events: [{text: a, delay: 5}]}", ".events[0].delay", "did you mean 'delay_ms'?"),
+        ("{events: [{text: a, event: ''}]}", ".events[0].event", "one non-empty line"),
+    ],
+)
+def test_bad_raw_events_are_refused(tmp_path: Path, raw_yaml: str, field: str, says: str) -> None:
+    err = refused(tmp_path, f"behaviour: {{SendStreamingMessage: {{reply: {{raw: {raw_yaml}}}}}}}\n")
+    assert err.field_path == "behaviour.SendStreamingMessage[0].reply.raw" + field, err
+    assert says in f"{err.problem} {err.hint}", err
 
 
 def test_byte_exact_says_why(tmp_path: Path) -> None:
