@@ -16,6 +16,7 @@ import pytest
 
 from a2a_lab.contract.loader import ScenarioError, load_file
 from a2a_lab.protocol.operations import Operation
+from a2a_lab.server.stream_edits import NOT_SENT_ON_GRPC
 
 from .helpers import REST_PATH, Lab, message, message03, scenario_text, sse_events, write_scenario
 
@@ -304,3 +305,52 @@ def test_bad_raw_events_are_refused(tmp_path: Path, raw_yaml: str, field: str, s
 def test_byte_exact_says_why(tmp_path: Path) -> None:
     err = refused(tmp_path, "behaviour: {SendMessage: {reply: {raw: {body: x, byte_exact: '  '}}}}\n")
     assert err.field_path == "behaviour.SendMessage[0].reply.raw.byte_exact" and "say why" in err.problem
+
+
+GRPC_EDITS = """\
+title: stream edits on gRPC
+description: Drop and delay apply; an inserted event has no proto frame; a raw event stream has no gRPC form.
+spec: A2A 1.0 (test)
+card:
+  object:
+    name: grpc
+    supportedInterfaces: [{url: "{grpc_address}", protocolBinding: GRPC, protocolVersion: "1.0"}]
+    capabilities: {streaming: true}
+endpoints: [{path: /unused, binding: GRPC, versions: ["1.0"]}]
+behaviour:
+  SendStreamingMessage:
+    - when: {text_contains: raw}
+      reply: {raw: {events: [{text: hi}]}}
+    - reply:
+        stream:
+          events:
+            - {at: 2, drop: true}
+            - {at: 3, insert: {json: {heartbeat: {}}}, delay_ms: 50}
+"""
+
+
+def test_stream_edits_on_grpc(tmp_path: Path) -> None:
+    grpc = pytest.importorskip("grpc", reason="the grpc extra (grpcio) is not installed")
+    from a2a_lab.protocol import grpcwire, protobuf
+
+    served = Lab(load_file(write_scenario(tmp_path, GRPC_EDITS, "grpc.yaml"), "test/grpc"))
+    try:
+        address = served.http.get("/.well-known/agent-card.json").json()["supportedInterfaces"][0]["url"]
+        path = grpcwire.method_path(Operation.SEND_STREAMING_MESSAGE)
+        metadata = [("a2a-version", "1.0")]
+        with grpc.insecure_channel(address) as channel:
+            call = channel.unary_stream(path)
+
+            def request(text: str) -> bytes:
+                return protobuf.encode_request(Operation.SEND_STREAMING_MESSAGE, {"message": message(text)})
+
+            frames = list(call(request("hi"), metadata=metadata, timeout=5))
+            with pytest.raises(grpc.RpcError) as refused:
+                list(call(request("raw"), metadata=metadata, timeout=5))
+        assert refused.value.code() is grpc.StatusCode.UNIMPLEMENTED and "reply.raw.events" in refused.value.details()
+        sent = next(e for e in served.journal if e.get("operation") == "SendStreamingMessage")["events"]
+        data = [e for e in sent if "data" in e]
+        assert len(frames) == len(data) == 3, "four events generated, the second dropped"
+        assert [e.get("comment") for e in sent if "comment" in e] == [NOT_SENT_ON_GRPC], "the insert journaled"
+    finally:
+        served.close()
