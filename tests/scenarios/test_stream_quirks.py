@@ -13,6 +13,8 @@ import pytest
 
 from a2a_lab.contract.catalogue import Catalogue
 from a2a_lab.harness.model import Outcome, ScenarioResult
+from a2a_lab.harness.refclient import ClientOptions, run
+from a2a_lab.protocol.states import TaskState
 
 from . import action_runs
 from .action_runs import Case, case, message, message03, rpc_json, sse_events
@@ -164,3 +166,14 @@ def test_the_stream_stays_open_after_final(serve: Callable[[str], Any]) -> None:
         lines.extend(line for line in r.iter_lines() if line.startswith("data:"))
     last = json.loads(lines[-1][5:])["result"]
     assert (last["status"]["state"], last["final"]) == ("input-required", True)
+
+
+def test_the_reference_client_reports_the_servers_error_not_an_unknown_event(serve: Callable[[str], Any]) -> None:
+    """a2a-go#318's defect, in a2a-lab's own client until issue 29: the bare error event was read as an event of an
+    unknown kind, and the server's error was lost from what the client said."""
+    served = serve("quirks/rest-stream-error-without-event")
+    result = run(served.card_url, "x", ClientOptions(stream=True, sleep=lambda _: None))
+    assert (result.kind, result.state) == ("task", TaskState.FAILED), "followed up: the task failed"
+    said = " ".join(result.warnings)
+    assert "sent an error: message.parts[0] is not a part this agent takes" in said, said
+    assert "neither task nor message" not in said
