@@ -748,6 +748,8 @@ def _raw_events(r: _Reader, raw: dict[str, Any], path: str) -> tuple[RawEvent, .
         name = r.string(e["event"], f"{where}.event") if "event" in e else None
         if name is not None and (not name or "\n" in name or "\r" in name):
             raise r.fail(f"{where}.event", "an SSE event name is one non-empty line", "e.g. error")
+        if name is not None and str(raw.get("content_type", "")).split(";")[0].strip() == "application/x-ndjson":
+            raise r.fail(f"{where}.event", "NDJSON events have no names", "leave `event` out")
         out.append(RawEvent(text, name, r.integer(e.get("delay_ms", 0), f"{where}.delay_ms")))
     return tuple(out)
 

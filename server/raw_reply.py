@@ -13,9 +13,14 @@ from a2a_lab.contract.journal_record import Response, SentEvent, SentKind
 from a2a_lab.contract.scenario import RawEvent, Reply
 from a2a_lab.protocol import jsontext
 
+from .answer import NDJSON
 from .intake import Exchange
 from .state import LabState
 from .stream_edits import CONTEXT_ID, REQUEST_ID, TASK_ID
+
+
+def is_ndjson(content_type: str) -> bool:
+    return content_type.split(";")[0].strip().lower() == NDJSON
 
 
 def request_values(req_id: Any, params: dict[str, Any]) -> dict[str, str]:
@@ -44,7 +49,10 @@ def body(reply: Reply, values: dict[str, str]) -> bytes:
     return _filled(reply.raw_body.decode("utf-8", "surrogateescape"), values).encode("utf-8", "surrogateescape")
 
 
-def _event_bytes(event: RawEvent, text: str, sep: str) -> bytes:
+def _event_bytes(event: RawEvent, text: str, sep: str, ndjson: bool) -> bytes:
+    """SSE: an `event:` line when named, a `data:` line per line of text, a blank line; NDJSON: text, newline."""
+    if ndjson:
+        return (text + "\n").encode()
     lines = ([f"event: {event.event}"] if event.event is not None else []) + [f"data: {t}" for t in text.split("\n")]
     return ("".join(line + sep for line in lines) + sep).encode()
 
@@ -57,6 +65,7 @@ async def send_events(state: LabState, ex: Exchange, reply: Reply, values: dict[
     ex.entry.events = sent
     headers = [(b"content-type", reply.raw_content_type.encode("latin-1")), (b"cache-control", b"no-store")]
     headers += [(k.lower().encode("latin-1"), v.encode("latin-1")) for k, v in [*reply.headers, *ex.style.headers]]
+    ndjson = is_ndjson(reply.raw_content_type)
     closed = "disconnected"
     try:
         if reply.delay_ms:
@@ -68,7 +77,7 @@ async def send_events(state: LabState, ex: Exchange, reply: Reply, values: dict[
             text = _filled(event.text, values) if reply.raw_fill else event.text
             sent.append(SentEvent(state.journal.offset(), SentKind.EXTRA, text, event=event.event))
             ex.entry.grow(len(text))
-            chunk = _event_bytes(event, text, ex.style.sse_separator)
+            chunk = _event_bytes(event, text, ex.style.sse_separator, ndjson)
             await ex.send({"type": "http.response.body", "body": chunk, "more_body": True})
         await ex.send({"type": "http.response.body", "body": b"", "more_body": False})
         closed = "complete"

@@ -45,6 +45,11 @@ behaviour:
             - text: '{"jsonrpc":"2.0","id":{request_id},"error":{"code":-32603,"message":"later"}}'
               event: oops
               delay_ms: 300
+    - when: {text_contains: nd-raw}
+      reply:
+        raw:
+          content_type: application/x-ndjson
+          events: [{json: {n: 1}}, {text: "not json", delay_ms: 200}]
     - when: {text_contains: insert}
       reply:
         stream:
@@ -294,12 +299,18 @@ def test_raw_bodies_and_events_use_the_request(edits: Lab) -> None:
         ("{events: [{text: a, json: 1}]}", ".events[0]", "exactly one of text"),
         ("{events: [{text: a, delay: 5}]}", ".events[0].delay", "did you mean 'delay_ms'?"),
         ("{events: [{text: a, event: ''}]}", ".events[0].event", "one non-empty line"),
+        ("{content_type: application/x-ndjson, events: [{text: a, event: x}]}", ".events[0].event", "no names"),
     ],
 )
 def test_bad_raw_events_are_refused(tmp_path: Path, raw_yaml: str, field: str, says: str) -> None:
     err = refused(tmp_path, f"behaviour: {{SendStreamingMessage: {{reply: {{raw: {raw_yaml}}}}}}}\n")
     assert err.field_path == "behaviour.SendStreamingMessage[0].reply.raw" + field, err
     assert says in f"{err.problem} {err.hint}", err
+
+
+def test_raw_ndjson_events(edits: Lab) -> None:
+    r = stream(edits, "nd-raw")
+    assert r.headers["content-type"] == "application/x-ndjson" and r.content == b'{"n":1}\nnot json\n'
 
 
 def test_byte_exact_says_why(tmp_path: Path) -> None:
