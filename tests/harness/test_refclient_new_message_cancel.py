@@ -4,6 +4,7 @@ open task; after a refused cancel, GetTask says how the task ended)."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 
 import pytest
@@ -21,6 +22,7 @@ from .test_refclient_actions import (
     WIRE,
     Served,
     card,
+    cli,
     iface,
     message_of,
     options,
@@ -112,3 +114,15 @@ def test_no_cancel_for_a_task_that_already_stopped(serve: Callable[..., Served])
     assert (result.state, result.canceled) == (TaskState.COMPLETED, False)
     assert served.operations() == [SEND]
     assert any("the cancel was not sent" in w for w in result.warnings)
+
+
+def test_the_command_line_flags(serve: Callable[..., Served]) -> None:
+    """`a2a-lab client --cancel` and `--new-message TEXT`, in a real process, as A2A_LAB_ACTION would ask."""
+    served = serve("cli-cancel", scenario_data("Cancelable", card(), task=OPEN))
+    canceled = json.loads(cli(served.card_url, "--json", "--cancel").stdout)
+    assert (canceled["state"], canceled["canceled"]) == (TaskState.CANCELED.value, True)
+    asks = serve("cli-new", scenario_data("Asks first", card(), behaviour=QUESTION_THEN_NEW))
+    proc = cli(asks.card_url, "clean up", "--json", "--new-message", "the weather?", action={"cancel": False})
+    printed = json.loads(proc.stdout)
+    assert proc.returncode == 0 and (printed["new_message"], printed["text"]) == (True, "the new answer")
+    assert "taskId" not in message_of(asks.calls()[1])
