@@ -12,14 +12,18 @@ import pytest
 
 from a2a_lab.contract.catalogue import Catalogue
 from a2a_lab.harness.model import Outcome, ScenarioResult
+from a2a_lab.protocol.operations import Operation
 
 from . import catalogue_runs
 from .action_runs import message, message03, rpc_json
 from .catalogue_runs import Miss, Run, defect, run
+from .test_grpc import GRPC_ONLY, MESSAGE, Dial, details, refused
 
 V1 = {"A2A-Version": "1.0", "Content-Type": "application/json"}
 PLAIN = {"Content-Type": "application/json"}
 RACE = "quirks/cancel-races-completion"
+GRPC = "quirks/grpc-failed-precondition-error-info"
+GRPC_ARGS = ("--binding", "grpc")
 
 #: Each quirk, the defect it exists for, and the check that defect misses.
 MISSES = {
@@ -46,6 +50,8 @@ MISSES = {
     ),
     # The cancel loses the race (sent after the task completed), and the client says it won.
     RACE: Miss(defect(RACE, "assume-canceled", "--cancel-after", "1.0"), "RESULT-MATCHES", says="canceled"),
+    # The status read alone: FAILED_PRECONDITION taken for TaskNotCancelable (-32002) instead of the -32004 sent.
+    GRPC: Miss(defect(GRPC, "grpc-status-only", *GRPC_ARGS, supports=GRPC_ONLY), "RESULT-MATCHES", says="-32002"),
 }
 #: More misses of the same scenarios, on their other named checks (CANCEL-TASK's and NEW-TASK's own proofs are in
 #: tests/harness/test_checks.py).
@@ -56,7 +62,7 @@ MORE = [
     # A state outside the choice a race allows misses it, naming both.
     Miss(defect(RACE, "wrong-result"), "RESULT-EXPECTED", says="CANCELED or COMPLETED"),
 ]
-CORRECT = {sid: run(sid) for sid in MISSES}
+CORRECT = {sid: run(sid) for sid in MISSES if sid != GRPC} | {GRPC: run(GRPC, *GRPC_ARGS, supports=GRPC_ONLY)}
 #: The cancel that loses the race, by a correct client: it reads how the task ended and reports COMPLETED.
 LOST_RACE = run(RACE, "--cancel-after", "1.0")
 
@@ -174,3 +180,22 @@ def test_a_prompt_cancel_wins_the_race(serve: Callable[[str], Any]) -> None:
     assert task["status"]["state"] == "TASK_STATE_SUBMITTED"
     canceled = served.http.post("/a2a", content=rpc_json("CancelTask", {"id": task["id"]}, 2), headers=V1).json()
     assert canceled["result"]["status"]["state"] == "TASK_STATE_CANCELED"
+
+
+def test_grpc_failed_precondition_names_the_error_in_its_error_info(serve: Callable[[str], Any]) -> None:
+    dial = Dial(serve(GRPC))
+    task = dial.unary(Operation.SEND_MESSAGE, MESSAGE)["task"]
+    again = {"message": {**MESSAGE["message"], "messageId": "m-2", "taskId": task["id"]}}
+    error = refused(lambda: dial.unary(Operation.SEND_MESSAGE, again))
+    assert error.code().name == "FAILED_PRECONDITION"
+    status = details(error)
+    assert status is not None
+    assert [d["reason"] for d in status["details"] if d.get("@type", "").endswith("ErrorInfo")] == [
+        "UNSUPPORTED_OPERATION"
+    ]
+
+
+def test_the_client_that_reads_the_error_info_reports_its_code(results: dict[Run, ScenarioResult]) -> None:
+    correct = results[CORRECT[GRPC]]
+    assert correct.client is not None and correct.client.result is not None
+    assert correct.client.result["error"] == {"code": -32004}

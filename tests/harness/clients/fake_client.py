@@ -53,6 +53,14 @@ EXACT_STATES = {
     *(STOPS - {"cancelled"}),
 }
 INTERRUPTED = {"input-required", "auth-required"}
+#: ErrorInfo reasons (§10.6) and the A2A codes they name; what a client reading the status alone takes them for.
+REASON_CODES = {
+    "TASK_NOT_FOUND": -32001,
+    "TASK_NOT_CANCELABLE": -32002,
+    "PUSH_NOTIFICATION_NOT_SUPPORTED": -32003,
+    "UNSUPPORTED_OPERATION": -32004,
+}
+GRPC_STATUS_CODES = {"NOT_FOUND": -32001, "FAILED_PRECONDITION": -32002}
 
 
 class CardModelError(ValueError):
@@ -144,6 +152,7 @@ DEFECTS = {
     "cancel-unknown-task": "send CancelTask (A2A_LAB_ACTION cancel) with a task id of the client's own",
     "assume-canceled": "report the task CANCELED once CancelTask is sent, whatever the agent answered",
     "failure-as-empty-success": "report a FAILED, CANCELED or REJECTED task without artifacts as an empty message",
+    "grpc-status-only": "read a gRPC error by its status alone, not its ErrorInfo (FAILED_PRECONDITION as -32002)",
     "first-status-part": "read the first part of a SUBMITTED task's status message (IndexError on an empty list)",
     "invent-context-id": "send the first message with a contextId of the client's own (as 0.3 libraries do)",
     "subscribe-no-fallback": (
@@ -995,9 +1004,9 @@ class Client:
     def conclude(self, iface: dict[str, Any], resp: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any] | None]:
         """What an answer to a send says, following a task up; and the task it was about (if any)."""
         if "error" in resp:
-            return self.failure(
-                str((resp["error"] or {}).get("message", "")) if isinstance(resp["error"], dict) else ""
-            ), None
+            error = resp["error"] if isinstance(resp["error"], dict) else {}
+            code = self.grpc_error_code(error) if iface["binding"] == "grpc" else None
+            return self.failure(str(error.get("message", "")), code), None
         if "stream" in resp:
             said = self.read_stream(resp["stream"])
             task_id = self.stream_task_id(resp["stream"])
@@ -1053,10 +1062,16 @@ class Client:
             return result
         return task
 
-    def failure(self, text: str) -> dict[str, Any]:
+    def failure(self, text: str, code: int | None = None) -> dict[str, Any]:
         if "assume-success" in self.defects:
             return {"kind": "message", "state": None, "text": ""}
-        return {"kind": "error", "state": None, "text": text}
+        return {"kind": "error", "state": None, "text": text, **({"error": {"code": code}} if code is not None else {})}
+
+    def grpc_error_code(self, error: dict[str, Any]) -> int | None:
+        """The A2A code of a gRPC error: from its ErrorInfo reason (§10.6); by the status alone with the defect."""
+        if "grpc-status-only" in self.defects:
+            return GRPC_STATUS_CODES.get(str(error.get("code")))
+        return REASON_CODES.get(str(error.get("reason")))
 
     @staticmethod
     def non_text_parts(value: dict[str, Any]) -> bool:
