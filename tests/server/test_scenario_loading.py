@@ -47,6 +47,7 @@ CATALOGUE_IDS = [
     "quirks/cancel-races-completion",
     "quirks/card-redirected",
     "quirks/follow-up-without-context-refused",
+    "quirks/grpc-failed-precondition-error-info",
     "quirks/gzip-compressed-answers",
     "quirks/history-length-ignored",
     "quirks/input-required-then-unrelated-message",
