@@ -99,9 +99,12 @@ def new_task(view: RunView, c: Check) -> CheckResult:
     if "new_message" not in view.action:
         return _not_asked(c, "send an unrelated new message")
     sends = [call for call in view.a2a_calls if call.operation in MESSAGE_SENDS]
-    if len(sends) < 2:
-        return _unimplemented(c, "the client sent no second message")
-    new = sends[1]
+    answered = {o.seq for o in view.observations()}
+    # The message after the first one the agent answered (sends refused on the way, a fallback's, come before it).
+    first = next((i for i, call in enumerate(sends) if call.seq in answered), None)
+    if first is None or first + 1 >= len(sends):
+        return _unimplemented(c, "the client sent no second message after the first answer")
+    new = sends[first + 1]
     task_id, context_id = message_ids(new)
     if not task_id:
         kept = f", in context {context_id}" if context_id else ""
