@@ -9,6 +9,7 @@ from collections.abc import Callable
 
 import pytest
 
+from a2a_lab.contract import handshake
 from a2a_lab.contract.handshake import ResultKind
 from a2a_lab.harness.refclient import render_text, run
 from a2a_lab.protocol.errors import ErrorType
@@ -117,12 +118,16 @@ def test_no_cancel_for_a_task_that_already_stopped(serve: Callable[..., Served])
 
 
 def test_the_command_line_flags(serve: Callable[..., Served]) -> None:
-    """`a2a-lab client --cancel` and `--new-message TEXT`, in a real process, as A2A_LAB_ACTION would ask."""
+    """`a2a-lab client --cancel` in a real process; `--new-message TEXT` read as the action would ask it."""
+    import argparse
+
+    from a2a_lab.harness.cli import client as client_command
+
     served = serve("cli-cancel", scenario_data("Cancelable", card(), task=OPEN))
     canceled = json.loads(cli(served.card_url, "--json", "--cancel").stdout)
     assert (canceled["state"], canceled["canceled"]) == (TaskState.CANCELED.value, True)
-    asks = serve("cli-new", scenario_data("Asks first", card(), behaviour=QUESTION_THEN_NEW))
-    proc = cli(asks.card_url, "clean up", "--json", "--new-message", "the weather?", action={"cancel": False})
-    printed = json.loads(proc.stdout)
-    assert proc.returncode == 0 and (printed["new_message"], printed["text"]) == (True, "the new answer")
-    assert "taskId" not in message_of(asks.calls()[1])
+    parser = argparse.ArgumentParser()
+    client_command.add_arguments(parser)
+    args = parser.parse_args(["--new-message", "the weather?", "http://127.0.0.1:1"])
+    chosen, _ = client_command.options_from(args, {handshake.ENV_ACTION: json.dumps({"new_message": "ignored"})})
+    assert (chosen.new_message, chosen.cancel) == ("the weather?", False)
