@@ -467,12 +467,16 @@ def _artifacts(r: _Reader, value: Any, path: str) -> tuple[ArtifactSpec, ...]:
     return tuple(out)
 
 
-def _status_message(r: _Reader, value: Any, path: str) -> tuple[str | None, tuple[dict[str, Any], ...]]:
-    """A step's status message: text (one text part), or `{parts: [...]}` / a list of parts (data only, several)."""
+def _status_message(r: _Reader, value: Any, path: str) -> tuple[str | None, tuple[dict[str, Any], ...], bool]:
+    """A step's status message: text (one text part), or `{parts: [...]}` / a list of parts (data only, several);
+    `{parts: []}` is a message with an empty parts list (a server that sends one, adk-python#3769). The third
+    value says the message is that empty one."""
     if value is None or isinstance(value, str):
-        return (r.string(value, path) if value is not None else None), ()
+        return (r.string(value, path) if value is not None else None), (), False
     parts = r.mapping(value, path, "reply.message").get("parts") if isinstance(value, dict) else value
-    return None, _parts(r, parts, path)
+    if isinstance(value, dict) and parts == []:
+        return None, (), True
+    return None, _parts(r, parts, path), False
 
 
 def _steps(r: _Reader, value: Any, path: str) -> tuple[Step, ...]:
@@ -485,13 +489,14 @@ def _steps(r: _Reader, value: Any, path: str) -> tuple[Step, ...]:
             steps.append(Step(r.state(item, sp)))
             continue
         s = r.mapping(item, sp, "task.steps[]")
-        text, parts = _status_message(r, s.get("message"), f"{sp}.message")
+        text, parts, empty = _status_message(r, s.get("message"), f"{sp}.message")
         steps.append(
             Step(
                 r.state(s.get("state"), f"{sp}.state"),
                 text,
                 _artifacts(r, s["artifacts"], f"{sp}.artifacts") if "artifacts" in s else (),
                 parts,
+                empty,
             )
         )
     for i, step in enumerate(steps[:-1]):
@@ -1093,6 +1098,12 @@ def _client(r: _Reader, value: Any, card: CardSpec) -> ClientAsk:
         if key in action and not isinstance(action[key], kind):
             named = {str: "text", bool: "true or false", dict: "a mapping"}[kind]
             raise r.fail(f"client.action.{key}", f"expected {named}, got {action[key]!r}")
+    if "new_message" in action and "follow_up" in action:
+        raise r.fail(
+            "client.action.new_message",
+            "asks for an unrelated new message and a follow-up to the same task at once",
+            "keep one: follow_up continues the task, new_message starts another",
+        )
     if "credentials" in action:
         action["credentials"] = _credentials(r, action["credentials"], "client.action.credentials", None)
     if action.get("verify_signature"):
@@ -1120,11 +1131,28 @@ def _expect(r: _Reader, value: Any) -> Expect:
     ]
     return Expect(
         tuple(dict.fromkeys(results)),
-        r.state(e["state"], "expect.state") if "state" in e else None,
+        _expected_states(r, e["state"]) if "state" in e else (),
         r.string(e["text_contains"], "expect.text_contains") if "text_contains" in e else None,
         r.string(e["text"], "expect.text") if "text" in e else None,
         r.boolean(e.get("survives", False), "expect.survives"),
     )
+
+
+def _expected_states(r: _Reader, value: Any) -> tuple[TaskState, ...]:
+    """`expect.state`: one state, or a non-empty list of the states a race allows (each a task state, no repeats)."""
+    if not isinstance(value, list):
+        return (r.state(value, "expect.state"),)
+    if not value:
+        raise r.fail(
+            "expect.state",
+            "expected a state or a non-empty list of the states a race allows",
+            "e.g. COMPLETED, or [CANCELED, COMPLETED]",
+        )
+    found = [r.state(item, f"expect.state[{i}]") for i, item in enumerate(value)]
+    for i, state in enumerate(found):
+        if state in found[:i]:
+            raise r.fail(f"expect.state[{i}]", f"{state.short} is listed twice", "list each acceptable state once")
+    return tuple(found)
 
 
 def _credentials(r: _Reader, value: Any, path: str, section: str | None) -> dict[str, str]:

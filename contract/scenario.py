@@ -141,6 +141,13 @@ class Step:
     artifacts: tuple[ArtifactSpec, ...] = ()
     #: The status message's parts when they are not one text part (`message: {parts: [...]}`: data only, several).
     message_parts: tuple[dict[str, Any], ...] = ()
+    #: A status message with an empty parts list (`message: {parts: []}`), as some servers send (adk-python#3769).
+    empty_message: bool = False
+
+    @property
+    def has_message(self) -> bool:
+        """The step's status carries a message (possibly one with no parts)."""
+        return self.empty_message or bool(self.status_parts)
 
     @property
     def status_parts(self) -> list[dict[str, Any]]:
@@ -411,6 +418,8 @@ ACTIONS: dict[str, type] = {
     "resubscribe": bool,  # after a dropped stream, SubscribeToTask
     "verify_signature": bool,  # verify the card's signature with the JWKS given in `jwks`
     "client_certificate": bool,  # present the client certificate of A2A_LAB_CLIENT_CERT_FILE (mutual TLS)
+    "new_message": str,  # once the task stopped, send this text as an unrelated new message (no taskId: a new task)
+    "cancel": bool,  # cancel the task (CancelTask) while it is still open, then report the state it ended in
 }
 #: The card capability each ask needs: a correct client asked to use one the card does not offer keeps to the card.
 ACTION_CAPABILITIES: dict[str, str] = {
@@ -428,8 +437,9 @@ class Expect:
     #: Every acceptable conclusion. Usually one; several where the spec leaves the client a choice
     #: (`result: [none, task]`: refusing the card or using it).
     results: tuple[Conclusion, ...] = ()
-    #: For a task conclusion: its state.
-    state: TaskState | None = None
+    #: For a task conclusion: its state; several where a race allows each (`state: [CANCELED, COMPLETED]`), and
+    #: then the client must report the one it got (RESULT-MATCHES).
+    states: tuple[TaskState, ...] = ()
     text_contains: str | None = None
     #: The client's whole text, exactly (whitespace runs read as one space): where a word too many is a mistake.
     text: str | None = None
@@ -443,8 +453,13 @@ class Expect:
         return self.results[0] if len(self.results) == 1 else None
 
     @property
+    def state(self) -> TaskState | None:
+        """The one expected state, or None when there is none or a choice of several."""
+        return self.states[0] if len(self.states) == 1 else None
+
+    @property
     def stated(self) -> bool:
-        return bool(self.results) or self.state is not None or self.text_contains is not None or self.text is not None
+        return bool(self.results) or bool(self.states) or self.text_contains is not None or self.text is not None
 
     @property
     def no_call_allowed(self) -> bool:

@@ -21,6 +21,7 @@ from a2a_lab.contract.journal import Journal, line
 from a2a_lab.contract.journal_record import Entry
 from a2a_lab.protocol.cards import WELL_KNOWN_PATH
 from a2a_lab.protocol.exceptions import LabError
+from a2a_lab.protocol.states import TaskState
 
 from . import answer, http
 from .guard import AdminGuard
@@ -106,7 +107,8 @@ def scenario_facts(state: LabState, base_url: str) -> dict[str, Any]:
         "checks": list(s.checks),
         "expect": {
             "result": s.expect.result,
-            "state": s.expect.state.value if s.expect.state else None,
+            # One state, or the list a race allows (as the scenario file gives it).
+            "state": [st.value for st in s.expect.states] if len(s.expect.states) > 1 else _value(s.expect.state),
             "text_contains": s.expect.text_contains,
             "text": s.expect.text,
         },
@@ -166,3 +168,7 @@ async def handle(
             ),
             "application/json",
         )
+
+
+def _value(state: TaskState | None) -> str | None:
+    return state.value if state is not None else None

@@ -264,7 +264,7 @@ class Engine:
                     update["append"] = True
                 events.append({"artifactUpdate": update})
         status: dict[str, Any] = {"state": step.state.value, "timestamp": now_iso()}
-        if step.status_parts:
+        if step.has_message:
             agent = self.agent_message(step.status_parts, rec.text, rec.task["contextId"], rec.id)
             status["message"] = agent
             if rec.script.history:

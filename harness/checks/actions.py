@@ -10,10 +10,13 @@ from a2a_lab.protocol.operations import MESSAGE_SENDS, Operation
 from ..journal_view import Call, RunView
 from ..model import CheckResult, Level, Outcome
 from .base import Check, check
+from .tasks import message_ids, task_param
 
 #: The checks in this module; a client that declines one of them is not judged on the scenario's conclusion.
 ACTION_CHECKS = (
     "MULTI-TURN",
+    "NEW-TASK",
+    "CANCEL-TASK",
     "STREAMING-USED",
     "PUSH-RECEIVER",
     "PUSH-CONFIG-MANAGED",
@@ -80,6 +83,82 @@ def multi_turn(view: RunView, c: Check) -> CheckResult:
             [follow],
         )
     return c.passed(f"the follow-up continued task {task_id}", [follow])
+
+
+@check(
+    "NEW-TASK",
+    Level.MUST,
+    "A2A 1.0 §3.4.2 (client-provided taskIds for new tasks are NOT supported), §4.1.4 (Message.taskId: a message "
+    "that sets it is associated with that task), §3.4.3 (a new task: contextId without taskId)",
+    "An unrelated message starts a new task",
+    "Asked to send an unrelated new message once the first task stopped (A2A_LAB_ACTION new_message), the client "
+    "sends it with no taskId: it is no answer to that task (an INPUT_REQUIRED task would take it as the input it "
+    "asked for; a finished one cannot take it), so the agent starts a new task for it.",
+)
+def new_task(view: RunView, c: Check) -> CheckResult:
+    if "new_message" not in view.action:
+        return _not_asked(c, "send an unrelated new message")
+    sends = [call for call in view.a2a_calls if call.operation in MESSAGE_SENDS]
+    answered = {o.seq for o in view.observations()}
+    # The message after the first one the agent answered (sends refused on the way, a fallback's, come before it).
+    first = next((i for i, call in enumerate(sends) if call.seq in answered), None)
+    if first is None or first + 1 >= len(sends):
+        return _unimplemented(c, "the client sent no second message after the first answer")
+    new = sends[first + 1]
+    task_id, context_id = message_ids(new)
+    if not task_id:
+        kept = f", in context {context_id}" if context_id else ""
+        return c.passed(f"the new message named no task{kept}: the agent could start a new one", [new])
+    seen = [o for o in view.observations() if o.task_id == task_id and o.seq < new.seq]
+    if not seen:
+        return c.broken(
+            "the new message names a task id of the client's own (§3.4.2: a client cannot name a new task's id)",
+            "no taskId",
+            repr(task_id),
+            [new],
+        )
+    state = next((o.state for o in reversed(seen) if o.state is not None), None)
+    how = f" ({state.short})" if state is not None else ""
+    return c.broken(
+        f"the unrelated message is bound to the earlier task {task_id}{how}: a message with a taskId belongs to that "
+        "task (§4.1.4), and a new task cannot be named by the client (§3.4.2)",
+        "no taskId (a new task)",
+        f"taskId {task_id!r}",
+        [new],
+    )
+
+
+@check(
+    "CANCEL-TASK",
+    Level.MUST,
+    "A2A 1.0 §3.1.5 Cancel Task; proto CancelTaskRequest (`id` REQUIRED); §3.4.2",
+    "Cancels the task it was given",
+    "Asked to cancel (A2A_LAB_ACTION cancel), the client sends CancelTask naming the task the agent created (the id "
+    "is REQUIRED, and only the agent makes task ids) while that task is still open. What it then reports is "
+    "RESULT-MATCHES's to judge: the state the agent gave, CANCELED or (a cancel that lost the race) the end it read.",
+)
+def cancel_task(view: RunView, c: Check) -> CheckResult:
+    if not view.action.get("cancel"):
+        return _not_asked(c, "cancel the task")
+    cancels = [call for call in view.a2a_calls if call.operation is Operation.CANCEL_TASK]
+    obs = view.observations()
+    if not cancels:
+        if not any(o.task_id and o.state is not None and not o.state.stops for o in obs):
+            return c.skipped("no task the client was given was still open: there was nothing to cancel")
+        return _unimplemented(c, "the client sent no CancelTask")
+    first = cancels[0]
+    named = task_param(first)
+    if not named:
+        return c.broken("CancelTask names no task (CancelTaskRequest.id is REQUIRED)", "the task's id", "none", [first])
+    if not any(o.task_id == named and o.seq < first.seq for o in obs):
+        made = sorted({o.task_id for o in obs if o.task_id and o.seq < first.seq})
+        return c.broken(
+            "CancelTask names a task the agent never created (§3.4.2: task ids are the agent's; §3.1.5)",
+            f"one of {made}" if made else "a task the agent created",
+            repr(named),
+            [first],
+        )
+    return c.passed(f"the client canceled task {named}", [first])
 
 
 @check(

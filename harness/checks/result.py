@@ -17,10 +17,11 @@ def _norm(text: str) -> str:
 @check(
     "RESULT-MATCHES",
     Level.MUST,
-    "a2a-lab client handshake (README); A2A 1.0 §3.1.1, §4.1",
+    "a2a-lab client handshake (README); A2A 1.0 §3.1.1, §4.1, §3.3.2 and §10.6 (which error)",
     "The client understood the answer",
     "When the client writes A2A_LAB_RESULT, its kind (message, task or error), final state and text agree with what "
-    "the server actually sent. Not writing it is allowed (UNIMPLEMENTED).",
+    "the server actually sent, and so does an error's A2A code when it gives one (`error.code`). Not writing it is "
+    "allowed (UNIMPLEMENTED).",
 )
 def result_matches(view: RunView, c: Check) -> CheckResult:
     result = view.client_result
@@ -36,6 +37,9 @@ def result_matches(view: RunView, c: Check) -> CheckResult:
     kind = result.get("kind")
     if not view.a2a_calls:
         return c.skipped("the client made no A2A call, so there is no answer to compare")
+    misread = _another_error(view, c, result) if kind == ResultKind.ERROR else None
+    if misread is not None:
+        return misread
     if final is None:
         if kind == ResultKind.ERROR:
             return c.passed("the client reported the error the server gave")
@@ -65,6 +69,24 @@ def result_matches(view: RunView, c: Check) -> CheckResult:
     if text and text not in sent and not (final_text and final_text in text):
         return c.broken("the client's text is not what the server sent", final.text[:200] or "(no text)", text[:200])
     return c.passed(f"the client understood a {final.kind.value}" + (f" in {final.state.short}" if final.state else ""))
+
+
+def _another_error(view: RunView, c: Check, result: dict[str, object]) -> CheckResult | None:
+    """A reported error whose A2A code (the optional `error.code`) is not the one that ended the exchange: the
+    client misread which error it got (over gRPC: the status alone, without the ErrorInfo that names it, §10.6)."""
+    error = result.get("error")
+    said = error.get("code") if isinstance(error, dict) else None
+    failed = view.ended_in_error()
+    if not isinstance(said, int) or isinstance(said, bool) or failed is None or failed.error_code is None:
+        return None
+    if said == failed.error_code:
+        return None
+    return c.broken(
+        "the client reports another error than the one the server sent",
+        f"error {failed.error_code}",
+        f"error {said}",
+        [failed],
+    )
 
 
 def _declined_actions(view: RunView) -> list[str]:
@@ -151,11 +173,13 @@ def result_expected(view: RunView, c: Check) -> CheckResult:
             f"kind: {shown(kind)}",
         )
     if (
-        expect.state is not None
+        expect.states
         and (kind == ResultKind.TASK or not answers)
-        and states.parse(result.get("state")) is not expect.state
+        and states.parse(result.get("state")) not in expect.states
     ):
-        return c.broken("the client reports another state", expect.state.short, repr(result.get("state")))
+        # A choice of states (a race) passes here on any of them; RESULT-MATCHES holds the client to the one it got.
+        wanted = " or ".join(s.short for s in expect.states)
+        return c.broken("the client reports another state", wanted, repr(result.get("state")))
     if expect.text_contains is not None and expect.text_contains not in str(result.get("text") or ""):
         # The kind and state are right: the client understood the answer and left out (some of) its words. The lab's
         # contract grades that no stronger than the misunderstanding it shows.

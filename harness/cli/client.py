@@ -83,6 +83,16 @@ def _add_actions(p: argparse.ArgumentParser) -> argparse._ArgumentGroup:
         help="when the task stops (INPUT_REQUIRED, AUTH_REQUIRED, or finished), send TEXT once to the same task",
     )
     acts.add_argument(
+        "--new-message",
+        metavar="TEXT",
+        help="when the first answer stops, send TEXT once as an unrelated new message (no taskId: a new task)",
+    )
+    acts.add_argument(
+        "--cancel",
+        action="store_true",
+        help="cancel the task (CancelTask) while it has not stopped, and report the state it ends in",
+    )
+    acts.add_argument(
         "--webhook",
         action="store_true",
         help="register a webhook of the client's own (loopback) when the card declares "
@@ -156,6 +166,10 @@ def options_from(args: argparse.Namespace, environ: Mapping[str, str]) -> tuple[
         flags["stream"] = True
     if args.follow_up is not None:
         flags["follow_up"] = args.follow_up
+    if args.new_message is not None:
+        flags["new_message"] = args.new_message
+    if args.cancel:
+        flags["cancel"] = True
     if args.webhook:
         flags["webhook"] = True
     if args.webhook_auth is not None:

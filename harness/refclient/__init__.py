@@ -12,8 +12,9 @@ interface only when this one does not speak the method or version, and reports e
 traceback).
 
 What a scenario asks beyond one message (A2A_LAB_ACTION) maps to ClientOptions fields (actions.py):
-answer the task once more (`follow_up`), stream, register a webhook of its own (webhook.py), present a
-bearer token, fetch the extended card, resubscribe after a dropped stream, verify the card's signature.
+answer the task once more (`follow_up`), send an unrelated new message (`new_message`), cancel the task
+(`cancel`, cancel.py), stream, register a webhook of its own (webhook.py), present a bearer token, fetch the
+extended card, resubscribe after a dropped stream, verify the card's signature.
 """
 
 from ..cli.exit_codes import ClientExit

@@ -30,6 +30,8 @@ OPTION_FOR: dict[str, str] = {
     "resubscribe": "resubscribe",
     "verify_signature": "jwks",
     "client_certificate": "client_certificate",
+    "new_message": "new_message",
+    "cancel": "cancel",
 }
 #: The key set that goes with `verify_signature` (not an action of its own).
 JWKS_KEY = "jwks"

@@ -8,8 +8,8 @@
   client's own webhook first when asked for one.
 - An interface that does not speak the method or version (-32601, -32009, HTTP+JSON 404/405) gives way
   to the next declared interface the client speaks: each is tried at most once.
-- What a scenario asks beyond that (ClientOptions: follow_up, stream, webhook, token, extended_card,
-  resubscribe, jwks) is done only where the card allows it; otherwise the result says why not.
+- What a scenario asks beyond that (ClientOptions: follow_up, new_message, cancel, stream, webhook, token,
+  extended_card, resubscribe, jwks) is done only where the card allows it; otherwise the result says why not.
 """
 
 from __future__ import annotations
@@ -28,6 +28,7 @@ from a2a_lab.protocol.operations import Operation
 from a2a_lab.protocol.states import Role, TaskState
 
 from . import push_configs
+from .cancel import cancel
 from .credentials import card_auth
 from .discovery import discover
 from .extended import use_extended_card
@@ -197,6 +198,7 @@ def _converse(session: Session, selection: Selection, text: str) -> None:
                 raise
             _finish(transport, turn, session)
             _answer_once(transport, session)
+            _new_message_once(transport, session)
             return
 
 
@@ -242,6 +244,8 @@ def _finish(transport: A2ATransport, turn: Turn, session: Session) -> None:
     if turn.broken is not None:
         how = "resubscribing with SubscribeToTask" if resubscribing else "following the task up with GetTask"
         result.warnings.append(f"the stream broke off ({turn.broken.message}); {how}")
+    if options.cancel and not result.canceled:
+        task = _cancel_once(transport, task, result)
     follower = Follower(transport, options, result, task, session.receiver, turn.since)
     config_id = None
     if session.receiver is not None and options.push_configs and task.id is not None and not result.follow_up:
@@ -264,9 +268,43 @@ def _finish(transport: A2ATransport, turn: Turn, session: Session) -> None:
         result.error = {"type": "no_answer", "message": f"the task did not finish: {why}"}
 
 
+def _cancel_once(transport: A2ATransport, task: TaskView, result: Result) -> TaskView:
+    """The cancel action: CancelTask for a task that has not stopped (one that has needs none, and a finished one
+    cannot be canceled); the task as the agent then tells it."""
+    if task.id is None or task.stops:
+        state = task.state.short if task.state else "no state"
+        why = "the task has no id" if task.id is None else f"the task had already stopped ({state})"
+        result.warnings.append(f"the cancel was not sent: {why}")
+        return task
+    return cancel(transport, task, result)
+
+
 def _take_task(result: Result, task: TaskView) -> None:
     result.kind, result.state, result.text = ResultKind.TASK, task.state, task.text()
     result.task_id, result.context_id = task.id, task.context_id
+
+
+def _new_message_once(transport: A2ATransport, session: Session) -> None:
+    """The new_message action: once the first answer stopped, one unrelated message on the same interface. It names
+    no taskId (§4.1.4: a message with one is associated with that task; §3.4.2: a client cannot name a new task),
+    and keeps the contextId (§3.4.3: a new task in the same context). Its own answer is the one reported."""
+    result, text = session.result, session.options.new_message
+    if text is None:
+        return
+    if result.error is not None or not (result.kind is ResultKind.MESSAGE or (result.state and result.state.stops)):
+        result.warnings.append("the new message was not sent: the first answer did not stop")
+        return
+    message = user_message(text)
+    if result.context_id:
+        message["contextId"] = result.context_id
+    result.new_message, earlier = True, result.task_id
+    try:
+        turn = _send(transport, message, session, register=False)
+    except ClientFailure as failure:
+        raise ClientFailure(failure.type, f"the new message: {failure.message}", failure.details) from None
+    if turn.answer.task is not None and earlier is not None and turn.answer.task.id == earlier:
+        result.warnings.append(f"the new message was answered with the earlier task {earlier}, not a new one")
+    _finish(transport, turn, session)
 
 
 def _answer_once(transport: A2ATransport, session: Session) -> None:

@@ -51,6 +51,12 @@ class ClientOptions:
     #: Answer an interrupted task (INPUT_REQUIRED / AUTH_REQUIRED) once with this text, same taskId and
     #: contextId; a finished task gets it too (the agent must refuse: UnsupportedOperationError).
     follow_up: str | None = None
+    #: Once the first task stopped (interrupted or finished), send this text as an unrelated new message: no taskId
+    #: (it is no answer to that task, §4.1.4), the task's contextId kept (§3.4.3: a new task in the same context).
+    new_message: str | None = None
+    #: Cancel the task (CancelTask) while it has not stopped; report the state it then ends in (canceled, or
+    #: completed when the cancel lost the race).
+    cancel: bool = False
     #: Register a webhook of the client's own (a loopback receiver) inline in SendMessage, when the card
     #: declares capabilities.pushNotifications, and wait for its notifications.
     webhook: bool = False

@@ -36,6 +36,10 @@ class Result:
     skipped: list[str] = field(default_factory=list)
     #: A second message was sent to the task (the follow_up action).
     follow_up: bool = False
+    #: CancelTask was sent for the task (the cancel action).
+    canceled: bool = False
+    #: An unrelated new message, bound to no task, was sent after the first task stopped (the new_message action).
+    new_message: bool = False
     #: The extended card was fetched (and its interfaces used when it had any).
     extended_card: bool = False
     #: SubscribeToTask was called after a stream ended before the task stopped.
@@ -93,6 +97,8 @@ class Result:
             "attempts": self.attempts,
             "skipped": self.skipped,
             "follow_up": self.follow_up,
+            "canceled": self.canceled,
+            "new_message": self.new_message,
             "extended_card": self.extended_card,
             "resubscribed": self.resubscribed,
             "webhook": self.webhook,
@@ -146,6 +152,10 @@ def render_text(result: Result) -> str:
         row("stream", "resubscribed to the task after the stream ended early")
     if result.follow_up:
         row("follow-up", "a second message was sent to the task")
+    if result.canceled:
+        row("cancel", "CancelTask was sent for the task")
+    if result.new_message:
+        row("new", "an unrelated new message was sent (no taskId): the answer below is its own")
     if result.kind is ResultKind.MESSAGE:
         row("answer", "a message" + (" (streamed)" if result.streamed else ""))
     elif result.kind is ResultKind.TASK:

@@ -194,6 +194,17 @@ PASSES = [
         says="continued task",
     ),
     Proof("MULTI-TURN", "writes-to-the-finished-task", case("errors/message-to-terminal-task"), Outcome.PASS),
+    # NEW-TASK and CANCEL-TASK (A2A_LAB_ACTION new_message and cancel; more in tests/scenarios/test_action_quirks.py).
+    Proof(
+        "NEW-TASK",
+        "new-message-names-no-task",
+        case("quirks/input-required-then-unrelated-message"),
+        Outcome.PASS,
+        says="named no task",
+    ),
+    Proof(
+        "CANCEL-TASK", "cancels-the-open-task", case("quirks/cancel-races-completion"), Outcome.PASS, says="canceled"
+    ),
     Proof("AUTH-SCHEME-HONOURED", "api-key-in-the-query", case(API_KEY_QUERY), Outcome.PASS, says="API key"),
     Proof("AUTH-SCHEME-HONOURED", "basic", case("auth/basic"), Outcome.PASS, says="HTTP basic"),
     Proof("NO-CREDENTIAL-LEAK", "each-credential-to-its-origin", case(OTHER_ORIGIN), Outcome.PASS, says="where"),
@@ -590,6 +601,22 @@ FAILS = [
         Outcome.NON_STRICT,
         None,
         "no taskId",
+    ),
+    Proof(
+        "NEW-TASK",
+        "new-message-bound-to-the-waiting-task",
+        defect("quirks/input-required-then-unrelated-message", "new-message-bound"),
+        Outcome.FAIL,
+        Outcome.FAIL,
+        "INPUT_REQUIRED",
+    ),
+    Proof(
+        "CANCEL-TASK",
+        "cancels-an-invented-task",
+        defect("quirks/cancel-races-completion", "cancel-unknown-task"),
+        Outcome.FAIL,
+        Outcome.FAIL,
+        "never created",
     ),
     Proof(
         "MULTI-TURN",

@@ -24,6 +24,7 @@ from a2a_lab.contract.loader import CHOICES, FIELDS, load_file, load_scenarios, 
 from a2a_lab.contract.scenario import Conclusion, PushDelivery, Returns, ServerCertificate
 from a2a_lab.contract.style import express_etag
 from a2a_lab.protocol import signing
+from a2a_lab.protocol.states import TaskState
 from a2a_lab.server import tls
 from a2a_lab.server.push import PROBE_CREDENTIALS
 
@@ -451,9 +452,29 @@ style: {sse_line_end: crlf}
 #: Stream edits, `unterminated`, `hold_open`, the stream error's form and `byte_exact`: served by test_stream_edits.py.
 STREAM_EDITS = scenario_text(EDITS)
 
+#: Issue 29's client actions (new_message, cancel), a choice of expected states, a status message with no parts.
+ACTIONS_V2 = (
+    """\
+title: Actions and races
+description: |
+  An unrelated new message after the stop, a cancel, and the states a race allows.
+spec: A2A 1.0 (test)
+client:
+  action: {new_message: "something else", cancel: true}
+card:
+"""
+    + CARD
+    + """\
+task:
+  steps: [{state: SUBMITTED, message: {parts: []}}, {state: WORKING, message: {parts: [{data: {step: 2}}]}}, COMPLETED]
+  returns: first
+expect: {result: task, state: [CANCELED, COMPLETED]}
+"""
+)
 
 ALL_SCENARIOS = [
     MAIN,
+    ACTIONS_V2,
     OTHER,
     PATHS,
     GRPC,
@@ -580,6 +601,22 @@ def test_provenance_client_expect_and_checks(serve: Callable[[str], Lab]) -> Non
     assert other_facts["expect"]["result"] == "message" and other_facts["expect"]["text"] == "the whole text"
     assert other_facts["action"] == {"webhook": True, "webhook_auth": "Basic", "push_configs": True}
     assert other.scenario.push_delivery == PushDelivery(redeliver=True, reorder=True, foreign_task=True)
+
+
+def test_actions_expected_states_and_an_empty_status_message(serve: Callable[[str], Lab]) -> None:
+    """`client.action` `new_message` and `cancel` reach the client as given; `expect.state` as a list is every state
+    a race allows; `task.steps[].message: {parts: []}` serves a status message with an empty parts list."""
+    s = serve(ACTIONS_V2)
+    facts = s.http.get("/_lab/scenario", headers=s.admin).json()
+    assert facts["action"] == {"new_message": "something else", "cancel": True}
+    assert facts["expect"]["state"] == ["TASK_STATE_CANCELED", "TASK_STATE_COMPLETED"]
+    assert s.scenario.expect.states == (TaskState.CANCELED, TaskState.COMPLETED) and s.scenario.expect.state is None
+    body = {"jsonrpc": "2.0", "id": 1, "method": "SendMessage", "params": {"message": message("hi")}}
+    task = s.http.post("/rpc", json=body, headers=V1).json()["result"]["task"]
+    assert task["status"]["state"] == "TASK_STATE_SUBMITTED" and task["status"]["message"]["parts"] == []
+    got = {"jsonrpc": "2.0", "id": 2, "method": "GetTask", "params": {"id": task["id"]}}
+    working = s.http.post("/rpc", json=got, headers=V1).json()["result"]
+    assert working["status"]["message"]["parts"] == [{"data": {"step": 2}}]
 
 
 def test_spec_revision(serve: Callable[[str], Lab]) -> None:

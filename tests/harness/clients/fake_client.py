@@ -10,9 +10,11 @@ until a terminal or interrupted state, and writes {"kind", "state", "text"} to A
 to the legacy /.well-known/agent.json when the card path answers 404, reads at most 64 KiB of card, refuses
 JSON-RPC responses that are not answers to its request (wrong id, both or neither of result and error), and
 reports an error when a call ends in one. Asked (A2A_LAB_ACTION follow_up) to continue a task, it sends the
-text with the task's taskId and contextId once the task stops. Each `--defect` switches on one specific
-mistake (see DEFECTS). Over https it trusts the CA in A2A_LAB_CA_FILE, presents the client certificate of
-A2A_LAB_CLIENT_CERT_FILE when given one, and refuses the plain-http interfaces of a card read over https.
+text with the task's taskId and contextId once the task stops; asked for a new_message, it sends one with no
+taskId once the first answer stopped; asked to cancel, it sends CancelTask for the open task (--cancel-after).
+Each `--defect` switches on one specific mistake (see DEFECTS). Over https it trusts the CA in A2A_LAB_CA_FILE,
+presents the client certificate of A2A_LAB_CLIENT_CERT_FILE when given one, and refuses the plain-http interfaces
+of a card read over https.
 `--generation 0.3` makes it a genuine 0.3 client: it reads only the card's `url`, `preferredTransport`,
 `additionalInterfaces` and top-level `protocolVersion` (0.3 §5.6), never `supportedInterfaces`, refuses a card
 without `url` (as a 0.3 card model does), and speaks only 0.3.
@@ -51,6 +53,14 @@ EXACT_STATES = {
     *(STOPS - {"cancelled"}),
 }
 INTERRUPTED = {"input-required", "auth-required"}
+#: ErrorInfo reasons (§10.6) and the A2A codes they name; what a client reading the status alone takes them for.
+REASON_CODES = {
+    "TASK_NOT_FOUND": -32001,
+    "TASK_NOT_CANCELABLE": -32002,
+    "PUSH_NOTIFICATION_NOT_SUPPORTED": -32003,
+    "UNSUPPORTED_OPERATION": -32004,
+}
+GRPC_STATUS_CODES = {"NOT_FOUND": -32001, "FAILED_PRECONDITION": -32002}
 
 
 class CardModelError(ValueError):
@@ -137,6 +147,13 @@ DEFECTS = {
     "follow-up-new-task": "send the follow-up (A2A_LAB_ACTION follow_up) as a new message without taskId or contextId",
     "follow-up-wrong-context": "send the follow-up with the right taskId but a contextId of the client's own",
     "follow-up-unknown-task": "send the follow-up with a taskId of the client's own",
+    "follow-up-no-context": "send the follow-up with the taskId but without the task's contextId",
+    "new-message-bound": "send the unrelated new message (A2A_LAB_ACTION new_message) with the earlier task's taskId",
+    "cancel-unknown-task": "send CancelTask (A2A_LAB_ACTION cancel) with a task id of the client's own",
+    "assume-canceled": "report the task CANCELED once CancelTask is sent, whatever the agent answered",
+    "failure-as-empty-success": "report a FAILED, CANCELED or REJECTED task without artifacts as an empty message",
+    "grpc-status-only": "read a gRPC error by its status alone, not its ErrorInfo (FAILED_PRECONDITION as -32002)",
+    "first-status-part": "read the first part of a SUBMITTED task's status message (IndexError on an empty list)",
     "invent-context-id": "send the first message with a contextId of the client's own (as 0.3 libraries do)",
     "subscribe-no-fallback": (
         "follow a task by SubscribeToTask (tasks/resubscribe) and give up when it is refused, without GetTask"
@@ -967,7 +984,18 @@ class Client:
                 context_id = "fake-client-own-context"
             elif "follow-up-unknown-task" in self.defects:
                 task_id = "fake-client-own-task"
+            elif "follow-up-no-context" in self.defects:
+                context_id = None
             resp = self.send(iface, follow_up, stream, task_ids=(task_id, context_id))
+            outcome, _ = self.conclude(iface, resp)
+        new_message = self.action.get("new_message")
+        first_stopped = outcome["kind"] == "message" or self.short(outcome.get("state") or "") in STOPS
+        if isinstance(new_message, str) and outcome["kind"] != "error" and first_stopped:
+            # An unrelated message: no taskId (the earlier task's contextId kept), unless the defect binds it.
+            ids = None if task is None else ("", task.get("contextId"))
+            if task is not None and "new-message-bound" in self.defects:
+                ids = (str(task.get("id")), task.get("contextId"))
+            resp = self.send(iface, new_message, stream, task_ids=ids)
             outcome, _ = self.conclude(iface, resp)
         if "token-to-wrong-origin" in self.defects and isinstance(self.http.auth, FakeAuth):
             self.http.get(self.card_url)  # the session's credentials go along
@@ -976,9 +1004,9 @@ class Client:
     def conclude(self, iface: dict[str, Any], resp: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any] | None]:
         """What an answer to a send says, following a task up; and the task it was about (if any)."""
         if "error" in resp:
-            return self.failure(
-                str((resp["error"] or {}).get("message", "")) if isinstance(resp["error"], dict) else ""
-            ), None
+            error = resp["error"] if isinstance(resp["error"], dict) else {}
+            code = self.grpc_error_code(error) if iface["binding"] == "grpc" else None
+            return self.failure(str(error.get("message", "")), code), None
         if "stream" in resp:
             said = self.read_stream(resp["stream"])
             task_id = self.stream_task_id(resp["stream"])
@@ -1006,16 +1034,44 @@ class Client:
                 "state": None,
                 "text": " ".join(self.texts(value.get("parts") or value.get("content"))),
             }, None
+        if "first-status-part" in self.defects and self.short(self.state_of(value)) == "submitted":
+            status = value.get("status") or {}
+            (status.get("message") or {"parts": [{}]})["parts"][0]["thought"] = True  # IndexError on []
+        if self.action.get("cancel") is True and not self.stops(self.state_of(value)):
+            value = self.cancel(iface, value)
         outcome = self.follow(iface, value)
         history = value.get("history")
         if "history-reply" in self.defects and isinstance(history, list) and history and isinstance(history[0], dict):
             outcome = {**outcome, "text": " ".join(self.texts(history[0].get("parts") or history[0].get("content")))}
         return outcome, value
 
-    def failure(self, text: str) -> dict[str, Any]:
+    def cancel(self, iface: dict[str, Any], task: dict[str, Any]) -> dict[str, Any]:
+        """The cancel action: after --cancel-after seconds, CancelTask for the open task; the task as the answer
+        tells it, or unchanged when the agent refused (follow() then reads how it ended)."""
+        time.sleep(self.args.cancel_after)
+        task_id = "fake-client-own-task" if "cancel-unknown-task" in self.defects else str(task.get("id"))
+        if iface["binding"] == "http+json":
+            resp = self.rest(iface, "POST", f"/tasks/{task_id}:cancel", {})
+        else:
+            v1 = iface["version"] == "1.0"
+            resp = self.rpc(iface, "CancelTask" if v1 else "tasks/cancel", {"id": task_id})
+        if "assume-canceled" in self.defects:
+            return {**task, "status": {"state": "canceled"}}
+        result = resp.get("result") if "error" not in resp else None
+        if isinstance(result, dict) and isinstance(result.get("status"), dict):
+            return result
+        return task
+
+    def failure(self, text: str, code: int | None = None) -> dict[str, Any]:
         if "assume-success" in self.defects:
             return {"kind": "message", "state": None, "text": ""}
-        return {"kind": "error", "state": None, "text": text}
+        return {"kind": "error", "state": None, "text": text, **({"error": {"code": code}} if code is not None else {})}
+
+    def grpc_error_code(self, error: dict[str, Any]) -> int | None:
+        """The A2A code of a gRPC error: from its ErrorInfo reason (§10.6); by the status alone with the defect."""
+        if "grpc-status-only" in self.defects:
+            return GRPC_STATUS_CODES.get(str(error.get("code")))
+        return REASON_CODES.get(str(error.get("reason")))
 
     @staticmethod
     def non_text_parts(value: dict[str, Any]) -> bool:
@@ -1057,6 +1113,9 @@ class Client:
                     return self.failure(f"GetTask failed: {reason}")
                 task, state = got[1], self.state_of(got[1])
                 texts.append(self.task_text(task))
+        unsuccessful = self.short(state) in ("failed", "canceled", "cancelled", "rejected")
+        if "failure-as-empty-success" in self.defects and unsuccessful and not task.get("artifacts"):
+            return {"kind": "message", "state": None, "text": ""}
         if "failed-as-error" in self.defects and self.short(state) in ("failed", "rejected"):
             return {"kind": "error", "state": None, "text": next((t for t in reversed(texts) if t), "")}
         return {"kind": "task", "state": state, "text": next((t for t in reversed(texts) if t), "")}
@@ -1163,6 +1222,9 @@ def main(argv: list[str]) -> int:
     )
     parser.add_argument(
         "--retries", type=int, default=0, help="resend the same message (same messageId) after a transient error"
+    )
+    parser.add_argument(
+        "--cancel-after", type=float, default=0.0, help="asked to cancel: wait this many seconds first (default 0)"
     )
     parser.add_argument("--messages", type=int, default=1, help="messages to send (each with its own messageId)")
     parser.add_argument("--send-tenant", action="store_true", help='send tenant "intruder" whatever the interface says')
