@@ -212,8 +212,10 @@ def _type_of(value: Any) -> str:
 
 
 def _number(value: Any) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool) and not (
-        isinstance(value, float) and math.isnan(value)
+    return (
+        isinstance(value, (int, float))
+        and not isinstance(value, bool)
+        and not (isinstance(value, float) and math.isnan(value))
     )
 
 

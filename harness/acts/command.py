@@ -36,23 +36,57 @@ TRANSPORTS = ("jsonrpc", "rest", "grpc")
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("action", choices=["run"], help="what to do with the ACTS files")
-    p.add_argument("paths", nargs="+", type=Path, metavar="PATH", help="ACTS files (YAML or JSON); a suite file's include is followed")
-    p.add_argument("--server", required=True, metavar="URL", help="the server's base URL (its card is at URL/.well-known/agent-card.json)")
-    p.add_argument("--binding", action="append", choices=TRANSPORTS, help="only this binding (repeatable; default: every one the card declares)")
+    p.add_argument(
+        "paths",
+        nargs="+",
+        type=Path,
+        metavar="PATH",
+        help="ACTS files (YAML or JSON); a suite file's include is followed",
+    )
+    p.add_argument(
+        "--server",
+        required=True,
+        metavar="URL",
+        help="the server's base URL (its card is at URL/.well-known/agent-card.json)",
+    )
+    p.add_argument(
+        "--binding",
+        action="append",
+        choices=TRANSPORTS,
+        help="only this binding (repeatable; default: every one the card declares)",
+    )
     p.add_argument("--suite", action="append", metavar="ID", help="only the tests of this suite (repeatable)")
     p.add_argument("--test", action="append", metavar="ID|GLOB", help="only these tests (repeatable), e.g. 'CORE-*'")
     p.add_argument("--tag", action="append", metavar="TAG", help="only tests with this tag (repeatable: any of them)")
-    p.add_argument("--level", choices=document.LEVELS, help="only tests of this level and stricter (must < should < may)")
-    p.add_argument("--behaviors", type=Path, metavar="FILE", help="the SUT behaviours the server serves (an ACTS sut-behaviors file, §11.1); default: the standard prefixes of §11.2")
+    p.add_argument(
+        "--level", choices=document.LEVELS, help="only tests of this level and stricter (must < should < may)"
+    )
+    p.add_argument(
+        "--behaviors",
+        type=Path,
+        metavar="FILE",
+        help="the SUT behaviours the server serves (an ACTS sut-behaviors file, §11.1); "
+        "default: the standard prefixes of §11.2",
+    )
     p.add_argument("--token", help="a bearer token sent with every abstract operation")
-    p.add_argument("--sdk", default="sut", metavar="NAME", help="the name the ACTS report gives the implementation (sdk.name)")
+    p.add_argument(
+        "--sdk", default="sut", metavar="NAME", help="the name the ACTS report gives the implementation (sdk.name)"
+    )
     p.add_argument("--sdk-version", default="unknown", metavar="V", help="its version (sdk.version)")
     p.add_argument("--sdk-language", default="unknown", metavar="LANG", help="its language (sdk.language)")
-    p.add_argument("--json", type=Path, metavar="FILE|DIR", help="write the ACTS JSON report (§13): FILE for one binding (FILE-<binding>.json for several), or a folder for §13.5's names")
+    p.add_argument(
+        "--json",
+        type=Path,
+        metavar="FILE|DIR",
+        help="write the ACTS JSON report (§13): FILE for one binding (FILE-<binding>.json for several), "
+        "or a folder for §13.5's names",
+    )
     p.add_argument("--report-json", type=Path, metavar="FILE", help="write a2a-lab's JSON report")
     p.add_argument("--junit", type=Path, metavar="FILE", help="write JUnit XML")
     p.add_argument("--html", type=Path, metavar="DIR", help="write a self-contained HTML report to DIR/index.html")
-    p.add_argument("--baseline", type=Path, help="expected failures: {acts/<binding>/<TEST-ID>: {TEST-ID or '*': reason}}")
+    p.add_argument(
+        "--baseline", type=Path, help="expected failures: {acts/<binding>/<TEST-ID>: {TEST-ID or '*': reason}}"
+    )
     p.add_argument("--strict", action="store_true", help="also fail the gate on a SHOULD test that failed")
     add_answer_timeout(p)
     add_verbose(p)
@@ -87,7 +121,9 @@ def load(paths: list[Path]) -> document.Document:
         return docs[0]
     suites = tuple(s for d in docs for s in d.suites)
     document.check_unique([t for s in suites for t in s.tests])
-    return document.Document(docs[0].acts_version, docs[0].spec_version, suites, tuple(f for d in docs for f in d.files))
+    return document.Document(
+        docs[0].acts_version, docs[0].spec_version, suites, tuple(f for d in docs for f in d.files)
+    )
 
 
 def write_acts(args: argparse.Namespace, runs: list[BindingRun], spec_version: str, when: datetime) -> None:
@@ -119,7 +155,10 @@ def cmd_acts(args: argparse.Namespace) -> int:
     declared = interfaces(found.card)
     chosen = [t for t in TRANSPORTS if t in declared and (not args.binding or t in args.binding)]
     if not chosen:
-        return refuse(f"the card declares no A2A 1.0 interface of {', '.join(args.binding or TRANSPORTS)} (it has: {', '.join(declared) or 'none'})")
+        return refuse(
+            f"the card declares no A2A 1.0 interface of {', '.join(args.binding or TRANSPORTS)} "
+            f"(it has: {', '.join(declared) or 'none'})"
+        )
     options = RunOptions(args.server, tuple(chosen), behaviors, args.token, args.timeout)
     when = datetime.now(UTC)
     try:
@@ -133,9 +172,9 @@ def _finish(
     args: argparse.Namespace, runs: list[BindingRun], doc: document.Document, baseline: Baseline | None, when: datetime
 ) -> int:
     for run in runs:
-        results = run.results
-        say(f"ACTS {document.ACTS_SPEC} over {run.transport} ({run.url}): " + "; ".join(report.summary_lines(results)))
-        say(f"  {'A2A conformant' if report.conformant(results) else 'not conformant'} on {run.transport} (§12.7)")
+        said = "; ".join(report.summary_lines(run.results))
+        say(f"ACTS {document.ACTS_SPEC} over {run.transport} ({run.url}): {said}")
+        say(f"  {'A2A conformant' if report.conformant(run.results) else 'not conformant'} on {run.transport} (§12.7)")
     if args.json:
         try:
             write_acts(args, runs, doc.spec_version, when)
@@ -146,7 +185,9 @@ def _finish(
         for result in results:
             baseline.apply_checks(result, args.strict)
             if all(c.baseline is not None for c in result.checks if c.outcome in (Outcome.FAIL, Outcome.NON_STRICT)):
-                result.outcome = Outcome.PASS if result.outcome in (Outcome.FAIL, Outcome.NON_STRICT) else result.outcome
+                result.outcome = (
+                    Outcome.PASS if result.outcome in (Outcome.FAIL, Outcome.NON_STRICT) else result.outcome
+                )
     meta: dict[str, Any] = {
         "client": f"a2a-lab acts run --server {args.server}",
         "acts": {"version": document.ACTS_SPEC, "files": list(doc.files), "bindings": [r.transport for r in runs]},

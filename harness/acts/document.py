@@ -343,7 +343,9 @@ class _Reader:
         for i, name in enumerate(f.texts(data, "", "include")):
             target = path.parent / name
             if not target.is_file():
-                raise ActsError(path, f"include[{i}]", f"no such file {str(target)!r}", "paths are relative to this file")
+                raise ActsError(
+                    path, f"include[{i}]", f"no such file {str(target)!r}", "paths are relative to this file"
+                )
             inner = self.document(target, (*chain, real))
             suites += inner.suites
             files += inner.files
@@ -386,13 +388,17 @@ def load_behaviors(path: str | Path) -> tuple[str, ...]:
     out = []
     for i, raw in enumerate(f.items(data, "", "behaviors")):
         at = f"behaviors[{i}]"
-        f.map(raw, at, ("prefix", "description", "response_type", "terminal_state", "artifacts", "delay_ms", "streaming"))
+        f.map(
+            raw, at, ("prefix", "description", "response_type", "terminal_state", "artifacts", "delay_ms", "streaming")
+        )
         f.choice(raw, at, "response_type", ("task", "message"))
         f.integer(raw, at, "delay_ms")
         f.text(raw, at, "description", required=True)
         out.append(f.text(raw, at, "prefix", required=True))
     if not out:
-        raise ActsError(path, "behaviors", "is required: at least one behaviour", "behaviors: [{prefix: ..., description: ...}]")
+        raise ActsError(
+            path, "behaviors", "is required: at least one behaviour", "behaviors: [{prefix: ..., description: ...}]"
+        )
     return tuple(out)
 
 
@@ -424,7 +430,9 @@ class _Fields:
         for key in value:
             if not isinstance(key, str) or key not in allowed:
                 raise self.fail(
-                    _join(where, str(key)), "is not a field here", one_of(str(key), allowed) + " (ACTS " + ACTS_SPEC + ")"
+                    _join(where, str(key)),
+                    "is not a field here",
+                    one_of(str(key), allowed) + " (ACTS " + ACTS_SPEC + ")",
                 )
         return value
 
@@ -610,7 +618,12 @@ _SERVER_STEP = (
 _RAW_STEP = ("id", "description", "raw", "expect", "expect_error", "expect_stream", "capture", "assertions")
 _CLIENT_STEP = ("id", "description", "client_response", "expect_parsed", "assertions")
 _ASSERTION_STEP = ("id", "description", "assertion")
-_KINDS = (("operation", _SERVER_STEP), ("raw", _RAW_STEP), ("client_response", _CLIENT_STEP), ("assertion", _ASSERTION_STEP))
+_KINDS = (
+    ("operation", _SERVER_STEP),
+    ("raw", _RAW_STEP),
+    ("client_response", _CLIENT_STEP),
+    ("assertion", _ASSERTION_STEP),
+)
 
 
 def _step(f: _Fields, raw: Any, where: str) -> Step:
@@ -623,16 +636,24 @@ def _step(f: _Fields, raw: Any, where: str) -> Step:
     mark = marks[0]
     f.map(raw, where, dict(_KINDS)[mark])
     step_id = f.text(raw, where, "id", required=True)
-    common = {"id": step_id, "where": Where(str(f.path), where), "description": f.text(raw, where, "description")}
+    common: dict[str, Any] = {
+        "id": step_id,
+        "where": Where(str(f.path), where),
+        "description": f.text(raw, where, "description"),
+    }
     if mark == "assertion":
         return Step(kind="assertion", assertion=_named(f, raw["assertion"], _join(where, "assertion"), False), **common)
-    assertions = tuple(_named(f, a, f"{where}.assertions[{i}]", True) for i, a in enumerate(f.items(raw, where, "assertions")))
+    assertions = tuple(
+        _named(f, a, f"{where}.assertions[{i}]", True) for i, a in enumerate(f.items(raw, where, "assertions"))
+    )
     if mark == "client_response":
         return _client_step(f, raw, where, common, assertions)
     capture = f.text_map(raw, where, "capture")
     for name, path in capture.items():
         _check_path(f, path, f"{where}.capture.{name}")
-    expect_error = _expect_error(f, raw["expect_error"], _join(where, "expect_error")) if "expect_error" in raw else None
+    expect_error = (
+        _expect_error(f, raw["expect_error"], _join(where, "expect_error")) if "expect_error" in raw else None
+    )
     expect = None
     if isinstance(raw.get("expect"), dict) and raw["expect"].get("status") == "error":
         expect_error = _any_error(f, raw["expect"], _join(where, "expect"))  # the official files' spelling
@@ -661,7 +682,9 @@ def _step(f: _Fields, raw: Any, where: str) -> Step:
         )
     params = raw.get("params")
     if not isinstance(params, dict):
-        raise f.fail(_join(where, "params"), f"is required and must be a mapping, got {_kind(params)}", "write `params: {}`")
+        raise f.fail(
+            _join(where, "params"), f"is required and must be a mapping, got {_kind(params)}", "write `params: {}`"
+        )
     if operation == "get_agent_card" and params.get("extended") is True:
         operation = "get_extended_agent_card"
     stream = _expect_stream(f, raw["expect_stream"], _join(where, "expect_stream")) if "expect_stream" in raw else None
@@ -690,7 +713,9 @@ def _client_step(
     operation = f.text(response, at, "operation", required=True)
     operation = OPERATION_ALIASES.get(operation, operation)
     if operation not in OPERATIONS:
-        raise f.fail(_join(at, "operation"), f"{operation!r} is not an abstract operation", one_of(operation, OPERATIONS))
+        raise f.fail(
+            _join(at, "operation"), f"{operation!r} is not an abstract operation", one_of(operation, OPERATIONS)
+        )
     if "wire_payload" not in response:
         raise f.fail(_join(at, "wire_payload"), "is required", "the canonical payload the client parses")
     parsed = raw.get("expect_parsed")
@@ -861,11 +886,15 @@ def _scalar(text: str) -> Any:
 
 
 def _named(f: _Fields, raw: Any, where: str, named: bool) -> NamedAssertion:
-    allowed = ("id", "description", "source", "path", "match", "any", "all", "none") if named else (
-        "source",
-        "any",
-        "all",
-        "none",
+    allowed = (
+        ("id", "description", "source", "path", "match", "any", "all", "none")
+        if named
+        else (
+            "source",
+            "any",
+            "all",
+            "none",
+        )
     )
     f.map(raw, where, allowed)
     source = f.text(raw, where, "source", required=True)

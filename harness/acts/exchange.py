@@ -161,10 +161,10 @@ class Exchanger:
         except requests.UnsupportedRequest as exc:
             return Reply(f"{operation} over {self.target.binding.value}", "(not sent)", problem=str(exc))
         if isinstance(wire, requests.RpcRequest):
-            req_id = str(uuid.uuid4())
-            body = json.dumps(jsonrpc.envelope(wire.method, wire.params, req_id)).encode()
+            req_id: str | None = str(uuid.uuid4())
+            body: bytes | None = json.dumps(jsonrpc.envelope(wire.method, wire.params, req_id)).encode()
             url, verb, query = self.target.url, "POST", {}
-            ctype = JSON
+            ctype: str | None = JSON
         else:
             req_id, url, verb, query = None, self.target.url.rstrip("/") + wire.path, wire.verb, wire.query
             body = None if wire.body is None else json.dumps(wire.body).encode()
@@ -253,7 +253,12 @@ class Exchanger:
         reply = Reply(label, _quote(verb, url, query, headers, body))
         try:
             with connect_sse(
-                self.http, verb, url, params=dict(query) or None, content=body, headers=headers,
+                self.http,
+                verb,
+                url,
+                params=dict(query) or None,
+                content=body,
+                headers=headers,
                 timeout=httpx.Timeout(self.target.timeout, read=timeout or STREAM_TIMEOUT_S),
             ) as source:
                 response = source.response
@@ -294,8 +299,10 @@ class Exchanger:
                     break
                 reply.events.append(value)
                 if len(reply.events) >= EVENT_LIMIT or time.monotonic() > deadline:
-                    reply.problem = "the stream did not end in time" if len(reply.events) < EVENT_LIMIT else (
-                        f"more than {EVENT_LIMIT} events"
+                    reply.problem = (
+                        "the stream did not end in time"
+                        if len(reply.events) < EVENT_LIMIT
+                        else (f"more than {EVENT_LIMIT} events")
                     )
                     reply.stream_ended = False
                     break

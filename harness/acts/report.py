@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import platform
 from dataclasses import asdict
-from datetime import UTC, datetime
+from datetime import datetime
 from importlib import metadata
 from typing import Any
 
@@ -41,8 +41,14 @@ def summary_lines(results: list[TestResult]) -> list[str]:
     lines = []
     for level in LEVELS:
         c = counts([r for r in results if r.test.level == level])
-        extra = [f"{c[k]} {word}" for k, word in (("failed", "failed"), ("errors", "error(s)"), ("skipped", "skipped")) if c[k]]
-        lines.append(f"{level.upper() + ':':8}{c['passed']}/{c['total']} passed" + (f" ({', '.join(extra)})" if extra else ""))
+        extra = [
+            f"{c[k]} {word}"
+            for k, word in (("failed", "failed"), ("errors", "error(s)"), ("skipped", "skipped"))
+            if c[k]
+        ]
+        lines.append(
+            f"{level.upper() + ':':8}{c['passed']}/{c['total']} passed" + (f" ({', '.join(extra)})" if extra else "")
+        )
     return lines
 
 
@@ -64,8 +70,12 @@ def acts_report(run: BindingRun, spec_version: str, generated: datetime, sdk: di
         "generated_at": generated.strftime("%Y-%m-%dT%H:%M:%SZ"),
         "sdk": sdk,
         "transport": run.transport,
-        "environment": {"runner": f"a2a-lab {lab_version()}", "runtime": f"python {platform.python_version()}",
-                        "os": platform.system().lower(), "url": run.url},
+        "environment": {
+            "runner": f"a2a-lab {lab_version()}",
+            "runtime": f"python {platform.python_version()}",
+            "os": platform.system().lower(),
+            "url": run.url,
+        },
         "summary": {**counts(run.results), "duration_ms": run.duration_ms, "by_level": by_level},
         "suites": list(suites.values()),
     }

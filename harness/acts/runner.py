@@ -115,7 +115,7 @@ def skip_reason(test: Test, transport: str, card: Mapping[str, Any], options: Ru
     for listed, what in ((test.transport, "test"), (test.preconditions.transport, "preconditions")):
         if listed and transport not in listed:
             return f"the {what} lists transport {', '.join(listed)}, this run is {transport}"
-    caps = card.get("capabilities") if isinstance(card.get("capabilities"), dict) else {}
+    caps: dict[str, Any] = card["capabilities"] if isinstance(card.get("capabilities"), dict) else {}
     for name, wanted in test.preconditions.capabilities.items():
         have = caps.get(name, False if isinstance(wanted, bool) else A.MISSING)
         if A.check(wanted, have) is not None:
@@ -198,10 +198,7 @@ class TestRun:
         if step.kind == "assertion" and step.assertion is not None:
             self._named(step.assertion, step.id)
             return ""
-        if step.kind == "raw":
-            reply = self._raw(step)
-        else:
-            reply = self._operation(step)
+        reply = self._raw(step) if step.kind == "raw" else self._operation(step)
         self._last_quote = reply.quoted()
         self.scope.responses[step.id] = reply.root if step.kind == "operation" else reply.body
         self._judge(step, reply)
@@ -261,7 +258,9 @@ class TestRun:
         if miss is None:
             return StepFailed(Failure(f"step {step.id}: {message}", step.id))
         path = f"{where}.{miss.path}" if where and miss.path else (where or miss.path)
-        return StepFailed(Failure(f"step {step.id}: {message}: {miss.message}", step.id, miss.expected, miss.actual, path))
+        return StepFailed(
+            Failure(f"step {step.id}: {message}: {miss.message}", step.id, miss.expected, miss.actual, path)
+        )
 
     def _judge(self, step: Step, reply: Reply) -> None:
         if reply.status is None:
@@ -273,8 +272,8 @@ class TestRun:
             err = reply.error
             raise StepFailed(
                 Failure(
-                    f"step {step.id}: expected a result, got error {err.name or err.code or 'HTTP ' + str(reply.status)}"
-                    f": {A.shown(err.message)}",
+                    f"step {step.id}: expected a result, got error "
+                    f"{err.name or err.code or 'HTTP ' + str(reply.status)}: {A.shown(err.message)}",
                     step.id,
                     "a result",
                     A.shown(err.name or err.code),
@@ -304,7 +303,9 @@ class TestRun:
         err = reply.error
         if err is None:
             raise StepFailed(
-                Failure(f"step {step.id}: expected an error, got a result", step.id, A.shown(expected.error), "a result")
+                Failure(
+                    f"step {step.id}: expected an error, got a result", step.id, A.shown(expected.error), "a result"
+                )
             )
         want = self.scope.resolve(expected.error)
         names = acts_error(want) if isinstance(want, str) else frozenset()
@@ -348,22 +349,45 @@ class TestRun:
             raise self._fail(step, reply.problem)
         n = len(events)
         if spec.min_count is not None and n < spec.min_count:
-            raise StepFailed(Failure(f"step {step.id}: {n} event(s), expected at least {spec.min_count}", step.id,
-                                     f">= {spec.min_count}", str(n), "events"))
+            raise StepFailed(
+                Failure(
+                    f"step {step.id}: {n} event(s), expected at least {spec.min_count}",
+                    step.id,
+                    f">= {spec.min_count}",
+                    str(n),
+                    "events",
+                )
+            )
         if spec.max_count is not None and n > spec.max_count:
-            raise StepFailed(Failure(f"step {step.id}: {n} event(s), expected at most {spec.max_count}", step.id,
-                                     f"<= {spec.max_count}", str(n), "events"))
+            raise StepFailed(
+                Failure(
+                    f"step {step.id}: {n} event(s), expected at most {spec.max_count}",
+                    step.id,
+                    f"<= {spec.max_count}",
+                    str(n),
+                    "events",
+                )
+            )
         if spec.ordering == "monotonic_state":
             problem = _monotonic(events)
             if problem:
                 raise StepFailed(Failure(f"step {step.id}: {problem} (§7.1)", step.id, "monotonic_state", problem))
         for i, assertion in enumerate(spec.events):
-            body = self.scope.resolve({k: v for k, v in assertion.items() if k not in ("description", "match", "index")})
+            body = self.scope.resolve(
+                {k: v for k, v in assertion.items() if k not in ("description", "match", "index")}
+            )
             label = assertion.get("description") or f"events[{i}]"
             if assertion.get("match") == "any_position":
                 if not any(event_check(body, e) is None for e in events):
-                    raise StepFailed(Failure(f"step {step.id}: no event matches {label!r}", step.id, A.shown(body),
-                                             f"{n} event(s), none matching", f"events[{i}]"))
+                    raise StepFailed(
+                        Failure(
+                            f"step {step.id}: no event matches {label!r}",
+                            step.id,
+                            A.shown(body),
+                            f"{n} event(s), none matching",
+                            f"events[{i}]",
+                        )
+                    )
                 continue
             index = assertion.get("index", i)
             event = events[index] if index < n else A.MISSING
@@ -389,10 +413,19 @@ class TestRun:
             candidates = root if isinstance(root, list) and step.kind == "operation" and reply.events else [root]
             found = next((v for c in candidates for v in [A.get(c, path)] if v is not A.MISSING), A.MISSING)
             if found is A.MISSING:
-                found = next((v for c in candidates for v in [A.get(_payload(c), path)] if v is not A.MISSING), A.MISSING)
+                found = next(
+                    (v for c in candidates for v in [A.get(_payload(c), path)] if v is not A.MISSING), A.MISSING
+                )
             if found is A.MISSING:
-                raise StepFailed(Failure(f"step {step.id}: capture {name}: the answer has nothing at {path!r}", step.id,
-                                         f"a value at {path}", "(absent)", path))
+                raise StepFailed(
+                    Failure(
+                        f"step {step.id}: capture {name}: the answer has nothing at {path!r}",
+                        step.id,
+                        f"a value at {path}",
+                        "(absent)",
+                        path,
+                    )
+                )
             values[name] = found
         self.scope.captures[step.id] = values
 
@@ -402,9 +435,15 @@ class TestRun:
         label = named.id or named.source
 
         def fail(message: str, miss: A.Mismatch | None = None) -> StepFailed:
-            return StepFailed(Failure(f"step {step_id}: assertion {label}: {message}" + (f": {miss.message}" if miss else ""),
-                                      step_id, miss.expected if miss else "", miss.actual if miss else "",
-                                      miss.path if miss else named.path))
+            return StepFailed(
+                Failure(
+                    f"step {step_id}: assertion {label}: {message}" + (f": {miss.message}" if miss else ""),
+                    step_id,
+                    miss.expected if miss else "",
+                    miss.actual if miss else "",
+                    miss.path if miss else named.path,
+                )
+            )
 
         if named.has_match:
             miss = A.check(self.scope.resolve(named.match), value)
@@ -433,8 +472,11 @@ def _error_names(want: Any) -> Any:
         return names[0] if len(names) == 1 else {"one_of": names}
     if isinstance(want, dict):
         if "one_of" in want and isinstance(want["one_of"], list):
-            return {"one_of": [n for item in want["one_of"] for n in sorted(acts_error(item))] if all(
-                isinstance(i, str) for i in want["one_of"]) else want["one_of"]}
+            return {
+                "one_of": [n for item in want["one_of"] for n in sorted(acts_error(item))]
+                if all(isinstance(i, str) for i in want["one_of"])
+                else want["one_of"]
+            }
         return {k: _error_names(v) for k, v in want.items()}
     if isinstance(want, list):
         return [_error_names(v) for v in want]
@@ -458,8 +500,11 @@ def event_check(spec: Mapping[str, Any], event: Any) -> A.Mismatch | None:
     rest: dict[str, Any] = {}
     for key, value in spec.items():
         if key in EVENT_KINDS:
-            miss = A.check(value, event.get(EVENT_KINDS[key], A.MISSING) if isinstance(event, dict) else A.MISSING,
-                           EVENT_KINDS[key])
+            miss = A.check(
+                value,
+                event.get(EVENT_KINDS[key], A.MISSING) if isinstance(event, dict) else A.MISSING,
+                EVENT_KINDS[key],
+            )
             if miss is not None:
                 return miss
         elif key in ("statusUpdate", "artifactUpdate"):
@@ -514,14 +559,20 @@ def _ms(since: float) -> int:
 
 
 def run_binding(
-    tests: list[Test], transport: str, url: str, card: Mapping[str, Any], card_url: str, spec_version: str,
+    tests: list[Test],
+    transport: str,
+    url: str,
+    card: Mapping[str, Any],
+    card_url: str,
+    spec_version: str,
     options: RunOptions,
 ) -> BindingRun:
     """Every test on one binding (a binding a2a-lab does not speak here: every test skipped, with the reason)."""
     started = time.monotonic()
     results: list[TestResult] = []
-    target = Target(options.server.rstrip("/"), card_url, url, BINDINGS[transport], spec_version, options.token,
-                    options.timeout)
+    target = Target(
+        options.server.rstrip("/"), card_url, url, BINDINGS[transport], spec_version, options.token, options.timeout
+    )
     with httpx.Client(follow_redirects=False) as http:
         exchanger = Exchanger(http, target)
         for test in tests:

@@ -23,7 +23,11 @@ def send(text: str, **extra: Any) -> dict[str, Any]:
 
 
 def suite(*tests: dict[str, Any], variables: dict[str, str] | None = None) -> dict[str, Any]:
-    return {**HEAD, **({"variables": variables} if variables else {}), "suites": [{"id": "s", "name": "S", "tests": list(tests)}]}
+    return {
+        **HEAD,
+        **({"variables": variables} if variables else {}),
+        "suites": [{"id": "s", "name": "S", "tests": list(tests)}],
+    }
 
 
 def write(tmp_path: Path, data: dict[str, Any], name: str = "t.acts.yaml") -> Path:
@@ -32,7 +36,7 @@ def write(tmp_path: Path, data: dict[str, Any], name: str = "t.acts.yaml") -> Pa
     return path
 
 
-SEND_GET = {
+SEND_GET: dict[str, Any] = {
     "id": "CORE-SEND-001",
     "name": "send then get",
     "level": "must",
@@ -45,7 +49,10 @@ SEND_GET = {
             "operation": "send_message",
             "params": send("tck-complete-task hi"),
             "capture": {"taskId": "task.id"},
-            "expect": {"status": 200, "body": {"task": {"id": {"type": "string"}, "status": {"state": "TASK_STATE_COMPLETED"}}}},
+            "expect": {
+                "status": 200,
+                "body": {"task": {"id": {"type": "string"}, "status": {"state": "TASK_STATE_COMPLETED"}}},
+            },
         },
         {
             "id": "get",
@@ -55,7 +62,7 @@ SEND_GET = {
         },
     ],
 }
-NOT_FOUND = {
+NOT_FOUND: dict[str, Any] = {
     "id": "CORE-ERR-001",
     "name": "missing task",
     "level": "must",
@@ -68,7 +75,7 @@ NOT_FOUND = {
         }
     ],
 }
-STREAM = {
+STREAM: dict[str, Any] = {
     "id": "STREAM-001",
     "name": "stream",
     "level": "should",
@@ -87,7 +94,7 @@ STREAM = {
         }
     ],
 }
-POLL = {
+POLL: dict[str, Any] = {
     "id": "CORE-EXEC-001",
     "name": "poll",
     "level": "may",
@@ -102,9 +109,16 @@ POLL = {
             "id": "poll",
             "operation": "get_task",
             "params": {"id": "{{start.taskId}}"},
-            "repeat": {"until": "status.state in [TASK_STATE_COMPLETED, TASK_STATE_FAILED]", "max_attempts": 40, "delay_ms": 100},
+            "repeat": {
+                "until": "status.state in [TASK_STATE_COMPLETED, TASK_STATE_FAILED]",
+                "max_attempts": 40,
+                "delay_ms": 100,
+            },
         },
-        {"id": "check", "assertion": {"source": "{{poll.response}}", "any": {"path": "history[*]", "match": {"role": "ROLE_USER"}}}},
+        {
+            "id": "check",
+            "assertion": {"source": "{{poll.response}}", "any": {"path": "history[*]", "match": {"role": "ROLE_USER"}}},
+        },
     ],
 }
 
@@ -136,17 +150,30 @@ def test_a_conformant_server_passes_on_both_bindings_and_the_report_is_section_1
         assert set(report["sdk"]) == {"name", "version", "language"}
         got = results(report)
         assert {k: v["result"] for k, v in got.items()} == dict.fromkeys(got, "pass"), transport
-        assert report["summary"]["by_level"]["must"] == {"total": 2, "passed": 2, "failed": 0, "skipped": 0, "errors": 0}
+        assert report["summary"]["by_level"]["must"] == {
+            "total": 2,
+            "passed": 2,
+            "failed": 0,
+            "skipped": 0,
+            "errors": 0,
+        }
         assert [s["id"] for s in got["CORE-SEND-001"]["steps"]] == ["send", "get"]
 
 
-def test_a_defect_fails_the_named_test_with_the_step_the_path_and_the_quoted_exchange(tmp_path: Path, serve: Any) -> None:
+def test_a_defect_fails_the_named_test_with_the_step_the_path_and_the_quoted_exchange(
+    tmp_path: Path, serve: Any
+) -> None:
     served = serve("spec/acts-sut")
     wrong = json.loads(json.dumps(SEND_GET))
     wrong["steps"][1]["expect"]["body"]["status"]["state"] = "TASK_STATE_WORKING"
-    wrong_error = {**NOT_FOUND, "steps": [{**NOT_FOUND["steps"][0], "expect_error": {"error_type": "TaskNotCancelableError"}}]}
+    wrong_error = {
+        **NOT_FOUND,
+        "steps": [{**NOT_FOUND["steps"][0], "expect_error": {"error_type": "TaskNotCancelableError"}}],
+    }
     report_json = tmp_path / "lab.json"
-    code, reports = run(tmp_path, served.url, suite(wrong, wrong_error), "--binding", "jsonrpc", "--report-json", str(report_json))
+    code, reports = run(
+        tmp_path, served.url, suite(wrong, wrong_error), "--binding", "jsonrpc", "--report-json", str(report_json)
+    )
     assert code == 1
     got = results(reports["jsonrpc"])
     failure = got["CORE-SEND-001"]["failure"]
@@ -170,7 +197,9 @@ def test_stream_ordering_and_polling_fail_when_the_expectation_is_wrong(tmp_path
     code, reports = run(tmp_path, served.url, suite(stream, poll), "--binding", "rest")
     assert code == 1
     got = results(reports["rest"])
-    assert got["STREAM-001"]["failure"]["step_id"] == "stream" and "final event" in got["STREAM-001"]["failure"]["message"]
+    assert (
+        got["STREAM-001"]["failure"]["step_id"] == "stream" and "final event" in got["STREAM-001"]["failure"]["message"]
+    )
     assert "did not hold after 2 attempt(s)" in got["CORE-EXEC-001"]["failure"]["message"]
 
 
@@ -180,9 +209,18 @@ def test_skips_say_why(tmp_path: Path, serve: Any) -> None:
     behaviour = {**NOT_FOUND, "id": "B-1", "requires_behaviors": ["tck-auth-required"]}
     needs = {**NOT_FOUND, "id": "R-1", "runner_requirements": ["webhook_endpoint"]}
     ext = {**NOT_FOUND, "id": "C-1", "preconditions": {"capabilities": {"extendedAgentCard": True}}}
-    client = {"id": "CLIENT-1", "name": "c", "level": "must", "steps": [
-        {"id": "p", "client_response": {"operation": "get_task", "wire_payload": {"id": "t"}}, "expect_parsed": {"id": "t"}}
-    ]}
+    client = {
+        "id": "CLIENT-1",
+        "name": "c",
+        "level": "must",
+        "steps": [
+            {
+                "id": "p",
+                "client_response": {"operation": "get_task", "wire_payload": {"id": "t"}},
+                "expect_parsed": {"id": "t"},
+            }
+        ],
+    }
     code, reports = run(tmp_path, served.url, suite(grpc_only, behaviour, needs, ext, client), "--binding", "jsonrpc")
     assert code == 0
     got = {k: v["skip_reason"] for k, v in results(reports["jsonrpc"]).items()}
@@ -195,9 +233,21 @@ def test_skips_say_why(tmp_path: Path, serve: Any) -> None:
 
 def test_select_by_level_tag_and_test_id(tmp_path: Path, serve: Any) -> None:
     served = serve("spec/acts-sut")
-    code, reports = run(tmp_path, served.url, suite(SEND_GET, NOT_FOUND, STREAM), "--binding", "jsonrpc", "--level", "must", "--tag", "core")
+    code, reports = run(
+        tmp_path,
+        served.url,
+        suite(SEND_GET, NOT_FOUND, STREAM),
+        "--binding",
+        "jsonrpc",
+        "--level",
+        "must",
+        "--tag",
+        "core",
+    )
     assert code == 0 and list(results(reports["jsonrpc"])) == ["CORE-SEND-001"]
-    code, reports = run(tmp_path, served.url, suite(SEND_GET, NOT_FOUND, STREAM), "--binding", "jsonrpc", "--test", "CORE-ERR-*")
+    code, reports = run(
+        tmp_path, served.url, suite(SEND_GET, NOT_FOUND, STREAM), "--binding", "jsonrpc", "--test", "CORE-ERR-*"
+    )
     assert code == 0 and list(results(reports["jsonrpc"])) == ["CORE-ERR-001"]
 
 
@@ -205,10 +255,29 @@ def test_select_by_level_tag_and_test_id(tmp_path: Path, serve: Any) -> None:
 
 
 def test_json_files_include_and_the_official_spellings_are_read(tmp_path: Path) -> None:
-    write(tmp_path, suite({**NOT_FOUND, "steps": [{**NOT_FOUND["steps"][0], "expect_error": {"code": {"one_of": ["TaskNotFoundError"]}}}]}), "a.acts.json")
-    push = {"id": "P-1", "name": "p", "level": "may", "requires_behaviors": [], "steps": [
-        {"id": "set", "operation": "set_push_notification_config", "params": {"taskId": "t", "pushNotificationConfig": {"url": "u"}}}
-    ]}
+    write(
+        tmp_path,
+        suite(
+            {
+                **NOT_FOUND,
+                "steps": [{**NOT_FOUND["steps"][0], "expect_error": {"code": {"one_of": ["TaskNotFoundError"]}}}],
+            }
+        ),
+        "a.acts.json",
+    )
+    push = {
+        "id": "P-1",
+        "name": "p",
+        "level": "may",
+        "requires_behaviors": [],
+        "steps": [
+            {
+                "id": "set",
+                "operation": "set_push_notification_config",
+                "params": {"taskId": "t", "pushNotificationConfig": {"url": "u"}},
+            }
+        ],
+    }
     write(tmp_path, suite(push), "b.acts.yaml")
     top = write(tmp_path, {**HEAD, "include": ["a.acts.json", "b.acts.yaml"]}, "suite.acts.yaml")
     doc = document.load(top)
@@ -222,14 +291,39 @@ def test_json_files_include_and_the_official_spellings_are_read(tmp_path: Path) 
     [
         ({"level": "must-have"}, "suites[0].tests[0].level", "one of must, should, may"),
         ({"stepz": []}, "suites[0].tests[0].stepz", "did you mean 'steps'?"),
-        ({"steps": [{"id": "x", "operation": "get_tsk", "params": {}}]}, "suites[0].tests[0].steps[0].operation", "did you mean 'get_task'?"),
-        ({"steps": [{"id": "x", "operation": "get_task", "params": {}, "expect": {"body": {"id": {"type": "str"}}}}]},
-         "suites[0].tests[0].steps[0].expect.body.id.type", "one of string"),
-        ({"steps": [{"id": "x", "operation": "get_task", "params": {}, "repeat": {"until": "status.state ~ X"}}]},
-         "suites[0].tests[0].steps[0].repeat.until", "path == value"),
-        ({"steps": [{"id": "x", "raw": {"method": "POST", "path": "/"}}]}, "suites[0].tests[0].transport", "transport-specific"),
-        ({"steps": [{"id": "x", "operation": "get_task", "params": {}, "expect_error": {"error_type": "TaskNotFound"}}]},
-         "suites[0].tests[0].steps[0].expect_error.error_type", "did you mean 'TaskNotFoundError'?"),
+        (
+            {"steps": [{"id": "x", "operation": "get_tsk", "params": {}}]},
+            "suites[0].tests[0].steps[0].operation",
+            "did you mean 'get_task'?",
+        ),
+        (
+            {
+                "steps": [
+                    {"id": "x", "operation": "get_task", "params": {}, "expect": {"body": {"id": {"type": "str"}}}}
+                ]
+            },
+            "suites[0].tests[0].steps[0].expect.body.id.type",
+            "one of string",
+        ),
+        (
+            {"steps": [{"id": "x", "operation": "get_task", "params": {}, "repeat": {"until": "status.state ~ X"}}]},
+            "suites[0].tests[0].steps[0].repeat.until",
+            "path == value",
+        ),
+        (
+            {"steps": [{"id": "x", "raw": {"method": "POST", "path": "/"}}]},
+            "suites[0].tests[0].transport",
+            "transport-specific",
+        ),
+        (
+            {
+                "steps": [
+                    {"id": "x", "operation": "get_task", "params": {}, "expect_error": {"error_type": "TaskNotFound"}}
+                ]
+            },
+            "suites[0].tests[0].steps[0].expect_error.error_type",
+            "did you mean 'TaskNotFoundError'?",
+        ),
     ],
 )
 def test_bad_acts_input_names_file_path_and_fix_and_exits_2(
@@ -289,7 +383,10 @@ def test_paths_until_and_variables() -> None:
     assert not A.until_holds(document.parse_until("status.state != B", f, ""), {"status": {"state": "B"}})
     scope = A.Scope({"base": "{{env.ACTS_TEST_NOPE}}", "n": "7"}, {"SUT_BASE_URL": "http://x"})
     scope.captures["send"] = {"taskId": "t-1", "count": 3}
-    assert scope.resolve("{{send.count}}") == 3 and scope.resolve("id {{send.taskId}} at {{SUT_BASE_URL}}") == "id t-1 at http://x"
+    assert (
+        scope.resolve("{{send.count}}") == 3
+        and scope.resolve("id {{send.taskId}} at {{SUT_BASE_URL}}") == "id t-1 at http://x"
+    )
     with pytest.raises(A.Unresolved, match="ACTS_TEST_NOPE"):
         scope.resolve("{{base}}")
     with pytest.raises(A.Unresolved, match="captured no"):
