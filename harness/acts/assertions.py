@@ -270,6 +270,16 @@ def _operator(op: str, arg: Any, actual: Any, path: str) -> Mismatch | None:
         if any(check(item, actual, path) is None for item in arg):
             return None
         return miss("any of " + shown(arg))
+    if op == "items":
+        if isinstance(arg, list):  # a list: the elements by position, as a list in an expect block
+            return check(arg, actual, path)
+        if not isinstance(actual, list):
+            return miss("an array whose every element matches")
+        for i, item in enumerate(actual):
+            found = check(arg, item, f"{path}[{i}]")
+            if found is not None:
+                return found
+        return None
     if op == "not":
         return miss("not " + shown(arg)) if check(arg, actual, path) is None else None
     raise AssertionError(f"unknown operator {op}")  # pragma: no cover - document.py admits only OPERATORS

@@ -14,10 +14,11 @@ the reader accepts their spelling as an alias and says so in the README's ACTS s
   `delete_push_config`;
 - `expect_error.code` for `expect_error.error_type` (an error name, a JSON-RPC code, or an assertion on either);
 - `get_agent_card` with `params: {extended: true}` for `get_extended_agent_card`;
-- `expect: {status: error, error: ASSERTION}` for an expect-error of any error type (`error` asserts on the error
-  object: code, message, data or details);
+- `expect: {status: error, error: ASSERTION}`, and on an abstract operation `expect: {error: ASSERTION}`, for an
+  expect-error of any error type (`error` asserts on the error object: code, message, data or details);
 - an `expect_error` without `error_type` (or `code`) for an error of any type;
 - `expect_stream` on a raw step, judged on the raw answer's SSE events (their `data`, envelopes kept);
+- the operator `items: {...}` (every element of an array matches);
 - an empty list where the grammar says `[+ ...]` (`requires_behaviors: []`) reads as the field left out.
 """
 
@@ -108,6 +109,8 @@ OPERATORS: dict[str, str] = {
     "all_of": "assertions",
     "any_of": "assertions",
     "not": "assertion",
+    #: Not in the 0.1.0 text; the official files' spelling for "every element of the array matches".
+    "items": "assertion",
 }
 EVENT_KINDS = {
     "status_update": "statusUpdate",
@@ -655,7 +658,10 @@ def _step(f: _Fields, raw: Any, where: str) -> Step:
         _expect_error(f, raw["expect_error"], _join(where, "expect_error")) if "expect_error" in raw else None
     )
     expect = None
-    if isinstance(raw.get("expect"), dict) and raw["expect"].get("status") == "error":
+    said = raw.get("expect")
+    if isinstance(said, dict) and (
+        said.get("status") == "error" or (mark == "operation" and "error" in said and "body" not in said)
+    ):
         expect_error = _any_error(f, raw["expect"], _join(where, "expect"))  # the official files' spelling
     elif "expect" in raw:
         expect = _expect(f, raw.get("expect"), _join(where, "expect"))
