@@ -17,6 +17,7 @@ import httpx
 from a2a_lab.contract.userfile import Refused
 
 from ..baseline import Baseline, BaselineError
+from ..cli import presets
 from ..cli.command import Command
 from ..cli.gate import conclude
 from ..cli.messages import crashed, refuse, say
@@ -29,6 +30,8 @@ from ..refclient.options import ClientOptions
 from ..reports.files import ReportFiles
 from ..reports.json_report import write as write_json
 from . import document, report
+from .clients import ClientOptions as ClientTestOptions
+from .clients import run_clients
 from .runner import STANDARD_BEHAVIORS, BindingRun, RunOptions, interfaces, run_binding
 
 TRANSPORTS = ("jsonrpc", "rest", "grpc")
@@ -45,9 +48,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument(
         "--server",
-        required=True,
         metavar="URL",
-        help="the server's base URL (its card is at URL/.well-known/agent-card.json)",
+        help="the server's base URL (its card is at URL/.well-known/agent-card.json): run the server tests",
+    )
+    p.add_argument(
+        "--client",
+        metavar="CMD",
+        help="a client command (or builtin, a2a-sdk), as `a2a-lab run` takes it: run the client tests",
     )
     p.add_argument(
         "--binding",
@@ -131,22 +138,46 @@ def write_acts(args: argparse.Namespace, runs: list[BindingRun], spec_version: s
     target: Path = args.json
     for run in runs:
         if target.is_dir():
-            path = target / report.report_name(args.sdk, run.transport, when)
+            path = target / report.report_name(args.sdk, run.name, when)
         elif len(runs) > 1:
-            path = target.with_name(f"{target.stem}-{run.transport}{target.suffix or '.json'}")
+            path = target.with_name(f"{target.stem}-{run.name}{target.suffix or '.json'}")
         else:
             path = target
         write_json(path, report.acts_report(run, spec_version, when, sdk))
 
 
 def cmd_acts(args: argparse.Namespace) -> int:
+    if not args.server and not args.client:
+        return refuse("give --server URL (server tests), --client CMD (client tests), or both")
     try:
         doc = load(args.paths)
         tests = select(doc, args)
         behaviors = document.load_behaviors(args.behaviors) if args.behaviors else STANDARD_BEHAVIORS
         baseline = Baseline.load(args.baseline) if args.baseline else None
+        command = presets.resolve(args.client) if args.client else None
+        if command is not None:
+            presets.check_client(command)
     except (document.ActsError, Refused, BaselineError, ValueError) as exc:
         return refuse(str(exc))
+    when = datetime.now(UTC)
+    runs: list[BindingRun] = []
+    if args.server:
+        served = _server_runs(args, doc, [t for t in tests if not (command and t.is_client)], behaviors)
+        if isinstance(served, int):
+            return served
+        runs += served
+    if command is not None:
+        try:
+            runs.append(run_clients(tests, ClientTestOptions(command, args.timeout * 3)))
+        except Exception as exc:
+            return crashed("ACTS client runner error", exc)
+    return _finish(args, runs, doc, baseline, when)
+
+
+def _server_runs(
+    args: argparse.Namespace, doc: document.Document, tests: list[document.Test], behaviors: tuple[str, ...]
+) -> list[BindingRun] | int:
+    """The server tests over each binding chosen, or the exit code of a refusal."""
     try:
         with make_client(ClientOptions(read_timeout=args.timeout)) as http:
             found = discover(http, args.server, ClientOptions(read_timeout=args.timeout))
@@ -159,13 +190,11 @@ def cmd_acts(args: argparse.Namespace) -> int:
             f"the card declares no A2A 1.0 interface of {', '.join(args.binding or TRANSPORTS)} "
             f"(it has: {', '.join(declared) or 'none'})"
         )
-    options = RunOptions(args.server, tuple(chosen), behaviors, args.token, args.timeout)
-    when = datetime.now(UTC)
+    options = RunOptions(args.server, tuple(chosen), behaviors, args.token, args.timeout, client=bool(args.client))
     try:
-        runs = [run_binding(tests, t, declared[t], found.card, found.url, doc.spec_version, options) for t in chosen]
+        return [run_binding(tests, t, declared[t], found.card, found.url, doc.spec_version, options) for t in chosen]
     except Exception as exc:
         return crashed("ACTS runner error", exc)
-    return _finish(args, runs, doc, baseline, when)
 
 
 def _finish(
@@ -173,8 +202,8 @@ def _finish(
 ) -> int:
     for run in runs:
         said = "; ".join(report.summary_lines(run.results))
-        say(f"ACTS {document.ACTS_SPEC} over {run.transport} ({run.url}): {said}")
-        say(f"  {'A2A conformant' if report.conformant(run.results) else 'not conformant'} on {run.transport} (§12.7)")
+        say(f"ACTS {document.ACTS_SPEC} over {run.name} ({run.url}): {said}")
+        say(f"  {'A2A conformant' if report.conformant(run.results) else 'not conformant'} on {run.name} (§12.7)")
     if args.json:
         try:
             write_acts(args, runs, doc.spec_version, when)

@@ -125,16 +125,16 @@ def scenario_results(runs: list[BindingRun]) -> list[ScenarioResult]:
             check = _check(result)
             out.append(
                 ScenarioResult(
-                    id=f"acts/{run.transport}/{result.test.id}",
+                    id=f"acts/{run.name}/{result.test.id}",
                     title=result.test.name,
-                    group=f"acts/{run.transport}",
+                    group=f"acts/{run.name}",
                     outcome=check.outcome,
                     checks=[check],
                     client=None,
                     seed=0,
                     duration=result.duration_ms / 1000,
                     error=result.failure.message if result.result == "error" and result.failure else None,
-                    subject="reached" if result.result != "skip" else None,
+                    subject="reached" if result.result != "skip" or result.unimplemented else None,
                 )
             )
     return out
@@ -146,6 +146,8 @@ def _check(result: TestResult) -> CheckResult:
     if result.result == "pass":
         steps = ", ".join(s.id for s in result.steps)
         return definition.result(Outcome.PASS, f"{test.name}: every step held ({steps})")
+    if result.unimplemented:
+        return definition.result(Outcome.UNIMPLEMENTED, result.skip_reason)
     if result.result == "skip":
         return definition.result(Outcome.SKIPPED, result.skip_reason)
     assert failure is not None

@@ -74,16 +74,24 @@ class TestResult:
     failure: Failure | None = None
     steps: list[StepResult] = field(default_factory=list)
     quote: str = ""
+    #: A client test whose client reported no parse: `skip` in ACTS's report, UNIMPLEMENTED in a2a-lab's.
+    unimplemented: bool = False
 
 
 @dataclass
 class BindingRun:
-    """One binding's run: `transport` is ACTS's name for it (jsonrpc, rest, grpc)."""
+    """One binding's run: `transport` is ACTS's name for it (jsonrpc, rest, grpc); `label` names the run in a2a-lab's
+    reports and report files (the transport, or `client` for the client tests)."""
 
     transport: str
     url: str
     results: list[TestResult]
     duration_ms: int
+    label: str = ""
+
+    @property
+    def name(self) -> str:
+        return self.label or self.transport
 
 
 @dataclass(frozen=True)

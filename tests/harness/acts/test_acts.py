@@ -5,6 +5,7 @@ judgement is shown both ways: a test the server passes, and the same test with a
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +15,7 @@ import yaml
 from a2a_lab.harness.acts import assertions as A
 from a2a_lab.harness.acts import document
 from a2a_lab.harness.cli import main
+from tests.harness.conftest import fake_command
 
 HEAD = {"acts_version": "1.0", "spec_version": "1.0"}
 
@@ -392,3 +394,79 @@ def test_paths_until_and_variables() -> None:
     with pytest.raises(A.Unresolved, match="captured no"):
         scope.responses["send"] = {}
         scope.resolve("{{send.contextId}}")
+
+
+# ------------------------------------------------------------------------------------------------ client tests
+
+PARSE: dict[str, Any] = {
+    "id": "CLIENT-PARSE-001",
+    "name": "parses a completed task",
+    "level": "must",
+    "steps": [
+        {
+            "id": "parse",
+            "client_response": {
+                "operation": "send_message",
+                "wire_payload": {
+                    "jsonrpc": "2.0",
+                    "id": "1",
+                    "result": {
+                        "task": {
+                            "id": "abc-123",
+                            "contextId": "ctx-456",
+                            "status": {"state": "TASK_STATE_COMPLETED"},
+                            "artifacts": [{"artifactId": "a", "parts": [{"text": "hello world"}]}],
+                        }
+                    },
+                },
+            },
+            "expect_parsed": {
+                "task": {
+                    "id": "abc-123",
+                    "status": {"state": "TASK_STATE_COMPLETED"},
+                    "artifacts": [{"parts": [{"text": "hello world"}]}],
+                }
+            },
+        }
+    ],
+}
+
+
+def client_run(tmp_path: Path, data: dict[str, Any], client: str) -> tuple[int, dict[str, Any], dict[str, Any]]:
+    """`acts run --client` in-process: the exit code, the ACTS report's tests by id, a2a-lab's report."""
+    path = write(tmp_path, data)
+    out, lab = tmp_path / "acts.json", tmp_path / "lab.json"
+    code = main(["acts", "run", str(path), "--client", client, "--json", str(out), "--report-json", str(lab), "-q"])
+    return code, results(json.loads(out.read_text())), json.loads(lab.read_text())
+
+
+def test_the_reference_client_reports_what_it_parsed_and_passes(tmp_path: Path) -> None:
+    get = {
+        **PARSE,
+        "id": "CLIENT-PARSE-003",
+        "steps": [{**PARSE["steps"][0], "client_response": {"operation": "get_task", "wire_payload": {}}}],
+    }
+    code, got, lab = client_run(tmp_path, suite(PARSE, get), "builtin")
+    assert code == 0
+    assert got["CLIENT-PARSE-001"]["result"] == "pass"
+    assert (
+        got["CLIENT-PARSE-003"]["result"] == "skip"
+        and "send_message payloads only" in got["CLIENT-PARSE-003"]["skip_reason"]
+    )
+    outcomes = {s["id"]: s["outcome"] for s in lab["scenarios"]}
+    assert outcomes == {"acts/client/CLIENT-PARSE-001": "PASS", "acts/client/CLIENT-PARSE-003": "SKIPPED"}
+
+
+def test_a_parse_that_differs_fails_and_a_client_without_a_report_is_unimplemented(tmp_path: Path) -> None:
+    wrong = json.loads(json.dumps(PARSE))
+    wrong["steps"][0]["expect_parsed"]["task"]["id"] = "xyz-999"
+    code, got, _ = client_run(tmp_path, suite(wrong), "builtin")
+    assert code == 1
+    failure = got["CLIENT-PARSE-001"]["failure"]
+    assert failure["assertion_path"] == "task.id" and failure["actual"] == '"abc-123"'
+    code, got, lab = client_run(tmp_path, suite(PARSE), fake_command())
+    assert code == 0 and got["CLIENT-PARSE-001"]["result"] == "skip"
+    assert "no `parsed` object" in got["CLIENT-PARSE-001"]["skip_reason"]
+    assert lab["scenarios"][0]["outcome"] == "UNIMPLEMENTED"
+    code, got, _ = client_run(tmp_path, suite(PARSE), f"{sys.executable} -c pass")
+    assert code == 1 and "never sent SendMessage" in got["CLIENT-PARSE-001"]["failure"]["message"]
