@@ -1,4 +1,5 @@
-"""`a2a-lab acts run PATH... --server URL`: run ACTS 0.1.0 server tests against a live server, per binding.
+"""`a2a-lab acts run PATH... [--server URL] [--client CMD]`: run ACTS 0.1.0 server tests against a live server, per
+binding, and client tests against a client command.
 
 Exit codes are the harness's: 0 the gate passed (every MUST test that ran passed), 1 a test failed, 2 unusable input
 (a broken ACTS file, no card, a bad option), 3 a runner error.
@@ -166,7 +167,9 @@ def cmd_acts(args: argparse.Namespace) -> int:
         if isinstance(served, int):
             return served
         runs += served
-    if command is not None:
+    if command is not None and not any(t.is_client for t in tests):
+        say("no client test (client_response) in the selection: --client has nothing to run")
+    elif command is not None:
         try:
             runs.append(run_clients(tests, ClientTestOptions(command, args.timeout * 3)))
         except Exception as exc:
@@ -230,7 +233,7 @@ def _finish(
 
 COMMAND = Command(
     "acts",
-    "run ACTS 0.1.0 (the A2A Conformance Test Specification) server tests against a live server, per binding",
+    "run ACTS 0.1.0 (the A2A Conformance Test Specification): server tests per binding, client tests on a client",
     add_arguments,
     cmd_acts,
 )

@@ -106,13 +106,15 @@ exit codes:
         "checks failed: FAIL, TIMEOUT or NO_CONTACT", "checks failed, or an interface gave no answer"
     ),
     "acts": f"""ACTS 0.1.0: the A2A Conformance Test Specification (draft), docs/acts-specification.md and tests/acts in
-the a2aproject/A2A repository. Server tests run over each binding the card declares (JSON-RPC and HTTP+JSON; gRPC
-tests are skipped with the reason); client tests (client_response) are skipped.
+the a2aproject/A2A repository. Server tests (--server) run over each binding the card declares (JSON-RPC and
+HTTP+JSON; gRPC tests are skipped with the reason); client tests (client_response, --client) serve their payloads
+to the client and compare the `parsed` object of its A2A_LAB_RESULT with expect_parsed.
 
 examples:
   a2a-lab acts run A2A/tests/acts/suite.acts.yaml --server http://127.0.0.1:8000 --json reports/
   a2a-lab acts run core-operations.acts.yaml --server http://127.0.0.1:8000 --binding jsonrpc --level must
   a2a-lab acts run suite.acts.yaml --server http://127.0.0.1:8000 --test 'CORE-*' --tag streaming --junit acts.xml
+  a2a-lab acts run client-parsing.acts.yaml --client 'python3 my_client.py {{card_url}}' --json acts.json
 
 exit codes:
   {Exit.OK:<3}  the gate passed: every MUST test that ran passed (with --strict every SHOULD test too)
