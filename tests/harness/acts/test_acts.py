@@ -470,3 +470,158 @@ def test_a_parse_that_differs_fails_and_a_client_without_a_report_is_unimplement
     assert lab["scenarios"][0]["outcome"] == "UNIMPLEMENTED"
     code, got, _ = client_run(tmp_path, suite(PARSE), f"{sys.executable} -c pass")
     assert code == 1 and "never sent SendMessage" in got["CLIENT-PARSE-001"]["failure"]["message"]
+
+
+# ------------------------------------------------------------------------------------------------ decisions (README)
+
+
+def one_step(step: dict[str, Any], **test: Any) -> dict[str, Any]:
+    return suite({"id": "T-1", "name": "t", "level": "must", "steps": [step], **test})
+
+
+@pytest.mark.parametrize(
+    ("step", "check"),
+    [
+        (
+            {
+                "id": "s",
+                "operation": "get_task",
+                "params": {"id": "x"},
+                "expect_error": {"message": {"type": "string"}},
+            },
+            lambda s: s.expect_error.spelled == "any",
+        ),
+        (
+            {
+                "id": "s",
+                "operation": "get_task",
+                "params": {"id": "x"},
+                "expect": {"status": "error", "error": {"exists": True}},
+            },
+            lambda s: s.expect_error.spelled == "expect.status: error" and s.expect is None,
+        ),
+        (
+            {"id": "s", "operation": "subscribe_to_task", "params": {"id": "x"}, "expect": {"error": {"exists": True}}},
+            lambda s: s.expect_error is not None and s.expect is None,
+        ),
+        (
+            {"id": "s", "operation": "get_agent_card", "params": {"extended": True}},
+            lambda s: s.operation == "get_extended_agent_card",
+        ),
+        (
+            {"id": "s", "operation": "get_task", "params": {"id": "x"}, "expect": {"id": "x", "status": 200}},
+            lambda s: s.expect.body == {"id": "x"} and s.expect.status == 200,
+        ),
+        (
+            {
+                "id": "s",
+                "operation": "get_agent_card",
+                "params": {},
+                "expect": {"body": {"skills": {"items": {"id": {"type": "string"}}}}},
+            },
+            lambda s: s.expect.body["skills"]["items"] == {"id": {"type": "string"}},
+        ),
+    ],
+)
+def test_the_official_files_spellings_read_as_documented(tmp_path: Path, step: dict[str, Any], check: Any) -> None:
+    doc = document.load(write(tmp_path, one_step(step, requires_behaviors=[])))
+    assert check(doc.tests[0].steps[0])
+
+
+def test_raw_steps_take_expect_stream_and_a_mixed_expect_is_refused(tmp_path: Path) -> None:
+    raw = {"id": "r", "raw": {"method": "POST", "path": "/", "body": {}}, "expect_stream": {"min_count": 1}}
+    doc = document.load(write(tmp_path, one_step(raw, transport=["jsonrpc"])))
+    assert doc.tests[0].steps[0].expect_stream is not None
+    mixed = {"id": "s", "operation": "get_task", "params": {}, "expect": {"body": {}, "id": "x"}}
+    with pytest.raises(document.ActsError, match="beside `body`"):
+        document.load(write(tmp_path, one_step(mixed)))
+
+
+def test_params_map_to_the_request_forms() -> None:
+    from a2a_lab.harness.acts.exchange import acts_error, wire_params
+
+    sent = wire_params("send_message", {"taskId": "t", "message": {"role": "ROLE_USER", "parts": []}})
+    assert sent["message"]["taskId"] == "t" and sent["message"]["messageId"] and "taskId" not in sent
+    assert wire_params("list_tasks", {"cursor": "c"}) == {"pageToken": "c"}
+    flat = wire_params("create_push_config", {"taskId": "t", "pushNotificationConfig": {"url": "u"}})
+    assert flat == {"taskId": "t", "url": "u"}
+    assert wire_params("get_push_config", {"taskId": "t", "configId": "c"}) == {"taskId": "t", "id": "c"}
+    assert acts_error("StreamingNotSupportedError") == {"UnsupportedOperationError"}
+    assert acts_error("TaskNotFoundError") == {"TaskNotFoundError"}
+
+
+def test_event_assertions_and_monotonic_state() -> None:
+    from a2a_lab.harness.acts.runner import _monotonic, event_check
+
+    working = {"statusUpdate": {"status": {"state": "TASK_STATE_WORKING"}}}
+    done = {"task": {"id": "t", "status": {"state": "TASK_STATE_COMPLETED"}}}
+    assert event_check({"status": {"state": "TASK_STATE_COMPLETED"}}, done) is None  # the payload's status
+    assert event_check({"status_update": {"status": {"state": "TASK_STATE_WORKING"}}}, working) is None
+    assert event_check({"status_update": {"status": {"state": "TASK_STATE_WORKING"}}}, done) is not None
+    shapes = {"one_of": [{"status_update": {"status": {"state": "TASK_STATE_COMPLETED"}}}, {"task": {"id": "t"}}]}
+    assert event_check(shapes, done) is None and event_check(shapes, working) is not None
+    assert _monotonic([working, done, done]) == ""
+    assert "terminal state is final" in _monotonic([done, working])
+    submitted = {"statusUpdate": {"status": {"state": "TASK_STATE_SUBMITTED"}}}
+    assert "only the initial state" in _monotonic([submitted, working, submitted])
+
+
+def test_raw_steps_and_push_configs_on_a_live_server(tmp_path: Path, serve: Any) -> None:
+    served = serve("spec/acts-sut")
+    raw = {
+        "id": "JSONRPC-RAW-1",
+        "name": "raw envelope",
+        "level": "must",
+        "transport": ["jsonrpc"],
+        "steps": [
+            {
+                "id": "r",
+                "raw": {
+                    "method": "POST",
+                    "path": "/",
+                    "headers": {"Content-Type": "application/json", "A2A-Version": "1.0"},
+                    "body": {"jsonrpc": "2.0", "id": "r-1", "method": "GetTask", "params": {"id": "nope"}},
+                },
+                "expect": {"status": 200, "body": {"jsonrpc": "2.0", "id": "r-1", "error": {"code": -32001}}},
+            },
+            {
+                "id": "card",
+                "raw": {"method": "GET", "path": "/.well-known/agent-card.json"},
+                "expect": {"body": {"name": {"starts_with": "a2a-lab"}}},
+            },
+        ],
+    }
+    push = {
+        "id": "PUSH-1",
+        "name": "push config round trip",
+        "level": "should",
+        "preconditions": {"capabilities": {"pushNotifications": True}},
+        "steps": [
+            {
+                "id": "send",
+                "operation": "send_message",
+                "params": send("tck-complete-task push"),
+                "capture": {"taskId": "task.id"},
+            },
+            {
+                "id": "set",
+                "operation": "set_push_notification_config",
+                "params": {"taskId": "{{send.taskId}}", "pushNotificationConfig": {"url": "{{hook}}"}},
+                "expect": {"body": {"url": "{{hook}}", "id": {"type": "string"}}},
+                "capture": {"configId": "id"},
+            },
+            {
+                "id": "get",
+                "operation": "get_push_notification_config",
+                "params": {"taskId": "{{send.taskId}}", "id": "{{set.configId}}"},
+                "expect": {"body": {"id": "{{set.configId}}"}},
+            },
+        ],
+    }
+    code, reports = run(tmp_path, served.url, suite(raw, push, variables={"hook": "https://example.com/hook"}))
+    assert code == 0
+    assert {k: v["result"] for k, v in results(reports["jsonrpc"]).items()} == {
+        "JSONRPC-RAW-1": "pass",
+        "PUSH-1": "pass",
+    }
+    assert results(reports["rest"])["PUSH-1"]["result"] == "pass"
