@@ -1,5 +1,6 @@
 """One ACTS step on the wire: an abstract operation in the request form of the binding under test (protocol.requests
-builds it, as for the reference client), or a raw wire step (§4.4); the answer kept whole, unwrapped to the assertion
+builds it, as for the reference client; gRPC through the reference client's gRPC transport), or a raw wire step
+(§4.4, HTTP only); the answer kept whole, unwrapped to the assertion
 root of §4.2, with the error it carries, the stream's events, and a quote of the exchange for the reports.
 
 Decisions (README, ACTS section): a raw step's `path` is read against the URL of the interface under test (`/` is
@@ -354,3 +355,64 @@ def _error(body: Any, req_id: str | None, status: int | None) -> WireError | Non
     if known is None and isinstance(reason, str):
         known = next((e for e in errors.ErrorType if e.value.reason == reason), None)
     return WireError(known.value.name if known else None, known.value.code if known else None, message, details)
+
+
+class GrpcExchanger:
+    """Sends abstract operations to a gRPC interface through the reference client's transport (`lf.a2a.v1.A2AService`,
+    `a2a-version` metadata); an answer's `status` is 200 (gRPC answers ride an HTTP/2 200), an error is the A2A error
+    its ErrorInfo reason names. Raw steps are HTTP: on gRPC they are not sent (the test's `transport` says where)."""
+
+    def __init__(self, http: httpx.Client, target: Target) -> None:
+        from a2a_lab.protocol.cards import Interface
+
+        from ..refclient.grpc_transport import GrpcTransport
+        from ..refclient.options import ClientOptions
+
+        self.card = Exchanger(http, target)  # get_agent_card is the card's GET
+        self.target = target
+        options = ClientOptions(read_timeout=target.timeout, token=target.token)
+        self.transport = GrpcTransport(Interface(target.url, Binding.GRPC.value, "1.0"), options)
+
+    def close(self) -> None:
+        self.transport.close()
+
+    def raw(self, method: str, path: str, headers: Mapping[str, str], body: bytes | None) -> Reply:
+        return Reply(f"raw {method} {path}", "(not sent)", problem="a raw HTTP step cannot be sent over gRPC")
+
+    def operation(self, operation: str, params: Mapping[str, Any], stream_timeout: float | None = None) -> Reply:
+        from ..refclient.failures import ClientFailure
+
+        op = OPERATIONS[operation]
+        if op is None:
+            return self.card.operation(operation, params, stream_timeout)
+        canonical = wire_params(operation, params)
+        reply = Reply(
+            f"{operation} (GRPC {self.target.url})",
+            f"-> gRPC {op.value} at {self.target.url}\n   " + json.dumps(canonical)[:1200],
+        )
+        warnings: list[str] = []
+        try:
+            if op in (Operation.SEND_STREAMING_MESSAGE, Operation.SUBSCRIBE_TO_TASK):
+                deadline = time.monotonic() + (stream_timeout or STREAM_TIMEOUT_S)
+                for event in self.transport.stream(op, canonical, warnings):
+                    reply.events.append(event)
+                    if len(reply.events) >= EVENT_LIMIT or time.monotonic() > deadline:
+                        reply.problem, reply.stream_ended = "the stream did not end in time", False
+                        break
+                reply.root = reply.events
+            else:
+                reply.root = self.transport.call(op, canonical, warnings)
+                reply.body = reply.root
+            reply.status = 200
+        except ClientFailure as failure:
+            details = failure.details
+            if failure.type != "remote":
+                reply.problem = failure.message
+                return reply
+            code = details.get("code")
+            known = errors.by_code(code) if isinstance(code, int) else None
+            reply.status = 200
+            reply.error = WireError(
+                known.value.name if known else None, code, failure.message, details.get("data", MISSING)
+            )
+        return reply

@@ -15,12 +15,12 @@ from typing import Any
 
 import httpx
 
-from a2a_lab.protocol import cards
+from a2a_lab.protocol import cards, grpcwire
 from a2a_lab.protocol.states import TaskState
 
 from . import assertions as A
 from .document import EVENT_KINDS, OPERATORS, ExpectError, ExpectStream, NamedAssertion, Step, Test
-from .exchange import BINDINGS, Exchanger, Reply, Target, acts_error
+from .exchange import BINDINGS, Exchanger, GrpcExchanger, Reply, Target, acts_error
 
 #: The standard SUT behaviour prefixes (§11.2): what a SUT is taken to serve unless `--behaviors` says otherwise.
 STANDARD_BEHAVIORS = (
@@ -163,7 +163,7 @@ def interfaces(card: Mapping[str, Any]) -> dict[str, str]:
 class TestRun:
     """One test on one binding."""
 
-    def __init__(self, test: Test, exchanger: Exchanger, options: RunOptions) -> None:
+    def __init__(self, test: Test, exchanger: Exchanger | GrpcExchanger, options: RunOptions) -> None:
         self.test, self.exchanger, self.options = test, exchanger, options
         runner = {"SUT_BASE_URL": options.server.rstrip("/"), "baseUrl": options.server.rstrip("/")}
         self.scope = A.Scope(test.variables, runner)
@@ -582,13 +582,20 @@ def run_binding(
         options.server.rstrip("/"), card_url, url, BINDINGS[transport], spec_version, options.token, options.timeout
     )
     with httpx.Client(follow_redirects=False) as http:
-        exchanger = Exchanger(http, target)
-        for test in tests:
-            reason = skip_reason(test, transport, card, options)
-            if not reason and transport == "grpc":
-                reason = "a2a-lab's ACTS runner speaks JSON-RPC and HTTP+JSON; gRPC is not implemented yet"
-            if reason:
-                results.append(TestResult(test, "skip", skip_reason=reason))
-                continue
-            results.append(TestRun(test, exchanger, options).run())
+        grpc = transport == "grpc" and grpcwire.missing() is None
+        exchanger: Exchanger | GrpcExchanger = GrpcExchanger(http, target) if grpc else Exchanger(http, target)
+        try:
+            for test in tests:
+                reason = skip_reason(test, transport, card, options)
+                if not reason and transport == "grpc" and grpcwire.missing():
+                    reason = f"gRPC: {grpcwire.missing()}"
+                if not reason and transport == "grpc" and any(step.kind == "raw" for step in test.steps):
+                    reason = "raw steps are HTTP requests: not sent over gRPC"
+                if reason:
+                    results.append(TestResult(test, "skip", skip_reason=reason))
+                    continue
+                results.append(TestRun(test, exchanger, options).run())
+        finally:
+            if isinstance(exchanger, GrpcExchanger):
+                exchanger.close()
     return BindingRun(transport, url, results, _ms(started))

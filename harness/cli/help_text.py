@@ -106,8 +106,8 @@ exit codes:
         "checks failed: FAIL, TIMEOUT or NO_CONTACT", "checks failed, or an interface gave no answer"
     ),
     "acts": f"""ACTS 0.1.0: the A2A Conformance Test Specification (draft), docs/acts-specification.md and tests/acts in
-the a2aproject/A2A repository. Server tests (--server) run over each binding the card declares (JSON-RPC and
-HTTP+JSON; gRPC tests are skipped with the reason); client tests (client_response, --client) serve their payloads
+the a2aproject/A2A repository. Server tests (--server) run over each binding the card declares (JSON-RPC,
+HTTP+JSON, gRPC); client tests (client_response, --client) serve their payloads
 to the client and compare the `parsed` object of its A2A_LAB_RESULT with expect_parsed.
 
 examples:
