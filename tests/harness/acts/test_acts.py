@@ -625,3 +625,13 @@ def test_raw_steps_and_push_configs_on_a_live_server(tmp_path: Path, serve: Any)
         "PUSH-1": "pass",
     }
     assert results(reports["rest"])["PUSH-1"]["result"] == "pass"
+
+
+def test_a_baseline_excuses_a_known_failure(tmp_path: Path, serve: Any) -> None:
+    served = serve("spec/acts-sut")
+    wrong = json.loads(json.dumps(SEND_GET))
+    wrong["steps"][1]["expect"]["body"]["status"]["state"] = "TASK_STATE_WORKING"
+    baseline = tmp_path / "baseline.yaml"
+    baseline.write_text(yaml.safe_dump({"acts/jsonrpc/CORE-SEND-001": {"CORE-SEND-001": "known: the test is wrong"}}))
+    code, reports = run(tmp_path, served.url, suite(wrong), "--binding", "jsonrpc", "--baseline", str(baseline))
+    assert code == 0 and results(reports["jsonrpc"])["CORE-SEND-001"]["result"] == "fail"
