@@ -17,6 +17,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from a2a_lab.protocol.exceptions import LabError
+
 from .document import Until, is_operator_map
 
 MISSING: Any = type("Missing", (), {"__repr__": lambda self: "(absent)"})()
@@ -37,7 +39,7 @@ class Mismatch:
         return f"{self.path or '(root)'}: expected {self.expected}, got {self.actual}"
 
 
-class Unresolved(Exception):
+class Unresolved(LabError):
     """A `{{variable}}` nothing defines (§12.2: the step fails with a clear message). Internal to the runner."""
 
 

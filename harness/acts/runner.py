@@ -16,6 +16,7 @@ from typing import Any
 import httpx
 
 from a2a_lab.protocol import cards, grpcwire
+from a2a_lab.protocol.exceptions import LabError
 from a2a_lab.protocol.states import TaskState
 
 from . import assertions as A
@@ -105,7 +106,7 @@ class RunOptions:
     sleep: Callable[[float], None] = time.sleep
 
 
-class StepFailed(Exception):
+class StepFailed(LabError):
     """A step's failure (internal to the runner)."""
 
     def __init__(self, failure: Failure) -> None:
