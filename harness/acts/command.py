@@ -203,7 +203,7 @@ def _server_runs(
 def _finish(
     args: argparse.Namespace, runs: list[BindingRun], doc: document.Document, baseline: Baseline | None, when: datetime
 ) -> int:
-    for run in runs:
+    for run in [] if args.quiet else runs:
         said = "; ".join(report.summary_lines(run.results))
         say(f"ACTS {document.ACTS_SPEC} over {run.name} ({run.url}): {said}")
         say(f"  {'A2A conformant' if report.conformant(run.results) else 'not conformant'} on {run.name} (§12.7)")

@@ -294,7 +294,8 @@ class Suite:
 
 @dataclass(frozen=True)
 class Document:
-    """Every suite of a file and of the files it includes, in order; variables merged (the including file's win)."""
+    """Every suite of a file and of the files it includes, in order; each test keeps the variables it sees (its own
+    file's over those of the files that include it)."""
 
     acts_version: str
     spec_version: str
@@ -320,7 +321,8 @@ class _Reader:
     def __init__(self) -> None:
         self.seen: set[Path] = set()
 
-    def document(self, path: Path, chain: tuple[Path, ...]) -> Document:
+    def document(self, path: Path, chain: tuple[Path, ...], inherited: Mapping[str, str] | None = None) -> Document:
+        """`inherited`: the variables of the files that include this one (its own win over them)."""
         real = path.resolve()
         if real in chain:
             raise ActsError(chain[-1], "include", f"includes {path} again (a cycle)", "include each file once")
@@ -338,7 +340,7 @@ class _Reader:
         spec_version = f.text(data, "", "spec_version", required=True)
         metadata = data.get("metadata") or {}
         f.map(metadata, "metadata", ("title", "description", "authors", "license"))
-        variables = f.text_map(data, "", "variables")
+        variables = {**(inherited or {}), **f.text_map(data, "", "variables")}
         if "include" not in data and "suites" not in data:
             raise ActsError(path, "", "has neither `suites` nor `include`", "an ACTS document needs at least one (§2)")
         suites: list[Suite] = []
@@ -349,10 +351,9 @@ class _Reader:
                 raise ActsError(
                     path, f"include[{i}]", f"no such file {str(target)!r}", "paths are relative to this file"
                 )
-            inner = self.document(target, (*chain, real))
+            inner = self.document(target, (*chain, real), variables)
             suites += inner.suites
             files += inner.files
-            variables = {**inner.variables, **variables}
         doc_ref = f.text(data, "", "spec_ref")
         for i, raw in enumerate(f.items(data, "", "suites")):
             suites.append(_suite(f, raw, f"suites[{i}]", doc_ref, variables))

@@ -280,9 +280,14 @@ def test_json_files_include_and_the_official_spellings_are_read(tmp_path: Path) 
             }
         ],
     }
-    write(tmp_path, suite(push), "b.acts.yaml")
-    top = write(tmp_path, {**HEAD, "include": ["a.acts.json", "b.acts.yaml"]}, "suite.acts.yaml")
+    write(tmp_path, suite(push, variables={"who": "b"}), "b.acts.yaml")
+    top = write(
+        tmp_path,
+        {**HEAD, "variables": {"who": "top", "base": "x"}, "include": ["a.acts.json", "b.acts.yaml"]},
+        "suite.acts.yaml",
+    )
     doc = document.load(top)
+    assert doc.tests[1].variables == {"who": "b", "base": "x"}  # its own file's over the including file's
     assert [t.id for t in doc.tests] == ["CORE-ERR-001", "P-1"]
     assert doc.tests[1].steps[0].operation == "create_push_config"
     assert doc.tests[0].steps[0].expect_error is not None and doc.tests[0].steps[0].expect_error.spelled == "code"
@@ -635,3 +640,22 @@ def test_a_baseline_excuses_a_known_failure(tmp_path: Path, serve: Any) -> None:
     baseline.write_text(yaml.safe_dump({"acts/jsonrpc/CORE-SEND-001": {"CORE-SEND-001": "known: the test is wrong"}}))
     code, reports = run(tmp_path, served.url, suite(wrong), "--binding", "jsonrpc", "--baseline", str(baseline))
     assert code == 0 and results(reports["jsonrpc"])["CORE-SEND-001"]["result"] == "fail"
+
+
+def test_a_behaviours_file_says_what_the_sut_serves(
+    tmp_path: Path, serve: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
+    served = serve("spec/acts-sut")
+    behaviours = tmp_path / "sut.yaml"
+    behaviours.write_text(
+        yaml.safe_dump({"acts_version": "1.0", "behaviors": [{"prefix": "tck-cancel", "description": "d"}]})
+    )
+    code, reports = run(
+        tmp_path, served.url, suite(SEND_GET, NOT_FOUND), "--binding", "rest", "--behaviors", str(behaviours)
+    )
+    got = results(reports["rest"])
+    assert code == 0 and got["CORE-ERR-001"]["result"] == "pass"
+    assert "tck-complete-task" in got["CORE-SEND-001"]["skip_reason"]
+    behaviours.write_text(yaml.safe_dump({"acts_version": "1.0", "behaviors": [{"prefixx": "tck-cancel"}]}))
+    assert run(tmp_path, served.url, suite(NOT_FOUND), "--behaviors", str(behaviours))[0] == 2
+    assert "behaviors[0].prefixx" in capsys.readouterr().err
