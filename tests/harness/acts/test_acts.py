@@ -5,6 +5,7 @@ judgement is shown both ways: a test the server passes, and the same test with a
 from __future__ import annotations
 
 import json
+import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -659,3 +660,14 @@ def test_a_behaviours_file_says_what_the_sut_serves(
     behaviours.write_text(yaml.safe_dump({"acts_version": "1.0", "behaviors": [{"prefixx": "tck-cancel"}]}))
     assert run(tmp_path, served.url, suite(NOT_FOUND), "--behaviors", str(behaviours))[0] == 2
     assert "behaviors[0].prefixx" in capsys.readouterr().err
+
+
+def test_a_report_folder_gets_section_13_5_names(tmp_path: Path, serve: Any) -> None:
+    served = serve("spec/acts-sut")
+    folder = tmp_path / "reports"
+    folder.mkdir()
+    path = write(tmp_path, suite(NOT_FOUND))
+    code = main(["acts", "run", str(path), "--server", served.url, "--json", str(folder), "--sdk", "my sdk", "-q"])
+    names = sorted(p.name for p in folder.iterdir())
+    assert code == 0 and len(names) == 3
+    assert all(re.fullmatch(r"acts-report-my-sdk-(grpc|jsonrpc|rest)-\d{8}T\d{6}Z\.json", n) for n in names), names
