@@ -62,6 +62,7 @@ CATALOGUE_IDS = [
     "quirks/unknown-request-fields-refused",
     "quirks/v03-completed-task-artifacts",
     "quirks/v03-result-under-v1-method",
+    "spec/acts-sut",
     "spec/conformant",
     "spec/task/submitted-needs-get-task",
     "spec/tck-sut",
