@@ -671,3 +671,15 @@ def test_a_report_folder_gets_section_13_5_names(tmp_path: Path, serve: Any) -> 
     names = sorted(p.name for p in folder.iterdir())
     assert code == 0 and len(names) == 3
     assert all(re.fullmatch(r"acts-report-my-sdk-(grpc|jsonrpc|rest)-\d{8}T\d{6}Z\.json", n) for n in names), names
+
+
+def test_acts_files_are_bounded_like_every_user_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from a2a_lab.contract import userfile
+
+    big = tmp_path / "big.acts.yaml"
+    big.write_text("# " + "x" * (userfile.ACTS.max_bytes + 10))
+    deep = write(tmp_path, {**suite(NOT_FOUND), "metadata": {"description": "d"}}, "deep.acts.json")
+    deep.write_text(deep.read_text()[:-1] + ', "x": ' + "[" * 100 + "]" * 100 + "}")
+    for path, said in ((big, "ACTS file"), (deep, "nested more than 64 levels")):
+        assert main(["acts", "run", str(path), "--server", "http://127.0.0.1:9"]) == 2
+        assert said in capsys.readouterr().err
