@@ -683,3 +683,13 @@ def test_acts_files_are_bounded_like_every_user_file(tmp_path: Path, capsys: pyt
     for path, said in ((big, "ACTS file"), (deep, "nested more than 64 levels")):
         assert main(["acts", "run", str(path), "--server", "http://127.0.0.1:9"]) == 2
         assert said in capsys.readouterr().err
+
+
+def test_several_paths_are_one_run_and_a_test_id_used_twice_is_refused(tmp_path: Path) -> None:
+    from a2a_lab.harness.acts.command import load
+
+    a = write(tmp_path, suite(NOT_FOUND), "a.acts.yaml")
+    b = write(tmp_path, suite(SEND_GET), "b.acts.yaml")
+    assert [t.id for t in load([a, b]).tests] == ["CORE-ERR-001", "CORE-SEND-001"]
+    with pytest.raises(document.ActsError, match="is used again"):
+        load([a, write(tmp_path, suite(NOT_FOUND), "c.acts.yaml")])
