@@ -1,5 +1,5 @@
 """Reading a file a user hands a2a-lab, within bounds: the one reader of scenarios, baselines, JSON reports
-(`--compare`, `report merge`), agent cards and key sets (and of HAR and ACTS files to come).
+(`--compare`, `report merge`), agent cards, key sets and ACTS files (and of HAR files to come).
 
 Each kind of file (`Kind`) has its bounds, all checked before the data is built:
 
@@ -104,6 +104,19 @@ KEYS = Kind(
     too_large='a key set holds a few public keys: {"keys": [...]}',
     too_deep='a key set is {"keys": [{...}, ...]}: three levels',
     too_many='a key set holds a few public keys: {"keys": [...]}',
+)
+
+
+#: ACTS files (`a2a-lab acts run`, ACTS 0.1.0): the largest official one is some 14 KiB and 1 500 values; a suite
+#: of every official file is some 130 KiB. Golden payloads nest a dozen levels.
+ACTS = Kind(
+    "ACTS file",
+    max_bytes=4 * MIB,
+    max_depth=64,
+    max_values=200_000,
+    too_large="an ACTS file holds one area's tests in a few dozen KiB: split it and list the parts in `include`",
+    too_deep="ACTS tests and golden payloads nest a dozen levels; this is not an ACTS file",
+    too_many="split the file by area and list the parts in a suite file's `include`",
 )
 
 

@@ -26,7 +26,10 @@ LabError
 ├── ClientEnvError ......... harness/environment.py          [ValueError]
 ├── PresetError ............ harness/cli/presets.py          [ValueError]
 ├── Refusal ................ harness/cli/run.py
-└── UnusableInput .......... harness/cardcheck/command.py
+├── UnusableInput .......... harness/cardcheck/command.py
+├── ActsError .............. harness/acts/document.py        [ValueError]
+├── Unresolved ............. harness/acts/assertions.py
+└── StepFailed ............. harness/acts/runner.py
 
 Outside the tree, on purpose:
 

@@ -16,6 +16,7 @@ from .parser import Parser
 def commands() -> list[Command]:
     """Every command, in the order `a2a-lab --help` lists them (imported when the parser is built, not with the
     package: the reference client, which takes its options and exit codes from here, loads none of the others)."""
+    from ..acts import command as acts
     from ..cardcheck import command as card
     from ..fuzz import command as fuzz
     from ..probe import command as probe
@@ -33,6 +34,7 @@ def commands() -> list[Command]:
         merge.COMMAND,
         card.COMMAND,
         probe.COMMAND,
+        acts.COMMAND,
         fuzz.COMMAND,
         record.COMMAND,
     ]

@@ -105,6 +105,22 @@ exit codes:
     + _SCORING.format(never_started="", interrupted="").replace(
         "checks failed: FAIL, TIMEOUT or NO_CONTACT", "checks failed, or an interface gave no answer"
     ),
+    "acts": f"""ACTS 0.1.0: the A2A Conformance Test Specification (draft), docs/acts-specification.md and tests/acts in
+the a2aproject/A2A repository. Server tests (--server) run over each binding the card declares (JSON-RPC,
+HTTP+JSON, gRPC); client tests (client_response, --client) serve their payloads
+to the client and compare the `parsed` object of its A2A_LAB_RESULT with expect_parsed.
+
+examples:
+  a2a-lab acts run A2A/tests/acts/suite.acts.yaml --server http://127.0.0.1:8000 --json reports/
+  a2a-lab acts run core-operations.acts.yaml --server http://127.0.0.1:8000 --binding jsonrpc --level must
+  a2a-lab acts run suite.acts.yaml --server http://127.0.0.1:8000 --test 'CORE-*' --tag streaming --junit acts.xml
+  a2a-lab acts run client-parsing.acts.yaml --client 'python3 my_client.py {{card_url}}' --json acts.json
+
+exit codes:
+  {Exit.OK:<3}  the gate passed: every MUST test that ran passed (with --strict every SHOULD test too)
+  {Exit.FAILED:<3}  a test failed
+  {Exit.USAGE:<3}  usage error: a broken ACTS file (file, path, field, hint), no card, a bad option
+  {Exit.HARNESS:<3}  runner error (a test ended in error)""",
     "fuzz": f"""examples:
   a2a-lab fuzz --client 'python3 my_client.py {{card_url}}' --budget 120s --seed 7
   a2a-lab fuzz --client builtin --budget 300 --scenario streaming/v1-stream -j 2 --json fuzz.json

@@ -36,7 +36,7 @@ from .failures import ClientFailure, invites_fallback
 from .follow import Follower
 from .http import make_client
 from .options import DEFAULT_TEXT, ClientOptions
-from .reading import Answer, TaskView, parts_text, read_send_result
+from .reading import Answer, TaskView, parsed_answer, parsed_error, parts_text, read_send_result
 from .result import Result
 from .selection import Selection, select_interfaces, supported
 from .signature import verify_card
@@ -187,7 +187,9 @@ def _converse(session: Session, selection: Selection, text: str) -> None:
             try:
                 # A fresh messageId per request: the bodies differ between interfaces, so one id would be reused.
                 turn = _send(transport, user_message(text), session, register=True)
+                result.parsed = parsed_answer(turn.answer)
             except ClientFailure as failure:
+                result.parsed = parsed_error(failure.as_dict())
                 if invites_fallback(failure) and position + 1 < len(selection.candidates):
                     nxt = selection.candidates[position + 1]
                     result.attempts.append({"interface": iface.label, "error": failure.message, **_brief(failure)})

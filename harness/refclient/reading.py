@@ -208,3 +208,27 @@ class StreamFold:
             self.answer = Answer(ResultKind.TASK, task=TaskView(id=ids.get("taskId"), context_id=ids.get("contextId")))
         assert self.answer.task is not None
         return self.answer.task
+
+
+def parsed_answer(answer: Answer) -> dict[str, Any]:
+    """An answer as the client parsed it, in the canonical ProtoJSON form (a SendMessageResponse)."""
+    if answer.kind is ResultKind.MESSAGE:
+        return {"message": dict(answer.message or {})}
+    task = answer.task or TaskView()
+    status: dict[str, Any] = {}
+    if task.state is not None:
+        status["state"] = task.state.value
+    if task.status_message is not None:
+        status["message"] = task.status_message
+    out: dict[str, Any] = {"id": task.id, "contextId": task.context_id, "status": status}
+    if task.artifacts:
+        out["artifacts"] = task.artifacts
+    return {"task": {k: v for k, v in out.items() if v is not None}}
+
+
+def parsed_error(failure: dict[str, Any]) -> dict[str, Any] | None:
+    """An A2A error the client read (a JSON-RPC code), as `{"error": {"code", "message"}}`; None for other failures."""
+    code = failure.get("code")
+    if not isinstance(code, int) or isinstance(code, bool):
+        return None
+    return {"error": {"code": code, "message": failure.get("message", "")}}

@@ -51,6 +51,10 @@ class Result:
     #: Warnings a person running the client should hear at once (the command line says them on stderr): gRPC
     #: unavailable here, a gRPC url that is not host:port. They are among `warnings` too.
     notices: list[str] = field(default_factory=list)
+    #: What the client parsed of the agent's first answer, in ProtoJSON's canonical (A2A 1.0) form: a SendMessage
+    #: response (`{"task": ...}` or `{"message": ...}`), or `{"error": {"code", "message"}}` for an A2A error
+    #: (ACTS client tests compare it with their `expect_parsed`). None when nothing was parsed.
+    parsed: dict[str, Any] | None = None
 
     def __post_init__(self) -> None:
         self.kind = ResultKind(self.kind)  # also from its spelling, "message", "task" or "error"
@@ -105,6 +109,7 @@ class Result:
             "signature": self.signature,
             "warnings": self.warnings,
             "error": self.error,
+            "parsed": self.parsed,
         }
 
 

@@ -80,6 +80,7 @@ CATALOGUE_IDS = [
     "quirks/v03-stream-as-ndjson",
     "quirks/v03-stream-open-after-input-required",
     "quirks/v03-stream-status-before-task",
+    "spec/acts-sut",
     "spec/conformant",
     "spec/task/submitted-needs-get-task",
     "spec/tck-sut",

@@ -1,0 +1,418 @@
+"""One ACTS step on the wire: an abstract operation in the request form of the binding under test (protocol.requests
+builds it, as for the reference client; gRPC through the reference client's gRPC transport), or a raw wire step
+(§4.4, HTTP only); the answer kept whole, unwrapped to the assertion
+root of §4.2, with the error it carries, the stream's events, and a quote of the exchange for the reports.
+
+Decisions (README, ACTS section): a raw step's `path` is read against the URL of the interface under test (`/` is
+that URL), except a `/.well-known/` path, read against the server's base URL; a raw answer that is an event stream
+has the list of its events' data as its body. Errors are recognised as the A2A specification maps them (JSON-RPC
+code, google.rpc ErrorInfo reason, gRPC-style status), which §6.2 says wins over ACTS's own table.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+import uuid
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import httpx
+from httpx_sse import SSEError, connect_sse
+
+from a2a_lab.protocol import errors, jsonrpc, requests
+from a2a_lab.protocol.bindings import A2A_JSON, EVENT_STREAM, JSON, Binding
+from a2a_lab.protocol.operations import Operation
+from a2a_lab.protocol.versions import HEADER, Version
+
+from ..refclient.http import media_type, snippet
+from .assertions import MISSING
+
+#: ACTS's abstract operations as a2a-lab's (§4.1); get_agent_card is the card's own GET.
+OPERATIONS: dict[str, Operation | None] = {
+    "send_message": Operation.SEND_MESSAGE,
+    "send_streaming_message": Operation.SEND_STREAMING_MESSAGE,
+    "get_task": Operation.GET_TASK,
+    "list_tasks": Operation.LIST_TASKS,
+    "cancel_task": Operation.CANCEL_TASK,
+    "subscribe_to_task": Operation.SUBSCRIBE_TO_TASK,
+    "get_agent_card": None,
+    "get_extended_agent_card": Operation.GET_EXTENDED_CARD,
+    "create_push_config": Operation.CREATE_PUSH_CONFIG,
+    "get_push_config": Operation.GET_PUSH_CONFIG,
+    "list_push_configs": Operation.LIST_PUSH_CONFIGS,
+    "delete_push_config": Operation.DELETE_PUSH_CONFIG,
+}
+#: ACTS's error names (§6.2) as the A2A errors they are: where ACTS names an error A2A 1.0 does not have, the error
+#: A2A answers in that situation (streaming or the extended card not supported: UnsupportedOperationError).
+ERROR_NAMES: dict[str, frozenset[str]] = {
+    "StreamingNotSupportedError": frozenset({"UnsupportedOperationError"}),
+    "ExtendedCardNotSupportedError": frozenset({"UnsupportedOperationError", "ExtendedAgentCardNotConfiguredError"}),
+}
+BINDINGS = {"jsonrpc": Binding.JSONRPC, "rest": Binding.HTTP_JSON, "grpc": Binding.GRPC}
+BODY_LIMIT = 4 * 1024 * 1024
+EVENT_LIMIT = 1000
+STREAM_TIMEOUT_S = 30.0
+
+
+@dataclass
+class WireError:
+    """An error answer: the A2A error's name (None: not one a2a-lab knows), its JSON-RPC code, message, details."""
+
+    name: str | None
+    code: int | None
+    message: Any
+    details: Any
+
+
+@dataclass
+class Reply:
+    """What a step got: the HTTP status, the decoded body, the assertion root (§4.2), the error, the events."""
+
+    label: str
+    quote: str
+    status: int | None = None
+    body: Any = MISSING
+    root: Any = MISSING
+    error: WireError | None = None
+    events: list[Any] = field(default_factory=list)
+    problem: str = ""
+    stream_ended: bool = True
+
+    def quoted(self) -> str:
+        """The exchange as the reports show it: the request, then the answer."""
+        answer = f"HTTP {self.status}" if self.status is not None else "no answer"
+        if self.problem:
+            answer += f" ({self.problem})"
+        if self.events:
+            shown = "\n".join(json.dumps(e, ensure_ascii=False)[:400] for e in self.events[:20])
+            return f"{self.quote}\n<- {answer}, {len(self.events)} event(s):\n{shown}"
+        body = "" if self.body is MISSING else json.dumps(self.body, ensure_ascii=False)[:1200]
+        return f"{self.quote}\n<- {answer}\n{body}".rstrip()
+
+
+@dataclass(frozen=True)
+class Target:
+    """Where a binding run sends its requests: the server's base URL, its card, one interface's URL and binding."""
+
+    base_url: str
+    card_url: str
+    url: str
+    binding: Binding
+    spec_version: str
+    token: str | None = None
+    timeout: float = 10.0
+
+
+def acts_error(name: str) -> frozenset[str]:
+    """The A2A error names an ACTS error name stands for."""
+    return ERROR_NAMES.get(name, frozenset({name}))
+
+
+# ------------------------------------------------------------------------------------------------ params
+
+
+def wire_params(operation: str, params: Mapping[str, Any]) -> dict[str, Any]:
+    """ACTS's abstract params (§4.3) as a2a-lab's canonical ones: a messageId when the message has none (§12.4),
+    a send's top-level taskId/contextId moved into its message, `cursor` as ListTasks' `pageToken`, a push config's
+    `pushNotificationConfig` flattened into the 1.0 TaskPushNotificationConfig."""
+    out = {k: v for k, v in params.items() if k != "extended"}
+    if operation in ("send_message", "send_streaming_message"):
+        message = dict(out.get("message") or {})
+        message.setdefault("messageId", str(uuid.uuid4()))
+        for key in ("taskId", "contextId"):
+            if key in out and key not in message:
+                message[key] = out.pop(key)
+        out["message"] = message
+    elif operation == "list_tasks" and "cursor" in out:
+        out["pageToken"] = out.pop("cursor")
+    elif operation == "create_push_config" and isinstance(out.get("pushNotificationConfig"), dict):
+        out = {**out.pop("pushNotificationConfig"), **out}
+    elif operation in ("get_push_config", "delete_push_config"):
+        for alias in ("configId", "pushNotificationConfigId"):
+            if alias in out and "id" not in out:
+                out["id"] = out.pop(alias)
+    return out
+
+
+# ------------------------------------------------------------------------------------------------ sending
+
+
+class Exchanger:
+    """Sends steps to one Target with one httpx client."""
+
+    def __init__(self, http: httpx.Client, target: Target) -> None:
+        self.http, self.target = http, target
+
+    def _headers(self, content_type: str | None, accept: str) -> dict[str, str]:
+        out = {"Accept": accept, HEADER: self.target.spec_version}
+        if content_type:
+            out["Content-Type"] = content_type
+        if self.target.token:
+            out.update(requests.auth_headers(self.target.token))
+        return out
+
+    def operation(self, operation: str, params: Mapping[str, Any], stream_timeout: float | None = None) -> Reply:
+        op = OPERATIONS[operation]
+        if op is None:
+            return self._send("GET", self.target.card_url, {}, None, self._headers(None, JSON), None, operation)
+        try:
+            wire = requests.build(op, Version.V1_0, self.target.binding, wire_params(operation, params))
+        except requests.UnsupportedRequest as exc:
+            return Reply(f"{operation} over {self.target.binding.value}", "(not sent)", problem=str(exc))
+        if isinstance(wire, requests.RpcRequest):
+            req_id: str | None = str(uuid.uuid4())
+            body: bytes | None = json.dumps(jsonrpc.envelope(wire.method, wire.params, req_id)).encode()
+            url, verb, query = self.target.url, "POST", {}
+            ctype: str | None = JSON
+        else:
+            req_id, url, verb, query = None, self.target.url.rstrip("/") + wire.path, wire.verb, wire.query
+            body = None if wire.body is None else json.dumps(wire.body).encode()
+            ctype = requests.content_type(self.target.binding, Version.V1_0) if body is not None else None
+        streaming = op in (Operation.SEND_STREAMING_MESSAGE, Operation.SUBSCRIBE_TO_TASK)
+        accept = EVENT_STREAM if streaming else f"{A2A_JSON}, {JSON}"
+        headers = self._headers(ctype, accept)
+        if streaming:
+            return self._stream(verb, url, query, body, headers, req_id, operation, stream_timeout)
+        return self._send(verb, url, query, body, headers, req_id, operation)
+
+    def raw(self, method: str, path: str, headers: Mapping[str, str], body: bytes | None) -> Reply:
+        base = self.target.base_url if path.startswith("/.well-known/") else self.target.url
+        url = base if path in ("", "/") else base.rstrip("/") + "/" + path.lstrip("/")
+        label = f"raw {method} {path}"
+        sent = {k: v for k, v in headers.items()}
+        quote = _quote(method, url, {}, sent, body)
+        try:
+            with self.http.stream(method, url, content=body, headers=sent, timeout=self.target.timeout) as response:
+                if media_type(response) == EVENT_STREAM:
+                    reply = Reply(label, quote, response.status_code)
+                    self._events(response, reply, None, STREAM_TIMEOUT_S)
+                    reply.body = reply.events
+                    return reply
+                raw = _read(response)
+        except httpx.HTTPError as exc:
+            return Reply(label, quote, problem=f"{type(exc).__name__}: {exc}")
+        reply = Reply(label, quote, response.status_code)
+        reply.body = _decode(raw)
+        reply.root = reply.body
+        reply.error = _error(reply.body, None, response.status_code)
+        return reply
+
+    def _send(
+        self,
+        verb: str,
+        url: str,
+        query: Mapping[str, str],
+        body: bytes | None,
+        headers: dict[str, str],
+        req_id: str | None,
+        operation: str,
+    ) -> Reply:
+        label = f"{operation} ({self.target.binding.value} {verb} {url})"
+        reply = Reply(label, _quote(verb, url, query, headers, body))
+        try:
+            with self.http.stream(
+                verb, url, params=dict(query) or None, content=body, headers=headers, timeout=self.target.timeout
+            ) as response:
+                raw = _read(response)
+        except httpx.HTTPError as exc:
+            reply.problem = f"{type(exc).__name__}: {exc}"
+            return reply
+        reply.status = response.status_code
+        reply.body = _decode(raw)
+        if reply.body is MISSING and raw.strip():
+            reply.problem = f"the answer is not JSON: {snippet(raw)!r}"
+        self._unwrap(reply, req_id)
+        return reply
+
+    def _unwrap(self, reply: Reply, req_id: str | None) -> None:
+        body = reply.body
+        if req_id is not None:
+            if isinstance(body, dict) and "result" in body:
+                reply.root = body["result"]
+            else:
+                reply.error = _error(body, req_id, reply.status)
+            return
+        if reply.status is not None and 200 <= reply.status < 300:
+            reply.root = {} if body is MISSING else body
+        else:
+            reply.error = _error(body, None, reply.status)
+
+    def _stream(
+        self,
+        verb: str,
+        url: str,
+        query: Mapping[str, str],
+        body: bytes | None,
+        headers: dict[str, str],
+        req_id: str | None,
+        operation: str,
+        timeout: float | None,
+    ) -> Reply:
+        label = f"{operation} ({self.target.binding.value} {verb} {url})"
+        reply = Reply(label, _quote(verb, url, query, headers, body))
+        try:
+            with connect_sse(
+                self.http,
+                verb,
+                url,
+                params=dict(query) or None,
+                content=body,
+                headers=headers,
+                timeout=httpx.Timeout(self.target.timeout, read=timeout or STREAM_TIMEOUT_S),
+            ) as source:
+                response = source.response
+                reply.status = response.status_code
+                if media_type(response) != EVENT_STREAM:
+                    raw = _read(response)
+                    reply.body = _decode(raw)
+                    self._unwrap(reply, req_id)
+                    if reply.error is None:
+                        reply.problem = f"asked for a stream, got {media_type(response) or 'an untyped answer'}"
+                    return reply
+                self._events(response, reply, req_id, timeout or STREAM_TIMEOUT_S, source)
+        except httpx.HTTPError as exc:
+            reply.problem = f"{type(exc).__name__}: {exc}"
+            reply.stream_ended = False
+        reply.root = reply.events
+        return reply
+
+    def _events(
+        self, response: httpx.Response, reply: Reply, req_id: str | None, timeout: float, source: Any = None
+    ) -> None:
+        from httpx_sse import EventSource
+
+        events = (source or EventSource(response)).iter_sse()
+        deadline = time.monotonic() + timeout
+        try:
+            for event in events:
+                if not event.data.strip():
+                    continue
+                value = _decode(event.data.encode())
+                if req_id is not None and isinstance(value, dict) and "error" in value:
+                    reply.error = _error(value, req_id, None)
+                    break
+                if req_id is not None and isinstance(value, dict) and "result" in value:
+                    value = value["result"]
+                elif event.event == "error" or (isinstance(value, dict) and "error" in value and req_id is None):
+                    reply.error = _error(value, None, None)
+                    break
+                reply.events.append(value)
+                if len(reply.events) >= EVENT_LIMIT or time.monotonic() > deadline:
+                    reply.problem = (
+                        "the stream did not end in time"
+                        if len(reply.events) < EVENT_LIMIT
+                        else (f"more than {EVENT_LIMIT} events")
+                    )
+                    reply.stream_ended = False
+                    break
+        except SSEError as exc:
+            reply.problem = str(exc)
+
+
+def _read(response: httpx.Response) -> bytes:
+    out = bytearray()
+    for chunk in response.iter_bytes():
+        out += chunk
+        if len(out) > BODY_LIMIT:
+            break
+    return bytes(out[:BODY_LIMIT])
+
+
+def _decode(raw: bytes) -> Any:
+    try:
+        return json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError, RecursionError):
+        return MISSING
+
+
+def _quote(verb: str, url: str, query: Mapping[str, str], headers: Mapping[str, str], body: bytes | None) -> str:
+    shown_url = url + ("?" + "&".join(f"{k}={v}" for k, v in query.items()) if query else "")
+    lines = [f"-> {verb} {shown_url}"]
+    lines += [f"   {k}: {'(redacted)' if k.lower() == 'authorization' else v}" for k, v in headers.items()]
+    if body:
+        lines.append("   " + body.decode("utf-8", "replace")[:1200])
+    return "\n".join(lines)
+
+
+def _error(body: Any, req_id: str | None, status: int | None) -> WireError | None:
+    """The error an answer carries: a JSON-RPC error object, or a google.rpc.Status (`{"error": {...}}`)."""
+    if not isinstance(body, dict):
+        return WireError(None, None, MISSING, MISSING) if status is not None and status >= 400 else None
+    err = body.get("error")
+    if not isinstance(err, dict):
+        return WireError(None, None, MISSING, MISSING) if status is not None and status >= 400 else None
+    code = err.get("code") if isinstance(err.get("code"), int) and not isinstance(err.get("code"), bool) else None
+    message = err.get("message", MISSING)
+    if "jsonrpc" in body or req_id is not None:
+        known = errors.by_code(code) if code is not None else None
+        return WireError(known.value.name if known else None, code, message, err.get("data", MISSING))
+    details = err.get("details", MISSING)
+    info = errors.error_info(details)
+    reason = info.get("reason") if info else None
+    known = errors.by_name(reason) if isinstance(reason, str) else None
+    if known is None and isinstance(reason, str):
+        known = next((e for e in errors.ErrorType if e.value.reason == reason), None)
+    return WireError(known.value.name if known else None, known.value.code if known else None, message, details)
+
+
+class GrpcExchanger:
+    """Sends abstract operations to a gRPC interface through the reference client's transport (`lf.a2a.v1.A2AService`,
+    `a2a-version` metadata); an answer's `status` is 200 (gRPC answers ride an HTTP/2 200), an error is the A2A error
+    its ErrorInfo reason names. Raw steps are HTTP: on gRPC they are not sent (the test's `transport` says where)."""
+
+    def __init__(self, http: httpx.Client, target: Target) -> None:
+        from a2a_lab.protocol.cards import Interface
+
+        from ..refclient.grpc_transport import GrpcTransport
+        from ..refclient.options import ClientOptions
+
+        self.card = Exchanger(http, target)  # get_agent_card is the card's GET
+        self.target = target
+        options = ClientOptions(read_timeout=target.timeout, token=target.token)
+        self.transport = GrpcTransport(Interface(target.url, Binding.GRPC.value, "1.0"), options)
+
+    def close(self) -> None:
+        self.transport.close()
+
+    def raw(self, method: str, path: str, headers: Mapping[str, str], body: bytes | None) -> Reply:
+        return Reply(f"raw {method} {path}", "(not sent)", problem="a raw HTTP step cannot be sent over gRPC")
+
+    def operation(self, operation: str, params: Mapping[str, Any], stream_timeout: float | None = None) -> Reply:
+        from ..refclient.failures import ClientFailure
+
+        op = OPERATIONS[operation]
+        if op is None:
+            return self.card.operation(operation, params, stream_timeout)
+        canonical = wire_params(operation, params)
+        reply = Reply(
+            f"{operation} (GRPC {self.target.url})",
+            f"-> gRPC {op.value} at {self.target.url}\n   " + json.dumps(canonical)[:1200],
+        )
+        warnings: list[str] = []
+        try:
+            if op in (Operation.SEND_STREAMING_MESSAGE, Operation.SUBSCRIBE_TO_TASK):
+                deadline = time.monotonic() + (stream_timeout or STREAM_TIMEOUT_S)
+                for event in self.transport.stream(op, canonical, warnings):
+                    reply.events.append(event)
+                    if len(reply.events) >= EVENT_LIMIT or time.monotonic() > deadline:
+                        reply.problem, reply.stream_ended = "the stream did not end in time", False
+                        break
+                reply.root = reply.events
+            else:
+                reply.root = self.transport.call(op, canonical, warnings)
+                reply.body = reply.root
+            reply.status = 200
+        except ClientFailure as failure:
+            details = failure.details
+            if failure.type != "remote":
+                reply.problem = failure.message
+                return reply
+            code = details.get("code")
+            known = errors.by_code(code) if isinstance(code, int) else None
+            reply.status = 200
+            reply.error = WireError(
+                known.value.name if known else None, code, failure.message, details.get("data", MISSING)
+            )
+        return reply
