@@ -2,7 +2,9 @@
 
 Canonical params use the 1.0 JSON-RPC names: `message`, `configuration` (`returnImmediately`,
 `historyLength`, `taskPushNotificationConfig`, `acceptedOutputModes`), `id`, `taskId`, `historyLength`,
-`contextId`, `status`, `pageSize`, `pageToken`, `includeArtifacts`, `statusTimestampAfter`, `tenant`.
+`contextId`, `status`, `pageSize`, `pageToken`, `includeArtifacts`, `statusTimestampAfter`, `tenant`; and the 1.1
+draft's `currentGeneration` (GetTask) and `configuration.ifGenerationMatch`, read in 1.0 and acted on by a server
+of that revision only.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from . import shapes, states
 from .errors import A2AError, ErrorType, invalid_params
 from .forms import V1_JSONRPC, Form
 from .operations import MESSAGE_SENDS, Operation
+from .revisions import CURRENT_GENERATION, IF_GENERATION_MATCH
 from .versions import Version
 
 V1, V03 = Version.V1_0, Version.V0_3
@@ -125,6 +128,9 @@ def read(
         hl = _opt_int(cfg_in.get("historyLength"), f"{where}configuration.historyLength", 0)
         if hl is not None:
             cfg["historyLength"] = hl
+        match = _opt_int(cfg_in.get(IF_GENERATION_MATCH), f"{where}configuration.{IF_GENERATION_MATCH}", 0)
+        if match is not None and version is V1:  # 1.1 (dev-1.1 §3.2.2); only a 1.1 server acts on it
+            cfg[IF_GENERATION_MATCH] = match
         modes = cfg_in.get("acceptedOutputModes")
         if modes is not None:
             if not isinstance(modes, list) or not all(isinstance(m, str) for m in modes):
@@ -150,6 +156,9 @@ def read(
         hl = _opt_int(merged.get("historyLength"), f"{where}historyLength", 0)
         if hl is not None:
             out["historyLength"] = hl
+        current = _opt_int(merged.get(CURRENT_GENERATION), f"{where}{CURRENT_GENERATION}", 0)
+        if current is not None and op is Operation.GET_TASK and version is V1:  # 1.1 (dev-1.1 §3.2.7)
+            out[CURRENT_GENERATION] = current
         return out
 
     if op is Operation.LIST_TASKS:

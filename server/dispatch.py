@@ -20,7 +20,7 @@ from a2a_lab.protocol.forms import Form
 from a2a_lab.protocol.operations import MESSAGE_SENDS, SPECS, Operation
 from a2a_lab.protocol.versions import Version
 
-from . import auth, budgets, rules, streams
+from . import auth, budgets, generations, rules, streams
 from .auth import Verdict
 from .engine import TaskRecord, message_text
 from .push import config_problem
@@ -192,6 +192,7 @@ def _send(state: LabState, call: Invocation, reply: Reply) -> Decision:
     script: TaskScript = reply.task or state.scenario.task
     if existing is not None:
         rec = existing
+        generations.check_match(state, rec, cfg)
         engine.add_user_message(rec, message, call.size)
         engine.continue_with(rec, script)
         if streaming:

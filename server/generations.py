@@ -1,0 +1,70 @@
+"""Task generations as a server of spec revision 1.1 (the `dev-1.1` draft, §3.2.7) serves them.
+
+The engine stamps `generation` on tasks and events (Engine.generations); this module serves the two requests that
+use it: GetTask with `currentGeneration` (a long-poll: held until the task's generation passes the value, or
+HOLD_S passes, the draft's "implementation-defined timeout") and SendMessage with `configuration.ifGenerationMatch`
+(TaskGenerationMismatchError when it is not the task's generation). A server of another revision ignores both.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Mapping
+from typing import Any
+
+from a2a_lab.protocol.errors import A2AError, ErrorType
+from a2a_lab.protocol.operations import Operation
+from a2a_lab.protocol.revisions import CURRENT_GENERATION, IF_GENERATION_MATCH, has_generations
+
+from .engine import TaskRecord
+from .state import LabState
+
+#: The longest a long-polling GetTask is held (seconds) before it answers the task as it is: shorter than the
+#: read timeouts clients use (5 s and more), long enough that a task moving by time answers on its move.
+HOLD_S = 3.0
+
+
+def follows_generations(state: LabState) -> bool:
+    return has_generations(state.scenario.spec_revision)
+
+
+async def hold(state: LabState, op: Operation, params: Mapping[str, Any], bound: float = HOLD_S) -> None:
+    """Wait, for a GetTask with `currentGeneration`, until the task's generation is greater than it (at once when it
+    is already), at most `bound` seconds; an unknown task is answered at once (TaskNotFound)."""
+    current = params.get(CURRENT_GENERATION)
+    if op is not Operation.GET_TASK or current is None or not follows_generations(state):
+        return
+    engine = state.engine
+    rec = engine.tasks.get(params["id"])
+    if rec is None:
+        return
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + bound
+    engine.tick(rec)
+    while rec.generation <= current and state.engine is engine:
+        left = deadline - loop.time()
+        if left <= 0:
+            return
+        due = engine.next_move_in(rec)
+        try:
+            await asyncio.wait_for(rec.moved.wait(), timeout=min(left, due if due is not None else left))
+        except TimeoutError:
+            engine.tick(rec)  # time moves it now, if its step is due
+
+
+def check_match(state: LabState, rec: TaskRecord, configuration: Mapping[str, Any]) -> None:
+    """A follow-up's precondition (§3.2.2): refused when `ifGenerationMatch` is not the task's generation now."""
+    asked = configuration.get(IF_GENERATION_MATCH)
+    if asked is None or not follows_generations(state):
+        return
+    state.engine.tick(rec)
+    if asked != rec.generation:
+        raise A2AError(
+            ErrorType.TASK_GENERATION_MISMATCH,
+            f"Task generation mismatch: expected {asked} but current generation is {rec.generation}",
+            metadata={
+                "taskId": rec.id,
+                "expectedGeneration": str(asked),
+                "currentGeneration": str(rec.generation),
+            },
+        )
