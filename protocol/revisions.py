@@ -87,3 +87,13 @@ def spec_document(reference: str) -> str | None:
 
 def has_generations(revision: SpecRevision) -> bool:
     return revision in GENERATIONS
+
+
+def read_generation(value: object) -> int:
+    """The generation a task or event carries (an int64: a number, or a decimal string as ProtoJSON writes it); 0
+    when it carries none or something else, which §3.2.7 reads as "this server does not implement generations"."""
+    if isinstance(value, str) and value.isascii() and value.isdigit() and len(value) <= 19:
+        return int(value)
+    if isinstance(value, int) and not isinstance(value, bool) and value > 0:
+        return value
+    return 0
