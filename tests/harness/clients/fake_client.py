@@ -179,6 +179,13 @@ DEFECTS = {
     "client-cert-first-call-only": (
         "present the client certificate for the first call only (GetTask follows on a new connection without it)"
     ),
+    "assume-generations": (
+        "long-poll every GetTask with currentGeneration 1 (spec 1.1 draft), whether the agent gave the task a "
+        "generation or not"
+    ),
+    "generation-ahead": (
+        "long-poll GetTask with a currentGeneration one above the latest generation the agent gave the task"
+    ),
     "gateway-retry": (
         "take an HTTP+JSON 502, 503 or 504 for a gateway's transient failure and repeat the call at once, up to 50 "
         "times, without reading the body (a v1.0.0 server answers InvalidAgentResponse as 502)"
@@ -500,6 +507,8 @@ class Client:
         )
         self.rpc_id = 0
         self.message_count = 0
+        #: The latest task generation an answer carried (spec 1.1 draft), for the generation-ahead defect.
+        self.generation_seen = 0
         self.last_message: dict[str, Any] = {}
         self.scenario = os.environ.get("A2A_LAB_SCENARIO", "")
         self.text = os.environ.get("A2A_LAB_MESSAGE", "hello")
@@ -784,13 +793,28 @@ class Client:
             self.http = httpx.Client(
                 timeout=5.0, trust_env=False, headers={"User-Agent": USER_AGENT}, verify=self.tls_verify()
             )
+        current = self.long_poll_generation()
         if iface["binding"] == "http+json":
-            return self.rest(iface, "GET", f"/tasks/{task_id}")
+            return self.rest(iface, "GET", f"/tasks/{task_id}" + (f"?currentGeneration={current}" if current else ""))
         v1 = iface["version"] == "1.0"
-        resp = self.rpc(iface, "GetTask" if v1 else "tasks/get", {"id": task_id})
+        params = {"id": task_id, **({"currentGeneration": current} if current else {})}
+        resp = self.rpc(iface, "GetTask" if v1 else "tasks/get", params)
         if "result" in resp and isinstance(resp["result"], dict) and v1:
             resp = {"result": {"task": resp["result"]}}
         return resp
+
+    def long_poll_generation(self) -> str | None:
+        """The currentGeneration a defect sends on GetTask (a correct fake client polls plainly)."""
+        if "assume-generations" in self.defects:
+            return "1"
+        if "generation-ahead" in self.defects and self.generation_seen:
+            return str(self.generation_seen + 1)
+        return None
+
+    def saw(self, task: dict[str, Any]) -> None:
+        value = task.get("generation")
+        if isinstance(value, (int, str)) and str(value).isdigit():
+            self.generation_seen = int(value)
 
     # -------------------------------------------------------------------- reading answers
 
@@ -1026,6 +1050,7 @@ class Client:
 
     def follow(self, iface: dict[str, Any], task: dict[str, Any]) -> dict[str, Any]:
         task_id = str(task.get("id"))
+        self.saw(task)
         texts = [self.task_text(task)]
         state = self.state_of(task)
         if "get-task-loop" in self.defects:
@@ -1056,6 +1081,7 @@ class Client:
                     reason = error.get("message", "") if isinstance(error, dict) else "unreadable answer"
                     return self.failure(f"GetTask failed: {reason}")
                 task, state = got[1], self.state_of(got[1])
+                self.saw(task)
                 texts.append(self.task_text(task))
         if "failed-as-error" in self.defects and self.short(state) in ("failed", "rejected"):
             return {"kind": "error", "state": None, "text": next((t for t in reversed(texts) if t), "")}
