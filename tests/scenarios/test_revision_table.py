@@ -38,4 +38,6 @@ def test_the_table_lists_the_catalogue(catalogue: Catalogue) -> None:
             continue
         listed = set(re.findall(r"`([^`]+)`", cell))
         actual = {s.id for s in catalogue.scenarios.values() if s.spec_revision is revision}
-        assert listed == actual, f"docs/conformance.md row {label!r}: listed {sorted(listed)}, catalogue {sorted(actual)}"
+        assert listed == actual, (
+            f"docs/conformance.md row {label!r}: listed {sorted(listed)}, catalogue {sorted(actual)}"
+        )

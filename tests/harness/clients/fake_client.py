@@ -186,6 +186,9 @@ DEFECTS = {
     "generation-ahead": (
         "long-poll GetTask with a currentGeneration one above the latest generation the agent gave the task"
     ),
+    "stale-generation": (
+        "guard the follow-up with an ifGenerationMatch one below the latest generation the agent gave the task"
+    ),
     "gateway-retry": (
         "take an HTTP+JSON 502, 503 or 504 for a gateway's transient failure and repeat the call at once, up to 50 "
         "times, without reading the body (a v1.0.0 server answers InvalidAgentResponse as 502)"
@@ -746,6 +749,8 @@ class Client:
             body["configuration"] = {"acceptedOutputModes": ["text/plain", "application/json"]}
         if "history-reply" in self.defects:
             body["configuration"] = {**body.get("configuration", {}), "historyLength": 1}
+        if task_ids is not None and "stale-generation" in self.defects and self.generation_seen:
+            body["configuration"] = {**body.get("configuration", {}), "ifGenerationMatch": self.generation_seen - 1}
         if iface["binding"] == "http+json":
             return self.rest(iface, "POST", "/message:stream" if stream else "/message:send", body)
         method = (
