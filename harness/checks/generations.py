@@ -2,7 +2,8 @@
 
 A client may long-poll GetTask with `currentGeneration` and guard a follow-up with `ifGenerationMatch`, but only
 with an agent that gave the task a generation (>= 1): one that gave none (0, or no member: every 1.0 server) does
-not implement them, and the client MUST NOT use them there.
+not implement them, and the client MUST NOT use them there. A precondition the agent refuses
+(TaskGenerationMismatchError) SHOULD be followed by a fresh GetTask before the client decides to send again.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from dataclasses import dataclass
 from urllib.parse import parse_qs
 
 from a2a_lab.protocol import revisions
+from a2a_lab.protocol.errors import ErrorType
 from a2a_lab.protocol.operations import MESSAGE_SENDS, Operation
 
 from ..journal_view import Call, RunView
@@ -53,6 +55,13 @@ def _uses(view: RunView) -> list[_Use]:
             task_id = msg.get("taskId") if isinstance(msg, dict) else task_param(call)
             out.append(_Use(call, member, value, task_id if isinstance(task_id, str) else None))
     return out
+
+
+def _about(call: Call) -> str | None:
+    """The task a call is about: a message's taskId, or the task a task operation names."""
+    msg = call.message() if call.operation in MESSAGE_SENDS else None
+    value = msg.get("taskId") if isinstance(msg, dict) else task_param(call)
+    return value if isinstance(value, str) else None
 
 
 def _given(view: RunView, task_id: str | None, before: int) -> int:
@@ -126,3 +135,50 @@ def generation_long_poll(view: RunView, c: Check) -> CheckResult:
         "latest generation the agent had given)",
         [first.call],
     )
+
+
+def _refused_for_generation(call: Call) -> bool:
+    """A send the agent refused with TaskGenerationMismatchError: its ErrorInfo reason, in the JSON-RPC error's
+    `data` or the HTTP+JSON error's `details` (the code, -32010, is also a2a-lab's Unauthenticated)."""
+    if call.operation not in MESSAGE_SENDS:
+        return False
+    reason = ErrorType.TASK_GENERATION_MISMATCH.kind.reason
+    for body in call.responses():
+        error = body.get("error") if isinstance(body, dict) else None
+        details = (error.get("data") or error.get("details")) if isinstance(error, dict) else None
+        if isinstance(details, list) and any(isinstance(d, dict) and d.get("reason") == reason for d in details):
+            return True
+    return False
+
+
+@check(
+    "GENERATION-MISMATCH-REFETCH",
+    Level.SHOULD,
+    f"{revisions.GENERATION_SECTION}, §11.6 (dev-1.1 draft: Generation Mismatch Error)",
+    "A refused precondition is followed by a fresh read of the task",
+    "After the agent refuses a message's `ifGenerationMatch` with TaskGenerationMismatchError (the task moved since "
+    "the client read it), the client SHOULD re-fetch the task with GetTask before it decides whether to send again: "
+    "its next call about that task is a GetTask, not the same send again.",
+)
+def generation_mismatch_refetch(view: RunView, c: Check) -> CheckResult:
+    refused = [call for call in view.a2a_calls if _refused_for_generation(call)]
+    if not refused:
+        return c.skipped("no message refused with TaskGenerationMismatchError")
+    for call in refused:
+        task_id = _about(call)
+        after = [n for n in view.a2a_calls if n.seq > call.seq and _about(n) == task_id]
+        if after and after[0].operation is not Operation.GET_TASK:
+            return c.broken(
+                "sent about the task again without re-reading it after TaskGenerationMismatchError",
+                "GetTask for the task before another message about it",
+                f"{after[0].operation.value if after[0].operation else '?'} next",
+                [call, after[0]],
+            )
+        if not after:
+            return c.broken(
+                "gave up on the task after TaskGenerationMismatchError without re-reading it",
+                "GetTask for the task after the refusal",
+                "no further call about the task",
+                [call],
+            )
+    return c.passed(f"{len(refused)} refusal(s), each followed by a GetTask for the task", refused[:1])

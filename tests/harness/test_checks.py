@@ -32,6 +32,7 @@ WRONG_ID, NEVER_ANSWERS = "errors/wrong-response-id", "faults/never-answers"
 API_KEY_QUERY, OTHER_ORIGIN = "auth/api-key-query", "auth/token-endpoint-other-origin"
 EXPIRING, KEYED_ELSEWHERE = "auth/token-expires-mid-task", "auth/interface-on-other-origin"
 LONG_POLL, GENERATIONS_UNKNOWN = "spec/v1.1-long-poll", "spec/generations-unknown"
+IF_MATCH = "spec/v1.1-if-generation-match"
 MIXED, METHOD_NOT_FOUND, V03_TASK = (
     "quirks/mixed-version-direct-message",
     "quirks/advertised-method-not-found",
@@ -210,6 +211,14 @@ PASSES = [
         says="the agent had given 1",
     ),
     Proof("GENERATION-LONG-POLL", "from-generation-1", defect(LONG_POLL, "assume-generations"), Outcome.PASS),
+    # A stale precondition stands for a task another client moved: refused, re-read, answered again.
+    Proof(
+        "GENERATION-MISMATCH-REFETCH",
+        "re-reads-then-answers",
+        defect(IF_MATCH, "stale-generation"),
+        Outcome.PASS,
+        says="followed by a GetTask",
+    ),
 ]
 
 FAILS = [

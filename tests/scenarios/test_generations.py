@@ -72,15 +72,20 @@ CORRECT = [
     run(TO_1_0, *REST_ARGS, supports=REST),
     run(UNKNOWN, *BOTH_ARGS, supports=BOTH_1_0),
     run(MATCH, *BOTH_ARGS, supports=BOTH_1_0),
+    # A stale precondition (a task moved since it was read), refused, re-read with GetTask, answered again.
+    defect(MATCH, "stale-generation", *BOTH_ARGS, supports=BOTH_1_0),
 ]
+BLIND = defect(MATCH, "stale-generation", "--defect", "mismatch-blind-retry", *BOTH_ARGS, supports=BOTH_1_0)
 #: Plain polling on the long-poll scenario: not a miss, but not what the scenario exists for.
 PLAIN = run(LONG_POLL, *BOTH_ARGS, supports=BOTH_1_0)
 
 MISSES = [
     Miss(defect(TO_1_0, "reject-unknown-fields", *BOTH_ARGS, supports=BOTH_1_0), "RESULT-EXPECTED", says="kind: task"),
     Miss(defect(UNKNOWN, "assume-generations", *BOTH_ARGS, supports=BOTH_1_0), "GENERATION-UNKNOWN-NOT-USED"),
-    # The follow-up names generation 2 of a task at 3: refused with -32010, the task never completes for it.
-    Miss(defect(MATCH, "stale-generation", *BOTH_ARGS, supports=BOTH_1_0), "RESULT-EXPECTED", says="kind: task"),
+    # The follow-up names generation 2 of a task at 3, and is sent again as it was: refused twice with -32010, the
+    # task never completes for it, and it never re-read the task.
+    Miss(BLIND, "GENERATION-MISMATCH-REFETCH", Outcome.NON_STRICT, says="without re-reading"),
+    Miss(BLIND, "RESULT-EXPECTED", says="kind: task"),
     Miss(
         defect(LONG_POLL, "generation-ahead", *BOTH_ARGS, supports=BOTH_1_0),
         "GENERATION-LONG-POLL",
@@ -98,6 +103,11 @@ def results(catalogue: Catalogue) -> dict[Run, ScenarioResult]:
 @pytest.mark.parametrize("case", CORRECT, ids=str)
 def test_a_correct_client_passes(case: Run, results: dict[Run, ScenarioResult]) -> None:
     assert_passes(results[case])
+    if "stale-generation" in case.args:
+        check = results[case].check("GENERATION-MISMATCH-REFETCH")
+        assert check is not None and check.outcome is Outcome.PASS, explain(results[case], check)
+        sends = [e for e in results[case].journal if e.get("operation") == "SendMessage"]
+        assert [e["answer"]["result_kind"] for e in sends] == ["task", "error", "task"], sends
 
 
 def test_plain_polling_is_unimplemented_on_the_long_poll_check(results: dict[Run, ScenarioResult]) -> None:

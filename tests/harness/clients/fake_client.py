@@ -189,6 +189,9 @@ DEFECTS = {
     "stale-generation": (
         "guard the follow-up with an ifGenerationMatch one below the latest generation the agent gave the task"
     ),
+    "mismatch-blind-retry": (
+        "after TaskGenerationMismatchError, send the same follow-up again at once, without re-reading the task"
+    ),
     "gateway-retry": (
         "take an HTTP+JSON 502, 503 or 504 for a gateway's transient failure and repeat the call at once, up to 50 "
         "times, without reading the body (a v1.0.0 server answers InvalidAgentResponse as 502)"
@@ -512,6 +515,8 @@ class Client:
         self.message_count = 0
         #: The latest task generation an answer carried (spec 1.1 draft), for the generation-ahead defect.
         self.generation_seen = 0
+        #: The task was re-read after a TaskGenerationMismatchError: its generation is fresh.
+        self.refetched = False
         self.last_message: dict[str, Any] = {}
         self.scenario = os.environ.get("A2A_LAB_SCENARIO", "")
         self.text = os.environ.get("A2A_LAB_MESSAGE", "hello")
@@ -750,7 +755,8 @@ class Client:
         if "history-reply" in self.defects:
             body["configuration"] = {**body.get("configuration", {}), "historyLength": 1}
         if task_ids is not None and "stale-generation" in self.defects and self.generation_seen:
-            body["configuration"] = {**body.get("configuration", {}), "ifGenerationMatch": self.generation_seen - 1}
+            stale = self.generation_seen - (0 if self.refetched else 1)
+            body["configuration"] = {**body.get("configuration", {}), "ifGenerationMatch": stale}
         if iface["binding"] == "http+json":
             return self.rest(iface, "POST", "/message:stream" if stream else "/message:send", body)
         method = (
@@ -997,6 +1003,13 @@ class Client:
             elif "follow-up-unknown-task" in self.defects:
                 task_id = "fake-client-own-task"
             resp = self.send(iface, follow_up, stream, task_ids=(task_id, context_id))
+            if "TASK_GENERATION_MISMATCH" in json.dumps(resp.get("error")):
+                if "mismatch-blind-retry" not in self.defects:  # re-read the task, then answer what it is now
+                    got = self.read(self.get_task(iface, task_id).get("result"))
+                    if got is not None:
+                        self.saw(got[1])
+                        self.refetched = True
+                resp = self.send(iface, follow_up, stream, task_ids=(task_id, context_id))
             outcome, _ = self.conclude(iface, resp)
         if "token-to-wrong-origin" in self.defects and isinstance(self.http.auth, FakeAuth):
             self.http.get(self.card_url)  # the session's credentials go along
