@@ -316,7 +316,8 @@ def _answer_once(transport: A2ATransport, session: Session) -> None:
         try:
             turn = _send(transport, message, session, register=False, resumes=state if state.interrupted else None)
         except ClientFailure as failure:
-            if failure.details.get("reason") != ErrorType.TASK_GENERATION_MISMATCH.kind.reason:
+            mismatch = failure.details.get("reason") == ErrorType.TASK_GENERATION_MISMATCH.kind.reason
+            if not (mismatch and session.generation):  # a refusal of a precondition the client did not send stands
                 raise
             turn = _after_mismatch(transport, session, message, failure)
     except ClientFailure as failure:

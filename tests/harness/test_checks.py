@@ -223,6 +223,14 @@ PASSES = [
 
 FAILS = [
     Proof(
+        "GENERATION-MISMATCH-REFETCH",
+        "sends-again-blind",
+        defect(IF_MATCH, "stale-generation", "--defect", "mismatch-blind-retry"),
+        Outcome.NON_STRICT,
+        Outcome.FAIL,
+        "without re-reading",
+    ),
+    Proof(
         "GENERATION-UNKNOWN-NOT-USED",
         "long-polls-a-server-without-generations",
         defect(GENERATIONS_UNKNOWN, "assume-generations"),
