@@ -71,8 +71,8 @@ class TaskRecord:
     push_bytes: int = 0
     #: The task's generation (spec 1.1 §3.2.7): 1 at creation, +1 per event; 0 where the revision has none.
     generation: int = 0
-    #: Set (and replaced) whenever the generation moves: what a long-polling GetTask waits on.
-    moved: asyncio.Event = field(default_factory=asyncio.Event)
+    #: What long-polling GetTasks wait on (made by the first of them): set, and dropped, when the generation moves.
+    moved: asyncio.Event | None = None
 
     @property
     def state(self) -> TaskState:
@@ -368,8 +368,9 @@ class Engine:
         rec.task[GENERATION] = value
         for body in event.values():
             body[GENERATION] = value
-        rec.moved.set()
-        rec.moved = asyncio.Event()
+        if rec.moved is not None:
+            rec.moved.set()
+            rec.moved = None
 
     # ------------------------------------------------------------------------- views
 

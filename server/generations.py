@@ -31,14 +31,15 @@ def follows_generations(state: LabState) -> bool:
 async def hold(state: LabState, op: Operation, params: Mapping[str, Any], bound: float = HOLD_S) -> None:
     """Wait, for a GetTask with `currentGeneration`, until the task's generation is greater than it (at once when it
     is already), at most `bound` seconds. An unknown task is answered at once (TaskNotFound), and so is a task the
-    scenario moves one step per GetTask (`advance: get_task`): holding that GetTask would hold the task still."""
+    scenario moves one step per GetTask (`advance: get_task`) while that GetTask would move it: holding it would hold
+    the task still."""
     current = params.get(CURRENT_GENERATION)
     if op is not Operation.GET_TASK or current is None or not follows_generations(state):
         return
     engine = state.engine
     rec = engine.tasks.get(params["id"])
-    if rec is None or rec.script.advance_on_get:
-        return  # unknown: TaskNotFound at once; a task that GetTasks move would stand still while it is held
+    if rec is None or (rec.script.advance_on_get and not rec.state.stops and not rec.at_last_step):
+        return  # unknown: TaskNotFound at once; a task this GetTask moves would stand still while it is held
     loop = asyncio.get_running_loop()
     deadline = loop.time() + bound
     engine.tick(rec)
@@ -47,6 +48,8 @@ async def hold(state: LabState, op: Operation, params: Mapping[str, Any], bound:
         if left <= 0:
             return
         due = engine.next_move_in(rec)
+        if rec.moved is None:
+            rec.moved = asyncio.Event()
         try:
             await asyncio.wait_for(rec.moved.wait(), timeout=min(left, due if due is not None else left))
         except TimeoutError:

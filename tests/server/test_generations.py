@@ -131,3 +131,13 @@ def test_an_unknown_revision_is_refused_with_the_revisions_named(lab: Callable[.
     with pytest.raises(ScenarioError) as err:
         lab('spec_revision: "1.1-dev"\n')
     assert "spec_revision" in str(err.value) and '"1.1"' in str(err.value)
+
+
+def test_a_task_that_get_task_moves_is_answered_at_once(lab: Callable[..., Lab]) -> None:
+    """`advance: get_task`: the GetTask itself moves the task, so holding it would keep the task still."""
+    s = lab('spec_revision: "1.1"\ntask:\n  steps: [SUBMITTED, WORKING, COMPLETED]\n  returns: first\n')
+    task = s.send().json()["result"]["task"]
+    started = time.monotonic()
+    got = s.rpc("GetTask", {"id": task["id"], "currentGeneration": "1"}).json()["result"]
+    assert got["status"]["state"] == "TASK_STATE_WORKING" and generation(got) == 2
+    assert time.monotonic() - started < 2.0, "not held to the bound"
