@@ -12,7 +12,7 @@ import pytest
 
 from a2a_lab.contract.loader import ScenarioError
 
-from .helpers import REST_PATH, Lab, data_events, message
+from .helpers import REST_PATH, Lab, data_events, message, message03
 
 V1 = {"A2A-Version": "1.0"}
 
@@ -141,3 +141,14 @@ def test_a_task_that_get_task_moves_is_answered_at_once(lab: Callable[..., Lab])
     got = s.rpc("GetTask", {"id": task["id"], "currentGeneration": "1"}).json()["result"]
     assert got["status"]["state"] == "TASK_STATE_WORKING" and generation(got) == 2
     assert time.monotonic() - started < 2.0, "not held to the bound"
+
+
+def test_a_0_3_client_of_a_1_1_server_sees_no_generation(lab: Callable[..., Lab]) -> None:
+    """Generations are a 1.1 member: the 0.3 forms of tasks and events carry none."""
+    s = lab(TIMED.format(revision="1.1", after_ms=1))
+    r = s.rpc("message/stream", {"message": message03("x")}, version=None)
+    events = [e["result"] for e in data_events(r.text)]
+    assert [e["kind"] for e in events] == ["task", "status-update", "artifact-update", "status-update"], events
+    assert all("generation" not in e for e in events)
+    got = s.rpc("tasks/get", {"id": events[0]["id"]}, version=None).json()["result"]
+    assert got["status"]["state"] == "completed" and "generation" not in got
