@@ -282,6 +282,7 @@ def public_config(stored: dict[str, Any]) -> dict[str, Any]:
 
 
 def _get_task(state: LabState, call: Invocation, reply: Reply) -> Decision:
+    generations.current_generation(state, call.params)  # a 1.1 server refuses a malformed one (the hold ignored it)
     rec = state.engine.lookup(call.params["id"])
     state.engine.tick(rec, on_get=True)
     task = state.engine.snapshot(rec, _history_length(rec, call.params.get("historyLength")))

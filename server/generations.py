@@ -12,7 +12,7 @@ import asyncio
 from collections.abc import Mapping
 from typing import Any
 
-from a2a_lab.protocol.errors import A2AError, ErrorType
+from a2a_lab.protocol.errors import A2AError, ErrorType, invalid_params
 from a2a_lab.protocol.operations import Operation
 from a2a_lab.protocol.revisions import CURRENT_GENERATION, IF_GENERATION_MATCH, has_generations
 
@@ -28,13 +28,35 @@ def follows_generations(state: LabState) -> bool:
     return has_generations(state.scenario.spec_revision)
 
 
+def _asked(state: LabState, value: object, field: str) -> int | None:
+    """A generation a request names (an int64: a whole number, or its decimal string in ProtoJSON), as a 1.1 server
+    reads it; None when it names none or the server is of another revision. -32602 for anything else."""
+    if value is None or not follows_generations(state):
+        return None
+    if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+        return value
+    if isinstance(value, str) and value.isascii() and value.isdigit() and len(value) <= 19:
+        return int(value)
+    raise invalid_params(
+        field, f"must be a whole number >= 0 (an int64: a number or its decimal string), not {value!r}"
+    )
+
+
+def current_generation(state: LabState, params: Mapping[str, Any]) -> int | None:
+    """GetTask's `currentGeneration` as this server reads it (see _asked)."""
+    return _asked(state, params.get(CURRENT_GENERATION), CURRENT_GENERATION)
+
+
 async def hold(state: LabState, op: Operation, params: Mapping[str, Any], bound: float = HOLD_S) -> None:
     """Wait, for a GetTask with `currentGeneration`, until the task's generation is greater than it (at once when it
     is already), at most `bound` seconds. An unknown task is answered at once (TaskNotFound), and so is a task the
     scenario moves one step per GetTask (`advance: get_task`) while that GetTask would move it: holding it would hold
     the task still."""
-    current = params.get(CURRENT_GENERATION)
-    if op is not Operation.GET_TASK or current is None or not follows_generations(state):
+    try:
+        current = current_generation(state, params) if op is Operation.GET_TASK else None
+    except A2AError:
+        return  # answered at once: GetTask refuses it (-32602)
+    if current is None:
         return
     engine = state.engine
     rec = engine.tasks.get(params["id"])
@@ -58,8 +80,8 @@ async def hold(state: LabState, op: Operation, params: Mapping[str, Any], bound:
 
 def check_match(state: LabState, rec: TaskRecord, configuration: Mapping[str, Any]) -> None:
     """A follow-up's precondition (§3.2.2): refused when `ifGenerationMatch` is not the task's generation now."""
-    asked = configuration.get(IF_GENERATION_MATCH)
-    if asked is None or not follows_generations(state):
+    asked = _asked(state, configuration.get(IF_GENERATION_MATCH), f"configuration.{IF_GENERATION_MATCH}")
+    if asked is None:
         return
     state.engine.tick(rec)
     if asked != rec.generation:

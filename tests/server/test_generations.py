@@ -152,3 +152,18 @@ def test_a_0_3_client_of_a_1_1_server_sees_no_generation(lab: Callable[..., Lab]
     assert all("generation" not in e for e in events)
     got = s.rpc("tasks/get", {"id": events[0]["id"]}, version=None).json()["result"]
     assert got["status"]["state"] == "completed" and "generation" not in got
+
+
+def test_a_malformed_generation_is_refused_by_a_1_1_server_only(lab: Callable[..., Lab]) -> None:
+    draft = lab(INTERRUPTED)
+    task = draft.send().json()["result"]["task"]
+    bad = draft.rpc("GetTask", {"id": task["id"], "currentGeneration": "soon"}).json()["error"]
+    assert bad["code"] == -32602 and "currentGeneration" in bad["message"], bad
+    ids = {"taskId": task["id"], "contextId": task["contextId"]}
+    follow = {"message": message("more", "m-2", **ids), "configuration": {"ifGenerationMatch": -1}}
+    refused = draft.rpc("SendMessage", follow).json()["error"]
+    assert refused["code"] == -32602 and "ifGenerationMatch" in refused["message"], refused
+    older = lab(INTERRUPTED.replace('"1.1"', '"1.0.1"'), name="older.yaml")
+    other = older.send().json()["result"]["task"]
+    got = older.rpc("GetTask", {"id": other["id"], "currentGeneration": "soon"}).json()
+    assert got["result"]["id"] == other["id"], "an unknown member to a v1.0.1 server"
