@@ -1269,7 +1269,7 @@ def parse_with(r: _Reader, data: Any, scenario_id: str) -> Scenario:
             top["spec_revision"],
             "spec_revision",
             "scenario.spec_revision",
-            'write "1.0.0" or "1.0.1" (quoted): the spec revision the server follows',
+            'write "1.0.0", "1.0.1", "1.0.2" or "1.1" (quoted): the spec revision the server follows',
             "spec revision",
         )
         if "spec_revision" in top

@@ -10,7 +10,7 @@ from urllib.parse import urlsplit
 from a2a_lab.contract.journal_record import Entry, EntryKind, ResultKind, SentKind
 from a2a_lab.contract.placeholders import alt_origin
 from a2a_lab.contract.scenario import Expect
-from a2a_lab.protocol import cards, grpcwire, jsonrpc, states, versions, wire
+from a2a_lab.protocol import cards, grpcwire, jsonrpc, revisions, states, versions, wire
 from a2a_lab.protocol.bindings import Binding
 from a2a_lab.protocol.cards import Interface
 from a2a_lab.protocol.forms import JSONRPC_FORMS, Form, push_form
@@ -150,6 +150,8 @@ class Observed:
     text: str = ""
     seq: int = 0
     context_id: str | None = None
+    #: The task's generation the answer carried (spec 1.1 §3.2.7); 0 when it carried none.
+    generation: int = 0
 
 
 def _texts(parts: Any) -> list[str]:
@@ -224,6 +226,13 @@ def _status_texts(status: Any) -> list[str]:
 
 def _observed(event: dict[str, Any], seq: int) -> Observed:
     """What one canonical StreamResponse (forms.result_in) told the client."""
+    said = _observed_body(event, seq)
+    ((_, inner),) = event.items()
+    said.generation = revisions.read_generation(inner.get(revisions.GENERATION))
+    return said
+
+
+def _observed_body(event: dict[str, Any], seq: int) -> Observed:
     ((kind, inner),) = event.items()
     status = inner.get("status") or {}
     if kind == "message":

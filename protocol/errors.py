@@ -8,7 +8,7 @@ from enum import Enum
 from typing import Any
 
 from .exceptions import LabError
-from .revisions import DEFAULT, SpecRevision
+from .revisions import DEFAULT, GENERATIONS, SpecRevision
 
 ERROR_INFO_TYPE = "type.googleapis.com/google.rpc.ErrorInfo"
 BAD_REQUEST_TYPE = "type.googleapis.com/google.rpc.BadRequest"
@@ -122,6 +122,18 @@ class ErrorType(Enum):
         None,
         grpc_status_v1_0_0="UNIMPLEMENTED",
     )
+    # dev-1.1 only (§3.2.2, §3.3.2, §5.4): a SendMessage whose configuration.ifGenerationMatch is not the task's
+    # generation. Its code, -32010, is also the one a2a-lab gave UNAUTHENTICATED below before 1.1 took it:
+    # `by_code(-32010)` stays UNAUTHENTICATED, `by_code(-32010, SpecRevision.V1_1)` is this one.
+    TASK_GENERATION_MISMATCH = ErrorKind(
+        "TaskGenerationMismatchError",
+        -32010,
+        "Task generation mismatch",
+        409,
+        "ABORTED",
+        "TASK_GENERATION_MISMATCH",
+        409,
+    )
     # Not A2A errors, but answers a server gives: authentication (§3.3.2 generic categories).
     UNAUTHENTICATED = ErrorKind(
         "UnauthenticatedError", -32010, "Authentication required", 401, "UNAUTHENTICATED", "UNAUTHENTICATED", 401
@@ -136,7 +148,7 @@ class ErrorType(Enum):
         return self.value.code
 
 
-_BY_CODE = {e.value.code: e for e in ErrorType}
+_BY_CODE = {e.value.code: e for e in ErrorType if e is not ErrorType.TASK_GENERATION_MISMATCH}
 _BY_NAME: dict[str, ErrorType] = {}
 for _e in ErrorType:
     _BY_NAME[_e.name] = _e
@@ -146,7 +158,12 @@ for _e in ErrorType:
         _BY_NAME[_e.value.reason] = _e
 
 
-def by_code(code: int) -> ErrorType | None:
+def by_code(code: int, revision: SpecRevision = DEFAULT) -> ErrorType | None:
+    """The error a code names; -32010 is TaskGenerationMismatch in a revision with generations (1.1), a2a-lab's
+    Unauthenticated otherwise."""
+    kind = ErrorType.TASK_GENERATION_MISMATCH
+    if code == kind.code and revision in GENERATIONS:
+        return kind
     return _BY_CODE.get(code)
 
 

@@ -123,15 +123,23 @@ def split_address(url: str) -> tuple[str, int] | None:
     return host, int(port)
 
 
+#: The port an http(s) URL without one means. Spec revision v1.0.1's proto wrote its gRPC url example as an https URL
+#: (`https://grpc.example.com/a2a`); v1.0.2 says `hostname:port` (revisions.GRPC_URL_HOST_PORT). Clients read both.
+_DEFAULT_PORTS = {"https://": 443, "http://": 80}
+
+
 def address_of(url: str) -> str | None:
     """The `host:port` a client can dial for a gRPC interface url, reading the common mistakes too (`grpc://h:p`,
-    `http://h:p/path`, `dns:///h:p`); None when no address can be found."""
-    rest = url.strip()
+    `http://h:p/path`, `dns:///h:p`) and v1.0.1's example form (`https://h/path`: h:443); None when no address can
+    be found."""
+    rest, default = url.strip(), None
     for scheme in ("dns:///", "grpc://", "grpcs://", "http://", "https://", "dns://"):
         if rest.lower().startswith(scheme):
-            rest = rest[len(scheme) :]
+            rest, default = rest[len(scheme) :], _DEFAULT_PORTS.get(scheme)
             break
     rest = rest.split("/", 1)[0]
+    if split_address(rest) is None and default is not None and rest and ":" not in rest:
+        rest = f"{rest}:{default}"  # spec revision v1.0.1's own example: https://grpc.example.com/a2a
     return rest if split_address(rest) is not None else None
 
 

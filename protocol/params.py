@@ -2,7 +2,9 @@
 
 Canonical params use the 1.0 JSON-RPC names: `message`, `configuration` (`returnImmediately`,
 `historyLength`, `taskPushNotificationConfig`, `acceptedOutputModes`), `id`, `taskId`, `historyLength`,
-`contextId`, `status`, `pageSize`, `pageToken`, `includeArtifacts`, `statusTimestampAfter`, `tenant`.
+`contextId`, `status`, `pageSize`, `pageToken`, `includeArtifacts`, `statusTimestampAfter`, `tenant`; and the 1.1
+draft's `currentGeneration` (GetTask) and `configuration.ifGenerationMatch`, kept as sent: only a server of that
+revision reads them (server/generations.py), any other ignores them as the unknown members they are to it.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from . import shapes, states
 from .errors import A2AError, ErrorType, invalid_params
 from .forms import V1_JSONRPC, Form
 from .operations import MESSAGE_SENDS, Operation
+from .revisions import CURRENT_GENERATION, IF_GENERATION_MATCH
 from .versions import Version
 
 V1, V03 = Version.V1_0, Version.V0_3
@@ -125,6 +128,8 @@ def read(
         hl = _opt_int(cfg_in.get("historyLength"), f"{where}configuration.historyLength", 0)
         if hl is not None:
             cfg["historyLength"] = hl
+        if cfg_in.get(IF_GENERATION_MATCH) is not None and version is V1:
+            cfg[IF_GENERATION_MATCH] = cfg_in[IF_GENERATION_MATCH]  # 1.1 (§3.2.2): a 1.1 server reads it
         modes = cfg_in.get("acceptedOutputModes")
         if modes is not None:
             if not isinstance(modes, list) or not all(isinstance(m, str) for m in modes):
@@ -150,6 +155,8 @@ def read(
         hl = _opt_int(merged.get("historyLength"), f"{where}historyLength", 0)
         if hl is not None:
             out["historyLength"] = hl
+        if merged.get(CURRENT_GENERATION) is not None and op is Operation.GET_TASK and version is V1:
+            out[CURRENT_GENERATION] = merged[CURRENT_GENERATION]  # 1.1 (§3.2.7): a 1.1 server reads it
         return out
 
     if op is Operation.LIST_TASKS:

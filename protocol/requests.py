@@ -21,6 +21,7 @@ from .exceptions import LabError
 from .forms import Form
 from .json_types import Message
 from .operations import MESSAGE_SENDS, SPECS, Operation
+from .revisions import CURRENT_GENERATION
 from .versions import HEADER, Version
 
 V1, V03 = Version.V1_0, Version.V0_3
@@ -248,7 +249,7 @@ def _body(op: Operation, form: Form, params: Mapping[str, object]) -> dict[str, 
     if op in MESSAGE_SENDS:
         return _send_body(params, form, op)
     if op is Operation.GET_TASK:
-        return {"id": _required(params, "id", op), **_pick(params, ("historyLength",))}
+        return {"id": _required(params, "id", op), **_pick(params, ("historyLength", CURRENT_GENERATION))}
     if op is Operation.CANCEL_TASK:
         return {"id": _required(params, "id", op), **_pick(params, ("metadata",))}
     if op is Operation.SUBSCRIBE_TO_TASK:
@@ -297,7 +298,7 @@ def _query_text(value: object) -> str:
 def _query(op: Operation, version: Version, params: Mapping[str, object]) -> dict[str, str]:
     """GET query parameters: camelCase, booleans as true/false, enums by name (§11.5)."""
     if op is Operation.GET_TASK:
-        keys: tuple[str, ...] = ("historyLength",)
+        keys: tuple[str, ...] = ("historyLength", CURRENT_GENERATION)
     elif op is Operation.LIST_TASKS:
         keys = _LIST_QUERY
     elif op is Operation.LIST_PUSH_CONFIGS and version is V1:

@@ -33,6 +33,7 @@ from .json_types import (
     TaskStatus,
     TaskStatusUpdateEvent,
 )
+from .revisions import GENERATION
 from .states import Role, TaskState
 from .versions import Version
 
@@ -173,7 +174,7 @@ def task_out(task: Task, form: Form) -> WireObject:
             out["artifacts"] = [artifact_out(a, form) for a in task["artifacts"]]
         elif key == "history":
             out["history"] = [message_out(m, form) for m in task["history"]]
-        else:
+        elif key != GENERATION:  # a 1.1 member (revisions): no 0.3 object has it
             out[key] = value
     return out
 
@@ -194,12 +195,12 @@ def stream_response_out(event: StreamResponse, form: Form) -> WireObject:
         body = message_out(cast(Message, value), form)
     elif key == "statusUpdate":
         status_update = cast(TaskStatusUpdateEvent, value)
-        body = dict(status_update)
+        body = {k: v for k, v in status_update.items() if k != GENERATION}
         body["status"] = status_out(status_update["status"], form)
         body.setdefault("final", TaskState(status_update["status"]["state"]).stops)
     else:
         artifact_update = cast(TaskArtifactUpdateEvent, value)
-        body = dict(artifact_update)
+        body = {k: v for k, v in artifact_update.items() if k != GENERATION}
         body["artifact"] = artifact_out(artifact_update["artifact"], form)
     if rest:
         return {key: body}

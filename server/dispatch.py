@@ -20,7 +20,7 @@ from a2a_lab.protocol.forms import Form
 from a2a_lab.protocol.operations import MESSAGE_SENDS, SPECS, Operation
 from a2a_lab.protocol.versions import Version
 
-from . import auth, budgets, rules, stream_edits, streams
+from . import auth, budgets, generations, rules, stream_edits, streams
 from .auth import Verdict
 from .engine import TaskRecord, message_text
 from .push import config_problem
@@ -192,6 +192,7 @@ def _send(state: LabState, call: Invocation, reply: Reply) -> Decision:
     script: TaskScript = reply.task or state.scenario.task
     if existing is not None:
         rec = existing
+        generations.check_match(state, rec, cfg)
         engine.add_user_message(rec, message, call.size)
         engine.continue_with(rec, script)
         if streaming:
@@ -281,6 +282,7 @@ def public_config(stored: dict[str, Any]) -> dict[str, Any]:
 
 
 def _get_task(state: LabState, call: Invocation, reply: Reply) -> Decision:
+    generations.current_generation(state, call.params)  # a 1.1 server refuses a malformed one (the hold ignored it)
     rec = state.engine.lookup(call.params["id"])
     state.engine.tick(rec, on_get=True)
     task = state.engine.snapshot(rec, _history_length(rec, call.params.get("historyLength")))

@@ -19,6 +19,7 @@ from a2a_lab.contract.journal_record import Entry
 from a2a_lab.contract.placeholders import TEXT, fill
 from a2a_lab.contract.scenario import Step, TaskScript
 from a2a_lab.protocol.errors import A2AError, ErrorType, invalid_params
+from a2a_lab.protocol.revisions import FIRST_GENERATION, GENERATION
 from a2a_lab.protocol.states import Role, TaskState
 
 from . import budgets
@@ -68,6 +69,10 @@ class TaskRecord:
     size: int = 0
     #: Of those, its push configs' (as JSON), counted against limits.push_config_bytes.
     push_bytes: int = 0
+    #: The task's generation (spec 1.1 §3.2.7): 1 at creation, +1 per event; 0 where the revision has none.
+    generation: int = 0
+    #: What long-polling GetTasks wait on (made by the first of them): set, and dropped, when the generation moves.
+    moved: asyncio.Event | None = None
 
     @property
     def state(self) -> TaskState:
@@ -108,8 +113,11 @@ class Engine:
         clock: Callable[[], float] = time.monotonic,
         max_tasks: int = 10_000,
         max_bytes: int = 64 * 1024 * 1024,
+        generations: bool = False,
     ) -> None:
         self._rng = random.Random(seed)
+        #: Whether tasks and their events carry `generation` (a server of spec revision 1.1).
+        self.generations = generations
         self._clock = clock
         #: In creation order; an OrderedDict because forgetting the oldest of a plain dict costs a scan over the
         #: holes its earlier deletions left (~10 µs per task once the store is full), popitem(last=False) does not.
@@ -169,6 +177,9 @@ class Engine:
         if script.history:
             task["history"] = [user]
         rec = TaskRecord(task, script, text, moved_at=self._clock(), size=estimate)
+        if self.generations:
+            rec.generation = FIRST_GENERATION
+            task[GENERATION] = str(FIRST_GENERATION)  # int64: a decimal string in ProtoJSON
         self._apply_step(rec, script.steps[0], first=True)
         self.tasks[task_id] = rec
         self.bytes += estimate
@@ -341,10 +352,25 @@ class Engine:
         return rec.task
 
     def emit(self, rec: TaskRecord, event: Event) -> None:
+        if self.generations:
+            self._advance_generation(rec, event)
         for queue in list(rec.listeners):
             queue.put_nowait(event)
         if self.on_event is not None:
             self.on_event(rec, event)
+
+    @staticmethod
+    def _advance_generation(rec: TaskRecord, event: Event) -> None:
+        """One event, one change (1.1 §3.2.7): the task's generation goes up by exactly 1, and the event carries the
+        value after it. Wakes the GetTasks long-polling on the task."""
+        rec.generation += 1
+        value = str(rec.generation)
+        rec.task[GENERATION] = value
+        for body in event.values():
+            body[GENERATION] = value
+        if rec.moved is not None:
+            rec.moved.set()
+            rec.moved = None
 
     # ------------------------------------------------------------------------- views
 

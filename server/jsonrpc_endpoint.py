@@ -16,7 +16,7 @@ from a2a_lab.protocol.forms import Form
 from a2a_lab.protocol.negotiation import negotiate
 from a2a_lab.protocol.versions import Version
 
-from . import answer, dispatch, http, intake, leniency, raw_reply
+from . import answer, dispatch, generations, http, intake, leniency, raw_reply
 from .state import LabState
 from .stream_edits import REQUEST_ID, Extra
 
@@ -143,6 +143,7 @@ async def handle(
         await _error(ex, request.id, err, op_version)
         return
     call = dispatch.Invocation(op, form, request.method, canonical, ex.headers, base_url, len(ex.body), ex.query)
+    await generations.hold(state, op, canonical)
     await render(state, ex, call, dispatch.execute(state, call, ex.entry), request.id)
 
 

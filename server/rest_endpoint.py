@@ -16,7 +16,7 @@ from a2a_lab.protocol.negotiation import negotiate
 from a2a_lab.protocol.revisions import SpecRevision
 from a2a_lab.protocol.versions import Version
 
-from . import dispatch, http, intake, leniency, raw_reply
+from . import dispatch, generations, http, intake, leniency, raw_reply
 from .state import LabState
 
 BODY_VERBS = ("POST", "PUT", "PATCH")
@@ -128,6 +128,7 @@ async def handle(
         await _error(ex, err, op_version, revision)
         return
     call = dispatch.Invocation(op, form, f"{verb} {relative}", canonical, ex.headers, base_url, len(ex.body), ex.query)
+    await generations.hold(state, op, canonical)
     decision = dispatch.execute(state, call, ex.entry)
     reply = decision.reply
     if decision.error is not None:

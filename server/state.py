@@ -23,6 +23,7 @@ from a2a_lab.contract.placeholders import (
 from a2a_lab.contract.redaction import Redaction
 from a2a_lab.contract.scenario import CardSigning, CardSpec, Scenario, Tamper
 from a2a_lab.protocol import cards, signing
+from a2a_lab.protocol.revisions import has_generations
 from a2a_lab.protocol.shapes import PartsLimit
 
 from . import budgets
@@ -156,7 +157,12 @@ class LabState:
     @staticmethod
     def _engine(scenario: Scenario, run_seed: int) -> Engine:
         limits = scenario.limits
-        return Engine(effective_seed(scenario, run_seed), max_tasks=limits.tasks, max_bytes=limits.task_bytes)
+        return Engine(
+            effective_seed(scenario, run_seed),
+            max_tasks=limits.tasks,
+            max_bytes=limits.task_bytes,
+            generations=has_generations(scenario.spec_revision),
+        )
 
     def card_bytes(self, base_url: str) -> bytes:
         """The card as served at `base_url`: rendered once per origin and kept, the least recently served forgotten

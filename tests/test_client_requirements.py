@@ -36,7 +36,7 @@ SELF_REPORT_SENTENCE = re.compile(
 #: One `;`-separated citation: an A2A 1.0 section (§8.3.2), a 0.3 one (0.3 §5.6.3), the proto, Appendix A, or the
 #: JSON-RPC 2.0, RFC or WHATWG text the spec relies on.
 CITATION = re.compile(
-    r"(0\.3 )?§\d+(\.\d+)*( rules? \d+(-\d+)?)?"
+    r"((0\.3|1\.1) )?§\d+(\.\d+)*( rules? \d+(-\d+)?)?"
     r"|App\. A(\.\d+)*"
     r"|proto `[A-Za-z_.]+`"
     r"|JSON-RPC 2\.0 §\d+(\.\d+)?"

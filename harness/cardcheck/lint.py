@@ -127,6 +127,8 @@ def _grpc_url(url: str, path: str, out: Findings) -> None:
         return
     address = grpcwire.address_of(url)
     message = f"{problem} (§5.6 AgentInterface.url)"
+    if url.strip().lower().startswith(("https://", "http://")):
+        message += "; spec revision v1.0.1's proto example wrote the url so, v1.0.2 says host:port"
     if address is None:
         out.error(path, message, "write host:port, e.g. agent.example.com:443")
     else:

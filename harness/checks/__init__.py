@@ -8,6 +8,7 @@ from . import discovery  # noqa: F401
 from . import versioning  # noqa: F401
 from . import envelope  # noqa: F401
 from . import tasks  # noqa: F401
+from . import generations  # noqa: F401
 from . import errors  # noqa: F401
 from . import capabilities  # noqa: F401
 from . import actions  # noqa: F401

@@ -23,9 +23,12 @@ from urllib.parse import urlsplit
 import httpx
 
 from a2a_lab.contract.handshake import ENV_WEBHOOK_HOST, ResultKind
-from a2a_lab.protocol import cards, requests
+from a2a_lab.protocol import cards, requests, revisions
+from a2a_lab.protocol.bindings import Binding
+from a2a_lab.protocol.errors import ErrorType
 from a2a_lab.protocol.operations import Operation
 from a2a_lab.protocol.states import Role, TaskState
+from a2a_lab.protocol.versions import Version
 
 from . import push_configs
 from .cancel import cancel
@@ -92,6 +95,9 @@ class Session:
     result: Result
     stream: bool = False
     receiver: WebhookReceiver | None = None
+    #: The generation the agent last gave the task (spec 1.1 §3.2.7; 0: none): a follow-up names it in
+    #: `ifGenerationMatch`.
+    generation: int = 0
 
 
 @dataclass
@@ -213,15 +219,21 @@ def _send(
 ) -> Turn:
     """Send one message (streamed when allowed); with a webhook, registered inline on the first message and
     the call made non-blocking (the notifications, or GetTask, follow the task up). `resumes`: the state of
-    the task the message continues."""
+    the task the message continues; a message that continues a task the agent gave a generation says it in
+    `ifGenerationMatch` (spec 1.1 §3.2.2), over the JSON bindings (gRPC's 1.0 request has no such field)."""
     receiver, result = session.receiver, session.result
     push = receiver.config() if receiver is not None and register and not session.options.push_configs else None
-    params = {
-        "message": message,
-        "configuration": requests.send_configuration(
-            return_immediately=receiver is not None, push=push, accepted_output_modes=ACCEPTED_OUTPUT_MODES
-        ),
-    }
+    cfg = requests.send_configuration(
+        return_immediately=receiver is not None, push=push, accepted_output_modes=ACCEPTED_OUTPUT_MODES
+    )
+    if (
+        message.get("taskId")
+        and session.generation
+        and transport.version is Version.V1_0
+        and transport.binding is not Binding.GRPC
+    ):
+        cfg[revisions.IF_GENERATION_MATCH] = str(session.generation)
+    params = {"message": message, "configuration": cfg}
     since = receiver.mark() if receiver is not None else 0
     if not session.stream:
         body = transport.call(Operation.SEND_MESSAGE, params, result.warnings)
@@ -256,6 +268,7 @@ def _finish(transport: A2ATransport, turn: Turn, session: Session) -> None:
         task = follower.follow(turn.streamed, session.stream)
     finally:
         _take_task(result, follower.task)
+        session.generation = follower.task.generation
     if config_id is not None and task.id is not None:
         push_configs.unregister(transport, task.id, config_id, result.warnings)
     if not task.stops:
@@ -279,6 +292,19 @@ def _cancel_once(transport: A2ATransport, task: TaskView, result: Result) -> Tas
         result.warnings.append(f"the cancel was not sent: {why}")
         return task
     return cancel(transport, task, result)
+
+
+def _after_mismatch(transport: A2ATransport, session: Session, message: dict[str, Any], refused: ClientFailure) -> Turn:
+    """The agent refused the follow-up's `ifGenerationMatch` (TaskGenerationMismatchError): the task moved since the
+    client read it. Re-fetch it with GetTask before deciding (spec 1.1 §11.6 SHOULD), then send again once, with
+    the generation just read, if the task still waits for input; else the refusal stands."""
+    result = session.result
+    task = Follower(transport, session.options, result, TaskView(id=message["taskId"])).get_task()
+    session.generation = task.generation
+    result.warnings.append(f"the task moved before the follow-up ({refused.message}); re-read it: {task.state}")
+    if task.state is None or not task.state.interrupted:
+        raise refused
+    return _send(transport, {**message, "messageId": str(uuid.uuid4())}, session, register=False, resumes=task.state)
 
 
 def _take_task(result: Result, task: TaskView) -> None:
@@ -327,7 +353,13 @@ def _answer_once(transport: A2ATransport, session: Session) -> None:
     result.follow_up = True
     task_id, state = result.task_id, result.state
     try:
-        turn = _send(transport, message, session, register=False, resumes=state if state.interrupted else None)
+        try:
+            turn = _send(transport, message, session, register=False, resumes=state if state.interrupted else None)
+        except ClientFailure as failure:
+            mismatch = failure.details.get("reason") == ErrorType.TASK_GENERATION_MISMATCH.kind.reason
+            if not (mismatch and session.generation):  # a refusal of a precondition the client did not send stands
+                raise
+            turn = _after_mismatch(transport, session, message, failure)
     except ClientFailure as failure:
         raise ClientFailure(
             failure.type, f"the follow-up to task {task_id} ({state.short}): {failure.message}", failure.details

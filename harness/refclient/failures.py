@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from a2a_lab.protocol.bindings import Binding
-from a2a_lab.protocol.errors import ERROR_INFO_TYPE, ErrorType, by_code
+from a2a_lab.protocol.errors import ERROR_INFO_TYPE, ErrorType, by_code, by_name
 from a2a_lab.protocol.exceptions import LabError
 from a2a_lab.protocol.operations import Operation
 from a2a_lab.protocol.versions import Version
@@ -63,7 +63,8 @@ def remote_error(
         for k, v in (("code", code), ("http_status", http_status), ("grpc_status", grpc_status), ("reason", reason))
         if v is not None
     }
-    known = by_code(code) if code is not None else None
+    named = by_name(reason) if reason is not None else None
+    known = named if named is not None and named.code == code else by_code(code) if code is not None else None
     if known is not None:
         info["name"] = known.kind.name
     if data is not None:

@@ -13,8 +13,11 @@ import copy
 import time
 
 from a2a_lab.contract.handshake import ResultKind
+from a2a_lab.protocol import revisions
+from a2a_lab.protocol.bindings import Binding
 from a2a_lab.protocol.forms import Form, push_form
 from a2a_lab.protocol.operations import Operation
+from a2a_lab.protocol.versions import Version
 
 from .failures import ClientFailure
 from .options import ClientOptions
@@ -79,7 +82,7 @@ class Follower:
         self.polls += 1
         self.result.follow_ups += 1
         try:
-            body = self.transport.call(Operation.GET_TASK, {"id": task.id}, self.warnings)
+            body = self.transport.call(Operation.GET_TASK, self._get_params(task), self.warnings)
         except ClientFailure as failure:
             raise ClientFailure(
                 failure.type, f"GetTask follow-up #{self.result.follow_ups}: {failure.message}", failure.details
@@ -91,6 +94,16 @@ class Follower:
         fresh.context_id = fresh.context_id or task.context_id
         self.task = fresh
         return fresh
+
+    def _get_params(self, task: TaskView) -> dict[str, object]:
+        """GetTask's params: a long-poll (`currentGeneration`, spec 1.1 §3.2.7) when the agent gave the task a
+        generation, so the answer comes when the task moves; never for an agent that gave none (§3.2.7: MUST NOT),
+        nor over gRPC, whose 1.0 request message has no such field."""
+        params: dict[str, object] = {"id": task.id}
+        transport = self.transport
+        if task.generation >= 1 and transport.version is Version.V1_0 and transport.binding is not Binding.GRPC:
+            params[revisions.CURRENT_GENERATION] = str(task.generation)
+        return params
 
     # ------------------------------------------------------------------------------- SubscribeToTask
 

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from a2a_lab.contract.handshake import ResultKind
-from a2a_lab.protocol import shapes, states, wire
+from a2a_lab.protocol import revisions, shapes, states, wire
 from a2a_lab.protocol.forms import JSONRPC_FORMS, Form
 from a2a_lab.protocol.states import TaskState
 
@@ -27,6 +27,9 @@ class TaskView:
     raw_state: Any = None
     status_message: dict[str, Any] | None = None
     artifacts: list[dict[str, Any]] = field(default_factory=list)
+    #: The task's generation as the agent last gave it (spec 1.1 §3.2.7); 0: the agent gave none (it does not
+    #: implement generations, and the client must not use them).
+    generation: int = 0
 
     @property
     def stops(self) -> bool:
@@ -87,6 +90,7 @@ def read_task(raw: Any, form: Form, path: str, warnings: list[str]) -> TaskView:
         id=raw.get("id") if isinstance(raw.get("id"), str) else None,
         context_id=raw.get("contextId") if isinstance(raw.get("contextId"), str) else None,
     )
+    view.generation = revisions.read_generation(raw.get(revisions.GENERATION))
     if view.id is None:
         warnings.append(f"{path}.id: a task needs an id")
     status = raw.get("status")
@@ -187,6 +191,8 @@ class StreamFold:
             self.answer = Answer(ResultKind.TASK, task=read_task(inner, used, f"{where}.task", warnings))
         else:
             task = self._task(inner, where, warnings)
+            if isinstance(inner, dict) and revisions.read_generation(inner.get(revisions.GENERATION)):
+                task.generation = revisions.read_generation(inner.get(revisions.GENERATION))
             if kind == "statusUpdate":
                 status = inner.get("status") if isinstance(inner, dict) else None
                 if isinstance(status, dict):

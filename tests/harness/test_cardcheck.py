@@ -248,7 +248,8 @@ def test_a_grpc_host_port_url_is_clean_and_usable() -> None:
         ("https://agent.example.com:443/a2a", "warning", "it has a scheme and a path", 'write "agent.example.com:443"'),
         ("agent.example.com:443/a2a", "warning", "it has a path)", 'write "agent.example.com:443"'),
         ("agent.example.com", "error", "it has no port)", "write host:port"),
-        ("https://agent.example.com/a2a", "error", "no address a client can dial", "write host:port"),
+        ("https://agent.example.com/a2a", "warning", "v1.0.1's proto example", 'write "agent.example.com:443"'),
+        ("grpc://agent.example.com/a2a", "error", "no address a client can dial", "write host:port"),
     ],
 )
 def test_a_grpc_url_that_is_not_host_port_is_a_finding(url: str, level: str, says: str, hint: str) -> None:

@@ -31,6 +31,8 @@ ENDED_EARLY, ENDED_EARLY_03 = "spec/task/ended-before-follow-up", "spec/task/end
 WRONG_ID, NEVER_ANSWERS = "errors/wrong-response-id", "faults/never-answers"
 API_KEY_QUERY, OTHER_ORIGIN = "auth/api-key-query", "auth/token-endpoint-other-origin"
 EXPIRING, KEYED_ELSEWHERE = "auth/token-expires-mid-task", "auth/interface-on-other-origin"
+LONG_POLL, GENERATIONS_UNKNOWN = "spec/v1.1-long-poll", "spec/generations-unknown"
+IF_MATCH = "spec/v1.1-if-generation-match"
 MIXED, METHOD_NOT_FOUND, V03_TASK = (
     "quirks/mixed-version-direct-message",
     "quirks/advertised-method-not-found",
@@ -210,9 +212,50 @@ PASSES = [
     Proof("NO-CREDENTIAL-LEAK", "each-credential-to-its-origin", case(OTHER_ORIGIN), Outcome.PASS, says="where"),
     Proof("TOKEN-LIFECYCLE", "renews-after-401", case(EXPIRING), Outcome.PASS, says="token 2"),
     Proof("NO-CREDENTIAL-LEAK", "key-only-to-the-agents-origin", case(KEYED_ELSEWHERE), Outcome.PASS, says="where"),
+    # A client that long-polls from generation 1 uses a generation the 1.1 agent gave (the same defect FAILs against
+    # a server without generations, below).
+    Proof(
+        "GENERATION-UNKNOWN-NOT-USED",
+        "used-where-given",
+        defect(LONG_POLL, "assume-generations"),
+        Outcome.PASS,
+        says="the agent had given 1",
+    ),
+    Proof("GENERATION-LONG-POLL", "from-generation-1", defect(LONG_POLL, "assume-generations"), Outcome.PASS),
+    # A stale precondition stands for a task another client moved: refused, re-read, answered again.
+    Proof(
+        "GENERATION-MISMATCH-REFETCH",
+        "re-reads-then-answers",
+        defect(IF_MATCH, "stale-generation"),
+        Outcome.PASS,
+        says="followed by a GetTask",
+    ),
 ]
 
 FAILS = [
+    Proof(
+        "GENERATION-MISMATCH-REFETCH",
+        "sends-again-blind",
+        defect(IF_MATCH, "stale-generation", "--defect", "mismatch-blind-retry"),
+        Outcome.NON_STRICT,
+        Outcome.FAIL,
+        "without re-reading",
+    ),
+    Proof(
+        "GENERATION-UNKNOWN-NOT-USED",
+        "long-polls-a-server-without-generations",
+        defect(GENERATIONS_UNKNOWN, "assume-generations"),
+        Outcome.FAIL,
+        Outcome.FAIL,
+        "gave no generation",
+    ),
+    Proof(
+        "GENERATION-LONG-POLL",
+        "plain-polling",
+        case(LONG_POLL),
+        Outcome.UNIMPLEMENTED,
+        says="none with currentGeneration",
+    ),
     Proof(
         "CARD-DISCOVERY", "no-card", defect(MIXED, "no-card"), Outcome.FAIL, Outcome.FAIL, "without reading its card"
     ),

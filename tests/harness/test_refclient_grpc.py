@@ -288,13 +288,22 @@ def test_a_grpc_url_mistake_is_dialed_and_noticed() -> None:
     sel = select_interfaces(
         card(
             {"url": "grpc://h:1/a2a", "protocolBinding": "GRPC", "protocolVersion": "1.0"},
-            {"url": "http://h/a2a", "protocolBinding": "GRPC", "protocolVersion": "1.0"},
+            {"url": "grpc://h/a2a", "protocolBinding": "GRPC", "protocolVersion": "1.0"},
         )
     )
     assert [i.url for i in sel.candidates] == ["grpc://h:1/a2a"]
     (notice,) = sel.notices
     assert "a scheme and a path" in notice and "dialing h:1" in notice and "§5.6" in notice
     assert any("no host:port to dial" in w for w in sel.warnings) and notice in sel.warnings
+
+
+def test_the_v1_0_1_example_form_is_dialed_at_port_443() -> None:
+    """Spec revision v1.0.1's proto example wrote a gRPC url as `https://grpc.example.com/a2a`; v1.0.2 says
+    host:port. A client reads both: the https URL means the host at 443."""
+    sel = select_interfaces(card({"url": "https://h/a2a", "protocolBinding": "GRPC", "protocolVersion": "1.0"}))
+    assert [i.url for i in sel.candidates] == ["https://h/a2a"]
+    (notice,) = sel.notices
+    assert "dialing h:443" in notice
 
 
 def test_without_the_grpc_extra_grpc_is_not_spoken(monkeypatch: pytest.MonkeyPatch) -> None:

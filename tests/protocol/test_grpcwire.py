@@ -20,7 +20,10 @@ INFO = {"@type": ERROR_INFO_TYPE, "reason": "TASK_NOT_FOUND", "domain": "a2a-pro
         ("dns:///h:1", "h:1", "(it has a scheme)"),
         ("http://h:1/a2a/", "h:1", "(it has a scheme and a path)"),
         ("h:1/", "h:1", "(it has a trailing slash)"),
-        ("https://h/a2a", None, "(it has a scheme, a path and no port); no address a client can dial"),
+        # Spec revision v1.0.1's example form: an https URL means port 443 (v1.0.2: host:port).
+        ("https://h/a2a", "h:443", "(it has a scheme, a path and no port); a client can only guess it means h:443"),
+        ("http://h", "h:80", "(it has a scheme and no port)"),
+        ("grpc://h/a2a", None, "no address a client can dial"),
         ("h:0", None, "(it has port 0)"),
     ],
 )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from a2a_lab.protocol import errors, rest
+from a2a_lab.protocol import errors, rest, revisions
 from a2a_lab.protocol.errors import A2AError, ErrorType
 from a2a_lab.protocol.revisions import DEFAULT, SpecRevision
 from a2a_lab.protocol.versions import Version
@@ -41,7 +41,40 @@ def test_the_other_errors_are_the_same_in_both_revisions() -> None:
 
 
 def test_the_default_revision_is_the_current_one() -> None:
-    assert DEFAULT is V101 and [r.value for r in SpecRevision] == ["1.0.0", "1.0.1"]
+    """v1.0.1 is the latest tagged release; v1.0.2 (host:port gRPC urls) is untagged and 1.1 a draft."""
+    assert DEFAULT is V101 and [r.value for r in SpecRevision] == ["1.0.0", "1.0.1", "1.0.2", "1.1"]
+
+
+def test_the_later_revisions_answer_as_v1_0_1_except_where_they_add() -> None:
+    for later in (SpecRevision.V1_0_2, SpecRevision.V1_1):
+        assert rest.media_type(Version.V1_0, later) == rest.media_type(Version.V1_0, V101)
+        for error in ErrorType:
+            assert errors.http_status(error, later) == errors.http_status(error, V101)
+            assert errors.grpc_status(error, later) == errors.grpc_status(error, V101)
+    assert {SpecRevision.V1_0_2, SpecRevision.V1_1} == revisions.GRPC_URL_HOST_PORT
+    assert [r for r in SpecRevision if revisions.has_generations(r)] == [SpecRevision.V1_1]
+
+
+def test_task_generation_mismatch_is_1_1s_minus_32010() -> None:
+    """dev-1.1 §5.4: -32010, gRPC ABORTED, HTTP 409; a2a-lab's own Unauthenticated had -32010 first."""
+    kind = ErrorType.TASK_GENERATION_MISMATCH.kind
+    assert (kind.code, kind.grpc_status, kind.http_status, kind.reason) == (
+        -32010,
+        "ABORTED",
+        409,
+        "TASK_GENERATION_MISMATCH",
+    )
+    assert errors.by_code(-32010) is ErrorType.UNAUTHENTICATED
+    assert errors.by_code(-32010, SpecRevision.V1_1) is ErrorType.TASK_GENERATION_MISMATCH
+    assert errors.by_name("TaskGenerationMismatch") is ErrorType.TASK_GENERATION_MISMATCH
+
+
+@pytest.mark.parametrize(
+    ("value", "generation"),
+    [("3", 3), (3, 3), ("0", 0), (0, 0), (None, 0), (True, 0), ("-1", 0), (-2, 0), ("x", 0), ("9" * 20, 0)],
+)
+def test_a_generation_reads_as_protojson_writes_it(value: object, generation: int) -> None:
+    assert revisions.read_generation(value) == generation
 
 
 def test_http_json_bodies_follow_the_revision() -> None:

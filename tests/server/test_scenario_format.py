@@ -288,6 +288,7 @@ GRPC = """\
 title: gRPC deviations
 description: Every reply.grpc option.
 spec: A2A 1.0 (test)
+spec_revision: "1.0.2"
 card:
   object:
     name: grpc
@@ -472,6 +473,18 @@ expect: {result: task, state: [CANCELED, COMPLETED]}
 """
 )
 
+#: Spec revision 1.1 (the dev-1.1 draft): tasks carry generations.
+GENERATIONS = """\
+title: Generations
+description: A server of the 1.1 draft.
+spec: A2A 1.1 (test)
+spec_revision: "1.1"
+card:
+  object:
+    name: generations
+    supportedInterfaces: [{url: "{base_url}/rpc", protocolBinding: JSONRPC, protocolVersion: "1.0"}]
+"""
+
 ALL_SCENARIOS = [
     MAIN,
     ACTIONS_V2,
@@ -487,6 +500,7 @@ ALL_SCENARIOS = [
     DIALECT_CRLF,
     FAMILY,
     STREAM_EDITS,
+    GENERATIONS,
 ]
 
 
@@ -634,6 +648,11 @@ def test_spec_revision(serve: Callable[[str], Lab]) -> None:
     assert s_facts(other)["spec_revision"] == "1.0.1"
     rpc = call(other, "SendMessage", {"message": message("hi")}, authorization="Bearer other-token")
     assert rpc.headers["content-type"] == "application/json" and result(rpc)
+    assert "generation" not in result(rpc)["task"]
+    draft = serve(GENERATIONS)
+    assert s_facts(draft)["spec_revision"] == "1.1"
+    # The default task: created SUBMITTED (1), WORKING (2), its artifact (3), COMPLETED (4).
+    assert result(call(draft, "SendMessage", {"message": message("hi")}))["task"]["generation"] == "4"
 
 
 def test_gzip_min_bytes(serve: Callable[[str], Lab]) -> None:

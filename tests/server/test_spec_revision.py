@@ -103,6 +103,7 @@ def test_a_stream_error_event_names_the_revision_s_status(lab: Callable[..., Lab
 
 def test_an_unknown_revision_is_refused_with_a_hint(lab: Callable[..., Lab]) -> None:
     with pytest.raises(
-        ScenarioError, match=r"spec_revision: unknown spec revision 1\.0[\s\S]*\"1\.0\.0\" or \"1\.0\.1\""
+        ScenarioError,
+        match=r"spec_revision: unknown spec revision 1\.0[\s\S]*\"1\.0\.0\", \"1\.0\.1\", \"1\.0\.2\" or \"1\.1\"",
     ):
         lab("spec_revision: 1.0\n")

@@ -196,6 +196,19 @@ DEFECTS = {
     "client-cert-first-call-only": (
         "present the client certificate for the first call only (GetTask follows on a new connection without it)"
     ),
+    "assume-generations": (
+        "long-poll every GetTask with currentGeneration 1 (spec 1.1 draft), whether the agent gave the task a "
+        "generation or not"
+    ),
+    "generation-ahead": (
+        "long-poll GetTask with a currentGeneration one above the latest generation the agent gave the task"
+    ),
+    "stale-generation": (
+        "guard the follow-up with an ifGenerationMatch one below the latest generation the agent gave the task"
+    ),
+    "mismatch-blind-retry": (
+        "after TaskGenerationMismatchError, send the same follow-up again at once, without re-reading the task"
+    ),
     "gateway-retry": (
         "take an HTTP+JSON 502, 503 or 504 for a gateway's transient failure and repeat the call at once, up to 50 "
         "times, without reading the body (a v1.0.0 server answers InvalidAgentResponse as 502)"
@@ -517,6 +530,10 @@ class Client:
         )
         self.rpc_id = 0
         self.message_count = 0
+        #: The latest task generation an answer carried (spec 1.1 draft), for the generation-ahead defect.
+        self.generation_seen = 0
+        #: The task was re-read after a TaskGenerationMismatchError: its generation is fresh.
+        self.refetched = False
         self.last_message: dict[str, Any] = {}
         self.scenario = os.environ.get("A2A_LAB_SCENARIO", "")
         self.text = os.environ.get("A2A_LAB_MESSAGE", "hello")
@@ -754,6 +771,9 @@ class Client:
             body["configuration"] = {"acceptedOutputModes": ["text/plain", "application/json"]}
         if "history-reply" in self.defects:
             body["configuration"] = {**body.get("configuration", {}), "historyLength": 1}
+        if task_ids is not None and "stale-generation" in self.defects and self.generation_seen:
+            stale = self.generation_seen - (0 if self.refetched else 1)
+            body["configuration"] = {**body.get("configuration", {}), "ifGenerationMatch": stale}
         if iface["binding"] == "http+json":
             return self.rest(iface, "POST", "/message:stream" if stream else "/message:send", body)
         method = (
@@ -801,13 +821,28 @@ class Client:
             self.http = httpx.Client(
                 timeout=5.0, trust_env=False, headers={"User-Agent": USER_AGENT}, verify=self.tls_verify()
             )
+        current = self.long_poll_generation()
         if iface["binding"] == "http+json":
-            return self.rest(iface, "GET", f"/tasks/{task_id}")
+            return self.rest(iface, "GET", f"/tasks/{task_id}" + (f"?currentGeneration={current}" if current else ""))
         v1 = iface["version"] == "1.0"
-        resp = self.rpc(iface, "GetTask" if v1 else "tasks/get", {"id": task_id})
+        params = {"id": task_id, **({"currentGeneration": current} if current else {})}
+        resp = self.rpc(iface, "GetTask" if v1 else "tasks/get", params)
         if "result" in resp and isinstance(resp["result"], dict) and v1:
             resp = {"result": {"task": resp["result"]}}
         return resp
+
+    def long_poll_generation(self) -> str | None:
+        """The currentGeneration a defect sends on GetTask (a correct fake client polls plainly)."""
+        if "assume-generations" in self.defects:
+            return "1"
+        if "generation-ahead" in self.defects and self.generation_seen:
+            return str(self.generation_seen + 1)
+        return None
+
+    def saw(self, task: dict[str, Any]) -> None:
+        value = task.get("generation")
+        if isinstance(value, (int, str)) and str(value).isdigit():
+            self.generation_seen = int(value)
 
     # -------------------------------------------------------------------- reading answers
 
@@ -987,6 +1022,13 @@ class Client:
             elif "follow-up-no-context" in self.defects:
                 context_id = None
             resp = self.send(iface, follow_up, stream, task_ids=(task_id, context_id))
+            if "TASK_GENERATION_MISMATCH" in json.dumps(resp.get("error")):
+                if "mismatch-blind-retry" not in self.defects:  # re-read the task, then answer what it is now
+                    got = self.read(self.get_task(iface, task_id).get("result"))
+                    if got is not None:
+                        self.saw(got[1])
+                        self.refetched = True
+                resp = self.send(iface, follow_up, stream, task_ids=(task_id, context_id))
             outcome, _ = self.conclude(iface, resp)
         new_message = self.action.get("new_message")
         first_stopped = outcome["kind"] == "message" or self.short(outcome.get("state") or "") in STOPS
@@ -1082,6 +1124,7 @@ class Client:
 
     def follow(self, iface: dict[str, Any], task: dict[str, Any]) -> dict[str, Any]:
         task_id = str(task.get("id"))
+        self.saw(task)
         texts = [self.task_text(task)]
         state = self.state_of(task)
         if "get-task-loop" in self.defects:
@@ -1112,6 +1155,7 @@ class Client:
                     reason = error.get("message", "") if isinstance(error, dict) else "unreadable answer"
                     return self.failure(f"GetTask failed: {reason}")
                 task, state = got[1], self.state_of(got[1])
+                self.saw(task)
                 texts.append(self.task_text(task))
         unsuccessful = self.short(state) in ("failed", "canceled", "cancelled", "rejected")
         if "failure-as-empty-success" in self.defects and unsuccessful and not task.get("artifacts"):
