@@ -31,15 +31,39 @@ PIPE_GRACE_S = 0.2
 PIPE_WAIT_S = 1.0
 
 
-class _Tail:
-    """Drains a pipe in a thread, keeping only the first HEAD_BYTES and the last TAIL_BYTES (a client may write
-    gigabytes)."""
+class Kept:
+    """What is kept of one output: the first HEAD_BYTES and the last TAIL_BYTES (a client may write gigabytes)."""
 
-    def __init__(self, stream: IO[bytes]) -> None:
+    def __init__(self) -> None:
         self.head = b""
         self.chunks: deque[bytes] = deque()
         self.size = 0
         self.total = 0
+
+    def add(self, chunk: bytes) -> None:
+        if len(self.head) < HEAD_BYTES:
+            self.head += chunk[: HEAD_BYTES - len(self.head)]
+        self.total += len(chunk)
+        self.chunks.append(chunk)
+        self.size += len(chunk)
+        while self.size - len(self.chunks[0]) >= TAIL_BYTES:
+            self.size -= len(self.chunks.popleft())
+
+    def text(self) -> str:
+        data = b"".join(self.chunks)[-TAIL_BYTES:]
+        if self.total <= len(data):
+            return data.decode("utf-8", "replace")
+        head = self.head[: max(0, min(len(self.head), self.total - len(data)))]
+        dropped = self.total - len(data) - len(head)
+        middle = f"\n[... {dropped} bytes dropped]\n" if dropped else ""
+        return head.decode("utf-8", "replace") + middle + data.decode("utf-8", "replace")
+
+
+class _Tail(Kept):
+    """Drains a pipe in a thread, keeping what Kept keeps."""
+
+    def __init__(self, stream: IO[bytes]) -> None:
+        super().__init__()
         self.thread = threading.Thread(target=self._drain, args=(stream,), daemon=True)
         self.thread.start()
 
@@ -52,22 +76,7 @@ class _Tail:
                 return
             if not chunk:
                 return
-            if len(self.head) < HEAD_BYTES:
-                self.head += chunk[: HEAD_BYTES - len(self.head)]
-            self.total += len(chunk)
-            self.chunks.append(chunk)
-            self.size += len(chunk)
-            while self.size - len(self.chunks[0]) >= TAIL_BYTES:
-                self.size -= len(self.chunks.popleft())
-
-    def text(self) -> str:
-        data = b"".join(self.chunks)[-TAIL_BYTES:]
-        if self.total <= len(data):
-            return data.decode("utf-8", "replace")
-        head = self.head[: max(0, min(len(self.head), self.total - len(data)))]
-        dropped = self.total - len(data) - len(head)
-        middle = f"\n[... {dropped} bytes dropped]\n" if dropped else ""
-        return head.decode("utf-8", "replace") + middle + data.decode("utf-8", "replace")
+            self.add(chunk)
 
 
 @dataclass
@@ -124,7 +133,7 @@ def split(command: str) -> list[str]:
     return shlex.split(command)
 
 
-def _kill_group(pgid: int) -> None:
+def kill_group(pgid: int) -> None:
     for sig in (signal.SIGTERM, signal.SIGKILL):
         try:
             os.killpg(pgid, sig)
@@ -171,6 +180,25 @@ def _write_end_holders(inodes: set[int]) -> set[int]:
                 found.add(pid)
                 break
     return found
+
+
+def kill_escaped(pipes: list[IO[bytes]]) -> list[int]:
+    """Once a client and its process group are gone: kill whoever still holds the write end of its output pipes (a
+    process that left the group with setsid); the pids killed."""
+    inodes = set()
+    for pipe in pipes:
+        try:
+            inodes.add(os.fstat(pipe.fileno()).st_ino)
+        except (OSError, ValueError, AttributeError):
+            pass
+    killed: list[int] = []
+    for pid in sorted(_write_end_holders(inodes)) if inodes else []:
+        try:
+            os.kill(pid, signal.SIGKILL)
+            killed.append(pid)
+        except OSError:
+            pass
+    return killed
 
 
 def _close_pipes(tails: list[_Tail], pipes: list[IO[bytes]]) -> list[int]:
@@ -223,14 +251,14 @@ def run(
     out, err = _Tail(proc.stdout), _Tail(proc.stderr)
     timed_out = interrupted = False
     if stopper is not None and not stopper.enter(proc.pid):
-        _kill_group(proc.pid)  # the run was stopped while this client started
+        kill_group(proc.pid)  # the run was stopped while this client started
         interrupted = True
     try:
         proc.wait(timeout=timeout)
     except subprocess.TimeoutExpired:
         timed_out = True
     finally:
-        _kill_group(proc.pid)  # children the client left behind go too
+        kill_group(proc.pid)  # children the client left behind go too
         if proc.poll() is None:
             proc.kill()
         proc.wait()

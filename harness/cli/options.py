@@ -103,6 +103,20 @@ def add_jobs_and_timeout(p: argparse.ArgumentParser) -> None:
     p.add_argument("--timeout", type=float, help="seconds per scenario (default: each scenario's own)")
 
 
+def add_client_mode(p: argparse.ArgumentParser) -> None:
+    """How the client command is run: a process per scenario, or once per worker (the loop handshake)."""
+    from ..runner import CLIENT_MODES, PROCESS_MODE
+
+    p.add_argument(
+        "--client-mode",
+        choices=CLIENT_MODES,
+        default=PROCESS_MODE,
+        help="process: start the client for every scenario (the handshake in its environment); loop: start it once "
+        "per worker and hand it one scenario per line of its stdin, answered by a line on its stdout (the README's "
+        "loop handshake; `builtin` speaks it) (default: process)",
+    )
+
+
 def add_live_target(p: argparse.ArgumentParser) -> None:
     """The live server a command talks to (`probe`, `record`)."""
     p.add_argument(
