@@ -131,7 +131,10 @@ class LoopClient:
                     pass
         return escaped
 
-    close = stop
+    def close(self) -> None:
+        """The run is done: what the client wrote after its last answer goes to that scenario; then stop it."""
+        self._between()
+        self.stop()
 
     def _pending(self, fd: int) -> bytes:
         """What a pipe holds now, without waiting ("" at its end or when nothing is there)."""
@@ -257,7 +260,7 @@ class LoopClient:
         finished = process.Finished(
             code, time.monotonic() - began, False, out.text(), stderr, escaped=escaped, interrupted=interrupted
         )
-        return Turn(finished)
+        return Turn(finished, None, None if interrupted else _unanswered(code))
 
     def _rest_of(self, fd: int, deadline: float) -> bytes:
         """What an ended client left in a pipe, up to its end (or the deadline: a descendant may hold it open)."""
@@ -289,6 +292,13 @@ class LoopClient:
             interrupted=interrupted,
         )
         return Turn(finished)
+
+
+def _unanswered(code: int | None) -> str:
+    return (
+        f"the client ended (exit code {code}) without answering its scenario's line: a loop client answers each line "
+        f"with one line ({handshake.LOOP_ANSWER}{handshake.LOOP_DONE}, or the result object) before it reads the next"
+    )
 
 
 def _twice(extra: bytes) -> str:
