@@ -14,7 +14,8 @@ import pytest
 
 from a2a_lab.contract import handshake
 from a2a_lab.contract.scenario import Scenario
-from a2a_lab.harness.cli import main
+from a2a_lab.harness import process
+from a2a_lab.harness.cli import main, presets
 from a2a_lab.harness.model import Outcome, ScenarioResult
 from a2a_lab.harness.runner import LOOP_MODE, RunOptions, run_all
 
@@ -131,3 +132,12 @@ def test_a_command_that_cannot_loop_is_refused(client: str, says: str, capsys: p
     code = main(["run", "--client-mode", "loop", "--client", client, "--scenario", FIRST])
     err = capsys.readouterr().err
     assert code == 2 and says in err, err
+
+
+def test_the_reference_client_loops_through_tls_and_plain_scenarios(scenario: Callable[[str], Scenario]) -> None:
+    """`builtin` in loop mode: a mutual-TLS scenario's CA and certificate come with its line and go with it."""
+    refs = ("tls/mutual-tls", FIRST, "tls/unknown-ca")
+    opts = RunOptions(client=presets.resolve("builtin", loop=True), client_mode=LOOP_MODE)
+    results, _ = run_all([scenario(r) for r in refs], opts)
+    assert [r.outcome for r in results] == [Outcome.PASS] * 3, [(r.id, r.outcome, r.error) for r in results]
+    assert {tuple(r.client.command) for r in results if r.client} == {tuple(process.split(opts.client))}
