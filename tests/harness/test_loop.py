@@ -4,7 +4,9 @@ scenario in flight, on a named check, and the next scenario gets a fresh client.
 
 from __future__ import annotations
 
+import json
 import shlex
+import shutil
 import sys
 from collections.abc import Callable
 from dataclasses import replace
@@ -32,9 +34,7 @@ def loop_command(*args: str) -> str:
 def run_loop(
     scenario: Callable[[str], Scenario], *args: str, refs: tuple[str, ...] = (FIRST, SECOND), timeout: float = 10.0
 ) -> list[ScenarioResult]:
-    opts = RunOptions(
-        client=loop_command(*args), timeout=timeout, supports=list(JSONRPC_BOTH), client_mode=LOOP_MODE
-    )
+    opts = RunOptions(client=loop_command(*args), timeout=timeout, supports=list(JSONRPC_BOTH), client_mode=LOOP_MODE)
     results, _ = run_all([replace(scenario(r), timeout=min(scenario(r).timeout, timeout)) for r in refs], opts)
     return results
 
@@ -106,7 +106,6 @@ def test_the_line_carries_the_handshake_and_nothing_else(scenario: Callable[[str
     """The scenario's line holds the variables a client process's environment would, by the same names."""
     argv_file = tmp_path / "argv.json"
     [result] = run_loop(scenario, "--argv-file", str(argv_file), refs=(FIRST,))
-    import json
 
     seen = json.loads(argv_file.read_text(encoding="utf-8"))["env"]
     assert seen.pop(handshake.ENV_LOOP) == "1"
@@ -141,3 +140,33 @@ def test_the_reference_client_loops_through_tls_and_plain_scenarios(scenario: Ca
     results, _ = run_all([scenario(r) for r in refs], opts)
     assert [r.outcome for r in results] == [Outcome.PASS] * 3, [(r.id, r.outcome, r.error) for r in results]
     assert {tuple(r.client.command) for r in results if r.client} == {tuple(process.split(opts.client))}
+
+
+README = Path(__file__).resolve().parents[2] / "README.md"
+
+
+def readme_example(language: str) -> str:
+    """The first `language` block of the README's loop handshake section, as written."""
+    section = README.read_text(encoding="utf-8").split("### The loop handshake", 1)[1].split("\n### ", 1)[0]
+    return section.split(f"```{language}\n", 1)[1].split("```", 1)[0]
+
+
+@pytest.mark.parametrize(
+    ("language", "runtime", "name"),
+    [("python", sys.executable, "loop_client.py"), ("javascript", "node", "loop-client.mjs")],
+)
+def test_the_readmes_loop_clients_pass_as_written(
+    language: str, runtime: str, name: str, scenario: Callable[[str], Scenario], tmp_path: Path
+) -> None:
+    if shutil.which(runtime) is None:
+        pytest.skip(f"{runtime} is not installed here")
+    program = tmp_path / name
+    program.write_text(readme_example(language), encoding="utf-8")
+    refs = (FIRST, SECOND)
+    opts = RunOptions(client=f"{shlex.quote(runtime)} {shlex.quote(str(program))}", client_mode=LOOP_MODE)
+    results, _ = run_all([scenario(r) for r in refs], opts)
+    assert [r.outcome for r in results] == [Outcome.PASS, Outcome.PASS], [
+        (r.id, r.outcome, r.error, r.client and r.client.stderr_tail[-500:]) for r in results
+    ]
+    for r in results:
+        assert r.check("RESULT-MATCHES").outcome is Outcome.PASS  # type: ignore[union-attr]
