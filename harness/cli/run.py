@@ -154,6 +154,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         "client": client,
         "seed": args.seed,
         "jobs": args.jobs,
+        "client_mode": args.client_mode,
         "started": started,  # when the run began (wall_time later it ended)
         "wall_time": round(time.monotonic() - began, 3),
         "shard": args.shard,
