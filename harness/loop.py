@@ -19,6 +19,7 @@ import os
 import selectors
 import subprocess
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import IO
 
@@ -176,8 +177,9 @@ class LoopClient:
 
     # ------------------------------------------------------------------ a turn
 
-    def turn(self, fields: dict[str, str], timeout: float) -> Turn:
-        """Hand the client one scenario (its handshake variables) and wait, at most `timeout` s, for its answer."""
+    def turn(self, fields: dict[str, str], timeout: float, on_start: Callable[[int], None] | None = None) -> Turn:
+        """Hand the client one scenario (its handshake variables) and wait, at most `timeout` s, for its answer.
+        `on_start` is told the client's process group (schedule.Ticket.started)."""
         began = time.monotonic()
         if self.stopper is not None and self.stopper.stopped:
             return Turn(process.Finished(None, 0.0, False, "", "", interrupted=True))
@@ -191,6 +193,8 @@ class LoopClient:
         proc = self.proc
         assert proc is not None and proc.stdin is not None
         out, err = process.Kept(), process.Kept()
+        if on_start is not None:
+            on_start(proc.pid)
         try:
             proc.stdin.write(handshake.loop_line(fields))
             proc.stdin.flush()

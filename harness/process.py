@@ -14,6 +14,7 @@ import subprocess
 import threading
 import time
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import IO
 
@@ -228,10 +229,16 @@ def _close_pipes(tails: list[_Tail], pipes: list[IO[bytes]]) -> list[int]:
 
 
 def run(
-    argv: list[str], env: dict[str, str], timeout: float, cwd: str | None = None, *, stopper: Stopper | None = None
+    argv: list[str],
+    env: dict[str, str],
+    timeout: float,
+    cwd: str | None = None,
+    *,
+    stopper: Stopper | None = None,
+    on_start: Callable[[int], None] | None = None,
 ) -> Finished:
     """Run argv to completion or timeout. The whole process group is killed either way, and at once when `stopper`
-    stops the run."""
+    stops the run. `on_start` is told the client's process group once it runs (schedule.Ticket.started)."""
     started = time.monotonic()
     if stopper is not None and stopper.stopped:
         return Finished(None, 0.0, False, "", "", interrupted=True)
@@ -249,6 +256,8 @@ def run(
         return Finished(None, 0.0, False, "", "", f"cannot start {argv[0]!r}: {exc.strerror or exc}")
     assert proc.stdout is not None and proc.stderr is not None  # both are PIPEs
     out, err = _Tail(proc.stdout), _Tail(proc.stderr)
+    if on_start is not None:
+        on_start(proc.pid)
     timed_out = interrupted = False
     if stopper is not None and not stopper.enter(proc.pid):
         kill_group(proc.pid)  # the run was stopped while this client started

@@ -10,9 +10,9 @@ import os
 import queue
 import stat
 import tempfile
+import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import ThreadPoolExecutor, as_completed
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -27,7 +27,7 @@ from a2a_lab.server import tls as lab_tls
 from a2a_lab.server.app import ScenarioApp
 from a2a_lab.server.hosting import BackgroundServer
 
-from . import environment, process, scoring
+from . import environment, process, schedule, scoring
 from .baseline import Baseline
 from .checks.errors import GIVES_UP
 from .journal_view import RunView
@@ -63,6 +63,9 @@ class RunOptions:
     stopper: process.Stopper | None = None
     #: PROCESS_MODE (a client process per scenario) or LOOP_MODE (one per worker, the loop handshake).
     client_mode: str = PROCESS_MODE
+    #: A scenario whose client waits on the server (off the CPU) gives its `jobs` slot up (schedule.py); False: `jobs`
+    #: scenarios at a time, whatever they do.
+    overlap_waits: bool = True
 
 
 @dataclass
@@ -354,9 +357,15 @@ class SharedRun:
         return RawRun.of(scenario, self.evidence(scenario), client, seed, duration, 0.0, error)
 
 
-def run_one(scenario: Scenario, opts: RunOptions, stage: Stage, loop: LoopClient | None = None) -> RawRun:
+def run_one(
+    scenario: Scenario,
+    opts: RunOptions,
+    stage: Stage,
+    loop: LoopClient | None = None,
+    on_start: Callable[[int], None] | None = None,
+) -> RawRun:
     """Serve one scenario on `stage`, run the client against it (a process of its own, or a turn of the worker's
-    `loop` client), and read back what the server saw."""
+    `loop` client), and read back what the server saw. `on_start` is told the client's process group."""
     started = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="a2a-lab-") as tmp, stage.host(scenario) as hosted:
         base_url = hosted.base_url
@@ -372,10 +381,11 @@ def run_one(scenario: Scenario, opts: RunOptions, stage: Stage, loop: LoopClient
         answer_error: str | None = None
         if loop is None:
             argv = command_for(opts.client, card_url, base_url)
-            finished = process.run(argv, {**base_env(opts.env), **fields}, limit, stopper=opts.stopper)
+            env = {**base_env(opts.env), **fields}
+            finished = process.run(argv, env, limit, stopper=opts.stopper, on_start=on_start)
         else:
             argv = loop.argv
-            turn = loop.turn(fields, limit)
+            turn = loop.turn(fields, limit, on_start)
             finished, answer_error = turn.finished, turn.answer_error
             inline = turn.answer.raw if turn.answer is not None else None
         ended = time.monotonic()
@@ -496,20 +506,28 @@ def execute_all(
     where: Stage = stage or LocalServers(opts.seed)
     stopper = opts.stopper
 
-    workers = max(1, opts.jobs)
     loops: queue.SimpleQueue[LoopClient] = queue.SimpleQueue()
     made: list[LoopClient] = []
-    if opts.client_mode == LOOP_MODE:
-        made = [new_loop_client(opts) for _ in range(workers)]
-        for client in made:
-            loops.put(client)
+    pending = queue.SimpleQueue[Scenario]()
+    for s in schedule.order(scenarios):
+        pending.put(s)
+    finished: queue.SimpleQueue[RawRun | None] = queue.SimpleQueue()
 
-    def one(s: Scenario) -> RawRun | None:
+    def loop_client() -> LoopClient | None:
+        if opts.client_mode != LOOP_MODE:
+            return None
+        try:
+            return loops.get_nowait()
+        except queue.Empty:
+            made.append(new_loop_client(opts))  # another worker: waiting scenarios hold theirs
+            return made[-1]
+
+    def one(s: Scenario, ticket: schedule.Ticket) -> RawRun | None:
         if stopper is not None and stopper.stopped:
             return None
-        loop = loops.get() if made else None
+        loop = loop_client()
         try:
-            return run_one(s, opts, where, loop)
+            return run_one(s, opts, where, loop, ticket.started)
         except Exception as exc:
             empty = Evidence("", None, [], 0)
             client = ClientRun([], None, 0.0, False)
@@ -518,19 +536,37 @@ def execute_all(
             if loop is not None:
                 loops.put(loop)
 
+    def worker(slots: schedule.Slots) -> None:
+        while True:
+            ticket = slots.acquire()
+            try:
+                s = pending.get_nowait()
+            except queue.Empty:
+                slots.release(ticket)
+                return
+            try:
+                finished.put(one(s, ticket))
+            finally:
+                slots.release(ticket)
+
     done: dict[str, RawRun] = {}
-    try:
-        with ThreadPoolExecutor(max_workers=workers) as pool:
-            for future in as_completed([pool.submit(one, s) for s in scenarios]):
-                raw = future.result()
+    with schedule.Slots(max(1, opts.jobs), opts.overlap_waits) as slots:
+        threads = [threading.Thread(target=worker, args=(slots,), daemon=True) for _ in range(slots.ceiling)]
+        for thread in threads:
+            thread.start()
+        try:
+            for _ in scenarios:
+                raw = finished.get()
                 if raw is None or raw.interrupted or (stopper is not None and stopper.stopped and raw.error):
                     continue
                 done[raw.scenario.id] = raw
                 if progress:
                     progress(raw, len(done), total)
-    finally:
-        for client in made:
-            client.close()
+        finally:
+            for thread in threads:
+                thread.join()
+            for client in made:
+                client.close()
     return [done[s.id] for s in scenarios if s.id in done]
 
 

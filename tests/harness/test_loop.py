@@ -24,7 +24,8 @@ from a2a_lab.harness.runner import LOOP_MODE, RunOptions, run_all
 from .conftest import JSONRPC_BOTH
 
 LOOP_CLIENT = Path(__file__).parent / "clients" / "loop_client.py"
-FIRST, SECOND = "spec/conformant", "quirks/mixed-version-direct-message"
+#: In the order they start (schedule.order: the same time limit, then by id).
+FIRST, SECOND = "quirks/mixed-version-direct-message", "spec/conformant"
 
 
 def loop_command(*args: str) -> str:
@@ -34,7 +35,13 @@ def loop_command(*args: str) -> str:
 def run_loop(
     scenario: Callable[[str], Scenario], *args: str, refs: tuple[str, ...] = (FIRST, SECOND), timeout: float = 10.0
 ) -> list[ScenarioResult]:
-    opts = RunOptions(client=loop_command(*args), timeout=timeout, supports=list(JSONRPC_BOTH), client_mode=LOOP_MODE)
+    opts = RunOptions(
+        client=loop_command(*args),
+        timeout=timeout,
+        supports=list(JSONRPC_BOTH),
+        client_mode=LOOP_MODE,
+        overlap_waits=False,  # one at a time, whatever the client does: the pids below say which process ran what
+    )
     results, _ = run_all([replace(scenario(r), timeout=min(scenario(r).timeout, timeout)) for r in refs], opts)
     return results
 
