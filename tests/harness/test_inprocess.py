@@ -90,3 +90,10 @@ def test_the_pytest_plugin_runs_an_in_process_client(a2a_lab: Lab) -> None:
 def test_a_selection_that_names_nothing_is_refused() -> None:
     with pytest.raises(ValueError, match="no-such"):
         inprocess.run(minimal, ["no-such/scenario"])
+
+
+def test_the_readmes_in_process_example_runs_as_written() -> None:
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    section = readme.split("**In-process clients.**", 1)[1]
+    example = section.split("```python\n", 1)[1].split("```", 1)[0]
+    exec(compile(example, "README.md (in-process example)", "exec"), {"__name__": "readme_example"})
