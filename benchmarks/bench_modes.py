@@ -115,7 +115,8 @@ def main() -> None:
     p.add_argument("--worker", nargs=3, metavar=("CLIENT", "MODE", "JOBS"), help=argparse.SUPPRESS)
     args = p.parse_args()
     if args.worker:
-        print(json.dumps(worker(*args.worker, args.scenario)))
+        client, mode, jobs = args.worker
+        print(json.dumps(worker(client, mode, jobs, args.scenario)))
         return
     configs = [(c, m, j) for c in args.clients for m in args.modes for j in args.jobs]
     if not args.no_overhead:

@@ -3,12 +3,14 @@ one.
 
 Some scenarios make a correct client wait by design (a server that answers late, or never; a task that works for
 seconds): its client is off the CPU (its process group's CPU time stands still while its wall time runs). A watcher
-samples the CPU time of every client in flight (Linux: /proc); a scenario whose client used less than IDLE_SHARE of
-a CPU over a WINDOW_S, and is not waiting for a CPU either (no process of its group in state R), gives its slot up, so another scenario starts, and takes one back when its client is busy
-again (which may leave more than `-j` busy for a while: a slot is never taken from a running client). At most
-CEILING x `-j` scenarios are in flight at once. Scenarios start in `order`'s order: the longest expected waits first
-(a scenario's own time limit says how long it expects its client to take), so that a long wait overlaps the rest
-rather than ending the run alone. Where /proc is not there, nothing is sampled and `-j` is what it was: N at a time.
+samples the CPU time of every client in flight (Linux: /proc). A scenario whose client used less than IDLE_SHARE of a
+CPU over a WINDOW_S, is not waiting for a CPU either (no process of its group in state R), while the harness's own
+process is not busy serving (HARNESS_BUSY: every server shares its one interpreter), gives its slot up, so another
+scenario starts; it takes one back when its client is busy again (which may leave more than `-j` busy for a while: a
+slot is never taken from a running client). At most CEILING x `-j` scenarios are in flight at once. Scenarios start
+in `order`'s order: the longest expected waits first (a scenario's own time limit says how long it expects its client
+to take), so that a long wait overlaps the rest rather than ending the run alone. Where /proc is not there, nothing is
+sampled and `-j` is what it was: N at a time.
 
 Verdicts do not depend on it: every scenario still has its own server, its own time limit and its own client.
 """
@@ -31,6 +33,9 @@ IDLE_SHARE = 0.1
 BUSY_SHARE = 0.5
 #: Scenarios in flight at most, per CPU slot.
 CEILING = 4
+#: The harness's own process (it serves every scenario, on one interpreter lock) using this share of a CPU or more is
+#: busy: a client waiting on a server is then waiting on the harness, and gives no slot up.
+HARNESS_BUSY = 0.75
 _TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 
 
@@ -147,10 +152,14 @@ class Slots:
             ticket.pgid, ticket.cpu = pgid, None
 
     def _watch(self) -> None:
+        own, own_at = time.process_time(), time.monotonic()
         while not self._stop.wait(WINDOW_S):
             with self._cond:
                 watched = [t for t in self._flight if t.pgid is not None]
             used = group_cpu({t.pgid for t in watched if t.pgid is not None})
+            was, was_at = own, own_at
+            own, own_at = time.process_time(), time.monotonic()
+            serving = (own - was) / max(own_at - was_at, WINDOW_S) >= HARNESS_BUSY
             with self._cond:
                 for ticket in watched:
                     sample = used.get(ticket.pgid or 0)
@@ -162,7 +171,7 @@ class Slots:
                     ticket.cpu, ticket.at = now, moment
                     if share is None:
                         continue
-                    if ticket.holding and share < IDLE_SHARE and not running:
+                    if ticket.holding and share < IDLE_SHARE and not running and not serving:
                         ticket.holding = False
                         self._busy -= 1
                         self.released += 1

@@ -254,6 +254,7 @@ def test_a_folder_that_is_not_writable_is_refused(tmp_path: Path) -> None:
 HANGING_CLIENT = """\
 import os, subprocess, sys
 if os.environ["A2A_LAB_SCENARIO"] == "spec/conformant":
+    open(sys.argv[1] + ".conformant", "w").close()
     sys.exit(0)
 child = subprocess.Popen(["sleep", "60"])
 marker = sys.argv[1]
@@ -288,7 +289,10 @@ def test_an_interrupted_run_kills_its_clients_reports_what_finished_and_exits_13
     )
     try:
         deadline = time.monotonic() + 60
-        while not marker.exists():  # the second scenario's client is up, the first scenario finished
+        conformant = tmp_path / "running.conformant"
+        # A hanging client is up, and spec/conformant's client is done (the longest time limit starts first:
+        # spec/tck-sut, whose client waits off the CPU while the others run, schedule.py)
+        while not (marker.exists() and conformant.exists()):
             assert harness.poll() is None and time.monotonic() < deadline, harness.communicate()
             time.sleep(0.02)
         pids = [int(p) for p in marker.read_text(encoding="ascii").split()]
