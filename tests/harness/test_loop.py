@@ -177,3 +177,8 @@ def test_the_readmes_loop_clients_pass_as_written(
     ]
     for r in results:
         assert r.check("RESULT-MATCHES").outcome is Outcome.PASS  # type: ignore[union-attr]
+
+
+def test_the_reference_client_in_loop_mode_takes_no_url(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["client", "--loop", "http://127.0.0.1:9/"]) == 2
+    assert "--loop takes each scenario's card URL" in capsys.readouterr().err
