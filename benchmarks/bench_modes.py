@@ -93,7 +93,13 @@ def worker(client: str, mode: str, jobs: str, globs: list[str]) -> dict[str, Any
         opts = runner.RunOptions(command(client, mode), jobs=n, client_mode=mode)
         results, _ = runner.score_all(runner.execute_all(scenarios, opts), opts)
     wall = time.monotonic() - began
-    return {"wall": wall, "n": len(results), "passed": sum(r.outcome.value == "PASS" for r in results)}
+    others = [f"{r.id} {r.outcome.value}" for r in results if r.outcome.value != "PASS"] if client != "no-op" else []
+    return {
+        "wall": wall,
+        "n": len(results),
+        "passed": sum(r.outcome.value == "PASS" for r in results),
+        "others": others,
+    }
 
 
 def measure(client: str, mode: str, jobs: str, globs: list[str]) -> dict[str, Any]:
@@ -137,6 +143,10 @@ def main() -> None:
         n = rows[0]["n"]
         cells = [*config, f"{wall:.1f}", f"{wall / n * 1000:.0f}", f"{rows[0]['passed']} of {n}"]
         print("| " + " | ".join(cells) + " |")
+    for config in configs:
+        for r, row in enumerate(runs[config], 1):
+            if row.get("others"):
+                print(f"- {' '.join(config)}, round {r}, not PASS: {', '.join(row['others'])}")
     print(f"\nload average {os.getloadavg()[0]:.2f} at the end")
 
 
