@@ -43,6 +43,7 @@ NOT_RUN: dict[str, str] = {
     "a2a-lab run --client 'node my-client.js'": WHOLE_CATALOGUE,
     "a2a-lab run --client a2a-sdk": WHOLE_CATALOGUE,
     "a2a-lab run --client-mode loop": WHOLE_CATALOGUE,
+    "a2a-lab run -j auto --client-mode loop": WHOLE_CATALOGUE,
     "a2a-lab card check card.json": "needs your own card.json and keys.json, which no example writes "
     "(tests/harness/test_cardcheck.py covers --jwks)",
     "docker compose": "no container runtime here (tests/test_compose.py checks the files and runs the services' "
