@@ -1,5 +1,6 @@
 """Any hostile client of this folder as a loop client: `loop.py NAME.py` runs NAME.py (as its own `__main__`) once per
-scenario line, with the line's variables in its environment and the card URL as its argument, and answers `a2a-lab: done N` (N: its exit code)."""
+scenario line, with the line's variables in its environment and the card URL as its argument, and answers
+`a2a-lab: done N` (N: its exit code)."""
 
 from __future__ import annotations
 
