@@ -14,6 +14,7 @@ import subprocess
 import threading
 import time
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import IO
 
@@ -31,15 +32,39 @@ PIPE_GRACE_S = 0.2
 PIPE_WAIT_S = 1.0
 
 
-class _Tail:
-    """Drains a pipe in a thread, keeping only the first HEAD_BYTES and the last TAIL_BYTES (a client may write
-    gigabytes)."""
+class Kept:
+    """What is kept of one output: the first HEAD_BYTES and the last TAIL_BYTES (a client may write gigabytes)."""
 
-    def __init__(self, stream: IO[bytes]) -> None:
+    def __init__(self) -> None:
         self.head = b""
         self.chunks: deque[bytes] = deque()
         self.size = 0
         self.total = 0
+
+    def add(self, chunk: bytes) -> None:
+        if len(self.head) < HEAD_BYTES:
+            self.head += chunk[: HEAD_BYTES - len(self.head)]
+        self.total += len(chunk)
+        self.chunks.append(chunk)
+        self.size += len(chunk)
+        while self.size - len(self.chunks[0]) >= TAIL_BYTES:
+            self.size -= len(self.chunks.popleft())
+
+    def text(self) -> str:
+        data = b"".join(self.chunks)[-TAIL_BYTES:]
+        if self.total <= len(data):
+            return data.decode("utf-8", "replace")
+        head = self.head[: max(0, min(len(self.head), self.total - len(data)))]
+        dropped = self.total - len(data) - len(head)
+        middle = f"\n[... {dropped} bytes dropped]\n" if dropped else ""
+        return head.decode("utf-8", "replace") + middle + data.decode("utf-8", "replace")
+
+
+class _Tail(Kept):
+    """Drains a pipe in a thread, keeping what Kept keeps."""
+
+    def __init__(self, stream: IO[bytes]) -> None:
+        super().__init__()
         self.thread = threading.Thread(target=self._drain, args=(stream,), daemon=True)
         self.thread.start()
 
@@ -52,22 +77,7 @@ class _Tail:
                 return
             if not chunk:
                 return
-            if len(self.head) < HEAD_BYTES:
-                self.head += chunk[: HEAD_BYTES - len(self.head)]
-            self.total += len(chunk)
-            self.chunks.append(chunk)
-            self.size += len(chunk)
-            while self.size - len(self.chunks[0]) >= TAIL_BYTES:
-                self.size -= len(self.chunks.popleft())
-
-    def text(self) -> str:
-        data = b"".join(self.chunks)[-TAIL_BYTES:]
-        if self.total <= len(data):
-            return data.decode("utf-8", "replace")
-        head = self.head[: max(0, min(len(self.head), self.total - len(data)))]
-        dropped = self.total - len(data) - len(head)
-        middle = f"\n[... {dropped} bytes dropped]\n" if dropped else ""
-        return head.decode("utf-8", "replace") + middle + data.decode("utf-8", "replace")
+            self.add(chunk)
 
 
 @dataclass
@@ -124,7 +134,7 @@ def split(command: str) -> list[str]:
     return shlex.split(command)
 
 
-def _kill_group(pgid: int) -> None:
+def kill_group(pgid: int) -> None:
     for sig in (signal.SIGTERM, signal.SIGKILL):
         try:
             os.killpg(pgid, sig)
@@ -173,6 +183,25 @@ def _write_end_holders(inodes: set[int]) -> set[int]:
     return found
 
 
+def kill_escaped(pipes: list[IO[bytes]]) -> list[int]:
+    """Once a client and its process group are gone: kill whoever still holds the write end of its output pipes (a
+    process that left the group with setsid); the pids killed."""
+    inodes = set()
+    for pipe in pipes:
+        try:
+            inodes.add(os.fstat(pipe.fileno()).st_ino)
+        except (OSError, ValueError, AttributeError):
+            pass
+    killed: list[int] = []
+    for pid in sorted(_write_end_holders(inodes)) if inodes else []:
+        try:
+            os.kill(pid, signal.SIGKILL)
+            killed.append(pid)
+        except OSError:
+            pass
+    return killed
+
+
 def _close_pipes(tails: list[_Tail], pipes: list[IO[bytes]]) -> list[int]:
     """Wait (briefly) for the output pipes to reach end of file; then kill whoever still holds their write ends (a
     process that escaped the process group) and wait a little more. Returns the pids killed."""
@@ -200,10 +229,16 @@ def _close_pipes(tails: list[_Tail], pipes: list[IO[bytes]]) -> list[int]:
 
 
 def run(
-    argv: list[str], env: dict[str, str], timeout: float, cwd: str | None = None, *, stopper: Stopper | None = None
+    argv: list[str],
+    env: dict[str, str],
+    timeout: float,
+    cwd: str | None = None,
+    *,
+    stopper: Stopper | None = None,
+    on_start: Callable[[int], None] | None = None,
 ) -> Finished:
     """Run argv to completion or timeout. The whole process group is killed either way, and at once when `stopper`
-    stops the run."""
+    stops the run. `on_start` is told the client's process group once it runs (schedule.Ticket.started)."""
     started = time.monotonic()
     if stopper is not None and stopper.stopped:
         return Finished(None, 0.0, False, "", "", interrupted=True)
@@ -221,16 +256,18 @@ def run(
         return Finished(None, 0.0, False, "", "", f"cannot start {argv[0]!r}: {exc.strerror or exc}")
     assert proc.stdout is not None and proc.stderr is not None  # both are PIPEs
     out, err = _Tail(proc.stdout), _Tail(proc.stderr)
+    if on_start is not None:
+        on_start(proc.pid)
     timed_out = interrupted = False
     if stopper is not None and not stopper.enter(proc.pid):
-        _kill_group(proc.pid)  # the run was stopped while this client started
+        kill_group(proc.pid)  # the run was stopped while this client started
         interrupted = True
     try:
         proc.wait(timeout=timeout)
     except subprocess.TimeoutExpired:
         timed_out = True
     finally:
-        _kill_group(proc.pid)  # children the client left behind go too
+        kill_group(proc.pid)  # children the client left behind go too
         if proc.poll() is None:
             proc.kill()
         proc.wait()

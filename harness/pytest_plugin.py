@@ -16,8 +16,8 @@ own tests, and the end-of-session section is not shown.)
 
 from __future__ import annotations
 
-from collections.abc import Generator, Iterator
-from dataclasses import dataclass, field
+from collections.abc import Generator, Iterable, Iterator
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import pytest
@@ -30,7 +30,7 @@ from a2a_lab.server import tls
 from a2a_lab.server.app import ScenarioApp
 from a2a_lab.server.hosting import BackgroundServer
 
-from . import runner, scoring
+from . import inprocess, runner, scoring
 from .journal_view import RunView
 from .model import GATING, MISSES, CheckResult, Outcome, ScenarioResult
 from .reports import console, escape, rollup
@@ -152,6 +152,7 @@ class Lab:
     def __init__(self) -> None:
         self._served: list[ServedScenario] = []
         self._catalogue: Catalogue | None = None
+        self._runs: list[inprocess.InProcessRun] = []
 
     def serve(self, scenario: str, seed: int = 0, supports: str | None = None) -> ServedScenario:
         """A catalogue id (`quirks/advertised-method-not-found`) or a path to a scenario YAML file."""
@@ -165,6 +166,16 @@ class Lab:
         served = ServedScenario(loaded, app, server, parse_support(supports) if supports else None)
         self._served.append(served)
         return served
+
+    def run_client(
+        self, client: inprocess.Client, scenarios: Iterable[str | Scenario] | None = None, **options: Any
+    ) -> inprocess.InProcessRun:
+        """Run an async client in process over the catalogue or a selection, `a2a-lab run`'s way (a fresh server per
+        scenario, the same scoring and reports) without a process per scenario: a2a_lab.harness.inprocess.run, whose
+        options it takes (`jobs`, `timeout`, `supports`, ...). Its results join the session's summary."""
+        outcome = inprocess.run(client, scenarios, **options)
+        self._runs.append(outcome)
+        return outcome
 
     def scenarios(self) -> list[str]:
         if self._catalogue is None:
@@ -181,6 +192,11 @@ class Lab:
             f"{served.scenario.id}: {served.last_score}"
             for served in self._served
             if served.last_score is not None and (served.last_score.failures() or not served.last_score.passed)
+        ] + [
+            f"{r.id}: {r.outcome.value}"
+            for run in self._runs
+            for r in run.results
+            if r.outcome in GATING or any(c.outcome in MISSES for c in r.checks)
         ]
 
     def results(self, label: str = "") -> list[ScenarioResult]:
@@ -198,6 +214,10 @@ class Lab:
             )
             for served in self._served
             if served.last_score is not None
+        ] + [
+            replace(result, id=f"{label}[{result.id}]" if label else result.id)
+            for run in self._runs
+            for result in run.results
         ]
 
     def report(self) -> str | None:

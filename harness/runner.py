@@ -7,11 +7,12 @@ from __future__ import annotations
 import copy
 import json
 import os
+import queue
 import stat
 import tempfile
+import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import ThreadPoolExecutor, as_completed
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -26,14 +27,19 @@ from a2a_lab.server import tls as lab_tls
 from a2a_lab.server.app import ScenarioApp
 from a2a_lab.server.hosting import BackgroundServer
 
-from . import environment, process, scoring
+from . import environment, process, schedule, scoring
 from .baseline import Baseline
 from .checks.errors import GIVES_UP
 from .journal_view import RunView
+from .loop import LoopClient
 from .model import ClientRun, Outcome, ScenarioResult
 from .remote import RemoteError, RemoteRun, RemoteServer
 
 CARD_PLACEHOLDER, BASE_PLACEHOLDER = "{card_url}", "{base_url}"
+#: How the client command is run (`--client-mode`): a process per scenario, or started once per worker and handed
+#: scenario after scenario (the loop handshake, contract/handshake.py).
+PROCESS_MODE, LOOP_MODE = "process", "loop"
+CLIENT_MODES = (PROCESS_MODE, LOOP_MODE)
 RESULT_LIMIT = 1024 * 1024
 #: Deepest nesting of A2A_LAB_RESULT (it holds a kind, a state and a text; reports walk it recursively).
 RESULT_DEPTH = 32
@@ -55,6 +61,11 @@ class RunOptions:
     webhook_host: str | None = None
     #: Stops every client at once when the run is interrupted (a2a-lab run's Ctrl-C, SIGTERM).
     stopper: process.Stopper | None = None
+    #: PROCESS_MODE (a client process per scenario) or LOOP_MODE (one per worker, the loop handshake).
+    client_mode: str = PROCESS_MODE
+    #: A scenario whose client waits on the server (off the CPU) gives its `jobs` slot up (schedule.py); False: `jobs`
+    #: scenarios at a time, whatever they do.
+    overlap_waits: bool = True
 
 
 @dataclass
@@ -120,6 +131,33 @@ def command_for(template: str, card_url: str, base_url: str) -> list[str]:
     return [a.replace(CARD_PLACEHOLDER, card_url).replace(BASE_PLACEHOLDER, base_url) for a in argv]
 
 
+def handshake_fields(
+    scenario: Scenario, card_url: str, base_url: str, result_path: str, more: dict[str, str] | None = None
+) -> dict[str, str]:
+    """The handshake's variables for one scenario (a client process's environment holds them; a loop client gets
+    them as its scenario's line): `more` (a TLS scenario's CA, the webhook host), then the scenario's."""
+    fields = dict(more or {})
+    fields.update(
+        {
+            handshake.ENV_CARD_URL: card_url,
+            handshake.ENV_BASE_URL: base_url,
+            handshake.ENV_SCENARIO: scenario.id,
+            handshake.ENV_MESSAGE: scenario.client.message,
+            handshake.ENV_RESULT: result_path,
+            handshake.ENV_ACTION: json.dumps(scenario.client.action, separators=(",", ":")),
+        }
+    )
+    return fields
+
+
+def base_env(extra: dict[str, str]) -> dict[str, str]:
+    """A client's environment before the handshake: an allow-list of this process's (environment.inherited), then
+    what was asked for explicitly (`extra`)."""
+    env = environment.inherited(os.environ)
+    env.update(extra)
+    return env
+
+
 def client_env(
     scenario: Scenario,
     card_url: str,
@@ -130,20 +168,29 @@ def client_env(
 ) -> dict[str, str]:
     """The client's whole environment: an allow-list of this process's (environment.inherited), what was asked for
     explicitly (`extra`), then the handshake: `more` (a TLS scenario's CA, the webhook host) and the scenario's."""
-    env = environment.inherited(os.environ)
-    env.update(extra)
-    env.update(more or {})
-    env.update(
-        {
-            handshake.ENV_CARD_URL: card_url,
-            handshake.ENV_BASE_URL: base_url,
-            handshake.ENV_SCENARIO: scenario.id,
-            handshake.ENV_MESSAGE: scenario.client.message,
-            handshake.ENV_RESULT: result_path,
-            handshake.ENV_ACTION: json.dumps(scenario.client.action, separators=(",", ":")),
-        }
-    )
+    env = base_env(extra)
+    env.update(handshake_fields(scenario, card_url, base_url, result_path, more))
     return env
+
+
+def loop_command(template: str) -> list[str]:
+    """A loop client's command: as given (it learns each scenario's URLs from its line). ValueError for a command
+    that names a per-scenario placeholder."""
+    if CARD_PLACEHOLDER in template or BASE_PLACEHOLDER in template:
+        raise ValueError(
+            f"--client {template!r}: a loop client is started once for many scenarios, so {CARD_PLACEHOLDER} and "
+            f"{BASE_PLACEHOLDER} have no single value; drop them (each scenario's line carries "
+            f"{handshake.ENV_CARD_URL} and {handshake.ENV_BASE_URL})"
+        )
+    return process.split(template)
+
+
+def new_loop_client(opts: RunOptions) -> LoopClient:
+    """A worker's loop client: the run's command, the environment a client process would get before the handshake."""
+    env = base_env(opts.env)
+    if opts.webhook_host:
+        env[handshake.ENV_WEBHOOK_HOST] = opts.webhook_host
+    return LoopClient(loop_command(opts.client), env, opts.stopper)
 
 
 def read_result(path: Path) -> tuple[dict[str, Any] | None, str | None]:
@@ -164,6 +211,11 @@ def read_result(path: Path) -> tuple[dict[str, Any] | None, str | None]:
             raw = fh.read(RESULT_LIMIT + 1)
         except OSError as exc:
             return None, f"A2A_LAB_RESULT cannot be read: {exc.strerror or exc}"
+    return parse_result(raw)
+
+
+def parse_result(raw: bytes) -> tuple[dict[str, Any] | None, str | None]:
+    """A result's bytes (a result file's, a loop answer's object) read as read_result reads a file."""
     if not raw:
         return None, None
     if len(raw) > RESULT_LIMIT:
@@ -305,26 +357,39 @@ class SharedRun:
         return RawRun.of(scenario, self.evidence(scenario), client, seed, duration, 0.0, error)
 
 
-def run_one(scenario: Scenario, opts: RunOptions, stage: Stage) -> RawRun:
-    """Serve one scenario on `stage`, run the client against it, and read back what the server saw."""
+def run_one(
+    scenario: Scenario,
+    opts: RunOptions,
+    stage: Stage,
+    loop: LoopClient | None = None,
+    on_start: Callable[[int], None] | None = None,
+) -> RawRun:
+    """Serve one scenario on `stage`, run the client against it (a process of its own, or a turn of the worker's
+    `loop` client), and read back what the server saw. `on_start` is told the client's process group."""
     started = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="a2a-lab-") as tmp, stage.host(scenario) as hosted:
         base_url = hosted.base_url
         card_url = base_url + WELL_KNOWN_PATH
         result_path = Path(tmp) / "result.json"
-        argv = command_for(opts.client, card_url, base_url)
         setup = time.monotonic() - started
         more = dict(hosted.env)
         if opts.webhook_host:
             more[handshake.ENV_WEBHOOK_HOST] = opts.webhook_host
-        finished = process.run(
-            argv,
-            client_env(scenario, card_url, base_url, str(result_path), opts.env, more),
-            time_limit(scenario, opts.timeout),
-            stopper=opts.stopper,
-        )
+        fields = handshake_fields(scenario, card_url, base_url, str(result_path), more)
+        limit = time_limit(scenario, opts.timeout)
+        inline: bytes | None = None
+        answer_error: str | None = None
+        if loop is None:
+            argv = command_for(opts.client, card_url, base_url)
+            env = {**base_env(opts.env), **fields}
+            finished = process.run(argv, env, limit, stopper=opts.stopper, on_start=on_start)
+        else:
+            argv = loop.argv
+            turn = loop.turn(fields, limit, on_start)
+            finished, answer_error = turn.finished, turn.answer_error
+            inline = turn.answer.raw if turn.answer is not None else None
         ended = time.monotonic()
-        result, result_error = read_result(result_path)
+        result, result_error = parse_result(inline) if inline is not None else read_result(result_path)
         evidence = hosted.evidence()
     teardown = time.monotonic() - ended
     client = ClientRun(
@@ -334,10 +399,12 @@ def run_one(scenario: Scenario, opts: RunOptions, stage: Stage) -> RawRun:
         finished.timed_out,
         finished.stdout,
         finished.stderr,
-        result,
-        result_error,
+        None if answer_error else result,
+        answer_error or result_error,
         finished.start_error,
     )
+    if loop is not None:
+        loop.last = client
     raw = RawRun.of(scenario, evidence, client, opts.seed, time.monotonic() - started, setup, finished.start_error)
     raw.teardown_cost = teardown
     raw.interrupted = finished.interrupted
@@ -439,25 +506,67 @@ def execute_all(
     where: Stage = stage or LocalServers(opts.seed)
     stopper = opts.stopper
 
-    def one(s: Scenario) -> RawRun | None:
-        if stopper is not None and stopper.stopped:
+    loops: queue.SimpleQueue[LoopClient] = queue.SimpleQueue()
+    made: list[LoopClient] = []
+    pending = queue.SimpleQueue[Scenario]()
+    for s in schedule.order(scenarios):
+        pending.put(s)
+    finished: queue.SimpleQueue[RawRun | None] = queue.SimpleQueue()
+
+    def loop_client() -> LoopClient | None:
+        if opts.client_mode != LOOP_MODE:
             return None
         try:
-            return run_one(s, opts, where)
+            return loops.get_nowait()
+        except queue.Empty:
+            made.append(new_loop_client(opts))  # another worker: waiting scenarios hold theirs
+            return made[-1]
+
+    def one(s: Scenario, ticket: schedule.Ticket) -> RawRun | None:
+        if stopper is not None and stopper.stopped:
+            return None
+        loop = loop_client()
+        try:
+            return run_one(s, opts, where, loop, ticket.started)
         except Exception as exc:
             empty = Evidence("", None, [], 0)
             client = ClientRun([], None, 0.0, False)
             return RawRun.of(s, empty, client, opts.seed, 0.0, 0.0, f"harness error: {type(exc).__name__}: {exc}")
+        finally:
+            if loop is not None:
+                loops.put(loop)
+
+    def worker(slots: schedule.Slots) -> None:
+        while True:
+            ticket = slots.acquire()
+            try:
+                s = pending.get_nowait()
+            except queue.Empty:
+                slots.release(ticket)
+                return
+            try:
+                finished.put(one(s, ticket))
+            finally:
+                slots.release(ticket)
 
     done: dict[str, RawRun] = {}
-    with ThreadPoolExecutor(max_workers=max(1, opts.jobs)) as pool:
-        for future in as_completed([pool.submit(one, s) for s in scenarios]):
-            raw = future.result()
-            if raw is None or raw.interrupted or (stopper is not None and stopper.stopped and raw.error):
-                continue
-            done[raw.scenario.id] = raw
-            if progress:
-                progress(raw, len(done), total)
+    with schedule.Slots(max(1, opts.jobs), opts.overlap_waits) as slots:
+        threads = [threading.Thread(target=worker, args=(slots,), daemon=True) for _ in range(slots.ceiling)]
+        for thread in threads:
+            thread.start()
+        try:
+            for _ in scenarios:
+                raw = finished.get()
+                if raw is None or raw.interrupted or (stopper is not None and stopper.stopped and raw.error):
+                    continue
+                done[raw.scenario.id] = raw
+                if progress:
+                    progress(raw, len(done), total)
+        finally:
+            for thread in threads:
+                thread.join()
+            for client in made:
+                client.close()
     return [done[s.id] for s in scenarios if s.id in done]
 
 

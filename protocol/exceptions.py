@@ -12,6 +12,7 @@ LabError
 ├── ScenarioError .......... contract/loader.py              [ValueError]
 ├── OriginError ............ contract/placeholders.py        [ValueError]
 ├── SelectionError ......... contract/catalogue.py           [ValueError]
+├── LoopAnswerError ........ contract/handshake.py           [ValueError]
 ├── BodyTooLarge ........... server/http.py
 ├── BodyTimeout ............ server/http.py
 ├── RunsFull ............... server/shared.py

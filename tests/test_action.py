@@ -55,7 +55,17 @@ def test_the_action_is_composite_with_the_inputs_the_readme_names() -> None:
     assert ACTION["runs"]["using"] == "composite"
     inputs = ACTION["inputs"]
     assert inputs["client"]["required"] is True
-    for name in ("scenarios", "shard", "baseline", "report-dir", "jobs", "args", "artifact-name", "a2a-lab"):
+    for name in (
+        "scenarios",
+        "shard",
+        "baseline",
+        "report-dir",
+        "jobs",
+        "client-mode",
+        "args",
+        "artifact-name",
+        "a2a-lab",
+    ):
         assert name in inputs and "default" in inputs[name], name
     for step in ACTION["runs"]["steps"]:
         if "run" in step:
@@ -262,3 +272,13 @@ def test_the_action_uploads_the_report_and_fails_the_job_when_the_client_fails(
     report = json.loads((runner.artifacts / "a2a-report" / "report.json").read_text(encoding="utf-8"))
     assert [s["id"] for s in report["scenarios"]] == ["spec/conformant"] and report["summary"]["gate"] == "failed"
     assert (runner.artifacts / "a2a-report" / "index.html").exists()
+
+
+def test_the_action_runs_a_loop_client(runner_env: tuple[Path, dict[str, str]], tmp_path: Path) -> None:
+    """`client-mode: loop` reaches `a2a-lab run --client-mode loop` (the built-in client speaks it)."""
+    runner = _runner(runner_env, tmp_path)
+    code = runner.action({"client": "builtin", "client-mode": "loop", "scenarios": "spec/conf*", "report-dir": "out"})
+    assert code == 0
+    report = json.loads((runner.artifacts / "a2a-report" / "report.json").read_text(encoding="utf-8"))
+    assert report["client_mode"] == "loop" and report["client"].endswith("--loop")
+    assert [s["outcome"] for s in report["scenarios"]] == ["PASS"]

@@ -1,7 +1,9 @@
 """The catalogue's promise: the reference client passes every scenario, and the suite shows each can fail a client.
 
-One real run of `a2a-lab run` (the README's main job) over the whole catalogue, the way a user runs it; then the same
-client driven through a shared `a2a-lab serve` (`drive`, then `score`): one verdict per scenario on both paths.
+One real run of `a2a-lab run` (the README's main job) over the whole catalogue, the way a user runs it (a client
+process per scenario); then the same client driven through a shared `a2a-lab serve` (`drive --client-mode loop`, one
+client process per worker handed scenario after scenario, then `score`): one verdict per scenario on both paths and
+in both client modes.
 """
 
 from __future__ import annotations
@@ -43,7 +45,18 @@ def driven(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Driven]:
     folder = tmp_path_factory.mktemp("drive")
     with lab_server() as served, open(folder / "stderr.txt", "w", encoding="utf-8") as stderr:
         process = subprocess.Popen(
-            [*CLI, "drive", "--server", served.url, "-j", "2", "--run-file", str(folder / "run.json")],
+            [
+                *CLI,
+                "drive",
+                "--server",
+                served.url,
+                "-j",
+                "2",
+                "--client-mode",
+                "loop",
+                "--run-file",
+                str(folder / "run.json"),
+            ],
             env={**os.environ, "A2A_LAB_ADMIN_TOKEN": served.admin_token},
             stdout=subprocess.DEVNULL,
             stderr=stderr,
@@ -81,7 +94,8 @@ def test_drive_and_score_on_a_shared_server_give_runs_verdict_in_every_scenario(
 ) -> None:
     """Issue 27: `drive` then `score` found 24 scenarios UNIMPLEMENTED that `run` passes (RESULT-MATCHES "not
     attempted": the client's result never reached `score`). Now the run file carries it, and every scenario a shared
-    server can serve (all but the TLS ones, which need a server of their own) is judged as `run` judges it."""
+    server can serve (all but the TLS ones, which need a server of their own) is judged as `run` judges it. The drive
+    runs the client in loop mode (issue 32), `run` a process per scenario: the verdicts do not depend on the mode."""
     drive = driven.finished()
     assert drive.returncode == 0, drive.stderr[-3000:]
     score = a2a_lab(

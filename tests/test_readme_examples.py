@@ -29,7 +29,12 @@ README = (ROOT / "README.md").read_text(encoding="utf-8")
 
 #: Fenced block languages whose lines are commands; blocks in LANGUAGES_NOT_RUN are not shell.
 SHELL_LANGUAGES = {"sh", "bash", "shell", "console"}
-LANGUAGES_NOT_RUN = {"yaml": "configuration", "python": "a pytest example for client authors", "": "a folder tree"}
+LANGUAGES_NOT_RUN = {
+    "yaml": "configuration",
+    "python": "a pytest example for client authors, or a loop client (tests/harness/test_loop.py runs it)",
+    "javascript": "a loop client (tests/harness/test_loop.py runs it)",
+    "": "a folder tree",
+}
 
 WHOLE_CATALOGUE = "runs the whole catalogue (tests/test_catalogue_reference_client.py covers it)"
 #: {command prefix: why the test does not run it}.
@@ -37,6 +42,8 @@ NOT_RUN: dict[str, str] = {
     "pip install": "installs packages (tests/test_packaging.py builds and installs the project)",
     "a2a-lab run --client 'node my-client.js'": WHOLE_CATALOGUE,
     "a2a-lab run --client a2a-sdk": WHOLE_CATALOGUE,
+    "a2a-lab run --client-mode loop": WHOLE_CATALOGUE,
+    "a2a-lab run -j auto --client-mode loop": WHOLE_CATALOGUE,
     "a2a-lab card check card.json": "needs your own card.json and keys.json, which no example writes "
     "(tests/harness/test_cardcheck.py covers --jwks)",
     "docker compose": "no container runtime here (tests/test_compose.py checks the files and runs the services' "

@@ -9,9 +9,11 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import sys
 from collections.abc import Mapping
 from typing import Any
 
+from a2a_lab.contract import handshake
 from a2a_lab.contract.handshake import ENV_CA_FILE, ENV_CLIENT_CERT_FILE, ENV_CLIENT_KEY_FILE, ENV_WEBHOOK_HOST
 from a2a_lab.protocol.bindings import SHORT_NAMES
 
@@ -52,6 +54,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="use only this binding",
     )
     p.add_argument("--json", action="store_true", help="print the result as JSON")
+    p.add_argument(
+        "--loop",
+        action="store_true",
+        help="speak the loop handshake (`a2a-lab run --client-mode loop`): run one scenario per line of stdin (its "
+        "handshake variables as JSON) and answer each with one line, until stdin ends",
+    )
     p.add_argument(
         "--timeout",
         type=float,
@@ -202,16 +210,23 @@ def options_from(args: argparse.Namespace, environ: Mapping[str, str]) -> tuple[
 
 def cmd_client(args: argparse.Namespace) -> int:
     """The reference client: discover the card, send one message, follow up, print what was understood."""
-    target = args.card_url or os.environ.get(ENV_CARD_URL)
+    if args.loop:
+        return serve_loop(args)
+    return one_scenario(args, os.environ)
+
+
+def one_scenario(args: argparse.Namespace, environ: Mapping[str, str], loop: bool = False) -> int:
+    """One message to one agent, told by the flags and `environ` (the handshake's variables); the exit code."""
+    target = args.card_url or environ.get(ENV_CARD_URL)
     if not target:
         return refuse(f"usage: a2a-lab client CARD_URL [TEXT] (or set {ENV_CARD_URL})")
     if args.follow < 0 or args.timeout <= 0:
         return refuse("--follow must be >= 0 and --timeout > 0")
     try:
-        options, warnings = options_from(args, os.environ)
+        options, warnings = options_from(args, environ)
     except UsageFailure as failure:
         return refuse(failure.message)
-    text = args.text if args.text is not None else os.environ.get(ENV_MESSAGE, DEFAULT_TEXT)
+    text = args.text if args.text is not None else environ.get(ENV_MESSAGE, DEFAULT_TEXT)
     try:
         result = run(target, text, options)
     except UsageFailure as failure:  # the TLS files, checked as the client is made
@@ -220,16 +235,38 @@ def cmd_client(args: argparse.Namespace) -> int:
     for notice in result.notices:
         say(notice)
     try:
-        report_to_env(result)
+        report_to_env(result, environ)
     except OSError as exc:
         say(f"cannot write the result file: {exc}")
-    print(
-        json.dumps(result.to_json(), indent=2, ensure_ascii=False)
-        if args.json
-        else escape.console(render_text(result)),
-        flush=True,
+    shown = (
+        json.dumps(result.to_json(), indent=2, ensure_ascii=False) if args.json else escape.console(render_text(result))
     )
+    print(unlike_an_answer(shown) if loop else shown, flush=True)
     return result.exit_code
+
+
+def unlike_an_answer(text: str) -> str:
+    """A loop client's output, with a line that would read as an answer (an agent's text may say anything)
+    indented."""
+    prefix = handshake.LOOP_ANSWER
+    return "\n".join(" " + line if line.startswith(prefix) else line for line in text.split("\n"))
+
+
+def serve_loop(args: argparse.Namespace) -> int:
+    """--loop: a scenario per line of stdin (a JSON object of the handshake's variables), one answer line each
+    (`a2a-lab: done N`, N the exit code one scenario's process would have ended with), until stdin ends."""
+    if args.card_url or args.text:
+        return refuse("--loop takes each scenario's card URL and text from its line: give neither on the command line")
+    for line in sys.stdin:
+        try:
+            fields = json.loads(line)
+        except ValueError as exc:
+            return refuse(f"--loop: a line of stdin is not JSON ({exc}): the harness writes one object per scenario")
+        if not isinstance(fields, dict) or not all(isinstance(v, str) for v in fields.values()):
+            return refuse("--loop: each line must be a JSON object of the handshake's variables (text values)")
+        code = one_scenario(args, {**os.environ, **fields}, loop=True)
+        print(f"{handshake.LOOP_ANSWER}{handshake.LOOP_DONE} {code}", flush=True)
+    return 0
 
 
 COMMAND = Command(

@@ -13,7 +13,14 @@ from . import presets
 from .command import Command
 from .exit_codes import Exit
 from .messages import refuse, say
-from .options import add_admin_token, add_client_environment, add_jobs_and_timeout, add_selection, client_environment
+from .options import (
+    add_admin_token,
+    add_client_environment,
+    add_client_mode,
+    add_jobs_and_timeout,
+    add_selection,
+    client_environment,
+)
 from .outputs import file_problem
 from .running import Progress, interruptible, never_started, own_server_only
 from .tokens import admin_token_of
@@ -22,6 +29,7 @@ from .tokens import admin_token_of
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--server", required=True, metavar="URL", help="the shared `a2a-lab serve` to drive")
     p.add_argument("--client", default="builtin", help="the client command, as for `a2a-lab run` (default: builtin)")
+    add_client_mode(p)
     add_client_environment(p)
     p.add_argument(
         "--run-file",
@@ -41,8 +49,7 @@ def cmd_drive(args: argparse.Namespace) -> int:
     (the `harness` service of docker-compose scores it with `a2a-lab score`). The run's token stays in this process
     until every client is done: only then is the run file written (or the token printed)."""
     try:
-        client = presets.resolve(args.client)
-        presets.check_client(client)
+        client = presets.client_for(args.client, args.client_mode)
         admin = admin_token_of(args)
         client_env, webhook_host = client_environment(args, admin)
     except (presets.PresetError, ValueError) as exc:
@@ -61,7 +68,14 @@ def cmd_drive(args: argparse.Namespace) -> int:
     server = RemoteServer(args.server, admin)
     stopper = process.Stopper()
     opts = runner.RunOptions(
-        client, args.seed, args.timeout, args.jobs, env=client_env, webhook_host=webhook_host, stopper=stopper
+        client,
+        args.seed,
+        args.timeout,
+        args.jobs,
+        env=client_env,
+        webhook_host=webhook_host,
+        stopper=stopper,
+        client_mode=args.client_mode,
     )
     try:
         shared = runner.SharedRun.start(server, args.seed)

@@ -98,9 +98,43 @@ def add_selection(p: argparse.ArgumentParser, files: bool = True) -> None:
     p.add_argument("--exclude", action="append", metavar="GLOB", help="skip scenarios whose id matches (repeatable)")
 
 
+def jobs_value(text: str) -> int:
+    """`-j N` or `-j auto` (one per core: schedule.auto_jobs)."""
+    from ..schedule import auto_jobs
+
+    if text == "auto":
+        return auto_jobs()
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r}: give a whole number, or auto (one per core)") from None
+
+
 def add_jobs_and_timeout(p: argparse.ArgumentParser) -> None:
-    p.add_argument("-j", "--jobs", type=int, default=1, help="scenarios run in parallel (default 1)")
+    p.add_argument(
+        "-j",
+        "--jobs",
+        type=jobs_value,
+        default=1,
+        metavar="N|auto",
+        help="scenarios on the CPU at once (a scenario whose client waits on the server does not count); auto: one "
+        "per core (default 1)",
+    )
     p.add_argument("--timeout", type=float, help="seconds per scenario (default: each scenario's own)")
+
+
+def add_client_mode(p: argparse.ArgumentParser) -> None:
+    """How the client command is run: a process per scenario, or once per worker (the loop handshake)."""
+    from ..runner import CLIENT_MODES, PROCESS_MODE
+
+    p.add_argument(
+        "--client-mode",
+        choices=CLIENT_MODES,
+        default=PROCESS_MODE,
+        help="process: start the client for every scenario (the handshake in its environment); loop: start it once "
+        "per worker and hand it one scenario per line of its stdin, answered by a line on its stdout (the README's "
+        "loop handshake; `builtin` speaks it) (default: process)",
+    )
 
 
 def add_live_target(p: argparse.ArgumentParser) -> None:

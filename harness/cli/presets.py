@@ -32,11 +32,17 @@ PRESETS = {
 }
 
 
-def resolve(client: str) -> str:
-    """A preset name becomes its command; anything else is the user's own command, unchanged."""
+def resolve(client: str, loop: bool = False) -> str:
+    """A preset name becomes its command (for the loop handshake: `loop`); anything else is the user's own command,
+    unchanged."""
     if client == "builtin":
-        return _python("a2a_lab.harness.refclient", "{card_url}")
+        return _python("a2a_lab.harness.refclient", "--loop" if loop else "{card_url}")
     if client == "a2a-sdk":
+        if loop:
+            raise PresetError(
+                "the a2a-sdk preset does not speak the loop handshake: drop --client-mode loop, or give a command "
+                "of your own that does (see the README's handshake)"
+            )
         if importlib.util.find_spec("a2a") is None or importlib.util.find_spec("a2a.client") is None:
             raise PresetError(
                 "the a2a-sdk preset drives the official A2A Python SDK, which is not installed here; "
@@ -69,3 +75,17 @@ def check_client(command: str) -> None:
             f"--client {argv[0]!r} is neither a preset ({', '.join(PRESETS)}) nor a program found on PATH"
             + (f" (a file of that name is here: run it as ./{argv[0]})" if program.is_file() else "")
         )
+
+
+def client_for(client: str, mode: str) -> str:
+    """The command `--client` and `--client-mode` name, checked: PresetError when it cannot be used that way."""
+    from ..runner import LOOP_MODE, loop_command
+
+    command = resolve(client, mode == LOOP_MODE)
+    check_client(command)
+    if mode == LOOP_MODE:
+        try:
+            loop_command(command)
+        except ValueError as exc:
+            raise PresetError(str(exc)) from None
+    return command

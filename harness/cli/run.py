@@ -26,6 +26,7 @@ from .messages import crashed, load_catalogue, refuse, say
 from .options import (
     add_admin_token,
     add_client_environment,
+    add_client_mode,
     add_jobs_and_timeout,
     add_report_arguments,
     client_environment,
@@ -43,6 +44,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="the client command (placeholders {card_url} {base_url}; without them the card URL is "
         f"appended), or a preset: {', '.join(presets.PRESETS)} (default: builtin)",
     )
+    add_client_mode(p)
     add_client_environment(p)
     add_jobs_and_timeout(p)
     p.add_argument("--seed", type=int, default=0, help="seed for every random choice (ids); recorded in every report")
@@ -104,8 +106,7 @@ def select(args: argparse.Namespace, baseline: Baseline | None) -> tuple[list[Sc
 
 def cmd_run(args: argparse.Namespace) -> int:
     try:
-        client = presets.resolve(args.client)
-        presets.check_client(client)
+        client = presets.client_for(args.client, args.client_mode)
         supports = parse_support(args.client_supports) if args.client_supports else None
         baseline = Baseline.load(args.baseline) if args.baseline else None
         admin = admin_token_of(args)
@@ -134,11 +135,12 @@ def cmd_run(args: argparse.Namespace) -> int:
         env=client_env,
         webhook_host=webhook_host,
         stopper=stopper,
+        client_mode=args.client_mode,
     )
     if not args.quiet:
         for warning in uncited(scenarios):
             say(warning)
-        say(f"{len(scenarios)} scenario(s), client: {client}, seed {args.seed}, -j {args.jobs}")
+        say(f"{len(scenarios)} scenario(s), client: {client} ({args.client_mode}), seed {args.seed}, -j {args.jobs}")
     began, started = time.monotonic(), datetime.now(UTC).isoformat(timespec="milliseconds")
     server = RemoteServer(args.server, admin) if args.server else None
     with interruptible(stopper) as interruption:
@@ -152,6 +154,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         "client": client,
         "seed": args.seed,
         "jobs": args.jobs,
+        "client_mode": args.client_mode,
         "started": started,  # when the run began (wall_time later it ended)
         "wall_time": round(time.monotonic() - began, 3),
         "shard": args.shard,

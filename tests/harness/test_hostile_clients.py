@@ -264,7 +264,7 @@ def test_a_concurrent_hostile_client_cannot_read_reset_or_flip_another_runs_verd
 # ==================================================================================== a client after its own run's keys
 
 
-@pytest.mark.parametrize("path", ["drive", "run --server"])
+@pytest.mark.parametrize("path", ["drive", "run --server", "drive --client-mode loop"])
 def test_a_client_cannot_find_the_credentials_of_the_harness_that_drives_it(path: str, tmp_path: Path) -> None:
     """Issue 28: a client read its parent's command line (/proc/$PPID/cmdline), found the run file `drive --run-file`
     had already written, and read (200) and reset (200) the journal it was scored on; another found the admin token
@@ -275,11 +275,22 @@ def test_a_client_cannot_find_the_credentials_of_the_harness_that_drives_it(path
     report = tmp_path / "snoop.json"
     run_file = tmp_path / "run.json"
     client = shlex.join([sys.executable, str(HOSTILE / "snoop.py")])
+    loop = path.endswith("loop")  # issue 32: a loop client lives through the drive; it finds no more
+    if loop:
+        client = shlex.join([sys.executable, str(HOSTILE / "loop.py"), "snoop.py"])
+        path = "drive"
     with lab_server() as served:
         token = served.admin_token
         before = served.runs()
         if path == "drive":
-            argv = ["drive", "--server", served.url, "--run-file", str(run_file)]
+            argv = [
+                "drive",
+                "--server",
+                served.url,
+                "--run-file",
+                str(run_file),
+                *(["--client-mode", "loop"] if loop else []),
+            ]
         else:
             argv = ["run", "--server", served.url, "--json", str(tmp_path / "report.json")]
         given = [*argv, "--client", client, "--scenario", CONFORMANT, "--client-env", f"HOSTILE_REPORT={report}"]
