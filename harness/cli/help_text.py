@@ -131,4 +131,14 @@ exit codes:
   {Exit.OK:<3}  the file was written
   {Exit.FAILED:<3}  the server could not be recorded
   {Exit.USAGE:<3}  usage error: not a URL, a file that exists (without --force)""",
+    "proxy": f"""examples:
+  a2a-lab proxy --upstream https://agent.example --port 8780 --html proxy.html
+  A2A_CARD_URL=http://127.0.0.1:8780/.well-known/agent-card.json ./my-client   # the client talks to the proxy
+  a2a-lab proxy --upstream http://127.0.0.1:9999 --out seen.yaml   # Ctrl-C: the verdict, and seen.yaml
+
+exit codes:
+  {Exit.OK:<3}  no FAIL on either side
+  {Exit.FAILED:<3}  a FAIL: the client's (proxy/client) or the server's (proxy/server)
+  {Exit.USAGE:<3}  usage error: not an http(s) URL, a port in use, an --out file that exists (without --force)
+  {Exit.HARNESS:<3}  internal error""",
 }

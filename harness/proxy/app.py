@@ -1,0 +1,258 @@
+"""The proxy as an ASGI app: every request forwarded to the upstream as it came (the card and the extended card with
+their interface URLs rewritten to pass through the proxy), every answer forwarded as it comes (a stream chunk by
+chunk, with its timing), and both journaled in the server's journal record (`Journal`, bounded)."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+import httpx
+
+from a2a_lab.contract.journal import Journal
+from a2a_lab.contract.journal_record import BODY_KEEP_BYTES, Entry, EntryKind, Response, SentEvent
+from a2a_lab.contract.redaction import Redaction
+from a2a_lab.protocol.bindings import EVENT_STREAM
+from a2a_lab.protocol.operations import Operation
+
+from . import classify
+from .routes import CARD_PATHS, Routes
+from .sse import EventReader
+
+#: The largest request body the proxy forwards (a larger one is refused with 413, and journaled).
+MAX_BODY = 16 * 1024 * 1024
+#: The most stream events one entry journals (the rest are forwarded, and counted).
+MAX_EVENTS = 10_000
+#: Headers of one hop only (RFC 9110 §7.6.1), never forwarded; content-length is the framing of the bytes sent.
+HOP = frozenset(
+    {"connection", "keep-alive", "proxy-connection", "transfer-encoding", "te", "trailer", "upgrade", "host"}
+    | {"content-length", "proxy-authenticate", "proxy-authorization"}
+)
+#: Marks what the proxy itself answers (an upstream that did not answer), never what the upstream said.
+PROXY_HEADER = "x-a2a-lab-proxy"
+
+
+@dataclass
+class CardSeen:
+    """The upstream's card as it last came (bytes and decoded), and where from."""
+
+    url: str
+    status: int
+    raw: bytes
+    content_type: str
+    headers: list[tuple[str, str]]
+    card: Any = None
+    #: The card as the proxy serves it (interface URLs rewritten), decoded.
+    served: Any = None
+
+
+@dataclass
+class ProxyState:
+    routes: Routes
+    journal: Journal
+    card: CardSeen | None = None
+    #: The last answer to a card fetch (the client's, or the proxy's own at start), whatever it was.
+    last_fetch: CardSeen | None = None
+    timeout: float = 60.0
+    verify: bool = True
+
+    @property
+    def served_card(self) -> Any:
+        """The card as the proxy serves it (interface URLs rewritten), decoded; None before one came."""
+        return self.card.served if self.card is not None else None
+
+    def saw_card(self, card: CardSeen) -> None:
+        """A card came from the upstream: learn its routes, serve it rewritten, redact its declared credentials."""
+        self.routes.learn(card.card)
+        card.served = json.loads(self.routes.rewrite(card.raw.decode("utf-8")))
+        self.card = card
+        self.journal.redaction = Redaction.for_cards(card.card)
+
+
+def _forwarded(raw: list[tuple[bytes, bytes]]) -> list[tuple[str, str]]:
+    out = [(k.decode("latin-1"), v.decode("latin-1")) for k, v in raw if k.decode("latin-1").lower() not in HOP]
+    return [(k, "identity" if k.lower() == "accept-encoding" else v) for k, v in out]
+
+
+async def _read(receive: Any) -> tuple[bytes, bool]:
+    chunks, size = [], 0
+    while True:
+        message = await receive()
+        if message["type"] == "http.disconnect":
+            raise ConnectionResetError("client disconnected while sending the body")
+        chunk = message.get("body", b"")
+        size += len(chunk)
+        if size > MAX_BODY:
+            return b"", True
+        chunks.append(chunk)
+        if not message.get("more_body", False):
+            return b"".join(chunks), False
+
+
+class ProxyApp:
+    def __init__(self, state: ProxyState) -> None:
+        self.state = state
+        self._client: httpx.AsyncClient | None = None
+
+    @property
+    def client(self) -> httpx.AsyncClient:
+        if self._client is None:
+            limits = httpx.Limits(max_connections=64, max_keepalive_connections=16)
+            self._client = httpx.AsyncClient(timeout=self.state.timeout, verify=self.state.verify, limits=limits)
+        return self._client
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] == "lifespan":
+            while True:
+                message = await receive()
+                if message["type"] == "lifespan.startup":
+                    await send({"type": "lifespan.startup.complete"})
+                elif message["type"] == "lifespan.shutdown":
+                    if self._client is not None:
+                        await self._client.aclose()
+                    await send({"type": "lifespan.shutdown.complete"})
+                    return
+        if scope["type"] != "http":
+            return
+        await self._exchange(scope, receive, send)
+
+    async def _exchange(self, scope: Any, receive: Any, send: Any) -> None:
+        state, path = self.state, scope["path"]
+        query = scope.get("query_string", b"").decode("latin-1")
+        try:
+            body, too_large = await _read(receive)
+        except ConnectionResetError:
+            return
+        kind = EntryKind.CARD if path in CARD_PATHS else EntryKind.UNMATCHED
+        entry = state.journal.open(scope["method"], path, query, scope["headers"], body, kind)
+        if kind is EntryKind.UNMATCHED and state.served_card is not None:
+            classify.identify(entry, state.served_card, state.routes.proxy, body)
+        if too_large:
+            entry.body_too_large = True
+            await _own(send, entry, 413, f"a2a-lab proxy: the request body is larger than {MAX_BODY} bytes")
+            return
+        url = state.routes.upstream_url(path, query)
+        request = self.client.build_request(scope["method"], url, headers=_forwarded(scope["headers"]), content=body)
+        try:
+            upstream = await self.client.send(request, stream=True)
+        except httpx.HTTPError as exc:
+            entry.response = Response(fault=f"upstream did not answer: {type(exc).__name__}: {exc}")
+            await _own(
+                send, entry, 502, f"a2a-lab proxy: the upstream {url} did not answer: {type(exc).__name__}: {exc}"
+            )
+            return
+        try:
+            await self._answer(entry, url, upstream, send)
+        finally:
+            await upstream.aclose()
+
+    async def _answer(self, entry: Entry, url: str, upstream: httpx.Response, send: Any) -> None:
+        headers = [(k, v) for k, v in upstream.headers.multi_items() if k.lower() not in HOP]
+        ctype = upstream.headers.get("content-type", "")
+        rewrite = entry.kind is EntryKind.CARD or entry.operation is Operation.GET_EXTENDED_CARD
+        if ctype.split(";", 1)[0].strip().lower() == EVENT_STREAM:
+            await self._stream(entry, upstream, headers, send)
+            return
+        if rewrite:
+            raw = await upstream.aread()
+            sent = self._rewritten(entry, url, upstream, raw)
+            headers.append(("content-length", str(len(sent))))
+            await _send_all(send, upstream.status_code, headers, sent, entry)
+            self._journal(entry, upstream.status_code, ctype, raw)
+            return
+        if "content-length" in upstream.headers:
+            headers.append(("content-length", upstream.headers["content-length"]))
+        kept = bytearray()
+        await send({"type": "http.response.start", "status": upstream.status_code, "headers": _raw(headers)})
+        try:
+            async for chunk in upstream.aiter_raw():
+                if len(kept) <= BODY_KEEP_BYTES:
+                    kept += chunk
+                await send({"type": "http.response.body", "body": chunk, "more_body": True})
+            await send({"type": "http.response.body", "body": b"", "more_body": False})
+        except OSError:
+            entry.disconnected = True
+        self._journal(entry, upstream.status_code, ctype, bytes(kept))
+
+    def _rewritten(self, entry: Entry, url: str, upstream: httpx.Response, raw: bytes) -> bytes:
+        ctype = upstream.headers.get("content-type", "")
+        seen = CardSeen(url, upstream.status_code, raw, ctype, list(upstream.headers.multi_items()))
+        try:
+            text = raw.decode("utf-8")
+            seen.card = json.loads(text)
+        except ValueError:
+            text = None
+        if entry.kind is EntryKind.CARD:
+            self.state.last_fetch = seen
+            if upstream.status_code == 200 and isinstance(seen.card, dict):
+                self.state.saw_card(seen)
+        if text is None:
+            return raw  # not a card: forwarded as it came, and judged
+        return self.state.routes.rewrite(text).encode("utf-8")
+
+    async def _stream(self, entry: Entry, upstream: httpx.Response, headers: list[tuple[str, str]], send: Any) -> None:
+        journal = self.state.journal
+        events: list[SentEvent] = []
+        entry.events = events
+        over = [0]
+
+        def emit(event: SentEvent) -> None:
+            if len(events) >= MAX_EVENTS:
+                over[0] += 1
+                return
+            events.append(event)
+            entry.grow(128 + len(event.text or "") + len(str(event.value or "")))
+
+        reader = EventReader(emit, journal.offset)
+        await send({"type": "http.response.start", "status": upstream.status_code, "headers": _raw(headers)})
+        try:
+            async for chunk in upstream.aiter_raw():
+                reader.feed(chunk)
+                await send({"type": "http.response.body", "body": chunk, "more_body": True})
+            await send({"type": "http.response.body", "body": b"", "more_body": False})
+        except OSError:
+            entry.disconnected = True
+        except httpx.HTTPError as exc:
+            entry.disconnected = True
+            entry.response = Response(fault=f"upstream stream broke: {type(exc).__name__}")
+        reader.close()
+        response = entry.response or Response()
+        response.status, response.content_type, response.stream = (
+            upstream.status_code,
+            upstream.headers.get("content-type", ""),
+            True,
+        )
+        entry.response = response
+        texts = [e.text if e.text is not None else str(e.value) for e in events if e.kind.value == "data"]
+        entry.answer = classify.answer_of(entry, upstream.status_code, b"", texts)
+
+    def _journal(self, entry: Entry, status: int, ctype: str, body: bytes) -> None:
+        entry.response = Response.sent(status, ctype, body, self.state.journal.redaction)
+        entry.grow(min(len(body), BODY_KEEP_BYTES))
+        entry.answer = classify.answer_of(entry, status, body, None)
+        if entry.kind is EntryKind.CARD:
+            entry.card_path = entry.path
+
+
+def _raw(headers: list[tuple[str, str]]) -> list[tuple[bytes, bytes]]:
+    return [(k.lower().encode("latin-1"), v.encode("latin-1")) for k, v in headers]
+
+
+async def _send_all(send: Any, status: int, headers: list[tuple[str, str]], body: bytes, entry: Entry) -> None:
+    try:
+        await send({"type": "http.response.start", "status": status, "headers": _raw(headers)})
+        await send({"type": "http.response.body", "body": body})
+    except OSError:
+        entry.disconnected = True
+
+
+async def _own(send: Any, entry: Entry, status: int, text: str) -> None:
+    """What the proxy answers itself (the upstream did not): plain text, marked as the proxy's own."""
+    body = text.encode("utf-8")
+    headers = [("content-type", "text/plain; charset=utf-8"), (PROXY_HEADER, "own-answer")]
+    headers.append(("content-length", str(len(body))))
+    await _send_all(send, status, headers, body, entry)
+    entry.response = entry.response or Response()
+    entry.response.status = status
+    entry.response.refused = text
