@@ -18,21 +18,17 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-import httpx
-
-from a2a_lab.contract.journal import Journal
+from a2a_lab.server.hosting import PortInUse
 
 from ..cli.command import Command
 from ..cli.gate import conclude
 from ..cli.messages import crashed, refuse, say
 from ..cli.options import add_answer_timeout, add_report_files, add_verbose, report_files
-from . import capture
-from .app import CardSeen, ProxyApp, ProxyState
-from .routes import CARD_PATHS, Routes, origin_of
+from . import capture, session
+from .app import ProxyState
+from .routes import CARD_PATHS, origin_of
+from .session import ENTRIES
 from .verdict import report_checks, verdict
-
-#: The journal's bound in entries unless told (its bytes are the server journal's default, 64 MiB).
-ENTRIES = 10_000
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -70,29 +66,6 @@ def problem(args: argparse.Namespace) -> str | None:
     return None
 
 
-def prime(state: ProxyState, timeout: float) -> str:
-    """Fetch the upstream's card once at start (so calls are known before the client fetches it); says what came."""
-    for path in CARD_PATHS:
-        url = state.routes.upstream_url(path, "")
-        try:
-            got = httpx.get(url, timeout=timeout, headers={"accept-encoding": "identity"})
-        except httpx.HTTPError as exc:
-            return f"the upstream did not answer ({type(exc).__name__}: {exc}); the proxy serves anyway and says so"
-        seen = CardSeen(
-            url, got.status_code, got.content, got.headers.get("content-type", ""), list(got.headers.items())
-        )
-        try:
-            seen.card = got.json()
-        except ValueError:
-            seen.card = None
-        state.last_fetch = seen
-        if got.status_code == 200 and isinstance(seen.card, dict):
-            state.saw_card(seen)
-            return f"the upstream's card: {url}"
-    status = state.last_fetch.status if state.last_fetch is not None else "?"
-    return f"the upstream serves no A2A card (HTTP {status}); the proxy serves anyway and says so"
-
-
 @contextmanager
 def stopping() -> Iterator[threading.Event]:
     """An event set by SIGINT or SIGTERM (Ctrl-C writes what was seen), the handlers restored after."""
@@ -107,24 +80,17 @@ def stopping() -> Iterator[threading.Event]:
             signal.signal(sig, handler)
 
 
-def serve(state: ProxyState, args: argparse.Namespace) -> float:
-    """Serve until stopped; returns when serving began."""
-    from a2a_lab.server.hosting import BackgroundServer, PortInUse
-
-    try:
-        server = BackgroundServer(ProxyApp(state), args.host, args.port)
-    except PortInUse as exc:
-        raise ValueError(str(exc)) from None
-    state.routes.proxy = server.url
-    if state.card is not None:
-        state.saw_card(state.card)  # rewritten for the proxy's own URL, now known
-    began = time.monotonic()
-    with stopping() as stop, server:
-        say(f"proxy {server.url} -> {state.routes.upstream}; client card URL: {server.url}{CARD_PATHS[0]}")
+def serve(args: argparse.Namespace) -> tuple[ProxyState, float]:
+    """Serve until stopped (Ctrl-C, or --duration); the session's state, and when serving began."""
+    with session.hosted(args.upstream, args.host, args.port, args.journal_entries, args.timeout) as (state, url, said):
+        say(said)
+        say(f"proxy {url} -> {state.routes.upstream}; client card URL: {url}{CARD_PATHS[0]}")
         for line in state.routes.not_proxied:
             say(f"  {line}")
-        stop.wait(args.duration)
-    return began
+        began = time.monotonic()
+        with stopping() as stop:
+            stop.wait(args.duration)
+    return state, began
 
 
 def cmd_proxy(args: argparse.Namespace) -> int:
@@ -132,13 +98,11 @@ def cmd_proxy(args: argparse.Namespace) -> int:
     if why is not None:
         return refuse(why)
     upstream = origin_of(args.upstream)
-    state = ProxyState(Routes(upstream, upstream), Journal(cap=args.journal_entries), timeout=args.timeout)
-    say(prime(state, args.timeout))
     started = datetime.now(UTC).isoformat(timespec="seconds")
     try:
-        began = serve(state, args)
+        state, began = serve(args)
         seen = verdict(state, began)
-    except ValueError as exc:
+    except PortInUse as exc:
         return refuse(str(exc))
     except Exception as exc:
         return crashed("proxy error", exc)

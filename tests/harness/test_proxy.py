@@ -1,0 +1,217 @@
+"""`a2a-lab proxy`: a real client through the proxy to a real server (uvicorn on loopback). The bytes pass as they
+came (the card's URLs aside), every exchange is journaled in the server's record, and each side is judged by its own
+checks: a correct client and server PASS, a defective client FAILs `proxy/client`, a defective server FAILs
+`proxy/server`, each on the named check. Plus: an upstream that is down, a flooding client, the command with Ctrl-C
+and `--out`, whose scenario replays the client's failure without the real server."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+import yaml
+
+from a2a_lab import scenarios
+from a2a_lab.contract.loader import load_file
+from a2a_lab.harness.cli import main
+from a2a_lab.harness.model import Outcome, ScenarioResult
+from a2a_lab.harness.proxy import session
+from a2a_lab.harness.proxy.app import PROXY_HEADER
+from a2a_lab.harness.proxy.verdict import CLIENT_ID, SERVER_ID, verdict
+from a2a_lab.server.app import ScenarioApp
+from a2a_lab.server.hosting import BackgroundServer
+
+from .conftest import FAKE_CLIENT
+
+CLI = [sys.executable, "-m", "a2a_lab.harness.cli"]
+#: The reference client, run in this process (`a2a-lab client`): the subprocess tests run the fake client.
+REFERENCE = ["client"]
+
+
+def _serve(scenario: Any) -> Iterator[str]:
+    with BackgroundServer(ScenarioApp(scenario)) as server:
+        yield server.url
+
+
+@pytest.fixture(scope="module")
+def conformant() -> Iterator[str]:
+    yield from _serve(load_file(Path(scenarios.__file__).parent / "spec" / "conformant.yaml"))
+
+
+#: A server that answers SendMessage with a 0.3 task on a 1.0 interface and streams a `data:` that is not JSON.
+BROKEN = """\
+title: broken server
+description: answers in the wrong version's shape, and a stream with bytes that are not JSON
+card:
+  object:
+    name: broken
+    description: a broken agent
+    version: "1.0.0"
+    supportedInterfaces:
+      - {url: "{base_url}/a2a", protocolBinding: JSONRPC, protocolVersion: "1.0"}
+    capabilities: {streaming: true}
+    defaultInputModes: [text/plain]
+    defaultOutputModes: [text/plain]
+    skills: [{id: s, name: s, description: s, tags: [t]}]
+behaviour:
+  SendMessage:
+    - reply:
+        raw:
+          body: '{"jsonrpc":"2.0","id":1,"result":{"kind":"task","id":"t-1","contextId":"c-1","status":{"state":"completed"}}}'
+          echo_id: true
+  SendStreamingMessage:
+    - reply:
+        raw:
+          body: "data: {not json\\n\\n"
+          content_type: text/event-stream
+"""
+
+
+@pytest.fixture(scope="module")
+def broken(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    path = tmp_path_factory.mktemp("broken") / "broken.yaml"
+    path.write_text(BROKEN, encoding="utf-8")
+    yield from _serve(load_file(path))
+
+
+@pytest.fixture
+def unused_port() -> Iterator[int]:
+    """A loopback port bound but never listening: a connection to it is refused (no race with another listener)."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        yield sock.getsockname()[1]
+
+
+def _client(argv: list[str], card_url: str) -> None:
+    if argv[0] == "client":
+        main([*argv, card_url])
+        return
+    subprocess.run([*argv, card_url], capture_output=True, text=True, timeout=60, check=False)
+
+
+def _judged(upstream: str, *clients: list[str]) -> dict[str, ScenarioResult]:
+    with session.hosted(upstream) as (state, url, _):
+        for argv in clients:
+            _client(argv, f"{url}/.well-known/agent-card.json")
+    return {r.id: r for r in verdict(state, 0.0).results}
+
+
+def _outcome(result: ScenarioResult, check_id: str) -> Outcome:
+    found = result.check(check_id)
+    assert found is not None, check_id
+    return found.outcome
+
+
+def test_the_bytes_pass_as_they_came_and_the_card_points_at_the_proxy(conformant: str) -> None:
+    asked = {"jsonrpc": "2.0", "id": 7, "method": "GetTask", "params": {"id": "nope"}}
+    headers = {"A2A-Version": "1.0"}
+    direct = httpx.post(f"{conformant}/a2a/jsonrpc", json=asked, headers=headers)
+    card = httpx.get(f"{conformant}/.well-known/agent-card.json")
+    with session.hosted(conformant) as (state, url, said):
+        proxied = httpx.post(f"{url}/a2a/jsonrpc", json=asked, headers=headers)
+        served = httpx.get(f"{url}/.well-known/agent-card.json")
+    assert "the upstream's card" in said
+    assert (proxied.status_code, proxied.content) == (direct.status_code, direct.content)
+    assert served.text == card.text.replace(conformant, url)  # nothing else of the card changed
+    assert any("GRPC" in line for line in state.routes.not_proxied)  # named, not silently dropped
+    entries = state.journal.records()
+    assert [e.kind.value for e in entries] == ["jsonrpc", "card"]
+    assert entries[0].operation is not None and entries[0].answer is not None
+    assert entries[0].answer.code == -32001  # TaskNotFound, journaled as the scenario server journals it
+
+
+def test_a_correct_pair_passes_both_sides(conformant: str) -> None:
+    results = _judged(conformant, REFERENCE, [*REFERENCE, "--stream"])
+    client, server = results[CLIENT_ID], results[SERVER_ID]
+    assert client.outcome is Outcome.PASS, [c for c in client.checks if c.outcome is not Outcome.PASS]
+    assert server.outcome is Outcome.PASS, [c for c in server.checks if c.outcome is not Outcome.PASS]
+    assert _outcome(client, "VERSION-HEADER") is Outcome.PASS
+    assert _outcome(server, "STREAMING") is Outcome.PASS and _outcome(server, "RESPONSE-SHAPE") is Outcome.PASS
+    assert len(client.journal) == len(server.journal) >= 4
+
+
+def test_a_defective_client_fails_its_own_side_only(conformant: str) -> None:
+    results = _judged(conformant, [sys.executable, str(FAKE_CLIENT), "--defect", "no-header"])
+    client, server = results[CLIENT_ID], results[SERVER_ID]
+    missed = client.check("VERSION-HEADER")
+    assert missed is not None and missed.outcome is Outcome.FAIL
+    assert "§" in missed.section and missed.quote.startswith("POST /a2a/jsonrpc")  # the MUST, the bytes quoted
+    assert _outcome(server, "RESPONSE-SHAPE") is Outcome.PASS
+
+
+def test_a_defective_server_fails_its_own_side_only(broken: str) -> None:
+    results = _judged(broken, REFERENCE, [*REFERENCE, "--stream"])
+    client, server = results[CLIENT_ID], results[SERVER_ID]
+    shape, stream = server.check("RESPONSE-SHAPE"), server.check("STREAMING")
+    assert shape is not None and shape.outcome is Outcome.FAIL and "0.3" in shape.actual + shape.message
+    assert '"kind":"task"' in shape.quote  # the server's bytes, quoted
+    assert stream is not None and stream.outcome is Outcome.FAIL and "not JSON" in stream.message
+    assert "{not json" in stream.quote  # forwarded as it came, and judged
+    assert _outcome(client, "VERSION-HEADER") is Outcome.PASS and _outcome(client, "BODY-SHAPE") is Outcome.PASS
+
+
+def test_an_upstream_that_is_down_is_said_per_request(unused_port: int) -> None:
+    with session.hosted(f"http://127.0.0.1:{unused_port}") as (state, url, said):
+        answer = httpx.get(f"{url}/.well-known/agent-card.json")
+    assert "did not answer" in said
+    assert answer.status_code == 502 and answer.headers[PROXY_HEADER] == "own-answer"
+    assert f"127.0.0.1:{unused_port}" in answer.text
+    server = verdict(state, 0.0).results[1]
+    card = server.check("CARD-VALID")
+    assert card is not None and card.outcome is Outcome.FAIL and "no agent card" in card.message
+
+
+def test_a_flooding_client_is_bounded_by_the_journal(conformant: str) -> None:
+    with session.hosted(conformant, entries=5) as (state, url, _):
+        with httpx.Client() as http:
+            for _ in range(20):
+                http.get(f"{url}/.well-known/agent-card.json")
+    assert len(state.journal.records()) == 5 and state.journal.dropped == 15
+
+
+def test_bad_input_is_refused_with_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["proxy", "--upstream", "ftp://agent.example"]) == 2
+    assert "not an http(s) URL" in capsys.readouterr().err
+    out = tmp_path / "seen.yaml"
+    out.write_text("x", encoding="utf-8")
+    assert main(["proxy", "--upstream", "http://127.0.0.1:1", "--out", str(out)]) == 2
+    assert "--force" in capsys.readouterr().err
+
+
+def test_ctrl_c_writes_the_verdict_and_a_scenario_that_replays_the_failure(conformant: str, tmp_path: Path) -> None:
+    report, out = tmp_path / "proxy.json", tmp_path / "seen.yaml"
+    argv = [*CLI, "proxy", "--upstream", conformant, "--json", str(report), "--out", str(out)]
+    proc = subprocess.Popen(argv, stderr=subprocess.PIPE, text=True, env={**os.environ, "NO_COLOR": "1"})
+    assert proc.stderr is not None
+    url = None
+    for line in proc.stderr:
+        found = re.search(r"client card URL: (\S+)", line)
+        if found:
+            url = found.group(1)
+            break
+    assert url is not None
+    defective = [sys.executable, str(FAKE_CLIENT), "--defect", "no-header"]
+    _client(defective, url)
+    proc.send_signal(signal.SIGINT)
+    assert proc.wait(30) == 1  # the client's FAIL gates
+    data = json.loads(report.read_text(encoding="utf-8"))
+    assert data["proxy"]["upstream"] == conformant and data["proxy"]["sides"][CLIENT_ID] == "client"
+    failed = {s["id"]: [c["id"] for c in s["checks"] if c["outcome"] == "FAIL"] for s in data["scenarios"]}
+    assert failed == {CLIENT_ID: ["VERSION-HEADER", "VERSION-MATCHES-METHOD"], SERVER_ID: []}
+    scenario = yaml.safe_load(out.read_text(encoding="utf-8"))
+    assert scenario["observed"]["where"] == conformant and "{base_url}" in scenario["card"]["raw"]
+    replay = tmp_path / "replay.json"
+    code = main(["run", "--scenario", str(out), "--client", " ".join(defective), "--json", str(replay), "-q"])
+    assert code == 1  # reproduced without the real server
+    checks = json.loads(replay.read_text(encoding="utf-8"))["scenarios"][0]["checks"]
+    assert {"VERSION-HEADER", "VERSION-MATCHES-METHOD"} <= {c["id"] for c in checks if c["outcome"] == "FAIL"}
