@@ -125,12 +125,13 @@ exit codes:
   {Exit.INTERRUPTED:<3}  interrupted (Ctrl-C, SIGTERM): clients killed, the findings so far are written""",
     "record": f"""examples:
   a2a-lab record https://agent.example --out ci/vendor-x.yaml
+  a2a-lab record --from-har session.har --out ci/vendor-x.yaml      # a capture from devtools or mitmproxy
   a2a-lab run --client ./bin/client --scenario ci/vendor-x.yaml     # then score a client against it
 
 exit codes:
   {Exit.OK:<3}  the file was written
   {Exit.FAILED:<3}  the server could not be recorded
-  {Exit.USAGE:<3}  usage error: not a URL, a file that exists (without --force)""",
+  {Exit.USAGE:<3}  usage error: not a URL, a file that exists (without --force), a HAR without A2A""",
     "proxy": f"""examples:
   a2a-lab proxy --upstream https://agent.example --port 8780 --html proxy.html
   A2A_CARD_URL=http://127.0.0.1:8780/.well-known/agent-card.json ./my-client   # the client talks to the proxy

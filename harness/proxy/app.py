@@ -11,7 +11,7 @@ from typing import Any
 import httpx
 
 from a2a_lab.contract.journal import Journal
-from a2a_lab.contract.journal_record import BODY_KEEP_BYTES, Entry, EntryKind, Response, SentEvent
+from a2a_lab.contract.journal_record import BODY_KEEP_BYTES, Entry, EntryKind, Response, SentEvent, SentKind
 from a2a_lab.contract.redaction import Redaction
 from a2a_lab.protocol.bindings import EVENT_STREAM
 from a2a_lab.protocol.operations import Operation
@@ -217,22 +217,28 @@ class ProxyApp:
             entry.disconnected = True
             entry.response = Response(fault=f"upstream stream broke: {type(exc).__name__}")
         reader.close()
-        response = entry.response or Response()
-        response.status, response.content_type, response.stream = (
-            upstream.status_code,
-            upstream.headers.get("content-type", ""),
-            True,
-        )
-        entry.response = response
-        texts = [e.text if e.text is not None else str(e.value) for e in events if e.kind.value == "data"]
-        entry.answer = classify.answer_of(entry, upstream.status_code, b"", texts)
+        record_stream(entry, upstream.status_code, upstream.headers.get("content-type", ""), events)
 
     def _journal(self, entry: Entry, status: int, ctype: str, body: bytes) -> None:
-        entry.response = Response.sent(status, ctype, body, self.state.journal.redaction)
-        entry.grow(min(len(body), BODY_KEEP_BYTES))
-        entry.answer = classify.answer_of(entry, status, body, None)
-        if entry.kind is EntryKind.CARD:
-            entry.card_path = entry.path
+        record_answer(entry, status, ctype, body, self.state.journal.redaction)
+
+
+def record_answer(entry: Entry, status: int, ctype: str, body: bytes, redaction: Redaction) -> None:
+    """Journal a whole (not streamed) answer on its request's entry, as the scenario server does."""
+    entry.response = Response.sent(status, ctype, body, redaction)
+    entry.grow(min(len(body), BODY_KEEP_BYTES))
+    entry.answer = classify.answer_of(entry, status, body, None)
+    if entry.kind is EntryKind.CARD:
+        entry.card_path = entry.path
+
+
+def record_stream(entry: Entry, status: int, ctype: str, events: list[SentEvent]) -> None:
+    """Journal a streamed answer's head and what its events said (the events are on the entry already)."""
+    response = entry.response or Response()
+    response.status, response.content_type, response.stream = status, ctype, True
+    entry.response = response
+    texts = [e.text if e.text is not None else str(e.value) for e in events if e.kind is SentKind.DATA]
+    entry.answer = classify.answer_of(entry, status, b"", texts)
 
 
 def _raw(headers: list[tuple[str, str]]) -> list[tuple[bytes, bytes]]:

@@ -22,6 +22,7 @@ import pytest
 import yaml
 
 from a2a_lab import scenarios
+from a2a_lab.contract import userfile
 from a2a_lab.contract.loader import load_file
 from a2a_lab.harness.cli import main
 from a2a_lab.harness.model import Outcome, ScenarioResult
@@ -218,3 +219,71 @@ def test_ctrl_c_writes_the_verdict_and_a_scenario_that_replays_the_failure(confo
     assert code == 1  # reproduced without the real server
     checks = json.loads(replay.read_text(encoding="utf-8"))["scenarios"][0]["checks"]
     assert {"VERSION-HEADER", "VERSION-MATCHES-METHOD"} <= {c["id"] for c in checks if c["outcome"] == "FAIL"}
+
+
+# ------------------------------------------------------------------------------------------ record --from-har
+
+
+def _har_entry(response: httpx.Response) -> dict[str, Any]:
+    """One exchange as HAR 1.2 writes it (what devtools or mitmproxy export)."""
+    request = response.request
+    body = request.content.decode("utf-8")
+    return {
+        "startedDateTime": "2026-12-01T00:00:00.000Z",
+        "request": {
+            "method": request.method,
+            "url": str(request.url),
+            "headers": [{"name": k, "value": v} for k, v in request.headers.items()],
+            **({"postData": {"mimeType": "application/json", "text": body}} if body else {}),
+        },
+        "response": {
+            "status": response.status_code,
+            "headers": [{"name": k, "value": v} for k, v in response.headers.items()],
+            "content": {"mimeType": response.headers.get("content-type", ""), "text": response.text},
+        },
+    }
+
+
+def _send(text: str, method: str = "SendMessage", rid: int = 1) -> dict[str, Any]:
+    message = {"role": "ROLE_USER", "parts": [{"text": text}], "messageId": f"m-{rid}"}
+    return {"jsonrpc": "2.0", "id": rid, "method": method, "params": {"message": message}}
+
+
+def test_a_har_capture_becomes_a_scenario_that_replays_it(conformant: str, tmp_path: Path) -> None:
+    headers = {"A2A-Version": "1.0", "Authorization": "Bearer s3cret-token"}
+    with httpx.Client(headers=headers) as http:
+        captured = [
+            http.get(f"{conformant}/.well-known/agent-card.json"),
+            http.post(f"{conformant}/a2a/jsonrpc", json=_send("from a har")),
+            http.post(f"{conformant}/a2a/jsonrpc", json=_send("streamed", "SendStreamingMessage", 2)),
+        ]
+    har, out = tmp_path / "session.har", tmp_path / "from-har.yaml"
+    har.write_text(json.dumps({"log": {"version": "1.2", "entries": [_har_entry(r) for r in captured]}}))
+    assert main(["record", "--from-har", str(har), "--out", str(out)]) == 0
+    text = out.read_text(encoding="utf-8")
+    assert "s3cret-token" not in text  # credentials never written
+    data = yaml.safe_load(text)
+    assert [r["when"]["call"] for r in data["behaviour"]["SendMessage"]] == [1]
+    assert data["behaviour"]["SendStreamingMessage"][0]["reply"]["raw"]["content_type"].startswith("text/event-stream")
+    with BackgroundServer(ScenarioApp(load_file(out))) as replay:
+        again = httpx.post(f"{replay.url}/a2a/jsonrpc", json=_send("anything", rid=9), headers=headers)
+    recorded = captured[1].json()
+    assert again.json() == {**recorded, "id": 9}  # the recorded answer, the new request's id echoed
+
+
+def test_a_har_without_a2a_or_too_large_is_refused(
+    conformant: str, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    har, out = tmp_path / "page.har", tmp_path / "x.yaml"
+    card = httpx.get(f"{conformant}/.well-known/agent-card.json")
+    page = httpx.get(f"{conformant}/nothing-here")
+    har.write_text(json.dumps({"log": {"entries": [_har_entry(card), _har_entry(page)]}}))
+    assert main(["record", "--from-har", str(har), "--out", str(out)]) == 2
+    assert "holds no A2A exchange" in capsys.readouterr().err and not out.exists()
+    har.write_text(json.dumps({"log": {"entries": [_har_entry(page)]}}))
+    assert main(["record", "--from-har", str(har), "--out", str(out)]) == 2
+    assert "no agent card in the capture" in capsys.readouterr().err
+    monkeypatch.setattr(userfile, "HAR", userfile.HAR.at_most(64))
+    assert main(["record", "--from-har", str(har), "--out", str(out)]) == 2
+    assert "reads at most 64" in capsys.readouterr().err and not out.exists()
+    assert main(["record", "http://127.0.0.1:1", "--from-har", str(har), "--out", str(out)]) == 2
