@@ -5,7 +5,7 @@ chunk, with its timing), and both journaled in the server's journal record (`Jou
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import httpx
@@ -14,6 +14,7 @@ from a2a_lab.contract.journal import Journal
 from a2a_lab.contract.journal_record import BODY_KEEP_BYTES, Entry, EntryKind, Response, SentEvent, SentKind
 from a2a_lab.contract.redaction import Redaction
 from a2a_lab.protocol.bindings import EVENT_STREAM
+from a2a_lab.protocol.cards import Interface
 from a2a_lab.protocol.operations import Operation
 
 from . import classify
@@ -43,8 +44,9 @@ class CardSeen:
     content_type: str
     headers: list[tuple[str, str]]
     card: Any = None
-    #: The card as the proxy serves it (interface URLs rewritten), decoded.
+    #: The card as the proxy serves it (interface URLs rewritten), decoded, and its HTTP(S) interfaces.
     served: Any = None
+    interfaces: list[Interface] = field(default_factory=list)
 
 
 @dataclass
@@ -66,6 +68,7 @@ class ProxyState:
         """A card came from the upstream: learn its routes, serve it rewritten, redact its declared credentials."""
         self.routes.learn(card.card)
         card.served = json.loads(self.routes.rewrite(card.raw.decode("utf-8")))
+        card.interfaces = classify.interfaces(card.served)
         self.card = card
         self.journal.redaction = Redaction.for_cards(card.card)
 
@@ -127,7 +130,7 @@ class ProxyApp:
         kind = EntryKind.CARD if path in CARD_PATHS else EntryKind.UNMATCHED
         entry = state.journal.open(scope["method"], path, query, scope["headers"], body, kind)
         if kind is EntryKind.UNMATCHED and state.served_card is not None:
-            classify.identify(entry, state.served_card, state.routes.proxy, body)
+            classify.identify(entry, state.card.interfaces if state.card else [], state.routes.proxy, body)
         if too_large:
             entry.body_too_large = True
             await _own(send, entry, 413, f"a2a-lab proxy: the request body is larger than {MAX_BODY} bytes")

@@ -9,7 +9,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from a2a_lab.contract.journal_record import Answer, EndpointRef, Entry, EntryKind, ResultKind, RouteRef, RpcRef
-from a2a_lab.protocol import cards, jsonrpc, versions, wire
+from a2a_lab.protocol import cards, versions, wire
 from a2a_lab.protocol.bindings import Binding
 from a2a_lab.protocol.cards import Interface
 from a2a_lab.protocol.forms import Form
@@ -46,10 +46,11 @@ def _under(iface: Interface, path: str) -> str | None:
     return None
 
 
-def identify(entry: Entry, card: Any, host_origin: str, body: bytes) -> None:
-    """Fill a request's endpoint, rpc, operation, version and route (its kind stays UNMATCHED when none fits)."""
+def identify(entry: Entry, declared: list[Interface], host_origin: str, body: bytes) -> None:
+    """Fill a request's endpoint, rpc, operation, version and route from the card's interfaces (`interfaces`); its
+    kind stays UNMATCHED when none fits."""
     path = entry.path
-    for iface in interfaces(card):
+    for iface in declared:
         if not iface.url.startswith(host_origin):
             continue
         rest = _under(iface, path)
@@ -136,6 +137,3 @@ def _said(op: Operation, value: Any, form: Form) -> dict[str, Any] | None:
     except (ValueError, TypeError, KeyError, AttributeError):
         return None
 
-
-def is_rpc_envelope(value: Any) -> bool:
-    return isinstance(value, dict) and value.get("jsonrpc") == jsonrpc.VERSION

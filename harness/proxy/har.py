@@ -121,7 +121,7 @@ def _journal(state: ProxyState, item: dict[str, Any], where: str) -> Entry | Non
         str(request.get("method", "GET")), parts.path, parts.query, _headers(request), body, kind
     )
     if kind is EntryKind.UNMATCHED:
-        classify.identify(entry, state.served_card, origin_of(url), body)
+        classify.identify(entry, state.card.interfaces if state.card else [], origin_of(url), body)
     said = response.get("status")
     status = said if isinstance(said, int) else 0
     ctype = _header(response, "content-type")
