@@ -136,4 +136,3 @@ def _said(op: Operation, value: Any, form: Form) -> dict[str, Any] | None:
         return wire.result_in(op, value, form)
     except (ValueError, TypeError, KeyError, AttributeError):
         return None
-
