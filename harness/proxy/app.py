@@ -14,8 +14,8 @@ from a2a_lab.contract.journal import Journal
 from a2a_lab.contract.journal_record import BODY_KEEP_BYTES, Entry, EntryKind, Response, SentEvent, SentKind
 from a2a_lab.contract.redaction import Redaction
 from a2a_lab.protocol.bindings import EVENT_STREAM
-from a2a_lab.protocol.cards import Interface
 from a2a_lab.protocol.operations import Operation
+from a2a_lab.protocol.versions import HEADER
 
 from . import classify
 from .routes import CARD_PATHS, Routes
@@ -46,7 +46,7 @@ class CardSeen:
     card: Any = None
     #: The card as the proxy serves it (interface URLs rewritten), decoded, and its HTTP(S) interfaces.
     served: Any = None
-    interfaces: list[Interface] = field(default_factory=list)
+    targets: list[classify.Target] = field(default_factory=list)
 
 
 @dataclass
@@ -68,7 +68,7 @@ class ProxyState:
         """A card came from the upstream: learn its routes, serve it rewritten, redact its declared credentials."""
         self.routes.learn(card.card)
         card.served = json.loads(self.routes.rewrite(card.raw.decode("utf-8")))
-        card.interfaces = classify.interfaces(card.served)
+        card.targets = classify.targets(card.served)
         self.card = card
         self.journal.redaction = Redaction.for_cards(card.card)
 
@@ -96,14 +96,18 @@ async def _read(receive: Any) -> tuple[bytes, bool]:
 class ProxyApp:
     def __init__(self, state: ProxyState) -> None:
         self.state = state
-        self._client: httpx.AsyncClient | None = None
+        self._transport: httpx.AsyncHTTPTransport | None = None
+        t = state.timeout
+        #: httpx's timeouts, as a request's extension (the transport is used without a client: a client's cookies,
+        #: auth, redirects and hooks are work a proxy must not do, and cost a fifth of its time per request).
+        self._timeouts = {"connect": t, "read": t, "write": t, "pool": t}
 
     @property
-    def client(self) -> httpx.AsyncClient:
-        if self._client is None:
+    def transport(self) -> httpx.AsyncHTTPTransport:
+        if self._transport is None:
             limits = httpx.Limits(max_connections=64, max_keepalive_connections=16)
-            self._client = httpx.AsyncClient(timeout=self.state.timeout, verify=self.state.verify, limits=limits)
-        return self._client
+            self._transport = httpx.AsyncHTTPTransport(verify=self.state.verify, limits=limits)
+        return self._transport
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
         if scope["type"] == "lifespan":
@@ -112,8 +116,8 @@ class ProxyApp:
                 if message["type"] == "lifespan.startup":
                     await send({"type": "lifespan.startup.complete"})
                 elif message["type"] == "lifespan.shutdown":
-                    if self._client is not None:
-                        await self._client.aclose()
+                    if self._transport is not None:
+                        await self._transport.aclose()
                     await send({"type": "lifespan.shutdown.complete"})
                     return
         if scope["type"] != "http":
@@ -130,15 +134,17 @@ class ProxyApp:
         kind = EntryKind.CARD if path in CARD_PATHS else EntryKind.UNMATCHED
         entry = state.journal.open(scope["method"], path, query, scope["headers"], body, kind)
         if kind is EntryKind.UNMATCHED and state.served_card is not None:
-            classify.identify(entry, state.card.interfaces if state.card else [], state.routes.proxy, body)
+            targets = state.card.targets if state.card else []
+            classify.identify(entry, targets, state.routes.proxy, body, _header(scope["headers"], VERSION_HEADER))
         if too_large:
             entry.body_too_large = True
             await _own(send, entry, 413, f"a2a-lab proxy: the request body is larger than {MAX_BODY} bytes")
             return
         url = state.routes.upstream_url(path, query)
-        request = self.client.build_request(scope["method"], url, headers=_forwarded(scope["headers"]), content=body)
+        request = httpx.Request(scope["method"], url, headers=_forwarded(scope["headers"]), content=body)
+        request.extensions["timeout"] = self._timeouts
         try:
-            upstream = await self.client.send(request, stream=True)
+            upstream = await self.transport.handle_async_request(request)
         except httpx.HTTPError as exc:
             entry.response = Response(fault=f"upstream did not answer: {type(exc).__name__}: {exc}")
             await _own(
@@ -242,6 +248,14 @@ def record_stream(entry: Entry, status: int, ctype: str, events: list[SentEvent]
     entry.response = response
     texts = [e.text if e.text is not None else str(e.value) for e in events if e.kind is SentKind.DATA]
     entry.answer = classify.answer_of(entry, status, b"", texts)
+
+
+#: The A2A-Version header's name as it arrives (ASGI headers are lower-case bytes).
+VERSION_HEADER = HEADER.lower().encode("latin-1")
+
+
+def _header(raw: list[tuple[bytes, bytes]], name: bytes) -> str | None:
+    return next((v.decode("latin-1") for k, v in raw if k == name), None)
 
 
 def _raw(headers: list[tuple[str, str]]) -> list[tuple[bytes, bytes]]:

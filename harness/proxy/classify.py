@@ -5,6 +5,7 @@ bytes against the card as served."""
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -36,39 +37,57 @@ def interfaces(card: Any) -> list[Interface]:
     return list(out.values())
 
 
-def _under(iface: Interface, path: str) -> str | None:
-    """The request path relative to an interface's URL path ("" for its endpoint itself), or None if not under it."""
-    base = urlsplit(iface.url).path.rstrip("/")
-    if iface.core_binding is Binding.JSONRPC:
-        return "" if path.rstrip("/") == base else None
-    if path == base or path.startswith(base + "/"):
-        return path[len(base) :] or "/"
-    return None
+@dataclass(frozen=True)
+class Target:
+    """An interface a request may reach, worked out once per card: its URL's origin and path, and its binding."""
+
+    iface: Interface
+    origin: str
+    base: str
+    binding: Binding
+    declared: Version | None
+
+    def under(self, path: str) -> str | None:
+        """The request path relative to the interface ("" for a JSON-RPC endpoint itself), or None if not under it."""
+        if self.binding is Binding.JSONRPC:
+            return "" if path.rstrip("/") == self.base else None
+        if path == self.base or path.startswith(self.base + "/"):
+            return path[len(self.base) :] or "/"
+        return None
 
 
-def identify(entry: Entry, declared: list[Interface], host_origin: str, body: bytes) -> None:
-    """Fill a request's endpoint, rpc, operation, version and route from the card's interfaces (`interfaces`); its
-    kind stays UNMATCHED when none fits."""
+def targets(card: Any) -> list[Target]:
+    """The card's JSON-RPC and HTTP+JSON interfaces, as either generation reads it, ready to match requests."""
+    out = []
+    for iface in interfaces(card):
+        binding = iface.core_binding
+        if binding not in (Binding.JSONRPC, Binding.HTTP_JSON):
+            continue
+        parts = urlsplit(iface.url)
+        origin = f"{parts.scheme}://{parts.netloc}"
+        out.append(Target(iface, origin, parts.path.rstrip("/"), binding, versions.to_known(iface.version)))
+    return out
+
+
+def identify(entry: Entry, declared: list[Target], host_origin: str, body: bytes, version_header: str | None) -> None:
+    """Fill a request's endpoint, rpc, operation, version and route from the card's interfaces (`targets`); its
+    kind stays UNMATCHED when none fits. `version_header`: the A2A-Version the request carried (None: none)."""
     path = entry.path
-    for iface in declared:
-        if not iface.url.startswith(host_origin):
+    for target in declared:
+        if target.origin != host_origin:
             continue
-        rest = _under(iface, path)
-        if rest is None or iface.core_binding not in (Binding.JSONRPC, Binding.HTTP_JSON):
+        rest = target.under(path)
+        if rest is None:
             continue
-        base = urlsplit(iface.url).path.rstrip("/") or "/"
-        if iface.core_binding is Binding.JSONRPC:
-            entry.kind, entry.endpoint = (
-                EntryKind.JSONRPC,
-                EndpointRef(urlsplit(iface.url).path or "/", Binding.JSONRPC),
-            )
+        if target.binding is Binding.JSONRPC:
+            entry.kind, entry.endpoint = EntryKind.JSONRPC, EndpointRef(target.base or "/", Binding.JSONRPC)
             _rpc(entry, body)
         else:
-            entry.kind, entry.endpoint = EntryKind.REST, EndpointRef(base, Binding.HTTP_JSON)
-            _rest(entry, rest, iface)
+            entry.kind, entry.endpoint = EntryKind.REST, EndpointRef(target.base or "/", Binding.HTTP_JSON)
+            _rest(entry, rest, target.declared)
         break
     if entry.operation is not None:
-        entry.requested_version = versions.requested(entry.headers.get(versions.HEADER.lower()))
+        entry.requested_version = versions.requested(version_header)
 
 
 def _rpc(entry: Entry, body: bytes) -> None:
@@ -84,8 +103,7 @@ def _rpc(entry: Entry, body: bytes) -> None:
         entry.operation, entry.version = found
 
 
-def _rest(entry: Entry, rest: str, iface: Interface) -> None:
-    declared = versions.to_known(iface.version)
+def _rest(entry: Entry, rest: str, declared: Version | None) -> None:
     order = tuple(sorted(Version, key=lambda v: v is not declared))
     found = match_route(entry.method, rest, order)
     if found is None:

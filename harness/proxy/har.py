@@ -121,7 +121,8 @@ def _journal(state: ProxyState, item: dict[str, Any], where: str) -> Entry | Non
         str(request.get("method", "GET")), parts.path, parts.query, _headers(request), body, kind
     )
     if kind is EntryKind.UNMATCHED:
-        classify.identify(entry, state.card.interfaces if state.card else [], origin_of(url), body)
+        version = next((v.decode("latin-1") for k, v in _headers(request) if k == b"a2a-version"), None)
+        classify.identify(entry, state.card.targets if state.card else [], origin_of(url), body, version)
     said = response.get("status")
     status = said if isinstance(said, int) else 0
     ctype = _header(response, "content-type")
