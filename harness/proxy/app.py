@@ -4,6 +4,7 @@ chunk, with its timing), and both journaled in the server's journal record (`Jou
 
 from __future__ import annotations
 
+import asyncio
 import json
 from dataclasses import dataclass, field
 from typing import Any
@@ -141,6 +142,17 @@ class ProxyApp:
             await _own(send, entry, 413, f"a2a-lab proxy: the request body is larger than {MAX_BODY} bytes")
             return
         url = state.routes.upstream_url(path, query)
+        forward = asyncio.ensure_future(self._forward(entry, url, scope, body, send))
+        gone = asyncio.ensure_future(_disconnect(receive))
+        await asyncio.wait((forward, gone), return_when=asyncio.FIRST_COMPLETED)
+        if not forward.done():  # the client went away: stop reading the upstream for it (a stream may never end)
+            entry.disconnected = True
+            forward.cancel()
+        gone.cancel()
+        await asyncio.gather(forward, gone, return_exceptions=True)
+        state.journal.touch()  # the exchange is journaled whole: wake whoever waits on the journal
+
+    async def _forward(self, entry: Entry, url: str, scope: Any, body: bytes, send: Any) -> None:
         request = httpx.Request(scope["method"], url, headers=_forwarded(scope["headers"]), content=body)
         request.extensions["timeout"] = self._timeouts
         try:
@@ -223,10 +235,10 @@ class ProxyApp:
         except OSError:
             entry.disconnected = True
         except httpx.HTTPError as exc:
-            entry.disconnected = True
             entry.response = Response(fault=f"upstream stream broke: {type(exc).__name__}")
-        reader.close()
-        record_stream(entry, upstream.status_code, upstream.headers.get("content-type", ""), events)
+        finally:  # also when the client went away (cancelled): what was seen is journaled
+            reader.close()
+            record_stream(entry, upstream.status_code, upstream.headers.get("content-type", ""), events)
 
     def _journal(self, entry: Entry, status: int, ctype: str, body: bytes) -> None:
         record_answer(entry, status, ctype, body, self.state.journal.redaction)
@@ -256,6 +268,12 @@ VERSION_HEADER = HEADER.lower().encode("latin-1")
 
 def _header(raw: list[tuple[bytes, bytes]], name: bytes) -> str | None:
     return next((v.decode("latin-1") for k, v in raw if k == name), None)
+
+
+async def _disconnect(receive: Any) -> None:
+    """Returns once the client has gone away (the request's body was read whole before)."""
+    while (await receive())["type"] != "http.disconnect":
+        pass
 
 
 def _raw(headers: list[tuple[str, str]]) -> list[tuple[bytes, bytes]]:

@@ -23,12 +23,15 @@ from a2a_lab.server.hosting import PortInUse
 from ..cli.command import Command
 from ..cli.gate import conclude
 from ..cli.messages import crashed, refuse, say
-from ..cli.options import add_answer_timeout, add_report_files, add_verbose, report_files
+from ..cli.options import add_report_files, add_verbose, report_files
 from . import capture, session
 from .app import ProxyState
 from .routes import CARD_PATHS, origin_of
 from .session import ENTRIES
 from .verdict import report_checks, verdict
+
+#: How long the upstream may stay silent (a stream's events may be minutes apart; a client that leaves stops it).
+TIMEOUT = 300.0
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -48,7 +51,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--out", type=Path, metavar="FILE.yaml", help="write what the server did as a replayable scenario")
     p.add_argument("--force", action="store_true", help="overwrite --out's file if it exists")
     add_report_files(p, report_dir=False)
-    add_answer_timeout(p)
+    p.add_argument(
+        "--timeout",
+        type=float,
+        default=TIMEOUT,
+        help=f"seconds to wait for the upstream to connect, and between two chunks of its answer (default {TIMEOUT:g})",
+    )
     add_verbose(p)
 
 

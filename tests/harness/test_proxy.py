@@ -172,6 +172,41 @@ def test_an_upstream_that_is_down_is_said_per_request(unused_port: int) -> None:
     assert card is not None and card.outcome is Outcome.FAIL and "no agent card" in card.message
 
 
+SLOW_STREAM = """\
+title: slow stream
+description: a stream whose events are seconds apart
+card:
+  object:
+    name: slow
+    description: a slow agent
+    version: "1.0.0"
+    supportedInterfaces:
+      - {url: "{base_url}/a2a", protocolBinding: JSONRPC, protocolVersion: "1.0"}
+    capabilities: {streaming: true}
+    defaultInputModes: [text/plain]
+    defaultOutputModes: [text/plain]
+    skills: [{id: s, name: s, description: s, tags: [t]}]
+behaviour:
+  SendStreamingMessage:
+    - reply:
+        task: {steps: [SUBMITTED, WORKING, WORKING, COMPLETED]}
+        stream: {interval_ms: 30000}
+"""
+
+
+def test_a_client_that_leaves_a_stream_stops_it_and_what_was_seen_is_journaled(tmp_path: Path) -> None:
+    path = tmp_path / "slow.yaml"
+    path.write_text(SLOW_STREAM, encoding="utf-8")
+    asked = {**_send("slow", "SendStreamingMessage"), "id": 3}
+    with BackgroundServer(ScenarioApp(load_file(path))) as upstream, session.hosted(upstream.url) as (state, url, _):
+        with httpx.stream("POST", f"{url}/a2a", json=asked, headers={"A2A-Version": "1.0"}) as r:
+            first = next(r.iter_lines())  # the first event came through; then the client leaves
+        assert first.startswith("data:")
+        assert state.journal.wait_for(lambda entries: any(e.get("disconnected") for e in entries), timeout=20)
+    entry = state.journal.records()[-1]
+    assert entry.disconnected and entry.events and entry.answer is not None and entry.answer.stream
+
+
 def test_a_flooding_client_is_bounded_by_the_journal(conformant: str) -> None:
     with session.hosted(conformant, entries=5) as (state, url, _):
         with httpx.Client() as http:
