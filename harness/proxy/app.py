@@ -9,8 +9,6 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-import httpx
-
 from a2a_lab.contract.journal import Journal
 from a2a_lab.contract.journal_record import BODY_KEEP_BYTES, Entry, EntryKind, Response, SentEvent, SentKind
 from a2a_lab.contract.redaction import Redaction
@@ -21,6 +19,7 @@ from a2a_lab.protocol.versions import HEADER
 from . import classify
 from .routes import CARD_PATHS, Routes
 from .sse import EventReader
+from .upstream import Answer, Pool, UpstreamError
 
 #: The largest request body the proxy forwards (a larger one is refused with 413, and journaled).
 MAX_BODY = 16 * 1024 * 1024
@@ -31,6 +30,7 @@ HOP = frozenset(
     {"connection", "keep-alive", "proxy-connection", "transfer-encoding", "te", "trailer", "upgrade", "host"}
     | {"content-length", "proxy-authenticate", "proxy-authorization"}
 )
+_HOP_BYTES = frozenset(name.encode("latin-1") for name in HOP)
 #: Marks what the proxy itself answers (an upstream that did not answer), never what the upstream said.
 PROXY_HEADER = "x-a2a-lab-proxy"
 
@@ -74,9 +74,9 @@ class ProxyState:
         self.journal.redaction = Redaction.for_cards(card.card)
 
 
-def _forwarded(raw: list[tuple[bytes, bytes]]) -> list[tuple[str, str]]:
-    out = [(k.decode("latin-1"), v.decode("latin-1")) for k, v in raw if k.decode("latin-1").lower() not in HOP]
-    return [(k, "identity" if k.lower() == "accept-encoding" else v) for k, v in out]
+def _forwarded(raw: list[tuple[bytes, bytes]]) -> list[tuple[bytes, bytes]]:
+    """The request's headers for the upstream: none of one hop's, and `Accept-Encoding: identity`."""
+    return [(k, b"identity" if k == b"accept-encoding" else v) for k, v in raw if k not in _HOP_BYTES]
 
 
 async def _read(receive: Any) -> tuple[bytes, bool]:
@@ -97,18 +97,7 @@ async def _read(receive: Any) -> tuple[bytes, bool]:
 class ProxyApp:
     def __init__(self, state: ProxyState) -> None:
         self.state = state
-        self._transport: httpx.AsyncHTTPTransport | None = None
-        t = state.timeout
-        #: httpx's timeouts, as a request's extension (the transport is used without a client: a client's cookies,
-        #: auth, redirects and hooks are work a proxy must not do, and cost a fifth of its time per request).
-        self._timeouts = {"connect": t, "read": t, "write": t, "pool": t}
-
-    @property
-    def transport(self) -> httpx.AsyncHTTPTransport:
-        if self._transport is None:
-            limits = httpx.Limits(max_connections=64, max_keepalive_connections=16)
-            self._transport = httpx.AsyncHTTPTransport(verify=self.state.verify, limits=limits)
-        return self._transport
+        self.pool = Pool(state.verify, state.timeout)
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
         if scope["type"] == "lifespan":
@@ -117,8 +106,7 @@ class ProxyApp:
                 if message["type"] == "lifespan.startup":
                     await send({"type": "lifespan.startup.complete"})
                 elif message["type"] == "lifespan.shutdown":
-                    if self._transport is not None:
-                        await self._transport.aclose()
+                    await self.pool.aclose()
                     await send({"type": "lifespan.shutdown.complete"})
                     return
         if scope["type"] != "http":
@@ -153,22 +141,18 @@ class ProxyApp:
         state.journal.touch()  # the exchange is journaled whole: wake whoever waits on the journal
 
     async def _forward(self, entry: Entry, url: str, scope: Any, body: bytes, send: Any) -> None:
-        request = httpx.Request(scope["method"], url, headers=_forwarded(scope["headers"]), content=body)
-        request.extensions["timeout"] = self._timeouts
         try:
-            upstream = await self.transport.handle_async_request(request)
-        except httpx.HTTPError as exc:
-            entry.response = Response(fault=f"upstream did not answer: {type(exc).__name__}: {exc}")
-            await _own(
-                send, entry, 502, f"a2a-lab proxy: the upstream {url} did not answer: {type(exc).__name__}: {exc}"
-            )
+            upstream = await self.pool.request(scope["method"], url, _forwarded(scope["headers"]), body)
+        except UpstreamError as exc:
+            entry.response = Response(fault=f"upstream did not answer: {exc}")
+            await _own(send, entry, 502, f"a2a-lab proxy: the upstream {url} did not answer: {exc}")
             return
         try:
             await self._answer(entry, url, upstream, send)
         finally:
             await upstream.aclose()
 
-    async def _answer(self, entry: Entry, url: str, upstream: httpx.Response, send: Any) -> None:
+    async def _answer(self, entry: Entry, url: str, upstream: Answer, send: Any) -> None:
         headers = [(k, v) for k, v in upstream.headers.multi_items() if k.lower() not in HOP]
         ctype = upstream.headers.get("content-type", "")
         rewrite = entry.kind is EntryKind.CARD or entry.operation is Operation.GET_EXTENDED_CARD
@@ -176,14 +160,19 @@ class ProxyApp:
             await self._stream(entry, upstream, headers, send)
             return
         if rewrite:
-            raw = await upstream.aread()
+            try:
+                raw = await upstream.aread()
+            except UpstreamError as exc:
+                entry.response = Response(fault=f"upstream broke off its answer: {exc}")
+                await _own(send, entry, 502, f"a2a-lab proxy: the upstream {url} broke off its answer: {exc}")
+                return
             sent = self._rewritten(entry, url, upstream, raw)
             headers.append(("content-length", str(len(sent))))
             await _send_all(send, upstream.status_code, headers, sent, entry)
             self._journal(entry, upstream.status_code, ctype, raw)
             return
         if "content-length" in upstream.headers:
-            headers.append(("content-length", upstream.headers["content-length"]))
+            headers.append(("content-length", upstream.headers.get("content-length")))
         kept = bytearray()
         await send({"type": "http.response.start", "status": upstream.status_code, "headers": _raw(headers)})
         try:
@@ -194,9 +183,14 @@ class ProxyApp:
             await send({"type": "http.response.body", "body": b"", "more_body": False})
         except OSError:
             entry.disconnected = True
+        except UpstreamError as exc:  # the client gets the answer cut where the upstream cut it
+            self._journal(entry, upstream.status_code, ctype, bytes(kept))
+            assert entry.response is not None
+            entry.response.fault = f"upstream broke off its answer: {exc}"
+            return
         self._journal(entry, upstream.status_code, ctype, bytes(kept))
 
-    def _rewritten(self, entry: Entry, url: str, upstream: httpx.Response, raw: bytes) -> bytes:
+    def _rewritten(self, entry: Entry, url: str, upstream: Answer, raw: bytes) -> bytes:
         ctype = upstream.headers.get("content-type", "")
         seen = CardSeen(url, upstream.status_code, raw, ctype, list(upstream.headers.multi_items()))
         try:
@@ -212,7 +206,7 @@ class ProxyApp:
             return raw  # not a card: forwarded as it came, and judged
         return self.state.routes.rewrite(text).encode("utf-8")
 
-    async def _stream(self, entry: Entry, upstream: httpx.Response, headers: list[tuple[str, str]], send: Any) -> None:
+    async def _stream(self, entry: Entry, upstream: Answer, headers: list[tuple[str, str]], send: Any) -> None:
         journal = self.state.journal
         events: list[SentEvent] = []
         entry.events = events
@@ -234,8 +228,8 @@ class ProxyApp:
             await send({"type": "http.response.body", "body": b"", "more_body": False})
         except OSError:
             entry.disconnected = True
-        except httpx.HTTPError as exc:
-            entry.response = Response(fault=f"upstream stream broke: {type(exc).__name__}")
+        except UpstreamError as exc:
+            entry.response = Response(fault=f"upstream stream broke: {exc}")
         finally:  # also when the client went away (cancelled): what was seen is journaled
             reader.close()
             record_stream(entry, upstream.status_code, upstream.headers.get("content-type", ""), events)
