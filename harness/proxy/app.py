@@ -58,7 +58,8 @@ class ProxyState:
     #: The last answer to a card fetch (the client's, or the proxy's own at start), whatever it was.
     last_fetch: CardSeen | None = None
     timeout: float = 60.0
-    verify: bool = True
+    #: The CA an https upstream's certificate is verified against (None: the system's trust store).
+    ca_file: str | None = None
 
     @property
     def served_card(self) -> Any:
@@ -97,7 +98,7 @@ async def _read(receive: Any) -> tuple[bytes, bool]:
 class ProxyApp:
     def __init__(self, state: ProxyState) -> None:
         self.state = state
-        self.pool = Pool(state.verify, state.timeout)
+        self.pool = Pool(state.ca_file, state.timeout)
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
         if scope["type"] == "lifespan":

@@ -57,6 +57,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         default=TIMEOUT,
         help=f"seconds to wait for the upstream to connect, and between two chunks of its answer (default {TIMEOUT:g})",
     )
+    p.add_argument(
+        "--ca-file",
+        metavar="PEM",
+        help="an https upstream: trust only the CA certificates in this file (default: the system's trust store)",
+    )
     add_verbose(p)
 
 
@@ -90,7 +95,8 @@ def stopping() -> Iterator[threading.Event]:
 
 def serve(args: argparse.Namespace) -> tuple[ProxyState, float]:
     """Serve until stopped (Ctrl-C, or --duration); the session's state, and when serving began."""
-    with session.hosted(args.upstream, args.host, args.port, args.journal_entries, args.timeout) as (state, url, said):
+    hosting = session.hosted(args.upstream, args.host, args.port, args.journal_entries, args.timeout, args.ca_file)
+    with hosting as (state, url, said):
         say(said)
         say(f"proxy {url} -> {state.routes.upstream}; client card URL: {url}{CARD_PATHS[0]}")
         for line in state.routes.not_proxied:

@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import ssl
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -24,7 +25,8 @@ def prime(state: ProxyState) -> str:
     for path in CARD_PATHS:
         url = state.routes.upstream_url(path, "")
         try:
-            got = httpx.get(url, timeout=state.timeout, headers={"accept-encoding": "identity"}, verify=state.verify)
+            verify: ssl.SSLContext | bool = ssl.create_default_context(cafile=state.ca_file) if state.ca_file else True
+            got = httpx.get(url, timeout=state.timeout, headers={"accept-encoding": "identity"}, verify=verify)
         except httpx.HTTPError as exc:
             return f"the upstream did not answer ({type(exc).__name__}: {exc}); the proxy serves anyway and says so"
         headers = list(got.headers.multi_items())
@@ -43,11 +45,16 @@ def prime(state: ProxyState) -> str:
 
 @contextmanager
 def hosted(
-    upstream: str, host: str = "127.0.0.1", port: int = 0, entries: int = ENTRIES, timeout: float = 10.0
+    upstream: str,
+    host: str = "127.0.0.1",
+    port: int = 0,
+    entries: int = ENTRIES,
+    timeout: float = 10.0,
+    ca_file: str | None = None,
 ) -> Iterator[tuple[ProxyState, str, str]]:
     """A proxy in front of `upstream` until the block ends: its state, its URL, and what the start found."""
     origin = origin_of(upstream)
-    state = ProxyState(Routes(origin, origin), Journal(cap=entries), timeout=timeout)
+    state = ProxyState(Routes(origin, origin), Journal(cap=entries), timeout=timeout, ca_file=ca_file)
     said = prime(state)
     with BackgroundServer(ProxyApp(state), host, port) as server:
         state.routes.proxy = server.url

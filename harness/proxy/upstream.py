@@ -86,17 +86,16 @@ class Answer:
 
 
 class Pool:
-    def __init__(self, verify: bool = True, timeout: float = 300.0) -> None:
+    def __init__(self, ca_file: str | None = None, timeout: float = 300.0) -> None:
         self.timeout = timeout
         self._idle: dict[str, list[Connection]] = {}
         self._tls: ssl.SSLContext | None = None
-        self._verify = verify
+        self._ca_file = ca_file
 
     def tls(self) -> ssl.SSLContext:
+        """How an https upstream is verified: the system's trust store, or only the CA file given (--ca-file)."""
         if self._tls is None:
-            self._tls = ssl.create_default_context()
-            if not self._verify:
-                self._tls.check_hostname, self._tls.verify_mode = False, ssl.CERT_NONE
+            self._tls = ssl.create_default_context(cafile=self._ca_file)
         return self._tls
 
     async def read(self, conn: Connection) -> bytes:

@@ -24,11 +24,13 @@ import yaml
 from a2a_lab import scenarios
 from a2a_lab.contract import userfile
 from a2a_lab.contract.loader import load_file
+from a2a_lab.contract.scenario import ServerCertificate
 from a2a_lab.harness.cli import main
 from a2a_lab.harness.model import Outcome, ScenarioResult
 from a2a_lab.harness.proxy import session
 from a2a_lab.harness.proxy.app import PROXY_HEADER
 from a2a_lab.harness.proxy.verdict import CLIENT_ID, SERVER_ID, verdict
+from a2a_lab.server import tls
 from a2a_lab.server.app import ScenarioApp
 from a2a_lab.server.hosting import BackgroundServer
 
@@ -161,6 +163,20 @@ def test_a_defective_server_fails_its_own_side_only(broken: str) -> None:
     assert _outcome(client, "VERSION-HEADER") is Outcome.PASS and _outcome(client, "BODY-SHAPE") is Outcome.PASS
 
 
+def test_an_https_upstream_passes_through_with_its_ca() -> None:
+    conformant = load_file(Path(scenarios.__file__).parent / "spec" / "conformant.yaml")
+    context = tls.server_context(ServerCertificate.VALID)
+    with BackgroundServer(ScenarioApp(conformant), ssl_context=context) as upstream:
+        with session.hosted(upstream.url, ca_file=str(tls.pki().ca_file)) as (state, url, said):
+            main(["client", f"{url}/.well-known/agent-card.json", "over tls"])
+        with session.hosted(upstream.url) as (untrusted, _, refused):  # the lab's CA is in no system store
+            pass
+    assert upstream.url.startswith("https://") and "the upstream's card" in said
+    results = {r.id: r for r in verdict(state, 0.0).results}
+    assert results[CLIENT_ID].outcome is Outcome.PASS and results[SERVER_ID].outcome is Outcome.PASS
+    assert "did not answer" in refused and "CERTIFICATE_VERIFY_FAILED" in refused and untrusted.card is None
+
+
 def test_an_upstream_that_is_down_is_said_per_request(unused_port: int) -> None:
     with session.hosted(f"http://127.0.0.1:{unused_port}") as (state, url, said):
         answer = httpx.get(f"{url}/.well-known/agent-card.json")
@@ -208,10 +224,9 @@ def test_a_client_that_leaves_a_stream_stops_it_and_what_was_seen_is_journaled(t
 
 
 def test_a_flooding_client_is_bounded_by_the_journal(conformant: str) -> None:
-    with session.hosted(conformant, entries=5) as (state, url, _):
-        with httpx.Client() as http:
-            for _ in range(20):
-                http.get(f"{url}/.well-known/agent-card.json")
+    with session.hosted(conformant, entries=5) as (state, url, _), httpx.Client() as http:
+        for _ in range(20):
+            http.get(f"{url}/.well-known/agent-card.json")
     assert len(state.journal.records()) == 5 and state.journal.dropped == 15
 
 
