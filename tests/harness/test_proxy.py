@@ -70,7 +70,9 @@ behaviour:
   SendMessage:
     - reply:
         raw:
-          body: '{"jsonrpc":"2.0","id":1,"result":{"kind":"task","id":"t-1","contextId":"c-1","status":{"state":"completed"}}}'
+          body: >-
+            {"jsonrpc":"2.0","id":1,"result":
+            {"kind":"task","id":"t-1","contextId":"c-1","status":{"state":"completed"}}}
           echo_id: true
   SendStreamingMessage:
     - reply:
