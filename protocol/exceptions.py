@@ -25,6 +25,7 @@ LabError
 ├── RecordError ............ harness/record/capture.py
 ├── CaptureError ........... harness/proxy/capture.py
 ├── HarError ............... harness/proxy/har.py
+├── UpstreamError .......... harness/proxy/upstream.py
 ├── ClientEnvError ......... harness/environment.py          [ValueError]
 ├── PresetError ............ harness/cli/presets.py          [ValueError]
 ├── Refusal ................ harness/cli/run.py
