@@ -243,8 +243,9 @@ def test_bad_input_is_refused_with_exit_2(tmp_path: Path, capsys: pytest.Capture
 
 def test_ctrl_c_writes_the_verdict_and_a_scenario_that_replays_the_failure(conformant: str, tmp_path: Path) -> None:
     report, out = tmp_path / "proxy.json", tmp_path / "seen.yaml"
-    html = tmp_path / "html"
+    html, junit = tmp_path / "html", tmp_path / "proxy.xml"
     argv = [*CLI, "proxy", "--upstream", conformant, "--json", str(report), "--out", str(out), "--html", str(html)]
+    argv += ["--junit", str(junit)]
     proc = subprocess.Popen(argv, stderr=subprocess.PIPE, text=True, env={**os.environ, "NO_COLOR": "1"})
     assert proc.stderr is not None
     url = None
@@ -262,6 +263,8 @@ def test_ctrl_c_writes_the_verdict_and_a_scenario_that_replays_the_failure(confo
     assert data["proxy"]["upstream"] == conformant and data["proxy"]["sides"][CLIENT_ID] == "client"
     failed = {s["id"]: [c["id"] for c in s["checks"] if c["outcome"] == "FAIL"] for s in data["scenarios"]}
     assert failed == {CLIENT_ID: ["VERSION-HEADER", "VERSION-MATCHES-METHOD"], SERVER_ID: []}
+    xml = junit.read_text(encoding="utf-8")
+    assert CLIENT_ID in xml and SERVER_ID in xml and "VERSION-HEADER" in xml
     page = (html / "index.html").read_text(encoding="utf-8")
     assert "a2a-lab proxy report" in page and "client under test" in page and "server under test" in page
     scenario = yaml.safe_load(out.read_text(encoding="utf-8"))
