@@ -165,6 +165,19 @@ def test_a_defective_server_fails_its_own_side_only(broken: str) -> None:
     assert _outcome(client, "VERSION-HEADER") is Outcome.PASS and _outcome(client, "BODY-SHAPE") is Outcome.PASS
 
 
+def test_the_extended_card_is_rewritten_too_and_credentials_are_never_journaled() -> None:
+    tck = load_file(Path(scenarios.__file__).parent / "spec" / "tck-sut.yaml")
+    asked = {"jsonrpc": "2.0", "id": 5, "method": "GetExtendedAgentCard", "params": {}}
+    headers = {"A2A-Version": "1.0", "Authorization": "Bearer pr0xy-s3cret"}
+    with BackgroundServer(ScenarioApp(tck)) as upstream, session.hosted(upstream.url) as (state, url, _):
+        answer = httpx.post(f"{url}/a2a/jsonrpc", json=asked, headers=headers)
+    card = answer.json()["result"]
+    http_urls = [i["url"] for i in card["supportedInterfaces"] if i["protocolBinding"] != "GRPC"]
+    assert http_urls and all(u.startswith(url) for u in http_urls) and upstream.url not in answer.text
+    assert "pr0xy-s3cret" not in json.dumps(state.journal.snapshot())
+    assert state.journal.records()[-1].answer is not None
+
+
 def test_an_https_upstream_passes_through_with_its_ca() -> None:
     conformant = load_file(Path(scenarios.__file__).parent / "spec" / "conformant.yaml")
     context = tls.server_context(ServerCertificate.VALID)
