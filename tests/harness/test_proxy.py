@@ -355,3 +355,70 @@ def test_a_har_without_a2a_or_too_large_is_refused(
     assert main(["record", "--from-har", str(har), "--out", str(out)]) == 2
     assert "reads at most 64" in capsys.readouterr().err and not out.exists()
     assert main(["record", "http://127.0.0.1:1", "--from-har", str(har), "--out", str(out)]) == 2
+
+
+# ------------------------------------------------------------------------- the server's side, check by check
+
+#: A server wrong on every passive server check the proxy makes, answer by answer.
+WRONG = """\
+title: wrong server
+description: a non-JSON SendMessage answer, another task than asked, a malformed error, a version served anyway
+card:
+  object:
+    name: wrong
+    description: a wrong agent
+    version: "1.0.0"
+    supportedInterfaces:
+      - {url: "{base_url}/a2a", protocolBinding: JSONRPC, protocolVersion: "1.0"}
+    capabilities: {}
+    defaultInputModes: [text/plain]
+    defaultOutputModes: [text/plain]
+    skills: [{id: s, name: s, description: s, tags: [t]}]
+leniency: {ignore_version: true}
+behaviour:
+  SendMessage:
+    - reply: {raw: {body: "<html>oops</html>", content_type: text/html}}
+  GetTask:
+    - when: {call: 1}
+      reply:
+        raw:
+          body: >-
+            {"jsonrpc":"2.0","id":1,"result":{"id":"other","contextId":"c","status":{"state":"TASK_STATE_WORKING"}}}
+          echo_id: true
+    - reply: {raw: {body: '{"jsonrpc":"2.0","id":1,"error":{"code":"oops"}}', echo_id: true}}
+  CancelTask:
+    - reply:
+        raw:
+          body: >-
+            {"jsonrpc":"2.0","id":1,"result":{"id":"t-1","contextId":"c","status":{"state":"TASK_STATE_CANCELED"}}}
+          echo_id: true
+"""
+SERVER_CHECKS = ("SEND-MESSAGE", "TASK-FOLLOW-UP", "ERROR-ENVELOPE", "VERSION-NEGOTIATION")
+
+
+def _calls(upstream: str) -> ScenarioResult:
+    """SendMessage, GetTask on its task (or t-1), GetTask on an unknown id, CancelTask without A2A-Version."""
+    v1 = {"A2A-Version": "1.0"}
+    with session.hosted(upstream) as (state, url, _), httpx.Client() as http:
+        assert state.card is not None
+        path = "/a2a" if b"wrong" in state.card.raw else "/a2a/jsonrpc"
+        sent = http.post(f"{url}{path}", json=_send("hi"), headers=v1)
+        endpoint = str(sent.request.url)
+        answer = sent.json() if sent.headers.get("content-type", "").startswith("application/json") else {}
+        task_id = ((answer.get("result") or {}).get("task") or {}).get("id", "t-1")
+        for params in ({"id": task_id}, {"id": "no-such-task"}):
+            http.post(endpoint, json={"jsonrpc": "2.0", "id": 2, "method": "GetTask", "params": params}, headers=v1)
+        http.post(endpoint, json={"jsonrpc": "2.0", "id": 3, "method": "CancelTask", "params": {"id": task_id}})
+    return verdict(state, 0.0).results[1]
+
+
+def test_each_server_check_passes_a_correct_server_and_fails_a_wrong_one(conformant: str, tmp_path: Path) -> None:
+    path = tmp_path / "wrong.yaml"
+    path.write_text(WRONG, encoding="utf-8")
+    good = _calls(conformant)
+    with BackgroundServer(ScenarioApp(load_file(path))) as wrong:
+        bad = _calls(wrong.url)
+    assert {c: _outcome(good, c) for c in SERVER_CHECKS} == dict.fromkeys(SERVER_CHECKS, Outcome.PASS)
+    assert {c: _outcome(bad, c) for c in SERVER_CHECKS} == dict.fromkeys(SERVER_CHECKS, Outcome.FAIL)
+    send = bad.check("SEND-MESSAGE")
+    assert send is not None and "<html>oops</html>" in send.quote  # the server's bytes, as they came
