@@ -23,6 +23,8 @@ from .upstream import Answer, Pool, UpstreamError
 
 #: The largest request body the proxy forwards (a larger one is refused with 413, and journaled).
 MAX_BODY = 16 * 1024 * 1024
+#: The largest card (or extended card) the proxy rewrites; a larger answer passes as it came.
+MAX_CARD = 4 * 1024 * 1024
 #: The most stream events one entry journals (the rest are forwarded, and counted).
 MAX_EVENTS = 10_000
 #: Headers of one hop only (RFC 9110 §7.6.1), never forwarded; content-length is the framing of the bytes sent.
@@ -160,23 +162,36 @@ class ProxyApp:
         if ctype.split(";", 1)[0].strip().lower() == EVENT_STREAM:
             await self._stream(entry, upstream, headers, send)
             return
+        head = b""
         if rewrite:
             try:
-                raw = await upstream.aread()
+                head, whole = await upstream.aread(MAX_CARD)
             except UpstreamError as exc:
                 entry.response = Response(fault=f"upstream broke off its answer: {exc}")
                 await _own(send, entry, 502, f"a2a-lab proxy: the upstream {url} broke off its answer: {exc}")
                 return
+            if not whole:  # no card is this large: forwarded as it comes, unrewritten, and judged
+                await self._pass(entry, upstream, headers, ctype, send, head)
+                return
+            raw = head
             sent = self._rewritten(entry, url, upstream, raw)
             headers.append(("content-length", str(len(sent))))
             await _send_all(send, upstream.status_code, headers, sent, entry)
             self._journal(entry, upstream.status_code, ctype, raw)
             return
+        await self._pass(entry, upstream, headers, ctype, send, head)
+
+    async def _pass(
+        self, entry: Entry, upstream: Answer, headers: list[tuple[str, str]], ctype: str, send: Any, head: bytes
+    ) -> None:
+        """Forward a body as it comes (`head`: what was read of it already), keeping the journal's share of it."""
         if "content-length" in upstream.headers:
             headers.append(("content-length", upstream.headers.get("content-length")))
-        kept = bytearray()
+        kept = bytearray(head[: BODY_KEEP_BYTES + 1])
         await send({"type": "http.response.start", "status": upstream.status_code, "headers": _raw(headers)})
         try:
+            if head:
+                await send({"type": "http.response.body", "body": head, "more_body": True})
             async for chunk in upstream.aiter_raw():
                 if len(kept) <= BODY_KEEP_BYTES:
                     kept += chunk

@@ -78,8 +78,16 @@ class Answer:
             elif isinstance(event, (h11.EndOfMessage, h11.ConnectionClosed)):
                 self._done = True
 
-    async def aread(self) -> bytes:
-        return b"".join([chunk async for chunk in self.aiter_raw()])
+    async def aread(self, limit: int) -> tuple[bytes, bool]:
+        """The body, whole (True), or its first chunks once past `limit` bytes (False: `aiter_raw` gives the rest)."""
+        chunks: list[bytes] = []
+        size = 0
+        async for chunk in self.aiter_raw():
+            chunks.append(chunk)
+            size += len(chunk)
+            if size > limit:
+                return b"".join(chunks), False
+        return b"".join(chunks), True
 
     async def aclose(self) -> None:
         self.pool.release(self.origin, self.conn, complete=self._done)

@@ -27,6 +27,7 @@ from a2a_lab.contract.loader import load_file
 from a2a_lab.contract.scenario import ServerCertificate
 from a2a_lab.harness.cli import main
 from a2a_lab.harness.model import Outcome, ScenarioResult
+from a2a_lab.harness.proxy import app as proxy_app
 from a2a_lab.harness.proxy import session
 from a2a_lab.harness.proxy.app import PROXY_HEADER
 from a2a_lab.harness.proxy.verdict import CLIENT_ID, SERVER_ID, verdict
@@ -422,3 +423,12 @@ def test_each_server_check_passes_a_correct_server_and_fails_a_wrong_one(conform
     assert {c: _outcome(bad, c) for c in SERVER_CHECKS} == dict.fromkeys(SERVER_CHECKS, Outcome.FAIL)
     send = bad.check("SEND-MESSAGE")
     assert send is not None and "<html>oops</html>" in send.quote  # the server's bytes, as they came
+
+
+def test_a_card_too_large_to_rewrite_passes_as_it_came(conformant: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(proxy_app, "MAX_CARD", 100)  # the real bound is 4 MiB
+    card = httpx.get(f"{conformant}/.well-known/agent-card.json")
+    with session.hosted(conformant) as (state, url, _):
+        served = httpx.get(f"{url}/.well-known/agent-card.json")
+    assert served.content == card.content and len(card.content) > 100  # whole, byte for byte, not rewritten
+    assert state.journal.records()[-1].response is not None
