@@ -10,13 +10,22 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from a2a_lab.contract.journal import Journal
-from a2a_lab.contract.journal_record import BODY_KEEP_BYTES, Entry, EntryKind, Response, SentEvent, SentKind
+from a2a_lab.contract.journal_record import (
+    BODY_KEEP_BYTES,
+    Entry,
+    EntryKind,
+    PushInfo,
+    Response,
+    SentEvent,
+    SentKind,
+)
 from a2a_lab.contract.redaction import Redaction
 from a2a_lab.protocol.bindings import EVENT_STREAM
 from a2a_lab.protocol.operations import Operation
 from a2a_lab.protocol.versions import HEADER
 
 from . import classify
+from .push import CONFIG_OPS, PUSH, Hooks, webhook_urls
 from .routes import CARD_PATHS, Routes
 from .sse import EventReader
 from .upstream import Answer, Pool, UpstreamError
@@ -60,6 +69,8 @@ class ProxyState:
     #: The last answer to a card fetch (the client's, or the proxy's own at start), whatever it was.
     last_fetch: CardSeen | None = None
     timeout: float = 60.0
+    #: The webhooks clients registered, handed to the upstream as the proxy's own `/_push/<n>`.
+    hooks: Hooks = field(default_factory=Hooks)
     #: The CA an https upstream's certificate is verified against (None: the system's trust store).
     ca_file: str | None = None
 
@@ -123,8 +134,11 @@ class ProxyApp:
             body, too_large = await _read(receive)
         except ConnectionResetError:
             return
-        kind = EntryKind.CARD if path in CARD_PATHS else EntryKind.UNMATCHED
-        entry = state.journal.open(scope["method"], path, query, scope["headers"], body, kind)
+        hook = state.hooks.target(path) if path.startswith(PUSH) else None
+        kind = EntryKind.CARD if path in CARD_PATHS else EntryKind.PUSH if hook else EntryKind.UNMATCHED
+        entry = state.journal.open(scope["method"], hook or path, query, scope["headers"], body, kind)
+        if hook is not None:
+            entry.push = PushInfo(None)
         if kind is EntryKind.UNMATCHED and state.served_card is not None:
             targets = state.card.targets if state.card else []
             classify.identify(entry, targets, state.routes.proxy, body, _header(scope["headers"], VERSION_HEADER))
@@ -132,7 +146,10 @@ class ProxyApp:
             entry.body_too_large = True
             await _own(send, entry, 413, f"a2a-lab proxy: the request body is larger than {MAX_BODY} bytes")
             return
-        url = state.routes.upstream_url(path, query)
+        url = hook + (f"?{query}" if query else "") if hook else state.routes.upstream_url(path, query)
+        urls = webhook_urls(entry.operation, body, entry.kind is EntryKind.JSONRPC)
+        if urls:  # the journal keeps what the client sent; the upstream gets the proxy's path for its webhook
+            body = state.hooks.register(body, urls, state.routes.proxy)
         forward = asyncio.ensure_future(self._forward(entry, url, scope, body, send))
         gone = asyncio.ensure_future(_disconnect(receive))
         await asyncio.wait((forward, gone), return_when=asyncio.FIRST_COMPLETED)
@@ -159,6 +176,7 @@ class ProxyApp:
         headers = [(k, v) for k, v in upstream.headers.multi_items() if k.lower() not in HOP]
         ctype = upstream.headers.get("content-type", "")
         rewrite = entry.kind is EntryKind.CARD or entry.operation is Operation.GET_EXTENDED_CARD
+        rewrite = rewrite or (entry.operation in CONFIG_OPS and bool(self.state.hooks.urls))
         if ctype.split(";", 1)[0].strip().lower() == EVENT_STREAM:
             await self._stream(entry, upstream, headers, send)
             return
@@ -220,6 +238,8 @@ class ProxyApp:
                 self.state.saw_card(seen)
         if text is None:
             return raw  # not a card: forwarded as it came, and judged
+        if entry.operation in CONFIG_OPS:
+            return self.state.hooks.restore(text, self.state.routes.proxy).encode("utf-8")
         return self.state.routes.rewrite(text).encode("utf-8")
 
     async def _stream(self, entry: Entry, upstream: Answer, headers: list[tuple[str, str]], send: Any) -> None:

@@ -23,6 +23,7 @@ import yaml
 
 from a2a_lab import scenarios
 from a2a_lab.contract import userfile
+from a2a_lab.contract.journal_record import EntryKind
 from a2a_lab.contract.loader import load_file
 from a2a_lab.contract.scenario import ServerCertificate
 from a2a_lab.harness.cli import main
@@ -30,6 +31,7 @@ from a2a_lab.harness.model import Outcome, ScenarioResult
 from a2a_lab.harness.proxy import app as proxy_app
 from a2a_lab.harness.proxy import session
 from a2a_lab.harness.proxy.app import PROXY_HEADER
+from a2a_lab.harness.proxy.push import CONFIG_OPS, PUSH
 from a2a_lab.harness.proxy.verdict import CLIENT_ID, SERVER_ID, verdict
 from a2a_lab.server import tls
 from a2a_lab.server.app import ScenarioApp
@@ -432,3 +434,25 @@ def test_a_card_too_large_to_rewrite_passes_as_it_came(conformant: str, monkeypa
         served = httpx.get(f"{url}/.well-known/agent-card.json")
     assert served.content == card.content and len(card.content) > 100  # whole, byte for byte, not rewritten
     assert state.journal.records()[-1].response is not None
+
+
+def test_push_notifications_pass_through_the_proxy_to_the_clients_webhook(conformant: str) -> None:
+    with session.hosted(conformant) as (state, url, _):
+        code = main(["client", "--webhook", "--push-configs", f"{url}/.well-known/agent-card.json", "push me"])
+        task_id = next(e.answer.task_id for e in state.journal.records() if e.answer and e.answer.task_id)
+        listed = {"jsonrpc": "2.0", "id": 1, "method": "ListTaskPushNotificationConfigs", "params": {"taskId": task_id}}
+        create = {**listed, "method": "CreateTaskPushNotificationConfig"}
+        create["params"] = {"taskId": task_id, "url": "http://127.0.0.1:9/hook"}
+        v1 = {"A2A-Version": "1.0"}
+        httpx.post(f"{url}/a2a/jsonrpc", json=create, headers=v1)
+        seen = httpx.post(f"{url}/a2a/jsonrpc", json=listed, headers=v1).text
+    entries = state.journal.records()
+    pushes = [e for e in entries if e.kind is EntryKind.PUSH]
+    assert code == 0 and pushes, [(e.kind.value, e.path) for e in entries]
+    client_url = state.hooks.urls[0]
+    registered = next(e for e in entries if e.operation is not None and client_url in e.body_text)
+    assert "/_push/" not in registered.body_text  # journaled as the client sent it
+    # The server holds the proxy's paths; the client is given its own URLs back.
+    assert [e for e in entries if e.operation in CONFIG_OPS]
+    assert "http://127.0.0.1:9/hook" in seen and PUSH not in seen  # (the client deleted its own config)
+    assert all(e.path == client_url and e.response is not None and e.response.status == 200 for e in pushes)
