@@ -25,8 +25,8 @@ CONFIG_OPS = frozenset(
 
 def webhook_urls(op: Operation | None, body: bytes, rpc: bool) -> list[str]:
     """The webhook URLs a request registers (none for any other request)."""
-    if op is not Operation.CREATE_PUSH_CONFIG and op not in _SENDS:
-        return []
+    if (op is not Operation.CREATE_PUSH_CONFIG and op not in _SENDS) or b'"url"' not in body:
+        return []  # most sends register no webhook: not decoded a second time
     try:
         value = json.loads(body)
     except ValueError:
