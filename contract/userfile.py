@@ -106,6 +106,18 @@ KEYS = Kind(
     too_many='a key set holds a few public keys: {"keys": [...]}',
 )
 
+#: HAR captures (`record --from-har`; browser devtools, mitmproxy, Charles): a session of a few hundred exchanges is a
+#: few MiB; bodies are text in it, so a long stream or a big artifact weighs more.
+HAR = Kind(
+    "HAR capture",
+    max_bytes=64 * MIB,
+    max_depth=64,
+    max_values=4_000_000,
+    too_large="export only the A2A exchanges (filter the capture by the agent's host before exporting)",
+    too_deep="a HAR nests a few levels ({log: {entries: [...]}}); this is not one",
+    too_many="export only the A2A exchanges (filter the capture by the agent's host before exporting)",
+)
+
 
 #: ACTS files (`a2a-lab acts run`, ACTS 0.1.0): the largest official one is some 14 KiB and 1 500 values; a suite
 #: of every official file is some 130 KiB. Golden payloads nest a dozen levels.

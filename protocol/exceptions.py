@@ -24,6 +24,9 @@ LabError
 ├── RemoteError ............ harness/remote.py               [RuntimeError]
 ├── BaselineError .......... harness/baseline.py             [ValueError]
 ├── RecordError ............ harness/record/capture.py
+├── CaptureError ........... harness/proxy/capture.py
+├── HarError ............... harness/proxy/har.py
+├── UpstreamError .......... harness/proxy/upstream.py
 ├── ClientEnvError ......... harness/environment.py          [ValueError]
 ├── PresetError ............ harness/cli/presets.py          [ValueError]
 ├── Refusal ................ harness/cli/run.py

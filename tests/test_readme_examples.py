@@ -48,6 +48,12 @@ NOT_RUN: dict[str, str] = {
     "(tests/harness/test_cardcheck.py covers --jwks)",
     "docker compose": "no container runtime here (tests/test_compose.py checks the files and runs the services' "
     "command lines)",
+    "a2a-lab proxy": "serves until Ctrl-C (tests/harness/test_proxy.py runs it with a real client, SIGINT and --out)",
+    "a2a-lab client http://127.0.0.1:8780": "talks to the proxy of the example before, which is not run",
+    "a2a-lab run --scenario seen.yaml": "replays the proxy's --out, which the example before does not run",
+    "a2a-lab record --from-har": "needs a HAR capture of your own (tests/harness/test_proxy.py writes one)",
+    "python -m a2a_lab.harness.proxy.matrix": "needs the servers it names running "
+    "(tests/harness/test_proxy_matrix.py runs a 2 x 2 matrix)",
     "python tests/peers/scorecard.py": "runs six real clients over the whole catalogue (~3.5 min) and rewrites the "
     "pins and docs/clients.md (tests/peers/test_scorecard_pins.py runs them)",
 }

@@ -20,6 +20,7 @@ def commands() -> list[Command]:
     from ..cardcheck import command as card
     from ..fuzz import command as fuzz
     from ..probe import command as probe
+    from ..proxy import command as proxy
     from ..record import command as record
     from . import checks, client, drive, merge, run, scenarios, score, serve
 
@@ -37,6 +38,7 @@ def commands() -> list[Command]:
         acts.COMMAND,
         fuzz.COMMAND,
         record.COMMAND,
+        proxy.COMMAND,
     ]
 
 

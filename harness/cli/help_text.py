@@ -141,10 +141,21 @@ exit codes:
   {Exit.INTERRUPTED:<3}  interrupted (Ctrl-C, SIGTERM): clients killed, the findings so far are written""",
     "record": f"""examples:
   a2a-lab record https://agent.example --out ci/vendor-x.yaml
+  a2a-lab record --from-har session.har --out ci/vendor-x.yaml      # a capture from devtools or mitmproxy
   a2a-lab run --client ./bin/client --scenario ci/vendor-x.yaml     # then score a client against it
 
 exit codes:
   {Exit.OK:<3}  the file was written
   {Exit.FAILED:<3}  the server could not be recorded
-  {Exit.USAGE:<3}  usage error: not a URL, a file that exists (without --force)""",
+  {Exit.USAGE:<3}  usage error: not a URL, a file that exists (without --force), a HAR without A2A""",
+    "proxy": f"""examples:
+  a2a-lab proxy --upstream https://agent.example --port 8780 --html proxy.html
+  A2A_CARD_URL=http://127.0.0.1:8780/.well-known/agent-card.json ./my-client   # the client talks to the proxy
+  a2a-lab proxy --upstream http://127.0.0.1:9999 --out seen.yaml   # Ctrl-C: the verdict, and seen.yaml
+
+exit codes:
+  {Exit.OK:<3}  no FAIL on either side
+  {Exit.FAILED:<3}  a FAIL: the client's (proxy/client) or the server's (proxy/server)
+  {Exit.USAGE:<3}  usage error: not an http(s) URL, a port in use, an --out file that exists (without --force)
+  {Exit.HARNESS:<3}  internal error""",
 }

@@ -137,10 +137,11 @@ def add_client_mode(p: argparse.ArgumentParser) -> None:
     )
 
 
-def add_live_target(p: argparse.ArgumentParser) -> None:
-    """The live server a command talks to (`probe`, `record`)."""
+def add_live_target(p: argparse.ArgumentParser, optional: bool = False) -> None:
+    """The live server a command talks to (`probe`, `record`; `optional` where another source may stand in)."""
     p.add_argument(
         "target",
+        nargs="?" if optional else None,
         metavar="BASE_URL",
         help=f"the server's origin (its card is at BASE_URL{WELL_KNOWN_PATH}) or its card URL",
     )

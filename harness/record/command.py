@@ -19,7 +19,13 @@ from .scenario_file import document, render, write
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    add_live_target(p)
+    add_live_target(p, optional=True)
+    p.add_argument(
+        "--from-har",
+        type=Path,
+        metavar="FILE.har",
+        help="instead of a live server: a HAR capture of a client's session (devtools, mitmproxy, Charles)",
+    )
     p.add_argument(
         "--out",
         type=Path,
@@ -41,6 +47,10 @@ def cmd_record(args: argparse.Namespace) -> int:
     out: Path = args.out
     if out.exists() and not args.force:
         return refuse(f"{out} exists; give --force to overwrite it")
+    if (args.target is None) == (args.from_har is None):
+        return refuse("give the server's BASE_URL, or --from-har FILE.har (one of them)")
+    if args.from_har is not None:
+        return from_har(args.from_har, out, args.force)
     if args.timeout <= 0:
         return refuse("--timeout must be positive")
     try:
@@ -52,6 +62,22 @@ def cmd_record(args: argparse.Namespace) -> int:
     except Exception as exc:
         return crashed("nothing written: record error", exc)
     say(f"recorded {cap.card_url} ({len(cap.exchanges)} exchange(s)) to {out}; replay with: a2a-lab serve {out}")
+    return Exit.OK
+
+
+def from_har(har: Path, out: Path, force: bool) -> int:
+    """`record --from-har`: the capture read into a proxy session's journal, written as the proxy's --out is."""
+    from ..proxy import capture as proxied
+    from ..proxy.har import HarError, read
+
+    try:
+        written = proxied.write_scenario(read(har), out, force)
+    except (HarError, proxied.CaptureError) as exc:
+        say(f"nothing written: {exc}")
+        return Exit.USAGE
+    except Exception as exc:
+        return crashed("nothing written: record error", exc)
+    say(f"recorded {written} answer(s) from {har} to {out}; replay with: a2a-lab serve {out}")
     return Exit.OK
 
 

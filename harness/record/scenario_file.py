@@ -248,7 +248,11 @@ def render(doc: dict[str, Any], path: Path) -> str:
     return text
 
 
-def write(path: Path, text: str, force: bool) -> None:
+#: The first line of a recorded file (`{path}`: where it is written).
+HEADER = "# Recorded by a2a-lab record; replay with: a2a-lab serve {path}"
+
+
+def write(path: Path, text: str, force: bool, header: str = HEADER) -> None:
     """Atomically: a temporary file in the same folder, renamed over the target.
 
     Refused if it exists, unless forced.
@@ -259,7 +263,7 @@ def write(path: Path, text: str, force: bool) -> None:
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as out:
-            out.write(f"# Recorded by a2a-lab record; replay with: a2a-lab serve {path}\n")
+            out.write(header.format(path=path) + "\n")
             out.write(text)
         os.replace(tmp, path)
     except BaseException:

@@ -56,6 +56,8 @@ class Page:
         self.reports = reports
         self.previous = previous
         self.probe = bool(reports) and all("probe" in r for r in reports)
+        #: A live pair seen through `a2a-lab proxy`: both lanes are under test (`proxy/client`, `proxy/server`).
+        self.proxied = bool(reports) and all("proxy" in r for r in reports)
         self.names = [str(r.get("name") or r.get("client") or f"client {i + 1}") for i, r in enumerate(reports)]
         self.by = [{s["id"]: s for s in r["scenarios"]} for r in reports]
         worst = {
@@ -71,7 +73,13 @@ class Page:
         return name if len(name) <= 48 else name[:45] + "..."
 
     def build(self) -> str:
-        title = "a2a-lab probe report" if self.probe else "a2a-lab conformance report"
+        title = (
+            "a2a-lab probe report"
+            if self.probe
+            else "a2a-lab proxy report"
+            if self.proxied
+            else "a2a-lab conformance report"
+        )
         return "\n".join(
             [
                 f'<!doctype html><html lang="en"><head><meta charset="utf-8"><title>{title}</title>'
@@ -242,6 +250,8 @@ class Page:
 
     def scenarios(self) -> str:
         lifelines = ("a2a-lab probe", "server under test") if self.probe else ("client", "a2a-lab server")
+        if self.proxied:
+            lifelines = ("client under test", "server under test (through a2a-lab proxy)")
         return "\n".join(
             [f'<h2 id="scenarios">{self.what.title()}s</h2>']
             + [

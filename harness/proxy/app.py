@@ -1,0 +1,329 @@
+"""The proxy as an ASGI app: every request forwarded to the upstream as it came (the card and the extended card with
+their interface URLs rewritten to pass through the proxy), every answer forwarded as it comes (a stream chunk by
+chunk, with its timing), and both journaled in the server's journal record (`Journal`, bounded)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from a2a_lab.contract.journal import Journal
+from a2a_lab.contract.journal_record import (
+    BODY_KEEP_BYTES,
+    Entry,
+    EntryKind,
+    PushInfo,
+    Response,
+    SentEvent,
+    SentKind,
+)
+from a2a_lab.contract.redaction import Redaction
+from a2a_lab.protocol.bindings import EVENT_STREAM
+from a2a_lab.protocol.operations import Operation
+from a2a_lab.protocol.versions import HEADER
+
+from . import classify
+from .push import CONFIG_OPS, PUSH, Hooks, webhook_urls
+from .routes import CARD_PATHS, Routes
+from .sse import EventReader
+from .upstream import Answer, Pool, UpstreamError
+
+#: The largest request body the proxy forwards (a larger one is refused with 413, and journaled).
+MAX_BODY = 16 * 1024 * 1024
+#: The largest card (or extended card) the proxy rewrites; a larger answer passes as it came.
+MAX_CARD = 4 * 1024 * 1024
+#: The most stream events one entry journals (the rest are forwarded, and counted).
+MAX_EVENTS = 10_000
+#: Headers of one hop only (RFC 9110 §7.6.1), never forwarded; content-length is the framing of the bytes sent.
+HOP = frozenset(
+    {"connection", "keep-alive", "proxy-connection", "transfer-encoding", "te", "trailer", "upgrade", "host"}
+    | {"content-length", "proxy-authenticate", "proxy-authorization"}
+)
+_HOP_BYTES = frozenset(name.encode("latin-1") for name in HOP)
+#: Marks what the proxy itself answers (an upstream that did not answer), never what the upstream said.
+PROXY_HEADER = "x-a2a-lab-proxy"
+
+
+@dataclass
+class CardSeen:
+    """The upstream's card as it last came (bytes and decoded), and where from."""
+
+    url: str
+    status: int
+    raw: bytes
+    content_type: str
+    headers: list[tuple[str, str]]
+    card: Any = None
+    #: The card as the proxy serves it (interface URLs rewritten), decoded, and its HTTP(S) interfaces.
+    served: Any = None
+    targets: list[classify.Target] = field(default_factory=list)
+
+
+@dataclass
+class ProxyState:
+    routes: Routes
+    journal: Journal
+    card: CardSeen | None = None
+    #: The last answer to a card fetch (the client's, or the proxy's own at start), whatever it was.
+    last_fetch: CardSeen | None = None
+    timeout: float = 60.0
+    #: The webhooks clients registered, handed to the upstream as the proxy's own `/_push/<n>`.
+    hooks: Hooks = field(default_factory=Hooks)
+    #: The CA an https upstream's certificate is verified against (None: the system's trust store).
+    ca_file: str | None = None
+
+    @property
+    def served_card(self) -> Any:
+        """The card as the proxy serves it (interface URLs rewritten), decoded; None before one came."""
+        return self.card.served if self.card is not None else None
+
+    def saw_card(self, card: CardSeen) -> None:
+        """A card came from the upstream: learn its routes, serve it rewritten, redact its declared credentials."""
+        self.routes.learn(card.card)
+        card.served = json.loads(self.routes.rewrite(card.raw.decode("utf-8")))
+        card.targets = classify.targets(card.served)
+        self.card = card
+        self.journal.redaction = Redaction.for_cards(card.card)
+
+
+def _forwarded(raw: list[tuple[bytes, bytes]]) -> list[tuple[bytes, bytes]]:
+    """The request's headers for the upstream: none of one hop's, and `Accept-Encoding: identity`."""
+    return [(k, b"identity" if k == b"accept-encoding" else v) for k, v in raw if k not in _HOP_BYTES]
+
+
+async def _read(receive: Any) -> tuple[bytes, bool]:
+    chunks, size = [], 0
+    while True:
+        message = await receive()
+        if message["type"] == "http.disconnect":
+            raise ConnectionResetError("client disconnected while sending the body")
+        chunk = message.get("body", b"")
+        size += len(chunk)
+        if size > MAX_BODY:
+            return b"", True
+        chunks.append(chunk)
+        if not message.get("more_body", False):
+            return b"".join(chunks), False
+
+
+class ProxyApp:
+    def __init__(self, state: ProxyState) -> None:
+        self.state = state
+        self.pool = Pool(state.ca_file, state.timeout)
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] == "lifespan":
+            while True:
+                message = await receive()
+                if message["type"] == "lifespan.startup":
+                    await send({"type": "lifespan.startup.complete"})
+                elif message["type"] == "lifespan.shutdown":
+                    await self.pool.aclose()
+                    await send({"type": "lifespan.shutdown.complete"})
+                    return
+        if scope["type"] != "http":
+            return
+        await self._exchange(scope, receive, send)
+
+    async def _exchange(self, scope: Any, receive: Any, send: Any) -> None:
+        state, path = self.state, scope["path"]
+        query = scope.get("query_string", b"").decode("latin-1")
+        try:
+            body, too_large = await _read(receive)
+        except ConnectionResetError:
+            return
+        hook = state.hooks.target(path) if path.startswith(PUSH) else None
+        kind = EntryKind.CARD if path in CARD_PATHS else EntryKind.PUSH if hook else EntryKind.UNMATCHED
+        entry = state.journal.open(scope["method"], hook or path, query, scope["headers"], body, kind)
+        if hook is not None:
+            entry.push = PushInfo(None)
+        if kind is EntryKind.UNMATCHED and state.served_card is not None:
+            targets = state.card.targets if state.card else []
+            classify.identify(entry, targets, state.routes.proxy, body, _header(scope["headers"], VERSION_HEADER))
+        if too_large:
+            entry.body_too_large = True
+            await _own(send, entry, 413, f"a2a-lab proxy: the request body is larger than {MAX_BODY} bytes")
+            return
+        url = hook + (f"?{query}" if query else "") if hook else state.routes.upstream_url(path, query)
+        urls = webhook_urls(entry.operation, body, entry.kind is EntryKind.JSONRPC)
+        if urls:  # the journal keeps what the client sent; the upstream gets the proxy's path for its webhook
+            body = state.hooks.register(body, urls, state.routes.proxy)
+        forward = asyncio.ensure_future(self._forward(entry, url, scope, body, send))
+        gone = asyncio.ensure_future(_disconnect(receive))
+        await asyncio.wait((forward, gone), return_when=asyncio.FIRST_COMPLETED)
+        if not forward.done():  # the client went away: stop reading the upstream for it (a stream may never end)
+            entry.disconnected = True
+            forward.cancel()
+        gone.cancel()
+        await asyncio.gather(forward, gone, return_exceptions=True)
+        state.journal.touch()  # the exchange is journaled whole: wake whoever waits on the journal
+
+    async def _forward(self, entry: Entry, url: str, scope: Any, body: bytes, send: Any) -> None:
+        try:
+            upstream = await self.pool.request(scope["method"], url, _forwarded(scope["headers"]), body)
+        except UpstreamError as exc:
+            entry.response = Response(fault=f"upstream did not answer: {exc}")
+            await _own(send, entry, 502, f"a2a-lab proxy: the upstream {url} did not answer: {exc}")
+            return
+        try:
+            await self._answer(entry, url, upstream, send)
+        finally:
+            await upstream.aclose()
+
+    async def _answer(self, entry: Entry, url: str, upstream: Answer, send: Any) -> None:
+        headers = [(k, v) for k, v in upstream.headers.multi_items() if k.lower() not in HOP]
+        ctype = upstream.headers.get("content-type", "")
+        rewrite = entry.kind is EntryKind.CARD or entry.operation is Operation.GET_EXTENDED_CARD
+        rewrite = rewrite or (entry.operation in CONFIG_OPS and bool(self.state.hooks.urls))
+        if ctype.split(";", 1)[0].strip().lower() == EVENT_STREAM:
+            await self._stream(entry, upstream, headers, send)
+            return
+        head = b""
+        if rewrite:
+            try:
+                head, whole = await upstream.aread(MAX_CARD)
+            except UpstreamError as exc:
+                entry.response = Response(fault=f"upstream broke off its answer: {exc}")
+                await _own(send, entry, 502, f"a2a-lab proxy: the upstream {url} broke off its answer: {exc}")
+                return
+            if not whole:  # no card is this large: forwarded as it comes, unrewritten, and judged
+                await self._pass(entry, upstream, headers, ctype, send, head)
+                return
+            raw = head
+            sent = self._rewritten(entry, url, upstream, raw)
+            headers.append(("content-length", str(len(sent))))
+            await _send_all(send, upstream.status_code, headers, sent, entry)
+            self._journal(entry, upstream.status_code, ctype, raw)
+            return
+        await self._pass(entry, upstream, headers, ctype, send, head)
+
+    async def _pass(
+        self, entry: Entry, upstream: Answer, headers: list[tuple[str, str]], ctype: str, send: Any, head: bytes
+    ) -> None:
+        """Forward a body as it comes (`head`: what was read of it already), keeping the journal's share of it."""
+        if "content-length" in upstream.headers:
+            headers.append(("content-length", upstream.headers.get("content-length")))
+        kept = bytearray(head[: BODY_KEEP_BYTES + 1])
+        await send({"type": "http.response.start", "status": upstream.status_code, "headers": _raw(headers)})
+        try:
+            if head:
+                await send({"type": "http.response.body", "body": head, "more_body": True})
+            async for chunk in upstream.aiter_raw():
+                if len(kept) <= BODY_KEEP_BYTES:
+                    kept += chunk
+                await send({"type": "http.response.body", "body": chunk, "more_body": True})
+            await send({"type": "http.response.body", "body": b"", "more_body": False})
+        except OSError:
+            entry.disconnected = True
+        except UpstreamError as exc:  # the client gets the answer cut where the upstream cut it
+            self._journal(entry, upstream.status_code, ctype, bytes(kept))
+            assert entry.response is not None
+            entry.response.fault = f"upstream broke off its answer: {exc}"
+            return
+        self._journal(entry, upstream.status_code, ctype, bytes(kept))
+
+    def _rewritten(self, entry: Entry, url: str, upstream: Answer, raw: bytes) -> bytes:
+        ctype = upstream.headers.get("content-type", "")
+        seen = CardSeen(url, upstream.status_code, raw, ctype, list(upstream.headers.multi_items()))
+        try:
+            text = raw.decode("utf-8")
+            seen.card = json.loads(text)
+        except ValueError:
+            text = None
+        if entry.kind is EntryKind.CARD:
+            self.state.last_fetch = seen
+            if upstream.status_code == 200 and isinstance(seen.card, dict):
+                self.state.saw_card(seen)
+        if text is None:
+            return raw  # not a card: forwarded as it came, and judged
+        if entry.operation in CONFIG_OPS:
+            return self.state.hooks.restore(text, self.state.routes.proxy).encode("utf-8")
+        return self.state.routes.rewrite(text).encode("utf-8")
+
+    async def _stream(self, entry: Entry, upstream: Answer, headers: list[tuple[str, str]], send: Any) -> None:
+        journal = self.state.journal
+        events: list[SentEvent] = []
+        entry.events = events
+        over = [0]
+
+        def emit(event: SentEvent) -> None:
+            if len(events) >= MAX_EVENTS:
+                over[0] += 1
+                return
+            events.append(event)
+            entry.grow(128 + len(event.text or "") + len(str(event.value or "")))
+
+        reader = EventReader(emit, journal.offset)
+        await send({"type": "http.response.start", "status": upstream.status_code, "headers": _raw(headers)})
+        try:
+            async for chunk in upstream.aiter_raw():
+                reader.feed(chunk)
+                await send({"type": "http.response.body", "body": chunk, "more_body": True})
+            await send({"type": "http.response.body", "body": b"", "more_body": False})
+        except OSError:
+            entry.disconnected = True
+        except UpstreamError as exc:
+            entry.response = Response(fault=f"upstream stream broke: {exc}")
+        finally:  # also when the client went away (cancelled): what was seen is journaled
+            reader.close()
+            record_stream(entry, upstream.status_code, upstream.headers.get("content-type", ""), events)
+
+    def _journal(self, entry: Entry, status: int, ctype: str, body: bytes) -> None:
+        record_answer(entry, status, ctype, body, self.state.journal.redaction)
+
+
+def record_answer(entry: Entry, status: int, ctype: str, body: bytes, redaction: Redaction) -> None:
+    """Journal a whole (not streamed) answer on its request's entry, as the scenario server does."""
+    entry.response = Response.sent(status, ctype, body, redaction)
+    entry.grow(min(len(body), BODY_KEEP_BYTES))
+    entry.answer = classify.answer_of(entry, status, body, None)
+    if entry.kind is EntryKind.CARD:
+        entry.card_path = entry.path
+
+
+def record_stream(entry: Entry, status: int, ctype: str, events: list[SentEvent]) -> None:
+    """Journal a streamed answer's head and what its events said (the events are on the entry already)."""
+    response = entry.response or Response()
+    response.status, response.content_type, response.stream = status, ctype, True
+    entry.response = response
+    texts = [e.text if e.text is not None else str(e.value) for e in events if e.kind is SentKind.DATA]
+    entry.answer = classify.answer_of(entry, status, b"", texts)
+
+
+#: The A2A-Version header's name as it arrives (ASGI headers are lower-case bytes).
+VERSION_HEADER = HEADER.lower().encode("latin-1")
+
+
+def _header(raw: list[tuple[bytes, bytes]], name: bytes) -> str | None:
+    return next((v.decode("latin-1") for k, v in raw if k == name), None)
+
+
+async def _disconnect(receive: Any) -> None:
+    """Returns once the client has gone away (the request's body was read whole before)."""
+    while (await receive())["type"] != "http.disconnect":
+        pass
+
+
+def _raw(headers: list[tuple[str, str]]) -> list[tuple[bytes, bytes]]:
+    return [(k.lower().encode("latin-1"), v.encode("latin-1")) for k, v in headers]
+
+
+async def _send_all(send: Any, status: int, headers: list[tuple[str, str]], body: bytes, entry: Entry) -> None:
+    try:
+        await send({"type": "http.response.start", "status": status, "headers": _raw(headers)})
+        await send({"type": "http.response.body", "body": body})
+    except OSError:
+        entry.disconnected = True
+
+
+async def _own(send: Any, entry: Entry, status: int, text: str) -> None:
+    """What the proxy answers itself (the upstream did not): plain text, marked as the proxy's own."""
+    body = text.encode("utf-8")
+    headers = [("content-type", "text/plain; charset=utf-8"), (PROXY_HEADER, "own-answer")]
+    headers.append(("content-length", str(len(body))))
+    await _send_all(send, status, headers, body, entry)
+    entry.response = entry.response or Response()
+    entry.response.status = status
+    entry.response.refused = text

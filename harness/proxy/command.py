@@ -1,0 +1,146 @@
+"""`a2a-lab proxy --upstream URL`: stand between a real client and a real server, judge both from the wire.
+
+Serves until Ctrl-C (SIGINT or SIGTERM) or `--duration` seconds, then prints the verdict of both sides, writes the
+reports asked for and, with `--out`, what the server did as a scenario file. Exit codes are the harness's: 0 no FAIL,
+1 a FAIL on either side, 2 unusable input, 3 internal error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import signal
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+from a2a_lab.server.hosting import PortInUse
+
+from ..cli.command import Command
+from ..cli.gate import conclude
+from ..cli.messages import crashed, refuse, say
+from ..cli.options import add_report_files, add_verbose, report_files
+from . import capture, session
+from .app import ProxyState
+from .routes import CARD_PATHS, origin_of
+from .session import ENTRIES
+from .verdict import report_checks, verdict
+
+#: How long the upstream may stay silent (a stream's events may be minutes apart; a client that leaves stops it).
+TIMEOUT = 300.0
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--upstream", required=True, metavar="URL", help="the A2A server to stand in front of (http or https)"
+    )
+    p.add_argument("--host", default="127.0.0.1", help="the address to listen on (default 127.0.0.1: loopback only)")
+    p.add_argument("--port", type=int, default=0, help="the port to listen on (default: a free one, printed)")
+    p.add_argument("--duration", type=float, metavar="SECONDS", help="stop by itself after this long (default: Ctrl-C)")
+    p.add_argument(
+        "--journal-entries",
+        type=int,
+        default=ENTRIES,
+        metavar="N",
+        help=f"keep at most N exchanges (default {ENTRIES})",
+    )
+    p.add_argument("--out", type=Path, metavar="FILE.yaml", help="write what the server did as a replayable scenario")
+    p.add_argument("--force", action="store_true", help="overwrite --out's file if it exists")
+    add_report_files(p, report_dir=False)
+    p.add_argument(
+        "--timeout",
+        type=float,
+        default=TIMEOUT,
+        help=f"seconds to wait for the upstream to connect, and between two chunks of its answer (default {TIMEOUT:g})",
+    )
+    p.add_argument(
+        "--ca-file",
+        metavar="PEM",
+        help="an https upstream: trust only the CA certificates in this file (default: the system's trust store)",
+    )
+    add_verbose(p)
+
+
+def problem(args: argparse.Namespace) -> str | None:
+    """Why the arguments are unusable, as a sentence with the fix; None when they are fine."""
+    parts = urlsplit(args.upstream)
+    if parts.scheme not in ("http", "https") or not parts.netloc:
+        return f"--upstream {args.upstream!r} is not an http(s) URL (e.g. --upstream http://127.0.0.1:9999)"
+    if args.out is not None and args.out.exists() and not args.force:
+        return f"{args.out} exists; give --force to overwrite it"
+    if args.timeout <= 0 or (args.duration is not None and args.duration <= 0):
+        return "--timeout and --duration must be positive"
+    if args.journal_entries < 1:
+        return "--journal-entries must be at least 1"
+    return None
+
+
+@contextmanager
+def stopping() -> Iterator[threading.Event]:
+    """An event set by SIGINT or SIGTERM (Ctrl-C writes what was seen), the handlers restored after."""
+    stop = threading.Event()
+    previous = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM)}
+    for sig in previous:
+        signal.signal(sig, lambda _s, _f: stop.set())
+    try:
+        yield stop
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+
+
+def serve(args: argparse.Namespace) -> tuple[ProxyState, float]:
+    """Serve until stopped (Ctrl-C, or --duration); the session's state, and when serving began."""
+    hosting = session.hosted(args.upstream, args.host, args.port, args.journal_entries, args.timeout, args.ca_file)
+    with hosting as (state, url, said):
+        say(said)
+        say(f"proxy {url} -> {state.routes.upstream}; client card URL: {url}{CARD_PATHS[0]}")
+        for line in state.routes.not_proxied:
+            say(f"  {line}")
+        began = time.monotonic()
+        with stopping() as stop:
+            stop.wait(args.duration)
+    return state, began
+
+
+def cmd_proxy(args: argparse.Namespace) -> int:
+    why = problem(args)
+    if why is not None:
+        return refuse(why)
+    upstream = origin_of(args.upstream)
+    started = datetime.now(UTC).isoformat(timespec="seconds")
+    try:
+        state, began = serve(args)
+        seen = verdict(state, began)
+    except PortInUse as exc:
+        return refuse(str(exc))
+    except Exception as exc:
+        return crashed("proxy error", exc)
+    if args.out is not None:
+        _write_out(state, args)
+    meta: dict[str, Any] = {"client": f"a2a-lab proxy {upstream}", "proxy": seen.meta, "seed": 0, "started": started}
+    files = report_files(args)
+    return conclude(
+        seen.results, seen.supports, meta, files, verbose=args.verbose, quiet=args.quiet, checks=report_checks()
+    )
+
+
+def _write_out(state: ProxyState, args: argparse.Namespace) -> None:
+    try:
+        written = capture.write_scenario(state, args.out, args.force)
+    except capture.CaptureError as exc:
+        say(f"--out: nothing written: {exc}")
+        return
+    say(f"wrote {args.out} ({written} answer(s)); replay: a2a-lab serve {args.out}")
+
+
+COMMAND = Command(
+    "proxy",
+    "stand between a real client and a real server: journal and judge both sides from the wire",
+    add_arguments,
+    cmd_proxy,
+)

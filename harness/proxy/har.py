@@ -1,0 +1,139 @@
+"""A HAR capture (HTTP Archive 1.2: browser devtools, mitmproxy, Charles) read into the proxy's journal, as if the
+exchanges had passed through `a2a-lab proxy`: the card it holds decides which requests are A2A calls, each is
+journaled with the same record, and `capture.document` writes the scenario (`a2a-lab record --from-har`). Read
+through the one bounded reader of user files (contract/userfile.py, kind HAR)."""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+from a2a_lab.contract import userfile
+from a2a_lab.contract.journal import Journal
+from a2a_lab.contract.journal_record import Entry, EntryKind, SentEvent
+from a2a_lab.protocol.bindings import EVENT_STREAM
+from a2a_lab.protocol.exceptions import LabError
+
+from . import classify
+from .app import CardSeen, ProxyState, record_answer, record_stream
+from .routes import CARD_PATHS, Routes, origin_of
+from .sse import EventReader
+
+
+class HarError(LabError):
+    """A HAR that cannot be read, or holds no agent card or no A2A exchange: says where, and how to fix it."""
+
+
+def _entries(data: Any, source: str) -> list[dict[str, Any]]:
+    log = data.get("log") if isinstance(data, dict) else None
+    entries = log.get("entries") if isinstance(log, dict) else None
+    if not isinstance(entries, list):
+        raise HarError(f"{source}: not a HAR (no log.entries list); export the capture as HAR 1.2")
+    return [e for e in entries if isinstance(e, dict)]
+
+
+def _content(response: dict[str, Any], where: str) -> bytes:
+    content = response.get("content")
+    text = content.get("text") if isinstance(content, dict) else None
+    if not isinstance(text, str):
+        return b""
+    if isinstance(content, dict) and content.get("encoding") == "base64":
+        try:
+            return base64.b64decode(text, validate=True)
+        except (binascii.Error, ValueError):
+            raise HarError(f"{where}.response.content.text: encoding base64, but it is not base64") from None
+    return text.encode("utf-8")
+
+
+def _headers(message: dict[str, Any]) -> list[tuple[bytes, bytes]]:
+    listed = message.get("headers") if isinstance(message.get("headers"), list) else []
+    out = []
+    for h in listed or []:
+        if isinstance(h, dict) and isinstance(h.get("name"), str) and isinstance(h.get("value"), str):
+            out.append((h["name"].lower().encode("latin-1", "replace"), h["value"].encode("latin-1", "replace")))
+    return out
+
+
+def _header(message: dict[str, Any], name: str) -> str:
+    return next((v.decode("latin-1") for k, v in _headers(message) if k == name.encode()), "")
+
+
+def _card(entries: list[dict[str, Any]], source: str) -> tuple[int, CardSeen]:
+    for i, item in enumerate(entries):
+        request, response = item.get("request") or {}, item.get("response") or {}
+        url = request.get("url") if isinstance(request, dict) else None
+        if not isinstance(url, str) or urlsplit(url).path not in CARD_PATHS or not isinstance(response, dict):
+            continue
+        raw = _content(response, f"{source}: log.entries[{i}]")
+        try:
+            card = json.loads(raw)
+        except ValueError:
+            continue
+        if response.get("status") == 200 and isinstance(card, dict):
+            headers = [(k.decode("latin-1"), v.decode("latin-1")) for k, v in _headers(response)]
+            return i, CardSeen(url, 200, raw, _header(response, "content-type"), headers, card)
+    raise HarError(
+        f"{source}: no agent card in the capture (a 200 JSON answer at {' or '.join(CARD_PATHS)}); "
+        "capture the client's card fetch too (reload with the recorder on before the client starts)"
+    )
+
+
+def read(path: Path, entries_cap: int = 10_000) -> ProxyState:
+    """The capture as a proxy session's state: its card, and every exchange with the card's origin journaled."""
+    source = str(path)
+    try:
+        data = userfile.load_json(path, userfile.HAR)
+    except userfile.Refused as exc:
+        raise HarError(str(exc)) from None
+    entries = _entries(data, source)
+    _, card = _card(entries, source)
+    origin = origin_of(card.url)
+    state = ProxyState(Routes(origin, origin), Journal(cap=entries_cap))
+    state.saw_card(card)
+    state.last_fetch = card
+    calls = 0
+    for i, item in enumerate(entries):
+        journaled = _journal(state, item, f"{source}: log.entries[{i}]")
+        calls += journaled is not None and journaled.operation is not None
+    if not calls:
+        raise HarError(
+            f"{source}: the capture holds no A2A exchange with {origin} (no request to an interface its card declares)"
+        )
+    return state
+
+
+def _journal(state: ProxyState, item: dict[str, Any], where: str) -> Entry | None:
+    request, response = item.get("request"), item.get("response")
+    if not isinstance(request, dict) or not isinstance(response, dict) or not isinstance(request.get("url"), str):
+        return None
+    url = request["url"]
+    parts = urlsplit(url)
+    if origin_of(url) not in (state.routes.upstream, *state.routes.others):
+        return None
+    post = request.get("postData") if isinstance(request.get("postData"), dict) else {}
+    body = str((post or {}).get("text") or "").encode("utf-8")
+    kind = EntryKind.CARD if parts.path in CARD_PATHS else EntryKind.UNMATCHED
+    entry = state.journal.open(
+        str(request.get("method", "GET")), parts.path, parts.query, _headers(request), body, kind
+    )
+    if kind is EntryKind.UNMATCHED:
+        version = next((v.decode("latin-1") for k, v in _headers(request) if k == b"a2a-version"), None)
+        classify.identify(entry, state.card.targets if state.card else [], origin_of(url), body, version)
+    said = response.get("status")
+    status = said if isinstance(said, int) else 0
+    ctype = _header(response, "content-type")
+    content = _content(response, where)
+    if ctype.split(";", 1)[0].strip().lower() == EVENT_STREAM:
+        events: list[SentEvent] = []
+        reader = EventReader(events.append, lambda: entry.t)
+        reader.feed(content)
+        reader.close()
+        entry.events = events
+        record_stream(entry, status, ctype, events)
+    else:
+        record_answer(entry, status, ctype, content, state.journal.redaction)
+    return entry
