@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from enum import Enum
+from typing import Any
 
 from a2a_lab.contract.placeholders import TEXT, fill
 
@@ -13,7 +14,10 @@ class Shade(str, Enum):
 
 
 def test_fill_replaces_in_every_string_at_any_depth_and_keeps_keys() -> None:
-    spec = {"name": "{text}", "{text}": ["a {text}", {"parts": [{"text": "echo: {text}"}, 3, None, True]}]}
+    spec: dict[str, Any] = {
+        "name": "{text}",
+        "{text}": ["a {text}", {"parts": [{"text": "echo: {text}"}, 3, None, True]}],
+    }
     filled = fill(spec, TEXT, "hi")
     assert filled == {"name": "hi", "{text}": ["a hi", {"parts": [{"text": "echo: hi"}, 3, None, True]}]}
     filled["{text}"][1]["parts"][0]["text"] = "changed"
