@@ -2,11 +2,14 @@
 server vs a bare Starlette endpoint (the ceiling), all under the same uvicorn, loaded by Debian's wrk.
 
     python benchmarks/bench_server.py [--duration 5] [--connections 16] [--repeat 3] [--only lab,bare]
+    python benchmarks/bench_server.py --before main --only lab,before,bare     # a2a-lab here vs at a commit
 
-The three servers run at once (each idle while another is measured) and are measured in rounds: every round
+The servers run at once (each idle while another is measured) and are measured in rounds: every round
 loads each server in turn with each workload, the order rotating from round to round, so a burst of other
 work on the machine falls on all of them alike. The table gives per-server medians over the rounds, and the
-ratios as the median of each round's own ratio.
+ratios as the median of each round's own ratio. Beside each req/s ratio, the ratio of the server processes' CPU time
+per answered request (medians over the rounds), the steadier figure on a shared machine. With `--before REF`, a
+fourth server, "before", is a2a-lab as it was at commit REF (exported by trees.py), serving the same scenario.
 
 Installs wrk with apt-get when it is missing.
 """
@@ -26,9 +29,13 @@ import tempfile
 import urllib.request
 from pathlib import Path
 
+import trees
+
 HERE = Path(__file__).resolve().parent
-KINDS = ("lab", "sdk", "bare")
-NAMES = {"lab": "a2a-lab", "sdk": "a2a-sdk 1.3.0", "bare": "bare Starlette"}
+KINDS = ("lab", "before", "sdk", "bare")
+NAMES = {"lab": "a2a-lab", "before": "a2a-lab before", "sdk": "a2a-sdk 1.3.0", "bare": "bare Starlette"}
+#: The ratios the table gives: (a, b) is a's req/s over b's, and a's CPU per request over b's.
+PAIRS = (("lab", "sdk"), ("lab", "bare"), ("before", "bare"))
 
 
 def found(pattern: str, text: str) -> str:
@@ -59,9 +66,14 @@ def ensure_wrk() -> str:
     return shutil.which("wrk") or "wrk"
 
 
-def start(kind: str) -> tuple[subprocess.Popen[str], str]:
+def start(kind: str, env: dict[str, str] | None = None) -> tuple[subprocess.Popen[str], str]:
+    """Start `python servers.py KIND` (the "before" server is the lab one, on the exported tree's PYTHONPATH)."""
     proc = subprocess.Popen(
-        [sys.executable, str(HERE / "servers.py"), kind], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True
+        [sys.executable, str(HERE / "servers.py"), "lab" if kind == "before" else kind],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+        env={**os.environ, **(env or {})},
     )
     assert proc.stdout is not None  # stdout=PIPE
     url = proc.stdout.readline().strip()
@@ -176,20 +188,35 @@ def ratio(by: dict[str, list[dict[str, float]]], a: str, b: str) -> float:
     return statistics.median(x["rps"] / y["rps"] for x, y in zip(by[a], by[b], strict=True))
 
 
+def cpu_ratio(by: dict[str, list[dict[str, float]]], a: str, b: str) -> float:
+    """a's CPU time per request over b's, medians over the rounds (each is steady enough alone: unlike req/s, it
+    hardly moves when other work takes the cores)."""
+    return median(by[a], "cpu_us") / median(by[b], "cpu_us")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--duration", type=int, default=5, help="seconds per measurement (default 5)")
     parser.add_argument("--connections", type=int, default=16, help="concurrent connections (default 16)")
     parser.add_argument("--repeat", type=int, default=3, help="rounds; the table shows medians (default 3)")
-    parser.add_argument("--only", default=",".join(KINDS), help="servers to measure (default lab,sdk,bare)")
+    parser.add_argument("--only", help="servers to measure (default lab,sdk,bare, and before with --before)")
+    parser.add_argument("--before", metavar="REF", help="also serve a2a-lab as it was at this git commit")
     args = parser.parse_args()
-    kinds = [k for k in KINDS if k in args.only.split(",")]
+    wanted = (args.only or "lab,sdk,bare" + (",before" if args.before else "")).split(",")
+    unknown = [k for k in wanted if k not in KINDS]
+    if unknown:
+        raise SystemExit(f"bench: --only {args.only!r}: no server {', '.join(unknown)}; choose from {', '.join(KINDS)}")
+    kinds = [k for k in KINDS if k in wanted]
+    if "before" in kinds and not args.before:
+        raise SystemExit("bench: --only names the server 'before': give its commit with --before REF (e.g. main)")
     binary = ensure_wrk()
     procs: list[subprocess.Popen[str]] = []
+    scratch = tempfile.TemporaryDirectory(prefix="a2a-lab-bench-")
     try:
         urls: dict[str, str] = {}
         for kind in kinds:
-            proc, urls[kind] = start(kind)
+            env = trees.tree("before", args.before, Path(scratch.name)).env if kind == "before" else None
+            proc, urls[kind] = start(kind, env)
             procs.append(proc)
         bodies = {kind: workloads(url) for kind, url in urls.items()}
         pids = {kind: proc.pid for kind, proc in zip(kinds, procs, strict=True)}
@@ -198,16 +225,23 @@ def main() -> None:
         for proc in procs:
             proc.terminate()
             proc.wait(10)
+        scratch.cleanup()
     print(
         f"machine: {platform.machine()}, {platform.system()} {platform.release()}, python {platform.python_version()}, "
         f"cores {os.cpu_count()}; wrk -t1 -c{args.connections} -d{args.duration}s on 127.0.0.1, "
         f"{args.repeat} rounds, medians\n"
     )
-    pairs = [(a, b) for a, b in (("lab", "sdk"), ("lab", "bare")) if a in kinds and b in kinds]
+    if args.before:
+        print(f"before: a2a-lab at {args.before} = {trees.commit_of(args.before)}\n")
+    print_table(runs, kinds, args.repeat)
+
+
+def print_table(runs: dict[str, dict[str, list[dict[str, float]]]], kinds: list[str], repeat: int) -> None:
+    pairs = [(a, b) for a, b in PAIRS if a in kinds and b in kinds]
     header = (
         f"{'workload':<32}"
         + "".join(f"{NAMES[k] + ' req/s':>22}{'p50 ms':>9}{'p99 ms':>9}" for k in kinds)
-        + "".join(f"{a + '/' + b:>10}" for a, b in pairs)
+        + "".join(f"{a + '/' + b + ' req/s':>18}{'CPU':>7}" for a, b in pairs)
     )
     print(header)
     print("-" * len(header))
@@ -216,33 +250,31 @@ def main() -> None:
         for k in kinds:
             row += f"{median(by[k], 'rps'):>22,.0f}{median(by[k], 'p50'):>9.2f}{median(by[k], 'p99'):>9.2f}"
         for a, b in pairs:
-            row += f"{ratio(by, a, b):>9.2f}x" if b == "sdk" else f"{ratio(by, a, b):>10.0%}"
+            row += f"{ratio(by, a, b):>17.2f}x" if b == "sdk" else f"{ratio(by, a, b):>18.0%}"
+            row += f"{cpu_ratio(by, a, b):>6.2f}x"
         print(row)
         bad = [k for k in kinds if any(r["non2xx"] for r in by[k])]
         if bad:
             print(f"  (non-2xx answers from {', '.join(NAMES[k] for k in bad)})")
     print(
-        "\nserver CPU time per request, µs (a measure that other work on the machine disturbs less): "
-        + "; ".join(
-            f"{name}: "
-            + ", ".join(f"{NAMES[k]} {median(by[k], 'cpu_us'):,.0f}" for k in kinds)
-            + (
-                f" (lab/bare {median(by['lab'], 'cpu_us') / median(by['bare'], 'cpu_us'):.2f}x)"
-                if "lab" in by and "bare" in by
-                else ""
-            )
-            for name, by in runs.items()
-        )
+        "\nserver CPU time per request, µs (req/s ratios above; CPU: the same servers' CPU time per request, a measure"
+        " that other work on the machine disturbs less):"
     )
-    if args.repeat > 1:
-        print(
-            "\nper round, lab/bare req/s: "
-            + "; ".join(
-                f"{name}: " + " ".join(f"{x['rps'] / y['rps']:.0%}" for x, y in zip(by["lab"], by["bare"], strict=True))
-                for name, by in runs.items()
-                if "lab" in by and "bare" in by
+    for name, by in runs.items():
+        print(f"  {name:<30}" + "".join(f"{NAMES[k]} {median(by[k], 'cpu_us'):>7,.0f}   " for k in kinds))
+    for a, b in pairs:
+        if repeat > 1 and b != "sdk":
+            print(
+                f"\nper round, {a}/{b} req/s and CPU per request: "
+                + "; ".join(
+                    f"{name}: "
+                    + " ".join(
+                        f"{x['rps'] / y['rps']:.0%}/{x['cpu_us'] / y['cpu_us']:.2f}x"
+                        for x, y in zip(by[a], by[b], strict=True)
+                    )
+                    for name, by in runs.items()
+                )
             )
-        )
 
 
 if __name__ == "__main__":

@@ -24,7 +24,7 @@ from typing import Any
 REPO = Path(__file__).resolve().parent.parent
 WORKER = Path(__file__).resolve().parent / "harness_worker.py"
 #: The package's parts (pyproject's package-dir): a2a_lab.<name> is the tree's <name>/.
-PARTS = ("protocol", "server", "harness", "scenarios")
+PARTS = ("protocol", "contract", "server", "harness", "scenarios")
 HERE = "HEAD+"  # the working tree as installed (the committed HEAD plus whatever is not committed yet)
 
 

@@ -52,22 +52,30 @@ class Journal:
         self._seq = 0
         self._t0 = time.monotonic()
         self._changed = threading.Condition()
+        #: Threads in wait_for: a change wakes them (and costs a lock and a notify) only when there are some.
+        self._waiting = 0
         self._meter = self._grew  # one bound method for every entry, not one per entry
 
     def touch(self) -> None:
-        """Wake anyone waiting in wait_for (the journal changed)."""
-        with self._changed:
-            self._changed.notify_all()
+        """Wake anyone waiting in wait_for (the journal changed). A waiter counts itself, under the lock, before it
+        reads the journal: a change made before this count is read is one the waiter sees when it reads."""
+        if self._waiting:
+            with self._changed:
+                self._changed.notify_all()
 
     def wait_for(self, predicate: Callable[[list[dict[str, Any]]], bool], timeout: float = 10.0) -> bool:
         """Block (another thread than the server's) until predicate(exported entries) holds; False on timeout."""
         deadline = time.monotonic() + timeout
         with self._changed:
-            while not predicate(self.snapshot()["entries"]):
-                left = deadline - time.monotonic()
-                if left <= 0:
-                    return False
-                self._changed.wait(left)
+            self._waiting += 1
+            try:
+                while not predicate(self.snapshot()["entries"]):
+                    left = deadline - time.monotonic()
+                    if left <= 0:
+                        return False
+                    self._changed.wait(left)
+            finally:
+                self._waiting -= 1
         return True
 
     def reset(self) -> None:

@@ -11,7 +11,19 @@ TEXT = "{text}"
 
 
 def fill(value: Any, placeholder: str, replacement: str) -> Any:
-    """A copy of JSON-like data with the placeholder replaced in every string."""
+    """A copy of JSON-like data with the placeholder replaced in every string (keys are kept as they are)."""
+    kind = type(value)  # the plain types scenario data is made of first: an artifact is filled on every new task
+    if kind is dict:
+        return {
+            k: v.replace(placeholder, replacement) if type(v) is str else fill(v, placeholder, replacement)
+            for k, v in value.items()
+        }
+    if kind is list:
+        return [
+            v.replace(placeholder, replacement) if type(v) is str else fill(v, placeholder, replacement) for v in value
+        ]
+    if kind is str:
+        return value.replace(placeholder, replacement)
     if isinstance(value, str):
         return value.replace(placeholder, replacement)
     if isinstance(value, list):

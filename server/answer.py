@@ -20,7 +20,7 @@ from a2a_lab.protocol import jsontext
 from a2a_lab.protocol.bindings import EVENT_STREAM, JSON
 from a2a_lab.protocol.errors import A2AError
 
-from . import faults
+from . import faults, http
 from .engine import Event
 from .stream_edits import Edited, Extra
 from .streams import Comment, Drop, StreamError
@@ -127,9 +127,8 @@ async def send_stream(
             if reply.delay_ms:
                 await asyncio.sleep(reply.delay_ms / 1000)
             while True:
-                try:
-                    async with asyncio.timeout(idle):  # only the wait for an item: never a write to the client
-                        item = await anext(items)
+                try:  # only the wait for an item is timed (never a write to the client), and only if it waits
+                    item = await http.await_by(anext(items), asyncio.get_running_loop().time() + idle)
                 except StopAsyncIteration:
                     break
                 except TimeoutError:

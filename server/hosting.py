@@ -68,10 +68,9 @@ class LabH11Protocol(H11Protocol):
         before = self.cycle
         super().handle_events()
         cycle = getattr(self, "cycle", None)
-        if cycle is not None:
+        if cycle is not None and cycle is not before:  # a whole request head arrived: a new cycle, a new scope
             cycle.scope.setdefault("extensions", {})[TRANSPORT_KEY] = self.transport
-            if cycle is not before:  # a whole request head arrived
-                self._cancel_head_timer()
+            self._cancel_head_timer()
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._cancel_head_timer()

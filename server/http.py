@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import types
-from collections.abc import Generator
+from collections.abc import Awaitable, Generator
 from typing import Any, TypeVar
 from urllib.parse import parse_qsl
 
@@ -60,15 +60,22 @@ async def read_body(receive: Receive, limit: int, seconds: float | None = BODY_S
 async def _receive_by(receive: Receive, deadline: float | None) -> Message:
     """The next ASGI message, or TimeoutError at `deadline` (event loop time; None: none).
 
-    A message that is there already (a small body arrives with the request head) is taken without arming a timer:
-    `receive()` is stepped once by hand, and only when it suspends does the rest run under asyncio.timeout_at
-    (whose timer costs more than the rest of reading a body)."""
-    step = receive().__await__()
+    A message that is there already (a small body arrives with the request head) is taken without arming a timer
+    (await_by): the timer costs more than the rest of reading a body."""
+    return await await_by(receive(), deadline)
+
+
+async def await_by(awaitable: Awaitable[_T], deadline: float | None) -> _T:
+    """`await awaitable`, or TimeoutError at `deadline` (event loop time; None: none).
+
+    The awaitable is stepped once by hand, and only when it suspends does the rest run under asyncio.timeout_at: one
+    that is ready at once (a body that came with its head, a stream's next event that is due) arms no timer."""
+    step = awaitable.__await__()
     try:
         pending = step.send(None)
     except StopIteration as done:
-        message: Message = done.value
-        return message
+        value: _T = done.value
+        return value
     async with asyncio.timeout_at(deadline):
         return await _resume(step, pending)
 

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import threading
+import time
 
 from a2a_lab.contract.journal import BODY_KEEP_BYTES, Journal
 from a2a_lab.contract.journal_record import EntryKind
@@ -60,3 +62,22 @@ def test_large_bodies_are_kept_only_in_part() -> None:
     body = journal.snapshot()["entries"][0]["body"]
     assert body["size"] == BODY_KEEP_BYTES * 3 and body["truncated"] is True
     assert len(body["text"]) == BODY_KEEP_BYTES
+
+
+def test_a_waiter_is_woken_by_an_entry_opened_while_it_waits() -> None:
+    journal = Journal()
+    waiting = threading.Event()
+    got: list[bool] = []
+
+    def seen(entries: list[dict[str, object]]) -> bool:
+        waiting.set()  # called under the journal's lock, once the waiter has counted itself
+        return any(e["path"] == "/late" for e in entries)
+
+    waiter = threading.Thread(target=lambda: got.append(journal.wait_for(seen, timeout=30)))
+    began = time.monotonic()
+    waiter.start()
+    assert waiting.wait(30)
+    journal.open("POST", "/late", "", [], b"{}", EntryKind.JSONRPC)
+    waiter.join(30)
+    assert got == [True] and time.monotonic() - began < 15, "woken by the entry, not by its timeout"
+    assert journal._waiting == 0
