@@ -89,6 +89,7 @@ def _every_kind() -> Journal:
         SentEvent(0.2, SentKind.COMMENT, "keep-alive"),
         SentEvent(0.3, SentKind.ERROR, value={"code": -32603, "message": "boom"}, event=None),
         SentEvent(0.4, SentKind.ERROR, value={"error": {"code": 500}}, event="error"),
+        SentEvent(0.45, SentKind.EXTRA, text='{"surprise":1}', event="surprise"),
         SentEvent(0.5, SentKind.DROPPED),
     ]
     assert {e.kind for e in stream.events} == set(SentKind)
@@ -194,6 +195,7 @@ def test_the_exported_json_is_the_documented_one() -> None:
         {"t": 0.2, "comment": "keep-alive"},
         {"t": 0.3, "error": {"code": -32603, "message": "boom"}, "event": None},
         {"t": 0.4, "error": {"error": {"code": 500}}, "event": "error"},
+        {"t": 0.45, "extra": "{\"surprise\":1}", "event": "surprise"},
         {"t": 0.5, "dropped": True},
     ]
     unmatched = next(e for e in entries if e["kind"] == "unmatched")

@@ -82,10 +82,16 @@ CATALOGUE_IDS = [
     "quirks/v03-stream-status-before-task",
     "spec/acts-sut",
     "spec/conformant",
+    "spec/generations-unknown",
+    "spec/task/ended-before-follow-up",
+    "spec/task/ended-before-follow-up-0.3",
     "spec/task/submitted-needs-get-task",
     "spec/tck-sut",
     "spec/tck-sut-no-capabilities",
     "spec/v1.0.0-server",
+    "spec/v1.1-generations-to-1.0-client",
+    "spec/v1.1-if-generation-match",
+    "spec/v1.1-long-poll",
 ]
 
 
