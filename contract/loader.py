@@ -172,7 +172,7 @@ FIELDS: dict[str, tuple[str, ...]] = {
     "task": ("steps", "artifacts", "returns", "advance", "history", "history_length"),
     "task.steps[]": ("state", "message", "artifacts"),
     "task.advance": ("get_task", "after_ms", "follow_ms"),
-    "artifact": ("artifactId", "name", "description", "parts", "text", "metadata", "chunked"),
+    "artifact": ("artifactId", "name", "description", "parts", "text", "metadata", "chunked", "append", "lastChunk"),
     "part": ("text", "raw", "url", "data", "filename", "mediaType", "metadata"),
     "rule": ("when", "reply"),
     "when": (
@@ -463,7 +463,10 @@ def _artifacts(r: _Reader, value: Any, path: str) -> tuple[ArtifactSpec, ...]:
             if key in a:
                 art[key] = a[key]
         art["parts"] = list(_parts(r, a.get("parts", a.get("text")), f"{path}[{i}].parts"))
-        out.append(ArtifactSpec(art, r.boolean(a.get("chunked", False), f"{path}[{i}].chunked")))
+        append, last = (
+            None if a.get(k) is None else r.boolean(a[k], f"{path}[{i}].{k}") for k in ("append", "lastChunk")
+        )
+        out.append(ArtifactSpec(art, r.boolean(a.get("chunked", False), f"{path}[{i}].chunked"), append, last))
     return tuple(out)
 
 

@@ -130,6 +130,10 @@ class ArtifactSpec:
     artifact: dict[str, Any]
     #: Streamed one part per update: `append` after the first, `lastChunk` on the last.
     chunked: bool = False
+    #: `append` / `lastChunk` as the scenario sets them on every update of this artifact (a server that sends
+    #: `append: true` for an artifact never sent, or never says `lastChunk`); None: as `chunked` makes them.
+    append: bool | None = None
+    last_chunk: bool | None = None
 
 
 @dataclass(frozen=True)

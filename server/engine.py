@@ -277,6 +277,10 @@ class Engine:
                 }
                 if i:
                     update["append"] = True
+                if spec.append is not None:
+                    update["append"] = spec.append
+                if spec.last_chunk is not None:
+                    update["lastChunk"] = spec.last_chunk
                 events.append({"artifactUpdate": update})
         status: dict[str, Any] = {"state": step.state.value, "timestamp": now_iso()}
         if step.has_message:

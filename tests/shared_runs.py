@@ -48,7 +48,18 @@ def once(name: str, tmp_path_factory: pytest.TempPathFactory, produce: Callable[
 
 def _catalogue_run(report: Path) -> None:
     run = subprocess.run(
-        [sys.executable, "-m", "a2a_lab.harness.cli", "run", "-j", "2", "--client-mode", "process", "--json", str(report)],
+        [
+            sys.executable,
+            "-m",
+            "a2a_lab.harness.cli",
+            "run",
+            "-j",
+            "2",
+            "--client-mode",
+            "process",
+            "--json",
+            str(report),
+        ],
         capture_output=True,
         text=True,
         timeout=600,

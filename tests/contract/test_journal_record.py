@@ -195,7 +195,7 @@ def test_the_exported_json_is_the_documented_one() -> None:
         {"t": 0.2, "comment": "keep-alive"},
         {"t": 0.3, "error": {"code": -32603, "message": "boom"}, "event": None},
         {"t": 0.4, "error": {"error": {"code": 500}}, "event": "error"},
-        {"t": 0.45, "extra": "{\"surprise\":1}", "event": "surprise"},
+        {"t": 0.45, "extra": '{"surprise":1}', "event": "surprise"},
         {"t": 0.5, "dropped": True},
     ]
     unmatched = next(e for e in entries if e["kind"] == "unmatched")

@@ -365,3 +365,38 @@ def test_stream_edits_on_grpc(tmp_path: Path) -> None:
         assert [e.get("comment") for e in sent if "comment" in e] == [NOT_SENT_ON_GRPC], "the insert journaled"
     finally:
         served.close()
+
+
+ARTIFACT_FLAGS = """\
+task:
+  steps: [SUBMITTED, WORKING, COMPLETED]
+  artifacts:
+    - {artifactId: late, parts: [{text: "appended to nothing"}], append: true, lastChunk: false}
+    - {artifactId: parts, parts: [{text: one}, {text: two}], chunked: true, lastChunk: false}
+    - {artifactId: plain, parts: [{text: "as usual"}]}
+"""
+
+
+def test_artifact_append_and_last_chunk_as_the_scenario_sets_them(lab: Callable[..., Lab]) -> None:
+    """`append` / `lastChunk` on a task's artifact override what `chunked` makes, on every update of it (a server that
+    appends to an artifact never sent, or never says the last chunk); an artifact without them streams as before."""
+    updates = [
+        e.data["result"]["artifactUpdate"]
+        for e in sse_events(stream(lab(ARTIFACT_FLAGS), "flags").text)
+        if e.data and "artifactUpdate" in e.data.get("result", {})
+    ]
+    seen = [(u["artifact"]["artifactId"], u.get("append"), u["lastChunk"]) for u in updates]
+    assert seen == [
+        ("late", True, False),
+        ("parts", None, False),
+        ("parts", True, False),
+        ("plain", None, True),
+    ]
+
+
+@pytest.mark.parametrize("key", ["append", "lastChunk"])
+def test_artifact_flags_must_be_booleans(tmp_path: Path, key: str) -> None:
+    text = ARTIFACT_FLAGS.replace(f"{key}: {'true' if key == 'append' else 'false'}", f"{key}: 'yes'", 1)
+    with pytest.raises(ScenarioError) as err:
+        load_file(write_scenario(tmp_path, scenario_text(text), "flags.yaml"), "test/flags")
+    assert f"task.artifacts[0].{key}" in str(err.value) and "expected true or false" in str(err.value)
