@@ -7,9 +7,10 @@ temporary root, which every worker's basetemp is below (`pytest-of-USER/pytest-N
 crosses sessions. When `produce` fails (its assertion, a timeout), nothing is marked done: the next test to ask runs
 it again, and fails the same way, naming its own cause.
 
-The whole-catalogue run of the reference client (`a2a-lab run -j 2 --client-mode process --json`: a process per scenario, as any client command runs by default), which
-tests/test_catalogue_reference_client.py asserts on in full, is also the `a2a-lab run` whose verdicts
-tests/test_compose.py's topologies must reproduce (a subset of its scenarios).
+The whole-catalogue run of the reference client (`a2a-lab run -j 2 --client-mode process --json`: a process per
+scenario, as any client command runs by default), which tests/test_catalogue_reference_client.py asserts on in full,
+is also the `a2a-lab run` whose verdicts tests/test_compose.py's topologies must reproduce (a subset of its
+scenarios).
 """
 
 from __future__ import annotations
