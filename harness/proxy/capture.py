@@ -5,6 +5,7 @@ the journal, so credentials are already redacted by structure; `observed:` says 
 
 from __future__ import annotations
 
+import json
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -26,31 +27,57 @@ class CaptureError(LabError):
     """Nothing replayable was seen (no card from the upstream), or the file could not be written."""
 
 
-def _text(entry: Entry) -> str | None:
-    """The answer as text: the body the journal kept (redacted), or a stream's events written back as SSE."""
-    if entry.events is not None:
-        lines = []
-        for event in entry.events:
-            if event.kind is SentKind.DATA:
-                text = event.text if event.text is not None else str(event.value)
-                lines.append("".join(f"data: {line}\n" for line in text.split("\n")) + "\n")
-            elif event.kind is SentKind.COMMENT:
-                lines.append(f": {event.text or ''}\n\n")
-        return "".join(lines)
+def _body(entry: Entry) -> str | None:
+    """The answer's body as the journal kept it (redacted), or None when it was not kept whole."""
     body = entry.response.body if entry.response is not None else None
     if body is None or body.text is None or body.truncated:
         return None
     return body.text
 
 
+#: Stands for the request's JSON-RPC id in a recorded stream event until it is written as `{request_id}`.
+_ID_MARK = "\u0000a2a-lab-request-id\u0000"
+
+
+def _stream_events(entry: Entry) -> list[dict[str, Any]]:
+    """A stream's events as `reply.raw.events`, each after the delay it came after (its pacing replayed), the
+    JSON-RPC id of each event written as `{request_id}` so that a replay answers any client's request id."""
+    events: list[dict[str, Any]] = []
+    previous = entry.t
+    for event in entry.events or []:
+        if event.kind not in (SentKind.DATA, SentKind.ERROR, SentKind.EXTRA):
+            continue  # comments (keep-alives) and the drop are not events a replay sends
+        text = event.text if event.text is not None else json.dumps(event.value, separators=(",", ":"))
+        try:
+            data = json.loads(text)
+        except ValueError:
+            data = None
+        if entry.kind is EntryKind.JSONRPC and isinstance(data, dict) and "id" in data:
+            marked = json.dumps({**data, "id": _ID_MARK}, separators=(",", ":"))
+            text = marked.replace(json.dumps(_ID_MARK), "{request_id}")
+        out: dict[str, Any] = {"text": text, "delay_ms": max(0, round((event.t - previous) * 1000))}
+        if event.event is not None:
+            out["event"] = event.event
+        events.append(out)
+        previous = event.t
+    return events
+
+
 def _rule(entry: Entry, call: int) -> dict[str, Any] | None:
     response, endpoint = entry.response, entry.endpoint
-    text = _text(entry)
-    if response is None or response.status is None or endpoint is None or entry.version is None or text is None:
+    if response is None or response.status is None or endpoint is None or entry.version is None:
         return None
-    raw: dict[str, Any] = {"status": response.status, "body": text, "content_type": response.content_type or ""}
-    if entry.kind is EntryKind.JSONRPC and entry.events is None and entry.rpc is not None and entry.rpc.id is not None:
-        raw["echo_id"] = True
+    raw: dict[str, Any] = {"status": response.status, "content_type": response.content_type or ""}
+    if entry.events is not None:
+        raw["events"] = _stream_events(entry)
+        raw["fill"] = entry.kind is EntryKind.JSONRPC
+    else:
+        text = _body(entry)
+        if text is None:
+            return None
+        raw["body"] = text
+        if entry.kind is EntryKind.JSONRPC and entry.rpc is not None and entry.rpc.id is not None:
+            raw["echo_id"] = True
     when = {"binding": endpoint.binding.value, "version": entry.version.value, "call": call}
     return {"when": when, "reply": {"raw": raw}}
 
@@ -103,9 +130,9 @@ def document(state: ProxyState) -> tuple[dict[str, Any], int]:
         "description": (
             f"Seen by `a2a-lab proxy` between a client and {upstream} at {at}: the card as the upstream served it (its "
             "origin written as {base_url}) and, per A2A call, the answer it got, matched to its request by "
-            "operation, binding, version and call number. A stream's events are replayed at once, in order (their "
-            "timing is under `recorded.streams`); other operations, and calls past the ones seen, get a2a-lab's "
-            "default behaviour.\n"
+            "operation, binding, version and call number. A stream's events are replayed one by one with the "
+            "delays they came with (and the request's JSON-RPC id); other operations, and calls past the ones seen, "
+            "get a2a-lab's default behaviour.\n"
         ),
         "observed": {"where": upstream, "when": at[:10], "note": f"{answered} answer(s) seen through a2a-lab proxy"},
         "recorded": {"from": upstream, "at": at, "tool": tool_version(), "card_url": card.url, "streams": paced},

@@ -338,8 +338,36 @@ def test_a_har_capture_becomes_a_scenario_that_replays_it(conformant: str, tmp_p
     assert data["behaviour"]["SendStreamingMessage"][0]["reply"]["raw"]["content_type"].startswith("text/event-stream")
     with BackgroundServer(ScenarioApp(load_file(out))) as replay:
         again = httpx.post(f"{replay.url}/a2a/jsonrpc", json=_send("anything", rid=9), headers=headers)
+        streamed = httpx.post(
+            f"{replay.url}/a2a/jsonrpc",
+            json=_send("anything", "SendStreamingMessage", 77),
+            headers={**headers, "Accept": "text/event-stream"},
+        )
     recorded = captured[1].json()
     assert again.json() == {**recorded, "id": 9}  # the recorded answer, the new request's id echoed
+    sent = [json.loads(line[5:]) for line in captured[2].text.splitlines() if line.startswith("data:")]
+    replayed = [json.loads(line[5:]) for line in streamed.text.splitlines() if line.startswith("data:")]
+    assert len(sent) >= 2 and replayed == [{**event, "id": 77} for event in sent]  # each event, the new id
+
+
+def test_a_captured_stream_replays_with_the_pacing_it_came_with() -> None:
+    """`--out` writes a stream as `raw.events`: each event after the delay it came after, its JSON-RPC id written as
+    `{request_id}`; keep-alive comments are not replayed."""
+    from a2a_lab.contract.journal import Journal
+    from a2a_lab.contract.journal_record import RpcRef, SentEvent, SentKind
+    from a2a_lab.harness.proxy.capture import _stream_events
+
+    entry = Journal().open("POST", "/a2a", "", [], b"{}", EntryKind.JSONRPC)
+    entry.rpc = RpcRef("SendStreamingMessage", 5)
+    entry.events = [
+        SentEvent(entry.t + 0.010, SentKind.DATA, '{"jsonrpc":"2.0","id":5,"result":{"task":{"id":"t"}}}'),
+        SentEvent(entry.t + 0.200, SentKind.COMMENT, "keep-alive"),
+        SentEvent(entry.t + 0.760, SentKind.DATA, '{"jsonrpc":"2.0","id":5,"result":{"statusUpdate":{}}}'),
+    ]
+    assert _stream_events(entry) == [
+        {"text": '{"jsonrpc":"2.0","id":{request_id},"result":{"task":{"id":"t"}}}', "delay_ms": 10},
+        {"text": '{"jsonrpc":"2.0","id":{request_id},"result":{"statusUpdate":{}}}', "delay_ms": 750},
+    ]
 
 
 def test_a_har_without_a2a_or_too_large_is_refused(
