@@ -20,14 +20,13 @@ from a2a_lab.contract.journal_record import (
     SentKind,
 )
 from a2a_lab.contract.redaction import Redaction
-from a2a_lab.protocol.bindings import EVENT_STREAM
 from a2a_lab.protocol.operations import Operation
 from a2a_lab.protocol.versions import HEADER
 
 from . import classify
 from .push import CONFIG_OPS, PUSH, Hooks, webhook_urls
 from .routes import CARD_PATHS, Routes
-from .sse import EventReader
+from .sse import EventReader, reader_for
 from .upstream import Answer, Pool, UpstreamError
 
 #: The largest request body the proxy forwards (a larger one is refused with 413, and journaled).
@@ -177,8 +176,9 @@ class ProxyApp:
         ctype = upstream.headers.get("content-type", "")
         rewrite = entry.kind is EntryKind.CARD or entry.operation is Operation.GET_EXTENDED_CARD
         rewrite = rewrite or (entry.operation in CONFIG_OPS and bool(self.state.hooks.urls))
-        if ctype.split(";", 1)[0].strip().lower() == EVENT_STREAM:
-            await self._stream(entry, upstream, headers, send)
+        reader = reader_for(ctype)
+        if reader is not None:  # SSE or NDJSON: journaled event by event, as it comes
+            await self._stream(entry, upstream, headers, send, reader)
             return
         head = b""
         if rewrite:
@@ -242,7 +242,9 @@ class ProxyApp:
             return self.state.hooks.restore(text, self.state.routes.proxy).encode("utf-8")
         return self.state.routes.rewrite(text).encode("utf-8")
 
-    async def _stream(self, entry: Entry, upstream: Answer, headers: list[tuple[str, str]], send: Any) -> None:
+    async def _stream(
+        self, entry: Entry, upstream: Answer, headers: list[tuple[str, str]], send: Any, kind: type[EventReader]
+    ) -> None:
         journal = self.state.journal
         events: list[SentEvent] = []
         entry.events = events
@@ -255,7 +257,7 @@ class ProxyApp:
             events.append(event)
             entry.grow(128 + len(event.text or "") + len(str(event.value or "")))
 
-        reader = EventReader(emit, journal.offset)
+        reader = kind(emit, journal.offset)
         await send({"type": "http.response.start", "status": upstream.status_code, "headers": _raw(headers)})
         try:
             async for chunk in upstream.aiter_raw():

@@ -16,6 +16,7 @@ from a2a_lab.protocol.exceptions import LabError
 from ..record.scenario_file import render, tool_version, write
 from .app import ProxyState
 from .routes import VIA
+from .sse import malformed
 
 #: The message a replay's client is asked to send when the session's first message is not known.
 DEFAULT_TEXT = "Hello from a2a-lab proxy"
@@ -47,7 +48,10 @@ def _stream_events(entry: Entry) -> list[dict[str, Any]]:
     for event in entry.events or []:
         if event.kind not in (SentKind.DATA, SentKind.ERROR, SentKind.EXTRA):
             continue  # comments (keep-alives) and the drop are not events a replay sends
-        text = event.text if event.text is not None else json.dumps(event.value, separators=(",", ":"))
+        if event.text is not None or malformed(event):  # bytes that were not JSON are replayed as they came
+            text = event.text if event.text is not None else str(event.value)
+        else:
+            text = json.dumps(event.value, separators=(",", ":"))
         try:
             data = json.loads(text)
         except ValueError:

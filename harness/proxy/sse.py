@@ -1,5 +1,7 @@
-"""Reading an event stream as it passes, chunk by chunk, into the journal's `SentEvent`s (the bytes themselves are
-forwarded untouched elsewhere). A `data:` that is not JSON is kept as the text that came (`value`), to be judged."""
+"""Reading a stream as it passes, chunk by chunk, into the journal's `SentEvent`s (the bytes themselves are
+forwarded untouched elsewhere): an SSE stream (`EventReader`) or an NDJSON one (`LineReader`, one line one event), so
+both are journaled alike, event by event with its time. A `data:` (or a line) that is not JSON is kept as the text
+that came (`value`), to be judged."""
 
 from __future__ import annotations
 
@@ -7,6 +9,8 @@ import json
 from collections.abc import Callable
 
 from a2a_lab.contract.journal_record import SentEvent, SentKind
+from a2a_lab.protocol.bindings import EVENT_STREAM
+from a2a_lab.server.answer import NDJSON
 
 
 class EventReader:
@@ -40,15 +44,42 @@ class EventReader:
                 name = value
             elif field == "" and line.startswith(":"):
                 self.emit(SentEvent(self.clock(), SentKind.COMMENT, text=value))
-        if not data:
-            return
-        text = "\n".join(data)
-        try:
-            json.loads(text)
-        except ValueError:
-            self.emit(SentEvent(self.clock(), SentKind.DATA, value=text, event=name))
-            return
-        self.emit(SentEvent(self.clock(), SentKind.DATA, text=text, event=name))
+        if data:
+            _data(self.emit, self.clock(), "\n".join(data), name)
+
+
+class LineReader(EventReader):
+    """NDJSON (`application/x-ndjson`): each line is one event; blank lines carry none."""
+
+    def feed(self, chunk: bytes) -> None:
+        self._buffer += chunk
+        while b"\n" in self._buffer:
+            line, self._buffer = self._buffer.split(b"\n", 1)
+            self._event(line.decode("utf-8", "replace"))
+
+    def _event(self, block: str) -> None:
+        text = block.removesuffix("\r")
+        if text.strip():
+            _data(self.emit, self.clock(), text, None)
+
+
+def _data(emit: Callable[[SentEvent], None], t: float, text: str, name: str | None) -> None:
+    """A data event: its JSON text, or (not JSON) the text that came, kept as `value` to be judged."""
+    try:
+        json.loads(text)
+    except ValueError:
+        emit(SentEvent(t, SentKind.DATA, value=text, event=name))
+        return
+    emit(SentEvent(t, SentKind.DATA, text=text, event=name))
+
+
+#: The readers of the stream media types the proxy journals event by event.
+READERS: dict[str, type[EventReader]] = {EVENT_STREAM: EventReader, NDJSON: LineReader}
+
+
+def reader_for(content_type: str) -> type[EventReader] | None:
+    """The reader for an answer's media type, or None when it is not a stream."""
+    return READERS.get(content_type.split(";", 1)[0].strip().lower())
 
 
 def malformed(event: SentEvent) -> bool:

@@ -484,3 +484,63 @@ def test_push_notifications_pass_through_the_proxy_to_the_clients_webhook(confor
     assert [e for e in entries if e.operation in CONFIG_OPS]
     assert "http://127.0.0.1:9/hook" in seen and PUSH not in seen  # (the client deleted its own config)
     assert all(e.path == client_url and e.response is not None and e.response.status == 200 for e in pushes)
+
+
+#: A server whose stream is NDJSON (`application/x-ndjson`, one JSON-RPC response a line), its second event 300 ms
+#: after the first, then a line that is not JSON.
+NDJSON_STREAM = """\
+title: ndjson stream
+description: streams newline-delimited JSON, paced
+card:
+  object:
+    name: ndjson
+    description: streams NDJSON
+    version: "1.0.0"
+    supportedInterfaces:
+      - {url: "{base_url}/a2a", protocolBinding: JSONRPC, protocolVersion: "1.0"}
+    capabilities: {streaming: true}
+    defaultInputModes: [text/plain]
+    defaultOutputModes: [text/plain]
+    skills: [{id: s, name: s, description: s, tags: [t]}]
+behaviour:
+  SendStreamingMessage:
+    - reply:
+        raw:
+          content_type: application/x-ndjson
+          fill: true
+          events:
+            - text: >-
+                {"jsonrpc":"2.0","id":{request_id},"result":
+                {"task":{"id":"t","contextId":"c","status":{"state":"TASK_STATE_WORKING"}}}}
+            - text: >-
+                {"jsonrpc":"2.0","id":{request_id},"result":
+                {"statusUpdate":{"taskId":"t","contextId":"c","status":{"state":"TASK_STATE_COMPLETED"}}}}
+              delay_ms: 300
+            - text: "{not json"
+"""
+
+
+def test_an_ndjson_stream_is_journaled_event_by_event_with_its_timing(tmp_path: Path) -> None:
+    from a2a_lab.contract.journal_record import SentKind
+    from a2a_lab.harness.proxy.capture import _stream_events
+
+    path = tmp_path / "ndjson.yaml"
+    path.write_text(NDJSON_STREAM, encoding="utf-8")
+    message = {"messageId": "m-1", "role": "ROLE_USER", "parts": [{"text": "stream"}]}
+    asked = {"jsonrpc": "2.0", "id": 9, "method": "SendStreamingMessage", "params": {"message": message}}
+    v1 = {"A2A-Version": "1.0"}
+    with BackgroundServer(ScenarioApp(load_file(path))) as upstream, session.hosted(upstream.url) as (state, url, _):
+        direct = httpx.post(f"{upstream.url}/a2a", json=asked, headers=v1)
+        proxied = httpx.post(f"{url}/a2a", json=asked, headers=v1)
+        results = {r.id: r for r in verdict(state, 0.0).results}
+    assert proxied.content == direct.content and proxied.headers["content-type"] == "application/x-ndjson"
+    entry = next(e for e in state.journal.records() if e.operation is not None)
+    events = entry.events or []
+    assert [e.kind for e in events] == [SentKind.DATA] * 3  # one line, one event
+    assert [e.data["result"].keys() for e in events[:2]] == [{"task"}, {"statusUpdate"}]
+    assert events[1].t - events[0].t >= 0.25  # each with the time it came (the upstream paced it 300 ms)
+    assert events[2].value == "{not json"  # kept as it came, and judged
+    stream = results[SERVER_ID].check("STREAMING")
+    assert stream is not None and stream.outcome is Outcome.FAIL and "{not json" in stream.quote
+    written = _stream_events(entry)  # --out writes it as SSE's events are written: per event, with its delay
+    assert [e["delay_ms"] >= 250 for e in written] == [False, True, False] and written[2]["text"] == "{not json"
