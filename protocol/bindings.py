@@ -33,3 +33,5 @@ SHORT_NAMES: dict[str, Binding] = {
 JSON = "application/json"
 A2A_JSON = "application/a2a+json"
 EVENT_STREAM = "text/event-stream"
+#: Newline-delimited JSON: not an A2A framing (streams are SSE), but what some gateways stream; one JSON text a line.
+NDJSON = "application/x-ndjson"

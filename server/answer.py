@@ -17,7 +17,7 @@ from a2a_lab.contract.redaction import DEFAULT
 from a2a_lab.contract.scenario import CardPath, Limits, Reply, StreamFraming, not_found_body
 from a2a_lab.contract.style import Style
 from a2a_lab.protocol import jsontext
-from a2a_lab.protocol.bindings import EVENT_STREAM, JSON
+from a2a_lab.protocol.bindings import EVENT_STREAM, JSON, NDJSON
 from a2a_lab.protocol.errors import A2AError
 
 from . import faults, http
@@ -27,8 +27,6 @@ from .streams import Comment, Drop, StreamError
 
 #: The comment a stream closed for idleness ends with (then the reason).
 IDLE_COMMENT = "a2a-lab: closing this stream"
-#: The media type of newline-delimited JSON (`reply.stream.framing: ndjson`).
-NDJSON = "application/x-ndjson"
 
 
 async def send_body(

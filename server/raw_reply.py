@@ -12,8 +12,8 @@ from typing import Any
 from a2a_lab.contract.journal_record import Response, SentEvent, SentKind
 from a2a_lab.contract.scenario import RawEvent, Reply
 from a2a_lab.protocol import jsontext
+from a2a_lab.protocol.bindings import NDJSON
 
-from .answer import NDJSON
 from .intake import Exchange
 from .state import LabState
 from .stream_edits import CONTEXT_ID, REQUEST_ID, TASK_ID

@@ -9,8 +9,7 @@ import json
 from collections.abc import Callable
 
 from a2a_lab.contract.journal_record import SentEvent, SentKind
-from a2a_lab.protocol.bindings import EVENT_STREAM
-from a2a_lab.server.answer import NDJSON
+from a2a_lab.protocol.bindings import EVENT_STREAM, NDJSON
 
 
 class EventReader:
