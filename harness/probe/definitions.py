@@ -153,6 +153,20 @@ AUTH_ENFORCED = ProbeCheck(
     "the card requires nothing; the declared scheme is judged only when the probe holds credentials for it.",
 )
 
+PUSH_DELIVERY = ProbeCheck(
+    "PUSH-DELIVERY",
+    Level.MUST,
+    "A2A 1.0 §4.3.3 (the payload is a StreamResponse), §13.2 (agents MUST include the credentials from "
+    "`authentication`); 0.3 §9.5 (the Task object, the token SHOULD be sent, e.g. X-A2A-Notification-Token)",
+    "Push notifications are well-formed and authenticated",
+    "Each notification the server sends to a webhook the client registered is a POST whose JSON body is one "
+    "StreamResponse (exactly one of task, message, statusUpdate, artifactUpdate, in the HTTP+JSON form; 0.3: the Task "
+    "as its JSON-RPC results spell it) about the task the webhook was registered for, carrying the `Authorization` "
+    "its config's `authentication` asked for and its `token` in X-A2A-Notification-Token.",
+    "Judged only from a live pair (`a2a-lab proxy`): the probe registers no webhook. A missing or wrong token is "
+    "NON_STRICT (a SHOULD of 0.3; 1.0 defines no token header). SKIPPED when no notification passed.",
+)
+
 #: Per interface, in report order (CARD-VALID is judged once, in its own `probe/card` result).
 INTERFACE_CHECKS = (
     SEND_MESSAGE,
@@ -166,3 +180,5 @@ INTERFACE_CHECKS = (
 )
 #: Every probe check, in report order (the `checks` list of the probe's JSON report).
 PROBE_CHECKS = (CARD_VALID, *INTERFACE_CHECKS)
+#: Checks of the server that only a live pair can judge (`a2a-lab proxy`), after the probe's.
+LIVE_CHECKS = (PUSH_DELIVERY,)

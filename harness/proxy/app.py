@@ -24,7 +24,7 @@ from a2a_lab.protocol.operations import Operation
 from a2a_lab.protocol.versions import HEADER
 
 from . import classify
-from .push import CONFIG_OPS, PUSH, Hooks, webhook_urls
+from .push import CONFIG_OPS, PUSH, Hooks, webhook_configs
 from .routes import CARD_PATHS, Routes
 from .sse import EventReader, reader_for
 from .upstream import Answer, Pool, UpstreamError
@@ -138,6 +138,7 @@ class ProxyApp:
         entry = state.journal.open(scope["method"], hook or path, query, scope["headers"], body, kind)
         if hook is not None:
             entry.push = PushInfo(None)
+            state.hooks.deliver(entry.seq, path, scope["headers"])
         if kind is EntryKind.UNMATCHED and state.served_card is not None:
             targets = state.card.targets if state.card else []
             classify.identify(entry, targets, state.routes.proxy, body, _header(scope["headers"], VERSION_HEADER))
@@ -146,9 +147,9 @@ class ProxyApp:
             await _own(send, entry, 413, f"a2a-lab proxy: the request body is larger than {MAX_BODY} bytes")
             return
         url = hook + (f"?{query}" if query else "") if hook else state.routes.upstream_url(path, query)
-        urls = webhook_urls(entry.operation, body, entry.kind is EntryKind.JSONRPC)
-        if urls:  # the journal keeps what the client sent; the upstream gets the proxy's path for its webhook
-            body = state.hooks.register(body, urls, state.routes.proxy)
+        configs = webhook_configs(entry.operation, body, entry.kind is EntryKind.JSONRPC)
+        if configs:  # the journal keeps what the client sent; the upstream gets the proxy's path for its webhook
+            body = state.hooks.register(body, configs, state.routes.proxy, entry.seq)
         forward = asyncio.ensure_future(self._forward(entry, url, scope, body, send))
         gone = asyncio.ensure_future(_disconnect(receive))
         await asyncio.wait((forward, gone), return_when=asyncio.FIRST_COMPLETED)

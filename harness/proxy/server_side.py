@@ -12,7 +12,7 @@ from a2a_lab.contract.journal_record import Entry, EntryKind, ResultKind, SentKi
 from a2a_lab.protocol import jsonrpc, rest, shapes
 from a2a_lab.protocol.bindings import A2A_JSON, JSON
 from a2a_lab.protocol.errors import ErrorType
-from a2a_lab.protocol.forms import Form
+from a2a_lab.protocol.forms import Form, push_form
 from a2a_lab.protocol.operations import Operation
 from a2a_lab.protocol.states import TaskState
 from a2a_lab.protocol.versions import Version
@@ -26,6 +26,7 @@ from ..probe.definitions import (
     AUTH_ENFORCED,
     CARD_VALID,
     ERROR_ENVELOPE,
+    PUSH_DELIVERY,
     RESPONSE_SHAPE,
     SEND_MESSAGE,
     STREAMING,
@@ -36,6 +37,7 @@ from ..probe.definitions import (
 )
 from ..refclient.failures import ClientFailure
 from ..refclient.reading import StreamFold, classify, read_send_result, read_task
+from .push import Hooks
 from .sse import malformed
 
 MAX_SHOWN = 5
@@ -420,3 +422,88 @@ def judge(entries: list[Entry], card: Any) -> list[CheckResult]:
         not_passive(AUTH_ENFORCED)(),
         error_envelope(calls),
     ]
+
+
+def _registered_task(entry: Entry) -> str | None:
+    """The task a webhook registration is for: a config's `taskId` (0.3: `taskId` too; HTTP+JSON: the path's), or the
+    task a send with an inline config answered with."""
+    if entry.operation is not Operation.CREATE_PUSH_CONFIG:
+        return entry.answer.task_id if entry.answer is not None else None
+    if entry.route is not None and (entry.route.params.get("taskId") or entry.route.params.get("id")):
+        return entry.route.params.get("taskId") or entry.route.params.get("id")
+    try:
+        value = json.loads(entry.body_text)
+    except ValueError:
+        return None
+    params = value.get("params") if _rpc(entry) and isinstance(value, dict) else value
+    task = params.get("taskId") if isinstance(params, dict) else None
+    return task if isinstance(task, str) and task else None
+
+
+def _notification_problems(entry: Entry, registrations: list[Entry], hooks: Hooks) -> tuple[list[str], list[str]]:
+    """What is wrong with one notification: MUSTs missed, and SHOULDs missed."""
+    must: list[str] = []
+    should: list[str] = []
+    where = f"#{entry.seq} notification to {entry.path}"
+    if entry.method != "POST":
+        must.append(f"{where}: sent as {entry.method}, not POST")
+    versions = {e.version for e in registrations if e.version is not None}
+    version = versions.pop() if len(versions) == 1 else Version.V1_0
+    form = push_form(version)
+    try:
+        body = json.loads(entry.body_text)
+    except ValueError:
+        must.append(f"{where}: the body is not JSON: {_quote(entry.body_text, 80)!r}")
+        body = None
+    if body is not None:
+        kind = shapes.stream_event_kind(body, form)
+        if kind is None:
+            must.append(
+                f"{where}: the body is not one StreamResponse in the {form.label} form "
+                f"(exactly one of task, message, statusUpdate, artifactUpdate): {_quote(entry.body_text, 120)}"
+            )
+        else:
+            named = shapes.event_task_id(body, form)
+            tasks = {t for t in (_registered_task(e) for e in registrations) if t is not None}
+            if tasks and named not in tasks:
+                must.append(f"{where}: it names task {named!r}, not the one its webhook was registered for")
+    delivered = hooks.delivered.get(entry.seq)
+    if delivered is not None and delivered.authorization is False:
+        must.append(f"{where}: it does not carry the Authorization its config's `authentication` asked for (§13.2)")
+    if delivered is not None and delivered.token is False:
+        should.append(f"{where}: it does not carry its config's token in X-A2A-Notification-Token")
+    return must, should
+
+
+def push_delivery(entries: list[Entry], hooks: Hooks) -> CheckResult:
+    """Each notification that passed: a POST of one StreamResponse about the registered task, with its credentials."""
+    c = PUSH_DELIVERY
+    pushes = [e for e in entries if e.kind is EntryKind.PUSH and e.seq in hooks.delivered]
+    if not pushes:
+        return c.skipped("no push notification passed through the proxy")
+    by_seq = {e.seq: e for e in entries}
+    must: list[str] = []
+    should: list[str] = []
+    first: Entry | None = None
+    for entry in pushes:
+        index = hooks.delivered[entry.seq].index
+        registrations = [by_seq[h.seq] for h in hooks.configs.get(index, []) if h.seq in by_seq]
+        missed, lax = _notification_problems(entry, registrations, hooks)
+        if (missed or lax) and first is None:
+            first = entry
+        must += missed
+        should += lax
+    seqs = [e.seq for e in pushes]
+    if first is not None:
+        quoted = f"notification #{first.seq} POST {first.path}\n{_quote(first.body_text)}"
+        result = (c.broken if must else c.lenient)(
+            f"{len(must + should)} problem(s) in {len(pushes)} notification(s): {(must + should)[0]}",
+            "a POST of one StreamResponse about the registered task, with the config's credentials",
+            _shown(must + should),
+            seqs,
+        )
+        result.quote = quoted
+        return result
+    return c.passed(
+        f"{len(pushes)} notification(s): each one StreamResponse about its registered task, with its credentials", seqs
+    )

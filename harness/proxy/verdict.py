@@ -14,7 +14,7 @@ from a2a_lab.protocol.cards import Support
 from .. import scoring
 from ..journal_view import RunView
 from ..model import CheckResult, ScenarioResult
-from ..probe.definitions import PROBE_CHECKS
+from ..probe.definitions import LIVE_CHECKS, PROBE_CHECKS
 from ..runner import infer_supports
 from . import server_side
 from .app import ProxyState
@@ -72,6 +72,7 @@ def _server(state: ProxyState, entries: list[Entry], journal: list[dict[str, Any
             fetches,
         ),
         *server_side.judge(entries, upstream_card),
+        server_side.push_delivery(entries, state.hooks),
     ]
     outcome = scoring.scenario_outcome(checks, timed_out=False, contacted=True, error=None)
     title = "the server, judged from what it answered the client"
@@ -97,8 +98,8 @@ def verdict(state: ProxyState, started: float) -> Verdict:
     return Verdict(results, supports, meta)
 
 
-#: Every check a proxy report lists: the client checks it runs, then the probe's.
+#: Every check a proxy report lists: the client checks it runs, then the probe's, then the live pair's own.
 def report_checks() -> list[Any]:
     from ..checks import client_checks
 
-    return [c for c in client_checks() if c.id in CLIENT_CHECKS] + list(PROBE_CHECKS)
+    return [c for c in client_checks() if c.id in CLIENT_CHECKS] + [*PROBE_CHECKS, *LIVE_CHECKS]

@@ -27,7 +27,7 @@ from a2a_lab.contract.journal_record import EntryKind
 from a2a_lab.contract.loader import load_file
 from a2a_lab.contract.scenario import ServerCertificate
 from a2a_lab.harness.cli import main
-from a2a_lab.harness.model import Outcome, ScenarioResult
+from a2a_lab.harness.model import CheckResult, Outcome, ScenarioResult
 from a2a_lab.harness.proxy import app as proxy_app
 from a2a_lab.harness.proxy import session
 from a2a_lab.harness.proxy.app import PROXY_HEADER
@@ -544,3 +544,68 @@ def test_an_ndjson_stream_is_journaled_event_by_event_with_its_timing(tmp_path: 
     assert stream is not None and stream.outcome is Outcome.FAIL and "{not json" in stream.quote
     written = _stream_events(entry)  # --out writes it as SSE's events are written: per event, with its delay
     assert [e["delay_ms"] >= 250 for e in written] == [False, True, False] and written[2]["text"] == "{not json"
+
+
+def test_push_notifications_are_judged_on_the_servers_side(conformant: str) -> None:
+    with session.hosted(conformant) as (state, url, _):
+        code = main(["client", "--webhook", f"{url}/.well-known/agent-card.json", "push me"])
+        results = {r.id: r for r in verdict(state, 0.0).results}
+    push = results[SERVER_ID].check("PUSH-DELIVERY")
+    assert code == 0 and push is not None and push.outcome is Outcome.PASS, push
+    pushes = {e.seq for e in state.journal.records() if e.kind is EntryKind.PUSH}
+    assert push.evidence and set(push.evidence) == pushes  # every notification the real server sent, judged
+
+
+#: A notification about `{task}` (the registered task) in 1.0's push form: one StreamResponse.
+_STATUS = {"statusUpdate": {"taskId": "{task}", "contextId": "c", "status": {"state": "TASK_STATE_COMPLETED"}}}
+#: What a server delivers: (credentials it carries, body); `bearer`/`token` stand for the config's own.
+Delivery = tuple[list[str], dict[str, Any]]
+
+
+def _pushes_judged(upstream: str, deliveries: list[Delivery]) -> CheckResult:
+    """A client registers a webhook through the proxy (CreateTaskPushNotificationConfig: Bearer credentials and a
+    token), then a server delivers each notification to the proxy's path for it, over HTTP: PUSH-DELIVERY's result."""
+    from a2a_lab.harness.refclient.webhook import WebhookReceiver
+
+    v1 = {"A2A-Version": "1.0"}
+    message = {"messageId": "m-push", "role": "ROLE_USER", "parts": [{"text": "push me"}]}
+    send = {"jsonrpc": "2.0", "id": 1, "method": "SendMessage", "params": {"message": message}}
+    with WebhookReceiver() as receiver, session.hosted(upstream) as (state, url, _):
+        task = httpx.post(f"{url}/a2a/jsonrpc", json=send, headers=v1).json()["result"]["task"]["id"]
+        create = {"jsonrpc": "2.0", "id": 2, "method": "CreateTaskPushNotificationConfig"}
+        create["params"] = {**receiver.config(), "taskId": task}
+        assert "result" in httpx.post(f"{url}/a2a/jsonrpc", json=create, headers=v1).json()
+        carried = {
+            "bearer": ("authorization", f"Bearer {receiver.credentials}"),
+            "token": ("x-a2a-notification-token", receiver.token),
+        }
+        for credentials, body in deliveries:
+            headers = dict(carried[c] for c in credentials) | {"content-type": "application/a2a+json"}
+            httpx.post(f"{url}{PUSH}0", content=json.dumps(body).replace("{task}", task), headers=headers)
+        found = verdict(state, 0.0).results[1].check("PUSH-DELIVERY")
+    assert found is not None
+    return found
+
+
+def test_a_correct_notification_passes_push_delivery(conformant: str) -> None:
+    result = _pushes_judged(conformant, [(["bearer", "token"], _STATUS)])
+    assert result.outcome is Outcome.PASS, result
+
+
+@pytest.mark.parametrize(
+    ("deliveries", "outcome", "said"),
+    [
+        ([(["token"], _STATUS)], Outcome.FAIL, "Authorization"),  # a2a-python's habit: the token alone
+        ([(["bearer", "token"], {"kind": "task", "id": "{task}"})], Outcome.FAIL, "not one StreamResponse"),
+        ([(["bearer", "token"], {**_STATUS, "task": {"id": "{task}"}})], Outcome.FAIL, "not one StreamResponse"),
+        ([(["bearer", "token"], {"task": {"id": "t-other"}})], Outcome.FAIL, "'t-other', not the one"),
+        ([(["bearer"], _STATUS)], Outcome.NON_STRICT, "X-A2A-Notification-Token"),
+    ],
+)
+def test_a_defective_notification_fails_push_delivery(
+    conformant: str, deliveries: list[Delivery], outcome: Outcome, said: str
+) -> None:
+    result = _pushes_judged(conformant, deliveries)
+    assert result.outcome is outcome and said in result.message, result
+    assert "§" in result.section and result.quote.startswith("notification #")  # the MUST, the server's bytes
+    assert json.dumps(deliveries[0][1]).split("{task}")[0] in result.quote  # the bytes as the server sent them
