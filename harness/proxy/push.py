@@ -18,6 +18,8 @@ from a2a_lab.protocol import shapes
 from a2a_lab.protocol.operations import Operation
 from a2a_lab.protocol.requests import AUTHORIZATION, NOTIFICATION_TOKEN_HEADER
 
+#: The most notifications whose credentials are remembered (the journal's default bound; the oldest go first).
+MAX_DELIVERED = 10_000
 #: The proxy's path for the n-th webhook a client registered.
 PUSH = "/_push/"
 _SENDS = (Operation.SEND_MESSAGE, Operation.SEND_STREAMING_MESSAGE)
@@ -121,6 +123,8 @@ class Hooks:
         authorization = _carried([c.authorization for c in configs if c.authorization], got.get(AUTHORIZATION.lower()))
         token = _carried([c.token for c in configs if c.token], got.get(NOTIFICATION_TOKEN_HEADER.lower()))
         self.delivered[seq] = Delivered(index, authorization, token)
+        if len(self.delivered) > MAX_DELIVERED:  # a flooding server: bounded like the journal
+            del self.delivered[next(iter(self.delivered))]
 
     def restore(self, text: str, proxy: str) -> str:
         """An answer's text with the proxy's webhook paths written back as the client's URLs."""
