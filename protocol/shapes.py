@@ -442,7 +442,7 @@ def parse_message(
             )
         )
     else:
-        out["role"] = role.value
+        out["role"] = role._value_
     parts_key = form.parts_key
     parts_raw = msg.get(parts_key)
     if parts_raw is None and version is V03 and rest and "parts" in msg:

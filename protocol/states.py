@@ -71,10 +71,20 @@ def spell(state: TaskState, form: Form) -> str:
     """The wire spelling of a state in a version (and, for 0.3, binding)."""
     version, rest = form.version, form.rest
     if version is Version.V1_0:
-        return state.value
+        return state._value_  # _value_: `.value` is a property call, and this runs for every state on the wire
     if rest:
-        return _V03_REST_CANCELED if state is TaskState.CANCELED else state.value
+        return _V03_REST_CANCELED if state is TaskState.CANCELED else state._value_
     return _V03_JSONRPC[state]
+
+
+#: The states by their 1.0 values: `TaskState(value)` costs ~1 µs (the enum's own lookup), a dict look-up ~30 ns, and
+#: the server asks a task's state several times a call and at every event of a stream.
+_BY_VALUE: dict[str, TaskState] = {_state.value: _state for _state in TaskState}
+
+
+def by_value(value: str) -> TaskState:
+    """`TaskState(value)`, as cheap as a dict look-up: a value that is not a 1.0 state fails as the enum fails."""
+    return _BY_VALUE.get(value) or TaskState(value)
 
 
 def parse(text: object) -> TaskState | None:
@@ -95,12 +105,13 @@ class Role(str, Enum):
 
 _ROLE_V03 = {Role.USER: "user", Role.AGENT: "agent"}
 _ROLE_FROM_V03 = {v: k for k, v in _ROLE_V03.items()}
+_ROLE_BY_VALUE = {Role.USER.value: Role.USER, Role.AGENT.value: Role.AGENT}
 
 
 def spell_role(role: Role, form: Form) -> str:
     version, rest = form.version, form.rest
     if version is Version.V1_0 or rest:
-        return role.value
+        return role._value_
     return _ROLE_V03[role]
 
 
@@ -110,5 +121,5 @@ def parse_role(text: object, form: Form) -> Role | None:
     if not isinstance(text, str):
         return None
     if version is Version.V1_0 or rest:
-        return Role(text) if text in (Role.USER.value, Role.AGENT.value) else None
+        return _ROLE_BY_VALUE.get(text)
     return _ROLE_FROM_V03.get(text)

@@ -121,7 +121,7 @@ def _require(state: LabState, capability: str, what: str) -> None:
 
 def execute(state: LabState, call: Invocation, entry: Entry | None = None) -> Decision:
     """Decide the answer to an invocation. Raises nothing: errors come back in the Decision."""
-    state.calls[call.op.value] += 1
+    state.calls[call.op._value_] += 1  # _value_: `.value` is a property costing ~0.25 µs, on every call
     verdict = judge_auth(state, call)
     if entry is not None and verdict is not None:
         entry.credentials = verdict.status
@@ -129,7 +129,7 @@ def execute(state: LabState, call: Invocation, entry: Entry | None = None) -> De
         entry.auth = verdict.facts
         entry.auth.carried = carried
     facts = rules.RequestFacts(
-        call.op, call.version, call.binding, call.method, call.params, call.headers, state.calls[call.op.value]
+        call.op, call.version, call.binding, call.method, call.params, call.headers, state.calls[call.op._value_]
     )
     reply = rules.choose(state.scenario.rules.get(call.op, ()), facts)
     try:
@@ -156,7 +156,7 @@ def _execute(state: LabState, call: Invocation, reply: Reply, verdict: Verdict |
         raise denied
     spec = SPECS[call.op]
     if spec.capability:
-        _require(state, spec.capability, call.op.value)
+        _require(state, spec.capability, call.op._value_)
     if call.op in MESSAGE_SENDS:
         activated = versions.activated_extensions(dict(call.headers)) if state.required_extensions else set()
         missing = [uri for uri in state.required_extensions if uri not in activated]

@@ -20,7 +20,7 @@ from a2a_lab.contract.placeholders import TEXT, fill
 from a2a_lab.contract.scenario import Step, TaskScript
 from a2a_lab.protocol.errors import A2AError, ErrorType, invalid_params
 from a2a_lab.protocol.revisions import FIRST_GENERATION, GENERATION
-from a2a_lab.protocol.states import Role, TaskState
+from a2a_lab.protocol.states import Role, TaskState, by_value
 
 from . import budgets
 
@@ -28,9 +28,6 @@ from . import budgets
 _UUID_CLEAR = ~((0xC000 << 48) | (0xF000 << 64))
 _UUID_V4 = (0x8000 << 48) | (4 << 76)
 _AGENT = Role.AGENT.value
-
-#: The states by their values (TaskState(value) for anything else, so an unknown value fails as before).
-_STATES = {state.value: state for state in TaskState}
 
 Event = dict[str, Any]  # a canonical StreamResponse: {"task": ...} | {"statusUpdate": ...} | ...
 
@@ -80,7 +77,7 @@ class TaskRecord:
     @property
     def state(self) -> TaskState:
         value = self.task["status"]["state"]
-        return _STATES.get(value) or TaskState(value)  # the enum's own lookup takes ~1 µs, asked several times a call
+        return by_value(value)
 
     @property
     def id(self) -> str:
@@ -176,7 +173,7 @@ class Engine:
         task = {
             "id": task_id,
             "contextId": context_id,
-            "status": {"state": script.steps[0].state.value, "timestamp": now_iso()},
+            "status": {"state": script.steps[0].state._value_, "timestamp": now_iso()},
         }
         if script.history:
             task["history"] = [user]
@@ -282,7 +279,7 @@ class Engine:
                 if spec.last_chunk is not None:
                     update["lastChunk"] = spec.last_chunk
                 events.append({"artifactUpdate": update})
-        status: dict[str, Any] = {"state": step.state.value, "timestamp": now_iso()}
+        status: dict[str, Any] = {"state": step.state._value_, "timestamp": now_iso()}
         if step.has_message:
             agent = self.agent_message(step.status_parts, rec.text, rec.task["contextId"], rec.id)
             status["message"] = agent

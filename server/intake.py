@@ -61,7 +61,7 @@ class Exchange:
         endpoint, version = self.entry.endpoint, self.entry.version
         if endpoint is None or version is None:
             return self.style
-        return self.style.of(f"{endpoint.binding.value} {version.value}")
+        return self.style.of(f"{endpoint.binding._value_} {version._value_}")  # _value_: no property call
 
     def worded(self, err: A2AError, binding: Binding, version: Version) -> Worded:
         """The error as the scenario words it (contract/wording.py): where the request came, what it asked for."""

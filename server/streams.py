@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from a2a_lab.contract.scenario import FirstEvent, StreamScript
 from a2a_lab.protocol.errors import A2AError
-from a2a_lab.protocol.states import TaskState
+from a2a_lab.protocol.states import by_value
 
 from .engine import Event, TaskRecord
 
@@ -44,7 +44,7 @@ def _is_terminal_status(event: Event) -> bool:
     update = event.get("statusUpdate")
     if not update:
         return False
-    return TaskState(update["status"]["state"]).terminal
+    return by_value(update["status"]["state"]).terminal
 
 
 def _stops_here(rec: TaskRecord, script: StreamScript) -> bool:
@@ -165,7 +165,7 @@ async def _follow(
             yield item
         update = event.get("statusUpdate")
         if update:
-            state_now = TaskState(update["status"]["state"])
+            state_now = by_value(update["status"]["state"])
             stopped = state_now.terminal or (state_now.interrupted and script.close_at_interrupted)
 
 
