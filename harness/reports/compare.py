@@ -32,8 +32,14 @@ class Diff:
     better: list[Change] = field(default_factory=list)
 
 
+#: How bad an outcome is when two runs are compared. The aggregation order (SEVERITY) ranks PASS above UNIMPLEMENTED
+#: (one judged check makes a scenario PASS); between runs, a PASS that became UNIMPLEMENTED (or SKIPPED) is evidence
+#: lost, so it counts as worse, and the other way as better.
+_CHANGE_RANK = {**SEVERITY, Outcome.PASS: 0, Outcome.INFORMATIONAL: 1, Outcome.SKIPPED: 1, Outcome.UNIMPLEMENTED: 2}
+
+
 def _severity(outcome: str | None) -> int:
-    return SEVERITY[Outcome(outcome)] if outcome else -1
+    return _CHANGE_RANK[Outcome(outcome)] if outcome else -1
 
 
 def load_previous(path: Path) -> list[dict[str, Any]]:

@@ -238,3 +238,13 @@ def test_chromium_renders_the_summary_and_a_failure(reports: list[dict], tmp_pat
     assert shot.stat().st_size > 10_000  # a real picture, not a blank page
     if os.environ.get("A2A_LAB_UPDATE_SCREENSHOT"):
         shutil.copyfile(shot, DOCS / "report.png")
+
+
+def test_a_pass_that_became_unimplemented_is_worse_not_better() -> None:
+    """Between runs, a scenario or check that PASSed and is now UNIMPLEMENTED (or SKIPPED) lost its evidence: worse;
+    the other way is better; a miss is worse than both."""
+    from a2a_lab.harness.reports.compare import Change
+
+    assert Change("s", None, "PASS", "UNIMPLEMENTED").worse and Change("s", "C", "PASS", "SKIPPED").worse
+    assert not Change("s", None, "UNIMPLEMENTED", "PASS").worse
+    assert Change("s", None, "UNIMPLEMENTED", "NON_STRICT").worse and not Change("s", None, "FAIL", "PASS").worse

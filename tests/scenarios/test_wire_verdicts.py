@@ -63,6 +63,9 @@ SELF_REPORT_ONLY = {
     "quirks/accepted-output-modes-required": "assume-success",
     "quirks/v03-result-under-v1-method": "assume-success",
     "quirks/history-length-ignored": "history-reply",
+    "quirks/task-failed-without-message": "failure-as-empty-success",
+    "quirks/task-canceled-without-message": "failure-as-empty-success",
+    "quirks/task-rejected-without-message": "failure-as-empty-success",
 }
 
 #: Time limit per run: above the fake client's 5 s read timeout, short for the client that hangs.

@@ -468,6 +468,7 @@ card:
     + """\
 task:
   steps: [{state: SUBMITTED, message: {parts: []}}, {state: WORKING, message: {parts: [{data: {step: 2}}]}}, COMPLETED]
+  artifacts: [{artifactId: late, text: "appended to nothing", append: true, lastChunk: false}]
   returns: first
 expect: {result: task, state: [CANCELED, COMPLETED]}
 """
