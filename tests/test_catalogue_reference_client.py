@@ -1,9 +1,9 @@
 """The catalogue's promise: the reference client passes every scenario, and the suite shows each can fail a client.
 
 One real run of `a2a-lab run` (the README's main job) over the whole catalogue with a client process per scenario
-(`--client-mode process`, how any client command but the built-in runs by default); then the same client driven
-through a shared `a2a-lab serve` (`drive`, a client process per scenario as well; loop mode is issue 32's, still open; handed scenario after
-scenario, then `score`): one verdict per scenario on both paths and in both client modes.
+(`--client-mode process`, the default); then the same client driven through a shared `a2a-lab serve` (`drive`, a
+process per scenario as well: loop mode, issue 32, is still open) and scored (`score`): one verdict per scenario on
+both paths.
 """
 
 from __future__ import annotations
