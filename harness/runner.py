@@ -286,6 +286,7 @@ class LocalServers:
             app.hosted(server)
 
             def evidence() -> Evidence:
+                server.quiesce()  # the answers in flight written down first: the client may be quicker than they
                 snapshot = app.state.journal.snapshot()
                 return Evidence(
                     base_url,

@@ -296,6 +296,18 @@ class PromptServer(uvicorn.Server):
         if not self.force_exit:
             await self.lifespan.shutdown()
 
+    async def requests_done(self, timeout: float) -> bool:
+        """Wait until no request is being answered (uvicorn's request tasks have all ended: an answer being sent, or a
+        fault being delivered, has been written down in the journal), at most `timeout` seconds; False when some still
+        runs then (a stream its client left open)."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        while any(not task.done() for task in self.server_state.tasks):
+            if loop.time() >= deadline:
+                return False
+            await asyncio.sleep(0.002)
+        return True
+
     def stop_soon(self) -> None:
         self.should_exit = True
         loop, wake = self._loop, self._wake
@@ -304,6 +316,11 @@ class PromptServer(uvicorn.Server):
                 loop.call_soon_threadsafe(wake.set)
             except RuntimeError:
                 pass  # the loop has closed: nothing left to wake
+
+
+#: How long the harness waits for a server's requests in flight to end before it reads the journal: a request still
+#: running then is a stream its client left open, journaled as far as it went.
+QUIESCE_S = 0.5
 
 
 class BackgroundServer:
@@ -350,6 +367,18 @@ class BackgroundServer:
         self.sock.close()
         if self.plain_sock is not None:
             self.plain_sock.close()
+
+    def quiesce(self, timeout: float = QUIESCE_S) -> bool:
+        """From another thread: wait until the server answers no request (see PromptServer.requests_done), so that
+        what it journaled is complete: the harness's client may have its answer (a reset, a stalled answer it gave up
+        on) before the server has finished writing down how it ended. False when requests still ran at `timeout`."""
+        loop = self.server._loop
+        if loop is None or loop.is_closed() or not self._thread.is_alive():
+            return True
+        try:
+            return asyncio.run_coroutine_threadsafe(self.server.requests_done(timeout), loop).result(timeout + 1)
+        except (RuntimeError, TimeoutError):  # concurrent.futures.TimeoutError is TimeoutError since 3.11
+            return False
 
     def __enter__(self) -> BackgroundServer:
         return self.start()
