@@ -107,7 +107,8 @@ def test_drive_and_score_on_a_shared_server_give_runs_verdict_in_every_scenario(
         "--json",
         str(tmp_path / "score.json"),
     )
-    assert score.returncode == 0, score.stdout[-3000:] + score.stderr[-2000:]
+    missed = [line for line in score.stdout.splitlines() if line.strip() and not line.rstrip().endswith("PASS")]
+    assert score.returncode == 0, "\n".join(missed)[-4000:] + score.stderr[-2000:]  # what did not pass, not the tail
     shared = Catalogue.load()
     servable = {s.id for s in shared.scenarios.values() if s.tls is None}
     ran: dict[str, dict[str, Any]] = {k: v for k, v in outcomes(run_report).items() if k in servable}
