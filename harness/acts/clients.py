@@ -16,7 +16,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from a2a_lab.contract.loader import parse
+from a2a_lab.protocol.bindings import Binding
 from a2a_lab.protocol.operations import Operation
+from a2a_lab.protocol.versions import Version
 
 from ..runner import LocalServers, RunOptions, run_one
 from . import assertions as A
@@ -45,7 +47,11 @@ def scenario_data(test: Test, step: Step) -> dict[str, Any]:
                 "description": "a2a-lab serving an ACTS client test's payload",
                 "version": "1.0.0",
                 "supportedInterfaces": [
-                    {"url": "{base_url}/a2a", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}
+                    {
+                        "url": "{base_url}/a2a",
+                        "protocolBinding": Binding.JSONRPC.value,
+                        "protocolVersion": Version.V1_0.value,
+                    }
                 ],
                 "capabilities": {},
                 "defaultInputModes": ["text/plain"],
@@ -53,7 +59,9 @@ def scenario_data(test: Test, step: Step) -> dict[str, Any]:
                 "skills": [{"id": "acts", "name": "ACTS", "description": "an ACTS golden payload", "tags": ["acts"]}],
             }
         },
-        "behaviour": {"SendMessage": [{"reply": {"raw": {"body": json.dumps(step.wire_payload), "echo_id": True}}}]},
+        "behaviour": {
+            Operation.SEND_MESSAGE.value: [{"reply": {"raw": {"body": json.dumps(step.wire_payload), "echo_id": True}}}]
+        },
     }
 
 

@@ -555,7 +555,7 @@ def _monotonic(events: list[Any]) -> str:
         if state is None:
             continue
         if previous is not None and state != previous:
-            if state == "TASK_STATE_SUBMITTED":
+            if state == TaskState.SUBMITTED.value:
                 return f"event {index}: {previous} -> {state} (SUBMITTED is only the initial state)"
             if previous in _TERMINAL:
                 return f"event {index}: {previous} -> {state} (a terminal state is final)"

@@ -19,7 +19,7 @@ from a2a_lab.protocol.bindings import EVENT_STREAM
 from a2a_lab.protocol.exceptions import LabError
 
 from . import classify
-from .app import CardSeen, ProxyState, record_answer, record_stream
+from .app import VERSION_HEADER, CardSeen, ProxyState, record_answer, record_stream
 from .routes import CARD_PATHS, Routes, origin_of
 from .sse import EventReader
 
@@ -121,7 +121,7 @@ def _journal(state: ProxyState, item: dict[str, Any], where: str) -> Entry | Non
         str(request.get("method", "GET")), parts.path, parts.query, _headers(request), body, kind
     )
     if kind is EntryKind.UNMATCHED:
-        version = next((v.decode("latin-1") for k, v in _headers(request) if k == b"a2a-version"), None)
+        version = next((v.decode("latin-1") for k, v in _headers(request) if k == VERSION_HEADER), None)
         classify.identify(entry, state.card.targets if state.card else [], origin_of(url), body, version)
     said = response.get("status")
     status = said if isinstance(said, int) else 0
