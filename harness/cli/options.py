@@ -125,26 +125,16 @@ def add_jobs_and_timeout(p: argparse.ArgumentParser) -> None:
 
 def add_client_mode(p: argparse.ArgumentParser) -> None:
     """How the client command is run: a process per scenario, or once per worker (the loop handshake)."""
-    from ..runner import CLIENT_MODES
+    from ..runner import CLIENT_MODES, PROCESS_MODE
 
     p.add_argument(
         "--client-mode",
         choices=CLIENT_MODES,
-        default=None,
+        default=PROCESS_MODE,
         help="process: start the client for every scenario (the handshake in its environment); loop: start it once "
         "per worker and hand it one scenario per line of its stdin, answered by a line on its stdout (the README's "
-        "loop handshake; builtin speaks it) (default: process)",
+        "loop handshake; `builtin` speaks it) (default: process)",
     )
-
-
-def client_mode_of(args: argparse.Namespace) -> str:
-    """The `--client-mode` given, else the default: a process per scenario. (Loop mode is opt-in: under load 5+ a
-    whole-catalogue loop run of the built-in client missed one MUST in two full-suite runs; see the stop notes.)"""
-    from ..runner import PROCESS_MODE
-
-    if args.client_mode is not None:
-        return str(args.client_mode)
-    return PROCESS_MODE
 
 
 def add_live_target(p: argparse.ArgumentParser, optional: bool = False) -> None:
