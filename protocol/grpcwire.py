@@ -143,6 +143,37 @@ def address_of(url: str) -> str | None:
     return rest if split_address(rest) is not None else None
 
 
+#: The schemes a gRPC interface url is written with that say the connection is TLS, and those that say it is not.
+_TLS_SCHEMES = ("grpcs://", "https://")
+_PLAIN_SCHEMES = ("grpc://", "http://")
+
+
+def tls_of(url: str) -> bool | None:
+    """Whether a gRPC interface url says its connection is TLS (`grpcs://`, `https://`), plaintext (`grpc://`,
+    `http://`), or nothing (`host:port`, `dns:///host:port`: None, the dialer decides)."""
+    lowered = url.strip().lower()
+    if lowered.startswith(_TLS_SCHEMES):
+        return True
+    if lowered.startswith(_PLAIN_SCHEMES):
+        return False
+    return None
+
+
+def with_address(url: str, address: str) -> str:
+    """The gRPC interface url `url` written for another `host:port` in the same form: `host:port` stays `host:port`,
+    `grpc://h:p/x` becomes `grpc://ADDRESS/x`, `dns:///h:p` `dns:///ADDRESS`; a TLS scheme (`grpcs://`,
+    `https://`) becomes its plaintext one (`grpc://`, `http://`), since `address` is dialed in plaintext."""
+    rest = url.strip()
+    scheme = ""
+    for known in ("dns:///", "grpc://", "grpcs://", "http://", "https://", "dns://"):
+        if rest.lower().startswith(known):
+            scheme, rest = known, rest[len(known) :]
+            break
+    plain = {"grpcs://": "grpc://", "https://": "http://"}.get(scheme, scheme)
+    _, slash, tail = rest.partition("/")
+    return f"{plain}{address}{slash}{tail}"
+
+
 def url_problem(url: str) -> str | None:
     """Why a gRPC interface url is not the `host:port` the spec asks for (§5.6 AgentInterface.url), or None when it
     is; the message names the address a lenient client would dial, if any."""

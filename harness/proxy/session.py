@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import ssl
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -11,6 +12,7 @@ from contextlib import contextmanager
 import httpx
 
 from a2a_lab.contract.journal import Journal
+from a2a_lab.protocol import grpcwire
 from a2a_lab.server.hosting import BackgroundServer
 
 from .app import CardSeen, ProxyApp, ProxyState
@@ -58,6 +60,16 @@ def hosted(
     said = prime(state)
     with BackgroundServer(ProxyApp(state), host, port) as server:
         state.routes.proxy = server.url
-        if state.card is not None:
-            state.saw_card(state.card)  # rewritten for the proxy's own URL, now known
-        yield state, server.url, said
+        loop = server.server._loop
+        if grpcwire.missing() is None and loop is not None:  # gRPC calls pass on the serving loop (the journal's)
+            from .grpc_pass import Gate
+
+            state.grpc = Gate(state.journal, ca_file)
+            asyncio.run_coroutine_threadsafe(state.grpc.ensure(state.routes, state.routes.proxy_host), loop).result()
+        try:
+            if state.card is not None:
+                state.saw_card(state.card)  # rewritten for the proxy's own URL (and gRPC ports), now known
+            yield state, server.url, said
+        finally:
+            if state.grpc is not None and loop is not None:
+                asyncio.run_coroutine_threadsafe(state.grpc.stop(), loop).result(10)
