@@ -112,6 +112,8 @@ async def _pass(
         details = f"a2a-lab proxy: the upstream {listener.route.upstream} did not answer: {details}"
         trailers = (OWN_ANSWER,)
     record.ended(code.name, details, trailers, disconnected=False)
+    if own and record.entry.response is not None:  # the proxy's own answer: not the server's, not judged as one
+        record.entry.response.refused = details
     listener.journal.touch()
     if trailers:
         context.set_trailing_metadata(trailers)

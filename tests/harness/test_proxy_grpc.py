@@ -1,0 +1,304 @@
+"""`a2a-lab proxy` with gRPC: a card's gRPC interface passes through a port of the proxy's own (the card served names
+it, in the form the card used), every call is forwarded as the bytes that came and answered as the upstream answered
+(messages, status, message, trailers), journaled with the scenario server's record and judged on both sides. Real
+loopback throughout: a2a-lab scenario servers upstream, the reference client (and the official a2a-sdk 1.3 client,
+over gRPC) through the proxy, and the tests' own gRPC calls for a client with a defect."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from a2a_lab import scenarios
+from a2a_lab.contract.journal_record import EntryKind, SentKind
+from a2a_lab.contract.loader import load_file
+from a2a_lab.harness import environment
+from a2a_lab.harness.cli import main
+from a2a_lab.harness.model import Outcome, ScenarioResult
+from a2a_lab.harness.proxy import capture, session
+from a2a_lab.harness.proxy.routes import Routes
+from a2a_lab.harness.proxy.verdict import CLIENT_ID, SERVER_ID, verdict
+from a2a_lab.protocol import grpcwire
+from a2a_lab.protocol.operations import Operation
+from a2a_lab.server.app import ScenarioApp
+from a2a_lab.server.hosting import BackgroundServer
+
+grpc = pytest.importorskip("grpc")
+protobuf = pytest.importorskip("a2a_lab.protocol.protobuf")
+
+CATALOGUE = Path(scenarios.__file__).parent
+PEER_CLIENT = Path(__file__).parent.parent / "peers" / "clients" / "a2a_sdk_13.py"
+CARD = "/.well-known/agent-card.json"
+
+
+def _serve(path: Path) -> Iterator[tuple[str, ScenarioApp]]:
+    app = ScenarioApp(load_file(path))
+    with BackgroundServer(app) as server:
+        yield server.url, app
+
+
+@pytest.fixture(scope="module")
+def conformant() -> Iterator[tuple[str, ScenarioApp]]:
+    yield from _serve(CATALOGUE / "grpc" / "conformant.yaml")
+
+
+#: A gRPC server that answers SendMessage with bytes that are no SendMessageResponse.
+BROKEN = """\
+title: broken gRPC server
+description: answers SendMessage over gRPC with bytes that are not a SendMessageResponse
+card:
+  object:
+    name: broken
+    description: a broken gRPC agent
+    version: "1.0.0"
+    supportedInterfaces:
+      - {url: "{grpc_address}", protocolBinding: GRPC, protocolVersion: "1.0"}
+    capabilities: {streaming: false}
+    defaultInputModes: [text/plain]
+    defaultOutputModes: [text/plain]
+    skills: [{id: s, name: s, description: s, tags: [t]}]
+behaviour:
+  SendMessage:
+    - reply:
+        raw: {body_base64: "//8=", content_type: application/grpc}
+"""
+GARBAGE = b"\xff\xff"
+
+
+@pytest.fixture(scope="module")
+def broken(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, ScenarioApp]]:
+    path = tmp_path_factory.mktemp("broken") / "broken.yaml"
+    path.write_text(BROKEN, encoding="utf-8")
+    yield from _serve(path)
+
+
+def _results(state: Any) -> dict[str, ScenarioResult]:
+    return {r.id: r for r in verdict(state, 0.0).results}
+
+
+def _outcome(result: ScenarioResult, check_id: str) -> Outcome:
+    found = result.check(check_id)
+    assert found is not None, check_id
+    return found.outcome
+
+
+def _grpc_url(card: dict[str, Any]) -> str:
+    return next(str(i["url"]) for i in card["supportedInterfaces"] if i["protocolBinding"] == "GRPC")
+
+
+def _raw_call(address: str, op: Operation, request: bytes, metadata: tuple[tuple[str, str | bytes], ...]) -> Any:
+    """One call as bytes (no decoding), as the tests' own client: (status, details, trailers, messages)."""
+    with grpc.insecure_channel(address) as channel:
+        call = channel.unary_stream(grpcwire.method_path(op))(request, metadata=metadata, timeout=10)
+        messages: list[bytes] = []
+        try:
+            messages.extend(call)
+        except grpc.RpcError:
+            pass
+        return call.code().name, call.details(), tuple(call.trailing_metadata() or ()), messages
+
+
+def test_a_grpc_pair_passes_both_sides_through_the_proxys_own_port(conformant: tuple[str, ScenarioApp]) -> None:
+    upstream, _ = conformant
+    with session.hosted(upstream) as (state, url, _):
+        import httpx
+
+        served = httpx.get(f"{url}{CARD}").json()
+        direct = httpx.get(f"{upstream}{CARD}").json()
+        assert main(["client", f"{url}{CARD}"]) == 0
+        assert main(["client", "--stream", f"{url}{CARD}"]) == 0
+    upstream_address = _grpc_url(direct)
+    proxied = _grpc_url(served)
+    assert proxied == state.routes.grpc[upstream_address].proxy != upstream_address
+    assert grpcwire.split_address(proxied) is not None  # host:port stays host:port
+    assert served == {**direct, "supportedInterfaces": [{**direct["supportedInterfaces"][0], "url": proxied}]}
+    assert state.routes.not_proxied == []
+    calls = [e for e in state.journal.records() if e.kind is EntryKind.GRPC]
+    assert [e.operation for e in calls] == [Operation.SEND_MESSAGE, Operation.SEND_STREAMING_MESSAGE]
+    unary, stream = calls
+    assert unary.url == proxied and unary.headers[grpcwire.VERSION_METADATA] == "1.0"
+    assert unary.response is not None and unary.response.grpc_status == "OK" and '"messageId"' in unary.body_text
+    assert unary.response.body is not None and (unary.response.body.text or "").startswith('{"task":')
+    assert unary.answer is not None and unary.answer.state is not None and unary.answer.state.terminal
+    assert stream.events and all(e.kind is SentKind.DATA for e in stream.events)
+    assert [e.t for e in stream.events] == sorted(e.t for e in stream.events)  # each with the time it passed
+    results = _results(state)
+    assert results[CLIENT_ID].outcome is Outcome.PASS and results[SERVER_ID].outcome is Outcome.PASS
+    for check in ("SEND-MESSAGE", "RESPONSE-SHAPE", "STREAMING"):
+        assert _outcome(results[SERVER_ID], check) is Outcome.PASS
+    assert _outcome(results[CLIENT_ID], "VERSION-HEADER") is Outcome.PASS
+
+
+def test_status_trailers_and_metadata_pass_as_they_came(conformant: tuple[str, ScenarioApp]) -> None:
+    upstream, app = conformant
+    request = protobuf.encode_request(Operation.GET_TASK, {"id": "no-such-task"})
+    metadata = (("a2a-version", "1.0"), ("authorization", "Bearer s3cret"), ("x-trace-bin", b"\x00\x01\x02"))
+    with session.hosted(upstream) as (state, _, _):
+        route = next(iter(state.routes.grpc.values()))
+        assert route.proxy is not None
+        direct = _raw_call(route.upstream, Operation.GET_TASK, request, metadata)
+        passed = _raw_call(route.proxy, Operation.GET_TASK, request, metadata)
+    assert direct[0] == "NOT_FOUND" and any(k == grpcwire.STATUS_DETAILS_KEY for k, _ in direct[2])
+    assert passed == direct  # status, its message and the trailers (google.rpc.Status bytes included), unchanged
+    seen = app.state.journal.records()[-1]  # what the upstream got from the proxy: the client's metadata
+    assert seen.headers["x-trace-bin"] == "AAEC" and seen.headers[grpcwire.VERSION_METADATA] == "1.0"
+    entry = state.journal.records()[-1]
+    assert entry.kind is EntryKind.GRPC and entry.answer is not None and entry.answer.code == -32001
+    assert "s3cret" not in str(entry.to_json())  # credentials redacted, as the server's journal does
+    assert _outcome(_results(state)[SERVER_ID], "ERROR-ENVELOPE") is Outcome.PASS
+
+
+def test_a_grpc_client_without_version_metadata_or_with_a_malformed_message_fails_its_side(
+    conformant: tuple[str, ScenarioApp],
+) -> None:
+    upstream, _ = conformant
+    send = {"message": {"messageId": "m-1", "role": "ROLE_USER", "parts": [{"text": "hi"}]}}
+    request = protobuf.encode_request(Operation.SEND_MESSAGE, send)
+    with session.hosted(upstream) as (state, url, _):
+        main(["client", f"{url}{CARD}"])  # a correct call first: the defect is the tests' own client's
+        address = next(iter(state.routes.grpc.values())).proxy
+        assert address is not None
+        unversioned = _raw_call(address, Operation.SEND_MESSAGE, request, ())
+        garbled = _raw_call(address, Operation.SEND_MESSAGE, GARBAGE, (("a2a-version", "1.0"),))
+    assert unversioned[0] != "OK" and garbled[0] == "INVALID_ARGUMENT"  # the upstream's answers, forwarded
+    calls = [e for e in state.journal.records() if e.kind is EntryKind.GRPC]
+    assert len(calls) == 3 and calls[2].body.withheld is not None  # the bytes that came, journaled (not UTF-8)
+    client = _results(state)[CLIENT_ID]
+    assert client.outcome is Outcome.FAIL
+    assert _outcome(client, "VERSION-HEADER") is Outcome.FAIL
+    assert _outcome(client, "BODY-SHAPE") is Outcome.FAIL
+
+
+def test_a_defective_grpc_server_fails_its_side_and_its_bytes_pass_as_they_came(
+    broken: tuple[str, ScenarioApp],
+) -> None:
+    upstream, _ = broken
+    request = protobuf.encode_request(
+        Operation.SEND_MESSAGE, {"message": {"messageId": "m-1", "role": "ROLE_USER", "parts": [{"text": "hi"}]}}
+    )
+    with session.hosted(upstream) as (state, url, _):
+        assert main(["client", f"{url}{CARD}"]) != 0  # the reference client cannot read it either
+        address = next(iter(state.routes.grpc.values())).proxy
+        assert address is not None
+        passed = _raw_call(address, Operation.SEND_MESSAGE, request, (("a2a-version", "1.0"),))
+    assert passed[0] == "OK" and passed[3] == [GARBAGE]
+    results = _results(state)
+    assert _outcome(results[SERVER_ID], "RESPONSE-SHAPE") is Outcome.FAIL
+    assert results[SERVER_ID].outcome is Outcome.FAIL and results[CLIENT_ID].outcome is Outcome.PASS
+
+
+def test_a_grpc_method_the_card_advertises_answered_unimplemented_fails_send_message() -> None:
+    for upstream, _ in _serve(CATALOGUE / "grpc" / "unimplemented-despite-card.yaml"):
+        with session.hosted(upstream) as (state, url, _):
+            assert main(["client", f"{url}{CARD}"]) == 0  # it falls back to JSON-RPC, through the proxy too
+    results = _results(state)
+    assert _outcome(results[SERVER_ID], "SEND-MESSAGE") is Outcome.FAIL
+    assert [e.kind for e in state.journal.records() if e.operation] == [EntryKind.GRPC, EntryKind.JSONRPC]
+    assert results[CLIENT_ID].outcome is Outcome.PASS
+
+
+@pytest.fixture
+def unused_port() -> Iterator[int]:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        yield sock.getsockname()[1]
+
+
+def test_a_grpc_upstream_that_is_down_is_said_per_call(tmp_path: Path, unused_port: int) -> None:
+    path = tmp_path / "down.yaml"
+    path.write_text(BROKEN.replace("{grpc_address}", f"127.0.0.1:{unused_port}"), encoding="utf-8")
+    for upstream, _ in _serve(path):
+        with session.hosted(upstream) as (state, _, _):
+            address = next(iter(state.routes.grpc.values())).proxy
+            assert address is not None
+            code, details, trailers, _ = _raw_call(address, Operation.GET_TASK, b"", (("a2a-version", "1.0"),))
+    assert code == "UNAVAILABLE" and f"127.0.0.1:{unused_port}" in details and details.startswith("a2a-lab proxy")
+    assert ("x-a2a-lab-proxy", "own-answer") in trailers
+    entry = state.journal.records()[-1]
+    assert entry.response is not None and entry.response.refused  # the proxy's own answer, not judged as the server's
+    assert _outcome(_results(state)[SERVER_ID], "ERROR-ENVELOPE") is Outcome.SKIPPED
+
+
+def test_out_replays_grpc_answers_and_says_a_grpc_stream_is_not_replayed(
+    conformant: tuple[str, ScenarioApp], tmp_path: Path
+) -> None:
+    for upstream, _ in _serve(CATALOGUE / "quirks" / "grpc-failed-precondition-error-info.yaml"):
+        with session.hosted(upstream) as (state, url, _):
+            assert main(["client", "--follow-up", "again", f"{url}{CARD}"]) == 1
+    out = tmp_path / "seen.yaml"
+    assert capture.write_scenario(state, out, force=False) == 2
+    text = out.read_text(encoding="utf-8")
+    assert "body_base64" in text and "FAILED_PRECONDITION" in text and "{grpc_address}" in text
+    for replay, _ in _serve(out):  # the client's failure, without the real server
+        result = subprocess.run(
+            [sys.executable, "-m", "a2a_lab.harness.cli", "client", "--follow-up", "again", f"{replay}{CARD}"],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            env=environment.inherited(os.environ),
+            check=False,
+        )
+        assert result.returncode == 1 and "FAILED_PRECONDITION" in result.stdout + result.stderr
+        assert "UNSUPPORTED_OPERATION" in result.stdout + result.stderr
+    upstream, _ = conformant
+    with session.hosted(upstream) as (state, url, _):
+        assert main(["client", "--stream", f"{url}{CARD}"]) == 0
+    doc, answered = capture.document(state)
+    assert answered == 0 and "gRPC stream (SendStreamingMessage, call #" in doc["description"]
+    assert doc["endpoints"] == [{"path": grpcwire.ENDPOINT_PATH, "binding": "GRPC", "versions": ["1.0"]}]
+
+
+def test_the_official_sdk_grpc_client_through_the_proxy(conformant: tuple[str, ScenarioApp]) -> None:
+    pytest.importorskip("a2a.client")
+    upstream, _ = conformant
+    with session.hosted(upstream) as (state, url, _):
+        ran = subprocess.run(
+            [sys.executable, str(PEER_CLIENT), "--mode", "grpc", f"{url}{CARD}"],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            env=environment.inherited(os.environ),
+            check=False,
+        )
+    assert ran.returncode == 0, ran.stderr[-2000:]
+    calls = [e for e in state.journal.records() if e.kind is EntryKind.GRPC]
+    assert calls and calls[0].operation in (Operation.SEND_MESSAGE, Operation.SEND_STREAMING_MESSAGE)
+    results = _results(state)
+    assert results[SERVER_ID].outcome is Outcome.PASS
+    assert results[CLIENT_ID].outcome in (Outcome.PASS, Outcome.NON_STRICT), [
+        (c.id, c.outcome, c.message) for c in results[CLIENT_ID].checks if c.outcome is not Outcome.PASS
+    ]
+
+
+def test_without_grpc_a_grpc_interface_is_named_as_not_proxied(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(grpcwire, "missing", lambda: "gRPC needs grpcio")
+    card = {"supportedInterfaces": [{"url": "127.0.0.1:5000", "protocolBinding": "GRPC", "protocolVersion": "1.0"}]}
+    routes = Routes("http://127.0.0.1:1", "http://127.0.0.1:2")
+    routes.learn(card)
+    assert routes.grpc == {} and len(routes.not_proxied) == 1
+    assert routes.not_proxied[0].endswith("at '127.0.0.1:5000': not proxied (gRPC needs grpcio)")
+    assert '"127.0.0.1:5000"' in routes.rewrite('{"url": "127.0.0.1:5000"}')
+
+
+@pytest.mark.parametrize(
+    ("url", "served", "tls"),
+    [
+        ("127.0.0.1:5000", "127.0.0.1:7000", None),
+        ("[::1]:5000", "127.0.0.1:7000", None),
+        ("grpc://h:5000/a2a", "grpc://127.0.0.1:7000/a2a", False),
+        ("grpcs://h:5000", "grpc://127.0.0.1:7000", True),
+        ("https://grpc.example.com/a2a", "http://127.0.0.1:7000/a2a", True),
+        ("dns:///h:5000", "dns:///127.0.0.1:7000", None),
+    ],
+)
+def test_a_grpc_url_is_written_for_the_proxy_in_the_form_the_card_used(url: str, served: str, tls: bool | None) -> None:
+    assert grpcwire.with_address(url, "127.0.0.1:7000") == served
+    assert grpcwire.address_of(served) == "127.0.0.1:7000"
+    assert grpcwire.tls_of(url) is tls
