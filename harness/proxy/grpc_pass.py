@@ -87,7 +87,7 @@ async def _pass(
     record = CallRecord(listener.journal, method, metadata, request, listener.address)
     remaining = context.time_remaining()
     timeout = remaining if remaining is not None and remaining < 1e9 else None
-    rpc = listener.channel.unary_stream(method)
+    rpc: grpc.aio.UnaryStreamMultiCallable[bytes, bytes] = listener.channel.unary_stream(method)
     call: Any = rpc(request, metadata=_forwarded(metadata), timeout=timeout)
     own = False
     try:

@@ -94,7 +94,11 @@ class CallRecord:
             events = self.entry.events if self.entry.events is not None else []
             self.entry.events = events
             t = self.journal.offset()
-            events.append(SentEvent(t, SentKind.DATA, text=text) if text is not None else SentEvent(t, SentKind.DATA, value=problem))
+            events.append(
+                SentEvent(t, SentKind.DATA, text=text)
+                if text is not None
+                else SentEvent(t, SentKind.DATA, value=problem)
+            )
             self.entry.grow(EVENT_OVERHEAD + len(text or problem or ""))
             if text is not None:
                 self._texts.append(text)

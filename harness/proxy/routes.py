@@ -49,6 +49,8 @@ class Routes:
     #: The upstream's gRPC interfaces by the address they dial, and each gRPC url of the card to that address.
     grpc: dict[str, GrpcRoute] = field(default_factory=dict)
     grpc_urls: dict[str, str] = field(default_factory=dict)
+    #: Whether a gRPC url that names no scheme (`host:port`) is dialed over TLS (`--grpc-tls`; default plaintext).
+    grpc_tls: bool = False
 
     @property
     def proxy_host(self) -> str:
@@ -77,7 +79,9 @@ class Routes:
                     self._learn_grpc(iface.label, iface.url)
                     continue
                 if parts.scheme not in ("http", "https") or not parts.netloc:
-                    self._not_proxied(f"{iface.label} at {iface.url!r}: not proxied (only HTTP(S) interfaces are)")
+                    self._not_proxied(
+                        f"{iface.label} at {iface.url!r}: not proxied (only HTTP(S) and gRPC interfaces are)"
+                    )
                     continue
                 origin = origin_of(iface.url)
                 if origin != self.upstream and origin not in self.others:
@@ -91,7 +95,7 @@ class Routes:
             self._not_proxied(f"{label} at {url!r}: not proxied ({why})")
             return
         tls = grpcwire.tls_of(url)
-        self.grpc.setdefault(address, GrpcRoute(address, self.upstream.startswith("https:") if tls is None else tls))
+        self.grpc.setdefault(address, GrpcRoute(address, self.grpc_tls if tls is None else tls))
         self.grpc_urls[url] = address
 
     def _not_proxied(self, line: str) -> None:

@@ -53,10 +53,13 @@ def hosted(
     entries: int = ENTRIES,
     timeout: float = 10.0,
     ca_file: str | None = None,
+    grpc_tls: bool = False,
 ) -> Iterator[tuple[ProxyState, str, str]]:
-    """A proxy in front of `upstream` until the block ends: its state, its URL, and what the start found."""
+    """A proxy in front of `upstream` until the block ends: its state, its URL, and what the start found.
+    `grpc_tls`: dial a gRPC interface whose url names no scheme (`host:port`) over TLS."""
     origin = origin_of(upstream)
-    state = ProxyState(Routes(origin, origin), Journal(cap=entries), timeout=timeout, ca_file=ca_file)
+    routes = Routes(origin, origin, grpc_tls=grpc_tls)
+    state = ProxyState(routes, Journal(cap=entries), timeout=timeout, ca_file=ca_file)
     said = prime(state)
     with BackgroundServer(ProxyApp(state), host, port) as server:
         state.routes.proxy = server.url

@@ -92,6 +92,7 @@ def verdict(state: ProxyState, started: float) -> Verdict:
         "upstream": state.routes.upstream,
         "proxy": state.routes.proxy,
         "not_proxied": list(state.routes.not_proxied),
+        "grpc": {address: route.proxy for address, route in state.routes.grpc.items()},
         "journal": state.journal.summary(),
         "sides": {CLIENT_ID: "client", SERVER_ID: "server"},
     }
