@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 
 from a2a_lab import scenarios
@@ -108,8 +109,6 @@ def _raw_call(address: str, op: Operation, request: bytes, metadata: tuple[tuple
 def test_a_grpc_pair_passes_both_sides_through_the_proxys_own_port(conformant: tuple[str, ScenarioApp]) -> None:
     upstream, _ = conformant
     with session.hosted(upstream) as (state, url, _):
-        import httpx
-
         served = httpx.get(f"{url}{CARD}").json()
         direct = httpx.get(f"{upstream}{CARD}").json()
         assert main(["client", f"{url}{CARD}"]) == 0
@@ -302,3 +301,43 @@ def test_a_grpc_url_is_written_for_the_proxy_in_the_form_the_card_used(url: str,
     assert grpcwire.with_address(url, "127.0.0.1:7000") == served
     assert grpcwire.address_of(served) == "127.0.0.1:7000"
     assert grpcwire.tls_of(url) is tls
+
+
+class _Canned(grpc.GenericRpcHandler):
+    """A TLS gRPC upstream of the tests' own: every call answered with one message."""
+
+    def __init__(self, answer: bytes) -> None:
+        self.answer = answer
+
+    def service(self, handler_call_details: Any) -> Any:
+        return grpc.unary_unary_rpc_method_handler(lambda _request, _context: self.answer)
+
+
+def test_a_tls_grpc_upstream_is_dialed_over_tls_and_verified_with_the_ca_file(tmp_path: Path) -> None:
+    from concurrent import futures
+
+    from a2a_lab.contract.scenario import ServerCertificate
+    from a2a_lab.server import tls
+
+    pki = tls.pki()
+    chain, key = pki.leaves[ServerCertificate.VALID]
+    answer = protobuf.encode_response(Operation.SEND_MESSAGE, {"message": {"messageId": "a", "role": "ROLE_AGENT"}})
+    server = grpc.server(futures.ThreadPoolExecutor(max_workers=2), handlers=(_Canned(answer),))
+    port = server.add_secure_port("127.0.0.1:0", grpc.ssl_server_credentials([(key.read_bytes(), chain.read_bytes())]))
+    server.start()
+    try:
+        path = tmp_path / "tls.yaml"
+        path.write_text(BROKEN.replace('"{grpc_address}"', f'"grpcs://127.0.0.1:{port}"'), encoding="utf-8")
+        for upstream, _ in _serve(path):
+            calls = {}
+            for ca_file in (str(pki.ca_file), None):
+                with session.hosted(upstream, ca_file=ca_file) as (_, url, _):
+                    served = _grpc_url(httpx.get(f"{url}{CARD}").json())
+                    address = grpcwire.address_of(served)
+                    assert address is not None and served == f"grpc://{address}"  # the proxy's port is plaintext
+                    calls[ca_file] = _raw_call(address, Operation.SEND_MESSAGE, b"", (("a2a-version", "1.0"),))
+    finally:
+        server.stop(0)
+    assert calls[str(pki.ca_file)][0] == "OK" and calls[str(pki.ca_file)][3] == [answer]
+    refused = calls[None]  # the system's trust store does not know the lab's CA: the proxy says it could not connect
+    assert refused[0] == "UNAVAILABLE" and ("x-a2a-lab-proxy", "own-answer") in refused[2]
