@@ -19,8 +19,8 @@ from ..refclient.failures import error_info_reason
 
 #: Why a gRPC stream seen through the proxy is not in the scenario written (said in its description and docs).
 STREAM_NOT_REPLAYED = (
-    "a gRPC stream ({op}, call #{seq}) is not replayed: a scenario's raw event stream is HTTP only, so a replay "
-    "answers it with a2a-lab's default behaviour"
+    "a gRPC stream ({op}, journal entry #{seq}) is not replayed: a scenario's raw event stream is HTTP only, so a "
+    "replay answers it with a2a-lab's default behaviour"
 )
 
 

@@ -250,7 +250,7 @@ def test_out_replays_grpc_answers_and_says_a_grpc_stream_is_not_replayed(
     with session.hosted(upstream) as (state, url, _):
         assert main(["client", "--stream", f"{url}{CARD}"]) == 0
     doc, answered = capture.document(state)
-    assert answered == 0 and "gRPC stream (SendStreamingMessage, call #" in doc["description"]
+    assert answered == 0 and "gRPC stream (SendStreamingMessage, journal entry #" in doc["description"]
     assert doc["endpoints"] == [{"path": grpcwire.ENDPOINT_PATH, "binding": "GRPC", "versions": ["1.0"]}]
 
 
