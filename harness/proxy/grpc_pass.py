@@ -101,7 +101,9 @@ async def _pass(
             code, details, trailing = await call.code(), await call.details(), await call.trailing_metadata()
         except grpc.aio.AioRpcError as err:
             code, details, trailing = err.code(), err.details() or "", err.trailing_metadata() or ()
-            own = not err.initial_metadata() and not trailing and code is grpc.StatusCode.UNAVAILABLE
+            own = code is grpc.StatusCode.UNAVAILABLE and not err.initial_metadata() and not trailing
+            # an UNAVAILABLE the upstream sent itself leaves the channel connected; one made up locally does not
+            own = own and listener.channel.get_state() is not grpc.ChannelConnectivity.READY
     except asyncio.CancelledError:  # the client went away: stop reading the upstream for it
         call.cancel()
         record.ended(grpc.StatusCode.CANCELLED.name, "the client went away", (), disconnected=True)
