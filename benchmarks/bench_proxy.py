@@ -86,7 +86,7 @@ def grpc_timed(channel: grpc.Channel, count: int) -> list[float]:
     from a2a_lab.protocol import grpcwire, protobuf
     from a2a_lab.protocol.operations import Operation
 
-    call = channel.unary_unary(grpcwire.method_path(Operation.SEND_MESSAGE))
+    call: grpc.UnaryUnaryMultiCallable[bytes, bytes] = channel.unary_unary(grpcwire.method_path(Operation.SEND_MESSAGE))
     out = []
     for n in range(count):
         message = {"role": "ROLE_USER", "parts": [{"text": "bench"}], "messageId": f"grpc-{n}"}

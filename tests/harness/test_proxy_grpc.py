@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import grpc
 import httpx
 import pytest
 
@@ -26,13 +27,10 @@ from a2a_lab.harness.model import Outcome, ScenarioResult
 from a2a_lab.harness.proxy import capture, session
 from a2a_lab.harness.proxy.routes import Routes
 from a2a_lab.harness.proxy.verdict import CLIENT_ID, SERVER_ID, verdict
-from a2a_lab.protocol import grpcwire
+from a2a_lab.protocol import grpcwire, protobuf
 from a2a_lab.protocol.operations import Operation
 from a2a_lab.server.app import ScenarioApp
 from a2a_lab.server.hosting import BackgroundServer
-
-grpc = pytest.importorskip("grpc")
-protobuf = pytest.importorskip("a2a_lab.protocol.protobuf")
 
 CATALOGUE = Path(scenarios.__file__).parent
 PEER_CLIENT = Path(__file__).parent.parent / "peers" / "clients" / "a2a_sdk_13.py"
@@ -97,7 +95,8 @@ def _grpc_url(card: dict[str, Any]) -> str:
 def _raw_call(address: str, op: Operation, request: bytes, metadata: tuple[tuple[str, str | bytes], ...]) -> Any:
     """One call as bytes (no decoding), as the tests' own client: (status, details, trailers, messages)."""
     with grpc.insecure_channel(address) as channel:
-        call = channel.unary_stream(grpcwire.method_path(op))(request, metadata=metadata, timeout=10)
+        rpc: grpc.UnaryStreamMultiCallable[bytes, bytes] = channel.unary_stream(grpcwire.method_path(op))
+        call: Any = rpc(request, metadata=metadata, timeout=10)
         messages: list[bytes] = []
         try:
             messages.extend(call)
@@ -309,7 +308,7 @@ class _Canned(grpc.GenericRpcHandler):
     def __init__(self, answer: bytes) -> None:
         self.answer = answer
 
-    def service(self, handler_call_details: Any) -> Any:
+    def service(self, handler_call_details: grpc.HandlerCallDetails) -> grpc.RpcMethodHandler[bytes, bytes]:
         return grpc.unary_unary_rpc_method_handler(lambda _request, _context: self.answer)
 
 
@@ -322,7 +321,7 @@ def test_a_tls_grpc_upstream_is_dialed_over_tls_and_verified_with_the_ca_file(tm
     pki = tls.pki()
     chain, key = pki.leaves[ServerCertificate.VALID]
     answer = protobuf.encode_response(Operation.SEND_MESSAGE, {"message": {"messageId": "a", "role": "ROLE_AGENT"}})
-    server = grpc.server(futures.ThreadPoolExecutor(max_workers=2), handlers=(_Canned(answer),))
+    server = grpc.server(futures.ThreadPoolExecutor(max_workers=2), handlers=[_Canned(answer)])
     port = server.add_secure_port("127.0.0.1:0", grpc.ssl_server_credentials([(key.read_bytes(), chain.read_bytes())]))
     server.start()
     try:
