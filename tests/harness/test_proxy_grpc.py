@@ -224,6 +224,31 @@ def test_a_grpc_upstream_that_is_down_is_said_per_call(tmp_path: Path, unused_po
     assert _outcome(_results(state)[SERVER_ID], "ERROR-ENVELOPE") is Outcome.SKIPPED
 
 
+#: An upstream that itself answers UNAVAILABLE with no trailers: not to be taken for the proxy's own answer.
+UNAVAILABLE = BROKEN.replace(
+    '        raw: {body_base64: "//8=", content_type: application/grpc}',
+    "        error: {code: InternalError, message: overloaded}\n        grpc: {status: UNAVAILABLE, details: false}",
+)
+
+
+def test_an_upstreams_own_unavailable_passes_as_it_came(tmp_path: Path) -> None:
+    path = tmp_path / "unavailable.yaml"
+    path.write_text(UNAVAILABLE, encoding="utf-8")
+    request = protobuf.encode_request(
+        Operation.SEND_MESSAGE, {"message": {"messageId": "m", "role": "ROLE_USER", "parts": [{"text": "hi"}]}}
+    )
+    for upstream, _ in _serve(path):
+        with session.hosted(upstream) as (state, _, _):
+            route = next(iter(state.routes.grpc.values()))
+            assert route.proxy is not None
+            direct = _raw_call(route.upstream, Operation.SEND_MESSAGE, request, (("a2a-version", "1.0"),))
+            passed = _raw_call(route.proxy, Operation.SEND_MESSAGE, request, (("a2a-version", "1.0"),))
+    assert direct[:2] == ("UNAVAILABLE", "overloaded") and passed == direct
+    entry = state.journal.records()[-1]
+    assert entry.response is not None and not entry.response.refused  # the server's answer, judged as such
+    assert _outcome(_results(state)[SERVER_ID], "ERROR-ENVELOPE") is Outcome.NON_STRICT  # no ErrorInfo: a SHOULD
+
+
 def test_out_replays_grpc_answers_and_says_a_grpc_stream_is_not_replayed(
     conformant: tuple[str, ScenarioApp], tmp_path: Path
 ) -> None:
