@@ -47,7 +47,8 @@ CLIENT_CHECKS = (
 class Verdict:
     results: list[ScenarioResult]
     supports: set[Support]
-    #: What the report's `proxy` section says: upstream, proxy origin, what was not proxied, the journal's bounds.
+    #: What the report's `proxy` section says: upstream, proxy origin, what was not proxied, the gRPC ports (each
+    #: upstream address and the proxy's for it), the journal's bounds.
     meta: dict[str, Any]
 
 

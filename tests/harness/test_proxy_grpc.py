@@ -25,7 +25,6 @@ from a2a_lab.harness import environment
 from a2a_lab.harness.cli import main
 from a2a_lab.harness.model import Outcome, ScenarioResult
 from a2a_lab.harness.proxy import capture, session
-from a2a_lab.harness.proxy.routes import Routes
 from a2a_lab.harness.proxy.verdict import CLIENT_ID, SERVER_ID, verdict
 from a2a_lab.protocol import grpcwire, protobuf
 from a2a_lab.protocol.operations import Operation
@@ -300,14 +299,17 @@ def test_the_official_sdk_grpc_client_through_the_proxy(conformant: tuple[str, S
     ]
 
 
-def test_without_grpc_a_grpc_interface_is_named_as_not_proxied(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(grpcwire, "missing", lambda: "gRPC needs grpcio")
-    card = {"supportedInterfaces": [{"url": "127.0.0.1:5000", "protocolBinding": "GRPC", "protocolVersion": "1.0"}]}
-    routes = Routes("http://127.0.0.1:1", "http://127.0.0.1:2")
-    routes.learn(card)
-    assert routes.grpc == {} and len(routes.not_proxied) == 1
-    assert routes.not_proxied[0].endswith("at '127.0.0.1:5000': not proxied (gRPC needs grpcio)")
-    assert '"127.0.0.1:5000"' in routes.rewrite('{"url": "127.0.0.1:5000"}')
+def test_without_grpc_a_grpc_interface_is_named_as_not_proxied(
+    conformant: tuple[str, ScenarioApp], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(grpcwire, "missing", lambda: grpcwire.MISSING)
+    upstream, _ = conformant
+    with session.hosted(upstream) as (state, url, _):
+        served = _grpc_url(httpx.get(f"{url}{CARD}").json())
+    assert state.grpc is None and state.routes.grpc == {}
+    assert served == _grpc_url(httpx.get(f"{upstream}{CARD}").json())  # left as it is
+    assert len(state.routes.not_proxied) == 1
+    assert state.routes.not_proxied[0].endswith(f"at {served!r}: not proxied ({grpcwire.MISSING})")
 
 
 @pytest.mark.parametrize(
