@@ -25,7 +25,8 @@ from a2a_lab.contract.journal import Journal
 from .grpc_record import CallRecord
 from .routes import GrpcRoute, Routes
 
-#: Metadata the gRPC library writes itself on each hop (HTTP/2 pseudo-headers, transport headers): not forwarded.
+#: Metadata the gRPC library writes itself on each hop (besides HTTP/2 pseudo-headers and the reserved `grpc-*`
+#: keys): not forwarded.
 HOP_METADATA = frozenset({"user-agent", "te", "content-type", "grpc-timeout", "grpc-encoding", "grpc-accept-encoding"})
 #: Marks what the proxy answers itself (as the HTTP side's header: app.PROXY_HEADER).
 OWN_ANSWER = ("x-a2a-lab-proxy", "own-answer")
@@ -36,7 +37,7 @@ _OPTIONS = (("grpc.max_receive_message_length", MAX_MESSAGE), ("grpc.max_send_me
 
 
 def _forwarded(metadata: Sequence[tuple[str, str | bytes]]) -> list[tuple[str, str | bytes]]:
-    return [(k, v) for k, v in metadata if not k.startswith(":") and k.lower() not in HOP_METADATA]
+    return [(k, v) for k, v in metadata if not k.startswith((":", "grpc-")) and k.lower() not in HOP_METADATA]
 
 
 class Listener:

@@ -12,7 +12,17 @@ import base64
 from collections.abc import Sequence
 
 from a2a_lab.contract.journal import EVENT_OVERHEAD, Journal
-from a2a_lab.contract.journal_record import Answer, EndpointRef, EntryKind, Response, ResultKind, SentEvent, SentKind
+from a2a_lab.contract.journal_record import (
+    BODY_KEEP_BYTES,
+    Answer,
+    Body,
+    EndpointRef,
+    EntryKind,
+    Response,
+    ResultKind,
+    SentEvent,
+    SentKind,
+)
 from a2a_lab.protocol import errors, grpcwire, jsontext, protobuf, versions
 from a2a_lab.protocol.bindings import Binding
 from a2a_lab.protocol.json_types import JSONObject
@@ -20,6 +30,7 @@ from a2a_lab.protocol.versions import Version
 
 from ..refclient.failures import error_info_reason
 from . import classify
+from .app import MAX_EVENTS
 
 #: How much of a message that does not decode an event keeps (base64 of its first bytes).
 SHOWN_BYTES = 256
@@ -72,6 +83,8 @@ class CallRecord:
         self.entry = entry
         self.messages = 0
         self._texts: list[str] = []
+        #: A unary answer's (first) message as journaled: its ProtoJSON, or the bytes that came.
+        self._first = b""
 
     def _response(self) -> Response:
         if self.entry.response is None:
@@ -93,6 +106,8 @@ class CallRecord:
             response.stream = True
             events = self.entry.events if self.entry.events is not None else []
             self.entry.events = events
+            if len(events) >= MAX_EVENTS:  # forwarded all the same; the journal keeps the first ones
+                return
             t = self.journal.offset()
             events.append(
                 SentEvent(t, SentKind.DATA, text=text)
@@ -105,6 +120,11 @@ class CallRecord:
             return
         if self.messages == 1:  # a unary answer's message; a second one is counted, and judged by the client
             kept = text.encode("utf-8") if text is not None else data
+            self._first = kept
+            if len(kept) > BODY_KEEP_BYTES:  # as Response.sent keeps a large body: redacted and cut at once
+                response.parsed_body = Body.of(kept, self.entry.redaction)
+                self.entry.grow(BODY_KEEP_BYTES)
+                return
             response.raw_body = kept
             self.entry.grow(len(kept))
 
@@ -134,7 +154,7 @@ class CallRecord:
                 self.entry.events = []
             self.entry.answer = classify.answer_of(self.entry, 200, b"", list(self._texts))
             return
-        self.entry.answer = classify.answer_of(self.entry, 200, response.raw_body or b"", None)
+        self.entry.answer = classify.answer_of(self.entry, 200, self._first, None)
 
     @staticmethod
     def _status(code: str, details: str, trailing: Sequence[tuple[str, str | bytes]]) -> JSONObject:

@@ -367,3 +367,23 @@ def test_a_tls_grpc_upstream_is_dialed_over_tls_and_verified_with_the_ca_file(tm
     assert calls[str(pki.ca_file)][0] == "OK" and calls[str(pki.ca_file)][3] == [answer]
     refused = calls[None]  # the system's trust store does not know the lab's CA: the proxy says it could not connect
     assert refused[0] == "UNAVAILABLE" and ("x-a2a-lab-proxy", "own-answer") in refused[2]
+
+
+def test_a_large_grpc_answer_passes_whole_and_is_journaled_cut(conformant: tuple[str, ScenarioApp]) -> None:
+    text = "x" * 100_000
+    send = {"message": {"messageId": "big", "role": "ROLE_USER", "parts": [{"text": text}]}}
+    request = protobuf.encode_request(Operation.SEND_MESSAGE, send)
+    upstream, _ = conformant
+    with session.hosted(upstream) as (state, _, _):
+        address = next(iter(state.routes.grpc.values())).proxy
+        assert address is not None
+        code, _, _, messages = _raw_call(address, Operation.SEND_MESSAGE, request, (("a2a-version", "1.0"),))
+    assert (
+        code == "OK"
+        and len(messages) == 1
+        and f"echo: {text}" in str(protobuf.decode_response(Operation.SEND_MESSAGE, messages[0]))
+    )
+    entry = state.journal.records()[-1]
+    body = entry.response.body if entry.response is not None else None
+    assert body is not None and body.truncated and body.size > len(text)  # bounded like an HTTP body
+    assert entry.answer is not None and entry.answer.kind.value == "task"  # read from the whole message
