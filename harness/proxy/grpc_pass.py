@@ -14,6 +14,7 @@ Needs the grpc extra: import this module only once grpcwire.missing() is None.
 from __future__ import annotations
 
 import asyncio
+import functools
 from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -71,13 +72,9 @@ class _Handler(grpc.GenericRpcHandler):
         self.listener = listener
 
     def service(self, handler_call_details: grpc.HandlerCallDetails) -> grpc.RpcMethodHandler[bytes, bytes]:
-        method: str = handler_call_details.method
-
-        async def handle(request: bytes, context: grpc.aio.ServicerContext[bytes, bytes]) -> AsyncIterator[bytes]:
-            async for out in _pass(self.listener, method, request, context):
-                yield out
-
-        return grpc.unary_stream_rpc_method_handler(handle)
+        return grpc.unary_stream_rpc_method_handler(
+            functools.partial(_pass, self.listener, handler_call_details.method)
+        )
 
 
 async def _pass(
