@@ -63,12 +63,12 @@ def hosted(
     said = prime(state)
     with BackgroundServer(ProxyApp(state), host, port) as server:
         state.routes.proxy = server.url
-        loop = server.server._loop
+        loop = server.loop
         if grpcwire.missing() is None and loop is not None:  # gRPC calls pass on the serving loop (the journal's)
             from .grpc_pass import Gate
 
             state.grpc = Gate(state.journal, ca_file)
-            asyncio.run_coroutine_threadsafe(state.grpc.ensure(state.routes, state.routes.proxy_host), loop).result()
+            asyncio.run_coroutine_threadsafe(state.grpc.ensure(state.routes, state.routes.proxy_host), loop).result(10)
         try:
             if state.card is not None:
                 state.saw_card(state.card)  # rewritten for the proxy's own URL (and gRPC ports), now known

@@ -387,3 +387,17 @@ def test_a_large_grpc_answer_passes_whole_and_is_journaled_cut(conformant: tuple
     body = entry.response.body if entry.response is not None else None
     assert body is not None and body.truncated and body.size > len(text)  # bounded like an HTTP body
     assert entry.answer is not None and entry.answer.kind.value == "task"  # read from the whole message
+
+
+def test_a_grpc_interface_first_seen_in_a_card_the_client_fetches_gets_its_port_then(
+    conformant: tuple[str, ScenarioApp], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(session, "prime", lambda _state: "the upstream did not answer (as if it were down at start)")
+    upstream, _ = conformant
+    with session.hosted(upstream) as (state, url, _):
+        assert state.routes.grpc == {}  # no card yet
+        assert main(["client", f"{url}{CARD}"]) == 0  # its card fetch starts the gRPC port before the card is served
+    (route,) = state.routes.grpc.values()
+    assert route.proxy is not None
+    assert [e.url for e in state.journal.records() if e.kind is EntryKind.GRPC] == [route.proxy]
+    assert _results(state)[CLIENT_ID].outcome is Outcome.PASS
