@@ -104,14 +104,14 @@ async def _pass(
             own = own and listener.channel.get_state() is not grpc.ChannelConnectivity.READY
     except asyncio.CancelledError:  # the client went away: stop reading the upstream for it
         call.cancel()
-        record.ended(grpc.StatusCode.CANCELLED.name, "the client went away", (), disconnected=True)
+        record.left()
         listener.journal.touch()
         raise
     trailers = tuple(trailing)
     if own:  # no answer came: say so as the proxy's own, naming the upstream
         details = f"a2a-lab proxy: the upstream {listener.route.upstream} did not answer: {details}"
         trailers = (OWN_ANSWER,)
-    record.ended(code.name, details, trailers, disconnected=False)
+    record.ended(code.name, details, trailers)
     if own and record.entry.response is not None:  # the proxy's own answer: not the server's, not judged as one
         record.entry.response.refused = details
     listener.journal.touch()

@@ -128,14 +128,20 @@ class CallRecord:
             response.raw_body = kept
             self.entry.grow(len(kept))
 
-    def ended(self, code: str, details: str, trailing: Sequence[tuple[str, str | bytes]], disconnected: bool) -> None:
+    def left(self) -> None:
+        """The client went away before the call ended: what passed until then is its answer; no status was given
+        (the upstream's call is cancelled), so none is judged as the server's."""
+        response = self._response()
+        self.entry.disconnected = True
+        response.closed = "disconnected"
+        if self.streaming and self.entry.events is not None:
+            self.entry.answer = classify.answer_of(self.entry, 200, b"", list(self._texts))
+
+    def ended(self, code: str, details: str, trailing: Sequence[tuple[str, str | bytes]]) -> None:
         """The call ended: its status (by name), its message and trailing metadata as the upstream sent them."""
         response = self._response()
         response.grpc_status = code
-        if disconnected:
-            self.entry.disconnected = True
-            response.closed = "disconnected"
-        elif self.streaming:
+        if self.streaming:
             response.closed = "complete"
         if code != grpcwire.Code.OK.value:
             status = self._status(code, details, trailing)

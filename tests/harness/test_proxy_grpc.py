@@ -401,3 +401,49 @@ def test_a_grpc_interface_first_seen_in_a_card_the_client_fetches_gets_its_port_
     assert route.proxy is not None
     assert [e.url for e in state.journal.records() if e.kind is EntryKind.GRPC] == [route.proxy]
     assert _results(state)[CLIENT_ID].outcome is Outcome.PASS
+
+
+#: A gRPC stream whose events come 5 s apart: a client that leaves after the first one.
+SLOW = """\
+title: slow gRPC stream
+description: streams a task's events five seconds apart
+card:
+  object:
+    name: slow
+    description: a slow gRPC agent
+    version: "1.0.0"
+    supportedInterfaces:
+      - {url: "{grpc_address}", protocolBinding: GRPC, protocolVersion: "1.0"}
+    capabilities: {streaming: true}
+    defaultInputModes: [text/plain]
+    defaultOutputModes: [text/plain]
+    skills: [{id: s, name: s, description: s, tags: [t]}]
+task:
+  steps: [SUBMITTED, WORKING, COMPLETED]
+behaviour:
+  SendStreamingMessage:
+    - reply: {stream: {interval_ms: 5000}}
+"""
+
+
+def test_a_client_that_leaves_a_grpc_stream_stops_it_and_is_not_judged_as_a_server_error(tmp_path: Path) -> None:
+    path = tmp_path / "slow.yaml"
+    path.write_text(SLOW, encoding="utf-8")
+    send = {"message": {"messageId": "m", "role": "ROLE_USER", "parts": [{"text": "hi"}]}}
+    request = protobuf.encode_request(Operation.SEND_STREAMING_MESSAGE, send)
+    for upstream, _ in _serve(path):
+        with session.hosted(upstream) as (state, _, _):
+            address = next(iter(state.routes.grpc.values())).proxy
+            assert address is not None
+            with grpc.insecure_channel(address) as channel:
+                method = grpcwire.method_path(Operation.SEND_STREAMING_MESSAGE)
+                rpc: grpc.UnaryStreamMultiCallable[bytes, bytes] = channel.unary_stream(method)
+                call: Any = rpc(request, metadata=(("a2a-version", "1.0"),), timeout=30)
+                next(call)  # the first event, then the client hangs up
+                call.cancel()
+            assert state.journal.wait_for(lambda entries: any(e.get("disconnected") for e in entries))
+    entry = next(e for e in state.journal.records() if e.kind is EntryKind.GRPC)
+    assert entry.disconnected and entry.events is not None and len(entry.events) == 1
+    assert entry.response is not None and entry.response.grpc_status is None  # no status was given
+    server = _results(state)[SERVER_ID]
+    assert _outcome(server, "ERROR-ENVELOPE") is Outcome.SKIPPED and _outcome(server, "STREAMING") is Outcome.PASS
