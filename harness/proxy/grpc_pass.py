@@ -102,7 +102,7 @@ async def _pass(
             own = code is grpc.StatusCode.UNAVAILABLE and not err.initial_metadata() and not trailing
             # an UNAVAILABLE the upstream sent itself leaves the channel connected; one made up locally does not
             own = own and listener.channel.get_state() is not grpc.ChannelConnectivity.READY
-    except asyncio.CancelledError:  # the client went away: stop reading the upstream for it
+    except (asyncio.CancelledError, GeneratorExit):  # the client went away: stop reading the upstream for it
         call.cancel()
         record.left()
         listener.journal.touch()
@@ -128,16 +128,13 @@ class Gate:
         self.journal, self.ca_file = journal, ca_file
         self.listeners: list[Listener] = []
 
-    async def ensure(self, routes: Routes, host: str) -> bool:
-        """Listen for every gRPC route without a port yet; True when one started (the card is to be written again)."""
-        started = False
+    async def ensure(self, routes: Routes, host: str) -> None:
+        """Listen for every gRPC route without a port yet (its `proxy` address is then set)."""
         for route in routes.grpc.values():
             if route.proxy is None:
                 listener = Listener(self.journal, route, self.ca_file)
                 route.proxy = await listener.start(host)
                 self.listeners.append(listener)
-                started = True
-        return started
 
     async def stop(self) -> None:
         for listener in self.listeners:
