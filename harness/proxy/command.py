@@ -87,6 +87,8 @@ def problem(args: argparse.Namespace) -> str | None:
         return "--timeout and --duration must be positive"
     if args.journal_entries < 1:
         return "--journal-entries must be at least 1"
+    if args.ca_file is not None and not Path(args.ca_file).is_file():
+        return f"--ca-file {args.ca_file!r} is not a file (a PEM file of the CA certificates to trust)"
     return None
 
 

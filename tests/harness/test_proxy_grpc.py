@@ -447,3 +447,9 @@ def test_a_client_that_leaves_a_grpc_stream_stops_it_and_is_not_judged_as_a_serv
     assert entry.response is not None and entry.response.grpc_status is None  # no status was given
     server = _results(state)[SERVER_ID]
     assert _outcome(server, "ERROR-ENVELOPE") is Outcome.SKIPPED and _outcome(server, "STREAMING") is Outcome.PASS
+
+
+def test_a_ca_file_that_is_not_there_is_refused_with_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    missing = tmp_path / "nope.pem"
+    assert main(["proxy", "--upstream", "http://127.0.0.1:9", "--ca-file", str(missing)]) == 2
+    assert f"--ca-file {str(missing)!r} is not a file" in capsys.readouterr().err
