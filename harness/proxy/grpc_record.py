@@ -31,6 +31,7 @@ from a2a_lab.protocol.versions import Version
 from ..refclient.failures import error_info_reason
 from . import classify
 from .app import MAX_EVENTS
+from .grpc_side import EXTRA_MESSAGES
 
 #: How much of a message that does not decode an event keeps (base64 of its first bytes).
 SHOWN_BYTES = 256
@@ -161,6 +162,8 @@ class CallRecord:
             self.entry.answer = classify.answer_of(self.entry, 200, b"", list(self._texts))
             return
         self.entry.answer = classify.answer_of(self.entry, 200, self._first, None)
+        if self.messages > 1:
+            response.fault = EXTRA_MESSAGES.format(count=self.messages)
 
     @staticmethod
     def _status(code: str, details: str, trailing: Sequence[tuple[str, str | bytes]]) -> JSONObject:

@@ -1,5 +1,6 @@
 """The server's gRPC answers judged like its HTTP ones (server_side.py): what is wrong with a gRPC error (its status
-and google.rpc.Status, protocol/grpcwire.py's `status_problems`), and whether a call was answered "no such method"."""
+and google.rpc.Status, protocol/grpcwire.py's `status_problems`), whether a call was answered "no such method", and a
+unary answer of more than one message (grpc_record.py journals it)."""
 
 from __future__ import annotations
 
@@ -9,9 +10,20 @@ from a2a_lab.contract.journal_record import Entry, EntryKind
 from a2a_lab.protocol import grpcwire
 from a2a_lab.protocol.errors import EnvelopeProblem
 
+#: What the journal says (`response.fault`) of a unary call the upstream answered with more than one message (all of
+#: them passed on; the first is journaled).
+EXTRA_MESSAGES = "the upstream answered a unary call with {count} messages (a unary RPC answers exactly one)"
+
 
 def _status(entry: Entry) -> str | None:
     return entry.response.grpc_status if entry.kind is EntryKind.GRPC and entry.response is not None else None
+
+
+def message_problems(entry: Entry) -> list[str]:
+    """A unary call answered with more than one message (gRPC: a unary response carries exactly one)."""
+    fault = entry.response.fault if _status(entry) is not None and entry.response is not None else None
+    prefix = EXTRA_MESSAGES.split("{", 1)[0]
+    return [fault] if fault is not None and fault.startswith(prefix) else []
 
 
 def unimplemented(entry: Entry) -> bool:

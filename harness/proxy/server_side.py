@@ -177,6 +177,7 @@ def response_shape(calls: list[Entry]) -> CheckResult:
                     found += [str(p) for p in shapes.kind_problems(result, "task", form, "GetTask result")]
             except ClientFailure as failure:
                 found.append(failure.message)
+        found += grpc_side.message_problems(entry)
         problems += [f"#{entry.seq}: {p}" for p in dict.fromkeys(found)]
     if not judged:
         return c.skipped("no SendMessage or GetTask result was answered")

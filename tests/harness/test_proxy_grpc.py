@@ -453,3 +453,39 @@ def test_a_ca_file_that_is_not_there_is_refused_with_exit_2(tmp_path: Path, caps
     missing = tmp_path / "nope.pem"
     assert main(["proxy", "--upstream", "http://127.0.0.1:9", "--ca-file", str(missing)]) == 2
     assert f"--ca-file {str(missing)!r} is not a file" in capsys.readouterr().err
+
+
+class _Twice(grpc.GenericRpcHandler):
+    """A gRPC upstream of the tests' own that answers a unary call with the same message twice."""
+
+    def __init__(self, answer: bytes) -> None:
+        self.answer = answer
+
+    def service(self, handler_call_details: grpc.HandlerCallDetails) -> grpc.RpcMethodHandler[bytes, bytes]:
+        return grpc.unary_stream_rpc_method_handler(lambda _request, _context: iter([self.answer, self.answer]))
+
+
+def test_a_unary_answer_of_two_messages_passes_as_it_came_and_fails_response_shape(tmp_path: Path) -> None:
+    from concurrent import futures
+
+    task = {"id": "t", "contextId": "c", "status": {"state": "TASK_STATE_COMPLETED"}}
+    answer = protobuf.encode_response(Operation.SEND_MESSAGE, {"task": task})
+    server = grpc.server(futures.ThreadPoolExecutor(max_workers=2), handlers=[_Twice(answer)])
+    port = server.add_insecure_port("127.0.0.1:0")
+    server.start()
+    request = protobuf.encode_request(
+        Operation.SEND_MESSAGE, {"message": {"messageId": "m", "role": "ROLE_USER", "parts": [{"text": "hi"}]}}
+    )
+    try:
+        path = tmp_path / "twice.yaml"
+        path.write_text(BROKEN.replace("{grpc_address}", f"127.0.0.1:{port}"), encoding="utf-8")
+        for upstream, _ in _serve(path):
+            with session.hosted(upstream) as (state, _, _):
+                address = next(iter(state.routes.grpc.values())).proxy
+                assert address is not None
+                passed = _raw_call(address, Operation.SEND_MESSAGE, request, (("a2a-version", "1.0"),))
+    finally:
+        server.stop(0)
+    assert passed[0] == "OK" and passed[3] == [answer, answer]  # both passed on, as they came
+    shape = _results(state)[SERVER_ID].check("RESPONSE-SHAPE")
+    assert shape is not None and shape.outcome is Outcome.FAIL and "2 messages" in shape.message
