@@ -489,3 +489,21 @@ def test_a_unary_answer_of_two_messages_passes_as_it_came_and_fails_response_sha
     assert passed[0] == "OK" and passed[3] == [answer, answer]  # both passed on, as they came
     shape = _results(state)[SERVER_ID].check("RESPONSE-SHAPE")
     assert shape is not None and shape.outcome is Outcome.FAIL and "2 messages" in shape.message
+
+
+def test_a_call_to_no_1_0_method_passes_and_is_journaled_unmatched(conformant: tuple[str, ScenarioApp]) -> None:
+    upstream, _ = conformant
+    with session.hosted(upstream) as (state, _, _):
+        address = next(iter(state.routes.grpc.values())).proxy
+        assert address is not None
+        with grpc.insecure_channel(address) as channel:  # the 0.3 service's path
+            rpc: grpc.UnaryUnaryMultiCallable[bytes, bytes] = channel.unary_unary(
+                f"/{grpcwire.SERVICE_V03}/SendMessage"
+            )
+            with pytest.raises(grpc.RpcError) as raised:
+                rpc(b"\x0a\x00", metadata=(("a2a-version", "0.3"),), timeout=10)
+    assert isinstance(raised.value, grpc.Call) and raised.value.code() is grpc.StatusCode.UNIMPLEMENTED
+    assert "is no method of" in str(raised.value.details())  # the upstream's own words, passed on
+    entry = state.journal.records()[-1]
+    assert entry.kind is EntryKind.GRPC and entry.unmatched and entry.operation is None
+    assert entry.path == f"/{grpcwire.SERVICE_V03}/SendMessage"
