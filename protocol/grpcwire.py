@@ -6,8 +6,9 @@ dependencies out.
 
 from __future__ import annotations
 
+import base64
 import importlib.util
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from enum import StrEnum
 
 from .errors import ERROR_INFO_TYPE, EnvelopeProblem, detail_problems
@@ -89,6 +90,15 @@ def missing() -> str | None:
         except (ImportError, ValueError, AttributeError):
             return f"{MISSING}; {module} is not installed"
     return None
+
+
+def metadata_headers(metadata: Iterable[tuple[str, str | bytes]]) -> list[tuple[bytes, bytes]]:
+    """Call metadata as a journal keeps headers: keys lower-cased, binary (`-bin`) values base64 as they travel."""
+    out: list[tuple[bytes, bytes]] = []
+    for key, value in metadata:
+        text = base64.b64encode(value) if isinstance(value, bytes) else str(value).encode("latin-1", "replace")
+        out.append((key.lower().encode("latin-1"), text))
+    return out
 
 
 def method_path(op: Operation) -> str:

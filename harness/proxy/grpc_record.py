@@ -37,15 +37,6 @@ from .grpc_side import EXTRA_MESSAGES
 SHOWN_BYTES = 256
 
 
-def metadata_headers(metadata: Sequence[tuple[str, str | bytes]]) -> list[tuple[bytes, bytes]]:
-    """Call metadata as journaled headers (binary `-bin` values base64, as they travel), as the server journals them."""
-    out: list[tuple[bytes, bytes]] = []
-    for key, value in metadata:
-        text = base64.b64encode(value) if isinstance(value, bytes) else str(value).encode("latin-1", "replace")
-        out.append((key.lower().encode("latin-1"), text))
-    return out
-
-
 def _undecoded(data: bytes, exc: Exception) -> str:
     shown = base64.b64encode(data[:SHOWN_BYTES]).decode("ascii")
     return f"{exc} (base64 of {'its first ' if len(data) > SHOWN_BYTES else ''}bytes: {shown})"
@@ -72,7 +63,7 @@ class CallRecord:
                 body = jsontext.dumps(protobuf.decode_request(self.op, request))
             except protobuf.DecodeError:
                 pass  # journaled as the bytes that came; the client checks judge them
-        entry = journal.open("POST", method, "", metadata_headers(metadata), body, EntryKind.GRPC)
+        entry = journal.open("POST", method, "", grpcwire.metadata_headers(metadata), body, EntryKind.GRPC)
         entry.endpoint = EndpointRef(grpcwire.ENDPOINT_PATH, Binding.GRPC)
         entry.url = address  # the address the call reached: what the card as served names
         if self.op is None:
