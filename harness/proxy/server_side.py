@@ -37,11 +37,14 @@ from ..probe.definitions import (
 )
 from ..refclient.failures import ClientFailure
 from ..refclient.reading import StreamFold, classify, read_send_result, read_task
+from . import grpc_side
 from .push import Hooks
 from .sse import malformed
 
 MAX_SHOWN = 5
 _STREAMS = (Operation.SEND_STREAMING_MESSAGE, Operation.SUBSCRIBE_TO_TASK)
+#: The calls whose answers are judged: every binding's (gRPC's through the proxy's gRPC pass-through).
+_JUDGED = (EntryKind.JSONRPC, EntryKind.REST, EntryKind.GRPC)
 
 
 def _form(entry: Entry) -> Form | None:
@@ -102,6 +105,7 @@ def send_message(calls: list[Entry], card: Any) -> CheckResult:
         not_found = answer is not None and (
             answer.code == ErrorType.METHOD_NOT_FOUND.code
             or (answer.kind is ResultKind.ERROR and answer.status in (404, 405) and "reason" not in text)
+            or (grpc_side.unimplemented(entry) and "reason" not in text)
         )
         if not_found:
             return _found(
@@ -173,6 +177,7 @@ def response_shape(calls: list[Entry]) -> CheckResult:
                     found += [str(p) for p in shapes.kind_problems(result, "task", form, "GetTask result")]
             except ClientFailure as failure:
                 found.append(failure.message)
+        found += grpc_side.message_problems(entry)
         problems += [f"#{entry.seq}: {p}" for p in dict.fromkeys(found)]
     if not judged:
         return c.skipped("no SendMessage or GetTask result was answered")
@@ -352,6 +357,12 @@ def error_envelope(calls: list[Entry]) -> CheckResult:
             continue
         ok, value, text = _body(entry)
         media = (entry.response.content_type or "").split(";", 1)[0].strip().lower()
+        if entry.kind is EntryKind.GRPC:
+            found = grpc_side.error_problems(entry, value if ok else None)
+            judged += [entry] if found is not None else []
+            for p in found or []:
+                (should if p.should else must).append(f"#{entry.seq}: {p.text}")
+            continue
         if _rpc(entry):
             if not (ok and isinstance(value, dict) and "error" in value):
                 if status < 400 or (ok and isinstance(value, dict) and "result" in value):
@@ -411,7 +422,7 @@ def not_passive(check: ProbeCheck) -> Callable[[], CheckResult]:
 
 def judge(entries: list[Entry], card: Any) -> list[CheckResult]:
     """Every interface check of the probe, on the A2A calls the client made (in the probe's report order)."""
-    calls = [e for e in entries if e.kind in (EntryKind.JSONRPC, EntryKind.REST) and e.operation is not None]
+    calls = [e for e in entries if e.kind in _JUDGED and e.operation is not None]
     return [
         send_message(calls, card),
         response_shape(calls),
