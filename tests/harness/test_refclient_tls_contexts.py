@@ -17,7 +17,7 @@ from a2a_lab.server.tls import make_pki
 
 
 def _ca_names(context: ssl.SSLContext) -> set[str]:
-    return {dict(x[0] for x in c["subject"])["commonName"] for c in context.get_ca_certs()}
+    return {str(rdn[0][1]) for c in context.get_ca_certs() for rdn in c["subject"] if rdn[0][0] == "commonName"}
 
 
 def test_the_default_context_is_built_once() -> None:
