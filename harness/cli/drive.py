@@ -20,6 +20,7 @@ from .options import (
     add_jobs_and_timeout,
     add_selection,
     client_environment,
+    client_mode_of,
 )
 from .outputs import file_problem
 from .running import Progress, interruptible, never_started, own_server_only
@@ -49,6 +50,7 @@ def cmd_drive(args: argparse.Namespace) -> int:
     (the `harness` service of docker-compose scores it with `a2a-lab score`). The run's token stays in this process
     until every client is done: only then is the run file written (or the token printed)."""
     try:
+        args.client_mode = client_mode_of(args)
         client = presets.client_for(args.client, args.client_mode)
         admin = admin_token_of(args)
         client_env, webhook_host = client_environment(args, admin)

@@ -125,16 +125,26 @@ def add_jobs_and_timeout(p: argparse.ArgumentParser) -> None:
 
 def add_client_mode(p: argparse.ArgumentParser) -> None:
     """How the client command is run: a process per scenario, or once per worker (the loop handshake)."""
-    from ..runner import CLIENT_MODES, PROCESS_MODE
+    from ..runner import CLIENT_MODES
 
     p.add_argument(
         "--client-mode",
         choices=CLIENT_MODES,
-        default=PROCESS_MODE,
+        default=None,
         help="process: start the client for every scenario (the handshake in its environment); loop: start it once "
         "per worker and hand it one scenario per line of its stdin, answered by a line on its stdout (the README's "
-        "loop handshake; `builtin` speaks it) (default: process)",
+        "loop handshake) (default: loop for `builtin`, which speaks it; process for any other client)",
     )
+
+
+def client_mode_of(args: argparse.Namespace) -> str:
+    """The `--client-mode` given; else loop for the built-in client (it speaks the loop handshake: the whole
+    catalogue in seconds rather than minutes), and a process per scenario for any other command (which may not)."""
+    from ..runner import LOOP_MODE, PROCESS_MODE
+
+    if args.client_mode is not None:
+        return str(args.client_mode)
+    return LOOP_MODE if args.client == "builtin" else PROCESS_MODE
 
 
 def add_live_target(p: argparse.ArgumentParser, optional: bool = False) -> None:

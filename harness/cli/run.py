@@ -30,6 +30,7 @@ from .options import (
     add_jobs_and_timeout,
     add_report_arguments,
     client_environment,
+    client_mode_of,
     report_files,
 )
 from .outputs import report_files_problem
@@ -106,6 +107,7 @@ def select(args: argparse.Namespace, baseline: Baseline | None) -> tuple[list[Sc
 
 def cmd_run(args: argparse.Namespace) -> int:
     try:
+        args.client_mode = client_mode_of(args)
         client = presets.client_for(args.client, args.client_mode)
         supports = parse_support(args.client_supports) if args.client_supports else None
         baseline = Baseline.load(args.baseline) if args.baseline else None

@@ -199,3 +199,19 @@ def test_stopping_a_client_reaps_it_at_once_rather_than_waiting_out_the_grace(mo
     assert proc.returncode is not None
     with pytest.raises(ProcessLookupError):
         os.killpg(proc.pid, 0)
+
+
+@pytest.mark.parametrize(
+    ("args", "mode"),
+    [
+        ([], "loop"),  # the built-in client speaks the loop handshake: it is started once
+        (["--client-mode", "process"], "process"),
+        (["--client", f"{shlex.quote(sys.executable)} {shlex.quote(str(LOOP_CLIENT))}"], "process"),  # yours: asked
+    ],
+)
+def test_the_default_mode_is_loop_for_the_builtin_client_only(args: list[str], mode: str, tmp_path: Path) -> None:
+    report = tmp_path / "report.json"
+    main(["run", *args, "--scenario", FIRST, "--json", str(report)])
+    data = json.loads(report.read_text())
+    assert data["client_mode"] == mode
+    assert data["client"].endswith("--loop") is (mode == "loop")
