@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from a2a_lab.protocol import errors, grpcwire, jsonrpc, requests, rest
-from a2a_lab.protocol.bindings import A2A_JSON, JSON, Binding
-from a2a_lab.protocol.errors import EnvelopeProblem, ErrorType
+from a2a_lab.protocol import errors, grpcwire, rest
+from a2a_lab.protocol.bindings import Binding
+from a2a_lab.protocol.errors import ErrorType
 from a2a_lab.protocol.operations import Operation
 from a2a_lab.protocol.revisions import SpecRevision
 from a2a_lab.protocol.versions import HEADER, Version
@@ -15,18 +15,16 @@ from a2a_lab.protocol.versions import HEADER, Version
 from ..model import CheckResult, Outcome
 from ..refclient.failures import ClientFailure
 from ..refclient.http import snippet
-from ..refclient.recording import Exchange
+from . import judging
 from .context import (
-    DIAGNOSIS,
     InterfaceProbe,
     ProbeTransport,
-    Seen,
     describe,
     needs_credentials,
     not_judged,
     unknown_id,
 )
-from .definitions import ERROR_ENVELOPE, UNKNOWN_TASK, VERSION_NEGOTIATION
+from .definitions import UNKNOWN_TASK, VERSION_NEGOTIATION
 
 if TYPE_CHECKING:
     from .grpcprobe import ProbeGrpcTransport
@@ -218,124 +216,5 @@ def _version_verdict(ctx: InterfaceProbe, failure: ClientFailure, asked: str, ex
 
 
 def error_envelope(ctx: InterfaceProbe) -> CheckResult:
-    c = ERROR_ENVELOPE
-    judged: list[int] = []
-    must: list[str] = []
-    should: list[str] = []
-    for seen in ctx.seen:
-        if seen.check == DIAGNOSIS:  # off the card: another version than the interface declares
-            continue
-        for exchange in seen.exchanges:
-            if exchange.grpc is None and not exchange.url.startswith(ctx.iface.url):
-                continue  # a token endpoint's answer (OAuth), not the interface's
-            problems = _judge(seen, exchange)
-            if problems is None:
-                continue
-            judged.append(exchange.seq)
-            where = f"#{exchange.seq} {seen.op.value}"
-            for p in problems:
-                (should if p.should else must).append(f"{where}: {p.text}")
-    if not judged:
-        return c.skipped("no error answer was seen")
-    expected = _expected_form(ctx.transport)
-    if must:
-        return c.broken(
-            f"{len(must)} problem(s) in {len(judged)} error answer(s): {must[0]}",
-            expected,
-            "; ".join(dict.fromkeys(must + should)),
-            judged,
-        )
-    if should:
-        return c.lenient(
-            f"{len(judged)} error answer(s) well-formed, but: {should[0]}",
-            expected,
-            "; ".join(dict.fromkeys(should)),
-            judged,
-        )
-    return c.passed(f"{len(judged)} error answer(s) well-formed", judged)
-
-
-def _expected_form(t: ProbeTransport | ProbeGrpcTransport) -> str:
-    if t.binding is Binding.GRPC:
-        return (
-            f"a gRPC status with {grpcwire.STATUS_DETAILS_KEY}: a google.rpc.Status {{code: <the call's status>, "
-            'message, details: [{"@type": ".../google.rpc.ErrorInfo", reason, domain}]} (§10.6)'
-        )
-    media = requests.content_type(t.binding, t.version)
-    if t.binding is Binding.JSONRPC:
-        data = ', "data": [{"@type": ...}]' if t.version is Version.V1_0 else ""
-        return (
-            '{"jsonrpc": "2.0", "id": <the request id or null>, '
-            f'"error": {{"code": <integer>, "message": <string>{data}}}}} as {media}'
-        )
-    if t.version is Version.V1_0:
-        return (
-            '{"error": {"code": <HTTP status>, "status": <gRPC name>, "message": <string>, '
-            f'"details": [{{"@type": ...}}]}}}} as {media}'
-        )
-    return f"a JSON object as {media}"
-
-
-def _decoded(exchange: Exchange) -> tuple[bool, Any]:
-    try:
-        return True, json.loads(bytes(exchange.response_body).decode("utf-8"))
-    except (UnicodeDecodeError, ValueError, RecursionError):
-        return False, None
-
-
-def _judge(seen: Seen, exchange: Exchange) -> list[EnvelopeProblem] | None:
-    """The problems of one error answer, or None when the exchange is not an error answer."""
-    call = exchange.grpc
-    if call is not None:  # a gRPC call, unary or streamed: an error is its final status
-        if call.status is None or call.status == grpcwire.Code.OK.value:
-            return None
-        if call.details_error is not None:
-            return [EnvelopeProblem(f"{grpcwire.STATUS_DETAILS_KEY} is unreadable: {call.details_error}")]
-        return grpcwire.status_problems(grpcwire.Code(call.status), call.details)
-    t, status = seen.transport, exchange.status
-    if status is None or exchange.streamed:
-        return None
-    ok, value = _decoded(exchange)
-    media = exchange.media_type or "no content type"
-    shown = snippet(bytes(exchange.response_body))
-    if isinstance(t, ProbeTransport) and t.binding is Binding.JSONRPC:
-        if not (ok and isinstance(value, dict) and "error" in value):
-            if status < 400 or (ok and isinstance(value, dict) and "result" in value):
-                return None  # a result (or a non-JSON 200: SEND-MESSAGE and friends judge those)
-            return [EnvelopeProblem(f"HTTP {status} answer is not a JSON-RPC error object ({media}): {shown!r}")]
-        problems: list[EnvelopeProblem] = [
-            EnvelopeProblem(v) for v in [t.envelope_violation(seen.op, value, _request_id(exchange))] if v
-        ]
-        problems += jsonrpc.error_problems(value.get("error"), t.version)
-        if exchange.media_type != JSON:
-            problems.append(
-                EnvelopeProblem(f"Content-Type {media!r}, not {JSON}", should=exchange.media_type == A2A_JSON)
-            )
-        return problems
-    if status < 400:
-        return None
-    if not ok:
-        return [
-            EnvelopeProblem(
-                f"HTTP {status} error answer is not JSON ({media}): {shown!r}", should=t.version is not Version.V1_0
-            )
-        ]
-    problems = list(rest.status_problems(value, status, t.version))
-    wanted = requests.content_type(t.binding, t.version)
-    if exchange.media_type != wanted:
-        json_type = exchange.media_type in (JSON, A2A_JSON)
-        note = (
-            " (v1.0.1 SHOULD; v1.0.0 said application/json: notes D5)"
-            if wanted == A2A_JSON and exchange.media_type == JSON
-            else ""
-        )
-        problems.append(EnvelopeProblem(f"Content-Type {media!r}, not {wanted}{note}", should=json_type))
-    return problems
-
-
-def _request_id(exchange: Exchange) -> Any:
-    try:
-        body = json.loads(exchange.request_body)
-    except ValueError:
-        return None
-    return body.get("id") if isinstance(body, dict) else None
+    """Every error answer the probe's calls got on this interface (the diagnosis's, off the card, left out)."""
+    return judging.error_envelope(ctx.answered())
