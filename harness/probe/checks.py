@@ -6,7 +6,6 @@ from __future__ import annotations
 from typing import Any
 
 from a2a_lab.contract.journal_record import ResultKind
-from a2a_lab.protocol.errors import ErrorType
 from a2a_lab.protocol.operations import Operation
 from a2a_lab.protocol.versions import Version
 
@@ -69,31 +68,11 @@ def send_message(ctx: InterfaceProbe) -> CheckResult:
 
 
 def _send_failed(ctx: InterfaceProbe, failure: ClientFailure, label: str, expected: str) -> CheckResult:
-    c, d = SEND_MESSAGE, failure.details
-    refused_version = (
-        d.get("code") == ErrorType.VERSION_NOT_SUPPORTED.code
-        or d.get("reason") == ErrorType.VERSION_NOT_SUPPORTED.kind.reason
-    )
-    if refused_version:
-        message = (
-            f"the card declares A2A {ctx.version.value} for {label}, "
-            "but the server refuses that version (VersionNotSupportedError)"
-        )
-    elif invites_fallback(failure):
-        not_found = ErrorType.METHOD_NOT_FOUND.code
-        said = (
-            f"gRPC {d['grpc_status']}"
-            if "grpc_status" in d
-            else str(not_found)
-            if d.get("code") == not_found
-            else f"HTTP {d.get('http_status')}"
-        )
-        message = f"the card advertises {label} but the server answers method not found ({said})"
-    else:
-        message = f"{label} failed: {failure.message}"
+    message = judging.send_refused(failure, ctx.version, label)
     if invites_fallback(failure):
         message += _diagnose(ctx)
-    return c.broken(message, expected, failure.message, ctx.evidence(c.id) + ctx.evidence(DIAGNOSIS))
+    evidence = ctx.evidence(SEND_MESSAGE.id) + ctx.evidence(DIAGNOSIS)
+    return SEND_MESSAGE.broken(message, expected, failure.message, evidence)
 
 
 def _diagnose(ctx: InterfaceProbe) -> str:

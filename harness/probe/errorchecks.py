@@ -5,11 +5,10 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING
 
-from a2a_lab.protocol import errors, grpcwire, rest
+from a2a_lab.protocol import grpcwire
 from a2a_lab.protocol.bindings import Binding
 from a2a_lab.protocol.errors import ErrorType
 from a2a_lab.protocol.operations import Operation
-from a2a_lab.protocol.revisions import SpecRevision
 from a2a_lab.protocol.versions import HEADER, Version
 
 from ..model import CheckResult, Outcome
@@ -30,55 +29,11 @@ if TYPE_CHECKING:
     from .grpcprobe import ProbeGrpcTransport
 
 NOT_FOUND, VERSION = ErrorType.TASK_NOT_FOUND, ErrorType.VERSION_NOT_SUPPORTED
-#: How spec v1.0.0 spelled VersionNotSupported over gRPC (UNIMPLEMENTED; v1.0.1: FAILED_PRECONDITION, notes D3).
-VERSION_GRPC_V1_0_0 = errors.grpc_status(VERSION, SpecRevision.V1_0_0)
-
-
-def _owed(error: ErrorType, transport: ProbeTransport | ProbeGrpcTransport) -> str:
-    """How an interface spells an A2A error on the wire."""
-    if transport.binding is Binding.JSONRPC:
-        return f"JSON-RPC error {error.code} ({error.kind.name})"
-    if transport.binding is Binding.GRPC:
-        return f"gRPC {errors.grpc_status(error)} with ErrorInfo reason {error.kind.reason}"
-    status = rest.http_status(error, transport.version)
-    return (
-        f"HTTP {status} with ErrorInfo reason {error.kind.reason}"
-        if transport.version is Version.V1_0
-        else f"HTTP {status}"
-    )
+_owed, _said, _worst = judging.owed, judging.said, judging.worst
 
 
 def _is(error: ErrorType, failure: ClientFailure, transport: ProbeTransport | ProbeGrpcTransport) -> bool:
-    """Whether a failure is exactly that error as the interface must spell it (code; or status and ErrorInfo reason).
-    The errors the probe asks for (TaskNotFound, VersionNotSupported) answer the same HTTP status in spec revisions
-    v1.0.0 and v1.0.1 (notes D3), so a server of either revision passes; over gRPC, v1.0.0's status for
-    VersionNotSupported (UNIMPLEMENTED) is judged apart (NON_STRICT)."""
-    d = failure.details
-    if failure.type != "remote":
-        return False
-    if transport.binding is Binding.JSONRPC:
-        return bool(d.get("code") == error.code)
-    if transport.binding is Binding.GRPC:
-        return bool(d.get("grpc_status") == errors.grpc_status(error) and d.get("reason") == error.kind.reason)
-    if d.get("http_status") != rest.http_status(error, transport.version):
-        return False
-    return bool(transport.version is not Version.V1_0 or d.get("reason") == error.kind.reason)
-
-
-def _said(failure: ClientFailure) -> str:
-    d = failure.details
-    parts = [
-        f"error {d['code']}" if "code" in d and "grpc_status" not in d else "",
-        f"HTTP {d['http_status']}" if "http_status" in d else "",
-        f"gRPC {d['grpc_status']}" if "grpc_status" in d else "",
-        f"reason {d['reason']}" if "reason" in d else "",
-    ]
-    return " ".join(p for p in parts if p) or failure.type
-
-
-def _worst(results: list[CheckResult]) -> CheckResult:
-    order = {Outcome.FAIL: 2, Outcome.NON_STRICT: 1, Outcome.PASS: 0}
-    return max(results, key=lambda r: order.get(r.outcome, 0))
+    return judging.is_error(error, failure, transport.form)
 
 
 # --------------------------------------------------------------------------------------- UNKNOWN-TASK
@@ -87,7 +42,7 @@ def _worst(results: list[CheckResult]) -> CheckResult:
 def unknown_task(ctx: InterfaceProbe) -> CheckResult:
     c, t = UNKNOWN_TASK, ctx.transport
     task_id = unknown_id()
-    expected = _owed(NOT_FOUND, t)
+    expected = _owed(NOT_FOUND, t.form)
     verdicts: list[CheckResult] = []
     for op in (Operation.GET_TASK, Operation.CANCEL_TASK):
         what = describe(op, ctx.version, t)
@@ -151,9 +106,7 @@ def version_negotiation(ctx: InterfaceProbe) -> CheckResult:
     c, t = VERSION_NEGOTIATION, ctx.transport
     if ctx.version is not Version.V1_0:
         return c.skipped("a 0.3 interface: 0.3 has no A2A-Version header (§3.6.1)")
-    expected = _owed(VERSION, t)
-    if t.binding is Binding.GRPC:
-        expected += f" (spec v1.0.0: {VERSION_GRPC_V1_0_0})"
+    expected = judging.version_expected(t.form)
     task_id = unknown_id()
     verdicts: list[CheckResult] = []
     name, what = (grpcwire.VERSION_METADATA, "metadata") if t.binding is Binding.GRPC else (HEADER, "header")
@@ -173,43 +126,12 @@ def version_negotiation(ctx: InterfaceProbe) -> CheckResult:
         )
     worst = _worst(verdicts)
     if worst.outcome is Outcome.PASS:
-        return c.passed(f"no {name} and {name}: 9.9 are both refused with {_owed(VERSION, t)}", ctx.evidence(c.id))
+        return c.passed(f"no {name} and {name}: 9.9 are both refused with {_owed(VERSION, t.form)}", ctx.evidence(c.id))
     return worst
 
 
 def _version_verdict(ctx: InterfaceProbe, failure: ClientFailure, asked: str, expected: str) -> CheckResult:
-    c, t, d = VERSION_NEGOTIATION, ctx.transport, failure.details
-    evidence = ctx.evidence(c.id)
-    if _is(VERSION, failure, t):
-        return c.passed(f"{asked}: refused", evidence)
-    if (
-        t.binding is Binding.GRPC
-        and d.get("reason") == VERSION.kind.reason
-        and d.get("grpc_status") == VERSION_GRPC_V1_0_0
-    ):
-        return c.lenient(
-            f"a request with {asked} was refused with VersionNotSupportedError as spec v1.0.0 mapped it "
-            f"(gRPC {VERSION_GRPC_V1_0_0}); v1.0.1 says {errors.grpc_status(VERSION)}",
-            expected,
-            failure.message,
-            evidence,
-        )
-    if d.get("code") == NOT_FOUND.code or d.get("reason") == NOT_FOUND.kind.reason or _is(NOT_FOUND, failure, t):
-        return c.broken(
-            f"a request with {asked} was served as A2A {ctx.version.value} "
-            "(it answered TaskNotFound for the unknown id, §3.6.2)",
-            expected,
-            failure.message,
-            evidence,
-        )
-    if failure.type in ("remote", "http") or d.get("reason") == VERSION.kind.reason:
-        return c.lenient(
-            f"a request with {asked} was refused, but not with VersionNotSupportedError ({_said(failure)})",
-            expected,
-            failure.message,
-            evidence,
-        )
-    return c.broken(f"a request with {asked} got no usable answer", expected, failure.message, evidence)
+    return judging.version_verdict(failure, asked, expected, ctx.transport.form, ctx.evidence(VERSION_NEGOTIATION.id))
 
 
 # ------------------------------------------------------------------------------------- ERROR-ENVELOPE

@@ -13,6 +13,7 @@ from typing import Any
 
 from a2a_lab.contract.journal_record import Entry, EntryKind, ResultKind, SentKind
 from a2a_lab.protocol import shapes
+from a2a_lab.protocol.bindings import Binding
 from a2a_lab.protocol.errors import ErrorType
 from a2a_lab.protocol.forms import push_form
 from a2a_lab.protocol.operations import Operation
@@ -21,7 +22,7 @@ from a2a_lab.protocol.versions import Version
 
 from ..cardcheck import urlpolicy
 from ..cardcheck.lint import lint
-from ..model import CheckResult
+from ..model import CheckResult, Outcome
 from ..probe import judging
 from ..probe.checks import card_valid
 from ..probe.definitions import (
@@ -37,6 +38,9 @@ from ..probe.definitions import (
     ProbeCheck,
 )
 from ..probe.judging import Answered, clip, shown
+from ..refclient.failures import ClientFailure, invites_fallback
+from ..refclient.reading import read_send_result
+from .classify import targets
 from .push import Hooks
 from .sse import malformed
 
@@ -45,7 +49,7 @@ _STREAMS = (Operation.SEND_STREAMING_MESSAGE, Operation.SUBSCRIBE_TO_TASK)
 
 def _answered(entry: Entry) -> Answered:
     answered = judging.from_entry(entry)
-    assert answered is not None  # `judge` passes only answered A2A calls
+    assert answered is not None  # `judge` passes only A2A calls
     return answered
 
 
@@ -67,30 +71,54 @@ def card_check(card: Any, raw: bytes | None, status: int | None, url: str, seqs:
 
 
 def send_message(calls: list[Entry], card: Any) -> CheckResult:
+    """Each SendMessage answer read as the probe reads its own: a message or a task, or a refusal that is the
+    server's (method not found where the card advertises it, the declared version refused, not an A2A error at all).
+    Another A2A error is the client's request's doing, not judged."""
     c = SEND_MESSAGE
-    sends = [e for e in calls if e.operation is Operation.SEND_MESSAGE]
+    sends = [
+        _answered(e)
+        for e in calls
+        if e.operation is Operation.SEND_MESSAGE and e.response is not None and not _asks_other_version(e)
+    ]
     if not sends:
-        return c.skipped("the client sent no SendMessage")
-    for entry in sends:
-        answer, text = entry.answer, _answered(entry).text
-        where = f"#{entry.seq} SendMessage ({entry.endpoint.binding.value if entry.endpoint else '?'})"
-        not_found = answer is not None and (
-            answer.code == ErrorType.METHOD_NOT_FOUND.code
-            or (answer.kind is ResultKind.ERROR and answer.status in (404, 405) and "reason" not in text)
-        )
-        if not_found:
-            message = f"{where}: the card advertises the interface, but the server answers method not found"
-        elif answer is None or answer.kind is ResultKind.RAW:
-            message = f"{where} answered neither a message nor a task"
-        else:
+        return c.skipped("the client sent no SendMessage (in the version its method is spelled in)")
+    answered: list[int] = []
+    for a in sends:
+        label = f"#{a.seq} SendMessage ({a.form.binding.value} {a.form.version.value})"
+        failure = judging.refusal_of(a)
+        if failure is not None and failure.type == "remote" and not _servers_refusal(failure):
             continue
-        return _found(c.broken(message, "a Message or a Task", clip(text, 160), [entry.seq]), entry)
-    answered = [e for e in sends if e.answer is not None and e.answer.kind in (ResultKind.TASK, ResultKind.MESSAGE)]
+        if failure is None:
+            problems: list[str] = []
+            ok, result = judging.rpc_result(a, problems)
+            try:
+                if ok:
+                    read_send_result(result, a.form, [])
+                    answered.append(a.seq)
+                    continue
+            except ClientFailure as unreadable:
+                problems.append(unreadable.message)
+            message = f"{label} answered something that is neither a message nor a task: {problems[0]}"
+        else:
+            message = judging.send_refused(failure, a.form.version, label)
+        result = c.broken(message, "a Message or a Task", clip(a.text, 160), [a.seq])
+        result.quote = a.quote()
+        return result
     if not answered:
         return c.skipped(
             f"every SendMessage ({len(sends)}) was answered with an A2A error: the client's request decides"
         )
-    return c.passed(f"{len(answered)} SendMessage answered with a message or a task", [e.seq for e in answered])
+    return c.passed(f"{len(answered)} SendMessage answered with a message or a task", answered)
+
+
+def _servers_refusal(failure: ClientFailure) -> bool:
+    """An A2A error that is the server's doing whatever the request: the method or the declared version refused."""
+    d = failure.details
+    version = (
+        d.get("code") == ErrorType.VERSION_NOT_SUPPORTED.code
+        or d.get("reason") == ErrorType.VERSION_NOT_SUPPORTED.kind.reason
+    )
+    return version or invites_fallback(failure)
 
 
 def response_shape(calls: list[Entry]) -> CheckResult:
@@ -189,36 +217,49 @@ def _read_stream(entry: Entry, a: Answered) -> judging.StreamReading:
             continue
         problems: list[str] = []
         ok, body = judging.rpc_result(dataclasses.replace(a, body=json.dumps(event.data).encode()), problems)
-        if ok:
-            reading.feed(body)
-        else:
-            reading.unreadable(problems[0])
+        try:
+            if ok:
+                reading.feed(body)
+                continue
+        except ClientFailure as failure:  # an event that is no StreamResponse at all (an error object, null)
+            problems.append(failure.message)
+        reading.unreadable(problems[0])
     return reading
 
 
+def _asks_other_version(entry: Entry) -> bool:
+    """A 1.0 call that asked no version (which means 0.3) or another: VERSION-NEGOTIATION's case, not the method's."""
+    return (
+        entry.version is Version.V1_0
+        and entry.requested_version is not None
+        and entry.requested_version != Version.V1_0.value
+    )
+
+
 def version_negotiation(calls: list[Entry]) -> CheckResult:
-    """Passive: a 1.0 call that asked no version (which means 0.3) or one a2a-lab does not know, and was served."""
+    """Passive: each 1.0 call that asked no version (which means 0.3) or one a2a-lab does not know, judged as the
+    probe judges its own such calls (VersionNotSupportedError as the interface spells it, §3.6.2)."""
     c = VERSION_NEGOTIATION
-    asked = [
-        e
-        for e in calls
-        if e.version is Version.V1_0 and e.requested_version is not None and e.requested_version != Version.V1_0.value
-    ]
+    asked = [_answered(e) for e in calls if _asks_other_version(e) and e.response is not None]
     if not asked:
         return c.skipped("the client sent no 1.0 call that asked for another version (it is the probe's case)")
-    for entry in asked:
-        answer = entry.answer
-        if answer is not None and answer.kind is not ResultKind.ERROR:
-            return _found(
-                c.broken(
-                    f"#{entry.seq}: a 1.0 call asking A2A-Version {entry.requested_version!r} was served",
-                    "VersionNotSupportedError",
-                    f"a {answer.kind.value}",
-                    [entry.seq],
-                ),
-                entry,
-            )
-    return c.passed(f"{len(asked)} call(s) asking another version were refused", [e.seq for e in asked])
+    verdicts: list[CheckResult] = []
+    for a in asked:
+        entry = next(e for e in calls if e.seq == a.seq)
+        said = f"A2A-Version {entry.requested_version!r}" if entry.requested_version else "no A2A-Version (0.3)"
+        expected = judging.version_expected(a.form)
+        failure = judging.refusal_of(a)
+        if failure is None:
+            verdict = c.broken(f"#{a.seq}: a 1.0 call asking {said} was served", expected, "a result", [a.seq])
+        else:
+            verdict = judging.version_verdict(failure, f"{said} (#{a.seq})", expected, a.form, [a.seq])
+        if verdict.outcome is not Outcome.PASS:
+            verdict.quote = a.quote()
+        verdicts.append(verdict)
+    worst = judging.worst(verdicts)
+    if worst.outcome is not Outcome.PASS:
+        return worst
+    return c.passed(f"{len(asked)} call(s) asking another version were refused", [a.seq for a in asked])
 
 
 def error_envelope(calls: list[Entry]) -> CheckResult:
@@ -234,18 +275,30 @@ def not_passive(check: ProbeCheck) -> Callable[[], CheckResult]:
     )
 
 
+def _on_card(entry: Entry, declared: dict[tuple[str, Binding], Version | None]) -> bool:
+    """Whether a call speaks the version its interface declares. A call in another version is off the card (a
+    client's fallback, or a probe's diagnosis): a refusal of it is no fault, and its error answer owes that
+    version's form nothing (the probe leaves its diagnosis out the same way); what the server chose to serve is
+    still judged in the form it was asked in."""
+    assert entry.endpoint is not None
+    version = declared.get((entry.endpoint.path, entry.endpoint.binding))
+    return version is None or version is entry.version
+
+
 def judge(entries: list[Entry], card: Any) -> list[CheckResult]:
     """Every interface check of the probe, on the A2A calls the client made (in the probe's report order)."""
+    declared = {(t.base or "/", t.binding): t.declared for t in targets(card)} if isinstance(card, dict) else {}
     calls = [e for e in entries if judging.from_entry(e) is not None]
+    on_card = [e for e in calls if _on_card(e, declared)]
     return [
-        send_message(calls, card),
+        send_message(on_card, card),
         response_shape(calls),
         task_follow_up(calls),
         not_passive(UNKNOWN_TASK)(),
         streaming(calls, card),
         version_negotiation(calls),
         not_passive(AUTH_ENFORCED)(),
-        error_envelope(calls),
+        error_envelope(on_card),
     ]
 
 
