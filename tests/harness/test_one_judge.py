@@ -54,5 +54,5 @@ def test_the_probe_and_the_proxy_judge_the_same_answers_alike(
     assert by_proxy is not None
     assert (worst.outcome, by_proxy.outcome) == (outcome, outcome), (worst, by_proxy)
     if outcome is not Outcome.PASS:
-        assert by_proxy.quote  # the bytes the server sent
+        assert by_proxy.quote and worst.quote  # the bytes the server sent, quoted by both
         assert "§" in by_proxy.section  # the MUST a reader can look up
