@@ -18,7 +18,7 @@ from urllib.parse import urlsplit
 
 from a2a_lab.contract.journal_record import Entry, EntryKind, ResultKind
 from a2a_lab.protocol import errors, grpcwire, jsonrpc, requests, rest, shapes
-from a2a_lab.protocol.bindings import A2A_JSON, JSON, Binding
+from a2a_lab.protocol.bindings import A2A_JSON, EVENT_STREAM, JSON, Binding
 from a2a_lab.protocol.errors import EnvelopeProblem, ErrorType
 from a2a_lab.protocol.forms import Form
 from a2a_lab.protocol.json_types import Task
@@ -343,6 +343,14 @@ def follow_up_problem(
 
 
 # ---------------------------------------------------------------------------------------- STREAMING
+
+
+def stream_media_problem(a: Answered) -> str | None:
+    """A stream over HTTP answered as something else than Server-Sent Events (§9.4.2, §11.7; the reference client,
+    so the probe, refuses such a stream before reading it)."""
+    if a.grpc is not None or not a.media or a.media == EVENT_STREAM:
+        return None
+    return f"the stream was answered as {a.media}, not {EVENT_STREAM}"
 
 
 @dataclass

@@ -189,7 +189,7 @@ def streaming(calls: list[Entry], card: Any) -> CheckResult:
         ending = reading.ending_problems()
         if reading.done_at is None and (entry.disconnected or entry.operation is Operation.SUBSCRIBE_TO_TASK):
             ending = []  # the client left (or only listened in): the server was not asked for the end
-        problems = reading.problems + ending
+        problems = [p for p in [judging.stream_media_problem(a)] if p] + reading.problems + ending
         if problems:
             datas = [e for e in (entry.events or []) if e.kind is SentKind.DATA]
             text = "\n".join(e.text or str(e.value) for e in datas[:5])

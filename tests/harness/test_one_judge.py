@@ -36,6 +36,8 @@ ROWS = [
     ("families/method-not-found-with-fallback/1.0-http-json", "ERROR-ENVELOPE", Outcome.PASS),
     # HTTP+JSON errors as application/json where the answers are application/a2a+json (the proxy's copy did not look)
     ("personas/a2a-sdk-python-1.3", "ERROR-ENVELOPE", Outcome.NON_STRICT),
+    # a stream as NDJSON lines, not Server-Sent Events
+    ("quirks/stream-as-ndjson", "STREAMING", Outcome.FAIL),
     # an error object where a StreamResponse belongs (the proxy's copy crashed on it)
     ("quirks/rest-stream-error-before-any-event", "STREAMING", Outcome.FAIL),
 ]
