@@ -12,7 +12,7 @@ from a2a_lab.protocol.versions import Version
 from ..model import CheckResult
 from ..refclient.failures import ClientFailure, invites_fallback
 from ..refclient.reading import read_send_result, read_task
-from . import judging
+from . import judging, refusals
 from .context import DIAGNOSIS, InterfaceProbe, describe, needs_credentials, not_judged
 from .definitions import CARD_VALID, RESPONSE_SHAPE, SEND_MESSAGE, TASK_FOLLOW_UP
 
@@ -68,7 +68,7 @@ def send_message(ctx: InterfaceProbe) -> CheckResult:
 
 
 def _send_failed(ctx: InterfaceProbe, failure: ClientFailure, label: str, expected: str) -> CheckResult:
-    message = judging.send_refused(failure, ctx.version, label)
+    message = refusals.send_refused(failure, ctx.version, label)
     if invites_fallback(failure):
         message += _diagnose(ctx)
     evidence = ctx.evidence(SEND_MESSAGE.id) + ctx.evidence(DIAGNOSIS)

@@ -14,7 +14,7 @@ from a2a_lab.protocol.versions import HEADER, Version
 from ..model import CheckResult, Outcome
 from ..refclient.failures import ClientFailure
 from ..refclient.http import snippet
-from . import judging
+from . import judging, refusals
 from .context import (
     InterfaceProbe,
     ProbeTransport,
@@ -29,11 +29,11 @@ if TYPE_CHECKING:
     from .grpcprobe import ProbeGrpcTransport
 
 NOT_FOUND, VERSION = ErrorType.TASK_NOT_FOUND, ErrorType.VERSION_NOT_SUPPORTED
-_owed, _said, _worst = judging.owed, judging.said, judging.worst
+_owed, _said, _worst = refusals.owed, refusals.said, refusals.worst
 
 
 def _is(error: ErrorType, failure: ClientFailure, transport: ProbeTransport | ProbeGrpcTransport) -> bool:
-    return judging.is_error(error, failure, transport.form)
+    return refusals.is_error(error, failure, transport.form)
 
 
 # --------------------------------------------------------------------------------------- UNKNOWN-TASK
@@ -106,7 +106,7 @@ def version_negotiation(ctx: InterfaceProbe) -> CheckResult:
     c, t = VERSION_NEGOTIATION, ctx.transport
     if ctx.version is not Version.V1_0:
         return c.skipped("a 0.3 interface: 0.3 has no A2A-Version header (§3.6.1)")
-    expected = judging.version_expected(t.form)
+    expected = refusals.version_expected(t.form)
     task_id = unknown_id()
     verdicts: list[CheckResult] = []
     name, what = (grpcwire.VERSION_METADATA, "metadata") if t.binding is Binding.GRPC else (HEADER, "header")
@@ -131,7 +131,7 @@ def version_negotiation(ctx: InterfaceProbe) -> CheckResult:
 
 
 def _version_verdict(ctx: InterfaceProbe, failure: ClientFailure, asked: str, expected: str) -> CheckResult:
-    return judging.version_verdict(failure, asked, expected, ctx.transport.form, ctx.evidence(VERSION_NEGOTIATION.id))
+    return refusals.version_verdict(failure, asked, expected, ctx.transport.form, ctx.evidence(VERSION_NEGOTIATION.id))
 
 
 # ------------------------------------------------------------------------------------- ERROR-ENVELOPE

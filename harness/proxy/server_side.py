@@ -14,7 +14,6 @@ from typing import Any
 from a2a_lab.contract.journal_record import Entry, EntryKind, ResultKind, SentKind
 from a2a_lab.protocol import shapes
 from a2a_lab.protocol.bindings import Binding
-from a2a_lab.protocol.errors import ErrorType
 from a2a_lab.protocol.forms import push_form
 from a2a_lab.protocol.operations import Operation
 from a2a_lab.protocol.states import TaskState
@@ -23,7 +22,7 @@ from a2a_lab.protocol.versions import Version
 from ..cardcheck import urlpolicy
 from ..cardcheck.lint import lint
 from ..model import CheckResult, Outcome
-from ..probe import judging
+from ..probe import judging, refusals
 from ..probe.checks import card_valid
 from ..probe.definitions import (
     AUTH_ENFORCED,
@@ -85,7 +84,7 @@ def send_message(calls: list[Entry], card: Any) -> CheckResult:
     answered: list[int] = []
     for a in sends:
         label = f"#{a.seq} SendMessage ({a.form.binding.value} {a.form.version.value})"
-        failure = judging.refusal_of(a)
+        failure = refusals.refusal_of(a)
         if failure is not None and failure.type == "remote" and not _servers_refusal(failure):
             continue
         if failure is None:
@@ -100,7 +99,7 @@ def send_message(calls: list[Entry], card: Any) -> CheckResult:
                 problems.append(unreadable.message)
             message = f"{label} answered something that is neither a message nor a task: {problems[0]}"
         else:
-            message = judging.send_refused(failure, a.form.version, label)
+            message = refusals.send_refused(failure, a.form.version, label)
         result = c.broken(message, "a Message or a Task", clip(a.text, 160), [a.seq])
         result.quote = a.quote()
         return result
@@ -113,12 +112,7 @@ def send_message(calls: list[Entry], card: Any) -> CheckResult:
 
 def _servers_refusal(failure: ClientFailure) -> bool:
     """An A2A error that is the server's doing whatever the request: the method or the declared version refused."""
-    d = failure.details
-    version = (
-        d.get("code") == ErrorType.VERSION_NOT_SUPPORTED.code
-        or d.get("reason") == ErrorType.VERSION_NOT_SUPPORTED.kind.reason
-    )
-    return version or invites_fallback(failure)
+    return refusals.refuses_version(failure) or invites_fallback(failure)
 
 
 def response_shape(calls: list[Entry]) -> CheckResult:
@@ -247,16 +241,16 @@ def version_negotiation(calls: list[Entry]) -> CheckResult:
     for a in asked:
         entry = next(e for e in calls if e.seq == a.seq)
         said = f"A2A-Version {entry.requested_version!r}" if entry.requested_version else "no A2A-Version (0.3)"
-        expected = judging.version_expected(a.form)
-        failure = judging.refusal_of(a)
+        expected = refusals.version_expected(a.form)
+        failure = refusals.refusal_of(a)
         if failure is None:
             verdict = c.broken(f"#{a.seq}: a 1.0 call asking {said} was served", expected, "a result", [a.seq])
         else:
-            verdict = judging.version_verdict(failure, f"{said} (#{a.seq})", expected, a.form, [a.seq])
+            verdict = refusals.version_verdict(failure, f"{said} (#{a.seq})", expected, a.form, [a.seq])
         if verdict.outcome is not Outcome.PASS:
             verdict.quote = a.quote()
         verdicts.append(verdict)
-    worst = judging.worst(verdicts)
+    worst = refusals.worst(verdicts)
     if worst.outcome is not Outcome.PASS:
         return worst
     return c.passed(f"{len(asked)} call(s) asking another version were refused", [a.seq for a in asked])
