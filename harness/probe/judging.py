@@ -320,9 +320,12 @@ def response_shape(judged: list[Shaped], form: Form, evidence: list[int]) -> Che
         return result
     sends = [s for s in judged if s.answered is None or s.answered.op is Operation.SEND_MESSAGE]
     gets = len(judged) - len(sends)
-    kinds = " and ".join(dict.fromkeys(s.kind for s in sends)) or "task"
+    kinds = " and ".join(dict.fromkeys(s.kind for s in sends))
+    if not sends:
+        return c.passed(f"{gets} GetTask answer(s) in the {form.label} form", evidence)
+    what = f"a {kinds}" if len(sends) == 1 else f"{len(sends)} SendMessage results ({kinds})"
     also = f", and {gets} GetTask answer(s)" if gets else ""
-    return c.passed(f"a {kinds} in the {form.label} form{also}", evidence)
+    return c.passed(f"{what} in the {form.label} form{also}", evidence)
 
 
 # -------------------------------------------------------------------------------------- TASK-FOLLOW-UP
