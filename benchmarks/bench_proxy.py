@@ -6,7 +6,9 @@ The upstream is `a2a-lab serve benchmarks/bench-scenario.yaml` and the proxy `a2
 a process of its own as a user runs them; one keep-alive client sends the same requests directly and through the
 proxy, alternating in blocks, round after round, so a burst of other work on the machine falls on both alike. Each
 workload prints the median latency direct and proxied and the median of the per-round differences (the proxy's
-added cost), with the load average before and after.
+added cost), with the load average before and after. The gRPC workload does the same with the catalogue's
+grpc/conformant as the upstream: unary SendMessage calls on one channel to the upstream's gRPC port and one to the
+proxy's (grpc_pass.py).
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+import grpc
 import httpx
 
 HERE = Path(__file__).parent
@@ -79,6 +82,42 @@ def timed(http: httpx.Client, url: str, kind: str, count: int) -> list[float]:
     return out
 
 
+def grpc_timed(channel: grpc.Channel, count: int) -> list[float]:
+    from a2a_lab.protocol import grpcwire, protobuf
+    from a2a_lab.protocol.operations import Operation
+
+    call: grpc.UnaryUnaryMultiCallable[bytes, bytes] = channel.unary_unary(grpcwire.method_path(Operation.SEND_MESSAGE))
+    out = []
+    for n in range(count):
+        message = {"role": "ROLE_USER", "parts": [{"text": "bench"}], "messageId": f"grpc-{n}"}
+        request = protobuf.encode_request(Operation.SEND_MESSAGE, {"message": message})
+        began = time.perf_counter()
+        call(request, metadata=(("a2a-version", "1.0"),), timeout=30)
+        out.append((time.perf_counter() - began) * 1000)
+    return out
+
+
+def measure_grpc(direct: str, proxied: str, rounds: int, count: int, proxy_pid: int) -> None:
+    """The gRPC row: unary SendMessage (a completed task), direct and through the proxy's gRPC port."""
+    with grpc.insecure_channel(direct) as d_channel, grpc.insecure_channel(proxied) as p_channel:
+        grpc_timed(d_channel, 5)
+        grpc_timed(p_channel, 5)  # warm both channels
+        d_all: list[float] = []
+        p_all: list[float] = []
+        added: list[float] = []
+        cpu = cpu_seconds(proxy_pid)
+        for r in range(rounds):
+            order = [("d", d_channel), ("p", p_channel)]
+            got = {name: grpc_timed(channel, count) for name, channel in (order if r % 2 == 0 else order[::-1])}
+            d_all += got["d"]
+            p_all += got["p"]
+            added.append(statistics.median(got["p"]) - statistics.median(got["d"]))
+        per_request = (cpu_seconds(proxy_pid) - cpu) * 1e6 / len(p_all)
+    row = ("grpc", statistics.median(d_all), statistics.median(p_all), statistics.median(added), per_request)
+    print("| {} | {:.2f} | {:.2f} | {:.2f} | {:.0f} |".format(*row))
+    print(f"load average after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+
+
 def measure(direct: str, proxied: str, rounds: int, count: int, proxy_pid: int) -> None:
     print(f"load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     print("| workload | direct p50 ms | proxied p50 ms | added p50 ms (median of rounds) | proxy CPU µs/request |")
@@ -107,12 +146,22 @@ def main() -> None:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--rounds", type=int, default=5, help="rounds, alternating direct and proxied (default 5)")
     p.add_argument("--requests", type=int, default=200, help="requests per round and workload (default 200)")
+    p.add_argument("--only", choices=("http", "grpc"), help="run only the HTTP workloads, or only the gRPC one")
     args = p.parse_args()
-    serve = [*CLI, "serve", str(HERE / "bench-scenario.yaml"), "--port", "0", "--log-level", "warning"]
-    with process(serve, r" on (http://\S+) \(Ctrl-C") as (upstream, _):
-        proxy = [*CLI, "proxy", "--upstream", upstream, "--journal-entries", "1000", "-q"]
-        with process(proxy, r"proxy (http://\S+) ->") as (proxied, pid):
-            measure(f"{upstream}/", f"{proxied}/", args.rounds, args.requests, pid)
+    if args.only != "grpc":
+        serve = [*CLI, "serve", str(HERE / "bench-scenario.yaml"), "--port", "0", "--log-level", "warning"]
+        with process(serve, r" on (http://\S+) \(Ctrl-C") as (upstream, _):
+            proxy = [*CLI, "proxy", "--upstream", upstream, "--journal-entries", "1000", "-q"]
+            with process(proxy, r"proxy (http://\S+) ->") as (proxied, pid):
+                measure(f"{upstream}/", f"{proxied}/", args.rounds, args.requests, pid)
+    if args.only != "http":
+        scenario = HERE.parent / "scenarios" / "grpc" / "conformant.yaml"
+        serve = [*CLI, "serve", str(scenario), "--port", "0", "--log-level", "warning"]
+        with process(serve, r" on (http://\S+) \(Ctrl-C") as (upstream, _):
+            proxy = [*CLI, "proxy", "--upstream", upstream, "--journal-entries", "1000", "-q"]
+            with process(proxy, r"gRPC (\S+ -> \S+)") as (pair, pid):
+                proxied, direct = pair.split(" -> ")
+                measure_grpc(direct, proxied, args.rounds, args.requests, pid)
 
 
 if __name__ == "__main__":

@@ -19,7 +19,7 @@ from typing import Any
 
 from a2a_lab.protocol.bindings import Binding
 from a2a_lab.protocol.operations import Operation
-from a2a_lab.protocol.states import TaskState
+from a2a_lab.protocol.states import TaskState, by_value
 from a2a_lab.protocol.versions import Version
 
 from .redaction import DEFAULT, Redaction
@@ -91,7 +91,7 @@ class Answer:
     @classmethod
     def task(cls, task: dict[str, Any], stream: bool = False) -> Answer:
         state = task.get("status", {}).get("state")
-        return cls(ResultKind.TASK, task.get("id"), TaskState(state) if state else None, stream)
+        return cls(ResultKind.TASK, task.get("id"), by_value(state) if state else None, stream)
 
     @classmethod
     def error(cls, code: int) -> Answer:

@@ -116,7 +116,7 @@ class LoopClient:
         proc, self.proc = self.proc, None
         if proc is None:
             return []
-        process.kill_group(proc.pid)
+        process.kill_group(proc.pid, proc)
         if proc.poll() is None:
             proc.kill()
         proc.wait()

@@ -134,7 +134,9 @@ def split(command: str) -> list[str]:
     return shlex.split(command)
 
 
-def kill_group(pgid: int) -> None:
+def kill_group(pgid: int, leader: subprocess.Popen[bytes] | None = None) -> None:
+    """SIGTERM to a process group, SIGKILL to what is left of it after TERM_GRACE_S. `leader`: the group's leader,
+    our child, reaped as soon as it ends (unreaped, it stays in the group as a zombie and the grace runs out)."""
     for sig in (signal.SIGTERM, signal.SIGKILL):
         try:
             os.killpg(pgid, sig)
@@ -143,6 +145,8 @@ def kill_group(pgid: int) -> None:
         if sig is signal.SIGTERM:
             deadline = time.monotonic() + TERM_GRACE_S
             while time.monotonic() < deadline:
+                if leader is not None:
+                    leader.poll()
                 try:
                     os.killpg(pgid, 0)
                 except ProcessLookupError:
@@ -260,14 +264,14 @@ def run(
         on_start(proc.pid)
     timed_out = interrupted = False
     if stopper is not None and not stopper.enter(proc.pid):
-        kill_group(proc.pid)  # the run was stopped while this client started
+        kill_group(proc.pid, proc)  # the run was stopped while this client started
         interrupted = True
     try:
         proc.wait(timeout=timeout)
     except subprocess.TimeoutExpired:
         timed_out = True
     finally:
-        kill_group(proc.pid)  # children the client left behind go too
+        kill_group(proc.pid, proc)  # children the client left behind go too
         if proc.poll() is None:
             proc.kill()
         proc.wait()

@@ -6,8 +6,9 @@ dependencies out.
 
 from __future__ import annotations
 
+import base64
 import importlib.util
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from enum import StrEnum
 
 from .errors import ERROR_INFO_TYPE, EnvelopeProblem, detail_problems
@@ -91,6 +92,15 @@ def missing() -> str | None:
     return None
 
 
+def metadata_headers(metadata: Iterable[tuple[str, str | bytes]]) -> list[tuple[bytes, bytes]]:
+    """Call metadata as a journal keeps headers: keys lower-cased, binary (`-bin`) values base64 as they travel."""
+    out: list[tuple[bytes, bytes]] = []
+    for key, value in metadata:
+        text = base64.b64encode(value) if isinstance(value, bytes) else str(value).encode("latin-1", "replace")
+        out.append((key.lower().encode("latin-1"), text))
+    return out
+
+
 def method_path(op: Operation) -> str:
     """`/lf.a2a.v1.A2AService/SendMessage`: the RPC names are the 1.0 JSON-RPC method names (§10.3)."""
     return f"/{SERVICE}/{SPECS[op].jsonrpc[Version.V1_0]}"
@@ -141,6 +151,37 @@ def address_of(url: str) -> str | None:
     if split_address(rest) is None and default is not None and rest and ":" not in rest:
         rest = f"{rest}:{default}"  # spec revision v1.0.1's own example: https://grpc.example.com/a2a
     return rest if split_address(rest) is not None else None
+
+
+#: The schemes a gRPC interface url is written with that say the connection is TLS, and those that say it is not.
+_TLS_SCHEMES = ("grpcs://", "https://")
+_PLAIN_SCHEMES = ("grpc://", "http://")
+
+
+def tls_of(url: str) -> bool | None:
+    """Whether a gRPC interface url says its connection is TLS (`grpcs://`, `https://`), plaintext (`grpc://`,
+    `http://`), or nothing (`host:port`, `dns:///host:port`: None, the dialer decides)."""
+    lowered = url.strip().lower()
+    if lowered.startswith(_TLS_SCHEMES):
+        return True
+    if lowered.startswith(_PLAIN_SCHEMES):
+        return False
+    return None
+
+
+def with_address(url: str, address: str) -> str:
+    """The gRPC interface url `url` written for another `host:port` in the same form: `host:port` stays `host:port`,
+    `grpc://h:p/x` becomes `grpc://ADDRESS/x`, `dns:///h:p` `dns:///ADDRESS`; a TLS scheme (`grpcs://`,
+    `https://`) becomes its plaintext one (`grpc://`, `http://`), since `address` is dialed in plaintext."""
+    rest = url.strip()
+    scheme = ""
+    for known in ("dns:///", "grpc://", "grpcs://", "http://", "https://", "dns://"):
+        if rest.lower().startswith(known):
+            scheme, rest = known, rest[len(known) :]
+            break
+    plain = {"grpcs://": "grpc://", "https://": "http://"}.get(scheme, scheme)
+    _, slash, tail = rest.partition("/")
+    return f"{plain}{address}{slash}{tail}"
 
 
 def url_problem(url: str) -> str | None:

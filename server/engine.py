@@ -12,7 +12,6 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from datetime import UTC, datetime
 from typing import Any
 
 from a2a_lab.contract.journal_record import Entry
@@ -32,18 +31,22 @@ _AGENT = Role.AGENT.value
 Event = dict[str, Any]  # a canonical StreamResponse: {"task": ...} | {"statusUpdate": ...} | ...
 
 
+_second: tuple[int, str] = (-1, "")
 _last_stamp: tuple[int, str] = (-1, "")
 
 
 def now_iso() -> str:
-    """The current UTC time as ISO 8601 with milliseconds; formatted once per millisecond (a busy server stamps
-    several tasks in the same one)."""
-    global _last_stamp
+    """The current UTC time as ISO 8601 with milliseconds (`2026-12-03T22:47:25.387Z`); the date and time of day are
+    formatted once per second, the whole once per millisecond (a busy server stamps thousands of tasks a second:
+    formatting each with datetime cost ~4 µs)."""
+    global _second, _last_stamp
     ms = time.time_ns() // 1_000_000
-    if ms != _last_stamp[0]:
-        stamp = datetime.fromtimestamp(ms // 1000, UTC).replace(microsecond=ms % 1000 * 1000)
-        text = stamp.isoformat(timespec="milliseconds").replace("+00:00", "Z")
-        _last_stamp = (ms, text)
+    if ms == _last_stamp[0]:
+        return _last_stamp[1]
+    seconds, millis = divmod(ms, 1000)
+    if seconds != _second[0]:
+        _second = (seconds, time.strftime("%Y-%m-%dT%H:%M:%S.", time.gmtime(seconds)))
+    _last_stamp = (ms, f"{_second[1]}{millis:03d}Z")
     return _last_stamp[1]
 
 
@@ -51,7 +54,7 @@ def message_text(message: dict[str, Any]) -> str:
     return " ".join(p["text"] for p in message.get("parts", []) if isinstance(p.get("text"), str))
 
 
-@dataclass
+@dataclass(slots=True)
 class TaskRecord:
     task: dict[str, Any]
     script: TaskScript

@@ -9,7 +9,6 @@ call with another status, without the google.rpc.Status details, or OK with no m
 from __future__ import annotations
 
 import asyncio
-import base64
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
@@ -50,11 +49,7 @@ RAW_EVENTS_ON_GRPC = "a2a-lab: this rule answers a raw SSE event stream (reply.r
 
 def _metadata(context: grpc.aio.ServicerContext[bytes, bytes]) -> list[tuple[bytes, bytes]]:
     """The call's metadata as journaled headers (binary `-bin` values base64, as they travel)."""
-    out: list[tuple[bytes, bytes]] = []
-    for key, value in context.invocation_metadata() or ():
-        text = base64.b64encode(value) if isinstance(value, bytes) else str(value).encode("latin-1", "replace")
-        out.append((key.lower().encode("latin-1"), text))
-    return out
+    return grpcwire.metadata_headers(context.invocation_metadata() or ())
 
 
 class GrpcService(grpc.GenericRpcHandler):

@@ -368,6 +368,11 @@ class BackgroundServer:
         if self.plain_sock is not None:
             self.plain_sock.close()
 
+    @property
+    def loop(self) -> asyncio.AbstractEventLoop | None:
+        """The serving event loop (None before it runs): where other servers sharing the app's state are hosted."""
+        return self.server._loop
+
     def quiesce(self, timeout: float = QUIESCE_S) -> bool:
         """From another thread: wait until the server answers no request (see PromptServer.requests_done), so that
         what it journaled is complete: the harness's client may have its answer (a reset, a stalled answer it gave up

@@ -1,9 +1,9 @@
 """The catalogue's promise: the reference client passes every scenario, and the suite shows each can fail a client.
 
 One real run of `a2a-lab run` (the README's main job) over the whole catalogue with a client process per scenario
-(`--client-mode process`, the default); then the same client driven through a shared `a2a-lab serve` (`drive`, a
-process per scenario as well: loop mode, issue 32, is still open) and scored (`score`): one verdict per scenario on
-both paths.
+(`--client-mode process`, the default); then the same client driven through a shared `a2a-lab serve` in the other
+mode (`drive --client-mode loop`: one client process for many scenarios, the loop handshake) and scored (`score`): one
+verdict per scenario on both paths and in both modes.
 """
 
 from __future__ import annotations
@@ -53,7 +53,7 @@ def driven(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Driven]:
                 "-j",
                 "2",
                 "--client-mode",
-                "process",
+                "loop",
                 "--run-file",
                 str(folder / "run.json"),
             ],
@@ -95,7 +95,8 @@ def test_drive_and_score_on_a_shared_server_give_runs_verdict_in_every_scenario(
     """Issue 27: `drive` then `score` found 24 scenarios UNIMPLEMENTED that `run` passes (RESULT-MATCHES "not
     attempted": the client's result never reached `score`). Now the run file carries it, and every scenario a shared
     server can serve (all but the TLS ones, which need a server of their own) is judged as `run` judges it. The drive
-    runs a process per scenario too (loop mode missed one MUST under load in a full-suite run: issue 32, open)."""
+    speaks the loop handshake where `run` starts a process per scenario, so this is also issue 32's comparison of the
+    two modes, per scenario and per check, over the whole catalogue."""
     drive = driven.finished()
     assert drive.returncode == 0, drive.stderr[-3000:]
     score = a2a_lab(

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
-from a2a_lab.contract.journal_record import Entry, EntryKind, ResultKind
+from a2a_lab.contract.journal_record import Entry, EntryKind, ResultKind, SentKind
 from a2a_lab.protocol import grpcwire, jsonrpc, requests, rest, shapes
 from a2a_lab.protocol.bindings import A2A_JSON, EVENT_STREAM, JSON, Binding
 from a2a_lab.protocol.errors import EnvelopeProblem
@@ -107,12 +107,16 @@ def from_exchange(exchange: Exchange, op: Operation, form: Form) -> Answered:
     )
 
 
+#: The journal's kinds of A2A call whose answers are judged (gRPC's through the proxy's gRPC pass-through).
+JUDGED_KINDS = (EntryKind.JSONRPC, EntryKind.REST, EntryKind.GRPC)
+
+
 def from_entry(entry: Entry) -> Answered | None:
     """The proxy's side: one journaled A2A call (None: not one). One still being answered has no status yet."""
     response = entry.response
     if entry.operation is None or entry.version is None or entry.endpoint is None:
         return None
-    if entry.kind not in (EntryKind.JSONRPC, EntryKind.REST):
+    if entry.kind not in JUDGED_KINDS:
         return None
     text = (response.body.text or "") if response is not None and response.body is not None else ""
     media = ((response.content_type if response is not None else None) or "").split(";", 1)[0].strip().lower()
@@ -129,6 +133,31 @@ def from_entry(entry: Entry) -> Answered | None:
         text.encode(),
         request_id,
         entry.events is not None,
+        _grpc_call(entry) if entry.kind is EntryKind.GRPC else None,
+    )
+
+
+def _grpc_call(entry: Entry) -> GrpcCall:
+    """A journaled gRPC call as the probe records one: the status it ended with, and its google.rpc.Status (the
+    journal keeps it as a unary error's body, or a stream's error event) as `details` when the trailer carried one."""
+    response = entry.response
+    status: Any = None
+    if entry.events:
+        status = next((e.value for e in reversed(entry.events) if e.kind is SentKind.ERROR), None)
+    elif response is not None and response.grpc_status not in (None, grpcwire.Code.OK.value):
+        try:
+            status = json.loads((response.body.text or "") if response.body is not None else "")
+        except ValueError:
+            status = None
+    said = status if isinstance(status, dict) else {}
+    unreadable = said.get("unreadable")
+    return GrpcCall(
+        entry.path,
+        entry.events is not None,
+        response.grpc_status if response is not None else None,
+        str(said.get("message", "")),
+        said if "details" in said else None,
+        str(unreadable) if unreadable is not None else None,
     )
 
 
@@ -149,6 +178,8 @@ def error_problems(a: Answered) -> list[EnvelopeProblem] | None:
     if call is not None:  # a gRPC call, unary or streamed: an error is its final status
         if call.status is None or call.status == grpcwire.Code.OK.value:
             return None
+        if call.status not in grpcwire.Code.__members__:
+            return [EnvelopeProblem(f"the call ended with {call.status}, which is no gRPC status")]
         if call.details_error is not None:
             return [EnvelopeProblem(f"{grpcwire.STATUS_DETAILS_KEY} is unreadable: {call.details_error}")]
         return grpcwire.status_problems(grpcwire.Code(call.status), call.details)

@@ -5,7 +5,9 @@ that stand on that (VERSION-NEGOTIATION's, SEND-MESSAGE's wording)."""
 
 from __future__ import annotations
 
-from a2a_lab.protocol import errors, rest
+from typing import Any
+
+from a2a_lab.protocol import errors, grpcwire, rest
 from a2a_lab.protocol.bindings import Binding
 from a2a_lab.protocol.errors import ErrorType
 from a2a_lab.protocol.forms import Form
@@ -23,8 +25,15 @@ def refusal_of(a: Answered) -> ClientFailure | None:
     """An error answer read as the reference client reads one (a `ClientFailure`: `remote` for an A2A error, with its
     code, HTTP status and ErrorInfo reason; `http` for another HTTP error; `invalid_response` for a JSON-RPC answer
     that is neither), or None when the answer is a result. (The probe gets the same record from its transport.)"""
+    context: dict[str, Any] = {"binding": a.form.binding.value, "version": a.form.version.value}
+    call = a.grpc
+    if call is not None:  # a gRPC call's error is the status it ended with, its reason in the google.rpc.Status
+        if call.status is None or call.status == grpcwire.Code.OK.value:
+            return None
+        reason = error_info_reason((call.details or {}).get("details"))
+        said = f"gRPC {call.status}: {call.message}" + (f" ({reason})" if reason else "")
+        return remote_error(said, grpc_status=call.status, reason=reason, **context)
     ok, value = a.decoded()
-    context = {"binding": a.form.binding.value, "version": a.form.version.value}
     if a.rpc:
         err = value.get("error") if ok and isinstance(value, dict) else None
         if isinstance(err, dict):

@@ -72,6 +72,8 @@ class ProxyState:
     hooks: Hooks = field(default_factory=Hooks)
     #: The CA an https upstream's certificate is verified against (None: the system's trust store).
     ca_file: str | None = None
+    #: The gRPC pass-through (grpc_pass.Gate) when this Python speaks gRPC, else None (gRPC is then not proxied).
+    grpc: Any = None
 
     @property
     def served_card(self) -> Any:
@@ -193,6 +195,7 @@ class ProxyApp:
                 await self._pass(entry, upstream, headers, ctype, send, head)
                 return
             raw = head
+            await self._grpc_ready(raw)
             sent = self._rewritten(entry, url, upstream, raw)
             headers.append(("content-length", str(len(sent))))
             await _send_all(send, upstream.status_code, headers, sent, entry)
@@ -224,6 +227,20 @@ class ProxyApp:
             entry.response.fault = f"upstream broke off its answer: {exc}"
             return
         self._journal(entry, upstream.status_code, ctype, bytes(kept))
+
+    async def _grpc_ready(self, raw: bytes) -> None:
+        """A card (or extended card) that names a gRPC address not seen yet: the proxy listens for it first, so that
+        the card it serves names the proxy's port."""
+        gate = self.state.grpc
+        if gate is None:
+            return
+        try:
+            card = json.loads(raw)
+        except ValueError:
+            return
+        if isinstance(card, dict):
+            self.state.routes.learn(card)
+            await gate.ensure(self.state.routes, self.state.routes.proxy_host)
 
     def _rewritten(self, entry: Entry, url: str, upstream: Answer, raw: bytes) -> bytes:
         ctype = upstream.headers.get("content-type", "")

@@ -14,6 +14,7 @@ from a2a_lab.contract.journal_record import Entry, EntryKind, SentKind
 from a2a_lab.protocol.exceptions import LabError
 
 from ..record.scenario_file import render, tool_version, write
+from . import grpc_capture
 from .app import ProxyState
 from .routes import VIA
 from .sse import malformed
@@ -72,6 +73,12 @@ def _rule(entry: Entry, call: int) -> dict[str, Any] | None:
     response, endpoint = entry.response, entry.endpoint
     if response is None or response.status is None or endpoint is None or entry.version is None:
         return None
+    when = {"binding": endpoint.binding.value, "version": entry.version.value, "call": call}
+    if entry.kind is EntryKind.GRPC:
+        body = entry.response.body if entry.response is not None else None
+        kept = body.text if body is not None and not body.truncated else None
+        replied = grpc_capture.reply(entry, kept)
+        return {"when": when, "reply": replied} if replied is not None else None
     raw: dict[str, Any] = {"status": response.status, "content_type": response.content_type or ""}
     if entry.events is not None:
         raw["events"] = _stream_events(entry)
@@ -83,7 +90,6 @@ def _rule(entry: Entry, call: int) -> dict[str, Any] | None:
         raw["body"] = text
         if entry.kind is EntryKind.JSONRPC and entry.rpc is not None and entry.rpc.id is not None:
             raw["echo_id"] = True
-    when = {"binding": endpoint.binding.value, "version": entry.version.value, "call": call}
     reply: dict[str, Any] = {"raw": raw}
     if response.delay_ms:
         reply["delay_ms"] = round(response.delay_ms)
@@ -108,7 +114,9 @@ def document(state: ProxyState, pacing: str = "") -> tuple[dict[str, Any], int]:
     card = state.card
     if card is None:
         raise CaptureError("the upstream served no agent card in this session: there is nothing to replay")
-    entries = [e for e in state.journal.records() if e.kind in (EntryKind.JSONRPC, EntryKind.REST) and e.operation]
+    kinds = (EntryKind.JSONRPC, EntryKind.REST, EntryKind.GRPC)
+    entries = [e for e in state.journal.records() if e.kind in kinds and e.operation]
+    left_out: list[str] = []
     counts: dict[tuple[str, str, str], int] = {}
     behaviour: dict[str, list[dict[str, Any]]] = {}
     endpoints: dict[tuple[str, str], list[str]] = {}
@@ -121,6 +129,9 @@ def document(state: ProxyState, pacing: str = "") -> tuple[dict[str, Any], int]:
         counts[key] = counts.get(key, 0) + 1
         rule = _rule(entry, counts[key])
         if rule is None:
+            if entry.kind is EntryKind.GRPC and entry.events is not None:  # the replay still serves gRPC
+                left_out.append(grpc_capture.STREAM_NOT_REPLAYED.format(op=key[0], seq=entry.seq))
+                endpoints.setdefault((entry.endpoint.path, entry.endpoint.binding.value), [entry.version.value])
             continue
         behaviour.setdefault(entry.operation.value, []).append(rule)
         versions = endpoints.setdefault((entry.endpoint.path, entry.endpoint.binding.value), [])
@@ -133,6 +144,8 @@ def document(state: ProxyState, pacing: str = "") -> tuple[dict[str, Any], int]:
     at = datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
     upstream = state.routes.upstream
     text = card.raw.decode("utf-8", "replace").replace(upstream, "{base_url}")
+    grpc_seen = state.routes.grpc if any(e.kind is EntryKind.GRPC for e in entries) else {}
+    text = grpc_capture.card_text(text, list(grpc_seen))
     answered = sum(len(v) for v in behaviour.values())
     doc: dict[str, Any] = {
         "title": f"Proxied: {upstream}",
@@ -141,7 +154,7 @@ def document(state: ProxyState, pacing: str = "") -> tuple[dict[str, Any], int]:
             "origin written as {base_url}) and, per A2A call, the answer it got, matched to its request by "
             "operation, binding, version and call number. A stream's events are replayed one by one with the "
             "delays they came with (and the request's JSON-RPC id); other operations, and calls past the ones seen, "
-            "get a2a-lab's default behaviour.\n"
+            "get a2a-lab's default behaviour." + grpc_capture.said(grpc_seen, left_out) + "\n"
         ),
         "observed": {
             "where": upstream,

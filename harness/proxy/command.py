@@ -36,7 +36,11 @@ TIMEOUT = 300.0
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
-        "--upstream", required=True, metavar="URL", help="the A2A server to stand in front of (http or https)"
+        "--upstream",
+        required=True,
+        metavar="URL",
+        help="the A2A server to stand in front of (http or https); its card's gRPC interfaces pass through ports of "
+        "the proxy's own, named in the card it serves",
     )
     p.add_argument("--host", default="127.0.0.1", help="the address to listen on (default 127.0.0.1: loopback only)")
     p.add_argument("--port", type=int, default=0, help="the port to listen on (default: a free one, printed)")
@@ -60,7 +64,14 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--ca-file",
         metavar="PEM",
-        help="an https upstream: trust only the CA certificates in this file (default: the system's trust store)",
+        help="an https upstream (and a TLS gRPC interface): trust only the CA certificates in this file (default: "
+        "the system's trust store)",
+    )
+    p.add_argument(
+        "--grpc-tls",
+        action="store_true",
+        help="dial the upstream's gRPC interfaces whose url is a bare host:port over TLS (default: plaintext; a "
+        "grpcs:// or https:// url is always TLS, a grpc:// or http:// one never)",
     )
     add_verbose(p)
 
@@ -76,6 +87,8 @@ def problem(args: argparse.Namespace) -> str | None:
         return "--timeout and --duration must be positive"
     if args.journal_entries < 1:
         return "--journal-entries must be at least 1"
+    if args.ca_file is not None and not Path(args.ca_file).is_file():
+        return f"--ca-file {args.ca_file!r} is not a file (a PEM file of the CA certificates to trust)"
     return None
 
 
@@ -95,10 +108,14 @@ def stopping() -> Iterator[threading.Event]:
 
 def serve(args: argparse.Namespace) -> tuple[ProxyState, float]:
     """Serve until stopped (Ctrl-C, or --duration); the session's state, and when serving began."""
-    hosting = session.hosted(args.upstream, args.host, args.port, args.journal_entries, args.timeout, args.ca_file)
+    hosting = session.hosted(
+        args.upstream, args.host, args.port, args.journal_entries, args.timeout, args.ca_file, args.grpc_tls
+    )
     with hosting as (state, url, said):
         say(said)
         say(f"proxy {url} -> {state.routes.upstream}; client card URL: {url}{CARD_PATHS[0]}")
+        for address, route in state.routes.grpc.items():
+            say(f"  gRPC {route.proxy} -> {address}{' (TLS)' if route.tls else ''}")
         for line in state.routes.not_proxied:
             say(f"  {line}")
         began = time.monotonic()

@@ -39,6 +39,7 @@ from ..probe.definitions import (
 from ..probe.judging import Answered, clip, shown
 from ..refclient.failures import ClientFailure, invites_fallback
 from ..refclient.reading import read_send_result
+from . import grpc_side
 from .classify import targets
 from .push import Hooks
 from .sse import malformed
@@ -127,6 +128,7 @@ def response_shape(calls: list[Entry]) -> CheckResult:
         problems: list[str] = []
         ok, result = judging.rpc_result(a, problems)
         shaped = judging.shape_of(result, a.op, a.form, "GetTask result", a) if ok else judging.Shaped(a, "?", problems)
+        shaped.problems += grpc_side.message_problems(entry)
         shaped.problems = [f"#{a.seq}: {p}" for p in shaped.problems]
         judged.append(shaped)
     if not judged:
@@ -258,9 +260,7 @@ def version_negotiation(calls: list[Entry]) -> CheckResult:
 
 def error_envelope(calls: list[Entry]) -> CheckResult:
     """Every error answer the client got (a refusal of the proxy's own, not the server's, left out)."""
-    return judging.error_envelope(
-        [_answered(e) for e in calls if e.response is not None and not e.response.refused and e.events is None]
-    )
+    return judging.error_envelope([_answered(e) for e in calls if e.response is not None and not e.response.refused])
 
 
 def not_passive(check: ProbeCheck) -> Callable[[], CheckResult]:

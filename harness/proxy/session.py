@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import ssl
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -11,6 +12,7 @@ from contextlib import contextmanager
 import httpx
 
 from a2a_lab.contract.journal import Journal
+from a2a_lab.protocol import grpcwire
 from a2a_lab.server.hosting import BackgroundServer
 
 from .app import CardSeen, ProxyApp, ProxyState
@@ -51,13 +53,26 @@ def hosted(
     entries: int = ENTRIES,
     timeout: float = 10.0,
     ca_file: str | None = None,
+    grpc_tls: bool = False,
 ) -> Iterator[tuple[ProxyState, str, str]]:
-    """A proxy in front of `upstream` until the block ends: its state, its URL, and what the start found."""
+    """A proxy in front of `upstream` until the block ends: its state, its URL, and what the start found.
+    `grpc_tls`: dial a gRPC interface whose url names no scheme (`host:port`) over TLS."""
     origin = origin_of(upstream)
-    state = ProxyState(Routes(origin, origin), Journal(cap=entries), timeout=timeout, ca_file=ca_file)
+    routes = Routes(origin, origin, grpc_tls=grpc_tls)
+    state = ProxyState(routes, Journal(cap=entries), timeout=timeout, ca_file=ca_file)
     said = prime(state)
     with BackgroundServer(ProxyApp(state), host, port) as server:
         state.routes.proxy = server.url
-        if state.card is not None:
-            state.saw_card(state.card)  # rewritten for the proxy's own URL, now known
-        yield state, server.url, said
+        loop = server.loop
+        if grpcwire.missing() is None and loop is not None:  # gRPC calls pass on the serving loop (the journal's)
+            from .grpc_pass import Gate
+
+            state.grpc = Gate(state.journal, ca_file)
+            asyncio.run_coroutine_threadsafe(state.grpc.ensure(state.routes, state.routes.proxy_host), loop).result(10)
+        try:
+            if state.card is not None:
+                state.saw_card(state.card)  # rewritten for the proxy's own URL (and gRPC ports), now known
+            yield state, server.url, said
+        finally:
+            if state.grpc is not None and loop is not None:
+                asyncio.run_coroutine_threadsafe(state.grpc.stop(), loop).result(10)

@@ -5,10 +5,10 @@ that came (`value`), to be judged."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 
 from a2a_lab.contract.journal_record import SentEvent, SentKind
+from a2a_lab.protocol import jsontext
 from a2a_lab.protocol.bindings import EVENT_STREAM, NDJSON
 
 
@@ -65,8 +65,8 @@ class LineReader(EventReader):
 def _data(emit: Callable[[SentEvent], None], t: float, text: str, name: str | None) -> None:
     """A data event: its JSON text, or (not JSON) the text that came, kept as `value` to be judged."""
     try:
-        json.loads(text)
-    except ValueError:
+        jsontext.loads(text.encode("utf-8"))
+    except (ValueError, RecursionError):
         emit(SentEvent(t, SentKind.DATA, value=text, event=name))
         return
     emit(SentEvent(t, SentKind.DATA, text=text, event=name))

@@ -63,20 +63,30 @@ class Answer:
         self._done = False
 
     async def aiter_raw(self) -> AsyncIterator[bytes]:
+        """The body as it comes: what one read of the connection brought, together (a burst of stream events the
+        upstream wrote while the proxy was busy is handed on at once, as it would reach a direct client)."""
         conn = self.conn
+        pending: list[bytes] = []
         while not self._done:
             try:
                 event = conn.h11.next_event()
             except h11.RemoteProtocolError as exc:  # e.g. closed before the end of a body of known length
                 self._done = True
+                if pending:
+                    yield b"".join(pending)
                 raise UpstreamError(f"the upstream broke off its answer: {exc}") from None
             if event is h11.NEED_DATA:
+                if pending:
+                    yield b"".join(pending)
+                    pending.clear()
                 conn.h11.receive_data(await self.pool.read(conn))  # b"": the upstream closed the connection
                 continue
             if isinstance(event, h11.Data):
-                yield bytes(event.data)
+                pending.append(bytes(event.data))
             elif isinstance(event, (h11.EndOfMessage, h11.ConnectionClosed)):
                 self._done = True
+        if pending:
+            yield b"".join(pending)
 
     async def aread(self, limit: int) -> tuple[bytes, bool]:
         """The body, whole (True), or its first chunks once past `limit` bytes (False: `aiter_raw` gives the rest)."""
@@ -108,7 +118,8 @@ class Pool:
 
     async def read(self, conn: Connection) -> bytes:
         try:
-            return await asyncio.wait_for(conn.reader.read(READ_BYTES), self.timeout)
+            async with asyncio.timeout(self.timeout):  # not wait_for: that wraps every read in a task of its own
+                return await conn.reader.read(READ_BYTES)
         except TimeoutError:
             raise UpstreamError(f"the upstream said nothing for {self.timeout:g} s") from None
         except OSError as exc:

@@ -47,7 +47,8 @@ CLIENT_CHECKS = (
 class Verdict:
     results: list[ScenarioResult]
     supports: set[Support]
-    #: What the report's `proxy` section says: upstream, proxy origin, what was not proxied, the journal's bounds.
+    #: What the report's `proxy` section says: upstream, proxy origin, what was not proxied, the gRPC ports (each
+    #: upstream address and the proxy's for it), the journal's bounds.
     meta: dict[str, Any]
 
 
@@ -92,6 +93,7 @@ def verdict(state: ProxyState, started: float) -> Verdict:
         "upstream": state.routes.upstream,
         "proxy": state.routes.proxy,
         "not_proxied": list(state.routes.not_proxied),
+        "grpc": {address: route.proxy for address, route in state.routes.grpc.items()},
         "journal": state.journal.summary(),
         "sides": {CLIENT_ID: "client", SERVER_ID: "server"},
     }

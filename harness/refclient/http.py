@@ -4,8 +4,11 @@ httpx exceptions translated into sentences."""
 from __future__ import annotations
 
 import json
+import os
 import ssl
-from collections.abc import Iterator
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from importlib import metadata
 from typing import Any
@@ -28,26 +31,70 @@ def user_agent() -> str:
     return f"a2a-lab-refclient/{version} (+{PROJECT_URL})"
 
 
-def tls_context(options: ClientOptions) -> ssl.SSLContext | bool:
+#: TLS contexts built so far, by what they were built from (at most CONTEXTS_KEPT): loading a CA bundle costs
+#: 20-60 ms of CPU, and a loop-mode client (or the probe) makes a new httpx client for every scenario.
+CONTEXTS_KEPT = 16
+_contexts: OrderedDict[tuple[object, ...], ssl.SSLContext] = OrderedDict()
+_contexts_lock = threading.Lock()
+
+
+def _file_key(path: str) -> tuple[object, ...]:
+    """A file as a cache key: its path and what tells a rewritten file apart (inode, size, modification time)."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return (path,)  # loading it fails next, with the error message
+    return (path, st.st_ino, st.st_size, st.st_mtime_ns)
+
+
+def _cached(key: tuple[object, ...], build: Callable[[], ssl.SSLContext]) -> ssl.SSLContext:
+    with _contexts_lock:
+        context = _contexts.get(key)
+        if context is not None:
+            _contexts.move_to_end(key)
+            return context
+    context = build()
+    with _contexts_lock:
+        _contexts[key] = context
+        while len(_contexts) > CONTEXTS_KEPT:
+            _contexts.popitem(last=False)
+    return context
+
+
+def _default_context() -> ssl.SSLContext:
+    """httpx's own default (certifi's bundle, or SSL_CERT_FILE / SSL_CERT_DIR when set), built once per setting."""
+    env = (os.environ.get("SSL_CERT_FILE"), os.environ.get("SSL_CERT_DIR"))
+    key = ("default", *(_file_key(e) if e else None for e in env))
+    return _cached(key, httpx.create_ssl_context)
+
+
+def tls_context(options: ClientOptions) -> ssl.SSLContext:
     """How https is verified: against `ca_file` (and presenting `client_cert`) when given, else httpx's default
-    (True: certificates and host names are always verified, against SSL_CERT_FILE when set)."""
+    (certificates and host names are always verified, against SSL_CERT_FILE when set). Contexts are reused while
+    the files they were built from are unchanged."""
     if options.ca_file is None and options.client_cert is None:
-        return True
+        return _default_context()
     for path in (options.ca_file, *(options.client_cert or ())):
         try:
             if path is not None:
                 userfile.read_bytes(path, userfile.TLS)  # OpenSSL reads it next: first, that it is a file, and small
         except userfile.Refused as exc:
             raise UsageFailure(str(exc)) from None
-    try:
-        context = ssl.create_default_context(cafile=options.ca_file)
-        if options.client_cert is not None:
-            context.load_cert_chain(*options.client_cert)
-    except (OSError, ssl.SSLError) as exc:
-        raise UsageFailure(
-            f"cannot load the TLS files (CA {options.ca_file}, client {options.client_cert}): {exc}"
-        ) from None
-    return context
+    files = (options.ca_file, *(options.client_cert or ()))
+    key = ("files", *(_file_key(f) if f else None for f in files))
+
+    def build() -> ssl.SSLContext:
+        try:
+            context = ssl.create_default_context(cafile=options.ca_file)
+            if options.client_cert is not None:
+                context.load_cert_chain(*options.client_cert)
+        except (OSError, ssl.SSLError) as exc:
+            raise UsageFailure(
+                f"cannot load the TLS files (CA {options.ca_file}, client {options.client_cert}): {exc}"
+            ) from None
+        return context
+
+    return _cached(key, build)
 
 
 def make_client(options: ClientOptions, transport: httpx.BaseTransport | None = None) -> httpx.Client:

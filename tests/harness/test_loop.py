@@ -5,9 +5,12 @@ scenario in flight, on a named check, and the next scenario gets a fresh client.
 from __future__ import annotations
 
 import json
+import os
 import shlex
 import shutil
+import subprocess
 import sys
+import time
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
@@ -182,3 +185,17 @@ def test_the_readmes_loop_clients_pass_as_written(
 def test_the_reference_client_in_loop_mode_takes_no_url(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["client", "--loop", "http://127.0.0.1:9/"]) == 2
     assert "--loop takes each scenario's card URL" in capsys.readouterr().err
+
+
+def test_stopping_a_client_reaps_it_at_once_rather_than_waiting_out_the_grace(monkeypatch: pytest.MonkeyPatch) -> None:
+    """kill_group used to poll the group until TERM_GRACE_S ran out: the leader, our child, stayed in it as a zombie
+    until reaped, so stopping each loop client at the end of a run cost the whole grace (0.5 s each, one after the
+    other). With the grace made a minute long, a stop that waits it out would take a minute."""
+    monkeypatch.setattr(process, "TERM_GRACE_S", 60.0)
+    proc = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"], start_new_session=True)
+    started = time.monotonic()
+    process.kill_group(proc.pid, proc)
+    assert time.monotonic() - started < 30
+    assert proc.returncode is not None
+    with pytest.raises(ProcessLookupError):
+        os.killpg(proc.pid, 0)

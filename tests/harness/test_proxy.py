@@ -130,8 +130,11 @@ def test_the_bytes_pass_as_they_came_and_the_card_points_at_the_proxy(conformant
         served = httpx.get(f"{url}/.well-known/agent-card.json")
     assert "the upstream's card" in said
     assert (proxied.status_code, proxied.content) == (direct.status_code, direct.content)
-    assert served.text == card.text.replace(conformant, url)  # nothing else of the card changed
-    assert any("GRPC" in line for line in state.routes.not_proxied)  # named, not silently dropped
+    (route,) = state.routes.grpc.values()  # the gRPC interface passes through the proxy's own port
+    assert route.proxy is not None
+    rewritten = card.text.replace(conformant, url).replace(f'"{route.upstream}"', f'"{route.proxy}"')
+    assert served.text == rewritten  # nothing else of the card changed
+    assert state.routes.not_proxied == []
     entries = state.journal.records()
     assert [e.kind.value for e in entries] == ["jsonrpc", "card"]
     assert entries[0].operation is not None and entries[0].answer is not None

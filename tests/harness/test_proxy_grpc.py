@@ -1,0 +1,509 @@
+"""`a2a-lab proxy` with gRPC: a card's gRPC interface passes through a port of the proxy's own (the card served names
+it, in the form the card used), every call is forwarded as the bytes that came and answered as the upstream answered
+(messages, status, message, trailers), journaled with the scenario server's record and judged on both sides. Real
+loopback throughout: a2a-lab scenario servers upstream, the reference client (and the official a2a-sdk 1.3 client,
+over gRPC) through the proxy, and the tests' own gRPC calls for a client with a defect."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import grpc
+import httpx
+import pytest
+
+from a2a_lab import scenarios
+from a2a_lab.contract.journal_record import EntryKind, SentKind
+from a2a_lab.contract.loader import load_file
+from a2a_lab.harness import environment
+from a2a_lab.harness.cli import main
+from a2a_lab.harness.model import Outcome, ScenarioResult
+from a2a_lab.harness.proxy import capture, session
+from a2a_lab.harness.proxy.verdict import CLIENT_ID, SERVER_ID, verdict
+from a2a_lab.protocol import grpcwire, protobuf
+from a2a_lab.protocol.operations import Operation
+from a2a_lab.server.app import ScenarioApp
+from a2a_lab.server.hosting import BackgroundServer
+
+CATALOGUE = Path(scenarios.__file__).parent
+PEER_CLIENT = Path(__file__).parent.parent / "peers" / "clients" / "a2a_sdk_13.py"
+CARD = "/.well-known/agent-card.json"
+
+
+def _serve(path: Path) -> Iterator[tuple[str, ScenarioApp]]:
+    app = ScenarioApp(load_file(path))
+    with BackgroundServer(app) as server:
+        yield server.url, app
+
+
+@pytest.fixture(scope="module")
+def conformant() -> Iterator[tuple[str, ScenarioApp]]:
+    yield from _serve(CATALOGUE / "grpc" / "conformant.yaml")
+
+
+#: A gRPC server that answers SendMessage with bytes that are no SendMessageResponse.
+BROKEN = """\
+title: broken gRPC server
+description: answers SendMessage over gRPC with bytes that are not a SendMessageResponse
+card:
+  object:
+    name: broken
+    description: a broken gRPC agent
+    version: "1.0.0"
+    supportedInterfaces:
+      - {url: "{grpc_address}", protocolBinding: GRPC, protocolVersion: "1.0"}
+    capabilities: {streaming: false}
+    defaultInputModes: [text/plain]
+    defaultOutputModes: [text/plain]
+    skills: [{id: s, name: s, description: s, tags: [t]}]
+behaviour:
+  SendMessage:
+    - reply:
+        raw: {body_base64: "//8=", content_type: application/grpc}
+"""
+GARBAGE = b"\xff\xff"
+
+
+@pytest.fixture(scope="module")
+def broken(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, ScenarioApp]]:
+    path = tmp_path_factory.mktemp("broken") / "broken.yaml"
+    path.write_text(BROKEN, encoding="utf-8")
+    yield from _serve(path)
+
+
+def _results(state: Any) -> dict[str, ScenarioResult]:
+    return {r.id: r for r in verdict(state, 0.0).results}
+
+
+def _outcome(result: ScenarioResult, check_id: str) -> Outcome:
+    found = result.check(check_id)
+    assert found is not None, check_id
+    return found.outcome
+
+
+def _grpc_url(card: dict[str, Any]) -> str:
+    return next(str(i["url"]) for i in card["supportedInterfaces"] if i["protocolBinding"] == "GRPC")
+
+
+def _raw_call(address: str, op: Operation, request: bytes, metadata: tuple[tuple[str, str | bytes], ...]) -> Any:
+    """One call as bytes (no decoding), as the tests' own client: (status, details, trailers, messages)."""
+    with grpc.insecure_channel(address) as channel:
+        rpc: grpc.UnaryStreamMultiCallable[bytes, bytes] = channel.unary_stream(grpcwire.method_path(op))
+        call: Any = rpc(request, metadata=metadata, timeout=10)
+        messages: list[bytes] = []
+        try:
+            messages.extend(call)
+        except grpc.RpcError:
+            pass
+        return call.code().name, call.details(), tuple(call.trailing_metadata() or ()), messages
+
+
+def test_a_grpc_pair_passes_both_sides_through_the_proxys_own_port(conformant: tuple[str, ScenarioApp]) -> None:
+    upstream, _ = conformant
+    with session.hosted(upstream) as (state, url, _):
+        served = httpx.get(f"{url}{CARD}").json()
+        direct = httpx.get(f"{upstream}{CARD}").json()
+        assert main(["client", f"{url}{CARD}"]) == 0
+        assert main(["client", "--stream", f"{url}{CARD}"]) == 0
+    upstream_address = _grpc_url(direct)
+    proxied = _grpc_url(served)
+    assert proxied == state.routes.grpc[upstream_address].proxy != upstream_address
+    assert grpcwire.split_address(proxied) is not None  # host:port stays host:port
+    assert served == {**direct, "supportedInterfaces": [{**direct["supportedInterfaces"][0], "url": proxied}]}
+    assert state.routes.not_proxied == []
+    calls = [e for e in state.journal.records() if e.kind is EntryKind.GRPC]
+    assert [e.operation for e in calls] == [Operation.SEND_MESSAGE, Operation.SEND_STREAMING_MESSAGE]
+    unary, stream = calls
+    assert unary.url == proxied and unary.headers[grpcwire.VERSION_METADATA] == "1.0"
+    assert unary.response is not None and unary.response.grpc_status == "OK" and '"messageId"' in unary.body_text
+    assert unary.response.body is not None and (unary.response.body.text or "").startswith('{"task":')
+    assert unary.answer is not None and unary.answer.state is not None and unary.answer.state.terminal
+    assert stream.events and all(e.kind is SentKind.DATA for e in stream.events)
+    assert [e.t for e in stream.events] == sorted(e.t for e in stream.events)  # each with the time it passed
+    results = _results(state)
+    assert results[CLIENT_ID].outcome is Outcome.PASS and results[SERVER_ID].outcome is Outcome.PASS
+    for check in ("SEND-MESSAGE", "RESPONSE-SHAPE", "STREAMING"):
+        assert _outcome(results[SERVER_ID], check) is Outcome.PASS
+    assert _outcome(results[CLIENT_ID], "VERSION-HEADER") is Outcome.PASS
+
+
+def test_status_trailers_and_metadata_pass_as_they_came(conformant: tuple[str, ScenarioApp]) -> None:
+    upstream, app = conformant
+    request = protobuf.encode_request(Operation.GET_TASK, {"id": "no-such-task"})
+    metadata = (("a2a-version", "1.0"), ("authorization", "Bearer s3cret"), ("x-trace-bin", b"\x00\x01\x02"))
+    with session.hosted(upstream) as (state, _, _):
+        route = next(iter(state.routes.grpc.values()))
+        assert route.proxy is not None
+        direct = _raw_call(route.upstream, Operation.GET_TASK, request, metadata)
+        passed = _raw_call(route.proxy, Operation.GET_TASK, request, metadata)
+    assert direct[0] == "NOT_FOUND" and any(k == grpcwire.STATUS_DETAILS_KEY for k, _ in direct[2])
+    assert passed == direct  # status, its message and the trailers (google.rpc.Status bytes included), unchanged
+    seen = app.state.journal.records()[-1]  # what the upstream got from the proxy: the client's metadata
+    assert seen.headers["x-trace-bin"] == "AAEC" and seen.headers[grpcwire.VERSION_METADATA] == "1.0"
+    entry = state.journal.records()[-1]
+    assert entry.kind is EntryKind.GRPC and entry.answer is not None and entry.answer.code == -32001
+    assert "s3cret" not in str(entry.to_json())  # credentials redacted, as the server's journal does
+    assert _outcome(_results(state)[SERVER_ID], "ERROR-ENVELOPE") is Outcome.PASS
+
+
+def test_a_grpc_client_without_version_metadata_or_with_a_malformed_message_fails_its_side(
+    conformant: tuple[str, ScenarioApp],
+) -> None:
+    upstream, _ = conformant
+    send = {"message": {"messageId": "m-1", "role": "ROLE_USER", "parts": [{"text": "hi"}]}}
+    request = protobuf.encode_request(Operation.SEND_MESSAGE, send)
+    with session.hosted(upstream) as (state, url, _):
+        main(["client", f"{url}{CARD}"])  # a correct call first: the defect is the tests' own client's
+        address = next(iter(state.routes.grpc.values())).proxy
+        assert address is not None
+        unversioned = _raw_call(address, Operation.SEND_MESSAGE, request, ())
+        garbled = _raw_call(address, Operation.SEND_MESSAGE, GARBAGE, (("a2a-version", "1.0"),))
+    assert unversioned[0] != "OK" and garbled[0] == "INVALID_ARGUMENT"  # the upstream's answers, forwarded
+    calls = [e for e in state.journal.records() if e.kind is EntryKind.GRPC]
+    assert len(calls) == 3 and calls[2].body.withheld is not None  # the bytes that came, journaled (not UTF-8)
+    client = _results(state)[CLIENT_ID]
+    assert client.outcome is Outcome.FAIL
+    assert _outcome(client, "VERSION-HEADER") is Outcome.FAIL
+    assert _outcome(client, "BODY-SHAPE") is Outcome.FAIL
+
+
+def test_a_defective_grpc_server_fails_its_side_and_its_bytes_pass_as_they_came(
+    broken: tuple[str, ScenarioApp],
+) -> None:
+    upstream, _ = broken
+    request = protobuf.encode_request(
+        Operation.SEND_MESSAGE, {"message": {"messageId": "m-1", "role": "ROLE_USER", "parts": [{"text": "hi"}]}}
+    )
+    with session.hosted(upstream) as (state, url, _):
+        assert main(["client", f"{url}{CARD}"]) != 0  # the reference client cannot read it either
+        address = next(iter(state.routes.grpc.values())).proxy
+        assert address is not None
+        passed = _raw_call(address, Operation.SEND_MESSAGE, request, (("a2a-version", "1.0"),))
+    assert passed[0] == "OK" and passed[3] == [GARBAGE]
+    results = _results(state)
+    assert _outcome(results[SERVER_ID], "RESPONSE-SHAPE") is Outcome.FAIL
+    assert results[SERVER_ID].outcome is Outcome.FAIL and results[CLIENT_ID].outcome is Outcome.PASS
+
+
+def test_a_grpc_method_the_card_advertises_answered_unimplemented_fails_send_message() -> None:
+    for upstream, _ in _serve(CATALOGUE / "grpc" / "unimplemented-despite-card.yaml"):
+        with session.hosted(upstream) as (state, url, _):
+            assert main(["client", f"{url}{CARD}"]) == 0  # it falls back to JSON-RPC, through the proxy too
+    results = _results(state)
+    assert _outcome(results[SERVER_ID], "SEND-MESSAGE") is Outcome.FAIL
+    assert [e.kind for e in state.journal.records() if e.operation] == [EntryKind.GRPC, EntryKind.JSONRPC]
+    assert results[CLIENT_ID].outcome is Outcome.PASS
+
+
+@pytest.fixture
+def unused_port() -> Iterator[int]:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        yield sock.getsockname()[1]
+
+
+def test_a_grpc_upstream_that_is_down_is_said_per_call(tmp_path: Path, unused_port: int) -> None:
+    path = tmp_path / "down.yaml"
+    path.write_text(BROKEN.replace("{grpc_address}", f"127.0.0.1:{unused_port}"), encoding="utf-8")
+    for upstream, _ in _serve(path):
+        with session.hosted(upstream) as (state, _, _):
+            address = next(iter(state.routes.grpc.values())).proxy
+            assert address is not None
+            code, details, trailers, _ = _raw_call(address, Operation.GET_TASK, b"", (("a2a-version", "1.0"),))
+    assert code == "UNAVAILABLE" and f"127.0.0.1:{unused_port}" in details and details.startswith("a2a-lab proxy")
+    assert ("x-a2a-lab-proxy", "own-answer") in trailers
+    entry = state.journal.records()[-1]
+    assert entry.response is not None and entry.response.refused  # the proxy's own answer, not judged as the server's
+    assert _outcome(_results(state)[SERVER_ID], "ERROR-ENVELOPE") is Outcome.SKIPPED
+
+
+#: An upstream that itself answers UNAVAILABLE with no trailers: not to be taken for the proxy's own answer.
+UNAVAILABLE = BROKEN.replace(
+    '        raw: {body_base64: "//8=", content_type: application/grpc}',
+    "        error: {code: InternalError, message: overloaded}\n        grpc: {status: UNAVAILABLE, details: false}",
+)
+
+
+def test_an_upstreams_own_unavailable_passes_as_it_came(tmp_path: Path) -> None:
+    path = tmp_path / "unavailable.yaml"
+    path.write_text(UNAVAILABLE, encoding="utf-8")
+    request = protobuf.encode_request(
+        Operation.SEND_MESSAGE, {"message": {"messageId": "m", "role": "ROLE_USER", "parts": [{"text": "hi"}]}}
+    )
+    for upstream, _ in _serve(path):
+        with session.hosted(upstream) as (state, _, _):
+            route = next(iter(state.routes.grpc.values()))
+            assert route.proxy is not None
+            direct = _raw_call(route.upstream, Operation.SEND_MESSAGE, request, (("a2a-version", "1.0"),))
+            passed = _raw_call(route.proxy, Operation.SEND_MESSAGE, request, (("a2a-version", "1.0"),))
+    assert direct[:2] == ("UNAVAILABLE", "overloaded") and passed == direct
+    entry = state.journal.records()[-1]
+    assert entry.response is not None and not entry.response.refused  # the server's answer, judged as such
+    assert _outcome(_results(state)[SERVER_ID], "ERROR-ENVELOPE") is Outcome.NON_STRICT  # no ErrorInfo: a SHOULD
+
+
+def test_out_replays_grpc_answers_and_says_a_grpc_stream_is_not_replayed(
+    conformant: tuple[str, ScenarioApp], tmp_path: Path
+) -> None:
+    for upstream, _ in _serve(CATALOGUE / "quirks" / "grpc-failed-precondition-error-info.yaml"):
+        with session.hosted(upstream) as (state, url, _):
+            assert main(["client", "--follow-up", "again", f"{url}{CARD}"]) == 1
+    out = tmp_path / "seen.yaml"
+    assert capture.write_scenario(state, out, force=False) == 2
+    text = out.read_text(encoding="utf-8")
+    assert "body_base64" in text and "FAILED_PRECONDITION" in text and "{grpc_address}" in text
+    for replay, _ in _serve(out):  # the client's failure, without the real server
+        result = subprocess.run(
+            [sys.executable, "-m", "a2a_lab.harness.cli", "client", "--follow-up", "again", f"{replay}{CARD}"],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            env=environment.inherited(os.environ),
+            check=False,
+        )
+        assert result.returncode == 1 and "FAILED_PRECONDITION" in result.stdout + result.stderr
+        assert "UNSUPPORTED_OPERATION" in result.stdout + result.stderr
+    upstream, _ = conformant
+    with session.hosted(upstream) as (state, url, _):
+        assert main(["client", "--stream", f"{url}{CARD}"]) == 0
+    doc, answered = capture.document(state)
+    assert answered == 0 and "gRPC stream (SendStreamingMessage, journal entry #" in doc["description"]
+    assert doc["endpoints"] == [{"path": grpcwire.ENDPOINT_PATH, "binding": "GRPC", "versions": ["1.0"]}]
+
+
+def test_the_official_sdk_grpc_client_through_the_proxy(conformant: tuple[str, ScenarioApp]) -> None:
+    pytest.importorskip("a2a.client")
+    upstream, _ = conformant
+    with session.hosted(upstream) as (state, url, _):
+        ran = subprocess.run(
+            [sys.executable, str(PEER_CLIENT), "--mode", "grpc", f"{url}{CARD}"],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            env=environment.inherited(os.environ),
+            check=False,
+        )
+    assert ran.returncode == 0, ran.stderr[-2000:]
+    calls = [e for e in state.journal.records() if e.kind is EntryKind.GRPC]
+    assert calls and calls[0].operation in (Operation.SEND_MESSAGE, Operation.SEND_STREAMING_MESSAGE)
+    results = _results(state)
+    assert results[SERVER_ID].outcome is Outcome.PASS
+    assert results[CLIENT_ID].outcome in (Outcome.PASS, Outcome.NON_STRICT), [
+        (c.id, c.outcome, c.message) for c in results[CLIENT_ID].checks if c.outcome is not Outcome.PASS
+    ]
+
+
+def test_without_grpc_a_grpc_interface_is_named_as_not_proxied(
+    conformant: tuple[str, ScenarioApp], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(grpcwire, "missing", lambda: grpcwire.MISSING)
+    upstream, _ = conformant
+    with session.hosted(upstream) as (state, url, _):
+        served = _grpc_url(httpx.get(f"{url}{CARD}").json())
+    assert state.grpc is None and state.routes.grpc == {}
+    assert served == _grpc_url(httpx.get(f"{upstream}{CARD}").json())  # left as it is
+    assert len(state.routes.not_proxied) == 1
+    assert state.routes.not_proxied[0].endswith(f"at {served!r}: not proxied ({grpcwire.MISSING})")
+
+
+@pytest.mark.parametrize(
+    ("url", "served", "tls"),
+    [
+        ("127.0.0.1:5000", "127.0.0.1:7000", None),
+        ("[::1]:5000", "127.0.0.1:7000", None),
+        ("grpc://h:5000/a2a", "grpc://127.0.0.1:7000/a2a", False),
+        ("grpcs://h:5000", "grpc://127.0.0.1:7000", True),
+        ("https://grpc.example.com/a2a", "http://127.0.0.1:7000/a2a", True),
+        ("dns:///h:5000", "dns:///127.0.0.1:7000", None),
+    ],
+)
+def test_a_grpc_url_is_written_for_the_proxy_in_the_form_the_card_used(url: str, served: str, tls: bool | None) -> None:
+    assert grpcwire.with_address(url, "127.0.0.1:7000") == served
+    assert grpcwire.address_of(served) == "127.0.0.1:7000"
+    assert grpcwire.tls_of(url) is tls
+
+
+class _Canned(grpc.GenericRpcHandler):
+    """A TLS gRPC upstream of the tests' own: every call answered with one message."""
+
+    def __init__(self, answer: bytes) -> None:
+        self.answer = answer
+
+    def service(self, handler_call_details: grpc.HandlerCallDetails) -> grpc.RpcMethodHandler[bytes, bytes]:
+        return grpc.unary_unary_rpc_method_handler(lambda _request, _context: self.answer)
+
+
+def test_a_tls_grpc_upstream_is_dialed_over_tls_and_verified_with_the_ca_file(tmp_path: Path) -> None:
+    from concurrent import futures
+
+    from a2a_lab.contract.scenario import ServerCertificate
+    from a2a_lab.server import tls
+
+    pki = tls.pki()
+    chain, key = pki.leaves[ServerCertificate.VALID]
+    answer = protobuf.encode_response(Operation.SEND_MESSAGE, {"message": {"messageId": "a", "role": "ROLE_AGENT"}})
+    server = grpc.server(futures.ThreadPoolExecutor(max_workers=2), handlers=[_Canned(answer)])
+    port = server.add_secure_port("127.0.0.1:0", grpc.ssl_server_credentials([(key.read_bytes(), chain.read_bytes())]))
+    server.start()
+    try:
+        path = tmp_path / "tls.yaml"
+        path.write_text(BROKEN.replace('"{grpc_address}"', f'"grpcs://127.0.0.1:{port}"'), encoding="utf-8")
+        for upstream, _ in _serve(path):
+            calls = {}
+            for ca_file in (str(pki.ca_file), None):
+                with session.hosted(upstream, ca_file=ca_file) as (_, url, _):
+                    served = _grpc_url(httpx.get(f"{url}{CARD}").json())
+                    address = grpcwire.address_of(served)
+                    assert address is not None and served == f"grpc://{address}"  # the proxy's port is plaintext
+                    calls[ca_file] = _raw_call(address, Operation.SEND_MESSAGE, b"", (("a2a-version", "1.0"),))
+    finally:
+        server.stop(0)
+    assert calls[str(pki.ca_file)][0] == "OK" and calls[str(pki.ca_file)][3] == [answer]
+    refused = calls[None]  # the system's trust store does not know the lab's CA: the proxy says it could not connect
+    assert refused[0] == "UNAVAILABLE" and ("x-a2a-lab-proxy", "own-answer") in refused[2]
+
+
+def test_a_large_grpc_answer_passes_whole_and_is_journaled_cut(conformant: tuple[str, ScenarioApp]) -> None:
+    text = "x" * 100_000
+    send = {"message": {"messageId": "big", "role": "ROLE_USER", "parts": [{"text": text}]}}
+    request = protobuf.encode_request(Operation.SEND_MESSAGE, send)
+    upstream, _ = conformant
+    with session.hosted(upstream) as (state, _, _):
+        address = next(iter(state.routes.grpc.values())).proxy
+        assert address is not None
+        code, _, _, messages = _raw_call(address, Operation.SEND_MESSAGE, request, (("a2a-version", "1.0"),))
+    assert (
+        code == "OK"
+        and len(messages) == 1
+        and f"echo: {text}" in str(protobuf.decode_response(Operation.SEND_MESSAGE, messages[0]))
+    )
+    entry = state.journal.records()[-1]
+    body = entry.response.body if entry.response is not None else None
+    assert body is not None and body.truncated and body.size > len(text)  # bounded like an HTTP body
+    assert entry.answer is not None and entry.answer.kind.value == "task"  # read from the whole message
+
+
+def test_a_grpc_interface_first_seen_in_a_card_the_client_fetches_gets_its_port_then(
+    conformant: tuple[str, ScenarioApp], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(session, "prime", lambda _state: "the upstream did not answer (as if it were down at start)")
+    upstream, _ = conformant
+    with session.hosted(upstream) as (state, url, _):
+        assert state.routes.grpc == {}  # no card yet
+        assert main(["client", f"{url}{CARD}"]) == 0  # its card fetch starts the gRPC port before the card is served
+    (route,) = state.routes.grpc.values()
+    assert route.proxy is not None
+    assert [e.url for e in state.journal.records() if e.kind is EntryKind.GRPC] == [route.proxy]
+    assert _results(state)[CLIENT_ID].outcome is Outcome.PASS
+
+
+#: A gRPC stream whose events come 5 s apart: a client that leaves after the first one.
+SLOW = """\
+title: slow gRPC stream
+description: streams a task's events five seconds apart
+card:
+  object:
+    name: slow
+    description: a slow gRPC agent
+    version: "1.0.0"
+    supportedInterfaces:
+      - {url: "{grpc_address}", protocolBinding: GRPC, protocolVersion: "1.0"}
+    capabilities: {streaming: true}
+    defaultInputModes: [text/plain]
+    defaultOutputModes: [text/plain]
+    skills: [{id: s, name: s, description: s, tags: [t]}]
+task:
+  steps: [SUBMITTED, WORKING, COMPLETED]
+behaviour:
+  SendStreamingMessage:
+    - reply: {stream: {interval_ms: 5000}}
+"""
+
+
+def test_a_client_that_leaves_a_grpc_stream_stops_it_and_is_not_judged_as_a_server_error(tmp_path: Path) -> None:
+    path = tmp_path / "slow.yaml"
+    path.write_text(SLOW, encoding="utf-8")
+    send = {"message": {"messageId": "m", "role": "ROLE_USER", "parts": [{"text": "hi"}]}}
+    request = protobuf.encode_request(Operation.SEND_STREAMING_MESSAGE, send)
+    for upstream, _ in _serve(path):
+        with session.hosted(upstream) as (state, _, _):
+            address = next(iter(state.routes.grpc.values())).proxy
+            assert address is not None
+            with grpc.insecure_channel(address) as channel:
+                method = grpcwire.method_path(Operation.SEND_STREAMING_MESSAGE)
+                rpc: grpc.UnaryStreamMultiCallable[bytes, bytes] = channel.unary_stream(method)
+                call: Any = rpc(request, metadata=(("a2a-version", "1.0"),), timeout=30)
+                next(call)  # the first event, then the client hangs up
+                call.cancel()
+            assert state.journal.wait_for(lambda entries: any(e.get("disconnected") for e in entries))
+    entry = next(e for e in state.journal.records() if e.kind is EntryKind.GRPC)
+    assert entry.disconnected and entry.events is not None and len(entry.events) == 1
+    assert entry.response is not None and entry.response.grpc_status is None  # no status was given
+    server = _results(state)[SERVER_ID]
+    assert _outcome(server, "ERROR-ENVELOPE") is Outcome.SKIPPED and _outcome(server, "STREAMING") is Outcome.PASS
+
+
+def test_a_ca_file_that_is_not_there_is_refused_with_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    missing = tmp_path / "nope.pem"
+    assert main(["proxy", "--upstream", "http://127.0.0.1:9", "--ca-file", str(missing)]) == 2
+    assert f"--ca-file {str(missing)!r} is not a file" in capsys.readouterr().err
+
+
+class _Twice(grpc.GenericRpcHandler):
+    """A gRPC upstream of the tests' own that answers a unary call with the same message twice."""
+
+    def __init__(self, answer: bytes) -> None:
+        self.answer = answer
+
+    def service(self, handler_call_details: grpc.HandlerCallDetails) -> grpc.RpcMethodHandler[bytes, bytes]:
+        return grpc.unary_stream_rpc_method_handler(lambda _request, _context: iter([self.answer, self.answer]))
+
+
+def test_a_unary_answer_of_two_messages_passes_as_it_came_and_fails_response_shape(tmp_path: Path) -> None:
+    from concurrent import futures
+
+    task = {"id": "t", "contextId": "c", "status": {"state": "TASK_STATE_COMPLETED"}}
+    answer = protobuf.encode_response(Operation.SEND_MESSAGE, {"task": task})
+    server = grpc.server(futures.ThreadPoolExecutor(max_workers=2), handlers=[_Twice(answer)])
+    port = server.add_insecure_port("127.0.0.1:0")
+    server.start()
+    request = protobuf.encode_request(
+        Operation.SEND_MESSAGE, {"message": {"messageId": "m", "role": "ROLE_USER", "parts": [{"text": "hi"}]}}
+    )
+    try:
+        path = tmp_path / "twice.yaml"
+        path.write_text(BROKEN.replace("{grpc_address}", f"127.0.0.1:{port}"), encoding="utf-8")
+        for upstream, _ in _serve(path):
+            with session.hosted(upstream) as (state, _, _):
+                address = next(iter(state.routes.grpc.values())).proxy
+                assert address is not None
+                passed = _raw_call(address, Operation.SEND_MESSAGE, request, (("a2a-version", "1.0"),))
+    finally:
+        server.stop(0)
+    assert passed[0] == "OK" and passed[3] == [answer, answer]  # both passed on, as they came
+    shape = _results(state)[SERVER_ID].check("RESPONSE-SHAPE")
+    assert shape is not None and shape.outcome is Outcome.FAIL and "2 messages" in shape.message
+
+
+def test_a_call_to_no_1_0_method_passes_and_is_journaled_unmatched(conformant: tuple[str, ScenarioApp]) -> None:
+    upstream, _ = conformant
+    with session.hosted(upstream) as (state, _, _):
+        address = next(iter(state.routes.grpc.values())).proxy
+        assert address is not None
+        with grpc.insecure_channel(address) as channel:  # the 0.3 service's path
+            rpc: grpc.UnaryUnaryMultiCallable[bytes, bytes] = channel.unary_unary(
+                f"/{grpcwire.SERVICE_V03}/SendMessage"
+            )
+            with pytest.raises(grpc.RpcError) as raised:
+                rpc(b"\x0a\x00", metadata=(("a2a-version", "0.3"),), timeout=10)
+    assert isinstance(raised.value, grpc.Call) and raised.value.code() is grpc.StatusCode.UNIMPLEMENTED
+    assert "is no method of" in str(raised.value.details())  # the upstream's own words, passed on
+    entry = state.journal.records()[-1]
+    assert entry.kind is EntryKind.GRPC and entry.unmatched and entry.operation is None
+    assert entry.path == f"/{grpcwire.SERVICE_V03}/SendMessage"
