@@ -38,6 +38,8 @@ ROWS = [
     ("personas/a2a-sdk-python-1.3", "ERROR-ENVELOPE", Outcome.NON_STRICT),
     # a stream as NDJSON lines, not Server-Sent Events
     ("quirks/stream-as-ndjson", "STREAMING", Outcome.FAIL),
+    # gRPC: an error status without grpc-status-details-bin (no ErrorInfo), judged through the gRPC pass-through
+    ("grpc/status-details-missing", "ERROR-ENVELOPE", Outcome.NON_STRICT),
     # an error object where a StreamResponse belongs (the proxy's copy crashed on it)
     ("quirks/rest-stream-error-before-any-event", "STREAMING", Outcome.FAIL),
 ]
