@@ -3,30 +3,20 @@ answer with a message or a task of the right shape that can be fetched again."""
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from a2a_lab.contract.journal_record import ResultKind
-from a2a_lab.protocol import shapes
-from a2a_lab.protocol.errors import ErrorType
-from a2a_lab.protocol.forms import Form
-from a2a_lab.protocol.json_types import Task
 from a2a_lab.protocol.operations import Operation
-from a2a_lab.protocol.states import TaskState
 from a2a_lab.protocol.versions import Version
 
 from ..model import CheckResult
 from ..refclient.failures import ClientFailure, invites_fallback
-from ..refclient.reading import classify, read_send_result, read_task
+from ..refclient.reading import read_send_result, read_task
+from . import judging, refusals
 from .context import DIAGNOSIS, InterfaceProbe, describe, needs_credentials, not_judged
 from .definitions import CARD_VALID, RESPONSE_SHAPE, SEND_MESSAGE, TASK_FOLLOW_UP
 
-MAX_SHOWN = 5
-_SEND_KINDS = ("message", "task")
-
-
-def _shown(items: list[str]) -> str:
-    return "; ".join(items[:MAX_SHOWN]) + (f"; and {len(items) - MAX_SHOWN} more" if len(items) > MAX_SHOWN else "")
+_shown = judging.shown
 
 
 # ------------------------------------------------------------------------------------------ CARD-VALID
@@ -78,31 +68,11 @@ def send_message(ctx: InterfaceProbe) -> CheckResult:
 
 
 def _send_failed(ctx: InterfaceProbe, failure: ClientFailure, label: str, expected: str) -> CheckResult:
-    c, d = SEND_MESSAGE, failure.details
-    refused_version = (
-        d.get("code") == ErrorType.VERSION_NOT_SUPPORTED.code
-        or d.get("reason") == ErrorType.VERSION_NOT_SUPPORTED.kind.reason
-    )
-    if refused_version:
-        message = (
-            f"the card declares A2A {ctx.version.value} for {label}, "
-            "but the server refuses that version (VersionNotSupportedError)"
-        )
-    elif invites_fallback(failure):
-        not_found = ErrorType.METHOD_NOT_FOUND.code
-        said = (
-            f"gRPC {d['grpc_status']}"
-            if "grpc_status" in d
-            else str(not_found)
-            if d.get("code") == not_found
-            else f"HTTP {d.get('http_status')}"
-        )
-        message = f"the card advertises {label} but the server answers method not found ({said})"
-    else:
-        message = f"{label} failed: {failure.message}"
+    message = refusals.send_refused(failure, ctx.version, label)
     if invites_fallback(failure):
         message += _diagnose(ctx)
-    return c.broken(message, expected, failure.message, ctx.evidence(c.id) + ctx.evidence(DIAGNOSIS))
+    evidence = ctx.evidence(SEND_MESSAGE.id) + ctx.evidence(DIAGNOSIS)
+    return SEND_MESSAGE.broken(message, expected, failure.message, evidence)
 
 
 def _diagnose(ctx: InterfaceProbe) -> str:
@@ -131,44 +101,20 @@ def _diagnose(ctx: InterfaceProbe) -> str:
 # -------------------------------------------------------------------------------------- RESPONSE-SHAPE
 
 
-def _example(form: Form) -> str:
-    """What a SendMessage result looks like in a form, as protocol.shapes writes it."""
-    task: Task = {"id": "…", "contextId": "…", "status": {"state": TaskState.COMPLETED.value}}
-    return json.dumps(shapes.send_result_out({"task": task}, form), ensure_ascii=False)
-
-
-def _kind_problems(inner: Any, kind: str, form: Form, path: str, already: list[str]) -> list[str]:
-    problems = [str(p) for p in shapes.kind_problems(inner, kind, form, path)]
-    return [p for p in problems if not any(p.split(":", 1)[0] in seen for seen in already)]
-
-
 def response_shape(ctx: InterfaceProbe) -> CheckResult:
-    c, form = RESPONSE_SHAPE, ctx.transport.form
+    """The SendMessage result and the follow-up's GetTask answers, judged as the proxy judges a client's."""
+    form = ctx.transport.form
     if ctx.answer is None:
-        return c.skipped("SendMessage gave no message or task to judge")
-    problems: list[str] = []
-    kind, inner, used = classify(ctx.send_body, form, _SEND_KINDS, "the SendMessage result", [])
-    read_send_result(ctx.send_body, form, problems)
-    if used == form:
-        problems += _kind_problems(inner, kind, form, f"result.{kind}", problems)
+        return RESPONSE_SHAPE.skipped("SendMessage gave no message or task to judge")
+    sends, gets = ctx.answered(SEND_MESSAGE.id), ctx.answered(TASK_FOLLOW_UP.id)
+    judged = [judging.shape_of(ctx.send_body, Operation.SEND_MESSAGE, form, "", sends[-1] if sends else None)]
     for i, body in enumerate(ctx.get_bodies):
-        where = f"GetTask answer #{i + 1}"
-        found: list[str] = []
-        try:
-            read_task(body, form, where, found)
-        except ClientFailure as failure:
-            found.append(failure.message)
-        problems += found + _kind_problems(body, "task", form, where, found)
-    evidence = ctx.evidence(SEND_MESSAGE.id) + ctx.evidence(TASK_FOLLOW_UP.id)
-    if problems:
-        return c.broken(
-            f"the answer is not in the {form.label} form: {problems[0]}",
-            f"a result shaped like {_example(form)}",
-            _shown(problems),
-            evidence,
-        )
-    also = f", and {len(ctx.get_bodies)} GetTask answer(s)" if ctx.get_bodies else ""
-    return c.passed(f"a {kind} in the {form.label} form{also}", evidence)
+        judged.append(judging.shape_of(body, Operation.GET_TASK, form, f"GetTask answer #{i + 1}", _nth(gets, i)))
+    return judging.response_shape(judged, form, ctx.evidence(SEND_MESSAGE.id) + ctx.evidence(TASK_FOLLOW_UP.id))
+
+
+def _nth(answers: list[judging.Answered], i: int) -> judging.Answered | None:
+    return answers[i] if i < len(answers) else None
 
 
 # -------------------------------------------------------------------------------------- TASK-FOLLOW-UP
@@ -206,20 +152,14 @@ def task_follow_up(ctx: InterfaceProbe) -> CheckResult:
                 failure.message,
                 ctx.evidence(c.id),
             )
-        if view.id != first.id:
-            return c.broken(
-                f"{what} answered another task than the one asked for",
-                f"id {first.id!r}",
-                f"id {view.id!r}",
-                ctx.evidence(c.id),
-            )
-        if first.state is not None and first.state.terminal and view.state is not first.state:
-            return c.broken(
-                f"terminal task {first.id} changed state (a terminal task never changes, §8)",
-                first.state.short,
-                view.state.short if view.state else repr(view.raw_state),
-                ctx.evidence(c.id),
-            )
+        wrong = judging.follow_up_problem(first.id, first.state, view.id, view.state, view.raw_state)
+        if wrong is not None:
+            message, expected, actual = wrong
+            result = c.broken(message.replace("GetTask", what, 1), expected, actual, ctx.evidence(c.id))
+            answered = ctx.answered(c.id)
+            if answered:
+                result.quote = answered[-1].quote()
+            return result
         trail.append(view.state.short if view.state else repr(view.raw_state))
         if view.stops:
             break

@@ -27,6 +27,7 @@ from ..refclient.reading import Answer
 from ..refclient.recording import Exchange, Recorder
 from ..refclient.transport import A2ATransport, Transport
 from .definitions import ProbeCheck
+from .judging import Answered, from_exchange
 
 if TYPE_CHECKING:  # the gRPC transport needs the grpc extra: imported only where an interface is gRPC
     from .grpcprobe import ProbeGrpcTransport
@@ -65,17 +66,6 @@ class ProbeTransport(VersionControl, Transport):
 
     def _headers(self, accept: str) -> dict[str, str]:
         return self.with_version(super()._headers(accept), HEADER)
-
-    def envelope_violation(self, op: Operation, value: Any, req_id: Any) -> str | None:
-        """How a decoded answer breaks JSON-RPC 2.0 as the reference client reads it.
-
-        None: a well-formed result or error.
-        """
-        try:
-            self._unwrap(op, value, req_id, "the answer", None, [])
-        except ClientFailure as failure:
-            return None if failure.type == "remote" else failure.message
-        return None
 
 
 @dataclass
@@ -161,6 +151,18 @@ class InterfaceProbe:
             yield from self.transport.stream(op, params, warnings)
         finally:
             self.seen.append(Seen(check, op, self.transport, self.recorder.since(mark)))
+
+    def answered(self, check: str | None = None) -> list[Answered]:
+        """The answers to the calls `check` made on this interface (None: every check's, the diagnosis's, in another
+        version than the card declares, left out; a token endpoint's, for OAuth, always), as the judges read them
+        (harness/probe/judging.py)."""
+        return [
+            from_exchange(e, s.op, s.transport.form)
+            for s in self.seen
+            if s.check == check or (check is None and s.check != DIAGNOSIS)
+            for e in s.exchanges
+            if e.grpc is not None or e.url.startswith(self.iface.url)
+        ]
 
     def evidence(self, check: str) -> list[int]:
         return [e.seq for s in self.seen if s.check == check for e in s.exchanges]

@@ -55,6 +55,8 @@ CARD_ID = f"{GROUP}/card"
 DEFAULT_TEXT = "Hello from a2a-lab probe"
 #: GetTask calls TASK-FOLLOW-UP makes at most for a task that is still moving.
 POLLS = 5
+#: The answers a finding quotes at most (the last ones its check got).
+QUOTED = 3
 
 #: The order the checks run in (SEND-MESSAGE and TASK-FOLLOW-UP feed RESPONSE-SHAPE; ERROR-ENVELOPE judges all).
 _RUN_ORDER: tuple[tuple[ProbeCheck, Callable[[InterfaceProbe], CheckResult]], ...] = (
@@ -197,9 +199,18 @@ def _interface(
     finally:
         ctx.transport.close()
     checks = [done[check.id] for check in INTERFACE_CHECKS]
+    for result in checks:
+        _quote_answers(result, ctx)
     return _result(
         scenario_id(iface), iface.label, checks, time.monotonic() - began, journal(recorder.since(mark), ctx.seen, card)
     )
+
+
+def _quote_answers(result: CheckResult, ctx: InterfaceProbe) -> None:
+    """A finding that quotes nothing yet quotes the answers its check got (the last few), as the server sent them."""
+    if result.outcome not in (Outcome.FAIL, Outcome.NON_STRICT) or result.quote:
+        return
+    result.quote = "\n".join(a.quote() for a in ctx.answered(result.id)[-QUOTED:])
 
 
 def _unspoken(iface: Interface) -> str | None:

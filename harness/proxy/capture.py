@@ -45,7 +45,8 @@ def _stream_events(entry: Entry) -> list[dict[str, Any]]:
     """A stream's events as `reply.raw.events`, each after the delay it came after (its pacing replayed), the
     JSON-RPC id of each event written as `{request_id}` so that a replay answers any client's request id."""
     events: list[dict[str, Any]] = []
-    previous = entry.t
+    delay = entry.response.delay_ms if entry.response is not None else None
+    previous = entry.t + (delay or 0) / 1000  # the reply's own delay (a HAR's time to the first byte) comes first
     for event in entry.events or []:
         if event.kind not in (SentKind.DATA, SentKind.ERROR, SentKind.EXTRA):
             continue  # comments (keep-alives) and the drop are not events a replay sends
@@ -89,7 +90,10 @@ def _rule(entry: Entry, call: int) -> dict[str, Any] | None:
         raw["body"] = text
         if entry.kind is EntryKind.JSONRPC and entry.rpc is not None and entry.rpc.id is not None:
             raw["echo_id"] = True
-    return {"when": when, "reply": {"raw": raw}}
+    reply: dict[str, Any] = {"raw": raw}
+    if response.delay_ms:
+        reply["delay_ms"] = round(response.delay_ms)
+    return {"when": when, "reply": reply}
 
 
 def _first_text(entries: list[Entry]) -> str:
@@ -104,8 +108,9 @@ def _first_text(entries: list[Entry]) -> str:
     return DEFAULT_TEXT
 
 
-def document(state: ProxyState) -> tuple[dict[str, Any], int]:
-    """The scenario (as data) and how many answers it replays."""
+def document(state: ProxyState, pacing: str = "") -> tuple[dict[str, Any], int]:
+    """The scenario (as data) and how many answers it replays; `pacing` says where the replay's pacing comes from
+    when it is not the session's own (a HAR's timings)."""
     card = state.card
     if card is None:
         raise CaptureError("the upstream served no agent card in this session: there is nothing to replay")
@@ -151,7 +156,11 @@ def document(state: ProxyState) -> tuple[dict[str, Any], int]:
             "delays they came with (and the request's JSON-RPC id); other operations, and calls past the ones seen, "
             "get a2a-lab's default behaviour." + grpc_capture.said(grpc_seen, left_out) + "\n"
         ),
-        "observed": {"where": upstream, "when": at[:10], "note": f"{answered} answer(s) seen through a2a-lab proxy"},
+        "observed": {
+            "where": upstream,
+            "when": at[:10],
+            "note": f"{answered} answer(s) seen through a2a-lab proxy" + (f"; {pacing}" if pacing else ""),
+        },
         "recorded": {"from": upstream, "at": at, "tool": tool_version(), "card_url": card.url, "streams": paced},
         "client": {"message": _first_text(entries)},
         "card": {"raw": text, "content_type": card.content_type or "application/json"},
@@ -161,8 +170,8 @@ def document(state: ProxyState) -> tuple[dict[str, Any], int]:
     return doc, answered
 
 
-def write_scenario(state: ProxyState, path: Path, force: bool) -> int:
-    doc, answered = document(state)
+def write_scenario(state: ProxyState, path: Path, force: bool, pacing: str = "") -> int:
+    doc, answered = document(state, pacing)
     try:
         write(path, render(doc, path), force, HEADER)
     except LabError as exc:

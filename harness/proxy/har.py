@@ -1,20 +1,27 @@
 """A HAR capture (HTTP Archive 1.2: browser devtools, mitmproxy, Charles) read into the proxy's journal, as if the
 exchanges had passed through `a2a-lab proxy`: the card it holds decides which requests are A2A calls, each is
 journaled with the same record, and `capture.document` writes the scenario (`a2a-lab record --from-har`). Read
-through the one bounded reader of user files (contract/userfile.py, kind HAR)."""
+through the one bounded reader of user files (contract/userfile.py, kind HAR).
+
+Pacing: what a HAR records of time is used so a replayed answer is paced like the captured one. An entry's
+`startedDateTime` places it in the session, `timings.wait` (the time to the first byte) becomes its answer's delay,
+and `timings.receive` (the time to read the whole body) is spread over a stream's events evenly: HAR keeps no time
+per event. Absurd values are capped (MAX_WAIT_MS, MAX_RECEIVE_MS) and `Pacing.note` says what was capped."""
 
 from __future__ import annotations
 
 import base64
 import binascii
 import json
+from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
 from a2a_lab.contract import userfile
 from a2a_lab.contract.journal import Journal
-from a2a_lab.contract.journal_record import Entry, EntryKind, SentEvent
+from a2a_lab.contract.journal_record import Entry, EntryKind, SentEvent, SentKind
 from a2a_lab.protocol.bindings import EVENT_STREAM
 from a2a_lab.protocol.exceptions import LabError
 
@@ -23,9 +30,47 @@ from .app import VERSION_HEADER, CardSeen, ProxyState, record_answer, record_str
 from .routes import CARD_PATHS, Routes, origin_of
 from .sse import EventReader
 
+#: The longest time to the first byte a replay waits, and the longest a stream's events are spread over: a capture
+#: that says more (a paused debugger, a laptop asleep) would hold a replay's client for minutes.
+MAX_WAIT_MS = 10_000.0
+MAX_RECEIVE_MS = 30_000.0
+
 
 class HarError(LabError):
     """A HAR that cannot be read, or holds no agent card or no A2A exchange: says where, and how to fix it."""
+
+
+@dataclass
+class Pacing:
+    """What the capture's timings gave the replay: how many answers were paced, and what was capped."""
+
+    paced: int = 0
+    streams: int = 0
+    capped: list[str] = field(default_factory=list)
+
+    @property
+    def note(self) -> str:
+        """For the scenario's `observed:` note: where the pacing comes from, and its limits."""
+        if not self.paced:
+            return "the HAR recorded no timings: answers are replayed at once"
+        said = f"each answer delayed by its HAR timings.wait (time to the first byte), {self.paced} answer(s)"
+        if self.streams:
+            said += (
+                f"; HAR gives no per-event times, so each stream's timings.receive is spread evenly over its events "
+                f"({self.streams} stream(s))"
+            )
+        if self.capped:
+            shown = "; ".join(self.capped[:3]) + (f"; and {len(self.capped) - 3} more" if len(self.capped) > 3 else "")
+            said += f"; capped at {MAX_WAIT_MS:.0f} ms (wait) and {MAX_RECEIVE_MS:.0f} ms (receive): {shown}"
+        return said
+
+
+@dataclass
+class HarSession:
+    """A capture read as a proxy session: its state (card and journal) and how its answers are paced."""
+
+    state: ProxyState
+    pacing: Pacing
 
 
 def _entries(data: Any, source: str) -> list[dict[str, Any]]:
@@ -82,8 +127,8 @@ def _card(entries: list[dict[str, Any]], source: str) -> tuple[int, CardSeen]:
     )
 
 
-def read(path: Path, entries_cap: int = 10_000) -> ProxyState:
-    """The capture as a proxy session's state: its card, and every exchange with the card's origin journaled."""
+def read(path: Path, entries_cap: int = 10_000) -> HarSession:
+    """The capture as a proxy session: its card, every exchange with the card's origin journaled, paced."""
     source = str(path)
     try:
         data = userfile.load_json(path, userfile.HAR)
@@ -96,14 +141,67 @@ def read(path: Path, entries_cap: int = 10_000) -> ProxyState:
     state.saw_card(card)
     state.last_fetch = card
     calls = 0
+    pacing = Pacing()
+    began = _started(entries[0]) if entries else None
     for i, item in enumerate(entries):
-        journaled = _journal(state, item, f"{source}: log.entries[{i}]")
+        where = f"{source}: log.entries[{i}]"
+        journaled = _journal(state, item, where)
         calls += journaled is not None and journaled.operation is not None
+        if journaled is not None:
+            _pace(journaled, item, began, pacing, f"log.entries[{i}]")
     if not calls:
         raise HarError(
             f"{source}: the capture holds no A2A exchange with {origin} (no request to an interface its card declares)"
         )
-    return state
+    return HarSession(state, pacing)
+
+
+def _started(item: dict[str, Any]) -> datetime | None:
+    """An entry's `startedDateTime` (ISO 8601), or None when it has none that reads."""
+    said = item.get("startedDateTime")
+    try:
+        return datetime.fromisoformat(said) if isinstance(said, str) else None
+    except ValueError:
+        return None
+
+
+def _timing(timings: Any, name: str, cap: float, where: str, capped: list[str]) -> float:
+    """One of an entry's timings in milliseconds: 0 where HAR says -1 (not applicable) or nothing that reads, at most
+    `cap` (noted in `capped`)."""
+    value = timings.get(name) if isinstance(timings, dict) else None
+    if isinstance(value, bool) or not isinstance(value, int | float) or value != value or value <= 0:
+        return 0.0
+    if value > cap:
+        capped.append(f"{where}.timings.{name} {value:.0f} ms")
+        return cap
+    return float(value)
+
+
+def _pace(entry: Entry, item: dict[str, Any], began: datetime | None, pacing: Pacing, where: str) -> None:
+    """An entry placed at its start in the session, its answer delayed by `wait`, a stream's events spread over
+    `receive` (the first with the first byte, the last when the body was read)."""
+    started = _started(item)
+    if began is not None and started is not None:
+        try:
+            entry.t = max(0.0, round((started - began).total_seconds(), 4))
+        except TypeError:  # one timestamp with a zone, the other without
+            pass
+    timings = item.get("timings")
+    wait = _timing(timings, "wait", MAX_WAIT_MS, where, pacing.capped)
+    receive = _timing(timings, "receive", MAX_RECEIVE_MS, where, pacing.capped)
+    response = entry.response
+    if response is None or entry.operation is None or not (wait or receive):
+        return
+    pacing.paced += 1
+    response.delay_ms = round(wait)
+    events = [e for e in entry.events or [] if e.kind is not SentKind.COMMENT]
+    if not events:
+        return
+    pacing.streams += 1
+    first = entry.t + wait / 1000
+    step = receive / 1000 / (len(events) - 1) if len(events) > 1 else 0.0
+    for i, event in enumerate(events):
+        event.t = round(first + i * step, 4)
 
 
 def _journal(state: ProxyState, item: dict[str, Any], where: str) -> Entry | None:

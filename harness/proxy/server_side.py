@@ -1,31 +1,32 @@
-"""The server's side of a proxied session, judged from what it answered the client: the probe's checks (same ids,
-levels and citations, harness/probe/definitions.py), read passively. A check whose situation the client never
-created is SKIPPED, saying so (the probe creates it: `a2a-lab probe`)."""
+"""The server's side of a proxied session, judged from what it answered the client with the probe's own judging
+(harness/probe/judging.py: the same functions, ids, levels and citations as `a2a-lab probe`), on the journal's
+entries read as `Answered`. What stays here is what only a passive judge does: choosing the answers a check can
+read from the client's traffic, and a SKIPPED saying so where the client never created the check's situation (the
+probe creates it: `a2a-lab probe`)."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Callable
 from typing import Any
 
 from a2a_lab.contract.journal_record import Entry, EntryKind, ResultKind, SentKind
-from a2a_lab.protocol import jsonrpc, rest, shapes
-from a2a_lab.protocol.bindings import A2A_JSON, JSON
-from a2a_lab.protocol.errors import ErrorType
-from a2a_lab.protocol.forms import Form, push_form
+from a2a_lab.protocol import shapes
+from a2a_lab.protocol.bindings import Binding
+from a2a_lab.protocol.forms import push_form
 from a2a_lab.protocol.operations import Operation
 from a2a_lab.protocol.states import TaskState
 from a2a_lab.protocol.versions import Version
 
 from ..cardcheck import urlpolicy
 from ..cardcheck.lint import lint
-from ..journal_view import rpc_response_problem
-from ..model import CheckResult
+from ..model import CheckResult, Outcome
+from ..probe import judging, refusals
 from ..probe.checks import card_valid
 from ..probe.definitions import (
     AUTH_ENFORCED,
     CARD_VALID,
-    ERROR_ENVELOPE,
     PUSH_DELIVERY,
     RESPONSE_SHAPE,
     SEND_MESSAGE,
@@ -35,51 +36,27 @@ from ..probe.definitions import (
     VERSION_NEGOTIATION,
     ProbeCheck,
 )
-from ..refclient.failures import ClientFailure
-from ..refclient.reading import StreamFold, classify, read_send_result, read_task
+from ..probe.judging import Answered, clip, shown
+from ..refclient.failures import ClientFailure, invites_fallback
+from ..refclient.reading import read_send_result
 from . import grpc_side
+from .classify import targets
 from .push import Hooks
 from .sse import malformed
 
-MAX_SHOWN = 5
 _STREAMS = (Operation.SEND_STREAMING_MESSAGE, Operation.SUBSCRIBE_TO_TASK)
-#: The calls whose answers are judged: every binding's (gRPC's through the proxy's gRPC pass-through).
-_JUDGED = (EntryKind.JSONRPC, EntryKind.REST, EntryKind.GRPC)
 
 
-def _form(entry: Entry) -> Form | None:
-    if entry.version is None or entry.endpoint is None:
-        return None
-    return Form(entry.version, entry.endpoint.binding)
+def _answered(entry: Entry) -> Answered:
+    answered = judging.from_entry(entry)
+    assert answered is not None  # `judge` passes only A2A calls
+    return answered
 
 
-def _rpc(entry: Entry) -> bool:
-    return entry.kind is EntryKind.JSONRPC
-
-
-def _body(entry: Entry) -> tuple[bool, Any, str]:
-    """The answer body decoded (ok, value) and its text, redacted as the journal shows it."""
-    response = entry.response
-    text = (response.body.text or "") if response is not None and response.body is not None else ""
-    try:
-        return True, json.loads(text), text
-    except ValueError:
-        return False, None, text
-
-
-def _quote(text: str, limit: int = 600) -> str:
-    return text if len(text) <= limit else text[:limit] + f"... ({len(text)} characters)"
-
-
-def _found(result: CheckResult, entry: Entry, text: str) -> CheckResult:
+def _found(result: CheckResult, entry: Entry, text: str | None = None) -> CheckResult:
     """A finding quoting the bytes the server answered."""
-    status = entry.response.status if entry.response is not None else None
-    result.quote = f"answer to #{entry.seq} {entry.method} {entry.path}: HTTP {status}\n{_quote(text)}"
+    result.quote = _answered(entry).quote(text)
     return result
-
-
-def _shown(items: list[str]) -> str:
-    return "; ".join(items[:MAX_SHOWN]) + (f"; and {len(items) - MAX_SHOWN} more" if len(items) > MAX_SHOWN else "")
 
 
 def card_check(card: Any, raw: bytes | None, status: int | None, url: str, seqs: list[int]) -> CheckResult:
@@ -94,107 +71,71 @@ def card_check(card: Any, raw: bytes | None, status: int | None, url: str, seqs:
 
 
 def send_message(calls: list[Entry], card: Any) -> CheckResult:
+    """Each SendMessage answer read as the probe reads its own: a message or a task, or a refusal that is the
+    server's (method not found where the card advertises it, the declared version refused, not an A2A error at all).
+    Another A2A error is the client's request's doing, not judged."""
     c = SEND_MESSAGE
-    sends = [e for e in calls if e.operation is Operation.SEND_MESSAGE and e.response is not None]
+    sends = [
+        _answered(e)
+        for e in calls
+        if e.operation is Operation.SEND_MESSAGE and e.response is not None and not _asks_other_version(e)
+    ]
     if not sends:
-        return c.skipped("the client sent no SendMessage")
-    for entry in sends:
-        answer = entry.answer
-        text = _body(entry)[2]
-        where = f"#{entry.seq} SendMessage ({entry.endpoint.binding.value if entry.endpoint else '?'})"
-        not_found = answer is not None and (
-            answer.code == ErrorType.METHOD_NOT_FOUND.code
-            or (answer.kind is ResultKind.ERROR and answer.status in (404, 405) and "reason" not in text)
-            or (grpc_side.unimplemented(entry) and "reason" not in text)
-        )
-        if not_found:
-            return _found(
-                c.broken(
-                    f"{where}: the card advertises the interface, but the server answers method not found",
-                    "a Message or a Task",
-                    _quote(text, 160),
-                    [entry.seq],
-                ),
-                entry,
-                text,
-            )
-        if answer is None or answer.kind is ResultKind.RAW:
-            return _found(
-                c.broken(
-                    f"{where} answered neither a message nor a task",
-                    "a Message or a Task",
-                    _quote(text, 160),
-                    [entry.seq],
-                ),
-                entry,
-                text,
-            )
-    answered = [e for e in sends if e.answer is not None and e.answer.kind in (ResultKind.TASK, ResultKind.MESSAGE)]
+        return c.skipped("the client sent no SendMessage (in the version its method is spelled in)")
+    answered: list[int] = []
+    for a in sends:
+        label = f"#{a.seq} SendMessage ({a.form.binding.value} {a.form.version.value})"
+        failure = refusals.refusal_of(a)
+        if failure is not None and failure.type == "remote" and not _servers_refusal(failure):
+            continue
+        if failure is None:
+            problems: list[str] = []
+            ok, result = judging.rpc_result(a, problems)
+            try:
+                if ok:
+                    read_send_result(result, a.form, [])
+                    answered.append(a.seq)
+                    continue
+            except ClientFailure as unreadable:
+                problems.append(unreadable.message)
+            message = f"{label} answered something that is neither a message nor a task: {problems[0]}"
+        else:
+            message = refusals.send_refused(failure, a.form.version, label)
+        result = c.broken(message, "a Message or a Task", clip(a.text, 160), [a.seq])
+        result.quote = a.quote()
+        return result
     if not answered:
         return c.skipped(
             f"every SendMessage ({len(sends)}) was answered with an A2A error: the client's request decides"
         )
-    return c.passed(f"{len(answered)} SendMessage answered with a message or a task", [e.seq for e in answered])
+    return c.passed(f"{len(answered)} SendMessage answered with a message or a task", answered)
 
 
-def _result_of(entry: Entry, value: Any, problems: list[str]) -> Any:
-    if not _rpc(entry):
-        return value
-    request_id = entry.rpc.id if entry.rpc is not None else None
-    wrong = rpc_response_problem(value, request_id)
-    if wrong is not None:
-        problems.append(f"#{entry.seq}: not a JSON-RPC 2.0 response to the request: {wrong}")
-        return None
-    return value.get("result")
+def _servers_refusal(failure: ClientFailure) -> bool:
+    """An A2A error that is the server's doing whatever the request: the method or the declared version refused."""
+    return refusals.refuses_version(failure) or invites_fallback(failure)
 
 
 def response_shape(calls: list[Entry]) -> CheckResult:
-    c = RESPONSE_SHAPE
-    problems: list[str] = []
-    judged: list[Entry] = []
+    """Each SendMessage and GetTask result the client got (not a stream's), read as the probe reads its own."""
+    judged: list[judging.Shaped] = []
     for entry in calls:
-        form = _form(entry)
-        if form is None or entry.operation not in (Operation.SEND_MESSAGE, Operation.GET_TASK) or entry.events:
+        if entry.operation not in (Operation.SEND_MESSAGE, Operation.GET_TASK) or entry.events:
             continue
         if entry.answer is None or entry.answer.kind not in (ResultKind.TASK, ResultKind.MESSAGE, ResultKind.RAW):
             continue
-        ok, value, text = _body(entry)
-        judged.append(entry)
-        if not ok:
-            problems.append(f"#{entry.seq}: the answer is not JSON: {_quote(text, 80)!r}")
-            continue
-        found: list[str] = []
-        result = _result_of(entry, value, found)
-        if not found:
-            try:
-                if entry.operation is Operation.SEND_MESSAGE:
-                    kind, inner, used = classify(result, form, ("message", "task"), "the SendMessage result", found)
-                    read_send_result(result, form, found)
-                    if used == form:
-                        found += [str(p) for p in shapes.kind_problems(inner, kind, form, f"result.{kind}")]
-                else:
-                    read_task(result, form, "GetTask result", found)
-                    found += [str(p) for p in shapes.kind_problems(result, "task", form, "GetTask result")]
-            except ClientFailure as failure:
-                found.append(failure.message)
-        found += grpc_side.message_problems(entry)
-        problems += [f"#{entry.seq}: {p}" for p in dict.fromkeys(found)]
+        a = _answered(entry)
+        problems: list[str] = []
+        ok, result = judging.rpc_result(a, problems)
+        shaped = judging.shape_of(result, a.op, a.form, "GetTask result", a) if ok else judging.Shaped(a, "?", problems)
+        shaped.problems += grpc_side.message_problems(entry)
+        shaped.problems = [f"#{a.seq}: {p}" for p in shaped.problems]
+        judged.append(shaped)
     if not judged:
-        return c.skipped("no SendMessage or GetTask result was answered")
-    if problems:
-        first = next(e for e in judged if problems[0].startswith(f"#{e.seq}:"))
-        form = _form(first)
-        return _found(
-            c.broken(
-                f"an answer is not in the {form.label if form else ''} form: {problems[0]}",
-                "results in the interface's version and binding form",
-                _shown(problems),
-                [e.seq for e in judged],
-            ),
-            first,
-            _body(first)[2],
-        )
-    return c.passed(f"{len(judged)} SendMessage/GetTask result(s) in their interface's form", [e.seq for e in judged])
+        return RESPONSE_SHAPE.skipped("no SendMessage or GetTask result was answered")
+    first = next((s for s in judged if s.problems), judged[0]).answered
+    assert first is not None
+    return judging.response_shape(judged, first.form, [s.answered.seq for s in judged if s.answered is not None])
 
 
 def task_follow_up(calls: list[Entry]) -> CheckResult:
@@ -208,31 +149,10 @@ def task_follow_up(calls: list[Entry]) -> CheckResult:
             continue
         if entry.operation is Operation.GET_TASK:
             judged.append(entry.seq)
-            asked = _asked_id(entry)
-            if asked is not None and asked != answer.task_id:
-                text = _body(entry)[2]
-                return _found(
-                    c.broken(
-                        "GetTask answered another task than the one asked for",
-                        repr(asked),
-                        repr(answer.task_id),
-                        [entry.seq],
-                    ),
-                    entry,
-                    text,
-                )
-            ended = terminal.get(answer.task_id)
-            if ended is not None and answer.state is not ended:
-                return _found(
-                    c.broken(
-                        f"terminal task {answer.task_id} changed state (a terminal task never changes, §8)",
-                        ended.short,
-                        answer.state.short if answer.state else "no state",
-                        [entry.seq],
-                    ),
-                    entry,
-                    _body(entry)[2],
-                )
+            asked = _asked_id(entry) or answer.task_id
+            wrong = judging.follow_up_problem(asked, terminal.get(asked), answer.task_id, answer.state)
+            if wrong is not None:
+                return _found(c.broken(*wrong, [entry.seq]), entry)
         if answer.state is not None and answer.state.terminal:
             terminal.setdefault(answer.task_id, answer.state)
     if not judged:
@@ -260,42 +180,20 @@ def streaming(calls: list[Entry], card: Any) -> CheckResult:
     if not streams:
         return c.skipped("the client opened no stream")
     for entry in streams:
-        form = _form(entry)
-        assert form is not None
-        fold = StreamFold(form)
-        problems: list[str] = []
-        kinds: list[str] = []
-        done_at: int | None = None
-        for event in entry.events or []:
-            if event.kind is not SentKind.DATA:
-                continue
-            if malformed(event):
-                problems.append(f"event {len(kinds) + 1} is not JSON: {_quote(str(event.value), 80)!r}")
-                kinds.append("?")
-                continue
-            body = _result_of(entry, event.data, problems)
-            kind = shapes.stream_event_kind(body, form) or "?"
-            kinds.append(kind)
-            if done_at is not None:
-                continue
-            fold.apply(body, problems)
-            if fold.done:
-                done_at = len(kinds)
-        after = kinds[done_at:] if done_at is not None else []
-        snapshot = after == ["task"]
-        if after and not snapshot:
-            problems.append(f"{len(after)} event(s) after the stream's end ({', '.join(after)})")
-        trail = " -> ".join(kinds) or "no event"
-        ended_early = done_at is None and not entry.disconnected and entry.operation is Operation.SEND_STREAMING_MESSAGE
-        if ended_early and not _stopped(fold):
-            problems.append(f"the stream closed before a terminal state ({trail})")
+        a = _answered(entry)
+        reading = _read_stream(entry, a)
+        ending = reading.ending_problems()
+        if reading.done_at is None and (entry.disconnected or entry.operation is Operation.SUBSCRIBE_TO_TASK):
+            ending = []  # the client left (or only listened in): the server was not asked for the end
+        problems = [p for p in [judging.stream_media_problem(a)] if p] + reading.problems + ending
         if problems:
-            text = "\n".join(e.text or str(e.value) for e in (entry.events or [])[:5] if e.kind is SentKind.DATA)
+            datas = [e for e in (entry.events or []) if e.kind is SentKind.DATA]
+            text = "\n".join(e.text or str(e.value) for e in datas[:5])
             return _found(
                 c.broken(
                     f"#{entry.seq}: {problems[0]}",
                     "a well-formed stream that ends",
-                    f"{trail}: {_shown(problems)}",
+                    f"{reading.trail}: {shown(problems)}",
                     [entry.seq],
                 ),
                 entry,
@@ -304,114 +202,65 @@ def streaming(calls: list[Entry], card: Any) -> CheckResult:
     return c.passed(f"{len(streams)} stream(s) well-formed", [e.seq for e in streams])
 
 
-def _stopped(fold: StreamFold) -> bool:
-    task = fold.answer.task if fold.answer is not None else None
-    return task is not None and task.stops
+def _read_stream(entry: Entry, a: Answered) -> judging.StreamReading:
+    """A stream's `data:` events read in order as the probe reads its own (a JSON-RPC response's result each)."""
+    reading = judging.StreamReading(a.form)
+    for event in entry.events or []:
+        if event.kind is not SentKind.DATA:
+            continue
+        if malformed(event):
+            reading.unreadable(f"not JSON: {clip(str(event.value), 80)!r}")
+            continue
+        problems: list[str] = []
+        ok, body = judging.rpc_result(dataclasses.replace(a, body=json.dumps(event.data).encode()), problems)
+        try:
+            if ok:
+                reading.feed(body)
+                continue
+        except ClientFailure as failure:  # an event that is no StreamResponse at all (an error object, null)
+            problems.append(failure.message)
+        reading.unreadable(problems[0])
+    return reading
+
+
+def _asks_other_version(entry: Entry) -> bool:
+    """A 1.0 call that asked no version (which means 0.3) or another: VERSION-NEGOTIATION's case, not the method's."""
+    return (
+        entry.version is Version.V1_0
+        and entry.requested_version is not None
+        and entry.requested_version != Version.V1_0.value
+    )
 
 
 def version_negotiation(calls: list[Entry]) -> CheckResult:
-    """Passive: a 1.0 call that asked no version (which means 0.3) or one a2a-lab does not know, and was served."""
+    """Passive: each 1.0 call that asked no version (which means 0.3) or one a2a-lab does not know, judged as the
+    probe judges its own such calls (VersionNotSupportedError as the interface spells it, §3.6.2)."""
     c = VERSION_NEGOTIATION
-    asked = [
-        e
-        for e in calls
-        if e.version is Version.V1_0 and e.requested_version is not None and e.requested_version != Version.V1_0.value
-    ]
+    asked = [_answered(e) for e in calls if _asks_other_version(e) and e.response is not None]
     if not asked:
         return c.skipped("the client sent no 1.0 call that asked for another version (it is the probe's case)")
-    for entry in asked:
-        answer = entry.answer
-        refused = answer is not None and (
-            answer.code == ErrorType.VERSION_NOT_SUPPORTED.code
-            or (answer.kind is ResultKind.ERROR and str(ErrorType.VERSION_NOT_SUPPORTED.kind.reason) in _body(entry)[2])
-        )
-        if not refused and answer is not None and answer.kind is not ResultKind.ERROR:
-            return _found(
-                c.broken(
-                    f"#{entry.seq}: a 1.0 call asking A2A-Version {entry.requested_version!r} was served",
-                    "VersionNotSupportedError",
-                    f"a {answer.kind.value}",
-                    [entry.seq],
-                ),
-                entry,
-                _body(entry)[2],
-            )
-    return c.passed(f"{len(asked)} call(s) asking another version were refused", [e.seq for e in asked])
+    verdicts: list[CheckResult] = []
+    for a in asked:
+        entry = next(e for e in calls if e.seq == a.seq)
+        said = f"A2A-Version {entry.requested_version!r}" if entry.requested_version else "no A2A-Version (0.3)"
+        expected = refusals.version_expected(a.form)
+        failure = refusals.refusal_of(a)
+        if failure is None:
+            verdict = c.broken(f"#{a.seq}: a 1.0 call asking {said} was served", expected, "a result", [a.seq])
+        else:
+            verdict = refusals.version_verdict(failure, f"{said} (#{a.seq})", expected, a.form, [a.seq])
+        if verdict.outcome is not Outcome.PASS:
+            verdict.quote = a.quote()
+        verdicts.append(verdict)
+    worst = refusals.worst(verdicts)
+    if worst.outcome is not Outcome.PASS:
+        return worst
+    return c.passed(f"{len(asked)} call(s) asking another version were refused", [a.seq for a in asked])
 
 
 def error_envelope(calls: list[Entry]) -> CheckResult:
-    c = ERROR_ENVELOPE
-    must: list[str] = []
-    should: list[str] = []
-    judged: list[Entry] = []
-    for entry in calls:
-        form = _form(entry)
-        status = entry.response.status if entry.response is not None else None
-        if (
-            form is None
-            or status is None
-            or entry.events is not None
-            or entry.response is None
-            or entry.response.refused
-        ):
-            continue
-        ok, value, text = _body(entry)
-        media = (entry.response.content_type or "").split(";", 1)[0].strip().lower()
-        if entry.kind is EntryKind.GRPC:
-            found = grpc_side.error_problems(entry, value if ok else None)
-            judged += [entry] if found is not None else []
-            for p in found or []:
-                (should if p.should else must).append(f"#{entry.seq}: {p.text}")
-            continue
-        if _rpc(entry):
-            if not (ok and isinstance(value, dict) and "error" in value):
-                if status < 400 or (ok and isinstance(value, dict) and "result" in value):
-                    continue
-                judged.append(entry)
-                must.append(f"#{entry.seq}: HTTP {status} answer is not a JSON-RPC error object: {_quote(text, 80)!r}")
-                continue
-            judged.append(entry)
-            for p in jsonrpc.error_problems(value.get("error"), form.version):
-                (should if p.should else must).append(f"#{entry.seq}: {p.text}")
-            if media != JSON:
-                (should if media == A2A_JSON else must).append(f"#{entry.seq}: Content-Type {media!r}, not {JSON}")
-            continue
-        if status < 400:
-            continue
-        judged.append(entry)
-        if not ok:
-            (must if form.version is Version.V1_0 else should).append(
-                f"#{entry.seq}: HTTP {status} error answer is not JSON"
-            )
-            continue
-        for p in rest.status_problems(value, status, form.version):
-            (should if p.should else must).append(f"#{entry.seq}: {p.text}")
-    if not judged:
-        return c.skipped("no error answer was seen")
-    first = judged[0]
-    if must:
-        return _found(
-            c.broken(
-                f"{len(must)} problem(s) in {len(judged)} error answer(s): {must[0]}",
-                "well-formed error answers",
-                _shown(must + should),
-                [e.seq for e in judged],
-            ),
-            first,
-            _body(first)[2],
-        )
-    if should:
-        return _found(
-            c.lenient(
-                f"{len(judged)} error answer(s) well-formed, but: {should[0]}",
-                "well-formed error answers",
-                _shown(should),
-                [e.seq for e in judged],
-            ),
-            first,
-            _body(first)[2],
-        )
-    return c.passed(f"{len(judged)} error answer(s) well-formed", [e.seq for e in judged])
+    """Every error answer the client got (a refusal of the proxy's own, not the server's, left out)."""
+    return judging.error_envelope([_answered(e) for e in calls if e.response is not None and not e.response.refused])
 
 
 def not_passive(check: ProbeCheck) -> Callable[[], CheckResult]:
@@ -420,18 +269,30 @@ def not_passive(check: ProbeCheck) -> Callable[[], CheckResult]:
     )
 
 
+def _on_card(entry: Entry, declared: dict[tuple[str, Binding], Version | None]) -> bool:
+    """Whether a call speaks the version its interface declares. A call in another version is off the card (a
+    client's fallback, or a probe's diagnosis): a refusal of it is no fault, and its error answer owes that
+    version's form nothing (the probe leaves its diagnosis out the same way); what the server chose to serve is
+    still judged in the form it was asked in."""
+    assert entry.endpoint is not None
+    version = declared.get((entry.endpoint.path, entry.endpoint.binding))
+    return version is None or version is entry.version
+
+
 def judge(entries: list[Entry], card: Any) -> list[CheckResult]:
     """Every interface check of the probe, on the A2A calls the client made (in the probe's report order)."""
-    calls = [e for e in entries if e.kind in _JUDGED and e.operation is not None]
+    declared = {(t.base or "/", t.binding): t.declared for t in targets(card)} if isinstance(card, dict) else {}
+    calls = [e for e in entries if judging.from_entry(e) is not None]
+    on_card = [e for e in calls if _on_card(e, declared)]
     return [
-        send_message(calls, card),
+        send_message(on_card, card),
         response_shape(calls),
         task_follow_up(calls),
         not_passive(UNKNOWN_TASK)(),
         streaming(calls, card),
         version_negotiation(calls),
         not_passive(AUTH_ENFORCED)(),
-        error_envelope(calls),
+        error_envelope(on_card),
     ]
 
 
@@ -446,7 +307,7 @@ def _registered_task(entry: Entry) -> str | None:
         value = json.loads(entry.body_text)
     except ValueError:
         return None
-    params = value.get("params") if _rpc(entry) and isinstance(value, dict) else value
+    params = value.get("params") if entry.kind is EntryKind.JSONRPC and isinstance(value, dict) else value
     task = params.get("taskId") if isinstance(params, dict) else None
     return task if isinstance(task, str) and task else None
 
@@ -464,14 +325,14 @@ def _notification_problems(entry: Entry, registrations: list[Entry], hooks: Hook
     try:
         body = json.loads(entry.body_text)
     except ValueError:
-        must.append(f"{where}: the body is not JSON: {_quote(entry.body_text, 80)!r}")
+        must.append(f"{where}: the body is not JSON: {clip(entry.body_text, 80)!r}")
         body = None
     if body is not None:
         kind = shapes.stream_event_kind(body, form)
         if kind is None:
             must.append(
                 f"{where}: the body is not one StreamResponse in the {form.label} form "
-                f"(exactly one of task, message, statusUpdate, artifactUpdate): {_quote(entry.body_text, 120)}"
+                f"(exactly one of task, message, statusUpdate, artifactUpdate): {clip(entry.body_text, 120)}"
             )
         else:
             named = shapes.event_task_id(body, form)
@@ -506,11 +367,11 @@ def push_delivery(entries: list[Entry], hooks: Hooks) -> CheckResult:
         should += lax
     seqs = [e.seq for e in pushes]
     if first is not None:
-        quoted = f"notification #{first.seq} POST {first.path}\n{_quote(first.body_text)}"
+        quoted = f"notification #{first.seq} POST {first.path}\n{clip(first.body_text)}"
         result = (c.broken if must else c.lenient)(
             f"{len(must + should)} problem(s) in {len(pushes)} notification(s): {(must + should)[0]}",
             "a POST of one StreamResponse about the registered task, with the config's credentials",
-            _shown(must + should),
+            shown(must + should),
             seqs,
         )
         result.quote = quoted

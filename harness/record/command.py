@@ -71,7 +71,8 @@ def from_har(har: Path, out: Path, force: bool) -> int:
     from ..proxy.har import HarError, read
 
     try:
-        written = proxied.write_scenario(read(har), out, force)
+        session = read(har)
+        written = proxied.write_scenario(session.state, out, force, session.pacing.note)
     except (HarError, proxied.CaptureError) as exc:
         say(f"nothing written: {exc}")
         return Exit.USAGE

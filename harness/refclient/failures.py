@@ -82,6 +82,21 @@ def error_info_reason(details: Any) -> str | None:
     return None
 
 
+def http_error_fields(value: Any) -> tuple[str, str | None, int | None] | None:
+    """An HTTP+JSON error body (`{"error": {...}}`, or the object itself) read as the client reads one: its message,
+    its ErrorInfo reason, and its A2A error code (a negative `code`, else the one the reason names, §11.6); None
+    when it is no error object with a message."""
+    body = value.get("error") if isinstance(value, dict) and isinstance(value.get("error"), dict) else value
+    if not (isinstance(body, dict) and isinstance(body.get("message"), str)):
+        return None
+    reason = error_info_reason(body.get("details"))
+    code = value.get("code") if isinstance(value.get("code"), int) and value.get("code", 0) < 0 else None
+    known = by_name(reason) if reason else None
+    if code is None and known is not None:
+        code = known.code
+    return body["message"], reason, code
+
+
 def invites_fallback(failure: ClientFailure) -> bool:
     """Whether the next declared interface is worth a try: this one does not speak the method or version
     (JSON-RPC -32601/-32009, ErrorInfo VERSION_NOT_SUPPORTED, HTTP+JSON 404/405, or gRPC UNIMPLEMENTED without an

@@ -18,7 +18,7 @@ from typing import Any, Protocol
 import httpx
 from httpx_sse import SSEError, connect_sse
 
-from a2a_lab.protocol import errors, grpcwire, jsonrpc, requests
+from a2a_lab.protocol import grpcwire, jsonrpc, requests
 from a2a_lab.protocol.bindings import A2A_JSON, EVENT_STREAM, JSON, Binding
 from a2a_lab.protocol.cards import Interface
 from a2a_lab.protocol.forms import Form
@@ -26,7 +26,7 @@ from a2a_lab.protocol.operations import Operation
 from a2a_lab.protocol.shapes import EVENT_KINDS_V1
 from a2a_lab.protocol.versions import Version
 
-from .failures import ClientFailure, call_context, error_info_reason, remote_error
+from .failures import ClientFailure, call_context, error_info_reason, http_error_fields, remote_error
 from .http import decode_json, guarded, media_type, read_limited, snippet
 from .options import ClientOptions
 from .recording import Recorder
@@ -225,20 +225,12 @@ class Transport:
             value: Any = json.loads(raw.decode("utf-8"))
         except (UnicodeDecodeError, ValueError, RecursionError):
             value = None
-        body = value.get("error") if isinstance(value, dict) and isinstance(value.get("error"), dict) else value
-        if isinstance(body, dict) and isinstance(body.get("message"), str):
-            reason = error_info_reason(body.get("details"))
-            code = (
-                value.get("code")
-                if isinstance(value, dict) and isinstance(value.get("code"), int) and value.get("code", 0) < 0
-                else None
-            )
-            known = errors.by_name(reason) if reason else None
-            if code is None and known is not None:
-                code = known.code  # the ErrorInfo reason names the A2A error (§11.6)
+        read = http_error_fields(value)
+        if read is not None:
+            message, reason, code = read
             said = f"answered HTTP {status}" if status is not None else "sent an error"
             return remote_error(
-                f"{label} {said}: {body['message']}" + (f" ({reason})" if reason else ""),
+                f"{label} {said}: {message}" + (f" ({reason})" if reason else ""),
                 http_status=status,
                 reason=reason,
                 code=code,

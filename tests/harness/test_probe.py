@@ -258,7 +258,7 @@ def test_card_claims_1_0_while_the_wire_speaks_0_3(serve: Any) -> None:
             FAIL,
             "1 event(s) after the stream's end (statusUpdate)",
         ),
-        ("errors/result-and-error", "probe/0-JSONRPC-1.0", "ERROR-ENVELOPE", FAIL, "it has both result and error"),
+        ("errors/result-and-error", "probe/0-JSONRPC-1.0", "ERROR-ENVELOPE", FAIL, "both `result` and `error`"),
         (
             "errors/html-500-page",
             "probe/0-JSONRPC-1.0",
