@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -74,6 +75,9 @@ class ProxyState:
     ca_file: str | None = None
     #: The gRPC pass-through (grpc_pass.Gate) when this Python speaks gRPC, else None (gRPC is then not proxied).
     grpc: Any = None
+    #: Waits (briefly) until the proxy is answering no request, so that a verdict reads finished exchanges: a client
+    #: has the end of a stream before the proxy has journaled it (BackgroundServer.quiesce, set where it is hosted).
+    settle: Callable[[], object] | None = None
 
     @property
     def served_card(self) -> Any:

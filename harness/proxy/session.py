@@ -63,6 +63,7 @@ def hosted(
     said = prime(state)
     with BackgroundServer(ProxyApp(state), host, port) as server:
         state.routes.proxy = server.url
+        state.settle = server.quiesce
         loop = server.loop
         if grpcwire.missing() is None and loop is not None:  # gRPC calls pass on the serving loop (the journal's)
             from .grpc_pass import Gate

@@ -83,6 +83,8 @@ def _server(state: ProxyState, entries: list[Entry], journal: list[dict[str, Any
 
 
 def verdict(state: ProxyState, started: float) -> Verdict:
+    if state.settle is not None:
+        state.settle()
     entries = state.journal.records()
     journal: list[dict[str, Any]] = state.journal.snapshot()["entries"]
     supports = infer_supports([entries])
