@@ -19,6 +19,7 @@ from .operations import Operation
 try:
     from a2a.types import a2a_pb2
     from google.protobuf import any_pb2, empty_pb2, json_format, message
+    from google.protobuf.descriptor import Descriptor, FieldDescriptor
     from google.rpc import error_details_pb2, status_pb2
 except ImportError as exc:  # pragma: no cover - exercised by the no-extra test in a subprocess
     raise ImportError(f"{MISSING} ({exc})") from exc
@@ -102,6 +103,70 @@ def decode_response(op: Operation, data: bytes) -> dict[str, Any]:
 
 def encode_response(op: Operation, value: object) -> bytes:
     return encode(value, response_class(op))
+
+
+def _varint(data: bytes, i: int) -> tuple[int, int]:
+    value = shift = 0
+    while True:
+        if i >= len(data) or shift > 63:
+            raise DecodeError("a varint runs past the end of the message")
+        byte = data[i]
+        value |= (byte & 0x7F) << shift
+        i, shift = i + 1, shift + 7
+        if not byte & 0x80:
+            return value, i
+
+
+def _varint_bytes(value: int) -> bytes:
+    out = bytearray()
+    while True:
+        low, value = value & 0x7F, value >> 7
+        out.append(low | (0x80 if value else 0))
+        if not value:
+            return bytes(out)
+
+
+def _swapped(data: bytes, descriptor: Descriptor, name: str, swaps: Mapping[str, str]) -> bytes:
+    out = bytearray()
+    i = 0
+    while i < len(data):
+        start = i
+        key, i = _varint(data, i)
+        number, wire = key >> 3, key & 7
+        if wire == 0:
+            i = _varint(data, i)[1]
+        elif wire in (1, 5):
+            i += 8 if wire == 1 else 4
+        elif wire == 2:
+            length, at = _varint(data, i)
+            end = at + length
+            payload = data[at:end]
+            field = descriptor.fields_by_number.get(number)
+            new = payload
+            if field is not None and field.type == FieldDescriptor.TYPE_STRING and field.name == name:
+                new = swaps.get(payload.decode("utf-8", "replace"), "").encode("utf-8") or payload
+            elif field is not None and field.type == FieldDescriptor.TYPE_MESSAGE:
+                new = _swapped(payload, field.message_type, name, swaps)
+            if new != payload:  # only a changed field is written anew (its length with it)
+                out += data[start:i] + _varint_bytes(len(new)) + new
+                i = end
+                continue
+            i = end
+        else:
+            raise DecodeError(f"wire type {wire} has no place in a proto3 message")
+        out += data[start:i]
+    return bytes(out)
+
+
+def swap_strings(data: bytes, cls: type[message.Message], name: str, swaps: Mapping[str, str]) -> bytes:
+    """A message's bytes with each string field called `name` (at any depth) whose value is a key of `swaps`
+    written as its value instead, every other byte as it came (unknown fields, field order, encodings). Bytes
+    that are not a `cls` are given back as they came."""
+    try:
+        decode(data, cls)  # a message that does not parse is not walked
+        return _swapped(data, cls.DESCRIPTOR, name, swaps)
+    except DecodeError:
+        return data
 
 
 def status_bytes(code: int, text: str, details: Sequence[Mapping[str, object]]) -> bytes:

@@ -1,8 +1,9 @@
 """The proxy's gRPC pass-through: per gRPC address of the upstream's card, a grpc.aio server on a loopback port of
 the proxy's own, on the serving event loop (the journal's), whose one generic handler forwards every call as the
-bytes that came (no decoding on the path) over a grpc.aio channel to the upstream (insecure, or TLS with the proxy's
-CA file), and hands back what the upstream said: initial metadata, each message as it comes, the trailing metadata
-(`grpc-status-details-bin` included), the status and its message. Each call is journaled (grpc_record.py).
+bytes that came (nothing is decoded on the path but a webhook registration: grpc_push.py) over a grpc.aio channel to
+the upstream (insecure, or TLS with the proxy's CA file), and hands back what the upstream said: initial metadata,
+each message as it comes, the trailing metadata (`grpc-status-details-bin` included), the status and its message.
+Each call is journaled (grpc_record.py).
 
 Every method is served as one message in, a stream out: the same HTTP/2 frames as a unary call, so a unary answer
 with no message, or more than one, passes as it came (and is judged). The call's deadline goes on to the upstream.
@@ -23,7 +24,9 @@ import grpc
 
 from a2a_lab.contract.journal import Journal
 
+from . import grpc_push
 from .grpc_record import CallRecord
+from .push import Hooks
 from .routes import GrpcRoute, Routes
 
 #: Metadata the gRPC library writes itself on each hop (besides HTTP/2 pseudo-headers and the reserved `grpc-*`
@@ -44,8 +47,10 @@ def _forwarded(metadata: Sequence[tuple[str, str | bytes]]) -> list[tuple[str, s
 class Listener:
     """The proxy's gRPC port for one upstream address."""
 
-    def __init__(self, journal: Journal, route: GrpcRoute, ca_file: str | None) -> None:
+    def __init__(self, journal: Journal, route: GrpcRoute, ca_file: str | None, hooks: Hooks, routes: Routes) -> None:
         self.journal, self.route = journal, route
+        #: The webhooks clients registered (shared with the HTTP side), and the proxy's routes (its URL for them).
+        self.hooks, self.routes = hooks, routes
         self.address = ""
         if route.tls:
             roots = Path(ca_file).read_bytes() if ca_file else None
@@ -83,10 +88,12 @@ async def _pass(
     """One call: forwarded as it came, answered as the upstream answers, journaled all along."""
     metadata = list(context.invocation_metadata() or ())
     record = CallRecord(listener.journal, method, metadata, request, listener.address)
+    proxy, hooks = listener.routes.proxy, listener.hooks
+    forwarded = grpc_push.register(hooks, record.op, request, proxy, record.entry.seq)  # the journal keeps `request`
     remaining = context.time_remaining()
     timeout = remaining if remaining is not None and remaining < 1e9 else None
     rpc: grpc.aio.UnaryStreamMultiCallable[bytes, bytes] = listener.channel.unary_stream(method)
-    call: Any = rpc(request, metadata=_forwarded(metadata), timeout=timeout)
+    call: Any = rpc(forwarded, metadata=_forwarded(metadata), timeout=timeout)
     own = False
     try:
         try:
@@ -95,7 +102,7 @@ async def _pass(
                 await context.send_initial_metadata(tuple(initial))
             async for message in call:
                 record.message(message)
-                yield message
+                yield grpc_push.restore(hooks, record.op, message, proxy)
             code, details, trailing = await call.code(), await call.details(), await call.trailing_metadata()
         except grpc.aio.AioRpcError as err:
             code, details, trailing = err.code(), err.details() or "", err.trailing_metadata() or ()
@@ -124,15 +131,15 @@ async def _pass(
 class Gate:
     """The proxy's gRPC listeners, one per upstream gRPC address, started on the serving loop as cards name them."""
 
-    def __init__(self, journal: Journal, ca_file: str | None) -> None:
-        self.journal, self.ca_file = journal, ca_file
+    def __init__(self, journal: Journal, ca_file: str | None, hooks: Hooks) -> None:
+        self.journal, self.ca_file, self.hooks = journal, ca_file, hooks
         self.listeners: list[Listener] = []
 
     async def ensure(self, routes: Routes, host: str) -> None:
         """Listen for every gRPC route without a port yet (its `proxy` address is then set)."""
         for route in routes.grpc.values():
             if route.proxy is None:
-                listener = Listener(self.journal, route, self.ca_file)
+                listener = Listener(self.journal, route, self.ca_file, self.hooks, routes)
                 route.proxy = await listener.start(host)
                 self.listeners.append(listener)
 

@@ -68,7 +68,7 @@ def hosted(
         if grpcwire.missing() is None and loop is not None:  # gRPC calls pass on the serving loop (the journal's)
             from .grpc_pass import Gate
 
-            state.grpc = Gate(state.journal, ca_file)
+            state.grpc = Gate(state.journal, ca_file, state.hooks)
             asyncio.run_coroutine_threadsafe(state.grpc.ensure(state.routes, state.routes.proxy_host), loop).result(10)
         try:
             if state.card is not None:

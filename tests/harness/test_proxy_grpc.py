@@ -6,6 +6,7 @@ over gRPC) through the proxy, and the tests' own gRPC calls for a client with a 
 
 from __future__ import annotations
 
+import json
 import os
 import socket
 import subprocess
@@ -25,6 +26,7 @@ from a2a_lab.harness import environment
 from a2a_lab.harness.cli import main
 from a2a_lab.harness.model import Outcome, ScenarioResult
 from a2a_lab.harness.proxy import capture, session
+from a2a_lab.harness.proxy.push import PUSH
 from a2a_lab.harness.proxy.verdict import CLIENT_ID, SERVER_ID, verdict
 from a2a_lab.protocol import grpcwire, protobuf
 from a2a_lab.protocol.operations import Operation
@@ -507,3 +509,80 @@ def test_a_call_to_no_1_0_method_passes_and_is_journaled_unmatched(conformant: t
     entry = state.journal.records()[-1]
     assert entry.kind is EntryKind.GRPC and entry.unmatched and entry.operation is None
     assert entry.path == f"/{grpcwire.SERVICE_V03}/SendMessage"
+
+
+def _push_session(upstream: str) -> tuple[Any, int, dict[str, ScenarioResult]]:
+    """The reference client registers a webhook over gRPC through the proxy (and reads its configs back):
+    the proxy's state, the client's exit code and the verdict."""
+    with session.hosted(upstream) as (state, url, _):
+        code = main(["client", "--webhook", "--push-configs", f"{url}{CARD}", "push me"])
+        results = _results(state)
+    return state, code, results
+
+
+def test_a_webhook_registered_over_grpc_passes_its_notifications_through_the_proxy(
+    conformant: tuple[str, ScenarioApp],
+) -> None:
+    upstream, _ = conformant
+    state, code, results = _push_session(upstream)
+    entries = state.journal.records()
+    pushes = [e for e in entries if e.kind is EntryKind.PUSH]
+    client_url = state.hooks.urls[0]
+    assert code == 0 and len(pushes) >= 2 and all(e.path == client_url for e in pushes)
+    registered = next(e for e in entries if e.operation is Operation.CREATE_PUSH_CONFIG)
+    assert registered.kind is EntryKind.GRPC and client_url in registered.body_text  # as the client sent it
+    assert "/_push/" not in registered.body_text
+    push = results[SERVER_ID].check("PUSH-DELIVERY")
+    assert push is not None and push.outcome is Outcome.PASS and set(push.evidence) == {e.seq for e in pushes}
+    task_id = str(json.loads(registered.body_text)["taskId"])
+    ask = protobuf.encode_request(Operation.LIST_PUSH_CONFIGS, {"taskId": task_id})
+    v1 = (("a2a-version", "1.0"),)
+    with session.hosted(upstream) as (_, url, _):  # a new proxy: a new client's hooks, the same upstream
+        served = httpx.get(f"{url}{CARD}").json()
+        create = {"taskId": task_id, "url": "http://127.0.0.1:9/hook"}
+        _raw_call(
+            _grpc_url(served),
+            Operation.CREATE_PUSH_CONFIG,
+            protobuf.encode_request(Operation.CREATE_PUSH_CONFIG, create),
+            (("a2a-version", "1.0"),),
+        )
+        status, _, _, listed = _raw_call(_grpc_url(served), Operation.LIST_PUSH_CONFIGS, ask, v1)
+        direct = _raw_call(_grpc_url(httpx.get(f"{upstream}{CARD}").json()), Operation.LIST_PUSH_CONFIGS, ask, v1)
+    seen = [c["url"] for c in protobuf.decode_response(Operation.LIST_PUSH_CONFIGS, listed[0])["configs"]]
+    held = [c["url"] for c in protobuf.decode_response(Operation.LIST_PUSH_CONFIGS, direct[3][0])["configs"]]
+    assert status == "OK" and "http://127.0.0.1:9/hook" in seen and all(PUSH not in u for u in seen)  # its own URL
+    assert f"{url}{PUSH}0" in held  # the upstream holds the proxy's path for it
+
+
+#: A gRPC push agent that notifies about another task right before the client's task completes.
+FOREIGN_PUSH = """\
+title: foreign push over gRPC
+description: a gRPC agent whose push notifications include one about a task the client never started
+card:
+  object:
+    name: foreign push
+    description: notifies about somebody else's task
+    version: "1.0.0"
+    supportedInterfaces:
+      - {url: "{grpc_address}", protocolBinding: GRPC, protocolVersion: "1.0"}
+    capabilities: {streaming: false, pushNotifications: true}
+    defaultInputModes: [text/plain]
+    defaultOutputModes: [text/plain]
+    skills: [{id: s, name: s, description: s, tags: [t]}]
+task:
+  steps: [SUBMITTED, WORKING, COMPLETED]
+  advance: {after_ms: 300}
+push:
+  foreign_task: true
+"""
+
+
+def test_a_wrong_notification_after_a_grpc_registration_fails_push_delivery(tmp_path: Path) -> None:
+    path = tmp_path / "foreign.yaml"
+    path.write_text(FOREIGN_PUSH, encoding="utf-8")
+    for upstream, _ in _serve(path):
+        state, _, results = _push_session(upstream)
+    push = results[SERVER_ID].check("PUSH-DELIVERY")
+    assert push is not None and push.outcome is Outcome.FAIL, push
+    assert "not the one its webhook was registered for" in push.message and "§" in push.section
+    assert "-not-yours" in push.quote and any(e.kind is EntryKind.PUSH for e in state.journal.records())
