@@ -9,6 +9,7 @@ call with another status, without the google.rpc.Status details, or OK with no m
 from __future__ import annotations
 
 import asyncio
+import json
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
@@ -35,7 +36,7 @@ from a2a_lab.protocol.negotiation import negotiate
 from a2a_lab.protocol.operations import Operation
 from a2a_lab.protocol.versions import Version
 
-from . import auth, dispatch, faults
+from . import auth, dispatch, faults, raw_reply
 from .answer import IDLE_COMMENT
 from .state import LabState
 from .stream_edits import NOT_SENT_ON_GRPC, Extra
@@ -43,8 +44,14 @@ from .streams import Comment, Drop, StreamError
 
 FORM = Form(Version.V1_0, Binding.GRPC)
 
-#: What a gRPC call answered by a scenario's raw event stream ends with (`reply.raw.events` are SSE, HTTP only).
-RAW_EVENTS_ON_GRPC = "a2a-lab: this rule answers a raw SSE event stream (reply.raw.events), which gRPC cannot carry"
+#: What a unary gRPC call answered by a scenario's raw event stream ends with (a unary method answers one message).
+RAW_EVENTS_ON_GRPC = (
+    "a2a-lab: this rule answers a raw event stream (reply.raw.events), which a unary gRPC method cannot carry"
+)
+#: What a gRPC stream ends with at a raw event that is no StreamResponse in ProtoJSON (it has no proto frame).
+RAW_EVENT_NOT_PROTO = (
+    "a2a-lab: reply.raw.events[{index}] is not a StreamResponse in ProtoJSON, so gRPC cannot send it: {why}"
+)
 
 
 def _metadata(context: grpc.aio.ServicerContext[bytes, bytes]) -> list[tuple[bytes, bytes]]:
@@ -153,7 +160,11 @@ class Call:
         if decision.error is not None:
             await self._error(decision.error, reply, challenge=decision.challenge, denied=decision.auth_status == 403)
             return
-        if reply.raw_status is not None and reply.raw_events:  # an HTTP event stream has no gRPC form
+        if reply.raw_status is not None and reply.raw_events and protobuf.streaming(op):
+            async for out in self._raw_stream(reply, raw_reply.request_values(None, decoded)):
+                yield out
+            return
+        if reply.raw_status is not None and reply.raw_events:  # a unary method answers one message
             await self._abort(grpcwire.Code.UNIMPLEMENTED, RAW_EVENTS_ON_GRPC, [], reply)
             return
         if reply.raw_status is not None:  # bytes exactly as the scenario gives them, as the answer message
@@ -264,6 +275,35 @@ class Call:
             closer = getattr(items, "aclose", None)
             if closer is not None:
                 await closer()
+
+    async def _raw_stream(self, reply: Reply, values: dict[str, str]) -> AsyncIterator[bytes]:
+        """`reply.raw.events` on a streaming method: each event's text (placeholders filled with `fill`) is one
+        StreamResponse in ProtoJSON, sent as its message after its delay; one that is none ends the call."""
+        response = self._response()
+        response.stream = True
+        events: list[SentEvent] = []
+        self.entry.events = events
+        response.closed = "disconnected"
+        if await self._fault(reply):
+            return
+        cls = protobuf.response_class(Operation.SEND_STREAMING_MESSAGE)
+        for index, event in enumerate(reply.raw_events):
+            if event.delay_ms:
+                await asyncio.sleep(event.delay_ms / 1000)
+            text = raw_reply.filled(event.text, values) if reply.raw_fill else event.text
+            try:
+                data = protobuf.encode(json.loads(text), cls, strict=True)
+            except (ValueError, protobuf.DecodeError) as exc:
+                response.closed = "complete"
+                why = RAW_EVENT_NOT_PROTO.format(index=index, why=exc)
+                await self._abort(grpcwire.Code.UNIMPLEMENTED, why, [], reply, in_stream=True)
+                return
+            sent = protobuf_json(protobuf.decode(data, cls))
+            events.append(SentEvent(self.state.journal.offset(), SentKind.DATA, sent.decode()))
+            self.entry.grow(EVENT_OVERHEAD + len(sent))
+            yield data
+        response.closed = "complete"
+        response.grpc_status = grpcwire.Code.OK.value
 
     async def _error(
         self,

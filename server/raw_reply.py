@@ -36,7 +36,8 @@ def request_values(req_id: Any, params: dict[str, Any]) -> dict[str, str]:
     }
 
 
-def _filled(text: str, values: dict[str, str]) -> str:
+def filled(text: str, values: dict[str, str]) -> str:
+    """`text` with each placeholder written as the request's value for it."""
     for name, value in values.items():
         text = text.replace(name, value)
     return text
@@ -46,7 +47,7 @@ def body(reply: Reply, values: dict[str, str]) -> bytes:
     """The raw body, placeholders filled in when the reply asks for it."""
     if not reply.raw_fill:
         return reply.raw_body
-    return _filled(reply.raw_body.decode("utf-8", "surrogateescape"), values).encode("utf-8", "surrogateescape")
+    return filled(reply.raw_body.decode("utf-8", "surrogateescape"), values).encode("utf-8", "surrogateescape")
 
 
 def _event_bytes(event: RawEvent, text: str, sep: str, ndjson: bool) -> bytes:
@@ -74,7 +75,7 @@ async def send_events(state: LabState, ex: Exchange, reply: Reply, values: dict[
         for event in reply.raw_events:
             if event.delay_ms:
                 await asyncio.sleep(event.delay_ms / 1000)
-            text = _filled(event.text, values) if reply.raw_fill else event.text
+            text = filled(event.text, values) if reply.raw_fill else event.text
             sent.append(SentEvent(state.journal.offset(), SentKind.EXTRA, text, event=event.event))
             ex.entry.grow(len(text))
             chunk = _event_bytes(event, text, ex.style.sse_separator, ndjson)

@@ -74,6 +74,9 @@ def _rule(entry: Entry, call: int) -> dict[str, Any] | None:
     if response is None or response.status is None or endpoint is None or entry.version is None:
         return None
     when = {"binding": endpoint.binding.value, "version": entry.version.value, "call": call}
+    if entry.kind is EntryKind.GRPC and any(e.kind is SentKind.DATA for e in entry.events or []):
+        replied, _ = grpc_capture.stream_reply(entry, _stream_events(entry))
+        return {"when": when, "reply": replied} if replied is not None else None
     if entry.kind is EntryKind.GRPC:
         body = entry.response.body if entry.response is not None else None
         kept = body.text if body is not None and not body.truncated else None
@@ -129,8 +132,9 @@ def document(state: ProxyState, pacing: str = "") -> tuple[dict[str, Any], int]:
         counts[key] = counts.get(key, 0) + 1
         rule = _rule(entry, counts[key])
         if rule is None:
-            if entry.kind is EntryKind.GRPC and entry.events is not None:  # the replay still serves gRPC
-                left_out.append(grpc_capture.STREAM_NOT_REPLAYED.format(op=key[0], seq=entry.seq))
+            if entry.kind is EntryKind.GRPC and entry.events:  # the replay still serves gRPC
+                why = grpc_capture.stream_reply(entry, [])[1]
+                left_out.append(grpc_capture.STREAM_NOT_REPLAYED.format(op=key[0], seq=entry.seq, why=why))
                 endpoints.setdefault((entry.endpoint.path, entry.endpoint.binding.value), [entry.version.value])
             continue
         behaviour.setdefault(entry.operation.value, []).append(rule)

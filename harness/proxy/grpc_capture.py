@@ -2,7 +2,9 @@
 writes one (harness/record/scenario_file.py): an answer message as `raw.body_base64` (re-encoded from the journal's
 ProtoJSON, whose credentials are redacted: the same message, not necessarily the same bytes), a call ended OK without
 one as `grpc.empty`, an error as the error its ErrorInfo reason names with the status it ended with. A gRPC stream
-has no replayable form (a scenario's raw event stream is HTTP only): it is left out, and the file says so."""
+ended OK is written as `raw.events`, each message's ProtoJSON after the delay it came after (the replay's gRPC
+endpoint encodes each as a StreamResponse); one the replay could not reproduce (a message that did not decode, an
+error status after messages, a client that left before the end) is left out, and the file says why."""
 
 from __future__ import annotations
 
@@ -11,17 +13,39 @@ import json
 import re
 from typing import Any
 
-from a2a_lab.contract.journal_record import Entry
+from a2a_lab.contract.journal_record import Entry, SentKind
 from a2a_lab.contract.placeholders import GRPC_ADDRESS
 from a2a_lab.protocol import errors, grpcwire
 
 from ..refclient.failures import error_info_reason
+from .app import MAX_EVENTS
 
 #: Why a gRPC stream seen through the proxy is not in the scenario written (said in its description and docs).
 STREAM_NOT_REPLAYED = (
-    "a gRPC stream ({op}, journal entry #{seq}) is not replayed: a scenario's raw event stream is HTTP only, so a "
-    "replay answers it with a2a-lab's default behaviour"
+    "a gRPC stream ({op}, journal entry #{seq}) is not replayed: {why}, so a replay answers it with a2a-lab's "
+    "default behaviour"
 )
+#: Why (each is said in the description of the scenario written).
+NOT_DECODED = "a message of it did not decode as a StreamResponse, and its bytes were not kept"
+ENDED_IN_ERROR = "it ended with {status} after its messages, and a scenario's raw event stream on gRPC ends OK"
+CLIENT_LEFT = "the client left before it ended, so how it ended was never seen"
+TOO_LONG = "it had more messages than the journal keeps of a stream ({count})"
+
+
+def stream_reply(entry: Entry, events: list[dict[str, Any]]) -> tuple[dict[str, Any] | None, str]:
+    """The reply replaying a gRPC stream's messages (`events`: as capture writes a stream's, each with its delay) as
+    `raw.events` (each message's ProtoJSON, re-encoded by the replay), or None and why it cannot."""
+    response, seen = entry.response, entry.events or []
+    if response is None or entry.disconnected or response.grpc_status is None:
+        return None, CLIENT_LEFT
+    if any(e.kind is SentKind.DATA and e.text is None for e in seen):
+        return None, NOT_DECODED
+    if len(seen) >= MAX_EVENTS:
+        return None, TOO_LONG.format(count=MAX_EVENTS)
+    if response.grpc_status != grpcwire.Code.OK.value:
+        return None, ENDED_IN_ERROR.format(status=response.grpc_status)
+    raw = {"content_type": grpcwire.CONTENT_TYPE, "events": events}
+    return {"raw": raw}, ""
 
 
 def card_text(text: str, addresses: list[str]) -> str:
@@ -34,8 +58,8 @@ def card_text(text: str, addresses: list[str]) -> str:
 def reply(entry: Entry, body: str | None) -> dict[str, Any] | None:
     """The reply replaying a unary gRPC call's answer (`body`: its text as journaled), or None when none can."""
     response, op = entry.response, entry.operation
-    if response is None or op is None or entry.events is not None:
-        return None
+    if response is None or op is None or any(e.kind is SentKind.DATA for e in entry.events or []):
+        return None  # (a stream that ended in an error before any message is answered by that error)
     if response.grpc_status == grpcwire.Code.OK.value:
         if not body:
             return {"grpc": {"empty": True}}
@@ -68,7 +92,8 @@ def said(routes: dict[str, Any], left_out: list[str]) -> str:
         return ""
     text = (
         " gRPC answers are replayed on the scenario's own gRPC server (the card's gRPC address written as "
-        f"{GRPC_ADDRESS}): an answer message re-encoded from its ProtoJSON (`body_base64`), an error as its status, "
-        "message and ErrorInfo reason; response metadata other than the status is not replayed."
+        f"{GRPC_ADDRESS}): an answer message re-encoded from its ProtoJSON (`body_base64`), a stream's messages as "
+        "`raw.events` (each message's ProtoJSON, after the delay it came after), an error as its status, message "
+        "and ErrorInfo reason; response metadata other than the status is not replayed."
     )
     return text + "".join(f" Left out: {line}." for line in left_out)

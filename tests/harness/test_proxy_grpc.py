@@ -25,7 +25,7 @@ from a2a_lab.contract.loader import load_file
 from a2a_lab.harness import environment
 from a2a_lab.harness.cli import main
 from a2a_lab.harness.model import Outcome, ScenarioResult
-from a2a_lab.harness.proxy import capture, session
+from a2a_lab.harness.proxy import capture, grpc_capture, session
 from a2a_lab.harness.proxy.push import PUSH
 from a2a_lab.harness.proxy.verdict import CLIENT_ID, SERVER_ID, verdict
 from a2a_lab.protocol import grpcwire, protobuf
@@ -250,9 +250,7 @@ def test_an_upstreams_own_unavailable_passes_as_it_came(tmp_path: Path) -> None:
     assert _outcome(_results(state)[SERVER_ID], "ERROR-ENVELOPE") is Outcome.NON_STRICT  # no ErrorInfo: a SHOULD
 
 
-def test_out_replays_grpc_answers_and_says_a_grpc_stream_is_not_replayed(
-    conformant: tuple[str, ScenarioApp], tmp_path: Path
-) -> None:
+def test_out_replays_unary_grpc_answers(tmp_path: Path) -> None:
     for upstream, _ in _serve(CATALOGUE / "quirks" / "grpc-failed-precondition-error-info.yaml"):
         with session.hosted(upstream) as (state, url, _):
             assert main(["client", "--follow-up", "again", f"{url}{CARD}"]) == 1
@@ -271,12 +269,6 @@ def test_out_replays_grpc_answers_and_says_a_grpc_stream_is_not_replayed(
         )
         assert result.returncode == 1 and "FAILED_PRECONDITION" in result.stdout + result.stderr
         assert "UNSUPPORTED_OPERATION" in result.stdout + result.stderr
-    upstream, _ = conformant
-    with session.hosted(upstream) as (state, url, _):
-        assert main(["client", "--stream", f"{url}{CARD}"]) == 0
-    doc, answered = capture.document(state)
-    assert answered == 0 and "gRPC stream (SendStreamingMessage, journal entry #" in doc["description"]
-    assert doc["endpoints"] == [{"path": grpcwire.ENDPOINT_PATH, "binding": "GRPC", "versions": ["1.0"]}]
 
 
 def test_the_official_sdk_grpc_client_through_the_proxy(conformant: tuple[str, ScenarioApp]) -> None:
@@ -449,6 +441,10 @@ def test_a_client_that_leaves_a_grpc_stream_stops_it_and_is_not_judged_as_a_serv
     assert entry.response is not None and entry.response.grpc_status is None  # no status was given
     server = _results(state)[SERVER_ID]
     assert _outcome(server, "ERROR-ENVELOPE") is Outcome.SKIPPED and _outcome(server, "STREAMING") is Outcome.PASS
+    doc, answered = capture.document(state)  # how the stream ended was never seen: not replayed, and said why
+    assert answered == 0 and grpc_capture.CLIENT_LEFT in doc["description"]
+    assert "gRPC stream (SendStreamingMessage, journal entry #" in doc["description"]
+    assert doc["endpoints"] == [{"path": grpcwire.ENDPOINT_PATH, "binding": "GRPC", "versions": ["1.0"]}]
 
 
 def test_a_ca_file_that_is_not_there_is_refused_with_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -586,3 +582,65 @@ def test_a_wrong_notification_after_a_grpc_registration_fails_push_delivery(tmp_
     assert push is not None and push.outcome is Outcome.FAIL, push
     assert "not the one its webhook was registered for" in push.message and "§" in push.section
     assert "-not-yours" in push.quote and any(e.kind is EntryKind.PUSH for e in state.journal.records())
+
+
+#: A gRPC agent whose stream is paced: 250 ms between its events.
+PACED = """\
+title: paced gRPC stream
+description: streams over gRPC, 250 ms between events
+card:
+  object:
+    name: paced
+    description: a paced gRPC agent
+    version: "1.0.0"
+    supportedInterfaces:
+      - {url: "{grpc_address}", protocolBinding: GRPC, protocolVersion: "1.0"}
+    capabilities: {streaming: true}
+    defaultInputModes: [text/plain]
+    defaultOutputModes: [text/plain]
+    skills: [{id: s, name: s, description: s, tags: [t]}]
+task:
+  steps: [SUBMITTED, WORKING, COMPLETED]
+  artifacts:
+    - {artifactId: result, name: result, parts: [{text: "echo: {text}"}]}
+behaviour:
+  SendStreamingMessage:
+    - reply: {stream: {interval_ms: 250}}
+"""
+
+
+def _timed_stream(address: str, request: bytes) -> list[tuple[float, dict[str, Any]]]:
+    """A SendStreamingMessage call as the tests' own client: each message decoded, with when it came."""
+    import time
+
+    with grpc.insecure_channel(address) as channel:
+        method = grpcwire.method_path(Operation.SEND_STREAMING_MESSAGE)
+        rpc: grpc.UnaryStreamMultiCallable[bytes, bytes] = channel.unary_stream(method)
+        call: Any = rpc(request, metadata=(("a2a-version", "1.0"),), timeout=30)
+        out = [(time.monotonic(), protobuf.decode_response(Operation.SEND_STREAMING_MESSAGE, m)) for m in call]
+        assert call.code() is grpc.StatusCode.OK
+        return out
+
+
+def test_out_writes_a_grpc_stream_that_a_replay_sends_message_for_message_with_its_pacing(tmp_path: Path) -> None:
+    path = tmp_path / "paced.yaml"
+    path.write_text(PACED, encoding="utf-8")
+    send = {"message": {"messageId": "m", "role": "ROLE_USER", "parts": [{"text": "hi"}]}}
+    request = protobuf.encode_request(Operation.SEND_STREAMING_MESSAGE, send)
+    for upstream, _ in _serve(path):
+        with session.hosted(upstream) as (state, _, _):
+            address = next(iter(state.routes.grpc.values())).proxy
+            assert address is not None
+            seen = _timed_stream(address, request)
+    out = tmp_path / "seen.yaml"
+    assert capture.write_scenario(state, out, force=False) == 1
+    doc, _ = capture.document(state)
+    assert "Left out" not in doc["description"] and "raw.events" in doc["description"]
+    for replay, _ in _serve(out):  # what `a2a-lab serve seen.yaml` serves
+        replayed = _timed_stream(_grpc_url(httpx.get(f"{replay}{CARD}").json()), request)
+        assert main(["client", "--stream", f"{replay}{CARD}", "hi"]) == 0  # the reference client reads it too
+    assert len(seen) >= 3 and [m for _, m in replayed] == [m for _, m in seen]  # the same messages, in order
+    delays = [e["delay_ms"] for e in doc["behaviour"]["SendStreamingMessage"][0]["reply"]["raw"]["events"]]
+    assert len(delays) == len(seen) and sum(d >= 200 for d in delays) >= 2, delays  # written as they came
+    span = replayed[-1][0] - replayed[0][0]
+    assert span >= sum(delays[1:]) / 1000 - 0.1, (span, delays)  # and replayed so: paced as the upstream paced it

@@ -320,7 +320,7 @@ def test_byte_exact_says_why(tmp_path: Path) -> None:
 
 GRPC_EDITS = """\
 title: stream edits on gRPC
-description: Drop and delay apply; an inserted event has no proto frame; a raw event stream has no gRPC form.
+description: Drop and delay apply; an inserted event has no proto frame; a raw event stream sends StreamResponses.
 spec: A2A 1.0 (test)
 card:
   object:
@@ -331,12 +331,19 @@ endpoints: [{path: /unused, binding: GRPC, versions: ["1.0"]}]
 behaviour:
   SendStreamingMessage:
     - when: {text_contains: raw}
-      reply: {raw: {events: [{text: hi}]}}
+      reply:
+        raw:
+          fill: true
+          events:
+            - json: {statusUpdate: {taskId: "t-{context_id}", contextId: c, status: {state: TASK_STATE_WORKING}}}
+            - {text: hi, delay_ms: 10}
     - reply:
         stream:
           events:
             - {at: 2, drop: true}
             - {at: 3, insert: {json: {heartbeat: {}}}, delay_ms: 50}
+  SendMessage:
+    - reply: {raw: {events: [{json: {task: {id: t}}}]}}
 """
 
 
@@ -356,9 +363,17 @@ def test_stream_edits_on_grpc(tmp_path: Path) -> None:
                 return protobuf.encode_request(Operation.SEND_STREAMING_MESSAGE, {"message": message(text)})
 
             frames = list(call(request("hi"), metadata=metadata, timeout=5))
+            raw: Any = call(request("raw"), metadata=metadata, timeout=5)
+            first = protobuf.decode_response(Operation.SEND_STREAMING_MESSAGE, next(raw))
             with pytest.raises(grpc.RpcError) as refused:
-                list(call(request("raw"), metadata=metadata, timeout=5))
-        assert refused.value.code() is grpc.StatusCode.UNIMPLEMENTED and "reply.raw.events" in refused.value.details()
+                next(raw)
+            unary = channel.unary_unary(grpcwire.method_path(Operation.SEND_MESSAGE))
+            with pytest.raises(grpc.RpcError) as one:
+                unary(protobuf.encode_request(Operation.SEND_MESSAGE, {"message": message("x")}), metadata=metadata)
+        assert first == {"statusUpdate": {"taskId": "t-", "contextId": "c", "status": {"state": "TASK_STATE_WORKING"}}}
+        assert refused.value.code() is grpc.StatusCode.UNIMPLEMENTED  # `hi` is no StreamResponse: said, not sent
+        assert "reply.raw.events[1] is not a StreamResponse" in refused.value.details()
+        assert one.value.code() is grpc.StatusCode.UNIMPLEMENTED and "unary" in one.value.details()
         sent = next(e for e in served.journal if e.get("operation") == "SendStreamingMessage")["events"]
         data = [e for e in sent if "data" in e]
         assert len(frames) == len(data) == 3, "four events generated, the second dropped"
