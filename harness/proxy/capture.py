@@ -132,7 +132,7 @@ def document(state: ProxyState, pacing: str = "") -> tuple[dict[str, Any], int]:
         counts[key] = counts.get(key, 0) + 1
         rule = _rule(entry, counts[key])
         if rule is None:
-            if entry.kind is EntryKind.GRPC and entry.events:  # the replay still serves gRPC
+            if entry.kind is EntryKind.GRPC and entry.events is not None:  # the replay still serves gRPC
                 why = grpc_capture.stream_reply(entry, [])[1]
                 left_out.append(grpc_capture.STREAM_NOT_REPLAYED.format(op=key[0], seq=entry.seq, why=why))
                 endpoints.setdefault((entry.endpoint.path, entry.endpoint.binding.value), [entry.version.value])

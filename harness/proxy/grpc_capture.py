@@ -28,6 +28,7 @@ STREAM_NOT_REPLAYED = (
 #: Why (each is said in the description of the scenario written).
 NOT_DECODED = "a message of it did not decode as a StreamResponse, and its bytes were not kept"
 ENDED_IN_ERROR = "it ended with {status} after its messages, and a scenario's raw event stream on gRPC ends OK"
+NO_MESSAGE = "it ended OK without a message, and a scenario's raw event stream has at least one"
 CLIENT_LEFT = "the client left before it ended, so how it ended was never seen"
 TOO_LONG = "it had more messages than the journal keeps of a stream ({count})"
 
@@ -38,6 +39,8 @@ def stream_reply(entry: Entry, events: list[dict[str, Any]]) -> tuple[dict[str, 
     response, seen = entry.response, entry.events or []
     if response is None or entry.disconnected or response.grpc_status is None:
         return None, CLIENT_LEFT
+    if not any(e.kind is SentKind.DATA for e in seen) and response.grpc_status == grpcwire.Code.OK.value:
+        return None, NO_MESSAGE
     if any(e.kind is SentKind.DATA and e.text is None for e in seen):
         return None, NOT_DECODED
     if len(seen) >= MAX_EVENTS:
@@ -58,8 +61,10 @@ def card_text(text: str, addresses: list[str]) -> str:
 def reply(entry: Entry, body: str | None) -> dict[str, Any] | None:
     """The reply replaying a unary gRPC call's answer (`body`: its text as journaled), or None when none can."""
     response, op = entry.response, entry.operation
-    if response is None or op is None or any(e.kind is SentKind.DATA for e in entry.events or []):
-        return None  # (a stream that ended in an error before any message is answered by that error)
+    if response is None or op is None:
+        return None
+    if entry.events is not None and (entry.events or response.grpc_status == grpcwire.Code.OK.value):
+        return None  # a stream: only one that ended in an error before any message is replayed here, as that error
     if response.grpc_status == grpcwire.Code.OK.value:
         if not body:
             return {"grpc": {"empty": True}}

@@ -644,3 +644,27 @@ def test_out_writes_a_grpc_stream_that_a_replay_sends_message_for_message_with_i
     assert len(delays) == len(seen) and sum(d >= 200 for d in delays) >= 2, delays  # written as they came
     span = replayed[-1][0] - replayed[0][0]
     assert span >= sum(delays[1:]) / 1000 - 0.1, (span, delays)  # and replayed so: paced as the upstream paced it
+
+
+@pytest.mark.parametrize(
+    ("status", "texts", "left", "why"),
+    [
+        ("OK", ['{"task":{"id":"t"}}'], False, ""),
+        ("OK", [], False, grpc_capture.NO_MESSAGE),
+        ("OK", [None], False, grpc_capture.NOT_DECODED),
+        ("INTERNAL", ['{"task":{"id":"t"}}'], False, grpc_capture.ENDED_IN_ERROR.format(status="INTERNAL")),
+        (None, ['{"task":{"id":"t"}}'], True, grpc_capture.CLIENT_LEFT),
+    ],
+)
+def test_a_grpc_stream_is_written_only_when_a_replay_sends_the_same(
+    status: str | None, texts: list[str | None], left: bool, why: str
+) -> None:
+    from a2a_lab.contract.journal import Journal
+    from a2a_lab.contract.journal_record import Response, SentEvent
+
+    entry = Journal().open("POST", grpcwire.method_path(Operation.SEND_STREAMING_MESSAGE), "", [], b"", EntryKind.GRPC)
+    entry.response = Response(200, grpcwire.CONTENT_TYPE, grpc_status=status)
+    entry.events = [SentEvent(0.1, SentKind.DATA, text=t, value=None if t else "undecoded") for t in texts]
+    entry.disconnected = left
+    reply, said = grpc_capture.stream_reply(entry, [{"text": t, "delay_ms": 0} for t in texts])
+    assert said == why and (reply is not None) == (why == "")
