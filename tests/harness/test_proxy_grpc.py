@@ -6,6 +6,7 @@ over gRPC) through the proxy, and the tests' own gRPC calls for a client with a 
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import socket
@@ -610,14 +611,17 @@ behaviour:
 
 
 def _timed_stream(address: str, request: bytes) -> list[tuple[float, dict[str, Any]]]:
-    """A SendStreamingMessage call as the tests' own client: each message decoded, with when it came."""
+    """A SendStreamingMessage call as the tests' own client: each message decoded, with when it came (seconds
+    after the call began)."""
     import time
 
     with grpc.insecure_channel(address) as channel:
         method = grpcwire.method_path(Operation.SEND_STREAMING_MESSAGE)
         rpc: grpc.UnaryStreamMultiCallable[bytes, bytes] = channel.unary_stream(method)
+        began = time.monotonic()
         call: Any = rpc(request, metadata=(("a2a-version", "1.0"),), timeout=30)
-        out = [(time.monotonic(), protobuf.decode_response(Operation.SEND_STREAMING_MESSAGE, m)) for m in call]
+        decode = functools.partial(protobuf.decode_response, Operation.SEND_STREAMING_MESSAGE)
+        out = [(time.monotonic() - began, decode(m)) for m in call]
         assert call.code() is grpc.StatusCode.OK
         return out
 
@@ -642,8 +646,7 @@ def test_out_writes_a_grpc_stream_that_a_replay_sends_message_for_message_with_i
     assert len(seen) >= 3 and [m for _, m in replayed] == [m for _, m in seen]  # the same messages, in order
     delays = [e["delay_ms"] for e in doc["behaviour"]["SendStreamingMessage"][0]["reply"]["raw"]["events"]]
     assert len(delays) == len(seen) and sum(d >= 200 for d in delays) >= 2, delays  # written as they came
-    span = replayed[-1][0] - replayed[0][0]
-    assert span >= sum(delays[1:]) / 1000 - 0.1, (span, delays)  # and replayed so: paced as the upstream paced it
+    assert replayed[-1][0] >= sum(delays) / 1000, (replayed, delays)  # replayed so: paced as the upstream paced it
 
 
 @pytest.mark.parametrize(
