@@ -221,6 +221,11 @@ class RawEvent:
     delay_ms: int = 0
 
 
+#: The name of a raw event that, on a gRPC stream, ends the call with a status: its text is a google.rpc.Status in
+#: ProtoJSON (every other raw event on gRPC is a StreamResponse in ProtoJSON).
+GRPC_STATUS_EVENT = "error"
+
+
 @dataclass(frozen=True)
 class EventEdit:
     """One edit of a generated stream (`reply.stream.events[]`), at the Nth event it would send (1: the first),

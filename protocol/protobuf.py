@@ -169,6 +169,12 @@ def swap_strings(data: bytes, cls: type[message.Message], name: str, swaps: Mapp
         return data
 
 
+def packable(detail: Mapping[str, object]) -> bool:
+    """Whether status_bytes writes this google.rpc.Status detail (ProtoJSON with its `@type`) as it is given."""
+    kind = str(detail.get("@type", "")).rsplit("/", 1)[-1]
+    return any(c.DESCRIPTOR.full_name == kind for c in _DETAIL_TYPES)
+
+
 def status_bytes(code: int, text: str, details: Sequence[Mapping[str, object]]) -> bytes:
     """A serialized google.rpc.Status (the `grpc-status-details-bin` trailer) with its details packed as Any."""
     status = status_pb2.Status(code=code, message=text)

@@ -27,7 +27,7 @@ from a2a_lab.contract.journal_record import (
     SentEvent,
     SentKind,
 )
-from a2a_lab.contract.scenario import Endpoint, FaultKind, Reply
+from a2a_lab.contract.scenario import GRPC_STATUS_EVENT, Endpoint, FaultKind, Reply
 from a2a_lab.protocol import errors, grpcwire, jsontext, params, protobuf, security_schemes, versions, wire
 from a2a_lab.protocol.bindings import Binding
 from a2a_lab.protocol.errors import A2AError, ErrorType
@@ -50,7 +50,8 @@ RAW_EVENTS_ON_GRPC = (
 )
 #: What a gRPC stream ends with at a raw event that is no StreamResponse in ProtoJSON (it has no proto frame).
 RAW_EVENT_NOT_PROTO = (
-    "a2a-lab: reply.raw.events[{index}] is not a StreamResponse in ProtoJSON, so gRPC cannot send it: {why}"
+    "a2a-lab: reply.raw.events[{index}] is not a StreamResponse in ProtoJSON (nor, named `error`, a google.rpc.Status)"
+    ", so gRPC cannot send it: {why}"
 )
 
 
@@ -278,7 +279,9 @@ class Call:
 
     async def _raw_stream(self, reply: Reply, values: dict[str, str]) -> AsyncIterator[bytes]:
         """`reply.raw.events` on a streaming method: each event's text (placeholders filled with `fill`) is one
-        StreamResponse in ProtoJSON, sent as its message after its delay; one that is none ends the call."""
+        StreamResponse in ProtoJSON, sent as its message after its delay; an event named `error` is a
+        google.rpc.Status in ProtoJSON, which ends the call with its code, message and details. An event that is
+        neither ends the call UNIMPLEMENTED, naming it."""
         response = self._response()
         response.stream = True
         events: list[SentEvent] = []
@@ -291,13 +294,24 @@ class Call:
             if event.delay_ms:
                 await asyncio.sleep(event.delay_ms / 1000)
             text = raw_reply.filled(event.text, values) if reply.raw_fill else event.text
+            response.closed = "complete"
+            if event.event == GRPC_STATUS_EVENT:  # the call's end, with a status
+                status = _status_of(text)
+                if status is None:
+                    why = f"{text[:80]!r} is no google.rpc.Status with a code other than OK"
+                    await self._abort(
+                        grpcwire.Code.UNIMPLEMENTED, RAW_EVENT_NOT_PROTO.format(index=index, why=why), [], reply, True
+                    )
+                    return
+                await self._abort(*status, reply, in_stream=True)
+                return
             try:
                 data = protobuf.encode(json.loads(text), cls, strict=True)
             except (ValueError, protobuf.DecodeError) as exc:
-                response.closed = "complete"
                 why = RAW_EVENT_NOT_PROTO.format(index=index, why=exc)
                 await self._abort(grpcwire.Code.UNIMPLEMENTED, why, [], reply, in_stream=True)
                 return
+            response.closed = "disconnected"
             sent = protobuf_json(protobuf.decode(data, cls))
             events.append(SentEvent(self.state.journal.offset(), SentKind.DATA, sent.decode()))
             self.entry.grow(EVENT_OVERHEAD + len(sent))
@@ -353,6 +367,20 @@ class Call:
             response.raw_body = body
             self.entry.grow(len(body))
         await self.context.abort(grpc.StatusCode[code.value], text)
+
+
+def _status_of(text: str) -> tuple[grpcwire.Code, str, list[dict[str, Any]]] | None:
+    """A raw `error` event's google.rpc.Status (ProtoJSON): its code, message and details; None when it is none."""
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return None
+    if not isinstance(value, dict) or not isinstance(value.get("code"), int) or value["code"] == 0:
+        return None
+    code, message, details = grpcwire.code_of(value["code"]), value.get("message", ""), value.get("details", [])
+    if code is None or not isinstance(message, str) or not isinstance(details, list):
+        return None
+    return code, message, [d for d in details if isinstance(d, dict)]
 
 
 def protobuf_json(value: Any) -> bytes:

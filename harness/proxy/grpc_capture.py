@@ -2,9 +2,10 @@
 writes one (harness/record/scenario_file.py): an answer message as `raw.body_base64` (re-encoded from the journal's
 ProtoJSON, whose credentials are redacted: the same message, not necessarily the same bytes), a call ended OK without
 one as `grpc.empty`, an error as the error its ErrorInfo reason names with the status it ended with. A gRPC stream
-ended OK is written as `raw.events`, each message's ProtoJSON after the delay it came after (the replay's gRPC
-endpoint encodes each as a StreamResponse); one the replay could not reproduce (a message that did not decode, an
-error status after messages, a client that left before the end) is left out, and the file says why."""
+is written as `raw.events`, each message's ProtoJSON after the delay it came after (the replay's gRPC endpoint
+encodes each as a StreamResponse), and the google.rpc.Status it ended with, if not OK, as a last event named `error`;
+one the replay could not reproduce (a message that did not decode, a status it cannot write as it came, a client that
+left before the end) is left out, and the file says why."""
 
 from __future__ import annotations
 
@@ -13,8 +14,9 @@ import json
 import re
 from typing import Any
 
-from a2a_lab.contract.journal_record import Entry, SentKind
+from a2a_lab.contract.journal_record import Entry, SentEvent, SentKind
 from a2a_lab.contract.placeholders import GRPC_ADDRESS
+from a2a_lab.contract.scenario import GRPC_STATUS_EVENT
 from a2a_lab.protocol import errors, grpcwire
 
 from ..refclient.failures import error_info_reason
@@ -27,7 +29,7 @@ STREAM_NOT_REPLAYED = (
 )
 #: Why (each is said in the description of the scenario written).
 NOT_DECODED = "a message of it did not decode as a StreamResponse, and its bytes were not kept"
-ENDED_IN_ERROR = "it ended with {status} after its messages, and a scenario's raw event stream on gRPC ends OK"
+ENDED_IN_ERROR = "it ended with {status} and a google.rpc.Status a replay cannot send as it came ({why})"
 NO_MESSAGE = "it ended OK without a message, and a scenario's raw event stream has at least one"
 CLIENT_LEFT = "the client left before it ended, so how it ended was never seen"
 TOO_LONG = "it had more messages than the journal keeps of a stream ({count})"
@@ -46,9 +48,29 @@ def stream_reply(entry: Entry, events: list[dict[str, Any]]) -> tuple[dict[str, 
     if len(seen) >= MAX_EVENTS:
         return None, TOO_LONG.format(count=MAX_EVENTS)
     if response.grpc_status != grpcwire.Code.OK.value:
-        return None, ENDED_IN_ERROR.format(status=response.grpc_status)
+        why = _end_problem(response.grpc_status, seen[-1] if seen else None)
+        if why:
+            return None, ENDED_IN_ERROR.format(status=response.grpc_status, why=why)
+        events = [*events[:-1], {**events[-1], "event": GRPC_STATUS_EVENT}]  # the status that ended it, after its delay
     raw = {"content_type": grpcwire.CONTENT_TYPE, "events": events}
     return {"raw": raw}, ""
+
+
+def _end_problem(status: str, last: SentEvent | None) -> str:
+    """Why the google.rpc.Status a stream ended with (its last event) cannot be replayed as it came ("" when it can)."""
+    value = last.value if last is not None and last.kind is SentKind.ERROR else None
+    if not isinstance(value, dict):
+        return "no status was journaled"
+    if "unreadable" in value:
+        return "its grpc-status-details-bin did not decode"
+    if status not in grpcwire.Code.__members__ or value.get("code") != grpcwire.Code(status).number:
+        return f"its grpc-status-details-bin says code {value.get('code')}, not the call's status"
+    from a2a_lab.protocol import protobuf
+
+    details = value.get("details", [])
+    if not isinstance(details, list) or not all(isinstance(d, dict) and protobuf.packable(d) for d in details):
+        return "a detail of a type a2a-lab does not write"
+    return ""
 
 
 def card_text(text: str, addresses: list[str]) -> str:
@@ -98,7 +120,8 @@ def said(routes: dict[str, Any], left_out: list[str]) -> str:
     text = (
         " gRPC answers are replayed on the scenario's own gRPC server (the card's gRPC address written as "
         f"{GRPC_ADDRESS}): an answer message re-encoded from its ProtoJSON (`body_base64`), a stream's messages as "
-        "`raw.events` (each message's ProtoJSON, after the delay it came after), an error as its status, message "
+        "`raw.events` (each message's ProtoJSON, after the delay it came after; an error ending it as an `error` "
+        "event), an error as its status, message "
         "and ErrorInfo reason; response metadata other than the status is not replayed."
     )
     return text + "".join(f" Left out: {line}." for line in left_out)

@@ -649,13 +649,16 @@ def test_out_writes_a_grpc_stream_that_a_replay_sends_message_for_message_with_i
     assert replayed[-1][0] >= sum(delays) / 1000, (replayed, delays)  # replayed so: paced as the upstream paced it
 
 
+_NONE = "no status was journaled"
+
+
 @pytest.mark.parametrize(
     ("status", "texts", "left", "why"),
     [
         ("OK", ['{"task":{"id":"t"}}'], False, ""),
         ("OK", [], False, grpc_capture.NO_MESSAGE),
         ("OK", [None], False, grpc_capture.NOT_DECODED),
-        ("INTERNAL", ['{"task":{"id":"t"}}'], False, grpc_capture.ENDED_IN_ERROR.format(status="INTERNAL")),
+        ("INTERNAL", ['{"task":{"id":"t"}}'], False, grpc_capture.ENDED_IN_ERROR.format(status="INTERNAL", why=_NONE)),
         (None, ['{"task":{"id":"t"}}'], True, grpc_capture.CLIENT_LEFT),
     ],
 )
@@ -671,3 +674,63 @@ def test_a_grpc_stream_is_written_only_when_a_replay_sends_the_same(
     entry.disconnected = left
     reply, said = grpc_capture.stream_reply(entry, [{"text": t, "delay_ms": 0} for t in texts])
     assert said == why and (reply is not None) == (why == "")
+
+
+#: A gRPC agent whose stream breaks off with an error (and its ErrorInfo) after two events.
+BREAKS = PACED.replace(
+    "reply: {stream: {interval_ms: 250}}", "reply: {stream: {error_after: 2, error: TaskNotFoundError}}"
+)
+
+
+def test_out_replays_a_grpc_stream_that_ended_in_an_error_with_its_status_and_details(tmp_path: Path) -> None:
+    path = tmp_path / "breaks.yaml"
+    path.write_text(BREAKS, encoding="utf-8")
+    send = {"message": {"messageId": "m", "role": "ROLE_USER", "parts": [{"text": "hi"}]}}
+    request = protobuf.encode_request(Operation.SEND_STREAMING_MESSAGE, send)
+    metadata = (("a2a-version", "1.0"),)
+    for upstream, _ in _serve(path):
+        with session.hosted(upstream) as (state, _, _):
+            address = next(iter(state.routes.grpc.values())).proxy
+            assert address is not None
+            seen = _raw_call(address, Operation.SEND_STREAMING_MESSAGE, request, metadata)
+    out = tmp_path / "seen.yaml"
+    assert capture.write_scenario(state, out, force=False) == 1
+    for replay, _ in _serve(out):
+        replayed = _raw_call(
+            _grpc_url(httpx.get(f"{replay}{CARD}").json()), Operation.SEND_STREAMING_MESSAGE, request, metadata
+        )
+    status, details, trailers, messages = seen
+    assert status == "NOT_FOUND" and len(messages) == 2  # two events, then the error
+    assert replayed[0] == status and replayed[1] == details and replayed[3] == messages  # the same, in order
+    key = grpcwire.STATUS_DETAILS_KEY
+    assert dict(replayed[2])[key] == dict(trailers)[key]  # its google.rpc.Status (the ErrorInfo) as it came
+
+
+_INFO = {"@type": "type.googleapis.com/google.rpc.ErrorInfo", "reason": "TASK_NOT_FOUND", "domain": "a2a-protocol.org"}
+
+
+@pytest.mark.parametrize(
+    ("status", "why"),
+    [
+        ({"code": 5, "message": "gone", "details": [_INFO]}, ""),
+        ({"code": 13, "message": "gone"}, "its grpc-status-details-bin says code 13, not the call's status"),
+        ({"code": 5, "details": [{"@type": "x.Unknown", "value": "00"}]}, "a detail of a type a2a-lab does not write"),
+        ({"code": 5, "message": "", "unreadable": "bad"}, "its grpc-status-details-bin did not decode"),
+    ],
+)
+def test_a_grpc_streams_end_status_is_written_only_as_it_came(status: dict[str, Any], why: str) -> None:
+    from a2a_lab.contract.journal import Journal
+    from a2a_lab.contract.journal_record import Response, SentEvent
+
+    entry = Journal().open("POST", grpcwire.method_path(Operation.SEND_STREAMING_MESSAGE), "", [], b"", EntryKind.GRPC)
+    entry.response = Response(200, grpcwire.CONTENT_TYPE, grpc_status="NOT_FOUND")
+    entry.events = [
+        SentEvent(0.1, SentKind.DATA, text='{"task":{"id":"t"}}'),
+        SentEvent(0.2, SentKind.ERROR, value=status),
+    ]
+    written = [{"text": '{"task":{"id":"t"}}', "delay_ms": 0}, {"text": json.dumps(status), "delay_ms": 100}]
+    reply, said = grpc_capture.stream_reply(entry, written)
+    if why:
+        assert reply is None and said == grpc_capture.ENDED_IN_ERROR.format(status="NOT_FOUND", why=why)
+    else:
+        assert reply is not None and reply["raw"]["events"][-1] == {**written[-1], "event": "error"}

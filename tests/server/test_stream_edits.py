@@ -337,6 +337,10 @@ behaviour:
           events:
             - json: {statusUpdate: {taskId: "t-{context_id}", contextId: c, status: {state: TASK_STATE_WORKING}}}
             - {text: hi, delay_ms: 10}
+    - when: {text_contains: gone}
+      reply: {raw: {events: [{json: {code: 5, message: gone}, event: error}]}}
+    - when: {text_contains: okay}
+      reply: {raw: {events: [{json: {code: 0}, event: error}]}}
     - reply:
         stream:
           events:
@@ -367,6 +371,10 @@ def test_stream_edits_on_grpc(tmp_path: Path) -> None:
             first = protobuf.decode_response(Operation.SEND_STREAMING_MESSAGE, next(raw))
             with pytest.raises(grpc.RpcError) as refused:
                 next(raw)
+            ended = [call(request(text), metadata=metadata, timeout=5) for text in ("gone", "okay")]
+            for each in ended:
+                with pytest.raises(grpc.RpcError):
+                    list(each)
             unary = channel.unary_unary(grpcwire.method_path(Operation.SEND_MESSAGE))
             with pytest.raises(grpc.RpcError) as one:
                 unary(protobuf.encode_request(Operation.SEND_MESSAGE, {"message": message("x")}), metadata=metadata)
@@ -374,6 +382,8 @@ def test_stream_edits_on_grpc(tmp_path: Path) -> None:
         assert refused.value.code() is grpc.StatusCode.UNIMPLEMENTED  # `hi` is no StreamResponse: said, not sent
         assert "reply.raw.events[1] is not a StreamResponse" in refused.value.details()
         assert one.value.code() is grpc.StatusCode.UNIMPLEMENTED and "unary" in one.value.details()
+        assert (ended[0].code(), ended[0].details()) == (grpc.StatusCode.NOT_FOUND, "gone")  # an `error` event
+        assert ended[1].code() is grpc.StatusCode.UNIMPLEMENTED and "no google.rpc.Status" in ended[1].details()
         sent = next(e for e in served.journal if e.get("operation") == "SendStreamingMessage")["events"]
         data = [e for e in sent if "data" in e]
         assert len(frames) == len(data) == 3, "four events generated, the second dropped"
