@@ -19,11 +19,13 @@ from .push import CONFIG_OPS, PUSH, Hooks, webhook_configs
 
 #: The proto field (of TaskPushNotificationConfig) that holds a webhook's URL.
 URL_FIELD = "url"
+#: The calls that may register a webhook (a send inline, in its configuration).
+REGISTERING = frozenset({Operation.CREATE_PUSH_CONFIG, Operation.SEND_MESSAGE, Operation.SEND_STREAMING_MESSAGE})
 
 
 def register(hooks: Hooks, op: Operation | None, request: bytes, proxy: str, seq: int) -> bytes:
     """The request for the upstream: each webhook URL it registers written as the proxy's path for it."""
-    if op is None or b"://" not in request:  # no URL in the message: nothing registered, not decoded again
+    if op is None or op not in REGISTERING:  # nothing registered: not decoded a second time
         return request
     try:
         value = protobuf.decode_request(op, request)

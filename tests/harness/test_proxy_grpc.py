@@ -734,3 +734,20 @@ def test_a_grpc_streams_end_status_is_written_only_as_it_came(status: dict[str, 
         assert reply is None and said == grpc_capture.ENDED_IN_ERROR.format(status="NOT_FOUND", why=why)
     else:
         assert reply is not None and reply["raw"]["events"][-1] == {**written[-1], "event": "error"}
+
+
+def test_a_webhook_registered_inline_in_a_grpc_send_is_handed_over_as_the_proxys_path() -> None:
+    from a2a_lab.harness.proxy import grpc_push
+    from a2a_lab.harness.proxy.push import Hooks
+
+    hooks = Hooks()
+    config = {"url": "http://client/hook", "token": "tok", "authentication": {"scheme": "Bearer", "credentials": "c"}}
+    send = {"message": {"messageId": "m", "parts": [{"text": "http://client/hook"}]}, "configuration": {}}
+    send["configuration"] = {"taskPushNotificationConfig": config}
+    request = protobuf.encode_request(Operation.SEND_MESSAGE, send)
+    sent = grpc_push.register(hooks, Operation.SEND_MESSAGE, request, "http://proxy:1", 7)
+    upstream = protobuf.decode_request(Operation.SEND_MESSAGE, sent)
+    assert upstream["configuration"]["taskPushNotificationConfig"]["url"] == f"http://proxy:1{PUSH}0"
+    assert upstream["message"]["parts"][0]["text"] == "http://client/hook"  # only the webhook's url field changes
+    assert hooks.urls == ["http://client/hook"] and hooks.configs[0][0].authorization == "Bearer c"
+    assert grpc_push.register(hooks, Operation.GET_TASK, b"\x0a\x01t", "http://proxy:1", 8) == b"\x0a\x01t"
