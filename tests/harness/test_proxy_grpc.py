@@ -742,8 +742,8 @@ def test_a_webhook_registered_inline_in_a_grpc_send_is_handed_over_as_the_proxys
 
     hooks = Hooks()
     config = {"url": "http://client/hook", "token": "tok", "authentication": {"scheme": "Bearer", "credentials": "c"}}
-    send = {"message": {"messageId": "m", "parts": [{"text": "http://client/hook"}]}, "configuration": {}}
-    send["configuration"] = {"taskPushNotificationConfig": config}
+    message = {"messageId": "m", "parts": [{"text": "http://client/hook"}]}
+    send: dict[str, Any] = {"message": message, "configuration": {"taskPushNotificationConfig": config}}
     request = protobuf.encode_request(Operation.SEND_MESSAGE, send)
     sent = grpc_push.register(hooks, Operation.SEND_MESSAGE, request, "http://proxy:1", 7)
     upstream = protobuf.decode_request(Operation.SEND_MESSAGE, sent)
