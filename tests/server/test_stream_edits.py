@@ -4,7 +4,6 @@ served over real HTTP (uvicorn on loopback) in SSE, NDJSON and HTTP+JSON; and th
 
 from __future__ import annotations
 
-import itertools
 import json
 import time
 from collections.abc import Callable
@@ -148,7 +147,10 @@ def test_replace_drop_and_drop_all(edits: Lab) -> None:
 
 
 def test_delay_before_an_event(edits: Lab) -> None:
+    """Timed from the call's start (a floor that holds at any load): the gap between two events as the client reads
+    them shrinks when a loaded machine delivers the earlier one late."""
     times: list[float] = []
+    started = time.monotonic()
     with edits.http.stream(
         "POST",
         "/rpc",
@@ -158,8 +160,7 @@ def test_delay_before_an_event(edits: Lab) -> None:
         for line in r.iter_lines():
             if line.startswith("data:"):
                 times.append(time.monotonic())
-    gaps = [b - a for a, b in itertools.pairwise(times)]
-    assert gaps[1] >= 0.39, f"400 ms before the 3rd event: {gaps}"
+    assert len(times) >= 3 and times[2] - started >= 0.39, f"400 ms before the 3rd event: {times}, from {started}"
 
 
 def test_unterminated_last_event(edits: Lab) -> None:
