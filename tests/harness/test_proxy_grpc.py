@@ -50,26 +50,39 @@ def conformant() -> Iterator[tuple[str, ScenarioApp]]:
     yield from _serve(CATALOGUE / "grpc" / "conformant.yaml")
 
 
-#: A gRPC server that answers SendMessage with bytes that are no SendMessageResponse.
-BROKEN = """\
-title: broken gRPC server
-description: answers SendMessage over gRPC with bytes that are not a SendMessageResponse
+def _grpc_agent(title: str, description: str, name: str, says: str, capabilities: str, rest: str) -> str:
+    """A test scenario whose one interface is gRPC (1.0): its card, then `rest` (its task, behaviour, push)."""
+    return f"""\
+title: {title}
+description: {description}
 card:
   object:
-    name: broken
-    description: a broken gRPC agent
+    name: {name}
+    description: {says}
     version: "1.0.0"
     supportedInterfaces:
-      - {url: "{grpc_address}", protocolBinding: GRPC, protocolVersion: "1.0"}
-    capabilities: {streaming: false}
+      - {{url: "{{grpc_address}}", protocolBinding: GRPC, protocolVersion: "1.0"}}
+    capabilities: {capabilities}
     defaultInputModes: [text/plain]
     defaultOutputModes: [text/plain]
-    skills: [{id: s, name: s, description: s, tags: [t]}]
+    skills: [{{id: s, name: s, description: s, tags: [t]}}]
+{rest}"""
+
+
+#: A gRPC server that answers SendMessage with bytes that are no SendMessageResponse.
+BROKEN = _grpc_agent(
+    "broken gRPC server",
+    "answers SendMessage over gRPC with bytes that are not a SendMessageResponse",
+    "broken",
+    "a broken gRPC agent",
+    "{streaming: false}",
+    """\
 behaviour:
   SendMessage:
     - reply:
         raw: {body_base64: "//8=", content_type: application/grpc}
-"""
+""",
+)
 GARBAGE = b"\xff\xff"
 
 
@@ -399,26 +412,20 @@ def test_a_grpc_interface_first_seen_in_a_card_the_client_fetches_gets_its_port_
 
 
 #: A gRPC stream whose events come 5 s apart: a client that leaves after the first one.
-SLOW = """\
-title: slow gRPC stream
-description: streams a task's events five seconds apart
-card:
-  object:
-    name: slow
-    description: a slow gRPC agent
-    version: "1.0.0"
-    supportedInterfaces:
-      - {url: "{grpc_address}", protocolBinding: GRPC, protocolVersion: "1.0"}
-    capabilities: {streaming: true}
-    defaultInputModes: [text/plain]
-    defaultOutputModes: [text/plain]
-    skills: [{id: s, name: s, description: s, tags: [t]}]
+SLOW = _grpc_agent(
+    "slow gRPC stream",
+    "streams a task's events five seconds apart",
+    "slow",
+    "a slow gRPC agent",
+    "{streaming: true}",
+    """\
 task:
   steps: [SUBMITTED, WORKING, COMPLETED]
 behaviour:
   SendStreamingMessage:
     - reply: {stream: {interval_ms: 5000}}
-"""
+""",
+)
 
 
 def test_a_client_that_leaves_a_grpc_stream_stops_it_and_is_not_judged_as_a_server_error(tmp_path: Path) -> None:
@@ -552,26 +559,20 @@ def test_a_webhook_registered_over_grpc_passes_its_notifications_through_the_pro
 
 
 #: A gRPC push agent that notifies about another task right before the client's task completes.
-FOREIGN_PUSH = """\
-title: foreign push over gRPC
-description: a gRPC agent whose push notifications include one about a task the client never started
-card:
-  object:
-    name: foreign push
-    description: notifies about somebody else's task
-    version: "1.0.0"
-    supportedInterfaces:
-      - {url: "{grpc_address}", protocolBinding: GRPC, protocolVersion: "1.0"}
-    capabilities: {streaming: false, pushNotifications: true}
-    defaultInputModes: [text/plain]
-    defaultOutputModes: [text/plain]
-    skills: [{id: s, name: s, description: s, tags: [t]}]
+FOREIGN_PUSH = _grpc_agent(
+    "foreign push over gRPC",
+    "a gRPC agent whose push notifications include one about a task the client never started",
+    "foreign push",
+    "notifies about somebody else's task",
+    "{streaming: false, pushNotifications: true}",
+    """\
 task:
   steps: [SUBMITTED, WORKING, COMPLETED]
   advance: {after_ms: 300}
 push:
   foreign_task: true
-"""
+""",
+)
 
 
 def test_a_wrong_notification_after_a_grpc_registration_fails_push_delivery(tmp_path: Path) -> None:
@@ -586,20 +587,13 @@ def test_a_wrong_notification_after_a_grpc_registration_fails_push_delivery(tmp_
 
 
 #: A gRPC agent whose stream is paced: 250 ms between its events.
-PACED = """\
-title: paced gRPC stream
-description: streams over gRPC, 250 ms between events
-card:
-  object:
-    name: paced
-    description: a paced gRPC agent
-    version: "1.0.0"
-    supportedInterfaces:
-      - {url: "{grpc_address}", protocolBinding: GRPC, protocolVersion: "1.0"}
-    capabilities: {streaming: true}
-    defaultInputModes: [text/plain]
-    defaultOutputModes: [text/plain]
-    skills: [{id: s, name: s, description: s, tags: [t]}]
+PACED = _grpc_agent(
+    "paced gRPC stream",
+    "streams over gRPC, 250 ms between events",
+    "paced",
+    "a paced gRPC agent",
+    "{streaming: true}",
+    """\
 task:
   steps: [SUBMITTED, WORKING, COMPLETED]
   artifacts:
@@ -607,7 +601,8 @@ task:
 behaviour:
   SendStreamingMessage:
     - reply: {stream: {interval_ms: 250}}
-"""
+""",
+)
 
 
 def _timed_stream(address: str, request: bytes) -> list[tuple[float, dict[str, Any]]]:
