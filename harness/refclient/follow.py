@@ -112,7 +112,19 @@ class Follower:
         task = self.task
         self.result.resubscribed = True
         try:
-            end = consume(self.transport, Operation.SUBSCRIBE_TO_TASK, {"id": task.id}, self.warnings)
+            try:
+                end = consume(self.transport, Operation.SUBSCRIBE_TO_TASK, {"id": task.id}, self.warnings)
+            except ClientFailure as failure:
+                if failure.type != "transport":
+                    raise
+                # no answer at all: the connection the stream broke on may still be going down (a gRPC channel
+                # fails calls fast until it has reconnected); once more, after the first polite delay
+                self.warnings.append(f"SubscribeToTask for task {task.id} reached no server ({failure.message}); again")
+                self.options.sleep(self.options.poll_start)
+                wait_ready = getattr(self.transport, "wait_ready", None)  # gRPC: the channel reconnecting
+                if wait_ready is not None:
+                    wait_ready(self.options.connect_timeout)
+                end = consume(self.transport, Operation.SUBSCRIBE_TO_TASK, {"id": task.id}, self.warnings)
         except ClientFailure as failure:
             self.warnings.append(
                 f"SubscribeToTask for task {task.id} failed ({failure.message}); following up with GetTask"

@@ -93,6 +93,14 @@ class GrpcTransport:
     def close(self) -> None:
         self.channel.close()
 
+    def wait_ready(self, timeout: float) -> None:
+        """Until the channel is connected again (at most `timeout` s): after a broken stream it fails new calls at
+        once (UNAVAILABLE) while it reconnects."""
+        try:
+            grpc.channel_ready_future(self.channel).result(timeout=timeout)
+        except grpc.FutureTimeoutError:
+            pass  # the next call says what is wrong
+
     # --------------------------------------------------------------------------------- requests
 
     def _params(self, params: dict[str, Any]) -> dict[str, Any]:

@@ -141,6 +141,26 @@ def test_resubscribes_over_grpc_after_a_dropped_stream(serve_yaml) -> None:
     assert [e["operation"] for e in served.grpc_calls][:2] == ["SendStreamingMessage", "SubscribeToTask"]
 
 
+def test_a_resubscription_that_reached_no_server_is_tried_once_more_when_the_channel_is_back(serve_yaml) -> None:
+    """The stream breaks, and so does the connection the first SubscribeToTask goes out on (a reset): a gRPC channel
+    then fails calls at once while it reconnects. The client waits for the channel and subscribes again, rather than
+    giving up on the subscription for GetTask (which made the test above fail now and then under load)."""
+    served = serve_yaml(
+        scenario(
+            GRPC_IFACE,
+            streaming=True,
+            extra="behaviour:\n  SendStreamingMessage:\n    - reply: {stream: {drop_after: 1}}\n"
+            "  SubscribeToTask:\n    - when: {call: 1}\n      reply: {fault: reset}\n",
+        )
+    )
+    result = run(served.card_url, "hi", options(stream=True, resubscribe=True))
+    assert result.error is None, result.error
+    assert result.resubscribed and result.state is TaskState.COMPLETED
+    ops = [e["operation"] for e in served.grpc_calls]
+    assert ops[:3] == ["SendStreamingMessage", "SubscribeToTask", "SubscribeToTask"], (ops, result.warnings)
+    assert any("reached no server" in w for w in result.warnings), result.warnings
+
+
 def test_bearer_token_travels_as_metadata(serve_yaml) -> None:
     served = serve_yaml(scenario(GRPC_IFACE, extra="auth: {bearer: s3cret, scope: all}"))
     ok = run(served.card_url, "hi", options(token="s3cret"))
