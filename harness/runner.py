@@ -495,6 +495,21 @@ def outcome_now(run: RawRun, opts: RunOptions, seen: set[Support]) -> Outcome:
     return score(run, supports, provisional).outcome
 
 
+#: How often the main thread wakes while it waits for a scenario's result (see `_next`).
+WAKE_S = 0.25
+
+
+def _next(finished: queue.SimpleQueue[RawRun | None]) -> RawRun | None:
+    """The next scenario's result. Waited for in short steps: a signal (Ctrl-C, SIGTERM) that the kernel hands to a
+    worker thread leaves the main thread asleep in a lock without running Python's handler, so an interrupted run
+    went on until a scenario ended by itself (up to its time limit)."""
+    while True:
+        try:
+            return finished.get(timeout=WAKE_S)
+        except queue.Empty:
+            continue
+
+
 def execute_all(
     scenarios: list[Scenario],
     opts: RunOptions,
@@ -557,7 +572,7 @@ def execute_all(
             thread.start()
         try:
             for _ in scenarios:
-                raw = finished.get()
+                raw = _next(finished)
                 if raw is None or raw.interrupted or (stopper is not None and stopper.stopped and raw.error):
                     continue
                 done[raw.scenario.id] = raw

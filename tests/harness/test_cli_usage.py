@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import ctypes
 import json
 import os
 import pty
@@ -272,9 +273,24 @@ def _gone(pid: int) -> bool:
     return stat.rsplit(")", 1)[1].split()[0] in ("Z", "X")  # a zombie is dead, waiting to be reaped
 
 
-@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+def _to_a_thread_other_than_main(pid: int, sig: signal.Signals) -> None:
+    """The signal, sent to one of the process's other threads (tgkill): where the kernel may deliver a signal meant
+    for the whole process, while the main thread sleeps in a lock."""
+    tgkill = getattr(ctypes.CDLL(None, use_errno=True), "tgkill", None)
+    if tgkill is None:
+        pytest.skip("this C library has no tgkill (glibc 2.30+ has)")
+    others = sorted(int(t) for t in os.listdir(f"/proc/{pid}/task") if int(t) != pid)
+    assert others, "a run has worker threads"
+    assert tgkill(pid, others[-1], int(sig)) == 0, ctypes.get_errno()
+
+
+@pytest.mark.parametrize(
+    ("sig", "to_thread"),
+    [(signal.SIGINT, False), (signal.SIGTERM, False), (signal.SIGINT, True)],
+    ids=["SIGINT", "SIGTERM", "SIGINT-to-a-worker-thread"],
+)
 def test_an_interrupted_run_kills_its_clients_reports_what_finished_and_exits_130(
-    sig: signal.Signals, tmp_path: Path
+    sig: signal.Signals, to_thread: bool, tmp_path: Path
 ) -> None:
     marker, report = tmp_path / "running", tmp_path / "run.json"
     client = script(tmp_path, "hang.py", HANGING_CLIENT) + f" {marker} {{card_url}}"
@@ -297,7 +313,10 @@ def test_an_interrupted_run_kills_its_clients_reports_what_finished_and_exits_13
             time.sleep(0.02)
         pids = [int(p) for p in marker.read_text(encoding="ascii").split()]
         signalled = time.monotonic()
-        harness.send_signal(sig)
+        if to_thread:
+            _to_a_thread_other_than_main(harness.pid, sig)
+        else:
+            harness.send_signal(sig)
         out, _ = harness.communicate(timeout=30)
         err = errors.read_text(encoding="utf-8")
     finally:
