@@ -121,9 +121,7 @@ class Follower:
                 # fails calls fast until it has reconnected); once more, after the first polite delay
                 self.warnings.append(f"SubscribeToTask for task {task.id} reached no server ({failure.message}); again")
                 self.options.sleep(self.options.poll_start)
-                wait_ready = getattr(self.transport, "wait_ready", None)  # gRPC: the channel reconnecting
-                if wait_ready is not None:
-                    wait_ready(self.options.connect_timeout)
+                self.transport.wait_ready(self.options.connect_timeout)  # gRPC: the channel reconnecting
                 end = consume(self.transport, Operation.SUBSCRIBE_TO_TASK, {"id": task.id}, self.warnings)
         except ClientFailure as failure:
             self.warnings.append(

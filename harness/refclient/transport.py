@@ -49,6 +49,10 @@ class A2ATransport(Protocol):
 
     def close(self) -> None: ...
 
+    def wait_ready(self, timeout: float) -> None:
+        """Wait (at most `timeout` s) until a new call can reach the server after a broken connection."""
+        ...
+
 
 def open_transport(
     http: httpx.Client, iface: Interface, options: ClientOptions, recorder: Recorder | None = None
@@ -79,6 +83,9 @@ class Transport:
 
     def close(self) -> None:
         """Nothing to release: the httpx client belongs to the caller."""
+
+    def wait_ready(self, timeout: float) -> None:
+        """Nothing to wait for: httpx opens a new connection for the next call."""
 
     # --------------------------------------------------------------------------------- requests
 

@@ -50,6 +50,19 @@ def conformant() -> Iterator[tuple[str, ScenarioApp]]:
     yield from _serve(CATALOGUE / "grpc" / "conformant.yaml")
 
 
+def _proxy_address(state: Any) -> str:
+    """The proxy's own gRPC address (the first gRPC route's)."""
+    address = next(iter(state.routes.grpc.values())).proxy
+    assert address is not None, "the proxy listens for the card's gRPC interface"
+    return str(address)
+
+
+def _streaming_request() -> bytes:
+    """A SendStreamingMessage request ("hi"), as the wire carries it."""
+    send = {"message": {"messageId": "m", "role": "ROLE_USER", "parts": [{"text": "hi"}]}}
+    return protobuf.encode_request(Operation.SEND_STREAMING_MESSAGE, send)
+
+
 def _grpc_agent(title: str, description: str, name: str, says: str, capabilities: str, rest: str) -> str:
     """A test scenario whose one interface is gRPC (1.0): its card, then `rest` (its task, behaviour, push)."""
     return f"""\
@@ -176,8 +189,7 @@ def test_a_grpc_client_without_version_metadata_or_with_a_malformed_message_fail
     request = protobuf.encode_request(Operation.SEND_MESSAGE, send)
     with session.hosted(upstream) as (state, url, _):
         main(["client", f"{url}{CARD}"])  # a correct call first: the defect is the tests' own client's
-        address = next(iter(state.routes.grpc.values())).proxy
-        assert address is not None
+        address = _proxy_address(state)
         unversioned = _raw_call(address, Operation.SEND_MESSAGE, request, ())
         garbled = _raw_call(address, Operation.SEND_MESSAGE, GARBAGE, (("a2a-version", "1.0"),))
     assert unversioned[0] != "OK" and garbled[0] == "INVALID_ARGUMENT"  # the upstream's answers, forwarded
@@ -198,8 +210,7 @@ def test_a_defective_grpc_server_fails_its_side_and_its_bytes_pass_as_they_came(
     )
     with session.hosted(upstream) as (state, url, _):
         assert main(["client", f"{url}{CARD}"]) != 0  # the reference client cannot read it either
-        address = next(iter(state.routes.grpc.values())).proxy
-        assert address is not None
+        address = _proxy_address(state)
         passed = _raw_call(address, Operation.SEND_MESSAGE, request, (("a2a-version", "1.0"),))
     assert passed[0] == "OK" and passed[3] == [GARBAGE]
     results = _results(state)
@@ -229,8 +240,7 @@ def test_a_grpc_upstream_that_is_down_is_said_per_call(tmp_path: Path, unused_po
     path.write_text(BROKEN.replace("{grpc_address}", f"127.0.0.1:{unused_port}"), encoding="utf-8")
     for upstream, _ in _serve(path):
         with session.hosted(upstream) as (state, _, _):
-            address = next(iter(state.routes.grpc.values())).proxy
-            assert address is not None
+            address = _proxy_address(state)
             code, details, trailers, _ = _raw_call(address, Operation.GET_TASK, b"", (("a2a-version", "1.0"),))
     assert code == "UNAVAILABLE" and f"127.0.0.1:{unused_port}" in details and details.startswith("a2a-lab proxy")
     assert ("x-a2a-lab-proxy", "own-answer") in trailers
@@ -383,8 +393,7 @@ def test_a_large_grpc_answer_passes_whole_and_is_journaled_cut(conformant: tuple
     request = protobuf.encode_request(Operation.SEND_MESSAGE, send)
     upstream, _ = conformant
     with session.hosted(upstream) as (state, _, _):
-        address = next(iter(state.routes.grpc.values())).proxy
-        assert address is not None
+        address = _proxy_address(state)
         code, _, _, messages = _raw_call(address, Operation.SEND_MESSAGE, request, (("a2a-version", "1.0"),))
     assert (
         code == "OK"
@@ -431,12 +440,10 @@ behaviour:
 def test_a_client_that_leaves_a_grpc_stream_stops_it_and_is_not_judged_as_a_server_error(tmp_path: Path) -> None:
     path = tmp_path / "slow.yaml"
     path.write_text(SLOW, encoding="utf-8")
-    send = {"message": {"messageId": "m", "role": "ROLE_USER", "parts": [{"text": "hi"}]}}
-    request = protobuf.encode_request(Operation.SEND_STREAMING_MESSAGE, send)
+    request = _streaming_request()
     for upstream, _ in _serve(path):
         with session.hosted(upstream) as (state, _, _):
-            address = next(iter(state.routes.grpc.values())).proxy
-            assert address is not None
+            address = _proxy_address(state)
             with grpc.insecure_channel(address) as channel:
                 method = grpcwire.method_path(Operation.SEND_STREAMING_MESSAGE)
                 rpc: grpc.UnaryStreamMultiCallable[bytes, bytes] = channel.unary_stream(method)
@@ -487,8 +494,7 @@ def test_a_unary_answer_of_two_messages_passes_as_it_came_and_fails_response_sha
         path.write_text(BROKEN.replace("{grpc_address}", f"127.0.0.1:{port}"), encoding="utf-8")
         for upstream, _ in _serve(path):
             with session.hosted(upstream) as (state, _, _):
-                address = next(iter(state.routes.grpc.values())).proxy
-                assert address is not None
+                address = _proxy_address(state)
                 passed = _raw_call(address, Operation.SEND_MESSAGE, request, (("a2a-version", "1.0"),))
     finally:
         server.stop(0)
@@ -500,8 +506,7 @@ def test_a_unary_answer_of_two_messages_passes_as_it_came_and_fails_response_sha
 def test_a_call_to_no_1_0_method_passes_and_is_journaled_unmatched(conformant: tuple[str, ScenarioApp]) -> None:
     upstream, _ = conformant
     with session.hosted(upstream) as (state, _, _):
-        address = next(iter(state.routes.grpc.values())).proxy
-        assert address is not None
+        address = _proxy_address(state)
         with grpc.insecure_channel(address) as channel:  # the 0.3 service's path
             rpc: grpc.UnaryUnaryMultiCallable[bytes, bytes] = channel.unary_unary(
                 f"/{grpcwire.SERVICE_V03}/SendMessage"
@@ -624,12 +629,10 @@ def _timed_stream(address: str, request: bytes) -> list[tuple[float, dict[str, A
 def test_out_writes_a_grpc_stream_that_a_replay_sends_message_for_message_with_its_pacing(tmp_path: Path) -> None:
     path = tmp_path / "paced.yaml"
     path.write_text(PACED, encoding="utf-8")
-    send = {"message": {"messageId": "m", "role": "ROLE_USER", "parts": [{"text": "hi"}]}}
-    request = protobuf.encode_request(Operation.SEND_STREAMING_MESSAGE, send)
+    request = _streaming_request()
     for upstream, _ in _serve(path):
         with session.hosted(upstream) as (state, _, _):
-            address = next(iter(state.routes.grpc.values())).proxy
-            assert address is not None
+            address = _proxy_address(state)
             seen = _timed_stream(address, request)
     out = tmp_path / "seen.yaml"
     assert capture.write_scenario(state, out, force=False) == 1
@@ -680,13 +683,11 @@ BREAKS = PACED.replace(
 def test_out_replays_a_grpc_stream_that_ended_in_an_error_with_its_status_and_details(tmp_path: Path) -> None:
     path = tmp_path / "breaks.yaml"
     path.write_text(BREAKS, encoding="utf-8")
-    send = {"message": {"messageId": "m", "role": "ROLE_USER", "parts": [{"text": "hi"}]}}
-    request = protobuf.encode_request(Operation.SEND_STREAMING_MESSAGE, send)
+    request = _streaming_request()
     metadata = (("a2a-version", "1.0"),)
     for upstream, _ in _serve(path):
         with session.hosted(upstream) as (state, _, _):
-            address = next(iter(state.routes.grpc.values())).proxy
-            assert address is not None
+            address = _proxy_address(state)
             seen = _raw_call(address, Operation.SEND_STREAMING_MESSAGE, request, metadata)
     out = tmp_path / "seen.yaml"
     assert capture.write_scenario(state, out, force=False) == 1
