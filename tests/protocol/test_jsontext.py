@@ -91,3 +91,18 @@ def test_deep_nesting_is_written_by_the_standard_library() -> None:
     for _ in range(300):  # past orjson's 254 levels
         deep = [deep]
     assert jsontext.dumps(deep) == json.dumps(deep, separators=(",", ":")).encode()
+
+
+def test_written_json_holds_no_more_memory_than_its_text() -> None:
+    """What the journal keeps of every answer is its own size: orjson's bytes held a 4 KiB buffer each."""
+    import tracemalloc
+
+    value = {"jsonrpc": "2.0", "id": 1, "result": {"task": {"id": "t-1", "status": {"state": "TASK_STATE_COMPLETED"}}}}
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        kept = [jsontext.dumps(value) for _ in range(100)]
+        held = (tracemalloc.get_traced_memory()[0] - before) / len(kept)
+    finally:
+        tracemalloc.stop()
+    assert held < 4 * len(kept[0]), f"each {len(kept[0])}-byte JSON text holds {held:.0f} bytes"
