@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from typing import NamedTuple
 
 import httpx
 import pytest
@@ -14,7 +15,7 @@ import pytest
 from a2a_lab.contract.journal_record import Entry, SentEvent, SentKind
 from a2a_lab.contract.loader import load_file
 from a2a_lab.harness.model import CheckResult, Outcome
-from a2a_lab.harness.proxy import session
+from a2a_lab.harness.proxy import capture, session
 from a2a_lab.harness.proxy.sse import EventReader, LineReader
 from a2a_lab.harness.proxy.verdict import SERVER_ID, verdict
 from a2a_lab.server.app import ScenarioApp
@@ -57,8 +58,15 @@ def upstream(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         yield server.url
 
 
-def _streamed(upstream: str, text: str) -> tuple[bytes, Entry, CheckResult]:
-    """One SendStreamingMessage through the proxy: the bytes the client got, the journal's entry, STREAMING."""
+class Streamed(NamedTuple):
+    body: bytes  # what the client got
+    entry: Entry  # the journal's
+    check: CheckResult  # proxy/server's STREAMING
+    said: str  # the description `--out` writes of the session
+
+
+def _streamed(upstream: str, text: str) -> Streamed:
+    """One SendStreamingMessage through the proxy, its stream chosen by `text`."""
     message = {"messageId": "m-1", "role": "ROLE_USER", "parts": [{"text": text}]}
     asked = {"jsonrpc": "2.0", "id": 9, "method": "SendStreamingMessage", "params": {"message": message}}
     with session.hosted(upstream) as (state, url, _):
@@ -67,11 +75,11 @@ def _streamed(upstream: str, text: str) -> tuple[bytes, Entry, CheckResult]:
     entry = next(e for e in state.journal.records() if e.operation is not None)
     check = judged.check("STREAMING")
     assert check is not None
-    return body, entry, check
+    return Streamed(body, entry, check, capture.document(state)[0]["description"])
 
 
 def test_a_terminal_event_cut_off_by_eof_fails_streaming_as_never_dispatched(upstream: str) -> None:
-    body, entry, check = _streamed(upstream, "cut")
+    body, entry, check, said = _streamed(upstream, "cut")
     assert body.endswith(b"}\r\n") and not body.endswith(b"\r\n\r\n")  # forwarded as it came, cut
     events = [e for e in entry.events or [] if e.kind is SentKind.DATA]
     assert [e.unterminated for e in events] == [False] * (len(events) - 1) + [True]
@@ -81,24 +89,27 @@ def test_a_terminal_event_cut_off_by_eof_fails_streaming_as_never_dispatched(ups
     assert "lacked the blank line that ends an SSE event, so it was never dispatched" in check.message
     assert "WHATWG HTML §9.2.6" in check.message and "§3.1.2" in check.section
     assert "TASK_STATE_COMPLETED" in check.quote  # the bytes the server sent, the cut event with them
+    # --out cannot replay the cut (a raw event stream ends each event), and its scenario says so
+    assert f"stream of journal entry #{entry.seq} (SendStreamingMessage) came without its closing" in said
 
 
 def test_the_same_stream_ending_with_its_blank_line_passes(upstream: str) -> None:
-    body, entry, check = _streamed(upstream, "whole")
+    body, entry, check, said = _streamed(upstream, "whole")
     assert body.endswith(b"\r\n\r\n")
     assert not any(e.unterminated for e in entry.events or [])
     assert check.outcome is Outcome.PASS, check
+    assert "closing blank line" not in said
 
 
 def test_a_cut_final_snapshot_after_the_terminal_state_passes(upstream: str) -> None:
     """The client saw COMPLETED before the cut: the event no client dispatches is one it did not need."""
-    _, entry, check = _streamed(upstream, "snapshot-cut")
+    _, entry, check, _ = _streamed(upstream, "snapshot-cut")
     assert (entry.events or [])[-1].unterminated
     assert check.outcome is Outcome.PASS, check
 
 
 def test_an_ndjson_last_line_without_its_newline_is_an_event_like_the_others(upstream: str) -> None:
-    body, entry, check = _streamed(upstream, "nd-cut")
+    body, entry, check, _ = _streamed(upstream, "nd-cut")
     assert not body.endswith(b"\n")
     # the decision's ground: httpx's line reader, what a Python NDJSON client reads with, yields that last line
     last = httpx.Response(200, content=body).iter_lines()
