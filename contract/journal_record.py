@@ -277,6 +277,9 @@ class SentEvent:
     value: Any = None
     #: ERROR: the SSE event name (None for JSON-RPC).
     event: str | None = None
+    #: DATA read by the proxy: the stream ended before the blank line that closes this event, so no SSE client
+    #: dispatches it (WHATWG HTML §9.2.6). In the journal's JSON only when true.
+    unterminated: bool = False
 
     @property
     def data(self) -> Any:
@@ -285,7 +288,8 @@ class SentEvent:
 
     def to_json(self, redaction: Redaction = DEFAULT) -> dict[str, Any]:
         if self.kind is SentKind.DATA:
-            return {"t": self.t, "data": redaction.json(self.data)}
+            sent = {"t": self.t, "data": redaction.json(self.data)}
+            return {**sent, "unterminated": True} if self.unterminated else sent
         if self.kind is SentKind.COMMENT:
             return {"t": self.t, "comment": self.text}
         if self.kind is SentKind.DROPPED:
@@ -298,7 +302,7 @@ class SentEvent:
     def from_json(cls, data: dict[str, Any]) -> SentEvent:
         t = data.get("t", 0.0)
         if "data" in data:
-            return cls(t, SentKind.DATA, value=data["data"])
+            return cls(t, SentKind.DATA, value=data["data"], unterminated=data.get("unterminated") is True)
         if "comment" in data:
             return cls(t, SentKind.COMMENT, text=data["comment"])
         if data.get("dropped"):

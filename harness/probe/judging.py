@@ -397,6 +397,8 @@ class StreamReading:
     kinds: list[str] = field(default_factory=list)
     done_at: int | None = None
     after: list[str] = field(default_factory=list)
+    #: The kind of a last event the stream ended inside (no closing blank line): not read, as no client reads it.
+    cut_off: str | None = None
 
     def __post_init__(self) -> None:
         self.fold = StreamFold(self.form)
@@ -416,6 +418,11 @@ class StreamReading:
             ]
         if self.fold.done:
             self.done_at = len(self.kinds)
+
+    def unterminated(self, body: Any) -> None:
+        """The last event, which the stream ended inside, before its closing blank line: an SSE client never
+        dispatches it (WHATWG HTML §9.2.6), so it is not read; only kept to say why the stream ends where it does."""
+        self.cut_off = (shapes.stream_event_kind(body, self.form) if body is not None else None) or "?"
 
     def unreadable(self, problem: str) -> None:
         """An event that could not be read at all (not JSON, not a JSON-RPC response)."""
@@ -440,10 +447,19 @@ class StreamReading:
         """The problems of a stream that ended: a terminal state reached, nothing after it but a final task snapshot
         ("MAY optionally resend a final Task snapshot", §11.7)."""
         if self.fold.answer is None:
-            return ["the stream closed without any event"]
+            return ["the stream closed without any event" + self._cut_off()]
         if self.done_at is None:
-            return [f"the stream closed at {self.state}, before a terminal state"]
+            return [f"the stream closed at {self.state}, before a terminal state" + self._cut_off()]
         snapshot = self.after == ["task"] and self.fold.answer.kind is ResultKind.TASK
         if self.after and not snapshot:
             return [f"{len(self.after)} event(s) after the stream's end ({', '.join(self.after)})"]
         return []
+
+    def _cut_off(self) -> str:
+        if self.cut_off is None:
+            return ""
+        kind = "an event that is no StreamResponse" if self.cut_off == "?" else f"a {self.cut_off}"
+        return (
+            f" (its last event, {kind}, lacked the blank line that ends an SSE event, so it was never dispatched:"
+            " at end of file an SSE client discards the event pending, WHATWG HTML §9.2.6)"
+        )

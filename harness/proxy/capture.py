@@ -37,6 +37,13 @@ def _body(entry: Entry) -> str | None:
     return body.text
 
 
+#: Said in the description of a scenario written from a stream whose last event EOF cut off before its blank line.
+CUT_NOT_REPLAYED = (
+    " The last event of the stream of journal entry #{seq} ({op}) came without its closing blank line (the stream "
+    "ended inside it, so no SSE client dispatched it); a raw event stream ends every event, so the replay sends it "
+    "whole and does not reproduce that."
+)
+
 #: Stands for the request's JSON-RPC id in a recorded stream event until it is written as `{request_id}`.
 _ID_MARK = "\u0000a2a-lab-request-id\u0000"
 
@@ -124,6 +131,7 @@ def document(state: ProxyState, pacing: str = "") -> tuple[dict[str, Any], int]:
     behaviour: dict[str, list[dict[str, Any]]] = {}
     endpoints: dict[tuple[str, str], list[str]] = {}
     paced: list[dict[str, Any]] = []
+    cut: list[str] = []
     for entry in entries:
         assert entry.operation is not None and entry.endpoint is not None and entry.version is not None
         if entry.endpoint.path.startswith(VIA):
@@ -141,6 +149,8 @@ def document(state: ProxyState, pacing: str = "") -> tuple[dict[str, Any], int]:
         versions = endpoints.setdefault((entry.endpoint.path, entry.endpoint.binding.value), [])
         if entry.version.value not in versions:
             versions.append(entry.version.value)
+        if any(e.unterminated for e in entry.events or []):
+            cut.append(CUT_NOT_REPLAYED.format(seq=entry.seq, op=key[0]))
         if entry.events:
             paced.append(
                 {"seq": entry.seq, "operation": key[0], "events_at": [round(e.t - entry.t, 4) for e in entry.events]}
@@ -158,7 +168,7 @@ def document(state: ProxyState, pacing: str = "") -> tuple[dict[str, Any], int]:
             "origin written as {base_url}) and, per A2A call, the answer it got, matched to its request by "
             "operation, binding, version and call number. A stream's events are replayed one by one with the "
             "delays they came with (and the request's JSON-RPC id); other operations, and calls past the ones seen, "
-            "get a2a-lab's default behaviour." + grpc_capture.said(grpc_seen, left_out) + "\n"
+            "get a2a-lab's default behaviour." + grpc_capture.said(grpc_seen, left_out) + "".join(cut) + "\n"
         ),
         "observed": {
             "where": upstream,

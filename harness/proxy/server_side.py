@@ -188,6 +188,8 @@ def streaming(calls: list[Entry], card: Any) -> CheckResult:
         problems = [p for p in [judging.stream_media_problem(a)] if p] + reading.problems + ending
         if problems:
             datas = [e for e in (entry.events or []) if e.kind is SentKind.DATA]
+            if reading.cut_off is not None and problems[0] in ending:  # the event cut off is the one to see
+                datas = [e for e in datas if e.unterminated]
             text = "\n".join(e.text or str(e.value) for e in datas[:5])
             return _found(
                 c.broken(
@@ -208,6 +210,9 @@ def _read_stream(entry: Entry, a: Answered) -> judging.StreamReading:
     for event in entry.events or []:
         if event.kind is not SentKind.DATA:
             continue
+        if event.unterminated:  # never dispatched to the client (nor to the probe's reader)
+            reading.unterminated(None if malformed(event) else _result(a, event.data))
+            continue
         if malformed(event):
             reading.unreadable(f"not JSON: {clip(str(event.value), 80)!r}")
             continue
@@ -221,6 +226,12 @@ def _read_stream(entry: Entry, a: Answered) -> judging.StreamReading:
             problems.append(failure.message)
         reading.unreadable(problems[0])
     return reading
+
+
+def _result(a: Answered, data: Any) -> Any:
+    """A stream event's StreamResponse (a JSON-RPC response's result), or None when it holds none."""
+    ok, body = judging.rpc_result(dataclasses.replace(a, body=json.dumps(data).encode()), [])
+    return body if ok else None
 
 
 def _asks_other_version(entry: Entry) -> bool:

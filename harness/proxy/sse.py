@@ -26,12 +26,13 @@ class EventReader:
             self._event(block.decode("utf-8", "replace"))
 
     def close(self) -> None:
-        """The stream ended: an unterminated last block is still an event (judged as what came)."""
+        """The stream ended: a last block without its blank line is journaled as what came, marked `unterminated`,
+        since no SSE client dispatches it (at end of file pending data is discarded: WHATWG HTML §9.2.6)."""
         if self._buffer.strip():
-            self._event(self._buffer.decode("utf-8", "replace"))
+            self._event(self._buffer.decode("utf-8", "replace"), unterminated=True)
         self._buffer = b""
 
-    def _event(self, block: str) -> None:
+    def _event(self, block: str, unterminated: bool = False) -> None:
         data: list[str] = []
         name: str | None = None
         for line in block.split("\n"):
@@ -44,11 +45,13 @@ class EventReader:
             elif field == "" and line.startswith(":"):
                 self.emit(SentEvent(self.clock(), SentKind.COMMENT, text=value))
         if data:
-            _data(self.emit, self.clock(), "\n".join(data), name)
+            _data(self.emit, self.clock(), "\n".join(data), name, unterminated)
 
 
 class LineReader(EventReader):
-    """NDJSON (`application/x-ndjson`): each line is one event; blank lines carry none."""
+    """NDJSON (`application/x-ndjson`): each line is one event; blank lines carry none. A last line without its
+    newline is an event like the others, not marked `unterminated`: NDJSON readers keep it (httpx's `iter_lines` /
+    `aiter_lines` yield it at the end of the body, as do line readers generally), so its client did receive it."""
 
     def feed(self, chunk: bytes) -> None:
         self._buffer += chunk
@@ -56,20 +59,20 @@ class LineReader(EventReader):
             line, self._buffer = self._buffer.split(b"\n", 1)
             self._event(line.decode("utf-8", "replace"))
 
-    def _event(self, block: str) -> None:
+    def _event(self, block: str, unterminated: bool = False) -> None:  # `unterminated` ignored: see the class
         text = block.removesuffix("\r")
         if text.strip():
-            _data(self.emit, self.clock(), text, None)
+            _data(self.emit, self.clock(), text, None, False)
 
 
-def _data(emit: Callable[[SentEvent], None], t: float, text: str, name: str | None) -> None:
+def _data(emit: Callable[[SentEvent], None], t: float, text: str, name: str | None, unterminated: bool) -> None:
     """A data event: its JSON text, or (not JSON) the text that came, kept as `value` to be judged."""
     try:
         jsontext.loads(text.encode("utf-8"))
     except (ValueError, RecursionError):
-        emit(SentEvent(t, SentKind.DATA, value=text, event=name))
+        emit(SentEvent(t, SentKind.DATA, value=text, event=name, unterminated=unterminated))
         return
-    emit(SentEvent(t, SentKind.DATA, text=text, event=name))
+    emit(SentEvent(t, SentKind.DATA, text=text, event=name, unterminated=unterminated))
 
 
 #: The readers of the stream media types the proxy journals event by event.
