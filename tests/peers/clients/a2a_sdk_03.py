@@ -3,6 +3,7 @@
 """A client written the way a2a-sdk 0.3.26 users write one (the genuine A2A 0.3 line), driven by a2a-lab's handshake.
 
     CACHE/sdk03/bin/python a2a_sdk_03.py CARD_URL        (tests/peers/install.sh makes that venv)
+    CACHE/sdk03/bin/python a2a_sdk_03.py --loop          (a2a-lab run --client-mode loop: many scenarios)
 
 It fetches the card with A2ACardResolver, builds the client with `ClientFactory(ClientConfig(...)).create(card)`
 (the SDK's defaults: streaming when the card says so, the card's preferred transport, JSON-RPC only), sends
@@ -22,6 +23,7 @@ import uuid
 from typing import Any
 
 import httpx
+import loop_driver
 from a2a.client import A2ACardResolver, Client, ClientConfig, ClientFactory
 from a2a.types import Message, Part, Role, Task, TaskQueryParams, TaskState, TextPart
 
@@ -91,21 +93,28 @@ async def converse(card_url: str, text: str, action: dict[str, Any]) -> list[dic
         return said
 
 
-def main() -> int:
-    if len(sys.argv) != 2:
-        print("usage: a2a_sdk_03.py CARD_URL", file=sys.stderr)
-        return 2
-    text = os.environ.get("A2A_LAB_MESSAGE", "Hello")
-    action = json.loads(os.environ.get("A2A_LAB_ACTION") or "{}")
+def scenario(card_url, variables):
+    """One scenario, as the process for it does: what it understood on stdout; its exit code."""
+    text = variables.get("A2A_LAB_MESSAGE", "Hello")
+    action = json.loads(variables.get("A2A_LAB_ACTION") or "{}")
     try:
-        said = asyncio.run(converse(sys.argv[1], text, action))
+        said = asyncio.run(converse(card_url, text, action))
     except Exception as exc:  # what a script does: report and exit non-zero
         reason = " ".join(str(exc).split())
         print(f"error: {type(exc).__name__}: {reason[:400]}", file=sys.stderr)
         return 1
     for answer in said:
-        print(json.dumps(answer))
+        print(json.dumps(answer), flush=True)
     return 0
+
+
+def main() -> int:
+    if sys.argv[1:] == ["--loop"]:  # a2a-lab run --client-mode loop: one process, many scenarios
+        return loop_driver.serve(scenario)
+    if len(sys.argv) != 2:
+        print("usage: a2a_sdk_03.py CARD_URL  |  a2a_sdk_03.py --loop", file=sys.stderr)
+        return 2
+    return scenario(sys.argv[1], os.environ)
 
 
 if __name__ == "__main__":

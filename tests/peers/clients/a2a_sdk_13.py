@@ -1,6 +1,7 @@
 """A client written the way a2a-sdk 1.3.0 users write one, driven by a2a-lab's handshake.
 
     python a2a_sdk_13.py [--mode default|streaming|polling|grpc] CARD_URL
+    python a2a_sdk_13.py [--mode ...] --loop        # a2a-lab run --client-mode loop: one process, many scenarios
 
 It resolves the card with A2ACardResolver, builds the client with ClientFactory, sends A2A_LAB_MESSAGE and
 prints what it understood. Modes (one ClientConfig each, everything else the SDK's own defaults):
@@ -29,9 +30,11 @@ import json
 import os
 import sys
 import uuid
+from collections.abc import Mapping
 from typing import Any
 
 import httpx
+import loop_driver
 from a2a.client import A2ACardResolver, Client, ClientConfig, ClientFactory
 from a2a.client.errors import A2AClientError
 from a2a.types import (
@@ -166,22 +169,32 @@ async def converse(card_url: str, mode: str, text: str, action: dict[str, Any]) 
         return said
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--mode", choices=["default", "streaming", "polling", "grpc"], default="default")
-    parser.add_argument("card_url")
-    args = parser.parse_args()
-    text = os.environ.get("A2A_LAB_MESSAGE", "Hello")
-    action = json.loads(os.environ.get("A2A_LAB_ACTION") or "{}")
+def scenario(card_url: str, mode: str, variables: Mapping[str, str]) -> int:
+    """One scenario, as the process for it does: what it understood on stdout; its exit code."""
+    text = variables.get("A2A_LAB_MESSAGE", "Hello")
+    action = json.loads(variables.get("A2A_LAB_ACTION") or "{}")
     try:
-        said = asyncio.run(converse(args.card_url, args.mode, text, action))
+        said = asyncio.run(converse(card_url, mode, text, action))
     except Exception as exc:  # what a script does: report and exit non-zero
         reason = " ".join(str(exc).split())
         print(f"error: {type(exc).__name__}: {reason[:400]}", file=sys.stderr)
         return 1
     for answer in said:
-        print(json.dumps(answer))
+        print(json.dumps(answer), flush=True)
     return 0
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--mode", choices=["default", "streaming", "polling", "grpc"], default="default")
+    parser.add_argument("--loop", action="store_true", help="speak the loop handshake (--client-mode loop)")
+    parser.add_argument("card_url", nargs="?")
+    args = parser.parse_args()
+    if args.loop:
+        return loop_driver.serve(lambda card_url, variables: scenario(card_url, args.mode, variables))
+    if args.card_url is None:
+        parser.error("give the CARD_URL, or --loop")
+    return scenario(args.card_url, args.mode, os.environ)
 
 
 if __name__ == "__main__":
