@@ -127,10 +127,11 @@ class Call:
         return "\n".join(lines)
 
     def responses(self) -> list[Any]:
-        """The decoded answer bodies (one, or one per SSE event)."""
+        """The decoded answer bodies (one, or one per SSE event the client could read: not one the stream ended
+        inside, which no SSE client dispatches)."""
         out: list[Any] = []
         if self.entry.events is not None:
-            return [ev.data for ev in self.entry.events if ev.kind is SentKind.DATA]
+            return [ev.data for ev in self.entry.events if ev.kind is SentKind.DATA and not ev.unterminated]
         body = self.entry.response.body if self.entry.response is not None else None
         if body is not None and body.text:
             try:

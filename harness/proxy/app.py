@@ -312,7 +312,10 @@ def record_stream(entry: Entry, status: int, ctype: str, events: list[SentEvent]
     response = entry.response or Response()
     response.status, response.content_type, response.stream = status, ctype, True
     entry.response = response
-    texts = [e.text if e.text is not None else str(e.value) for e in events if e.kind is SentKind.DATA]
+    # what the client was told: not an SSE event the stream ended inside (no client dispatches it)
+    texts = [
+        e.text if e.text is not None else str(e.value) for e in events if e.kind is SentKind.DATA and not e.unterminated
+    ]
     entry.answer = classify.answer_of(entry, status, b"", texts)
 
 

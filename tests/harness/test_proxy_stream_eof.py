@@ -14,10 +14,12 @@ import pytest
 
 from a2a_lab.contract.journal_record import Entry, SentEvent, SentKind
 from a2a_lab.contract.loader import load_file
+from a2a_lab.harness import journal_view
 from a2a_lab.harness.model import CheckResult, Outcome
 from a2a_lab.harness.proxy import capture, session
 from a2a_lab.harness.proxy.sse import EventReader, LineReader
 from a2a_lab.harness.proxy.verdict import SERVER_ID, verdict
+from a2a_lab.protocol.states import TaskState
 from a2a_lab.server.app import ScenarioApp
 from a2a_lab.server.hosting import BackgroundServer
 
@@ -91,6 +93,17 @@ def test_a_terminal_event_cut_off_by_eof_fails_streaming_as_never_dispatched(ups
     assert "TASK_STATE_COMPLETED" in check.quote  # the bytes the server sent, the cut event with them
     # --out cannot replay the cut (a raw event stream ends each event), and its scenario says so
     assert f"stream of journal entry #{entry.seq} (SendStreamingMessage) came without its closing" in said
+
+
+def test_what_the_client_was_told_leaves_out_the_event_it_never_got(upstream: str) -> None:
+    """The client side's view (what client checks compare a client's result with, and whether its task was left
+    open): the stream told the client WORKING when the cut COMPLETED never reached it; the whole stream told
+    COMPLETED."""
+    cut, whole = _streamed(upstream, "cut").entry, _streamed(upstream, "whole").entry
+    told = [o.state for o in journal_view.observe(journal_view.Call(cut)) if o.state is not None]  # not artifacts
+    assert told == [TaskState.SUBMITTED, TaskState.WORKING], told
+    told = [o.state for o in journal_view.observe(journal_view.Call(whole)) if o.state is not None]
+    assert told == [TaskState.SUBMITTED, TaskState.WORKING, TaskState.COMPLETED], told
 
 
 def test_the_same_stream_ending_with_its_blank_line_passes(upstream: str) -> None:
