@@ -11,7 +11,7 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from a2a_lab.contract.journal_record import Entry, EntryKind, ResultKind, SentKind
+from a2a_lab.contract.journal_record import Entry, EntryKind, ResultKind, SentEvent, SentKind
 from a2a_lab.protocol import shapes
 from a2a_lab.protocol.bindings import Binding
 from a2a_lab.protocol.forms import push_form
@@ -211,13 +211,14 @@ def _read_stream(entry: Entry, a: Answered) -> judging.StreamReading:
         if event.kind is not SentKind.DATA:
             continue
         if event.unterminated:  # never dispatched to the client (nor to the probe's reader)
-            reading.unterminated(None if malformed(event) else _result(a, event.data))
+            ok, body = (False, None) if malformed(event) else _event_result(a, event, [])
+            reading.unterminated(body if ok else None)
             continue
         if malformed(event):
             reading.unreadable(f"not JSON: {clip(str(event.value), 80)!r}")
             continue
         problems: list[str] = []
-        ok, body = judging.rpc_result(dataclasses.replace(a, body=json.dumps(event.data).encode()), problems)
+        ok, body = _event_result(a, event, problems)
         try:
             if ok:
                 reading.feed(body)
@@ -228,10 +229,9 @@ def _read_stream(entry: Entry, a: Answered) -> judging.StreamReading:
     return reading
 
 
-def _result(a: Answered, data: Any) -> Any:
-    """A stream event's StreamResponse (a JSON-RPC response's result), or None when it holds none."""
-    ok, body = judging.rpc_result(dataclasses.replace(a, body=json.dumps(data).encode()), [])
-    return body if ok else None
+def _event_result(a: Answered, event: SentEvent, problems: list[str]) -> tuple[bool, Any]:
+    """A stream event read as the probe reads one of its own: a JSON-RPC response's result (`judging.rpc_result`)."""
+    return judging.rpc_result(dataclasses.replace(a, body=json.dumps(event.data).encode()), problems)
 
 
 def _asks_other_version(entry: Entry) -> bool:

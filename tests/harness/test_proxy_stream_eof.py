@@ -5,6 +5,7 @@ since NDJSON readers keep it. The probe's side of the same servers is in test_on
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Iterator
 from typing import NamedTuple
@@ -12,44 +13,37 @@ from typing import NamedTuple
 import httpx
 import pytest
 
-from a2a_lab.contract.journal_record import Entry, SentEvent, SentKind
+from a2a_lab.contract.journal_record import Entry, ResultKind, SentEvent, SentKind
 from a2a_lab.contract.loader import load_file
 from a2a_lab.harness import journal_view
 from a2a_lab.harness.model import CheckResult, Outcome
 from a2a_lab.harness.proxy import capture, session
+from a2a_lab.harness.proxy.app import record_stream
 from a2a_lab.harness.proxy.sse import EventReader, LineReader
 from a2a_lab.harness.proxy.verdict import SERVER_ID, verdict
+from a2a_lab.protocol.bindings import EVENT_STREAM
 from a2a_lab.protocol.states import TaskState
 from a2a_lab.server.app import ScenarioApp
 from a2a_lab.server.hosting import BackgroundServer
+from tests.server.helpers import RPC_PATH, scenario_text
 
 #: One server, its stream chosen by the message's text: cut at EOF (the terminal status-update, or a final snapshot
 #: after it), NDJSON with no newline after its last line, or (no rule matches) a stream that ends as it should.
-CUT_STREAMS = """\
-title: streams cut at EOF
-description: streams whose last event ends at EOF without what closes it
-card:
-  object:
-    name: cut
-    description: cuts its streams
-    version: "1.0.0"
-    supportedInterfaces:
-      - {url: "{base_url}/a2a", protocolBinding: JSONRPC, protocolVersion: "1.0"}
-    capabilities: {streaming: true}
-    defaultInputModes: [text/plain]
-    defaultOutputModes: [text/plain]
-    skills: [{id: s, name: s, description: s, tags: [t]}]
-task:
-  steps: [SUBMITTED, WORKING, COMPLETED]
-behaviour:
-  SendStreamingMessage:
-    - when: {text_contains: snapshot-cut}
-      reply: {stream: {final_snapshot: true, unterminated: true}}
-    - when: {text_contains: nd-cut}
-      reply: {stream: {framing: ndjson, unterminated: true}}
-    - when: {text_contains: cut}
-      reply: {stream: {unterminated: true}}
-"""
+CUT_STREAMS = scenario_text(
+    """
+    task:
+      steps: [SUBMITTED, WORKING, COMPLETED]
+    behaviour:
+      SendStreamingMessage:
+        - when: {text_contains: snapshot-cut}
+          reply: {stream: {final_snapshot: true, unterminated: true}}
+        - when: {text_contains: nd-cut}
+          reply: {stream: {framing: ndjson, unterminated: true}}
+        - when: {text_contains: cut}
+          reply: {stream: {unterminated: true}}
+    """,
+    caps="{streaming: true}",
+)
 
 
 @pytest.fixture(scope="module")
@@ -72,7 +66,7 @@ def _streamed(upstream: str, text: str) -> Streamed:
     message = {"messageId": "m-1", "role": "ROLE_USER", "parts": [{"text": text}]}
     asked = {"jsonrpc": "2.0", "id": 9, "method": "SendStreamingMessage", "params": {"message": message}}
     with session.hosted(upstream) as (state, url, _):
-        body = httpx.post(f"{url}/a2a", json=asked, headers={"A2A-Version": "1.0"}, timeout=30).content
+        body = httpx.post(f"{url}{RPC_PATH}", json=asked, headers={"A2A-Version": "1.0"}, timeout=30).content
         judged = {r.id: r for r in verdict(state, 0.0).results}[SERVER_ID]
     entry = next(e for e in state.journal.records() if e.operation is not None)
     check = judged.check("STREAMING")
@@ -104,6 +98,17 @@ def test_what_the_client_was_told_leaves_out_the_event_it_never_got(upstream: st
     assert told == [TaskState.SUBMITTED, TaskState.WORKING], told
     told = [o.state for o in journal_view.observe(journal_view.Call(whole)) if o.state is not None]
     assert told == [TaskState.SUBMITTED, TaskState.WORKING, TaskState.COMPLETED], told
+
+
+def test_a_stream_whose_only_event_was_cut_told_the_client_nothing(upstream: str) -> None:
+    """The journaled answer of a stream (`record_stream`) reads only events a client got: from the cut event alone,
+    no task at all."""
+    entry = _streamed(upstream, "cut").entry
+    cut = [e for e in entry.events or [] if e.unterminated]
+    record_stream(entry, 200, EVENT_STREAM, cut)
+    assert entry.answer is not None and entry.answer.kind is ResultKind.RAW, entry.answer
+    record_stream(entry, 200, EVENT_STREAM, [dataclasses.replace(e, unterminated=False) for e in cut])
+    assert entry.answer is not None and entry.answer.kind is not ResultKind.RAW, entry.answer  # had it come whole
 
 
 def test_the_same_stream_ending_with_its_blank_line_passes(upstream: str) -> None:

@@ -21,8 +21,9 @@ a2a-sdk 1.3.0 modes only where their `ClientConfig` acts) would save about 15% m
 Loop. Since 2026-12-04 the Python drivers (a2a-sdk 1.3.0 default, streaming and polling; a2a-sdk 0.3.26) speak the
 loop handshake (`--loop`, tests/peers/clients/loop_driver.py) and run with `--client-mode loop`: started once per
 worker instead of paying a2a-sdk's imports (0.7 s) in every scenario. Their verdicts are the pins' in every scenario
-(the same pins, written per process); both pin files take 204 s on 2 workers where they took about 590 s. gRPC stays a
-process per scenario (grpc.aio under a new event loop for each scenario is not how its users run it).
+(the same pins, written per process); both pin files took 204 s on 2 workers alone, where in a full-suite run
+beside other work they had taken 588 s and 505 s (one worker each). gRPC stays a process per scenario (grpc.aio
+under a new event loop for each scenario is not how its users run it).
 
 Stability. Six runs of every client (three one at a time, two at 2 clients at a time, one at 3 at a time with other
 work loading the machine) gave the same verdict in every scenario; no pin needs an `unstable` entry. What would
