@@ -29,7 +29,7 @@ import bench_server
 import servers
 import trees
 
-WORKLOADS = ("SendMessage -> message", "SendMessage -> completed task", "GetTask", "SSE stream, 20 events")
+WORKLOADS = bench_server.WORKLOADS
 
 
 class Transport(asyncio.Transport):

@@ -30,6 +30,7 @@ import urllib.request
 from pathlib import Path
 
 import trees
+from servers import SSE_EVENTS
 
 HERE = Path(__file__).resolve().parent
 KINDS = ("lab", "before", "sdk", "bare")
@@ -95,23 +96,54 @@ def start(kind: str, env: dict[str, str] | None = None) -> tuple[subprocess.Pope
     return proc, url
 
 
-def post(url: str, body: str) -> dict:
+def post(url: str, body: str) -> tuple[str, bytes]:
+    """POST a JSON-RPC body: the answer's content type and bytes."""
     req = urllib.request.Request(
         url + "/", data=body.encode(), headers={"Content-Type": "application/json", "A2A-Version": "1.0"}
     )
     with urllib.request.urlopen(req, timeout=10) as r:
-        return json.loads(r.read())
+        return r.headers.get("content-type", ""), r.read()
 
 
-def workloads(url: str) -> dict[str, str]:
-    created = post(url, rpc("SendMessage", message("task-setup")))
-    task_id = created["result"]["task"]["id"]
-    return {
-        "SendMessage -> message": rpc("SendMessage", message("direct-1")),
-        "SendMessage -> completed task": rpc("SendMessage", message("task-1")),
-        "GetTask": rpc("GetTask", {"id": task_id}),
-        "SSE stream, 20 events": rpc("SendStreamingMessage", message("stream-1")),
-    }
+WORKLOADS = ("SendMessage -> message", "SendMessage -> completed task", "GetTask", "SSE stream, 20 events")
+
+
+def body_for(url: str, name: str) -> str:
+    """The request a workload sends to the server at `url`. GetTask's task is created here, just before its
+    workload runs: one created at start-up would be gone by then from a2a-lab's task store (10,000 tasks, the oldest
+    dropped first), and every GetTask would measure the "task not found" error instead of a task."""
+    if name == WORKLOADS[2]:
+        created = json.loads(post(url, rpc("SendMessage", message("task-setup")))[1])
+        return rpc("GetTask", {"id": created["result"]["task"]["id"]})
+    prefix = {WORKLOADS[0]: "direct-1", WORKLOADS[1]: "task-1", WORKLOADS[3]: "stream-1"}[name]
+    return rpc("SendStreamingMessage" if name == WORKLOADS[3] else "SendMessage", message(prefix))
+
+
+def answer_problem(name: str, content_type: str, raw: bytes) -> str | None:
+    """Why an answer is not what the workload measures (a JSON-RPC error answers 200 too), or None."""
+    if name == WORKLOADS[3]:
+        events = [line for line in raw.decode().splitlines() if line.startswith("data:")]
+        results = [e for e in events if '"result"' in e and '"error"' not in e]
+        if not content_type.startswith("text/event-stream") or len(results) != len(events) or len(events) < SSE_EVENTS:
+            return f"not a stream of {SSE_EVENTS} results ({content_type}, {len(events)} events)"
+        return None
+    answer = json.loads(raw)
+    result = answer.get("result")
+    wanted = {WORKLOADS[0]: "message", WORKLOADS[1]: "task"}.get(name)
+    if not isinstance(result, dict) or "error" in answer:
+        return f"no result: {raw[:300]!r}"
+    if wanted is not None and wanted not in result:
+        return f"a result without {wanted!r}: {raw[:300]!r}"
+    if name == WORKLOADS[2] and result.get("status", {}).get("state") != "TASK_STATE_COMPLETED":
+        return f"not the completed task: {raw[:300]!r}"
+    return None
+
+
+def check_answer(kind: str, url: str, name: str, body: str, when: str) -> None:
+    """Stop the benchmark when a server's answer to a workload is not what the workload is meant to measure."""
+    problem = answer_problem(name, *post(url, body))
+    if problem is not None:
+        raise SystemExit(f"bench: {NAMES[kind]} answered {name} {when} with {problem}; its figures would be wrong")
 
 
 def wrk(binary: str, url: str, body: str, duration: int, connections: int) -> dict[str, float]:
@@ -151,25 +183,29 @@ def measure(
     binary: str,
     urls: dict[str, str],
     pids: dict[str, int],
-    bodies: dict[str, dict[str, str]],
     duration: int,
     connections: int,
     repeat: int,
 ) -> dict[str, dict[str, list[dict[str, float]]]]:
     """{workload: {kind: [one measurement per round]}}; each round loads every server in turn, in rotating order.
-    Besides wrk's figures, each measurement has `cpu_us`: the server process's CPU time per answered request."""
+    Besides wrk's figures, each measurement has `cpu_us`: the server process's CPU time per answered request. Every
+    server's answer to a workload is checked before and after it is measured."""
     kinds = list(urls)
     runs: dict[str, dict[str, list[dict[str, float]]]] = {}
-    for name in next(iter(bodies.values())):
+    for name in WORKLOADS:
+        bodies = {kind: body_for(urls[kind], name) for kind in kinds}
         for kind in kinds:
-            wrk(binary, urls[kind], bodies[kind][name], 1, connections)  # warm-up
+            check_answer(kind, urls[kind], name, bodies[kind], "before its rounds")
+            wrk(binary, urls[kind], bodies[kind], 1, connections)  # warm-up
         for round_no in range(repeat):
             order = kinds[round_no % len(kinds) :] + kinds[: round_no % len(kinds)]
             for kind in order:
                 cpu = cpu_seconds(pids[kind])
-                result = wrk(binary, urls[kind], bodies[kind][name], duration, connections)
+                result = wrk(binary, urls[kind], bodies[kind], duration, connections)
                 result["cpu_us"] = (cpu_seconds(pids[kind]) - cpu) / max(result["requests"], 1) * 1e6
                 runs.setdefault(name, {}).setdefault(kind, []).append(result)
+        for kind in kinds:
+            check_answer(kind, urls[kind], name, bodies[kind], "after its rounds")
     return runs
 
 
@@ -218,9 +254,8 @@ def main() -> None:
             env = trees.tree("before", args.before, Path(scratch.name)).env if kind == "before" else None
             proc, urls[kind] = start(kind, env)
             procs.append(proc)
-        bodies = {kind: workloads(url) for kind, url in urls.items()}
         pids = {kind: proc.pid for kind, proc in zip(kinds, procs, strict=True)}
-        runs = measure(binary, urls, pids, bodies, args.duration, args.connections, args.repeat)
+        runs = measure(binary, urls, pids, args.duration, args.connections, args.repeat)
     finally:
         for proc in procs:
             proc.terminate()
