@@ -68,7 +68,9 @@ class Decision:
 
 
 def _refused(reply: Reply, err: A2AError) -> Decision:
-    return Decision(reply, Answer.error(err.code), error=err)
+    """The refusal `err` answers with. Kept without its traceback: the traceback holds the frame that keeps this
+    decision, a reference cycle only the cyclic collector frees (~33 objects for every refused call)."""
+    return Decision(reply, Answer.error(err.code), error=err.with_traceback(None))
 
 
 def judge_auth(state: LabState, call: Invocation, count_use: bool = True) -> Verdict | None:
