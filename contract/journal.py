@@ -12,7 +12,7 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable, Sequence
-from itertools import islice
+from itertools import chain, islice
 from typing import Any
 
 from a2a_lab.protocol import jsontext
@@ -33,10 +33,8 @@ CAP_BYTES = 64 * 1024 * 1024
 
 
 def header_bytes(raw_headers: Sequence[tuple[bytes, bytes]]) -> int:
-    total = 0
-    for name, value in raw_headers:  # a plain loop: half the time of sum() over a generator, on every request
-        total += len(name) + len(value)
-    return total
+    """The bytes of the headers' names and values (on every request: summed in C, no Python loop)."""
+    return sum(map(len, chain.from_iterable(raw_headers)))
 
 
 class Journal:

@@ -3,7 +3,7 @@ written for (1.0 ProtoJSON, 0.3 JSON-RPC with `kind` discriminators, 0.3 HTTP+JS
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from .bindings import Binding
 from .versions import Version
@@ -13,29 +13,38 @@ _LABELS = {Binding.JSONRPC: "JSON-RPC", Binding.HTTP_JSON: "HTTP+JSON", Binding.
 
 @dataclass(frozen=True, slots=True)
 class Form:
-    """How a body is spelled: an A2A version in a binding."""
+    """How a body is spelled: an A2A version in a binding. What follows from the two is set once, at creation: the
+    parsers read it at every field (`of` gives the server's forms without making them again)."""
 
     version: Version
     binding: Binding
+    #: The HTTP+JSON (proto JSON) form, as opposed to JSON-RPC's.
+    rest: bool = field(init=False, repr=False, compare=False)
+    #: The 0.3 JSON-RPC form: objects name their kind (`kind`) and results are bare.
+    discriminated: bool = field(init=False, repr=False, compare=False)
+    #: The member a message's parts live in (`content` in the 0.3 HTTP+JSON form).
+    parts_key: str = field(init=False, repr=False, compare=False)
 
-    @property
-    def rest(self) -> bool:
-        """The HTTP+JSON (proto JSON) form, as opposed to JSON-RPC's."""
-        return self.binding is Binding.HTTP_JSON
-
-    @property
-    def discriminated(self) -> bool:
-        """The 0.3 JSON-RPC form: objects name their kind (`kind`) and results are bare."""
-        return self.version is Version.V0_3 and self.binding is Binding.JSONRPC
-
-    @property
-    def parts_key(self) -> str:
-        """The member a message's parts live in (`content` in the 0.3 HTTP+JSON form)."""
-        return "content" if self.version is Version.V0_3 and self.rest else "parts"
+    def __post_init__(self) -> None:
+        rest, v03 = self.binding is Binding.HTTP_JSON, self.version is Version.V0_3
+        object.__setattr__(self, "rest", rest)
+        object.__setattr__(self, "discriminated", v03 and self.binding is Binding.JSONRPC)
+        object.__setattr__(self, "parts_key", "content" if v03 and rest else "parts")
 
     @property
     def label(self) -> str:
         return f"{self.version.value} {_LABELS[self.binding]}"
+
+
+_MADE: dict[tuple[Version, Binding], Form] = {}
+
+
+def of(version: Version, binding: Binding) -> Form:
+    """The form of `version` in `binding`, made once (a request's form, on every request)."""
+    found = _MADE.get((version, binding))
+    if found is None:
+        found = _MADE[version, binding] = Form(version, binding)
+    return found
 
 
 V1_JSONRPC = Form(Version.V1_0, Binding.JSONRPC)

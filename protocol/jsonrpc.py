@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from .errors import A2AError, EnvelopeProblem, ErrorType, by_code, detail_problems, error_info
 from .versions import Version
@@ -19,8 +18,9 @@ _MISSING = object()
 RequestId = str | int | float | None
 
 
-@dataclass(frozen=True)
-class Request:
+class Request(NamedTuple):
+    """A request as parse_request found it (a named tuple: one per request, made cheaply)."""
+
     id: RequestId
     method: str
     params: Any

@@ -130,10 +130,23 @@ def execute(state: LabState, call: Invocation, entry: Entry | None = None) -> De
         carried = entry.auth.carried if entry.auth is not None else ()
         entry.auth = verdict.facts
         entry.auth.carried = carried
-    facts = rules.RequestFacts(
-        call.op, call.version, call.binding, call.method, call.params, call.headers, state.calls[call.op._value_]
+    op_rules = state.scenario.rules.get(call.op)
+    reply = (
+        rules.choose(
+            op_rules,
+            rules.RequestFacts(
+                call.op,
+                call.version,
+                call.binding,
+                call.method,
+                call.params,
+                call.headers,
+                state.calls[call.op._value_],
+            ),
+        )
+        if op_rules
+        else rules.DEFAULT_REPLY
     )
-    reply = rules.choose(state.scenario.rules.get(call.op, ()), facts)
     try:
         refused = check_client_certificate(state, entry)
         if refused is not None:

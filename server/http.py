@@ -112,11 +112,16 @@ def headers_of(scope: Scope) -> dict[str, str]:
     cached: dict[str, str] | None = scope.get(_HEADERS_KEY)
     if cached is not None:
         return cached
-    out: dict[str, str] = {}
-    for key, value in scope.get("headers", []):
-        name = key.decode("latin-1").lower()
-        text = value.decode("latin-1")
-        out[name] = f"{out[name]}, {text}" if name in out else text
+    raw = scope.get("headers", [])
+    out = {key.decode("latin-1").lower(): value.decode("latin-1") for key, value in raw}
+    if len(out) != len(
+        raw
+    ):  # a name given more than once: its values joined, in order (a comprehension keeps the last)
+        out = {}
+        for key, value in raw:
+            name = key.decode("latin-1").lower()
+            text = value.decode("latin-1")
+            out[name] = f"{out[name]}, {text}" if name in out else text
     scope[_HEADERS_KEY] = out
     return out
 

@@ -9,10 +9,9 @@ from starlette.types import Receive, Scope, Send
 from a2a_lab.contract.journal_record import Answer, EntryKind, RpcRef
 from a2a_lab.contract.scenario import Endpoint, Envelope, EnvelopeId, Reply
 from a2a_lab.contract.style import MediaKey
-from a2a_lab.protocol import jsonrpc, jsontext, operations, params, wire
+from a2a_lab.protocol import forms, jsonrpc, jsontext, operations, params, wire
 from a2a_lab.protocol.bindings import EVENT_STREAM, JSON, Binding
 from a2a_lab.protocol.errors import A2AError, ErrorType
-from a2a_lab.protocol.forms import Form
 from a2a_lab.protocol.negotiation import negotiate
 from a2a_lab.protocol.versions import Version
 
@@ -129,7 +128,7 @@ async def handle(
     if refused is not None:
         await _error(ex, request.id, refused, op_version)
         return
-    form = Form(op_version, Binding.JSONRPC)
+    form = forms.of(op_version, Binding.JSONRPC)
     try:
         canonical = params.read(
             op,

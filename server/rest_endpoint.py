@@ -8,10 +8,9 @@ from starlette.types import Receive, Scope, Send
 
 from a2a_lab.contract.journal_record import Answer, EntryKind, RouteRef
 from a2a_lab.contract.scenario import Endpoint, Reply
-from a2a_lab.protocol import operations, params, rest, versions, wire
+from a2a_lab.protocol import forms, operations, params, rest, versions, wire
 from a2a_lab.protocol.bindings import A2A_JSON, JSON, Binding
 from a2a_lab.protocol.errors import A2AError, ErrorType, grpc_status_for_http
-from a2a_lab.protocol.forms import Form
 from a2a_lab.protocol.negotiation import negotiate
 from a2a_lab.protocol.revisions import SpecRevision
 from a2a_lab.protocol.versions import Version
@@ -112,7 +111,7 @@ async def handle(
     if tenant:
         path_params = {**path_params, "tenant": tenant}
     query_params = {k: v for k, v in ex.query.items() if k != versions.QUERY_PARAM}
-    form = Form(op_version, Binding.HTTP_JSON)
+    form = forms.of(op_version, Binding.HTTP_JSON)
     try:
         canonical = params.read(
             op,

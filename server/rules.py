@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from a2a_lab.contract.scenario import Reply, Rule, When
 from a2a_lab.protocol.bindings import Binding
@@ -16,9 +15,9 @@ from .engine import message_text
 DEFAULT_REPLY = Reply()
 
 
-@dataclass(frozen=True)
-class RequestFacts:
-    """What a rule can look at."""
+class RequestFacts(NamedTuple):
+    """What a rule can look at (a named tuple: made on every call that has rules to match, ~4x cheaper than a frozen
+    dataclass)."""
 
     op: Operation
     version: Version
