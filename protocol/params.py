@@ -93,13 +93,17 @@ def read(
     if refuse_unknown and version is V1:
         _refuse_unknown(op, params)
     # ProtoJSON parsers accept the proto (snake_case) field names too; a server reads both (clients are judged apart).
-    merged: dict[str, Any] = {}
-    for key, value in params.items():
-        merged.setdefault(shapes.camel(key) if "_" in key else key, value)
-    for key, value in (query or {}).items():
-        merged.setdefault(shapes.camel(key), value)
-    for key, value in (path_params or {}).items():
-        merged[key] = value  # the path wins over the body (notes §3.5)
+    merged: dict[str, Any]
+    if not query and not path_params and "_" not in "".join(params):
+        merged = params  # only read below: nothing to merge or rename (a JSON-RPC call's params, most often)
+    else:
+        merged = {}
+        for key, value in params.items():
+            merged.setdefault(shapes.camel(key) if "_" in key else key, value)
+        for key, value in (query or {}).items():
+            merged.setdefault(shapes.camel(key), value)
+        for key, value in (path_params or {}).items():
+            merged[key] = value  # the path wins over the body (notes §3.5)
     out: dict[str, Any] = {}
     if isinstance(merged.get("tenant"), str) and merged["tenant"]:
         out["tenant"] = merged["tenant"]
@@ -150,7 +154,7 @@ def read(
 
     if op in (Operation.GET_TASK, Operation.CANCEL_TASK, Operation.SUBSCRIBE_TO_TASK):
         if version is V03 and rest and "name" in merged and "id" not in merged:
-            merged["id"] = str(merged["name"]).removeprefix("tasks/")
+            merged = {**merged, "id": str(merged["name"]).removeprefix("tasks/")}  # a copy: may be the caller's
         out["id"] = _need_str(merged, "id", where)
         hl = _opt_int(merged.get("historyLength"), f"{where}historyLength", 0)
         if hl is not None:

@@ -295,6 +295,8 @@ def parse_part(
 ) -> JSONObject | None:
     """A part in canonical form (as given where it breaks a rule: `problems` says how), None when it has no form."""
     version, rest = form.version, form.rest
+    if version is V1 and type(raw) is dict and len(raw) == 1 and type(raw.get("text")) is str:
+        return {"text": raw["text"]}  # a plain 1.0 text part (most are): what the rules below make of it, at once
     if not isinstance(raw, dict):
         problems.append(Problem(path, "a part must be an object"))
         return None

@@ -126,7 +126,7 @@ async def send_stream(
                 await asyncio.sleep(reply.delay_ms / 1000)
             while True:
                 try:  # only the wait for an item is timed (never a write to the client), and only if it waits
-                    item = await http.await_by(anext(items), asyncio.get_running_loop().time() + idle)
+                    item = await http.await_within(anext(items), idle)
                 except StopAsyncIteration:
                     break
                 except TimeoutError:
@@ -135,30 +135,33 @@ async def send_stream(
                     events.append(SentEvent(journal.offset(), SentKind.COMMENT, text))
                     yield out(ServerSentEvent(comment=text, sep=sep))
                     return
-                if isinstance(item, Comment):
-                    events.append(SentEvent(journal.offset(), SentKind.COMMENT, item.text))
-                    yield out(ServerSentEvent(comment=item.text, sep=sep))
-                    continue
-                if isinstance(item, Extra):
-                    text = extra_text(item)
-                    events.append(SentEvent(journal.offset(), SentKind.EXTRA, text, event=item.event))
-                    entry.grow(EVENT_OVERHEAD + len(text))
-                    yield out(ServerSentEvent(data=text, event=item.event, sep=sep))
-                    continue
-                if isinstance(item, Drop):
-                    events.append(SentEvent(journal.offset(), SentKind.DROPPED))
-                    closed = "dropped"
-                    faults.abort_connection(scope)
-                    return
-                if isinstance(item, StreamError):
-                    data, name = render_error(item.error)
-                    events.append(SentEvent(journal.offset(), SentKind.ERROR, value=data, event=name))
-                    yield out(
-                        ServerSentEvent(
-                            data=json.dumps(data) if python_json else jsontext.dumps(data).decode(), event=name, sep=sep
+                if type(item) is not dict:  # not one of the task's events (the common case): what the scenario adds
+                    if isinstance(item, Comment):
+                        events.append(SentEvent(journal.offset(), SentKind.COMMENT, item.text))
+                        yield out(ServerSentEvent(comment=item.text, sep=sep))
+                        continue
+                    if isinstance(item, Extra):
+                        text = extra_text(item)
+                        events.append(SentEvent(journal.offset(), SentKind.EXTRA, text, event=item.event))
+                        entry.grow(EVENT_OVERHEAD + len(text))
+                        yield out(ServerSentEvent(data=text, event=item.event, sep=sep))
+                        continue
+                    if isinstance(item, Drop):
+                        events.append(SentEvent(journal.offset(), SentKind.DROPPED))
+                        closed = "dropped"
+                        faults.abort_connection(scope)
+                        return
+                    if isinstance(item, StreamError):
+                        data, name = render_error(item.error)
+                        events.append(SentEvent(journal.offset(), SentKind.ERROR, value=data, event=name))
+                        yield out(
+                            ServerSentEvent(
+                                data=json.dumps(data) if python_json else jsontext.dumps(data).decode(),
+                                event=name,
+                                sep=sep,
+                            )
                         )
-                    )
-                    break
+                        break
                 text = text_of(render(item))
                 # the text sent, not live objects that change later
                 events.append(SentEvent(journal.offset(), SentKind.DATA, text))

@@ -131,20 +131,26 @@ class ScenarioApp:
         await self._http(scope, receive, send)
 
     async def _serve_http(self, scope: Scope, receive: Receive, send: Send) -> None:
-        started = False
+        # Whether an answer began, for a failure's: uvicorn's send says so itself (its cycle's `response_started`,
+        # read only on a failure); any other server's send is wrapped to see it (a coroutine more on every send).
+        cycle = getattr(send, "__self__", None)
+        tracked: list[bool] | None = None if hasattr(cycle, "response_started") else [False]
+        if tracked is not None:
+            inner = send
 
-        async def tracking_send(message: Message) -> None:
-            nonlocal started
-            if message["type"] == "http.response.start":
-                started = True
-            await send(message)
+            async def tracking_send(message: Message) -> None:
+                if message["type"] == "http.response.start":
+                    tracked[0] = True
+                await inner(message)
 
+            send = tracking_send
         try:
-            await self._route(scope, receive, tracking_send)
+            await self._route(scope, receive, send)
         except (ConnectionError, OSError):
             pass  # the client went away or a fault closed the connection
         except Exception as exc:
             log.exception("a2a-lab: unexpected failure while answering %s %s", scope.get("method"), scope.get("path"))
+            started = tracked[0] if tracked is not None else bool(getattr(cycle, "response_started", True))
             if not started:
                 err = A2AError(
                     ErrorType.INTERNAL_ERROR,

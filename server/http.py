@@ -80,6 +80,19 @@ async def await_by(awaitable: Awaitable[_T], deadline: float | None) -> _T:
         return await _resume(step, pending)
 
 
+async def await_within(awaitable: Awaitable[_T], seconds: float | None) -> _T:
+    """`await awaitable`, or TimeoutError once it has waited `seconds` (None: no limit), counted from when it first
+    has to wait: one that is ready at once (a stream's next event that is due) arms no timer and reads no clock."""
+    step = awaitable.__await__()
+    try:
+        pending = step.send(None)
+    except StopIteration as done:
+        value: _T = done.value
+        return value
+    async with asyncio.timeout(seconds):
+        return await _resume(step, pending)
+
+
 @types.coroutine
 def _resume(step: Generator[Any, None, _T], pending: Any) -> Generator[Any, None, _T]:
     """Go on awaiting an awaitable whose first step suspended, yielding `pending` to the event loop: what

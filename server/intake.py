@@ -125,6 +125,7 @@ class Exchange:
         reply: Reply,
         render_extra: Callable[[Extra], str] | None = None,
     ) -> None:
+        styled = self.styled  # the interface's, known by now: once per stream, not per event
         await answer.send_stream(
             self.scope,
             self.receive,
@@ -132,12 +133,12 @@ class Exchange:
             self.entry,
             state.journal,
             items,
-            lambda event: self.styled.apply(render(event)),
+            render if styled.plain else lambda event: styled.apply(render(event)),
             self._styled_error(render_error),
             reply,
             state.scenario.limits,
             self.style,
-            self.styled.python_json_events,
+            styled.python_json_events,
             render_extra,
         )
 

@@ -23,6 +23,8 @@ WRONG_ID_PREFIX = "a2a-lab-wrong-id-"
 
 
 def _with_envelope(body: dict[str, Any], env: Envelope, req_id: Any) -> dict[str, Any]:
+    if env.id is EnvelopeId.ECHO and not env.both and not env.neither:  # every answer and event: the common case
+        return body
     if env.id is EnvelopeId.WRONG:
         body["id"] = f"{WRONG_ID_PREFIX}{req_id}"
     elif env.id is EnvelopeId.NULL:

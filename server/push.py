@@ -174,6 +174,8 @@ class PushSender:
         self._workers: set[asyncio.Task[None]] = set()
 
     def on_event(self, rec: TaskRecord, event: Event) -> None:
+        if not rec.push_configs:  # every event of every task comes here: most tasks have no webhook
+            return
         scenario = self.state.scenario
         limit = scenario.limits.push_deliveries_per_task
         status = "statusUpdate" in event

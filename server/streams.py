@@ -48,7 +48,8 @@ def _is_terminal_status(event: Event) -> bool:
 
 
 def _stops_here(rec: TaskRecord, script: StreamScript) -> bool:
-    return rec.state.terminal or (rec.state.interrupted and script.close_at_interrupted)
+    state = rec.state
+    return state.terminal or (state.interrupted and script.close_at_interrupted)
 
 
 class _Emitter:
@@ -56,8 +57,18 @@ class _Emitter:
 
     def __init__(self, script: StreamScript) -> None:
         self.script, self.count, self.done = script, 0, False
+        #: Nothing to apply (the common case): every event goes out once, as it is.
+        self.plain = not (
+            script.duplicate_events
+            or script.omit_terminal
+            or script.error_after is not None
+            or script.drop_after is not None
+        )
 
     def out(self, event: Event) -> list[Item]:
+        if self.plain:
+            self.count += 1
+            return [event]
         if self.done:
             return []
         if self.script.error_after == 0:  # "before any event": the error instead of the first one
