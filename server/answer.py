@@ -126,7 +126,7 @@ async def send_stream(
                 await asyncio.sleep(reply.delay_ms / 1000)
             while True:
                 try:  # only the wait for an item is timed (never a write to the client), and only if it waits
-                    item = await http.await_within(anext(items), idle)
+                    item = await http.await_by(anext(items), None, idle)
                 except StopAsyncIteration:
                     break
                 except TimeoutError:

@@ -65,31 +65,22 @@ async def _receive_by(receive: Receive, deadline: float | None) -> Message:
     return await await_by(receive(), deadline)
 
 
-async def await_by(awaitable: Awaitable[_T], deadline: float | None) -> _T:
-    """`await awaitable`, or TimeoutError at `deadline` (event loop time; None: none).
+async def await_by(awaitable: Awaitable[_T], deadline: float | None, seconds: float | None = None) -> _T:
+    """`await awaitable`, or TimeoutError at `deadline` (event loop time; None: none) or, given `seconds`, once it
+    has waited that long.
 
     The awaitable is stepped once by hand, and only when it suspends does the rest run under asyncio.timeout_at: one
-    that is ready at once (a body that came with its head, a stream's next event that is due) arms no timer."""
+    that is ready at once (a body that came with its head, a stream's next event that is due) arms no timer and, with
+    `seconds`, reads no clock."""
     step = awaitable.__await__()
     try:
         pending = step.send(None)
     except StopIteration as done:
         value: _T = done.value
         return value
+    if seconds is not None:
+        deadline = asyncio.get_running_loop().time() + seconds
     async with asyncio.timeout_at(deadline):
-        return await _resume(step, pending)
-
-
-async def await_within(awaitable: Awaitable[_T], seconds: float | None) -> _T:
-    """`await awaitable`, or TimeoutError once it has waited `seconds` (None: no limit), counted from when it first
-    has to wait: one that is ready at once (a stream's next event that is due) arms no timer and reads no clock."""
-    step = awaitable.__await__()
-    try:
-        pending = step.send(None)
-    except StopIteration as done:
-        value: _T = done.value
-        return value
-    async with asyncio.timeout(seconds):
         return await _resume(step, pending)
 
 

@@ -17,6 +17,7 @@ from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
+from starlette.types import ASGIApp, Message
 
 from a2a_lab.contract.lab_api import credentials
 from a2a_lab.contract.loader import load_file
@@ -229,3 +230,39 @@ def receiver() -> Iterator[Callable[..., Receiver]]:
     yield _make
     for r in made:
         r.server.stop()
+
+
+async def asgi_post(app: ASGIApp, body: dict[str, Any], path: str = RPC_PATH) -> list[Message]:
+    """One JSON POST through an app's ASGI interface in this thread, as a plain ASGI caller (no server, no socket):
+    the messages the app sent. A second `http.response.start` is refused, as every ASGI server refuses it."""
+    scope = {
+        "type": "http",
+        "asgi": {"version": "3.0"},
+        "http_version": "1.1",
+        "method": "POST",
+        "scheme": "http",
+        "path": path,
+        "raw_path": path.encode(),
+        "query_string": b"",
+        "root_path": "",
+        "headers": [(b"host", b"127.0.0.1:8000"), (b"content-type", b"application/json"), (b"a2a-version", b"1.0")],
+        "client": ("127.0.0.1", 50000),
+        "server": ("127.0.0.1", 8000),
+    }
+    sent: list[Message] = []
+
+    async def receive() -> Message:
+        return {"type": "http.request", "body": json.dumps(body).encode(), "more_body": False}
+
+    async def send(msg: Message) -> None:
+        if msg["type"] == "http.response.start" and any(m["type"] == msg["type"] for m in sent):
+            raise RuntimeError("a second http.response.start")
+        sent.append(msg)
+
+    await app(scope, receive, send)
+    return sent
+
+
+def body_of(sent: list[Message]) -> Any:
+    """The JSON of what an app sent (asgi_post)."""
+    return json.loads(b"".join(m.get("body", b"") for m in sent if m["type"] == "http.response.body"))

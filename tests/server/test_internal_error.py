@@ -12,13 +12,12 @@ from typing import Any
 
 import httpx
 import pytest
-from starlette.types import Message
 
 from a2a_lab.contract.loader import load_file
 from a2a_lab.server import dispatch, faults, jsonrpc_endpoint
 from a2a_lab.server.app import ScenarioApp
 
-from .helpers import RPC_PATH, Lab, message, scenario_text, write_scenario
+from .helpers import Lab, asgi_post, message, scenario_text, write_scenario
 
 STREAM = """
 task:
@@ -61,43 +60,13 @@ def test_a_failure_after_the_answer_began_ends_the_connection_under_uvicorn(
     assert calls[0] == 2
 
 
-async def asgi_call(app: ScenarioApp, body: dict[str, Any]) -> list[Message]:
-    """One request through the app's ASGI interface as a plain caller (not uvicorn): the messages it sent."""
-    scope = {
-        "type": "http",
-        "asgi": {"version": "3.0"},
-        "http_version": "1.1",
-        "method": "POST",
-        "scheme": "http",
-        "path": RPC_PATH,
-        "raw_path": RPC_PATH.encode(),
-        "query_string": b"",
-        "root_path": "",
-        "headers": [(b"host", b"127.0.0.1:8000"), (b"content-type", b"application/json"), (b"a2a-version", b"1.0")],
-        "client": ("127.0.0.1", 50000),
-        "server": ("127.0.0.1", 8000),
-    }
-    sent: list[Message] = []
-
-    async def receive() -> Message:
-        return {"type": "http.request", "body": json.dumps(body).encode(), "more_body": False}
-
-    async def send(msg: Message) -> None:
-        if msg["type"] == "http.response.start" and any(m["type"] == msg["type"] for m in sent):
-            raise RuntimeError("a second http.response.start")  # what any ASGI server refuses
-        sent.append(msg)
-
-    await app(scope, receive, send)
-    return sent
-
-
 def test_a_failure_before_the_answer_is_an_internal_error_under_any_server(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     app = ScenarioApp(load_file(write_scenario(tmp_path, scenario_text())))
     monkeypatch.setattr(dispatch, "execute", broken_execute)
     request = {"jsonrpc": "2.0", "id": 1, "method": "SendMessage", "params": {"message": message()}}
-    sent = asyncio.run(asgi_call(app, request))
+    sent = asyncio.run(asgi_post(app, request))
     assert [m["type"] for m in sent] == ["http.response.start", "http.response.body"]
     assert json.loads(sent[1]["body"])["error"]["code"] == -32603
 
@@ -113,5 +82,5 @@ def test_a_failure_after_the_answer_began_sends_nothing_more_under_any_server(
 
     monkeypatch.setattr(faults, "deliver", fails_after_the_head)
     request = {"jsonrpc": "2.0", "id": 1, "method": "SendMessage", "params": {"message": message()}}
-    sent = asyncio.run(asgi_call(app, request))
+    sent = asyncio.run(asgi_post(app, request))
     assert [m["type"] for m in sent] == ["http.response.start"]  # no second head

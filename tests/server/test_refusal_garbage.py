@@ -5,48 +5,23 @@ from __future__ import annotations
 
 import asyncio
 import gc
-import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from starlette.types import Message
 
 from a2a_lab.contract.loader import load_file
 from a2a_lab.server.app import ScenarioApp
 
-from .helpers import RPC_PATH, message, scenario_text, write_scenario
+from .helpers import asgi_post, body_of, message, scenario_text, write_scenario
 
 
 async def call(app: ScenarioApp, method: str, params: dict[str, Any]) -> dict[str, Any]:
     """One JSON-RPC call through the app's ASGI interface, in this thread (no server, no socket)."""
-    body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": method, "params": params}).encode()
-    scope = {
-        "type": "http",
-        "asgi": {"version": "3.0"},
-        "http_version": "1.1",
-        "method": "POST",
-        "scheme": "http",
-        "path": RPC_PATH,
-        "raw_path": RPC_PATH.encode(),
-        "query_string": b"",
-        "root_path": "",
-        "headers": [(b"host", b"127.0.0.1:8000"), (b"content-type", b"application/json"), (b"a2a-version", b"1.0")],
-        "client": ("127.0.0.1", 50000),
-        "server": ("127.0.0.1", 8000),
-    }
-    sent: list[bytes] = []
-
-    async def receive() -> Message:
-        return {"type": "http.request", "body": body, "more_body": False}
-
-    async def send(msg: Message) -> None:
-        if msg["type"] == "http.response.body":
-            sent.append(msg.get("body", b""))
-
-    await app(scope, receive, send)
-    answer: dict[str, Any] = json.loads(b"".join(sent))
+    answer: dict[str, Any] = body_of(
+        await asgi_post(app, {"jsonrpc": "2.0", "id": 1, "method": method, "params": params})
+    )
     return answer
 
 
