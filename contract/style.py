@@ -78,9 +78,9 @@ class Style:
         """The style of one interface's answers (`JSONRPC 0.3`); None (not known yet): this one."""
         return self.interfaces.get(interface, self) if interface is not None else self
 
-    @property
-    def plain(self) -> bool:
-        return not (
+    def __post_init__(self) -> None:
+        # Asked of every answer and every stream event: worked out once (frozen: nothing changes it later).
+        plain = not (
             self.offset_timestamps
             or self.sort_keys
             or self.member_order
@@ -88,6 +88,13 @@ class Style:
             or self.explicit_artifact_flags
             or self.omit_final_false
         )
+        object.__setattr__(self, "_plain", plain)
+
+    @property
+    def plain(self) -> bool:
+        """Its JSON is a2a-lab's own: nothing to restyle."""
+        plain: bool = self.__dict__["_plain"]
+        return plain
 
     def apply(self, value: Any) -> Any:
         if self.plain:
@@ -135,6 +142,8 @@ class Style:
         return out
 
     def media_type(self, key: MediaKey, default: str) -> str:
+        if not self.media_types:  # on every answer: most styles name none
+            return default
         return next((value for k, value in self.media_types if k is key), default)
 
     def answer_type(self, binding: Binding, version: Version, default: str) -> str:

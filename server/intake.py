@@ -59,7 +59,7 @@ class Exchange:
     def styled(self) -> Style:
         """The style of this request's JSON: its interface's (`style.interfaces`) once the operation is known."""
         endpoint, version = self.entry.endpoint, self.entry.version
-        if endpoint is None or version is None:
+        if endpoint is None or version is None or not self.style.interfaces:
             return self.style
         return self.style.of(f"{endpoint.binding._value_} {version._value_}")  # _value_: no property call
 
