@@ -13,6 +13,7 @@ from a2a_lab.protocol import forms, jsonrpc, jsontext, operations, params, wire
 from a2a_lab.protocol.bindings import EVENT_STREAM, JSON, Binding
 from a2a_lab.protocol.errors import A2AError, ErrorType
 from a2a_lab.protocol.negotiation import negotiate
+from a2a_lab.protocol.operations import Operation
 from a2a_lab.protocol.versions import Version
 
 from . import answer, dispatch, generations, http, intake, leniency, raw_reply
@@ -144,7 +145,8 @@ async def handle(
         await _error(ex, request.id, err, op_version)
         return
     call = dispatch.Invocation(op, form, request.method, canonical, ex.headers, base_url, len(ex.body), ex.query)
-    await generations.hold(state, op, canonical)
+    if op is Operation.GET_TASK:  # only a GetTask is ever held (generations.hold): no coroutine for the rest
+        await generations.hold(state, op, canonical)
     await render(state, ex, call, dispatch.execute(state, call, ex.entry), request.id)
 
 

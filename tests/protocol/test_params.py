@@ -422,3 +422,25 @@ def test_unknown_members_refused_only_when_asked() -> None:
         params.read(Op.SEND_MESSAGE, V03_JSONRPC, v03, refuse_unknown=True)["configuration"]["returnImmediately"]
         is False
     )
+
+
+@pytest.mark.parametrize(
+    ("form", "msg"),
+    [(V1_JSONRPC, MSG_V1), (V1_HTTP_JSON, MSG_V1), (V03_JSONRPC, MSG_V03), (V03_HTTP_JSON, MSG_V03_REST)],
+)
+@pytest.mark.parametrize("configuration", [{}, {"configuration": None}, {"configuration": {}}])
+def test_a_send_without_configuration_reads_as_an_empty_one(
+    form: Form, msg: dict[str, Any], configuration: dict[str, Any]
+) -> None:
+    """No configuration, null and {} read alike (the common case takes a short path): blocking, nothing else; the
+    message's metadata is still read."""
+    sent = params.read(Op.SEND_MESSAGE, form, {"message": msg, "metadata": {"k": "v"}, **configuration})
+    assert sent["configuration"] == {"returnImmediately": False}
+    assert sent["metadata"] == {"k": "v"}
+    assert sent["message"] == CANONICAL_MSG
+
+
+@pytest.mark.parametrize("configuration", [[], "", 0, False])
+def test_a_configuration_that_is_not_an_object_is_refused_even_when_empty(configuration: Any) -> None:
+    err = invalid(Op.SEND_MESSAGE, V1, False, {"message": MSG_V1, "configuration": configuration})
+    assert "configuration" in str(err)
