@@ -41,8 +41,10 @@ async def send_body(
     extra: list[tuple[str, str]] | None = None,
 ) -> None:
     headers = [(b"content-type", content_type.encode("latin-1")), (b"content-length", str(len(body)).encode())]
-    for name, value in [*(extra or []), *(reply.headers if reply else ())]:
-        headers.append((name.lower().encode("latin-1"), value.encode("latin-1")))
+    if extra:
+        headers += [(name.lower().encode("latin-1"), value.encode("latin-1")) for name, value in extra]
+    if reply is not None and reply.headers:
+        headers += [(name.lower().encode("latin-1"), value.encode("latin-1")) for name, value in reply.headers]
     response = Response.sent(status, content_type, body, entry.redaction if entry is not None else DEFAULT)
     if entry is not None:
         entry.response = response
@@ -51,8 +53,16 @@ async def send_body(
         response.delay_ms = reply.delay_ms
         await asyncio.sleep(reply.delay_ms / 1000)
     fault = reply.fault if reply is not None else None
-    if fault is not None:
-        response.fault = fault.kind
+    if fault is None:  # the answer as it is (faults.deliver's first case, without a coroutine more on every answer)
+        try:
+            await send({"type": "http.response.start", "status": status, "headers": headers})
+            await send({"type": "http.response.body", "body": body})
+        except (ConnectionError, OSError):
+            if entry is not None:
+                entry.disconnected = True
+            raise
+        return
+    response.fault = fault.kind
     began = time.monotonic()
     try:
         outcome = await faults.deliver(scope, receive, send, status, headers, body, fault)

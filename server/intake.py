@@ -102,7 +102,8 @@ class Exchange:
     ) -> None:
         if reply is None or reply.raw_status is None:  # raw replies go out byte for byte
             body = self.styled.apply_body(body)
-        extra = [*(extra or []), *self.style.answer_headers(body)]
+        styled_headers = self.style.answer_headers(body)
+        extra = [*extra, *styled_headers] if extra else styled_headers
         await answer.send_body(
             self.scope, self.receive, self.send, self.entry, status, body, content_type, reply, extra
         )

@@ -14,7 +14,7 @@ import httpx
 import pytest
 
 from a2a_lab.contract.loader import load_file
-from a2a_lab.server import dispatch, faults, jsonrpc_endpoint
+from a2a_lab.server import dispatch, intake, jsonrpc_endpoint
 from a2a_lab.server.app import ScenarioApp
 
 from .helpers import Lab, asgi_post, message, scenario_text, write_scenario
@@ -76,11 +76,11 @@ def test_a_failure_after_the_answer_began_sends_nothing_more_under_any_server(
 ) -> None:
     app = ScenarioApp(load_file(write_scenario(tmp_path, scenario_text())))
 
-    async def fails_after_the_head(scope: Any, receive: Any, send: Any, status: int, headers: Any, *rest: Any) -> str:
-        await send({"type": "http.response.start", "status": status, "headers": headers})
+    async def fails_after_the_head(self: intake.Exchange, status: int, *rest: Any, **kw: Any) -> None:
+        await self.send({"type": "http.response.start", "status": status, "headers": []})
         raise RuntimeError("a bug in a2a-lab, after the head")
 
-    monkeypatch.setattr(faults, "deliver", fails_after_the_head)
+    monkeypatch.setattr(intake.Exchange, "answer", fails_after_the_head)
     request = {"jsonrpc": "2.0", "id": 1, "method": "SendMessage", "params": {"message": message()}}
     sent = asyncio.run(asgi_post(app, request))
     assert [m["type"] for m in sent] == ["http.response.start"]  # no second head
