@@ -29,9 +29,9 @@ class Request(NamedTuple):
 
 def parse_request(body: object) -> Request:
     """Validate a decoded JSON-RPC request object; raises A2AError (-32600) naming what is wrong."""
-    if isinstance(body, list):
-        raise A2AError(ErrorType.INVALID_REQUEST, "Batch requests are not supported")
     if not isinstance(body, dict):
+        if isinstance(body, list):
+            raise A2AError(ErrorType.INVALID_REQUEST, "Batch requests are not supported")
         raise A2AError(ErrorType.INVALID_REQUEST, "The request must be a JSON object")
     if body.get("jsonrpc") != VERSION:
         raise A2AError(ErrorType.INVALID_REQUEST, f'Invalid request: "jsonrpc" must be "{VERSION}"', field="jsonrpc")

@@ -471,7 +471,7 @@ def parse_message(
             out[key] = msg[key]
     if "metadata" in out and not isinstance(out["metadata"], dict):
         problems.append(Problem(f"{path}.metadata", "must be an object"))
-    if any(not p.foreign for p in problems):
+    if problems and any(not p.foreign for p in problems):
         return None, problems
     return cast(Message, out), problems  # its members checked above (extensions, referenceTaskIds as given)
 

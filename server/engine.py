@@ -139,8 +139,7 @@ class Engine:
     def new_id(self) -> str:
         """A random (version 4) UUID from the seeded generator: the text of uuid.UUID(int=..., version=4), built
         without the UUID object (two per answer on the hot path)."""
-        bits = (self._rng.getrandbits(128) & _UUID_CLEAR) | _UUID_V4
-        h = f"{bits:032x}"
+        h = ((self._rng.getrandbits(128) & _UUID_CLEAR) | _UUID_V4).to_bytes(16).hex()
         return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
 
     # ------------------------------------------------------------------------- replies
