@@ -37,7 +37,16 @@ SERVE_HINT = "`a2a-lab serve` takes it with --admin-token, or prints the one it 
 
 
 def new_token() -> str:
-    return secrets.token_urlsafe(TOKEN_BYTES)
+    return cli_safe_token(TOKEN_BYTES)
+
+
+def cli_safe_token(nbytes: int) -> str:
+    """A random URL-safe token that never begins with `-`: users pass tokens and run ids on command lines
+    (`--run-token T`, `--run ID`), where one beginning with `-` reads as an option (1 draw in 64 would)."""
+    while True:
+        token = secrets.token_urlsafe(nbytes)
+        if not token.startswith("-"):
+            return token
 
 
 @dataclass(frozen=True)

@@ -21,7 +21,6 @@ run that was evicted or deleted answers 410 saying so, never a silent 404.
 
 from __future__ import annotations
 
-import secrets
 import time
 from collections import OrderedDict
 from collections.abc import Callable
@@ -38,7 +37,7 @@ from a2a_lab.protocol.exceptions import LabError
 
 from . import admin, answer, http
 from .app import ScenarioApp, base_url_of
-from .guard import AdminGuard, Refusal, new_token
+from .guard import AdminGuard, Refusal, cli_safe_token, new_token
 
 MAX_RUNS = 64
 #: A run with no request for this long (and none in flight) may make room for a new one.
@@ -131,7 +130,7 @@ class CatalogueApp:
             evicted.append(
                 self.end_run(victim, f"it was evicted after {seconds:.0f} s idle to make room for a new run")
             )
-        run = Run(secrets.token_urlsafe(RUN_ID_BYTES), new_token(), seed, now)
+        run = Run(cli_safe_token(RUN_ID_BYTES), new_token(), seed, now)
         self.runs[run.id] = run
         return run, evicted
 

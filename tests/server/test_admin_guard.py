@@ -3,6 +3,7 @@ says why, while the A2A endpoints and the card stay open to the client under tes
 
 from __future__ import annotations
 
+import secrets
 import socket
 from collections.abc import Callable, Iterator
 
@@ -169,3 +170,14 @@ def test_every_refusal_is_a_4xx_never_a_5xx(guarded: Guarded) -> None:
         lambda: guarded.http.get("/_lab/journal", headers={"Origin": "null", **credentials("the-token")}),
     ]
     assert [a().status_code for a in attempts] == [401, 404, 403, 421, 403]
+
+
+def test_tokens_and_run_ids_never_begin_with_a_dash(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Users pass them on command lines (`--run-token T`, `--run ID`), where a leading `-` reads as an option: a
+    draw that begins with one is drawn again (token_urlsafe gives one in 64 times)."""
+    from a2a_lab.server import guard
+
+    draws = iter(["-first", "_second", "-third", "fourth"])
+    monkeypatch.setattr(secrets, "token_urlsafe", lambda nbytes: next(draws))
+    assert guard.new_token() == "_second"
+    assert guard.cli_safe_token(16) == "fourth"
