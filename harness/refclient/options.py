@@ -26,9 +26,11 @@ POLL_CAP_S = 2.0
 RESPONSE_SIZE_LIMIT = 4 * 1024 * 1024
 STREAM_EVENT_LIMIT = 1000
 #: How long the webhook waits for the notification of a state the client already knows, and how long it
-#: must have been quiet before it shuts down (so no delivery the agent already started is cut off).
+#: must have been quiet before it shuts down (so no delivery the agent already started is cut off: an agent that
+#: sends a late notification right after the terminal one, push/v03-out-of-order, took over 0.25 s to on a loaded
+#: 2-core machine, and the receiver was gone).
 PUSH_WAIT_S = 5.0
-PUSH_QUIET_S = 0.25
+PUSH_QUIET_S = 0.5
 
 
 @dataclass(frozen=True)
