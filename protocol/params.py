@@ -114,11 +114,7 @@ def read(
             raise invalid_params(f"{where}message", "required: the message to send")
         out["message"] = shapes.parse_message_or_raise(raw_msg, form, f"{where}message", lenient_kind, max_parts)
         cfg_in = merged.get("configuration")
-        if not cfg_in and (cfg_in is None or cfg_in == {}):  # none (most calls): what the reading below makes of {}
-            out["configuration"] = {"returnImmediately": False}
-            if isinstance(merged.get("metadata"), dict):
-                out["metadata"] = merged["metadata"]
-            return out
+        cfg_in = {} if cfg_in is None else cfg_in
         if not isinstance(cfg_in, dict):
             raise invalid_params(f"{where}configuration", "must be an object")
         cfg_in = {shapes.camel(k): v for k, v in cfg_in.items()}

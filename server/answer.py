@@ -53,7 +53,7 @@ async def send_body(
         response.delay_ms = reply.delay_ms
         await asyncio.sleep(reply.delay_ms / 1000)
     fault = reply.fault if reply is not None else None
-    if fault is None:  # the answer as it is (faults.deliver's first case, without a coroutine more on every answer)
+    if fault is None:  # the answer as it is, here (faults.deliver sends the faulty ones)
         try:
             await send({"type": "http.response.start", "status": status, "headers": headers})
             await send({"type": "http.response.body", "body": body})

@@ -55,13 +55,10 @@ async def deliver(
     status: int,
     headers: list[tuple[bytes, bytes]],
     body: bytes,
-    fault: Fault | None,
+    fault: Fault,
 ) -> str:
-    """Send an answer, applying a fault if one is given. Returns what happened, for the journal."""
-    if fault is None:
-        await send({"type": "http.response.start", "status": status, "headers": headers})
-        await send({"type": "http.response.body", "body": body})
-        return "sent"
+    """Send an answer with the scenario's fault (a plain answer is sent by answer.send_body). Returns what happened,
+    for the journal."""
     if fault.kind is FaultKind.STALL:
         await wait_disconnect(receive)
         return "stalled"

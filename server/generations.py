@@ -47,13 +47,17 @@ def current_generation(state: LabState, params: Mapping[str, Any]) -> int | None
     return _asked(state, params.get(CURRENT_GENERATION), CURRENT_GENERATION)
 
 
+#: The operations `hold` may hold (a GetTask with `currentGeneration`): callers skip it for the rest.
+HELD = frozenset({Operation.GET_TASK})
+
+
 async def hold(state: LabState, op: Operation, params: Mapping[str, Any], bound: float = HOLD_S) -> None:
     """Wait, for a GetTask with `currentGeneration`, until the task's generation is greater than it (at once when it
     is already), at most `bound` seconds. An unknown task is answered at once (TaskNotFound), and so is a task the
     scenario moves one step per GetTask (`advance: get_task`) while that GetTask would move it: holding it would hold
     the task still."""
     try:
-        current = current_generation(state, params) if op is Operation.GET_TASK else None
+        current = current_generation(state, params) if op in HELD else None
     except A2AError:
         return  # answered at once: GetTask refuses it (-32602)
     if current is None:

@@ -13,7 +13,6 @@ from a2a_lab.protocol import forms, jsonrpc, jsontext, operations, params, wire
 from a2a_lab.protocol.bindings import EVENT_STREAM, JSON, Binding
 from a2a_lab.protocol.errors import A2AError, ErrorType
 from a2a_lab.protocol.negotiation import negotiate
-from a2a_lab.protocol.operations import Operation
 from a2a_lab.protocol.versions import Version
 
 from . import answer, dispatch, generations, http, intake, leniency, raw_reply
@@ -145,7 +144,7 @@ async def handle(
         await _error(ex, request.id, err, op_version)
         return
     call = dispatch.Invocation(op, form, request.method, canonical, ex.headers, base_url, len(ex.body), ex.query)
-    if op is Operation.GET_TASK:  # only a GetTask is ever held (generations.hold): no coroutine for the rest
+    if op in generations.HELD:  # no coroutine for the operations never held
         await generations.hold(state, op, canonical)
     await render(state, ex, call, dispatch.execute(state, call, ex.entry), request.id)
 

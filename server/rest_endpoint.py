@@ -12,7 +12,6 @@ from a2a_lab.protocol import forms, operations, params, rest, versions, wire
 from a2a_lab.protocol.bindings import A2A_JSON, JSON, Binding
 from a2a_lab.protocol.errors import A2AError, ErrorType, grpc_status_for_http
 from a2a_lab.protocol.negotiation import negotiate
-from a2a_lab.protocol.operations import Operation
 from a2a_lab.protocol.revisions import SpecRevision
 from a2a_lab.protocol.versions import Version
 
@@ -128,7 +127,7 @@ async def handle(
         await _error(ex, err, op_version, revision)
         return
     call = dispatch.Invocation(op, form, f"{verb} {relative}", canonical, ex.headers, base_url, len(ex.body), ex.query)
-    if op is Operation.GET_TASK:  # only a GetTask is ever held (generations.hold): no coroutine for the rest
+    if op in generations.HELD:  # no coroutine for the operations never held
         await generations.hold(state, op, canonical)
     decision = dispatch.execute(state, call, ex.entry)
     reply = decision.reply

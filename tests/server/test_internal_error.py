@@ -44,6 +44,9 @@ def test_a_failure_before_the_answer_is_an_internal_error_under_uvicorn(
 def test_a_failure_after_the_answer_began_ends_the_connection_under_uvicorn(
     lab: Callable[..., Lab], monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """What the client sees: the stream cut, never an answer after it. (Whether a2a-lab reads uvicorn's "answer
+    began" right is proven by the test before this one and, for a second head, by the plain-caller test below:
+    uvicorn itself refuses a second head, so this one cannot tell.)"""
     served = lab(STREAM)
     real_render = jsonrpc_endpoint._with_envelope
     calls = [0]
