@@ -15,6 +15,7 @@ import json
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
+from itertools import chain
 from typing import Any
 
 from a2a_lab.protocol.bindings import Binding
@@ -170,6 +171,31 @@ class Body:
             bool(data.get("truncated")),
             bool(data.get("redacted")),
         )
+
+
+#: What separates names and values in packed headers: HTTP allows no NUL in either (RFC 9110 §5.1, §5.5).
+_NUL = b"\0"
+
+#: Request headers as an entry keeps them (`pack_headers`).
+KeptHeaders = bytes | tuple[tuple[bytes, bytes], ...]
+
+
+def pack_headers(raw: Sequence[Sequence[bytes]]) -> KeptHeaders:
+    """Request headers as an entry keeps them: every name and value in one bytes object, NUL-separated (a journal
+    holds 10 000 entries: one object each instead of a list, a tuple per header and two bytes objects, which the
+    collector walks and evicting an entry frees); as a tuple of pairs where a NUL turns up all the same."""
+    packed = _NUL.join(chain.from_iterable(raw))
+    if packed.count(_NUL) == 2 * len(raw) - 1:
+        return packed
+    return tuple((bytes(name), bytes(value)) for name, value in raw)
+
+
+def unpack_headers(kept: KeptHeaders) -> tuple[tuple[bytes, bytes], ...]:
+    """The (name, value) pairs `pack_headers` kept, in order."""
+    if isinstance(kept, bytes):
+        parts = iter(kept.split(_NUL))
+        return tuple(zip(parts, parts, strict=False))
+    return kept
 
 
 def _journaled(data: bytes, redaction: Redaction) -> tuple[bytes, Body | None]:
@@ -504,9 +530,10 @@ class Entry:
     method: str
     path: str
     query: str
-    #: The request's header and body bytes as they came (server side; decoded and redacted when read). A body over
-    #: BODY_KEEP_BYTES is not kept: its redacted view is made at once (parsed_body).
-    raw_headers: Sequence[tuple[bytes, bytes]] = ()
+    #: The request's header and body bytes as they came (server side; decoded and redacted when read): the headers
+    #: packed (pack_headers; `raw_headers` unpacks them). A body over BODY_KEEP_BYTES is not kept: its redacted view
+    #: is made at once (parsed_body).
+    kept_headers: KeptHeaders = ()
     raw_body: bytes = b""
     #: Probe transcripts: the URL asked and the check that asked it.
     url: str | None = None
@@ -560,12 +587,18 @@ class Entry:
         method: str,
         path: str,
         query: str,
-        raw_headers: Sequence[tuple[bytes, bytes]],
+        raw_headers: Sequence[Sequence[bytes]],
         body: bytes,
         redaction: Redaction = DEFAULT,
     ) -> Entry:
         raw, parsed = _journaled(body, redaction)
-        return cls(seq, t, kind, method, path, query, raw_headers, raw, parsed_body=parsed, redaction=redaction)
+        headers = pack_headers(raw_headers)
+        return cls(seq, t, kind, method, path, query, headers, raw, parsed_body=parsed, redaction=redaction)
+
+    @property
+    def raw_headers(self) -> tuple[tuple[bytes, bytes], ...]:
+        """The request's headers as they came: (name, value) bytes, in order."""
+        return unpack_headers(self.kept_headers)
 
     @property
     def headers(self) -> dict[str, str]:

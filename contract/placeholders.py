@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from a2a_lab.protocol import jsontext
 from a2a_lab.protocol.exceptions import LabError
 
 BASE_URL = "{base_url}"
@@ -31,6 +32,60 @@ def fill(value: Any, placeholder: str, replacement: str) -> Any:
     if isinstance(value, dict):
         return {k: fill(v, placeholder, replacement) for k, v in value.items()}
     return value
+
+
+class Template:
+    """Scenario data filled again and again (an artifact or a reply's parts, once per task or answer): `fill` gives what
+    `fill(value, placeholder, replacement)` gives, a fresh copy. Data that is plain JSON (and reads back from its
+    text as itself, with the placeholder in no key) is filled in its JSON text, by one replacement and one decode;
+    anything else by the recursive `fill`."""
+
+    __slots__ = ("_marker", "_text", "placeholder", "value")
+
+    def __init__(self, value: Any, placeholder: str) -> None:
+        self.value, self.placeholder = value, placeholder
+        self._marker = placeholder.encode()
+        self._text = _json_text(value, placeholder)
+
+    @property
+    def by_text(self) -> bool:
+        """Filled in its JSON text (else by the recursive `fill`)."""
+        return self._text is not None
+
+    def fill(self, replacement: str) -> Any:
+        if self._text is None:
+            return fill(self.value, self.placeholder, replacement)
+        # the placeholder has no character JSON escapes: in the text it stands exactly where it stands in a string
+        return jsontext.loads(self._text.replace(self._marker, jsontext.dumps(replacement)[1:-1]))
+
+
+def _json_text(value: Any, placeholder: str) -> bytes | None:
+    """The JSON text of `value` when it reads back as `value` (types kept: no tuple, NaN or non-string key) and no key
+    holds the placeholder; else None."""
+    try:
+        text = jsontext.dumps(value)
+        same = jsontext.loads(text) == value and _same_types(jsontext.loads(text), value)
+    except (TypeError, ValueError, RecursionError):
+        return None
+    return text if same and not _in_keys(value, placeholder) else None
+
+
+def _same_types(a: Any, b: Any) -> bool:
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, dict):
+        return all(_same_types(a[k], b[k]) for k in a)
+    if isinstance(a, list):
+        return all(_same_types(x, y) for x, y in zip(a, b, strict=True))
+    return True
+
+
+def _in_keys(value: Any, placeholder: str) -> bool:
+    if isinstance(value, dict):
+        return any(placeholder in k or _in_keys(v, placeholder) for k, v in value.items())
+    if isinstance(value, list):
+        return any(_in_keys(v, placeholder) for v in value)
+    return False
 
 
 def occurrences(value: Any, placeholder: str) -> int:

@@ -22,7 +22,7 @@ from a2a_lab.protocol.revisions import SpecRevision
 from a2a_lab.protocol.states import TaskState
 from a2a_lab.protocol.versions import Version
 
-from .placeholders import TEXT, occurrences
+from .placeholders import TEXT, Template, occurrences
 from .style import Style
 from .wording import ErrorWording
 
@@ -135,6 +135,11 @@ class ArtifactSpec:
     append: bool | None = None
     last_chunk: bool | None = None
 
+    @cached_property
+    def template(self) -> Template:
+        """The artifact as filled for each task (with the user's text)."""
+        return Template(self.artifact, TEXT)
+
 
 @dataclass(frozen=True)
 class Step:
@@ -151,7 +156,7 @@ class Step:
     @property
     def has_message(self) -> bool:
         """The step's status carries a message (possibly one with no parts)."""
-        return self.empty_message or bool(self.status_parts)
+        return self.empty_message or bool(self.message_parts) or bool(self.message)
 
     @property
     def status_parts(self) -> list[dict[str, Any]]:
@@ -159,6 +164,11 @@ class Step:
         if self.message_parts:
             return list(self.message_parts)
         return [{"text": self.message}] if self.message else []
+
+    @cached_property
+    def status_template(self) -> Template:
+        """The status message's parts as filled for each task (with the user's text)."""
+        return Template(self.status_parts, TEXT)
 
 
 @dataclass(frozen=True)
@@ -176,6 +186,11 @@ class TaskScript:
     follow_ms: int = 100
     #: SendMessage and GetTask answer the whole history whatever `historyLength` asks (a server that ignores it).
     ignore_history_length: bool = False
+
+    @cached_property
+    def final_artifacts(self) -> tuple[ArtifactSpec, ...]:
+        """What the last step attaches when it has no artifacts of its own: the script's, unless a step has some."""
+        return () if any(step.artifacts for step in self.steps) else self.artifacts
 
     @cached_property
     def text_echoes(self) -> int:
@@ -332,6 +347,11 @@ class Reply:
     #: a newer or vendor-extended server. Clients must ignore them (§5.7 "Unknown fields SHOULD be ignored").
     unknown_fields: tuple[tuple[str, Any], ...] = ()
     grpc: GrpcReply = field(default_factory=GrpcReply)
+
+    @cached_property
+    def message_template(self) -> Template:
+        """The direct message's parts as filled for each answer (with the user's text); empty without `message`."""
+        return Template(list(self.message or ()), TEXT)
 
 
 @dataclass(frozen=True)

@@ -10,6 +10,7 @@ revision reads them (server/generations.py), any other ignores them as the unkno
 from __future__ import annotations
 
 from collections.abc import Mapping
+from functools import cache
 from typing import Any
 
 from . import shapes, states
@@ -72,6 +73,48 @@ def _refuse_unknown(op: Operation, params: Mapping[str, object]) -> None:
         raise A2AError(ErrorType.INVALID_PARAMS, str(exc)) from None
 
 
+@cache
+def _no_configuration(form: Form, where: str) -> dict[str, Any]:
+    """The configuration of a send that has none, as `_configuration` reads `{}` (never handed out: copied)."""
+    return _configuration({}, form, where)
+
+
+def _configuration(given: object, form: Form, where: str) -> dict[str, Any]:
+    """A send's `configuration` in canonical form (A2AError -32602 naming the member at fault)."""
+    version = form.version
+    if not isinstance(given, dict):
+        raise invalid_params(f"{where}configuration", "must be an object")
+    cfg_in = {shapes.camel(k): v for k, v in given.items()}
+    cfg: dict[str, Any] = {}
+    if version is V1:
+        ri = _opt_bool(cfg_in.get("returnImmediately"), f"{where}configuration.returnImmediately")
+        cfg["returnImmediately"] = bool(ri)
+        push_raw = cfg_in.get(shapes.inline_push_key(form))
+    else:
+        blocking = _opt_bool(cfg_in.get("blocking"), f"{where}configuration.blocking")
+        cfg["returnImmediately"] = blocking is False
+        push_raw = cfg_in.get(shapes.inline_push_key(form))
+        if push_raw is not None:
+            push_raw = {"pushNotificationConfig": push_raw}
+    hl = _opt_int(cfg_in.get("historyLength"), f"{where}configuration.historyLength", 0)
+    if hl is not None:
+        cfg["historyLength"] = hl
+    if cfg_in.get(IF_GENERATION_MATCH) is not None and version is V1:
+        cfg[IF_GENERATION_MATCH] = cfg_in[IF_GENERATION_MATCH]  # 1.1 (§3.2.2): a 1.1 server reads it
+    modes = cfg_in.get("acceptedOutputModes")
+    if modes is not None:
+        if not isinstance(modes, list) or not all(isinstance(m, str) for m in modes):
+            raise invalid_params(f"{where}configuration.acceptedOutputModes", "must be a list of media types")
+        cfg["acceptedOutputModes"] = list(modes)
+    if push_raw is not None:
+        push, problems = shapes.parse_push_config(push_raw, form, f"{where}configuration.taskPushNotificationConfig")
+        for p in problems:
+            if not p.foreign:
+                raise invalid_params(p.path, p.message)
+        cfg["taskPushNotificationConfig"] = push
+    return cfg
+
+
 def read(
     op: Operation,
     form: Form,
@@ -114,40 +157,10 @@ def read(
             raise invalid_params(f"{where}message", "required: the message to send")
         out["message"] = shapes.parse_message_or_raise(raw_msg, form, f"{where}message", lenient_kind, max_parts)
         cfg_in = merged.get("configuration")
-        cfg_in = {} if cfg_in is None else cfg_in
-        if not isinstance(cfg_in, dict):
-            raise invalid_params(f"{where}configuration", "must be an object")
-        cfg_in = {shapes.camel(k): v for k, v in cfg_in.items()}
-        cfg: dict[str, Any] = {}
-        if version is V1:
-            ri = _opt_bool(cfg_in.get("returnImmediately"), f"{where}configuration.returnImmediately")
-            cfg["returnImmediately"] = bool(ri)
-            push_raw = cfg_in.get(shapes.inline_push_key(form))
-        else:
-            blocking = _opt_bool(cfg_in.get("blocking"), f"{where}configuration.blocking")
-            cfg["returnImmediately"] = blocking is False
-            push_raw = cfg_in.get(shapes.inline_push_key(form))
-            if push_raw is not None:
-                push_raw = {"pushNotificationConfig": push_raw}
-        hl = _opt_int(cfg_in.get("historyLength"), f"{where}configuration.historyLength", 0)
-        if hl is not None:
-            cfg["historyLength"] = hl
-        if cfg_in.get(IF_GENERATION_MATCH) is not None and version is V1:
-            cfg[IF_GENERATION_MATCH] = cfg_in[IF_GENERATION_MATCH]  # 1.1 (§3.2.2): a 1.1 server reads it
-        modes = cfg_in.get("acceptedOutputModes")
-        if modes is not None:
-            if not isinstance(modes, list) or not all(isinstance(m, str) for m in modes):
-                raise invalid_params(f"{where}configuration.acceptedOutputModes", "must be a list of media types")
-            cfg["acceptedOutputModes"] = list(modes)
-        if push_raw is not None:
-            push, problems = shapes.parse_push_config(
-                push_raw, form, f"{where}configuration.taskPushNotificationConfig"
-            )
-            for p in problems:
-                if not p.foreign:
-                    raise invalid_params(p.path, p.message)
-            cfg["taskPushNotificationConfig"] = push
-        out["configuration"] = cfg
+        # most sends carry no configuration: what the reader makes of none, made once per form (a copy each time)
+        out["configuration"] = (
+            dict(_no_configuration(form, where)) if cfg_in is None else _configuration(cfg_in, form, where)
+        )
         if isinstance(merged.get("metadata"), dict):
             out["metadata"] = merged["metadata"]
         return out

@@ -200,7 +200,7 @@ def _send(state: LabState, call: Invocation, reply: Reply) -> Decision:
     existing = engine.check_follow_up(message)
     if reply.message is not None:
         ctx = message.get("contextId") or (existing.task["contextId"] if existing else None)
-        agent = engine.agent_message(reply.message, message_text(message), ctx)
+        agent = engine.agent_message(reply.message_template, message_text(message), ctx)
         if streaming:
             return Decision(reply, Answer(ResultKind.MESSAGE, stream=True), events=streams.single({"message": agent}))
         return Decision(reply, Answer(ResultKind.MESSAGE), value={"message": agent})

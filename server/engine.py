@@ -15,7 +15,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from a2a_lab.contract.journal_record import Entry
-from a2a_lab.contract.placeholders import TEXT, fill
+from a2a_lab.contract.placeholders import Template
 from a2a_lab.contract.scenario import Step, TaskScript
 from a2a_lab.protocol.errors import A2AError, ErrorType, invalid_params
 from a2a_lab.protocol.revisions import FIRST_GENERATION, GENERATION
@@ -51,7 +51,7 @@ def now_iso() -> str:
 
 
 def message_text(message: dict[str, Any]) -> str:
-    return " ".join(p["text"] for p in message.get("parts", []) if isinstance(p.get("text"), str))
+    return " ".join([p["text"] for p in message.get("parts", ()) if isinstance(p.get("text"), str)])
 
 
 @dataclass(slots=True)
@@ -146,7 +146,7 @@ class Engine:
 
     def agent_message(
         self,
-        parts: tuple[dict[str, Any], ...] | list[dict[str, Any]],
+        parts: Template,
         text: str,
         context_id: str | None,
         task_id: str | None = None,
@@ -155,7 +155,7 @@ class Engine:
             "messageId": self.new_id(),
             "contextId": context_id or self.new_id(),
             "role": _AGENT,
-            "parts": fill(list(parts), TEXT, text),
+            "parts": parts.fill(text),
         }
         if task_id:
             msg["taskId"] = task_id
@@ -172,14 +172,10 @@ class Engine:
             )
         task_id, context_id = self.new_id(), message.get("contextId") or self.new_id()
         user = {**message, "taskId": task_id, "contextId": context_id}
-        task = {
-            "id": task_id,
-            "contextId": context_id,
-            "status": {"state": script.steps[0].state._value_, "timestamp": now_iso()},
-        }
+        task = {"id": task_id, "contextId": context_id, "status": None}  # the status: the first step's, set below
         if script.history:
             task["history"] = [user]
-        rec = TaskRecord(task, script, text, moved_at=self._clock(), size=estimate)
+        rec = TaskRecord(task, script, text, size=estimate)  # moved_at: set by its first step, below
         if self.generations:
             rec.generation = FIRST_GENERATION
             task[GENERATION] = str(FIRST_GENERATION)  # int64: a decimal string in ProtoJSON
@@ -254,15 +250,10 @@ class Engine:
         """Set the task to a step and return the events that announce it (artifacts before status)."""
         events: list[Event] = []
         specs = step.artifacts
-        if (
-            not specs
-            and rec.script.artifacts
-            and rec.pos == len(rec.script.steps) - 1
-            and not any(s.artifacts for s in rec.script.steps)
-        ):
-            specs = rec.script.artifacts
+        if not specs and rec.pos == len(rec.script.steps) - 1:
+            specs = rec.script.final_artifacts
         for spec in specs:
-            artifact = fill(spec.artifact, TEXT, rec.text)
+            artifact = spec.template.fill(rec.text)
             rec.task.setdefault("artifacts", []).append(artifact)
             if first:
                 continue
@@ -283,7 +274,7 @@ class Engine:
                 events.append({"artifactUpdate": update})
         status: dict[str, Any] = {"state": step.state._value_, "timestamp": now_iso()}
         if step.has_message:
-            agent = self.agent_message(step.status_parts, rec.text, rec.task["contextId"], rec.id)
+            agent = self.agent_message(step.status_template, rec.text, rec.task["contextId"], rec.id)
             status["message"] = agent
             if rec.script.history:
                 rec.task.setdefault("history", []).append(agent)

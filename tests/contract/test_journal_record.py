@@ -7,6 +7,8 @@ import json
 from collections.abc import Callable
 from typing import Any
 
+import pytest
+
 from a2a_lab.contract.journal import BODY_KEEP_BYTES, Journal
 from a2a_lab.contract.journal_record import (
     Answer,
@@ -26,6 +28,8 @@ from a2a_lab.contract.journal_record import (
     SentKind,
     TlsInfo,
     entries_from_json,
+    pack_headers,
+    unpack_headers,
 )
 from a2a_lab.protocol.bindings import Binding
 from a2a_lab.protocol.operations import Operation
@@ -223,3 +227,29 @@ def test_a_served_journal_survives_json_and_back_unchanged(serve: Callable[[str]
     exported = s.journal
     assert len(exported) == 5
     assert _round_trip(exported) == exported
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        [(b"host", b"127.0.0.1:8000"), (b"content-type", b"application/json"), (b"a2a-version", b"1.0")],
+        [(b"x-dup", b"one"), (b"x-dup", b"two"), (b"empty", b""), (b"", b"nameless")],
+        [(b"latin", bytes(range(1, 256)))],  # every byte but NUL, as an ASGI server might let through
+        [[b"list", b"pairs"]],  # ASGI allows any two-item iterable
+        [],
+    ],
+)
+def test_an_entry_keeps_its_request_headers_as_they_came(raw: list[Any]) -> None:
+    kept = pack_headers(raw)
+    assert unpack_headers(kept) == tuple((bytes(k), bytes(v)) for k, v in raw)
+    entry = Entry.opened(1, 0.0, EntryKind.JSONRPC, "POST", "/", "", raw, b"{}")
+    assert entry.raw_headers == tuple((bytes(k), bytes(v)) for k, v in raw)
+    if raw:
+        assert isinstance(kept, bytes), "one bytes object, not a list of tuples"
+
+
+def test_headers_holding_a_nul_are_kept_as_pairs() -> None:
+    raw = [(b"x-nul", b"a\0b"), (b"host", b"h")]
+    kept = pack_headers(raw)
+    assert kept == ((b"x-nul", b"a\0b"), (b"host", b"h"))
+    assert unpack_headers(kept) == tuple(raw)

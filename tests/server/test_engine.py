@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from a2a_lab.contract.placeholders import TEXT, fill
+from a2a_lab.contract.placeholders import TEXT, Template, fill
 from a2a_lab.contract.scenario import DEFAULT_TASK, ArtifactSpec, Returns, Step, TaskScript
 from a2a_lab.protocol.errors import A2AError, ErrorType
 from a2a_lab.protocol.states import TaskState
@@ -365,7 +365,7 @@ def ids_of(engine: Engine) -> list[str]:
         rec.script = TaskScript(rec.script.steps, (ART,))
         engine.run_to_stop(rec)
         out += [rec.id, rec.task["contextId"]]
-    out.append(engine.agent_message([{"text": "hi"}], "", None)["messageId"])
+    out.append(engine.agent_message(Template([{"text": "hi"}], TEXT), "", None)["messageId"])
     return out
 
 
@@ -382,10 +382,10 @@ def test_different_seeds_give_different_ids() -> None:
 
 def test_agent_message() -> None:
     engine = Engine(9)
-    msg = engine.agent_message([{"text": "you said {text}"}], "hi", "ctx", "t-1")
+    msg = engine.agent_message(Template([{"text": "you said {text}"}], TEXT), "hi", "ctx", "t-1")
     assert msg["role"] == "ROLE_AGENT" and msg["parts"] == [{"text": "you said hi"}]
     assert msg["contextId"] == "ctx" and msg["taskId"] == "t-1" and UUID4.match(msg["messageId"])
-    direct = engine.agent_message([{"text": "x"}], "", None)
+    direct = engine.agent_message(Template([{"text": "x"}], TEXT), "", None)
     assert "taskId" not in direct and UUID4.match(direct["contextId"])
 
 
