@@ -26,6 +26,8 @@ from . import budgets
 #: The variant (RFC 4122) and version (4) bits of a random UUID, as uuid.UUID(int=..., version=4) sets them.
 _UUID_CLEAR = ~((0xC000 << 48) | (0xF000 << 64))
 _UUID_V4 = (0x8000 << 48) | (4 << 76)
+#: Ids drawn at a time (Engine.new_id).
+ID_BATCH = 32
 _AGENT = Role.AGENT.value
 
 Event = dict[str, Any]  # a canonical StreamResponse: {"task": ...} | {"statusUpdate": ...} | ...
@@ -120,6 +122,8 @@ class Engine:
         generations: bool = False,
     ) -> None:
         self._rng = random.Random(seed)
+        #: Ids drawn ahead (new_id), the next one last.
+        self._ids: list[str] = []
         #: Whether tasks and their events carry `generation` (a server of spec revision 1.1).
         self.generations = generations
         self._clock = clock
@@ -138,9 +142,16 @@ class Engine:
 
     def new_id(self) -> str:
         """A random (version 4) UUID from the seeded generator: the text of uuid.UUID(int=..., version=4), built
-        without the UUID object (two per answer on the hot path)."""
-        h = ((self._rng.getrandbits(128) & _UUID_CLEAR) | _UUID_V4).to_bytes(16).hex()
-        return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
+        without the UUID object. Two per answer on the hot path: drawn ID_BATCH at a time, in the generator's order
+        (nothing else draws from it), a tight loop costing a third of what each draw costs among a request's work."""
+        if not self._ids:
+            rng, batch = self._rng, []
+            for _ in range(ID_BATCH):
+                h = ((rng.getrandbits(128) & _UUID_CLEAR) | _UUID_V4).to_bytes(16).hex()
+                batch.append(f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}")
+            batch.reverse()  # popped from the end: first drawn, first given
+            self._ids = batch
+        return self._ids.pop()
 
     # ------------------------------------------------------------------------- replies
 

@@ -3,7 +3,9 @@ terminal states, history views and deterministic ids. No HTTP here."""
 
 from __future__ import annotations
 
+import random
 import re
+import uuid
 from typing import Any
 
 import pytest
@@ -12,7 +14,7 @@ from a2a_lab.contract.placeholders import TEXT, Template, fill
 from a2a_lab.contract.scenario import DEFAULT_TASK, ArtifactSpec, Returns, Step, TaskScript
 from a2a_lab.protocol.errors import A2AError, ErrorType
 from a2a_lab.protocol.states import TaskState
-from a2a_lab.server.engine import Engine, TaskRecord, message_text
+from a2a_lab.server.engine import ID_BATCH, Engine, TaskRecord, message_text
 
 S = TaskState
 UUID4 = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$")
@@ -374,6 +376,14 @@ def test_the_same_seed_gives_the_same_ids() -> None:
     assert first == second
     assert len(set(first)) == len(first), "ids never repeat within a run"
     assert all(UUID4.match(i) for i in first)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 42])
+def test_ids_are_the_seeded_generators_uuid4s_in_order(seed: int) -> None:
+    """Drawn ahead in batches, the ids are still the generator's draws one by one, as uuid.UUID spells them."""
+    engine, rng = Engine(seed), random.Random(seed)
+    drawn = [engine.new_id() for _ in range(3 * ID_BATCH + 5)]
+    assert drawn == [str(uuid.UUID(int=rng.getrandbits(128), version=4)) for _ in drawn]
 
 
 def test_different_seeds_give_different_ids() -> None:
