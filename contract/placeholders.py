@@ -56,7 +56,7 @@ class Template:
         if self._text is None:
             return fill(self.value, self.placeholder, replacement)
         # the placeholder has no character JSON escapes: in the text it stands exactly where it stands in a string
-        return jsontext.loads(self._text.replace(self._marker, jsontext.dumps(replacement)[1:-1]))
+        return jsontext.loads_checked(self._text.replace(self._marker, jsontext.string_content(replacement)))
 
 
 def _json_text(value: Any, placeholder: str) -> bytes | None:
@@ -67,7 +67,7 @@ def _json_text(value: Any, placeholder: str) -> bytes | None:
         same = jsontext.loads(text) == value and _same_types(jsontext.loads(text), value)
     except (TypeError, ValueError, RecursionError):
         return None
-    return text if same and not _in_keys(value, placeholder) else None
+    return text if same and jsontext.orjson_reads(text) and not _in_keys(value, placeholder) else None
 
 
 def _same_types(a: Any, b: Any) -> bool:

@@ -37,12 +37,35 @@ def loads(text: bytes) -> Any:
 
     Raises UnicodeDecodeError for text that is not UTF-8, ValueError (the standard library's message) for text
     that is not JSON, RecursionError for nesting deeper than the interpreter can follow."""
-    if text.count(b"[") + text.count(b"{") <= _MAX_BRACKETS and _LONG_RUN not in text.translate(_DIGITS_ONLY):
+    if orjson_reads(text):
         try:
             return orjson.loads(text)
         except orjson.JSONDecodeError:
             pass  # the standard library says why, in its words (or accepts what orjson declines)
     return loads_standard(text)
+
+
+def orjson_reads(text: bytes) -> bool:
+    """orjson reads this text as the standard library does: no run of digits that may be an integer beyond 64 bits,
+    no nesting deep enough to crash it (a conservative test: brackets and digits inside strings count too)."""
+    return text.count(b"[") + text.count(b"{") <= _MAX_BRACKETS and _LONG_RUN not in text.translate(_DIGITS_ONLY)
+
+
+def loads_checked(text: bytes) -> Any:
+    """`loads` for text made from one that passed `orjson_reads` by filling in string contents only (a template):
+    what was filled in cannot add nesting or numbers, so the test is not made again."""
+    try:
+        return orjson.loads(text)
+    except orjson.JSONDecodeError:  # e.g. a lone surrogate filled in: the standard library reads it
+        return loads_standard(text)
+
+
+def string_content(value: str) -> bytes:
+    """`value` as JSON writes it between a string's quotes."""
+    try:
+        return orjson.dumps(value)[1:-1]
+    except TypeError:  # a lone surrogate: the standard library escapes it
+        return dumps(value)[1:-1]
 
 
 def loads_standard(text: bytes) -> Any:

@@ -106,3 +106,20 @@ def test_written_json_holds_no_more_memory_than_its_text() -> None:
     finally:
         tracemalloc.stop()
     assert held < 4 * len(kept[0]), f"each {len(kept[0])}-byte JSON text holds {held:.0f} bytes"
+
+
+@settings(max_examples=300, derandomize=True)
+@given(st.text())
+def test_a_string_filled_into_json_text_reads_back_as_itself(value: str) -> None:
+    """string_content writes what stands between a string's quotes; loads_checked reads a template filled with it."""
+    template = b'{"a":["x:{}:y"],"n":1}'.replace(b"{}", b"@@")
+    filled = template.replace(b"@@", jsontext.string_content(value))
+    assert jsontext.orjson_reads(template)
+    assert jsontext.loads_checked(filled) == {"a": [f"x:{value}:y"], "n": 1}
+    assert _outcome(jsontext.loads_checked, filled) == _outcome(jsontext.loads_standard, filled)
+
+
+def test_what_orjson_would_misread_is_not_for_it() -> None:
+    assert not jsontext.orjson_reads(b'{"id": 12345678901234567890123}')
+    assert not jsontext.orjson_reads(b"[" * 1001 + b"]" * 1001)
+    assert jsontext.orjson_reads(b'{"id": 123456789012345678}')
