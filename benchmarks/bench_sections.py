@@ -4,8 +4,9 @@ it runs alone in a tight loop.
 
     python benchmarks/bench_sections.py [--requests 20000] [--prefill 12000]
 
-For each unary workload of bench_server.py: the request's CPU time (thread time, timers included; each timer adds
-~0.2 µs), and the time inside each section (a section's time includes the sections it calls). The stores are filled
+For each unary workload of bench_server.py: the request's CPU time (thread time, timers included: what one timer
+adds is measured and printed first), and the time inside each section (a section's time includes the sections it
+calls). The stores are filled
 first (`--prefill` completed tasks), as on a server that has been busy. The last table times Engine.create and
 Engine.new_id alone, on a full store: set beside the same functions in place, it shows what a request's other work
 (its code and data evicting this code's from the processor's caches) adds to each piece.
@@ -76,6 +77,29 @@ SECTIONS: list[tuple[Any, str, str]] = [
 ]
 
 
+class _Probe:
+    @staticmethod
+    def noop() -> None:
+        pass
+
+
+def timer_cost(calls: int) -> float:
+    """Microseconds one timer adds to a call: a function timed by `timed`, against the same function untimed."""
+    untimed = _Probe.noop
+    began = time.thread_time()
+    for _ in range(calls):
+        untimed()
+    bare = time.thread_time() - began
+    timed(_Probe, "noop", "probe")
+    wrapped = _Probe.noop
+    began = time.thread_time()
+    for _ in range(calls):
+        wrapped()
+    cost = (time.thread_time() - began - bare) / calls * 1e6
+    SPENT.clear()
+    return cost
+
+
 def in_place(requests: int, prefill: int) -> None:
     for owner, name, label in SECTIONS:
         timed(owner, name, label)
@@ -143,6 +167,7 @@ def main() -> None:
     parser.add_argument("--requests", type=int, default=20_000, help="requests timed per workload (default 20000)")
     parser.add_argument("--prefill", type=int, default=12_000, help="completed tasks made first (default 12000)")
     args = parser.parse_args()
+    print(f"one timer adds {timer_cost(200_000):.2f} µs to a call")
     in_place(args.requests, args.prefill)
     alone(args.requests, args.prefill)
 

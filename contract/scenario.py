@@ -156,7 +156,7 @@ class Step:
     @property
     def has_message(self) -> bool:
         """The step's status carries a message (possibly one with no parts)."""
-        return self.empty_message or bool(self.message_parts) or bool(self.message)
+        return self.empty_message or bool(self.status_template.value)
 
     @property
     def status_parts(self) -> list[dict[str, Any]]:

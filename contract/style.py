@@ -73,6 +73,8 @@ class Style:
     headers: tuple[tuple[str, str], ...] = ()
     #: Every non-streamed answer of the A2A endpoints carries a weak ETag of its body, computed as express does.
     body_etag: bool = False
+    #: Its JSON is a2a-lab's own: nothing to restyle (set from the fields above, at creation).
+    plain: bool = field(init=False, repr=False, compare=False)
 
     def of(self, interface: str | None) -> Style:
         """The style of one interface's answers (`JSONRPC 0.3`); None (not known yet): this one."""
@@ -88,13 +90,7 @@ class Style:
             or self.explicit_artifact_flags
             or self.omit_final_false
         )
-        object.__setattr__(self, "_plain", plain)
-
-    @property
-    def plain(self) -> bool:
-        """Its JSON is a2a-lab's own: nothing to restyle."""
-        plain: bool = self.__dict__["_plain"]
-        return plain
+        object.__setattr__(self, "plain", plain)
 
     def apply(self, value: Any) -> Any:
         if self.plain:

@@ -143,7 +143,8 @@ class Engine:
     def new_id(self) -> str:
         """A random (version 4) UUID from the seeded generator: the text of uuid.UUID(int=..., version=4), built
         without the UUID object. Two per answer on the hot path: drawn ID_BATCH at a time, in the generator's order
-        (nothing else draws from it), a tight loop costing a third of what each draw costs among a request's work."""
+        (nothing else draws from it): in a tight loop a draw costs less than among a request's other work (a new task's
+        two ids, timed in place: 3.1 us one at a time, 2.3 us drawn ahead)."""
         if not self._ids:
             rng, batch = self._rng, []
             for _ in range(ID_BATCH):

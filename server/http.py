@@ -118,9 +118,8 @@ def headers_of(scope: Scope) -> dict[str, str]:
         return cached
     raw = scope.get("headers", [])
     out = {key.decode("latin-1").lower(): value.decode("latin-1") for key, value in raw}
-    if len(out) != len(
-        raw
-    ):  # a name given more than once: its values joined, in order (a comprehension keeps the last)
+    if len(out) != len(raw):
+        # a name given more than once: its values joined, in order (the comprehension kept the last)
         out = {}
         for key, value in raw:
             name = key.decode("latin-1").lower()
