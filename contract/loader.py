@@ -4,7 +4,7 @@ Everything a file says is validated and converted here, once: error specs become
 the model's enums, shorthands are expanded. The server only ever sees the typed model (`scenario`).
 
 `FIELDS` and `CHOICES` are the format as data: every option each mapping accepts and every named value. They drive
-the validation, and docs/scenario-format.md documents exactly them (a test keeps the two equal).
+the validation, and docs/reference/scenario-format.md documents exactly them (a test keeps the two equal).
 """
 
 from __future__ import annotations
@@ -113,13 +113,15 @@ LIMITS_MOST: dict[str, int] = {
 class ScenarioError(LabError, ValueError):
     """A scenario file that cannot be used: where, what, and how to fix it."""
 
-    def __init__(self, source: str, field_path: str, problem: str, hint: str = "") -> None:
+    def __init__(self, source: str, field_path: str, problem: str, hint: str = "", where: str = "") -> None:
         self.source, self.field_path, self.problem, self.hint = source, field_path, problem, hint
-        text = f"{source}: {field_path or '(top level)'}: {problem}"
+        #: `line L, column C` of the value in the file, where it is known.
+        self.where = where
+        text = f"{source}{f', {where}' if where else ''}: {field_path or '(top level)'}: {problem}"
         super().__init__(text + (f"\n  hint: {hint}" if hint else ""))
 
 
-#: Every option of the format, by the mapping that holds it (the section names of docs/scenario-format.md).
+#: Every option of the format, by the mapping that holds it (the section names of docs/reference/scenario-format.md).
 FIELDS: dict[str, tuple[str, ...]] = {
     "scenario": (
         "title",
@@ -964,7 +966,7 @@ def _card(r: _Reader, value: Any) -> CardSpec:
             "card", "a card needs exactly one of `object` (a mapping, {base_url} filled in) or `raw` (exact text)"
         )
     return CardSpec(
-        object=r.mapping(c["object"], "card.object") if "object" in c else None,
+        object=_typed_card(r, c["object"], "card.object") if "object" in c else None,
         raw=r.string(c["raw"], "card.raw").encode() if "raw" in c else None,
         content_type=r.string(c.get("content_type", "application/json"), "card.content_type"),
         cache_control=r.string(c["cache_control"], "card.cache_control")
@@ -990,6 +992,21 @@ def _card(r: _Reader, value: Any) -> CardSpec:
         by_version=_card_versions(r, c["versions"], "raw" in c) if "versions" in c else (),
         last_modified=r.boolean(c.get("last_modified", True), "card.last_modified"),
     )
+
+
+def _typed_card(r: _Reader, value: Any, path: str) -> dict[str, Any]:
+    """A card object whose members have the spec's types (protocol/cards.py CARD_TYPES): an unquoted `protocolVersion:
+    1.0` is YAML's number, which a strict client's card model refuses; a card that means it gives the card as `raw`."""
+    card = r.mapping(value, path)
+    for wrong in cards.mistyped(card):
+        example = f'{wrong.path.rsplit(".", 1)[-1]}: "{wrong.value}"' if wrong.expected == "a string" else ""
+        raise r.fail(
+            f"{path}.{wrong.path}",
+            f"{wrong.actual} ({wrong.value!r}) where A2A types it as {wrong.expected} (A2A 1.0 §4.4; 0.3 §5.5)",
+            (f"quote it ({example}): YAML reads an unquoted 1.0 as a number; " if example else "")
+            + "to serve the wrong type on purpose, give the card as `raw` text",
+        )
+    return card
 
 
 def _card_versions(r: _Reader, value: Any, raw: bool) -> tuple[tuple[Version, bytes], ...]:
@@ -1242,7 +1259,7 @@ def parse_with(r: _Reader, data: Any, scenario_id: str) -> Scenario:
         timeout=r.number(top.get("timeout", DEFAULT_TIMEOUT), "timeout"),
         client=client,
         card=card,
-        extended_card=r.mapping(top["extended_card"], "extended_card") if "extended_card" in top else None,
+        extended_card=_typed_card(r, top["extended_card"], "extended_card") if "extended_card" in top else None,
         endpoints=endpoints,
         task=task,
         rules=rules,
@@ -1406,9 +1423,25 @@ def _read(path: Path) -> Any:
 def load_file(path: Path, scenario_id: str | None = None) -> Scenario:
     """Load one scenario file; its id defaults to the file name without extension. A family file (`matrix:`) is
     refused: load_scenarios loads it."""
-    return parse(_read(path), scenario_id or path.stem, str(path))
+    data = _read(path)
+    try:
+        return parse(data, scenario_id or path.stem, str(path))
+    except ScenarioError as exc:
+        raise _located(exc, path) from None
 
 
 def load_scenarios(path: Path, scenario_id: str | None = None) -> dict[str, Scenario]:
     """The scenarios of one file by id: a plain file's one, or a family's members (`<id>/<member>`)."""
-    return parse_all(_read(path), scenario_id or path.stem, str(path))
+    data = _read(path)
+    try:
+        return parse_all(data, scenario_id or path.stem, str(path))
+    except ScenarioError as exc:
+        raise _located(exc, path) from None
+
+
+def _located(exc: ScenarioError, path: Path) -> ScenarioError:
+    """The error with the line and column of its field in the file, where the path leads to one."""
+    if exc.where:
+        return exc
+    where = yamlfile.locate(path, userfile.SCENARIO, exc.field_path)
+    return ScenarioError(exc.source, exc.field_path, exc.problem, exc.hint, where) if where else exc

@@ -182,6 +182,27 @@ def where(node: yaml.Node) -> str:
     return _where(node.start_mark)
 
 
+_STEP = re.compile(r"([^.\[\]]+)|\[(\d+)\]")
+
+
+def locate(path: str | Path, kind: Kind, field_path: str) -> str:
+    """`line L, column C` of the value at `field_path` (`card.object.supportedInterfaces[0].protocolVersion`) in a
+    YAML file of that kind, or "" where the file cannot be read again or the path leads nowhere in it (a value made
+    from others, such as a family's member)."""
+    try:
+        node = compose(read_text(path, kind), kind, path)
+    except Refused:
+        return ""
+    for key, index in _STEP.findall(field_path):
+        if isinstance(node, yaml.MappingNode) and key:
+            node = next((v for k, v in node.value if isinstance(k, yaml.ScalarNode) and k.value == key), None)
+        elif isinstance(node, yaml.SequenceNode) and index and int(index) < len(node.value):
+            node = node.value[int(index)]
+        else:
+            return ""
+    return where(node) if node is not None and field_path else ""
+
+
 def load(path: str | Path, kind: Kind = SCENARIO) -> Any:
     """A YAML file of that kind: userfile.read_text, then loads. Raises Refused."""
     return loads(read_text(path, kind), kind, path)

@@ -1,5 +1,7 @@
-"""How a client ended, read from its exit code and output: a crash (a signal, an uncaught exception's stack trace)
-and the lines of its stderr a message quotes. The checks and the run view share it."""
+"""How a client ended, read from its exit code and output: a crash (an exit by a signal, or a non-zero exit whose output
+ends in an uncaught error's stack trace) and the lines of its stderr a message quotes. The checks and the run view share
+it. A stack trace alone is no crash: many libraries log the errors they handle with theirs (Python's
+`logger.exception`) and go on to answer and exit 0."""
 
 from __future__ import annotations
 
@@ -19,15 +21,30 @@ SHELL_CRASH_CODES = frozenset({132, 134, 135, 136, 139})
 _DROPPED = re.compile(r"^\[\.\.\. \d+ (earlier )?bytes dropped\]$")
 #: How much of one quoted line a message keeps.
 LINE_CHARS = 200
+#: An uncaught error's stack trace ends the output: the last trace begins within this many lines of its end (a
+#: runtime prints the trace, at most a line or two of its own after it, and exits; a deep Python or JVM trace fits).
+TRACE_AT_END_LINES = 60
 
 
 def stack_trace(stderr: str) -> str | None:
-    """The line of `stderr` where an uncaught exception's stack trace shows, or None."""
+    """The line of `stderr` where a stack trace shows (the first one), or None."""
     for pattern in STACK_TRACES:
         found = pattern.search(stderr)
         if found:
             return found.group(0).strip()
     return None
+
+
+def trace_at_end(stderr: str) -> str | None:
+    """The first line of the stack trace that ends `stderr` (an uncaught error's), or None: None too where the last
+    trace is followed by more than a runtime's own closing lines (the client logged an error and went on)."""
+    last = max((m for p in STACK_TRACES for m in p.finditer(stderr)), key=lambda m: m.start(), default=None)
+    if last is None:
+        return None
+    after = [line for line in stderr[last.end() :].splitlines() if line.strip()]
+    if len(after) > TRACE_AT_END_LINES:
+        return None
+    return last.group(0).strip()
 
 
 def ends(text: str) -> tuple[str, str]:
@@ -46,19 +63,21 @@ def quoted_ends(text: str) -> str:
 
 
 def crash_of(exit_code: int | None, stderr: str) -> str | None:
-    """How the client crashed (a signal exit, a stack trace on stderr), or None."""
-    if exit_code is not None and (exit_code < 0 or exit_code in SHELL_CRASH_CODES):
+    """How the client crashed, said as which of the two it was: killed by a signal, or a non-zero exit after an
+    uncaught error (its output ends in a stack trace); None otherwise, an exit 0 after a logged trace included."""
+    if exit_code is None or exit_code == 0:
+        return None
+    if exit_code < 0 or exit_code in SHELL_CRASH_CODES:
         signal = -exit_code if exit_code < 0 else exit_code - 128
         return f"it was killed by signal {signal} (exit code {exit_code})"
-    trace = stack_trace(stderr)
-    if trace is not None:
-        first, last = ends(stderr)
-        if not last:
-            return "it printed a stack trace"
-        if first in (last, trace):
-            return f"it printed a stack trace ({trace!r} ... {last!r})"
-        return f"it printed a stack trace ({first!r} ... {trace!r} ... {last!r})"
-    return None
+    trace = trace_at_end(stderr)
+    if trace is None:
+        return None
+    first, last = ends(stderr)
+    said = f"it exited {exit_code} after an uncaught error: its output ends in a stack trace"
+    if first in (last, trace):
+        return f"{said} ({trace!r} ... {last!r})"
+    return f"{said} ({first!r} ... {trace!r} ... {last!r})"
 
 
 def how_it_ended(exit_code: int | None, stderr: str) -> str:

@@ -95,6 +95,79 @@ CARD_MEMBERS: dict[str, frozenset[str]] = {
 }
 
 
+#: The JSON type the spec gives each member it types as a string or a boolean, by the object that holds it (1.0 proto
+#: `AgentCard`, `AgentInterface`, `AgentProvider`, `AgentCapabilities`, `AgentSkill`; 0.3 §5.5). A member of another
+#: type is refused by a strict client's card model: YAML reads an unquoted `protocolVersion: 1.0` as the number 1.0.
+CARD_TYPES: dict[str, dict[str, type]] = {
+    "card": {
+        **dict.fromkeys(
+            ("name", "description", "version", "protocolVersion", "url", "preferredTransport", "documentationUrl"),
+            str,
+        ),
+        "iconUrl": str,
+        "supportsAuthenticatedExtendedCard": bool,
+        "supportsExtendedAgentCard": bool,
+    },
+    "supportedInterfaces": dict.fromkeys(("url", "protocolBinding", "tenant", "protocolVersion"), str),
+    "additionalInterfaces": dict.fromkeys(("url", "transport"), str),
+    "provider": dict.fromkeys(("url", "organization"), str),
+    "capabilities": dict.fromkeys((STREAMING, PUSH_NOTIFICATIONS, EXTENDED_CARD, "stateTransitionHistory"), bool),
+    "skills": dict.fromkeys(("id", "name", "description"), str),
+}
+#: Where each typed object sits in a card: one object, or a list of them.
+_TYPED_OBJECTS = {"provider": False, "capabilities": False, "supportedInterfaces": True, "additionalInterfaces": True}
+_TYPE_NAMES = {str: "a string", bool: "a boolean"}
+
+
+@dataclass(frozen=True)
+class Mistyped:
+    """A card member whose JSON type is not the spec's: its path (`supportedInterfaces[0].protocolVersion`), the
+    value, and the type the spec gives it."""
+
+    path: str
+    value: object
+    expected: str
+
+    @property
+    def actual(self) -> str:
+        """The value's JSON type, as a reader names it."""
+        if self.value is None:
+            return "null"
+        if isinstance(self.value, bool):
+            return "a boolean"
+        if isinstance(self.value, int | float):
+            return "a number"
+        return {str: "a string", list: "a list", dict: "an object"}.get(type(self.value), type(self.value).__name__)
+
+
+def mistyped(card: object) -> list[Mistyped]:
+    """The members of a card (and of the objects it holds) whose type differs from the spec's: a
+    number where a string is required (`protocolVersion: 1.0`), a string where a boolean is; the card's own members
+    first, then those of each object it holds."""
+    if not isinstance(card, dict):
+        return []
+    out = _mistyped_in(card, "card", "")
+    for name, listed in {**_TYPED_OBJECTS, "skills": True}.items():
+        value = card.get(name)
+        items = (value if isinstance(value, list) else []) if listed else [value]
+        for i, item in enumerate(items):
+            if isinstance(item, dict):
+                out += _mistyped_in(item, name, f"{name}[{i}]." if listed else f"{name}.")
+    return out
+
+
+def _mistyped_in(obj: dict[str, object], kind: str, prefix: str) -> list[Mistyped]:
+    return [
+        Mistyped(prefix + member, obj[member], _TYPE_NAMES[wanted])
+        for member, wanted in CARD_TYPES[kind].items()
+        if member in obj and obj[member] is not None and not _is(obj[member], wanted)
+    ]
+
+
+def _is(value: object, wanted: type) -> bool:
+    return isinstance(value, wanted) and (wanted is bool or not isinstance(value, bool))
+
+
 def unknown_members(card: object) -> list[str]:
     """The paths of the members no A2A version defines in a card and the objects it lists (`x-vendor`,
     `skills[0].futureField`): what §5.7 says a reader SHOULD ignore."""

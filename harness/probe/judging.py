@@ -312,10 +312,12 @@ def shape_of(result: Any, op: Operation, form: Form, where: str, answered: Answe
     return Shaped(answered, "task", problems + _kind_problems(result, "task", form, where, problems))
 
 
-def example(form: Form) -> str:
-    """What a SendMessage result looks like in a form, as protocol.shapes writes it."""
+def example(form: Form, op: Operation = Operation.SEND_MESSAGE) -> str:
+    """What a SendMessage result (a task, wrapped where the form wraps it) or a GetTask result (a bare Task, in every
+    form) looks like in a form, as protocol.shapes writes it."""
     task: Task = {"id": "…", "contextId": "…", "status": {"state": TaskState.COMPLETED.value}}
-    return json.dumps(shapes.send_result_out({"task": task}, form), ensure_ascii=False)
+    shaped = shapes.task_out(task, form) if op is Operation.GET_TASK else shapes.send_result_out({"task": task}, form)
+    return json.dumps(shaped, ensure_ascii=False)
 
 
 def rpc_result(a: Answered, problems: list[str]) -> tuple[bool, Any]:
@@ -340,9 +342,11 @@ def response_shape(judged: list[Shaped], form: Form, evidence: list[int]) -> Che
     problems = [p for s in judged for p in s.problems]
     if problems:
         first = next(s for s in judged if s.problems)
+        what = f"a {first.answered.op.value} result" if first.answered is not None else "a result"
+        op = first.answered.op if first.answered is not None else Operation.SEND_MESSAGE
         result = c.broken(
             f"the answer is not in the {form.label} form: {problems[0]}",
-            f"a result shaped like {example(form)}",
+            f"{what} shaped like {example(form, op)}",
             shown(problems),
             evidence,
         )

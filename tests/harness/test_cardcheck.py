@@ -85,6 +85,24 @@ def test_patch_version_warns_and_nonsense_version_errs() -> None:
     assert "supportedInterfaces[1].protocolVersion" in found["error"]
 
 
+def test_a_member_of_the_wrong_type_is_an_error_naming_its_section() -> None:
+    """`"protocolVersion": 1.0` (a number, as YAML reads it unquoted) reads as "1.0" to a lenient client, and makes a
+    strict client's card model refuse the card."""
+    card = good_card(version=2)
+    card["supportedInterfaces"][0]["protocolVersion"] = 1.0
+    card["capabilities"]["streaming"] = "yes"
+    findings = {f.path: f for f in lint(card)}
+    wrong = findings["supportedInterfaces[0].protocolVersion"]
+    assert wrong.level.value == "error" and "a number (1.0)" in wrong.message and "§4.4.6" in wrong.message
+    assert wrong.hint == 'write it as a JSON string ("1.0")'
+    assert findings["version"].level.value == "error" and "§4.4.1" in findings["version"].message
+    assert (
+        findings["capabilities.streaming"].level.value == "error"
+        and "a boolean" in findings["capabilities.streaming"].message
+    )
+    assert lint(good_card()).errors == []
+
+
 def test_url_policy_strict_and_lenient() -> None:
     card = good_card()
     card["supportedInterfaces"][0]["url"] = "http://127.0.0.1:8000/a2a"

@@ -262,3 +262,31 @@ def test_the_client_record_round_trips_the_subject() -> None:
     result = ScenarioResult("a/b", "t", "a", Outcome.UNIMPLEMENTED, [], ClientRun([], 1, 0.1, False), 0, 0.1)
     result.subject = "none"
     assert ScenarioResult.from_json(json.loads(json.dumps(result.to_json()))).subject == "none"
+
+
+def test_a_library_that_logs_a_handled_error_with_its_trace_is_not_a_crashed_client(
+    run_client: RunClient, tmp_path: Path
+) -> None:
+    """A client library logs the error it handled with a stack trace (Python's logger.exception), refuses the card,
+    and exits 0: its refusal is shown, no crash. The same client exiting 1 right after an uncaught error crashed."""
+    script = tmp_path / "logs_and_refuses.py"
+    script.write_text(
+        "import json, logging, os, sys, urllib.request\n"
+        "card_url = sys.argv[-1]\n"
+        "try:\n"
+        "    json.loads(urllib.request.urlopen(card_url, timeout=5).read())\n"
+        "except Exception:\n"
+        "    logging.getLogger('lib').exception('the agent card could not be read')\n"
+        "    if os.environ.get('UNCAUGHT'):\n"
+        "        raise\n"
+        "    print('error: the agent card could not be read')\n",
+        encoding="utf-8",
+    )
+    command = f"{shlex.quote(sys.executable)} {shlex.quote(str(script))}"
+    [logged] = run_client("discovery/malformed-card-json", client=command)
+    assert logged.client is not None and "Traceback (most recent call last)" in logged.client.stderr_tail
+    assert logged.outcome is Outcome.PASS, [(c.id, c.outcome, c.message) for c in logged.checks]
+    assert logged.subject == "refused"
+    [crashed] = run_client("discovery/malformed-card-json", client=f"env UNCAUGHT=1 {command}")
+    assert crashed.outcome is not Outcome.PASS and crashed.subject == "none"
+    assert any("exited 1 after an uncaught error" in c.message + c.actual for c in crashed.checks), crashed.checks

@@ -204,6 +204,28 @@ def test_an_error_reported_is_no_crash(code: int, stderr: str) -> None:
     assert crash_of(code, stderr) is None
 
 
+LOGGED = (
+    "ERROR:client:the agent's answer was not understood\nTraceback (most recent call last):\n"
+    "  File \"lib.py\", line 3, in read\nKeyError: 'task'\n"
+)
+
+
+@pytest.mark.parametrize("code", [0, None])
+def test_a_logged_stack_trace_then_an_exit_0_is_no_crash(code: int | None) -> None:
+    """Libraries log the errors they handle with a trace (Python's logger.exception) and go on to answer: only an exit
+    by a signal or a non-zero exit after an uncaught error is a crash."""
+    assert crash_of(code, LOGGED + "the answer: 42\n") is None
+
+
+def test_a_trace_the_client_went_on_after_is_no_crash_even_with_exit_1() -> None:
+    went_on = LOGGED + "".join(f"retrying the call ({n})\n" for n in range(100)) + "error: gave up\n"
+    assert crash_of(1, went_on) is None
+    crash = crash_of(1, LOGGED)
+    assert crash is not None and crash.startswith("it exited 1 after an uncaught error") and "KeyError" in crash
+    signal = crash_of(-9, LOGGED)
+    assert signal is not None and signal.startswith("it was killed by signal 9")
+
+
 def test_without_hypothesis_fuzz_says_how_to_install_it(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -422,8 +422,33 @@ def test_response_shape_fails_on_another_form(serve_file: Any, name: str, result
     shape = check(run, "probe/0-JSONRPC-1.0", "RESPONSE-SHAPE")
     assert shape.outcome is FAIL and says in shape.message, shape
     assert (
-        shape.expected
-        == 'a result shaped like {"task": {"id": "…", "contextId": "…", "status": {"state": "TASK_STATE_COMPLETED"}}}'
+        shape.expected == "a SendMessage result shaped like "
+        '{"task": {"id": "…", "contextId": "…", "status": {"state": "TASK_STATE_COMPLETED"}}}'
+    )
+
+
+def test_response_shape_expects_a_bare_task_of_get_task(serve_file: Any) -> None:
+    """GetTask answers a Task, bare in every form (§3.1.3; the 1.0 proto's GetTask returns Task): a server that wraps it
+    as SendMessage's result is wrong, and the finding shows the bare shape it expected."""
+    task = {"id": "t-1", "contextId": "c-1", "status": {"state": "TASK_STATE_WORKING"}}
+    done = {**task, "status": {"state": "TASK_STATE_COMPLETED"}}
+    data = answering({"jsonrpc": "2.0", "id": 0, "result": {"task": task}})
+    data["behaviour"]["GetTask"] = [
+        {
+            "reply": {
+                "raw": {
+                    "status": 200,
+                    "echo_id": True,
+                    "body": json.dumps({"jsonrpc": "2.0", "id": 0, "result": {"task": done}}),
+                }
+            }
+        }
+    ]
+    run = probe(serve_file("wrapped-get-task", data), FAST)
+    shape = check(run, "probe/0-JSONRPC-1.0", "RESPONSE-SHAPE")
+    assert shape.outcome is FAIL, shape
+    assert shape.expected == (
+        'a GetTask result shaped like {"id": "…", "contextId": "…", "status": {"state": "TASK_STATE_COMPLETED"}}'
     )
 
 

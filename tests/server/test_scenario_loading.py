@@ -628,3 +628,51 @@ def test_a_misspelt_value_gets_the_nearest_spelling(tmp_path: Path, body: str, f
 def test_a_value_near_nothing_gets_the_list_alone(tmp_path: Path) -> None:
     err = refused(tmp_path, scenario_text("tls: {certificate: zzzzzz}\n"))
     assert err.hint == "one of valid, unknown-ca, expired, wrong-host"
+
+
+TYPED_CARD = """\
+title: A card whose protocolVersion YAML reads as a number
+description: d
+card:
+  object:
+    name: x
+    description: y
+    version: "1"
+    capabilities: {streaming: true}
+    defaultInputModes: [text/plain]
+    defaultOutputModes: [text/plain]
+    skills: []
+    supportedInterfaces:
+      - url: "{base_url}/a2a"
+        protocolBinding: JSONRPC
+        protocolVersion: VERSION
+"""
+
+
+def test_a_card_member_of_the_wrong_type_is_refused_with_its_line_and_a_hint(tmp_path: Path) -> None:
+    """`protocolVersion: 1.0` unquoted is YAML's number 1.0, which a strict client's card model refuses: the loader says
+    where, what, and how to quote it (or to give the card raw, to serve the number on purpose)."""
+    path = tmp_path / "typed.yaml"
+    path.write_text(TYPED_CARD.replace("VERSION", "1.0"), encoding="utf-8")
+    with pytest.raises(ScenarioError) as err:
+        load_file(path)
+    assert err.value.field_path == "card.object.supportedInterfaces[0].protocolVersion"
+    assert err.value.where == "line 15, column 26"
+    assert "a number (1.0) where A2A types it as a string" in err.value.problem
+    assert 'protocolVersion: "1.0"' in err.value.hint and "`raw`" in err.value.hint
+    assert str(err.value).startswith(f"{path}, line 15, column 26: card.object.supportedInterfaces[0].protocolVersion")
+    path.write_text(TYPED_CARD.replace("VERSION", '"1.0"'), encoding="utf-8")
+    assert load_file(path).card.object is not None
+    path.write_text(TYPED_CARD.replace("streaming: true", "streaming: 'yes'").replace("VERSION", '"1.0"'), "utf-8")
+    with pytest.raises(
+        ScenarioError, match=r"capabilities\.streaming: a string \('yes'\) where A2A types it as a boolean"
+    ):
+        load_file(path)
+
+
+def test_every_refusal_of_a_file_names_the_line_where_its_path_leads(tmp_path: Path) -> None:
+    path = tmp_path / "t.yaml"
+    path.write_text("title: t\ndescription: d\ncard:\n  object: {}\ntimeout: -3\n", encoding="utf-8")
+    with pytest.raises(ScenarioError) as err:
+        load_file(path)
+    assert err.value.field_path == "timeout" and err.value.where == "line 5, column 10"
