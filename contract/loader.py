@@ -73,6 +73,7 @@ from .scenario import (
     StreamScript,
     Tamper,
     TaskScript,
+    TenantRoutes,
     Tls,
     UnknownFields,
     When,
@@ -150,6 +151,7 @@ FIELDS: dict[str, tuple[str, ...]] = {
         "error_messages",
         "style",
         "not_found",
+        "tenant_routes",
     ),
     "matrix": ("version", "binding", "exclude", "let", "overlay"),
     "client": ("message", "action"),
@@ -313,6 +315,7 @@ CHOICES: dict[str, type[StrEnum]] = {
     "leniency.unknown_fields": UnknownFields,
     "task.history_length": HistoryLength,
     "style.sse_line_end": LineEnd,
+    "scenario.tenant_routes": TenantRoutes,
 }
 
 
@@ -1059,15 +1062,31 @@ def _error_wording(r: _Reader, item: Any, path: str) -> ErrorWording:
     )
 
 
+def _card_document(card: CardSpec) -> Any:
+    """The card as data: its object, or its raw text decoded (None where that is not JSON)."""
+    if card.object is None and card.raw is not None:
+        try:
+            return json.loads(card.raw.decode("utf-8", "replace"))
+        except ValueError:
+            return None
+    return card.object
+
+
+def _tenants(r: _Reader, value: Any, card: CardSpec) -> frozenset[str] | None:
+    """`tenant_routes`: the tenants an HTTP+JSON route may name (None: any)."""
+    mode = r.choice(value, "tenant_routes", "scenario.tenant_routes")
+    if mode is TenantRoutes.ANY:
+        return None
+    if mode is TenantRoutes.NONE:
+        return frozenset()
+    doc = _card_document(card)
+    return frozenset(i.tenant for reader in Version for i in cards.interfaces(doc, reader) if i.tenant)
+
+
 def _derive_endpoints(card: CardSpec) -> tuple[Endpoint, ...]:
     """By default a scenario answers where its card says: every JSONRPC/HTTP+JSON interface under {base_url}, as
     either generation of client reads the card (a dual card's 0.3 `url` may name an endpoint of its own)."""
-    doc: Any = card.object
-    if doc is None and card.raw is not None:
-        try:
-            doc = json.loads(card.raw.decode("utf-8", "replace"))
-        except ValueError:
-            doc = None
+    doc = _card_document(card)
     grouped: dict[tuple[str, Binding], list[Version]] = {}
     for iface in [i for reader in Version for i in cards.interfaces(doc, reader)]:
         binding = iface.core_binding
@@ -1298,6 +1317,7 @@ def parse_with(r: _Reader, data: Any, scenario_id: str) -> Scenario:
         error_messages=_error_messages(r, top.get("error_messages", {})),
         style=_style(r, top.get("style", {})),
         not_found=_not_found(r, top["not_found"]) if "not_found" in top else None,
+        tenants=_tenants(r, top["tenant_routes"], card) if "tenant_routes" in top else None,
         lenient_content_type=r.boolean(leniency.get("any_content_type", False), "leniency.any_content_type"),
         ignore_version=r.boolean(leniency.get("ignore_version", False), "leniency.ignore_version"),
         lenient_minor=r.boolean(leniency.get("minor_versions", False), "leniency.minor_versions"),

@@ -69,6 +69,14 @@ class HistoryLength(StrEnum):
     IGNORE = "ignore"  # the whole history every time
 
 
+class TenantRoutes(StrEnum):
+    """Which 1.0 HTTP+JSON tenant routes (`/{tenant}/message:send`, §11.3) the server answers."""
+
+    ANY = "any"  # any first path segment may be a tenant (the spec's route table)
+    DECLARED = "declared"  # only the tenants the card's interfaces declare
+    NONE = "none"  # none: a server without tenants, whose paths never begin with one
+
+
 class FaultKind(StrEnum):
     STALL = "stall"
     RESET = "reset"
@@ -639,6 +647,9 @@ class Scenario:
     route_version: bool = False
     #: JSON-RPC: a request without `id` is answered as if its id were null (`leniency.notifications`).
     answer_notifications: bool = False
+    #: The tenants an HTTP+JSON route may begin with (`/{tenant}/message:send`): None, any (`tenant_routes: any`);
+    #: else exactly these (`declared`: the card's; `none`: the empty set).
+    tenants: frozenset[str] | None = None
 
     @property
     def group(self) -> str:

@@ -10,7 +10,7 @@ from urllib.parse import urlsplit
 from a2a_lab.contract.journal_record import Entry, EntryKind, ResultKind, SentKind
 from a2a_lab.contract.placeholders import alt_origin
 from a2a_lab.contract.scenario import Expect
-from a2a_lab.protocol import cards, grpcwire, jsonrpc, revisions, states, versions, wire
+from a2a_lab.protocol import cards, grpcwire, jsonrpc, operations, revisions, states, versions, wire
 from a2a_lab.protocol.bindings import Binding
 from a2a_lab.protocol.cards import Interface
 from a2a_lab.protocol.forms import JSONRPC_FORMS, Form, push_form
@@ -194,6 +194,26 @@ def _same_path(declared: str, requested: str, binding: Binding | None) -> bool:
     return (declared.rstrip("/") or "/") == (requested.rstrip("/") or "/")
 
 
+def _hit(iface: Interface, call: Call) -> bool:
+    """A request went to this interface as declared: its url (host and path), or for HTTP+JSON its url plus one of the
+    binding's routes in the interface's version (§11.3), with the tenant the interface declares or none (§8.3.2 rule
+    4). Read from the card alone: where the server answers does not decide which interface a request meant."""
+    declared = urlsplit(iface.url)
+    if declared.netloc != call.headers.get("host"):
+        return False
+    if _same_path(declared.path, call.entry.path, iface.core_binding):
+        return True
+    base = declared.path.rstrip("/")
+    if iface.core_binding is not Binding.HTTP_JSON or not call.entry.path.startswith(base + "/"):
+        return False
+    version = iface.known_version
+    tenants = frozenset({iface.tenant}) if iface.tenant else frozenset()
+    route = operations.match_route(
+        call.entry.method, call.entry.path[len(base) :], (version,) if version else tuple(Version), tenants
+    )
+    return route is not None
+
+
 def observe(call: Call, invalid_too: bool = False) -> list[Observed]:
     """Every message or task state the server sent in answer to a call, in order. An answer the client could not
     take as one (not delivered, or not a valid JSON-RPC response to its request) tells it nothing; a JSON-RPC result
@@ -370,12 +390,7 @@ class RunView:
         a request the server could not route may still have gone to a URL the card declares (a custom binding)."""
         if call.entry.kind is EntryKind.GRPC:
             return [i for i in self.interfaces if call.entry.url and grpcwire.address_of(i.url) == call.entry.url]
-        host = call.headers.get("host")
-        return [
-            i
-            for i in self.interfaces
-            if urlsplit(i.url).netloc == host and _same_path(urlsplit(i.url).path, call.entry.path, i.core_binding)
-        ]
+        return [i for i in self.interfaces if _hit(i, call)]
 
     def declared(self, call: Call) -> list[Interface]:
         """The card's interfaces that a call's URL and binding match."""
@@ -411,12 +426,7 @@ class RunView:
         own = self.declared_at(call)
         if own or call.entry.kind is EntryKind.GRPC:
             return own
-        host = call.headers.get("host")
-        return [
-            i
-            for i in self.other_reading()
-            if urlsplit(i.url).netloc == host and _same_path(urlsplit(i.url).path, call.entry.path, i.core_binding)
-        ]
+        return [i for i in self.other_reading() if _hit(i, call)]
 
     def expected_interface(self) -> Interface | None:
         return cards.select(self.interfaces, self.supports)

@@ -177,18 +177,19 @@ def all_method_names(version: Version | None = None) -> list[str]:
 
 
 def match_route(
-    verb: str, path: str, versions: tuple[Version, ...] = tuple(Version)
+    verb: str, path: str, versions: tuple[Version, ...] = tuple(Version), tenants: frozenset[str] | None = None
 ) -> tuple[Operation, Version, dict[str, str], str | None] | None:
     """Match an HTTP+JSON request path (relative to the interface URL) to an operation.
 
     Returns (operation, version, path params, tenant). The 1.0 `/{tenant}/...` twins are tried after
-    the plain paths. Versions are tried in the order given.
+    the plain paths, with any first segment as the tenant, or (`tenants`) only one of these. Versions are tried in
+    the order given.
     """
     for tenant_first in (False, True):
         candidate, tenant = path, None
         if tenant_first:
             head, sep, rest = path.lstrip("/").partition("/")
-            if not sep or not head:
+            if not sep or not head or (tenants is not None and head not in tenants):
                 return None
             candidate, tenant = "/" + rest, head
         for version in versions:

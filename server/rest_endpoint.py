@@ -67,7 +67,7 @@ async def handle(
             extra=refusal.extra,
         )
         return
-    found = operations.match_route(verb, relative, endpoint.versions)
+    found = operations.match_route(verb, relative, endpoint.versions, state.scenario.tenants)
     if found is None:
         allowed = operations.path_exists(relative, endpoint.versions)
         page = state.scenario.not_found

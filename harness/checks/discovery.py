@@ -27,6 +27,15 @@ def _status(entry: Entry) -> int:
     "Card fetched before the first call",
     f"A client discovers the agent by fetching its card from {cards.WELL_KNOWN_PATH} (a legacy "
     f"{cards.LEGACY_WELL_KNOWN_PATH} fallback is tolerated) before calling it.",
+    rule=(
+        "A client fetches the agent card from `/.well-known/agent-card.json` before its first call and "
+        "takes every endpoint from it."
+    ),
+    fix=(
+        "Fetch `/.well-known/agent-card.json` from the agent's origin first (the legacy "
+        "`/.well-known/agent.json` only if that is missing) and call only what the card declares; never "
+        "guess an endpoint."
+    ),
 )
 def card_discovery(view: RunView, c: Check) -> CheckResult:
     if not view.calls and not view.card_fetches:
@@ -68,6 +77,16 @@ def card_discovery(view: RunView, c: Check) -> CheckResult:
     "per finding: a refusal of a card that holds members no A2A version defines is NON_STRICT (§5.7: unrecognized "
     "fields SHOULD be ignored), as is a 0.3 client's additional interface where it supports the main url's transport "
     "(0.3 §5.6.3 SHOULD)",
+    rule=(
+        "A 1.0 client reads `supportedInterfaces` and sends to the first interface whose binding and "
+        "version it speaks (a 0.3 client: `url` when it speaks `preferredTransport`), ignoring card "
+        "fields it does not know."
+    ),
+    fix=(
+        "Pick the interface from `supportedInterfaces` in card order, not from the top-level `url` (a 0.3"
+        " leftover), skipping only entries whose binding or version you cannot speak. Do not reject a "
+        "card for members you do not know."
+    ),
 )
 def interface_selection(view: RunView, c: Check) -> CheckResult:
     if view.expect.no_call_allowed and not view.calls:
@@ -98,6 +117,12 @@ def interface_selection(view: RunView, c: Check) -> CheckResult:
                 "not to the first one it supports",
                 f"#{expected.index} {expected.label}",
                 f"{first_request.entry.method} {first_request.entry.path}: #{went.index} {went.label}",
+                [first_request],
+            )
+        if not view.a2a_calls:
+            return c.passed(
+                f"used the first supported interface, #{expected.index} {expected.label}, as declared (the server did "
+                f"not answer {first_request.entry.method} {first_request.entry.path} there)",
                 [first_request],
             )
     if not view.a2a_calls:
@@ -211,6 +236,14 @@ def _unknown_client(view: RunView, c: Check) -> CheckResult:
     "Requests go to a declared URL",
     "A client MUST use the URL declared for the chosen interface, host and port included; a request to a URL the card "
     "does not declare is a guess, whether or not anything answers there.",
+    rule=(
+        "A client sends every request to the URL the card declares for the interface it chose, scheme, "
+        "host, port and path as written."
+    ),
+    fix=(
+        "Use the chosen interface's `url` exactly as declared; do not rebuild it from the card's own "
+        "origin, the base URL you were given or a path you expect."
+    ),
 )
 def url_from_card(view: RunView, c: Check) -> CheckResult:
     # A request the server could not route still came from the card when it went to a declared interface URL
@@ -248,6 +281,15 @@ def url_from_card(view: RunView, c: Check) -> CheckResult:
     "Tenant copied from the interface",
     "When the chosen interface has a tenant, every request carries exactly that tenant; "
     "when it has none, requests omit it.",
+    rule=(
+        "A client copies the chosen interface's `tenant` into every request unchanged, and sends none "
+        "when the interface has none."
+    ),
+    fix=(
+        "Read `tenant` from the interface you chose and send it on every call (HTTP+JSON: the `/{tenant}`"
+        " path prefix; JSON-RPC and gRPC: the request's `tenant` field); leave it out when the interface "
+        "has none."
+    ),
 )
 def tenant(view: RunView, c: Check) -> CheckResult:
     if not view.a2a_calls:

@@ -90,6 +90,14 @@ SCENARIOS: dict[str, dict[str, Any]] = {
         task={"steps": ["COMPLETED"]},
         expect={"survives": True},
     ),
+    "method-path": _scenario(
+        "The HTTP+JSON interface's url names a method path",
+        "A2A 1.0 §8.3.2 rule 3, §11.3",
+        [{**HTTP_JSON_1_0, "url": "{base_url}/rest/message:send"}],
+        tenant_routes="none",
+        endpoints=[{"path": "/rest", "binding": "HTTP+JSON", "versions": ["1.0"]}],
+        expect={"result": "error"},
+    ),
     "working-forever": _scenario(
         "SendMessage answers WORKING and GetTask never moves it",
         "A2A 1.0 §3.1.3",

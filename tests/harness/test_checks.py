@@ -85,6 +85,19 @@ PASSES = [
     Proof("INTERFACE-SELECTION", "first-of-mixed-versions", case(MIXED), Outcome.PASS, says="#0 JSONRPC 1.0"),
     Proof("INTERFACE-SELECTION", "0.3-card", case(V03_TASK), Outcome.PASS),
     Proof("URL-FROM-CARD", "declared-url", case(CONFORMANT), Outcome.PASS),
+    Proof(
+        "URL-FROM-CARD",
+        "declared-url-plus-route-the-server-does-not-answer",
+        case("method-path", "--binding", "http+json", supports=REST),
+        Outcome.PASS,
+    ),
+    Proof(
+        "INTERFACE-SELECTION",
+        "declared-url-plus-route-the-server-does-not-answer",
+        case("method-path", "--binding", "http+json", supports=REST),
+        Outcome.PASS,
+        says="as declared",
+    ),
     Proof("TENANT", "jsonrpc-copies-tenant", case("tenant"), Outcome.PASS, says="tenant copied exactly"),
     Proof(
         "TENANT",

@@ -1,6 +1,6 @@
 """Every documented scenario option, loaded and served.
 
-docs/scenario-format.md documents the format section by section. These tests keep three things equal: the options
+docs/reference/scenario-format.md documents the format section by section. These tests keep three things equal: the options
 it lists, the options the loader accepts (`loader.FIELDS`, `loader.CHOICES`), and the options the scenarios below
 use, each served by the real server (uvicorn on loopback port 0) and checked against what its row says. Adding an
 option to the loader without documenting it, or documenting one without serving it here, fails."""
@@ -44,7 +44,7 @@ from .test_limits import connect, parse, post_head, read_to_close
 from .test_stream_edits import EDITS
 
 ROOT = Path(__file__).resolve().parents[2]
-DOC = ROOT / "docs" / "scenario-format.md"
+DOC = ROOT / "docs" / "reference" / "scenario-format.md"
 V1 = {"A2A-Version": "1.0"}
 
 CARD = """\
@@ -486,7 +486,32 @@ card:
     supportedInterfaces: [{url: "{base_url}/rpc", protocolBinding: JSONRPC, protocolVersion: "1.0"}]
 """
 
+
+def tenant_routes(mode: str) -> str:
+    """A card whose HTTP+JSON interface declares the tenant `acme`, served with `tenant_routes: mode`."""
+    return f"""\
+title: Tenant routes {mode}
+description: The HTTP+JSON interface declares the tenant acme.
+spec: A2A 1.0 (test)
+tenant_routes: {mode}
+card:
+  object:
+    name: tenant agent
+    description: d
+    version: "1.0.0"
+    supportedInterfaces:
+      - {{url: "{{base_url}}/rest", protocolBinding: HTTP+JSON, protocolVersion: "1.0", tenant: acme}}
+    capabilities: {{}}
+    defaultInputModes: [text/plain]
+    defaultOutputModes: [text/plain]
+    skills: [{{id: s, name: s, description: s, tags: [t]}}]
+"""
+
+
+TENANT_ROUTES = {mode: tenant_routes(mode) for mode in ("any", "declared", "none")}
+
 ALL_SCENARIOS = [
+    *TENANT_ROUTES.values(),
     MAIN,
     ACTIONS_V2,
     OTHER,
@@ -509,7 +534,7 @@ ALL_SCENARIOS = [
 
 
 def documented() -> dict[str, dict[str, str]]:
-    """section -> option -> the text of its row, from docs/scenario-format.md."""
+    """section -> option -> the text of its row, from docs/reference/scenario-format.md."""
     out: dict[str, dict[str, str]] = {}
     section: dict[str, str] | None = None
     for line in DOC.read_text(encoding="utf-8").splitlines():
@@ -526,7 +551,7 @@ def documented() -> dict[str, dict[str, str]]:
 
 def test_the_documented_options_are_exactly_the_accepted_ones() -> None:
     doc = documented()
-    assert set(doc) == set(FIELDS), "a section of docs/scenario-format.md per FIELDS entry, and no other"
+    assert set(doc) == set(FIELDS), "a section of docs/reference/scenario-format.md per FIELDS entry, and no other"
     for section, options in FIELDS.items():
         assert set(doc[section]) == set(options), f"section `{section}`"
 
@@ -539,13 +564,24 @@ def test_every_named_value_is_documented() -> None:
             assert f"`{member.value}`" in doc[section][name], f"{option}: {member.value}"
 
 
-def test_the_readme_example_uses_documented_options_and_points_to_the_reference() -> None:
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    section = readme[readme.index("## Scenarios") : readme.index("## The server")]
-    assert "docs/scenario-format.md" in section
-    example = section[section.index("```yaml") : section.index("```", section.index("```yaml") + 3)]
-    top = set(re.findall(r"^([a-z_]+):", example, flags=re.M))
-    assert top and top <= set(FIELDS["scenario"]), top - set(FIELDS["scenario"])
+def test_the_guides_examples_use_documented_options_and_point_to_the_reference() -> None:
+    """docs/how-to/write-a-quirk.md shows whole scenario files: each uses only documented top-level options."""
+    guide = (ROOT / "docs" / "how-to" / "write-a-quirk.md").read_text(encoding="utf-8")
+    assert "](../reference/scenario-format.md)" in guide
+    examples = re.findall(r"^```yaml\n(.*?)^```", guide, flags=re.M | re.S)
+    assert len(examples) >= 2, "the guide shows a small scenario and the common options"
+    for example in examples:
+        top = set(re.findall(r"^([a-z_]+):", example, flags=re.M))
+        assert top and top <= set(FIELDS["scenario"]), top - set(FIELDS["scenario"])
+
+
+def test_the_guides_own_scenario_loads() -> None:
+    """The small scenario docs/how-to/write-a-quirk.md writes by hand (`# my-quirk.yaml`) is a valid scenario; its
+    shell examples run it (tests/test_readme_examples.py)."""
+    guide = (ROOT / "docs" / "how-to" / "write-a-quirk.md").read_text(encoding="utf-8")
+    [example] = re.findall(r"^```yaml\n# my-quirk\.yaml\n(.*?)^```", guide, flags=re.M | re.S)
+    loaded = yaml.safe_load(example)
+    assert {"title", "description", "card", "behaviour", "expect"} <= set(loaded)
 
 
 def test_every_documented_option_and_value_is_used_by_the_scenarios_here() -> None:
@@ -1189,3 +1225,18 @@ def test_style_leniency_and_error_message_entries(serve: Callable[[str], Lab]) -
     assert error(no_params)["message"] == "params, asked 1.0", "error_messages[].field"
     crlf = serve(DIALECT_CRLF)
     assert "\r\n\r\n" in crlf.send("go", method="SendStreamingMessage").text, "sse_line_end: crlf"
+
+
+@pytest.mark.parametrize(
+    ("mode", "served"),
+    [("any", {"acme", "message:send", "other"}), ("declared", {"acme"}), ("none", set())],
+)
+def test_tenant_routes_are_data(serve: Callable[[str], Lab], mode: str, served: set[str]) -> None:
+    """`tenant_routes`: which first path segments a 1.0 HTTP+JSON route may take as its tenant. `none` is a server
+    without tenants: a client that doubles a method path (`/message:send/message:send`) is not served there."""
+    s = serve(TENANT_ROUTES[mode])
+    body = {"message": {"messageId": "m1", "role": "ROLE_USER", "parts": [{"text": "hi"}]}}
+    assert s.http.post(f"{REST_PATH}/message:send", json=body, headers=V1).status_code == 200
+    for tenant in ("acme", "message:send", "other"):
+        answered = s.http.post(f"{REST_PATH}/{tenant}/message:send", json=body, headers=V1)
+        assert (answered.status_code == 200) is (tenant in served), (tenant, answered.status_code, answered.text)
