@@ -641,6 +641,24 @@ FAILS = [
         Outcome.NON_STRICT,  # the hang is the scenario's subject: judged, not TIMEOUT
         "still waiting",
     ),
+    # A result that leaves the state out (many libraries never tell their caller a task's state) is judged on what it
+    # gives: the state is not reported, never a mismatch, and no message shows Python's None.
+    Proof(
+        "RESULT-EXPECTED",
+        "result-without-state",
+        defect("responses/input-required", "result-without-state"),
+        Outcome.UNIMPLEMENTED,
+        None,
+        "does not report the task's state",
+    ),
+    Proof(
+        "RESULT-MATCHES",
+        "result-without-state",
+        defect("responses/input-required", "result-without-state"),
+        Outcome.PASS,
+        None,
+        "its state is not reported",
+    ),
     # The lab's own contract, graded no stronger than the misunderstanding: right kind and state, no text.
     Proof(
         "RESULT-EXPECTED",

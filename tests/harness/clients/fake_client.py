@@ -110,6 +110,7 @@ DEFECTS = {
     "nested-result": "write an A2A_LAB_RESULT nested 500 000 levels deep (1 MB)",
     "directory-result": "make A2A_LAB_RESULT a directory",
     "result-without-text": "write the right kind and state in A2A_LAB_RESULT, but no text",
+    "result-without-state": "write a result with kind and text but no state, as many client libraries report an answer",
     "interrupted-as-failure": "report an INPUT_REQUIRED / AUTH_REQUIRED task as failed",
     "hang": "sleep forever after the card fetch (with a sleeping child)",
     "no-timeout": "wait for every answer without a read timeout (hangs on an agent that never answers)",
@@ -1216,6 +1217,8 @@ def finish(client: Client, outcome: dict[str, Any]) -> None:
         outcome = {**outcome, "text": "an answer the server never gave"}
     if "result-without-text" in defects:
         outcome = {**outcome, "text": ""}
+    if "result-without-state" in defects:
+        outcome = {k: v for k, v in outcome.items() if k != "state"}
     if "interrupted-as-failure" in defects and client.short(outcome.get("state") or "") in INTERRUPTED:
         outcome = {**outcome, "state": "failed"}
     if "print-answer" in defects:
