@@ -561,6 +561,19 @@ def stream_event_kind(body: object, form: Form) -> str | None:
     return present[0] if len(present) == 1 else None
 
 
+def unknown_event_kind(body: object, form: Form) -> str | None:
+    """The kind an event body names where it is a kind this protocol does not define (a later version's event), or
+    None: a 0.3 JSON-RPC object whose `kind` is another string, or a member-named object (StreamResponse's oneof)
+    none of whose members is an event kind, named by its members. A body that is no object, or names no kind at all
+    in a discriminated form, is malformed, not unknown."""
+    if not isinstance(body, dict) or not body:
+        return None
+    if form.discriminated:
+        kind = body.get("kind")
+        return kind if isinstance(kind, str) and kind not in EVENT_KINDS_V03.values() else None
+    return None if any(k in body for k in EVENT_KINDS_V1) else ", ".join(sorted(body))
+
+
 def event_task_id(body: object, form: Form) -> str | None:
     """The task an event or result body is about: a task's `id`, an update's or a message's `taskId`."""
     version, rest = form.version, form.rest

@@ -14,6 +14,7 @@ from . import capabilities  # noqa: F401
 from . import actions  # noqa: F401
 from . import security  # noqa: F401
 from . import transport  # noqa: F401
+from . import streams  # noqa: F401
 from . import result  # noqa: F401
 from . import survival  # noqa: F401
 

@@ -173,6 +173,12 @@ class StreamFold:
 
     def apply(self, body: Any, warnings: list[str]) -> None:
         self.events += 1
+        unknown = shapes.unknown_event_kind(body, self.form)
+        if unknown is not None and not any(shapes.stream_event_kind(body, f) for f in (self.form, *JSONRPC_FORMS)):
+            # Forward compatible: an event of a kind a later version may add is skipped, the stream read on (§5.7:
+            # unrecognized fields SHOULD be ignored; StreamResponse is a oneof a later version may extend).
+            warnings.append(f"stream event #{self.events} is of a kind this client does not know ({unknown}): skipped")
+            return
         kind, inner, used = classify(body, self.form, shapes.EVENT_KINDS_V1, f"stream event #{self.events}", warnings)
         where = f"event[{self.events}]"
         if kind == "message":

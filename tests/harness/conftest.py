@@ -31,13 +31,15 @@ JSONRPC_1_0 = {"url": "{base_url}/a2a", "protocolBinding": "JSONRPC", "protocolV
 HTTP_JSON_1_0 = {"url": "{base_url}/rest", "protocolBinding": "HTTP+JSON", "protocolVersion": "1.0"}
 
 
-def _scenario(title: str, spec: str, interfaces: list[dict[str, Any]], **rest: Any) -> dict[str, Any]:
+def _scenario(
+    title: str, spec: str, interfaces: list[dict[str, Any]], streaming: bool = False, **rest: Any
+) -> dict[str, Any]:
     card = {
         "name": "lab agent",
         "description": "a test scenario",
         "version": "1.0.0",
         "supportedInterfaces": interfaces,
-        "capabilities": {"streaming": False},
+        "capabilities": {"streaming": streaming},
         "defaultInputModes": ["text/plain"],
         "defaultOutputModes": ["text/plain"],
         "skills": [{"id": "a", "name": "a", "description": "a", "tags": ["a"]}],
@@ -97,6 +99,23 @@ SCENARIOS: dict[str, dict[str, Any]] = {
         tenant_routes="none",
         endpoints=[{"path": "/rest", "binding": "HTTP+JSON", "versions": ["1.0"]}],
         expect={"result": "error"},
+    ),
+    "unknown-event": _scenario(
+        "A paced stream carries an event of a kind A2A does not define; GetTask cannot help",
+        "A2A 1.0 §5.7, §3.1.2; a2a-go#435",
+        [JSONRPC_1_0],
+        streaming=True,
+        behaviour={
+            "SendStreamingMessage": [
+                {
+                    "reply": {
+                        "stream": {"interval_ms": 300, "events": [{"at": 2, "insert": {"json": {"futureEvent": {}}}}]}
+                    }
+                }
+            ],
+            "GetTask": [{"reply": {"error": "TaskNotFound"}}],
+        },
+        expect={"result": "task", "state": "COMPLETED"},
     ),
     "working-forever": _scenario(
         "SendMessage answers WORKING and GetTask never moves it",

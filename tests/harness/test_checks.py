@@ -86,6 +86,13 @@ PASSES = [
     Proof("INTERFACE-SELECTION", "0.3-card", case(V03_TASK), Outcome.PASS),
     Proof("URL-FROM-CARD", "declared-url", case(CONFORMANT), Outcome.PASS),
     Proof(
+        "STREAM-READ-TO-END",
+        "skips-an-unknown-event",
+        case("unknown-event", "--stream"),
+        Outcome.PASS,
+        says="read on past an event of an unknown kind (futureEvent)",
+    ),
+    Proof(
         "URL-FROM-CARD",
         "declared-url-plus-route-the-server-does-not-answer",
         case("method-path", "--binding", "http+json", supports=REST),
@@ -658,6 +665,14 @@ FAILS = [
         Outcome.PASS,
         None,
         "its state is not reported",
+    ),
+    Proof(
+        "STREAM-READ-TO-END",
+        "abandons-the-stream-at-an-unknown-event",
+        defect("unknown-event", "abandon-unknown-event", "--stream"),
+        Outcome.NON_STRICT,
+        Outcome.FAIL,  # and so it cannot tell the outcome: RESULT-EXPECTED
+        "before its terminal event",
     ),
     # The lab's own contract, graded no stronger than the misunderstanding: right kind and state, no text.
     Proof(

@@ -454,6 +454,24 @@ def test_a_stream_that_stops_early_is_followed_up(serve_yaml, stream_rule: str, 
     assert Operation.GET_TASK.value in operations_called(journal_of(app))
 
 
+@pytest.mark.parametrize("binding", [Binding.HTTP_JSON, Binding.JSONRPC])
+def test_an_event_of_an_unknown_kind_is_skipped_and_the_stream_read_on(serve_yaml, binding: Binding) -> None:
+    """a2a-go#435: an event of a kind a later version may add, between valid ones. The client skips it with a warning
+    and reads on to the terminal event; GetTask cannot help here (it answers TaskNotFound)."""
+    behaviour = (
+        "behaviour:\n"
+        "  SendStreamingMessage:\n"
+        "    - reply: {stream: {events: [{at: 2, insert: {json: {futureEvent: {taskId: '{task_id}'}}}}]}}\n"
+        "  GetTask:\n"
+        "    - reply: {error: TaskNotFound}\n"
+    )
+    app, card_url = serve_yaml(CARD_HEAD + TENANT_CARD + behaviour)
+    result = run(card_url, "s", options(stream=True, binding=binding))
+    assert (result.state, result.text, result.exit_code) == (TaskState.COMPLETED, "echo: s", 0), result.warnings
+    assert any("of a kind this client does not know (futureEvent): skipped" in w for w in result.warnings)
+    assert Operation.GET_TASK.value not in operations_called(journal_of(app))
+
+
 def test_a_stream_that_starts_without_the_task_is_read_with_a_warning(serve_yaml) -> None:
     behaviour = "behaviour:\n  SendStreamingMessage:\n    - reply: {stream: {first_event: status}}\n"
     _, card_url = serve_yaml(CARD_HEAD + TENANT_CARD + behaviour)

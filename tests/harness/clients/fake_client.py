@@ -94,6 +94,7 @@ DEFECTS = {
     "get-task-loop": "poll GetTask 50 times with no delay, even after the task completed",
     "no-follow-up": "never poll a task, whatever its state",
     "stream-without-capability": "call SendStreamingMessage even when capabilities.streaming is not true",
+    "abandon-unknown-event": "close a stream at an event of a kind it does not know and report an error",
     "retry-loop": "repeat a call that answered -32601/-32009 five times",
     "no-fallback": "give up at the first method-not-found instead of trying the next interface",
     "bad-envelope": 'send "jsonrpc": "1.0"',
@@ -806,6 +807,8 @@ class Client:
                         events.append(json.loads(line[5:].strip()))
                     except ValueError:
                         pass
+                    if "abandon-unknown-event" in self.defects and self.unknown_event(events[-1:]):
+                        return {"error": {"code": -32603, "message": "stream event is neither task nor message"}}
         for ev in events:
             if isinstance(ev, dict) and "error" in ev:
                 return ev
@@ -1174,6 +1177,14 @@ class Client:
                 if found:
                     return str(found)
         return None
+
+    @staticmethod
+    def unknown_event(last: list[Any]) -> bool:
+        """The last event read is a JSON-RPC result naming no event kind this client knows."""
+        result = last[0].get("result") if last and isinstance(last[0], dict) else None
+        known = ("task", "message", "statusUpdate", "artifactUpdate")
+        kinds = ("task", "message", "status-update", "artifact-update")
+        return isinstance(result, dict) and result.get("kind") not in kinds and not any(k in result for k in known)
 
     def read_stream(self, events: list[Any]) -> dict[str, Any]:
         state, texts, kind = "", [], "task"
