@@ -29,7 +29,8 @@ from a2a_lab.protocol.revisions import SpecRevision
 from a2a_lab.protocol.states import TaskState
 from a2a_lab.protocol.versions import Version
 
-from . import matrix, userfile, yamlfile
+from . import edits, matrix, userfile, yamlfile
+from .edits import Edit, EditOp
 from .placeholders import ALT_BASE_URL, BASE_URL, GRPC_ADDRESS, HTTP_BASE_URL
 from .scenario import (
     ACTIONS,
@@ -169,6 +170,7 @@ FIELDS: dict[str, tuple[str, ...]] = {
         "sign",
         "versions",
         "last_modified",
+        "edit",
     ),
     "card path": ("status", "body", "content_type", "headers"),
     "card.sign": ("key", "kid", "tamper"),
@@ -205,7 +207,9 @@ FIELDS: dict[str, tuple[str, ...]] = {
         "http_status",
         "unknown_fields",
         "grpc",
+        "edit",
     ),
+    "reply.edit[]": ("at", "set", "delete", "rename", "wrap", "unwrap"),
     "reply.message": ("parts",),
     "reply.grpc": ("status", "details", "empty"),
     "reply.error": ("code", "message", "http_status"),
@@ -232,7 +236,7 @@ FIELDS: dict[str, tuple[str, ...]] = {
         "hold_open",
     ),
     "reply.stream.error": ("code", "message", "event", "details"),
-    "reply.stream.events[]": ("at", "delay_ms", "insert", "replace", "drop"),
+    "reply.stream.events[]": ("at", "delay_ms", "insert", "replace", "drop", "edit"),
     "reply.stream.event": ("json", "text", "event", "bare"),
     "leniency": (
         "missing_kind",
@@ -262,7 +266,7 @@ FIELDS: dict[str, tuple[str, ...]] = {
     ),
     "auth": ("bearer", "scope", "credentials", "token_uses"),
     "auth.credentials": CREDENTIAL_KEYS,
-    "push": ("allow", "probe_bad_credentials", "redeliver", "reorder", "foreign_task"),
+    "push": ("allow", "probe_bad_credentials", "redeliver", "reorder", "foreign_task", "edit"),
     "limits": (
         "body_bytes",
         "body_seconds",
@@ -658,8 +662,12 @@ def _event_edit(r: _Reader, value: Any, path: str) -> EventEdit:
     actions = [k for k in _EDIT_ACTIONS if k in e]
     if len(actions) > 1:
         raise r.fail(path, f"an edit does one of {', '.join(_EDIT_ACTIONS)} (found {', '.join(actions)})")
-    if not actions and "delay_ms" not in e:
-        raise r.fail(path, "an edit needs delay_ms or one of insert, replace, drop", "e.g. {at: 2, delay_ms: 500}")
+    if not actions and "delay_ms" not in e and "edit" not in e:
+        raise r.fail(
+            path, "an edit needs delay_ms, edit or one of insert, replace, drop", "e.g. {at: 2, delay_ms: 500}"
+        )
+    if "edit" in e and (at == AT_END or (actions and actions[0] != "insert")):
+        raise r.fail(f"{path}.edit", "edits change the generated event at `at`, which is not sent here", "drop `edit`")
     if at == AT_END and actions and actions[0] != "insert":
         raise r.fail(f"{path}.{actions[0]}", "there is no event at `end` to replace or drop", "use insert")
     drop = r.boolean(e["drop"], f"{path}.drop") if "drop" in e else False
@@ -671,7 +679,43 @@ def _event_edit(r: _Reader, value: Any, path: str) -> EventEdit:
         _extra_event(r, e["insert"], f"{path}.insert") if "insert" in e else None,
         _extra_event(r, e["replace"], f"{path}.replace") if "replace" in e else None,
         drop,
+        _edits(r, e["edit"], f"{path}.edit") if "edit" in e else (),
     )
+
+
+_EDIT_OPS = tuple(op.value for op in EditOp)
+
+
+def _edits(r: _Reader, value: Any, path: str) -> tuple[Edit, ...]:
+    """`edit`: structured edits of a generated answer, event, notification or card (contract/edits.py)."""
+    if not isinstance(value, list) or not value:
+        raise r.fail(path, "expected a non-empty list of edits", "e.g. [{at: result.task, wrap: task}]")
+    return tuple(_edit(r, item, f"{path}[{i}]") for i, item in enumerate(value))
+
+
+def _edit(r: _Reader, value: Any, path: str) -> Edit:
+    e = r.mapping(value, path, "reply.edit[]")
+    at = r.string(e.get("at"), f"{path}.at") if "at" in e else None
+    steps = edits.parse_path(at) if at is not None else None
+    if steps is None:
+        raise r.fail(
+            f"{path}.at",
+            "required: the path of the member to change" if at is None else f"{at!r} is not a path",
+            'dotted keys and [index]es from the top of the answer as sent, e.g. result.task.status.state; "" the whole',
+        )
+    ops = [k for k in _EDIT_OPS if k in e]
+    if len(ops) != 1:
+        raise r.fail(path, f"an edit does exactly one of {', '.join(_EDIT_OPS)} (found {', '.join(ops) or 'none'})")
+    op = EditOp(ops[0])
+    for name in ("delete", "unwrap"):
+        if op.value == name and e[name] is not True:
+            raise r.fail(f"{path}.{name}", f"`{name}: {e[name]!r}` edits nothing", f"write {name}: true")
+    if not steps and op in (EditOp.DELETE, EditOp.RENAME):
+        raise r.fail(f"{path}.at", f"the whole answer cannot be {op.value}d", "name a member")
+    key = r.string(e[op.value], f"{path}.{op.value}") if op in (EditOp.RENAME, EditOp.WRAP) else ""
+    if op in (EditOp.RENAME, EditOp.WRAP) and not key:
+        raise r.fail(f"{path}.{op.value}", "a key is needed", "e.g. task")
+    return Edit(steps, op, e.get("set"), key)
 
 
 def _extra_event(r: _Reader, value: Any, path: str) -> ExtraEvent:
@@ -833,6 +877,8 @@ def _reply(r: _Reader, value: Any, path: str, base_task: TaskScript) -> Reply:
                 'e.g. {futureField: "ignore me", x-vendor-trace: 42}',
             )
         kw["unknown_fields"] = tuple((str(k), v) for k, v in u.items())
+    if "edit" in spec:
+        kw["edits"] = _edits(r, spec["edit"], f"{path}.edit")
     if "grpc" in spec:
         g = r.mapping(spec["grpc"], f"{path}.grpc", "reply.grpc")
         kw["grpc"] = GrpcReply(
@@ -994,7 +1040,16 @@ def _card(r: _Reader, value: Any) -> CardSpec:
         sign=_signing(r, c["sign"]) if "sign" in c else None,
         by_version=_card_versions(r, c["versions"], "raw" in c) if "versions" in c else (),
         last_modified=r.boolean(c.get("last_modified", True), "card.last_modified"),
+        edits=_card_edits(r, c),
     )
+
+
+def _card_edits(r: _Reader, c: dict[str, Any]) -> tuple[Edit, ...]:
+    if "edit" not in c:
+        return ()
+    if "object" not in c:
+        raise r.fail("card.edit", "edits change the card `object`; a `raw` card is served as written", "drop `edit`")
+    return _edits(r, c["edit"], "card.edit")
 
 
 def _typed_card(r: _Reader, value: Any, path: str) -> dict[str, Any]:
@@ -1007,7 +1062,7 @@ def _typed_card(r: _Reader, value: Any, path: str) -> dict[str, Any]:
             f"{path}.{wrong.path}",
             f"{wrong.actual} ({wrong.value!r}) where A2A types it as {wrong.expected} (A2A 1.0 §4.4; 0.3 §5.5)",
             (f"quote it ({example}): YAML reads an unquoted 1.0 as a number; " if example else "")
-            + "to serve the wrong type on purpose, give the card as `raw` text",
+            + f"to serve the wrong type on purpose, set it with card.edit ({{at: {wrong.path}, set: ...}})",
         )
     return card
 
@@ -1298,7 +1353,10 @@ def parse_with(r: _Reader, data: Any, scenario_id: str) -> Scenario:
         push_allow=r.strings(push.get("allow", []), "push.allow", "host names"),
         push_probe=r.boolean(push.get("probe_bad_credentials", False), "push.probe_bad_credentials"),
         push_delivery=PushDelivery(
-            *(r.boolean(push.get(key, False), f"push.{key}") for key in ("redeliver", "reorder", "foreign_task"))
+            redeliver=r.boolean(push.get("redeliver", False), "push.redeliver"),
+            reorder=r.boolean(push.get("reorder", False), "push.reorder"),
+            foreign_task=r.boolean(push.get("foreign_task", False), "push.foreign_task"),
+            edits=_edits(r, push["edit"], "push.edit") if "edit" in push else (),
         ),
         limits=_limits(r, top.get("limits", {})),
         checks=r.strings(top.get("checks", []), "checks", "check ids"),

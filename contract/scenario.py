@@ -22,6 +22,7 @@ from a2a_lab.protocol.revisions import SpecRevision
 from a2a_lab.protocol.states import TaskState
 from a2a_lab.protocol.versions import Version
 
+from .edits import Edit
 from .placeholders import TEXT, Template, occurrences
 from .style import Style
 from .wording import ErrorWording
@@ -260,6 +261,8 @@ class EventEdit:
     insert: ExtraEvent | None = None
     replace: ExtraEvent | None = None
     drop: bool = False
+    #: Structured edits of the generated event as sent (contract/edits.py), its ids kept.
+    edit: tuple[Edit, ...] = ()
 
     def applies(self, n: int) -> bool:
         return self.at == AT_ALL or self.at == n
@@ -355,6 +358,8 @@ class Reply:
     #: a newer or vendor-extended server. Clients must ignore them (§5.7 "Unknown fields SHOULD be ignored").
     unknown_fields: tuple[tuple[str, Any], ...] = ()
     grpc: GrpcReply = field(default_factory=GrpcReply)
+    #: Structured edits of the generated answer as sent (`reply.edit`, contract/edits.py): its ids and states kept.
+    edits: tuple[Edit, ...] = ()
 
     @cached_property
     def message_template(self) -> Template:
@@ -423,6 +428,9 @@ class CardSpec:
     by_version: tuple[tuple[Version, bytes], ...] = ()
     #: With `etag`: Last-Modified too, and If-Modified-Since answered (`card.last_modified`).
     last_modified: bool = True
+    #: Structured edits of the card object as served, origins filled in, before it is signed (`card.edit`): how a
+    #: card serves a member of the wrong type on purpose (`{at: version, set: 1}`), which `object` refuses.
+    edits: tuple[Edit, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -543,6 +551,8 @@ class PushDelivery:
     #: Before the notification of the state a task stopped in, one about a task the client never started (FAILED),
     #: with the config's credentials: a misrouted notification.
     foreign_task: bool = False
+    #: Structured edits of every notification's body as sent (`push.edit`, contract/edits.py).
+    edits: tuple[Edit, ...] = ()
 
 
 MIB = 1024 * 1024

@@ -137,7 +137,9 @@ class Mistyped:
             return "a boolean"
         if isinstance(self.value, int | float):
             return "a number"
-        return {str: "a string", list: "a list", dict: "an object"}.get(type(self.value), type(self.value).__name__)
+        if isinstance(self.value, str):
+            return "a string"
+        return "a list" if isinstance(self.value, list) else "an object" if isinstance(self.value, dict) else "a value"
 
 
 def mistyped(card: object) -> list[Mistyped]:

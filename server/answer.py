@@ -11,6 +11,7 @@ from typing import Any
 from sse_starlette import EventSourceResponse, ServerSentEvent
 from starlette.types import Receive, Scope, Send
 
+from a2a_lab.contract import edits
 from a2a_lab.contract.journal import EVENT_OVERHEAD, Journal
 from a2a_lab.contract.journal_record import Entry, Response, SentEvent, SentKind
 from a2a_lab.contract.redaction import DEFAULT
@@ -22,7 +23,7 @@ from a2a_lab.protocol.errors import A2AError
 
 from . import faults, http
 from .engine import Event
-from .stream_edits import Edited, Extra
+from .stream_edits import Edited, Extra, Reshaped
 from .streams import Comment, Drop, StreamError
 
 #: The comment a stream closed for idleness ends with (then the reason).
@@ -156,6 +157,12 @@ async def send_stream(
                         entry.grow(EVENT_OVERHEAD + len(text))
                         yield out(ServerSentEvent(data=text, event=item.event, sep=sep))
                         continue
+                    if isinstance(item, Reshaped):  # a generated event, edited as sent: journaled as sent
+                        text = text_of(edits.apply(render(item.event), item.edits))
+                        events.append(SentEvent(journal.offset(), SentKind.DATA, text))
+                        entry.grow(EVENT_OVERHEAD + len(text))
+                        yield out(ServerSentEvent(data=text, sep=sep))
+                        continue
                     if isinstance(item, Drop):
                         events.append(SentEvent(journal.offset(), SentKind.DROPPED))
                         closed = "dropped"
@@ -237,6 +244,9 @@ async def _send_ndjson(
                 continue
             if isinstance(item, Extra):
                 lines.append(extra_text(item).encode())
+                continue
+            if isinstance(item, Reshaped):
+                lines.append(jsontext.dumps(edits.apply(render(item.event), item.edits)))
                 continue
             if isinstance(item, Drop):
                 break

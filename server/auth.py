@@ -2,8 +2,8 @@
 conjunctions) decided, the 401/403 challenge written, and the access tokens the scenario's token endpoint issues.
 
 What the schemes are comes from protocol/security_schemes.py (the card as the scenario serves it); what the server
-accepts comes from the scenario's `auth` (section `auth` of docs/scenario-format.md). A card that declares no scheme
-keeps the original behaviour: `Authorization: Bearer <auth.bearer>`.
+accepts comes from the scenario's `auth` (section `auth` of docs/reference/scenario-format.md). A card that
+declares no scheme keeps the original behaviour: `Authorization: Bearer <auth.bearer>`.
 
 Tokens are made from the scenario's seed and a counter (the same run gives the same tokens); they expire by count,
 after `auth.token_uses` A2A calls, never by wall time, so a test needs no sleep.

@@ -39,7 +39,7 @@ from a2a_lab.protocol.versions import Version
 from . import auth, dispatch, faults, raw_reply
 from .answer import IDLE_COMMENT
 from .state import LabState
-from .stream_edits import NOT_SENT_ON_GRPC, Extra
+from .stream_edits import NOT_EDITED_ON_GRPC, NOT_SENT_ON_GRPC, Extra, Reshaped
 from .streams import Comment, Drop, StreamError
 
 FORM = Form(Version.V1_0, Binding.GRPC)
@@ -255,6 +255,9 @@ class Call:
                 if isinstance(item, Extra):  # JSON the scenario wrote has no proto frame: journaled, not sent
                     events.append(SentEvent(journal.offset(), SentKind.COMMENT, NOT_SENT_ON_GRPC))
                     continue
+                if isinstance(item, Reshaped):  # a proto frame has no JSON to edit: the event goes out as generated
+                    events.append(SentEvent(journal.offset(), SentKind.COMMENT, NOT_EDITED_ON_GRPC))
+                    item = item.event
                 if isinstance(item, Drop):
                     events.append(SentEvent(journal.offset(), SentKind.DROPPED))
                     closed = "dropped"

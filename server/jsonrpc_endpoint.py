@@ -6,6 +6,7 @@ from typing import Any
 
 from starlette.types import Receive, Scope, Send
 
+from a2a_lab.contract import edits
 from a2a_lab.contract.journal_record import Answer, EntryKind, RpcRef
 from a2a_lab.contract.scenario import Endpoint, Envelope, EnvelopeId, Reply
 from a2a_lab.contract.style import MediaKey
@@ -191,7 +192,7 @@ async def render(
         await ex.stream(state, decision.events, render_event, render_error, reply, render_extra)
         return
     value = dispatch.with_unknown_fields(wire.result_out(call.op, decision.value, form), reply.unknown_fields)
-    body = _with_envelope(jsonrpc.result(req_id, value), reply.envelope, req_id)
+    body = edits.apply(_with_envelope(jsonrpc.result(req_id, value), reply.envelope, req_id), reply.edits)
     await ex.answer(
         reply.http_status or 200, http.dumps(body), ex.style.answer_type(Binding.JSONRPC, version, JSON), reply
     )

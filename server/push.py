@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import ipaddress
+import json
 import logging
 import re
 from dataclasses import dataclass
@@ -22,6 +23,7 @@ from urllib.parse import urlsplit
 
 import httpx
 
+from a2a_lab.contract import edits
 from a2a_lab.contract.journal_record import EntryKind, PushInfo, Response
 from a2a_lab.protocol import jsontext, rest, shapes
 from a2a_lab.protocol.bindings import JSON
@@ -182,7 +184,10 @@ class PushSender:
         stops = status and rec.state.stops
         for config in list(rec.push_configs.values()):
             version = config.get("_version", "1.0")
-            notices = [_Notice(*payload(rec, event, version, scenario.spec_revision), status, stops)]
+            body, media = payload(rec, event, version, scenario.spec_revision)
+            if scenario.push_delivery.edits:  # the notification's body edited as sent (push.edit)
+                body = jsontext.dumps(edits.apply(json.loads(body), scenario.push_delivery.edits))
+            notices = [_Notice(body, media, status, stops)]
             # push.foreign_task: before the first notification that tells the task stopped (0.3: any Task in that
             # state; the one of its artifacts comes first), once per config.
             tells_stop = stops or (version == Version.V0_3.value and rec.state.stops)

@@ -6,6 +6,7 @@ from typing import Any
 
 from starlette.types import Receive, Scope, Send
 
+from a2a_lab.contract import edits
 from a2a_lab.contract.journal_record import Answer, EntryKind, RouteRef
 from a2a_lab.contract.scenario import Endpoint, Reply
 from a2a_lab.protocol import forms, operations, params, rest, versions, wire
@@ -155,6 +156,8 @@ async def handle(
 
         await ex.stream(state, decision.events, render_event, render_error, reply)
         return
-    value = dispatch.with_unknown_fields(wire.result_out(op, decision.value, form), reply.unknown_fields)
+    value = edits.apply(
+        dispatch.with_unknown_fields(wire.result_out(op, decision.value, form), reply.unknown_fields), reply.edits
+    )
     media = ex.style.answer_type(Binding.HTTP_JSON, op_version, rest.media_type(op_version, revision))
     await ex.answer(reply.http_status or 200, http.dumps(value), media, reply)

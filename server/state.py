@@ -9,6 +9,7 @@ from collections import Counter, OrderedDict
 from dataclasses import dataclass, field
 from typing import Any
 
+from a2a_lab.contract import edits
 from a2a_lab.contract.journal import Journal
 from a2a_lab.contract.placeholders import (
     ALT_BASE_URL,
@@ -73,7 +74,7 @@ def render_card(
     spec = scenario.card
     if spec.raw is not None:
         return substitute_raw(spec, spec.raw, base_url, grpc_address, http_base_url, alt_base_url)
-    doc = fill_origins(spec.object, base_url, grpc_address, http_base_url, alt_base_url)
+    doc = edits.apply(fill_origins(spec.object, base_url, grpc_address, http_base_url, alt_base_url), spec.edits)
     if spec.sign is not None:
         doc = _signed(doc, spec.sign)
     body = json.dumps(doc, separators=(",", ":")).encode()

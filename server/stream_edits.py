@@ -14,6 +14,7 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Any
 
+from a2a_lab.contract.edits import Edit
 from a2a_lab.contract.placeholders import fill
 from a2a_lab.contract.scenario import AT_END, EventEdit, ExtraEvent, StreamScript
 
@@ -25,6 +26,16 @@ CONTEXT_ID = "{context_id}"
 REQUEST_ID = "{request_id}"
 #: What a gRPC stream's journal says where an inserted or replacing event would go (it has no proto frame).
 NOT_SENT_ON_GRPC = "a2a-lab: an event the scenario wrote is not sent on gRPC (proto frames only)"
+#: What a gRPC stream's journal says where an event's `edit` would apply (a proto frame has no JSON to edit).
+NOT_EDITED_ON_GRPC = "a2a-lab: an event's edits are not applied on gRPC (proto frames only): sent as generated"
+
+
+@dataclass(frozen=True)
+class Reshaped:
+    """A generated event that goes out with structured edits applied to it as sent (`events[].edit`)."""
+
+    event: dict[str, Any]
+    edits: tuple[Edit, ...]
 
 
 @dataclass(frozen=True)
@@ -38,7 +49,7 @@ class Extra:
 
 
 #: What an edited stream yields: the stream's items and the scenario's own events.
-Edited = Item | Extra
+Edited = Item | Extra | Reshaped
 
 
 def edited(items: AsyncIterator[Edited], script: StreamScript) -> AsyncIterator[Edited]:
@@ -95,7 +106,8 @@ async def _edit(items: AsyncIterator[Edited], script: StreamScript) -> AsyncIter
             for spec in replaced:
                 yield _extra(spec, ids)
             if not replaced and not any(edit.drop for edit in here):
-                yield item
+                reshape = tuple(change for edit in here for change in edit.edit)
+                yield Reshaped(item, reshape) if reshape else item
         if ended:
             return
         async for extra in _at([edit for edit in script.events if edit.at == AT_END], ids):

@@ -264,7 +264,9 @@ def test_pad_to_three_billion_is_refused_at_load_with_the_file_the_field_and_the
     assert error.problem == f"3000000000 is more than {MAX_PAD_TO}, the most a2a-lab allows here"
     assert "16 MiB" in error.hint
     said = refused(
-        a2a_lab("run", "--client", "true", "--scenario", str(path), cwd=tmp_path), f"{path}: card.pad_to: ", "hint:"
+        a2a_lab("run", "--client", "true", "--scenario", str(path), cwd=tmp_path),
+        f"{path}, line 5, column 11: card.pad_to: ",
+        "hint:",
     )
     assert "MemoryError" not in said and "never started" not in said
 

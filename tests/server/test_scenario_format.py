@@ -1,8 +1,8 @@
 """Every documented scenario option, loaded and served.
 
-docs/reference/scenario-format.md documents the format section by section. These tests keep three things equal: the options
-it lists, the options the loader accepts (`loader.FIELDS`, `loader.CHOICES`), and the options the scenarios below
-use, each served by the real server (uvicorn on loopback port 0) and checked against what its row says. Adding an
+docs/reference/scenario-format.md documents the format section by section. These tests keep three things equal: the
+options it lists, the options the loader accepts (`loader.FIELDS`, `loader.CHOICES`), and the options the scenarios
+below use, each served by the real server (uvicorn on loopback port 0) and checked against what its row says. Adding an
 option to the loader without documenting it, or documenting one without serving it here, fails."""
 
 from __future__ import annotations
@@ -510,8 +510,36 @@ card:
 
 TENANT_ROUTES = {mode: tenant_routes(mode) for mode in ("any", "declared", "none")}
 
+#: Structured edits of every kind of generated answer (section `reply.edit[]`).
+EDITED = f"""\
+title: Edited answers
+description: Shape quirks written as edits of what the server generates.
+spec: A2A 1.0 (test)
+card:
+{CARD}  edit:
+    - {{at: version, set: 2}}
+task: {{steps: [SUBMITTED, WORKING, COMPLETED], returns: first, advance: get_task}}
+behaviour:
+  SendMessage:
+    - reply:
+        edit:
+          - {{at: result, unwrap: true}}
+          - {{at: result.status.state, set: submitted}}
+          - {{at: result.contextId, rename: context_id}}
+          - {{at: result.history, delete: true}}
+  GetTask:
+    - when: {{binding: JSONRPC}}
+      reply: {{edit: [{{at: result, wrap: task}}]}}
+  SendStreamingMessage:
+    - reply: {{stream: {{events: [{{at: 2, edit: [{{at: result.statusUpdate, rename: status_update}}]}}]}}}}
+push:
+  allow: ["0.0.0.0"]
+  edit: [{{at: statusUpdate, rename: status_update}}]
+"""
+
 ALL_SCENARIOS = [
     *TENANT_ROUTES.values(),
+    EDITED,
     MAIN,
     ACTIONS_V2,
     OTHER,
@@ -1240,3 +1268,37 @@ def test_tenant_routes_are_data(serve: Callable[[str], Lab], mode: str, served: 
     for tenant in ("acme", "message:send", "other"):
         answered = s.http.post(f"{REST_PATH}/{tenant}/message:send", json=body, headers=V1)
         assert (answered.status_code == 200) is (tenant in served), (tenant, answered.status_code, answered.text)
+
+
+def test_edits_change_what_the_server_generates_and_keep_its_ids(
+    serve: Callable[[str], Lab], receiver: Callable[..., Receiver]
+) -> None:
+    """`reply.edit`, a stream event's `edit`, `push.edit` and `card.edit`: the generated ids stay, and the journal keeps
+    what was sent."""
+    s = serve(EDITED)
+    card = s.http.get("/.well-known/agent-card.json").json()
+    assert card["version"] == 2 and card["name"] == "every-option agent", "card.edit: a number, on purpose"
+    task = result(s.rpc("SendMessage", {"message": message("edit me")}))
+    assert task["status"]["state"] == "submitted" and "context_id" in task and "contextId" not in task
+    assert "history" not in task and list(task)[:2] == ["id", "context_id"], "unwrap, set, rename in place, delete"
+    wrapped = result(s.rpc("GetTask", {"id": task["id"]}))
+    assert list(wrapped) == ["task"] and wrapped["task"]["id"] == task["id"], "wrap: the generated id kept"
+    bare = s.http.get(f"{REST_PATH}/tasks/{task['id']}", headers=V1).json()
+    assert bare["id"] == task["id"], "the rule applies to JSON-RPC only"
+    sent = [e for e in s.journal if e.get("rpc", {}).get("method") == "GetTask"][0]
+    assert json.loads(sent["response"]["body"]["text"])["result"]["task"]["id"] == task["id"], "journaled as sent"
+    with s.http.stream(
+        "POST",
+        RPC_PATH,
+        json={"jsonrpc": "2.0", "id": 9, "method": "SendStreamingMessage", "params": {"message": message("s")}},
+        headers=V1,
+    ) as streamed:
+        events = [json.loads(line[5:]) for line in streamed.iter_lines() if line.startswith("data:")]
+    assert "status_update" in events[1]["result"] and all("status_update" not in e["result"] for e in events[2:])
+    hook = receiver()
+    port = hook.server.url.rsplit(":", 1)[1]
+    pushed = result(s.rpc("SendMessage", {"message": message("push", message_id="m-2")}))
+    result(s.rpc("CreateTaskPushNotificationConfig", {"taskId": pushed["id"], "url": f"http://0.0.0.0:{port}/hook"}))
+    result(s.rpc("GetTask", {"id": pushed["id"]}))
+    [(_, _, body)] = hook.wait(1)
+    assert "status_update" in body and "statusUpdate" not in body, body

@@ -659,7 +659,7 @@ def test_a_card_member_of_the_wrong_type_is_refused_with_its_line_and_a_hint(tmp
     assert err.value.field_path == "card.object.supportedInterfaces[0].protocolVersion"
     assert err.value.where == "line 15, column 26"
     assert "a number (1.0) where A2A types it as a string" in err.value.problem
-    assert 'protocolVersion: "1.0"' in err.value.hint and "`raw`" in err.value.hint
+    assert 'protocolVersion: "1.0"' in err.value.hint and "card.edit" in err.value.hint
     assert str(err.value).startswith(f"{path}, line 15, column 26: card.object.supportedInterfaces[0].protocolVersion")
     path.write_text(TYPED_CARD.replace("VERSION", '"1.0"'), encoding="utf-8")
     assert load_file(path).card.object is not None
@@ -676,3 +676,26 @@ def test_every_refusal_of_a_file_names_the_line_where_its_path_leads(tmp_path: P
     with pytest.raises(ScenarioError) as err:
         load_file(path)
     assert err.value.field_path == "timeout" and err.value.where == "line 5, column 10"
+
+
+@pytest.mark.parametrize(
+    ("edit", "field", "says"),
+    [
+        ("[{set: 1}]", "behaviour.GetTask[0].reply.edit[0].at", "required: the path"),
+        ("[{at: 'a..b', set: 1}]", "behaviour.GetTask[0].reply.edit[0].at", "is not a path"),
+        ("[{at: result, wrap: task, unwrap: true}]", "behaviour.GetTask[0].reply.edit[0]", "exactly one of"),
+        ("[{at: result, delete: false}]", "behaviour.GetTask[0].reply.edit[0].delete", "edits nothing"),
+        ("[{at: '', rename: x}]", "behaviour.GetTask[0].reply.edit[0].at", "cannot be renamed"),
+        ("[]", "behaviour.GetTask[0].reply.edit", "non-empty list"),
+    ],
+)
+def test_a_bad_edit_is_refused_with_where_and_how(tmp_path: Path, edit: str, field: str, says: str) -> None:
+    path = tmp_path / "e.yaml"
+    path.write_text(
+        "title: t\ndescription: d\ncard:\n  object: {name: x}\n"
+        f"behaviour:\n  GetTask:\n    - reply: {{edit: {edit}}}\n",
+        encoding="utf-8",
+    )
+    with pytest.raises(ScenarioError) as err:
+        load_file(path)
+    assert err.value.field_path == field and says in err.value.problem, err.value
