@@ -25,7 +25,7 @@ def test_each_operation_keeps_everything_else(edit: Edit, expected: dict[str, An
     before = repr(ANSWER)
     task = apply(ANSWER, (edit,))["result"]["task"]
     assert {k: v for k, v in task.items() if k != "artifacts"} == expected
-    assert list(task)[0] in ("id", "taskId"), "a renamed member keeps its place"
+    assert next(iter(task)) in ("id", "taskId"), "a renamed member keeps its place"
     assert repr(ANSWER) == before, "the value given is not changed"
 
 

@@ -1285,7 +1285,7 @@ def test_edits_change_what_the_server_generates_and_keep_its_ids(
     assert list(wrapped) == ["task"] and wrapped["task"]["id"] == task["id"], "wrap: the generated id kept"
     bare = s.http.get(f"{REST_PATH}/tasks/{task['id']}", headers=V1).json()
     assert bare["id"] == task["id"], "the rule applies to JSON-RPC only"
-    sent = [e for e in s.journal if e.get("rpc", {}).get("method") == "GetTask"][0]
+    sent = next(e for e in s.journal if e.get("rpc", {}).get("method") == "GetTask")
     assert json.loads(sent["response"]["body"]["text"])["result"]["task"]["id"] == task["id"], "journaled as sent"
     with s.http.stream(
         "POST",
