@@ -457,6 +457,19 @@ class RunView:
             return last  # a stream that ended in an error event, or broke
         return None
 
+    def unreadable_answer(self) -> Call | None:
+        """The last A2A call, when the server answered it (no error, delivered, a valid envelope) with something that
+        is no message or task in its form: a raw or edited answer (a Task wrapped one level too deep, a 0.3 result
+        under a 1.0 method). A lenient client may read more of it than the lab can."""
+        if not self.a2a_calls:
+            return None
+        last = self.a2a_calls[-1]
+        if last.answer_failed or last.result_kind not in _ANSWERS or not last.responses():
+            return None
+        # a body read as a task without an id or a state (GetTask's result is taken as a task whatever it holds)
+        read = [o for o in observe(last, invalid_too=True) if o.kind is ResultKind.MESSAGE or o.state or o.task_id]
+        return None if read else last
+
     def final_answer(self) -> Observed | None:
         """The last message, or the latest state of the last task, that the server sent."""
         obs = self.observations()

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import json
+
 from a2a_lab.contract.journal_record import ResultKind
 from a2a_lab.protocol import states
 
-from ..journal_view import RunView
+from ..journal_view import Call, RunView
 from ..model import CheckResult, Level, Outcome
 from .base import REGISTRY, Check, check, shown
 
@@ -47,9 +49,17 @@ def result_matches(view: RunView, c: Check) -> CheckResult:
     misread = _another_error(view, c, result) if kind == ResultKind.ERROR else None
     if misread is not None:
         return misread
+    unreadable = view.unreadable_answer()
+    if unreadable is not None and kind != ResultKind.ERROR:
+        # Judged on what the server sent: an answer the lab cannot read is said to be so, and only `expect` judges.
+        return c.skipped(
+            f"the server's last answer ({unreadable.label()}) is no message or task in the "
+            f"{unreadable.form.label if unreadable.form else 'declared'} form that the lab can read "
+            f"({_sent(unreadable)}): only the scenario's `expect` judges what the client made of it (RESULT-EXPECTED)"
+        )
     if final is None:
         if kind == ResultKind.ERROR:
-            return c.passed("the client reported the error the server gave")
+            return c.passed(_reported_error(view))
         return c.broken(
             "the client reports an answer the server never gave",
             "kind: error (the server sent no message or task)",
@@ -80,6 +90,26 @@ def result_matches(view: RunView, c: Check) -> CheckResult:
         # Many client libraries never tell their caller a task's state: judged on what the result gives.
         return c.passed(f"the client understood a {final.kind.value} (its state is not reported, so not judged)")
     return c.passed(f"the client understood a {final.kind.value}" + (f" in {final.state.short}" if final.state else ""))
+
+
+def _sent(call: Call) -> str:
+    """What the server sent a call, as a finding quotes it: the start of its first body."""
+    bodies = call.responses()
+    text = json.dumps(bodies[0], ensure_ascii=False) if bodies else ""
+    return f"it sent {text[:120] + ('...' if len(text) > 120 else '')}" if text else "it sent no body"
+
+
+def _reported_error(view: RunView) -> str:
+    """Why an error report is right where the server sent no message or task, in the words of what it did send."""
+    failed = view.ended_in_error()
+    if failed is None:
+        return "the client reported an error, and the server sent it no message or task"
+    if failed.error_code is not None:
+        return f"the client reported the error the server gave (error {failed.error_code} to {failed.label()})"
+    return (
+        "the client reported an error, and the server gave no error: its answer to "
+        f"{failed.label()} was no message or task the client could take ({_sent(failed)})"
+    )
 
 
 def _another_error(view: RunView, c: Check, result: dict[str, object]) -> CheckResult | None:

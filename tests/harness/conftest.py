@@ -117,6 +117,14 @@ SCENARIOS: dict[str, dict[str, Any]] = {
         },
         expect={"result": "task", "state": "COMPLETED"},
     ),
+    "wrapped-get-task": _scenario(
+        "GetTask answers the Task wrapped one level too deep, {task: ...} (an edit of the generated answer)",
+        "A2A 1.0 §3.1.3",
+        [JSONRPC_1_0],
+        task={"steps": ["SUBMITTED", "COMPLETED"], "returns": "first", "advance": "get_task"},
+        behaviour={"GetTask": [{"reply": {"edit": [{"at": "result", "wrap": "task"}]}}]},
+        expect={"result": ["task", "error"], "state": "COMPLETED"},
+    ),
     "working-forever": _scenario(
         "SendMessage answers WORKING and GetTask never moves it",
         "A2A 1.0 §3.1.3",

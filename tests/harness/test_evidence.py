@@ -290,3 +290,40 @@ def test_a_library_that_logs_a_handled_error_with_its_trace_is_not_a_crashed_cli
     [crashed] = run_client("discovery/malformed-card-json", client=f"env UNCAUGHT=1 {command}")
     assert crashed.outcome is not Outcome.PASS and crashed.subject == "none"
     assert any("exited 1 after an uncaught error" in c.message + c.actual for c in crashed.checks), crashed.checks
+
+
+LENIENT = """\
+import json, os, sys, time, urllib.request
+card = json.loads(urllib.request.urlopen(sys.argv[-1]).read())
+url = card["supportedInterfaces"][0]["url"]
+def call(method, params, n):
+    body = json.dumps({"jsonrpc": "2.0", "id": n, "method": method, "params": params}).encode()
+    request = urllib.request.Request(url, body, {"Content-Type": "application/json", "A2A-Version": "1.0"})
+    return json.loads(urllib.request.urlopen(request).read())["result"]
+message = {"messageId": "m-1", "role": "ROLE_USER", "parts": [{"text": os.environ["A2A_LAB_MESSAGE"]}]}
+task = call("SendMessage", {"message": message}, 1)["task"]
+for n in range(2, 12):
+    if task["status"]["state"] == "TASK_STATE_COMPLETED":
+        break
+    time.sleep(0.1)
+    got = call("GetTask", {"id": task["id"]}, n)
+    task = got.get("task", got)  # lenient: a Task wrapped as SendMessage wraps it is read all the same
+state = task["status"]["state"].removeprefix("TASK_STATE_")
+text = " ".join(p.get("text", "") for a in task.get("artifacts", []) for p in a["parts"])
+with open(os.environ["A2A_LAB_RESULT"], "w") as f:
+    json.dump({"kind": "task", "state": state, "text": text}, f)
+"""
+
+
+def test_an_answer_the_lab_cannot_read_is_judged_by_expect_alone(run_client: RunClient, tmp_path: Path) -> None:
+    """GetTask's Task wrapped one level too deep (an edit of the generated answer): a lenient client that reads it and
+    reports COMPLETED is not told it reports "an answer the server never gave"; RESULT-MATCHES says what the server
+    sent, and the scenario's `expect` judges the conclusion."""
+    script = tmp_path / "lenient.py"
+    script.write_text(LENIENT, encoding="utf-8")
+    [lenient] = run_client("wrapped-get-task", client=f"{shlex.quote(sys.executable)} {shlex.quote(str(script))}")
+    matches, expected = lenient.check("RESULT-MATCHES"), lenient.check("RESULT-EXPECTED")
+    assert matches is not None and matches.outcome is Outcome.SKIPPED, matches
+    assert "is no message or task in the 1.0 JSON-RPC form" in matches.message and '"task": {"id"' in matches.message
+    assert expected is not None and expected.outcome is Outcome.PASS, expected
+    assert lenient.outcome is Outcome.PASS, [(c.id, c.outcome, c.message) for c in lenient.checks]
