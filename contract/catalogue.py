@@ -15,6 +15,7 @@ from a2a_lab.protocol.exceptions import LabError
 
 from .loader import ScenarioError, load_file, load_scenarios
 from .scenario import Scenario
+from .suggest import nearest_glob
 
 SCENARIO_SUFFIXES = (".yaml", ".yml")
 
@@ -88,7 +89,12 @@ class Catalogue:
         ]
 
     def near(self, ref: str) -> str:
-        """A hint for an id that matches nothing: the nearest ids, or where to find them."""
+        """A hint for an id or glob that matches nothing: the nearest glob (its folders corrected), the nearest ids, or
+        where to find them."""
+        if any(ch in ref for ch in "*?["):
+            glob = nearest_glob(ref, [*self.ids(), *self.families()])
+            if glob is not None:
+                return f"did you mean {glob!r}?"
         close = difflib.get_close_matches(ref, self.ids(), n=3, cutoff=0.4)
         return f"did you mean {', '.join(close)}?" if close else "run `a2a-lab scenarios` to list them"
 

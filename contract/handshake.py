@@ -1,5 +1,5 @@
-"""The client handshake: what a2a-lab hands a client under test and what the client may answer (the README's
-"Wiring your client in").
+"""The client handshake: what a2a-lab hands a client under test and what the client may answer
+(docs/reference/handshake.md).
 
 The one vocabulary a client implementation needs: the environment variables below, the keys of the action object
 (`ACTIONS`, defined with the scenario format) and the result kinds a client reports (`ResultKind`, defined with

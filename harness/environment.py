@@ -4,7 +4,7 @@ passes explicitly (`--client-env NAME` or `NAME=VALUE`), and the handshake's var
 reaches it: not the shared server's admin token, not a CI job's secrets, not proxies (the lab's traffic never goes
 through one: NO_PROXY=* says so to the clients that read it).
 
-The README's handshake section lists the same names."""
+docs/reference/handshake.md lists the same names."""
 
 from __future__ import annotations
 
@@ -129,5 +129,5 @@ def check_webhook_host(host: str) -> str:
 
 
 def names_given() -> list[str]:
-    """For the README and --help: what is passed through."""
+    """For the docs and --help: what is passed through."""
     return [*INHERITED, *(p + "*" for p in INHERITED_PREFIXES)]

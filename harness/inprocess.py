@@ -1,5 +1,5 @@
 """In-process clients: the catalogue (or a selection) run against an async callable of the caller's, with the
-scoring and the reports of `a2a-lab run`, and no process per scenario (the README's "In-process clients").
+scoring and the reports of `a2a-lab run`, and no process per scenario (docs/how-to/loop-and-inprocess.md).
 
     from a2a_lab.harness import inprocess
 

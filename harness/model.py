@@ -26,6 +26,11 @@ class Outcome(str, Enum):
     ERROR = "ERROR"  # scenario: a harness fault
 
 
+#: What a run showed of a scenario's subject (ScenarioResult.subject): the client reached the agent; it refused where
+#: the scenario asks it to (the refusal is the subject); it correctly refused a card that offers its generation or
+#: bindings nothing (right, but the subject was not judged: counted apart); neither.
+REACHED, REFUSED, REFUSED_CARD, NONE = "reached", "refused", "refused-card", "none"
+
 #: How bad an outcome is, for picking a scenario's outcome from its checks.
 SEVERITY = {
     Outcome.ERROR: 7,
@@ -58,6 +63,12 @@ class CheckResult:
     #: The offending request, quoted from the journal.
     quote: str = ""
     baseline: str | None = None
+    #: What a correct client does, in one sentence (the check's rule), and how to change one that misses it.
+    rule: str = ""
+    fix: str = ""
+    #: The id of the check whose miss in the same scenario explains this one (harness.causes), else None. A symptom
+    #: keeps its own outcome and level: this only orders and annotates it.
+    follows_from: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         out = asdict(self)
@@ -68,7 +79,20 @@ class CheckResult:
     def from_json(cls, data: dict[str, Any]) -> CheckResult:
         fields = {
             k: data[k]
-            for k in ("id", "message", "section", "requirement", "expected", "actual", "evidence", "quote", "baseline")
+            for k in (
+                "id",
+                "message",
+                "section",
+                "requirement",
+                "expected",
+                "actual",
+                "evidence",
+                "quote",
+                "baseline",
+                "rule",
+                "fix",
+                "follows_from",
+            )
             if k in data
         }
         return cls(level=Level(data["level"]), outcome=Outcome(data["outcome"]), **fields)

@@ -31,19 +31,24 @@ from a2a_lab.server.app import ScenarioApp
 from a2a_lab.server.hosting import BackgroundServer
 
 from . import inprocess, runner, scoring
+from .causes import cause_first
 from .journal_view import RunView
 from .model import GATING, MISSES, CheckResult, Outcome, ScenarioResult
 from .reports import console, escape, rollup
-from .reports.failure import failure_lines
+from .reports.failure import failure_lines, more_command
 
 
 @dataclass(repr=False)
 class Score:
     """The check results for what the client sent so far. Its text (str and repr: `assert score.passed, score`
-    prints it) names each missed check with its requirement, expected / actual and the quoted request."""
+    prints it) names each missed check, causes first, with its rule, spec section, expected / actual, the quoted
+    request, the fix and the command that tells the scenario's story."""
 
     outcome: Outcome
     checks: list[CheckResult]
+    #: The scenario scored, for the command that tells its whole story (`a2a-lab scenarios show ID`).
+    scenario: str = ""
+    group: str = ""
 
     @property
     def passed(self) -> bool:
@@ -56,12 +61,14 @@ class Score:
         raise KeyError(f"no check {check_id!r}; known: {', '.join(c.id for c in self.checks)}")
 
     def failures(self) -> list[CheckResult]:
-        return [c for c in self.checks if c.outcome in MISSES]
+        """The missed checks, causes before symptoms."""
+        return [c for c in cause_first(self.checks) if c.outcome in MISSES]
 
     def __str__(self) -> str:
         lines = [f"a2a-lab: {self.outcome.value}"]
+        more = more_command(self.scenario, self.group) if self.scenario else None
         for c in self.failures():
-            lines += ["  " + line for line in failure_lines(c)]
+            lines += ["  " + line for line in failure_lines(c, more)]
         return escape.console("\n".join(lines))
 
     __repr__ = __str__
@@ -136,7 +143,7 @@ class ServedScenario:
         outcome = scoring.scenario_outcome(
             checks, timed_out, bool(entries), None, self.scenario.checks, scoring.subject_of(view)
         )
-        score = Score(outcome, checks)
+        score = Score(outcome, checks, self.scenario.id, self.scenario.group)
         self.last_score = score
         return score
 

@@ -7,14 +7,16 @@ from collections.abc import Collection
 from dataclasses import dataclass
 from typing import Any
 
+from . import causes
 from .checks import client_checks
 from .checks.errors import GIVES_UP
 from .journal_view import RunView
-from .model import GATING, SEVERITY, CheckResult, Level, Outcome, ScenarioResult
+from .model import GATING, NONE, REACHED, REFUSED, REFUSED_CARD, SEVERITY, CheckResult, Level, Outcome, ScenarioResult
 
 
 def evaluate(view: RunView, only: Collection[str] | None = None) -> list[CheckResult]:
-    """Every client check on the view, in report order; `only`: just the checks of these ids (the proxy's)."""
+    """Every client check on the view, in report order, each miss that another explains marked with its cause
+    (causes.annotate); `only`: just the checks of these ids (the proxy's)."""
     results = []
     for check in client_checks():
         if only is not None and check.id not in only:
@@ -29,9 +31,11 @@ def evaluate(view: RunView, only: Collection[str] | None = None) -> list[CheckRe
                     Outcome.ERROR,
                     f"harness error in check: {type(exc).__name__}: {exc}",
                     check.section,
+                    rule=check.rule,
+                    fix=check.fix,
                 )
             )
-    return results
+    return causes.annotate(results)
 
 
 @dataclass(frozen=True)
@@ -46,6 +50,9 @@ class Subject:
     refused: bool
     #: Why the subject did not happen, for the scenario's message ("" when it did).
     missing: str = ""
+    #: The refusal is of a card that offers this client's generation or bindings nothing, in a scenario whose own
+    #: subject is something else: right, but the subject was not judged (counted apart in every report).
+    card_refusal: bool = False
 
     @property
     def happened(self) -> bool:
@@ -53,8 +60,13 @@ class Subject:
 
     @property
     def label(self) -> str:
-        """How reports name it (ScenarioResult.subject)."""
-        return "reached" if self.reached else "refused" if self.refused else "none"
+        """How reports name it (ScenarioResult.subject): `reached`, `refused` (the refusal the scenario exists for),
+        `refused-card` (a correct refusal of a card for another generation or binding), `none`."""
+        if self.reached:
+            return REACHED
+        if self.refused:
+            return REFUSED_CARD if self.card_refusal else REFUSED
+        return NONE
 
 
 def subject_of(view: RunView) -> Subject:
@@ -66,7 +78,7 @@ def subject_of(view: RunView) -> Subject:
     unusable = bool(view.supports) and (view.card_gap is not None or view.expected_interface() is None)
     refused = not reached and (view.expect.no_call_allowed or unusable) and crash is None and not view.client_timed_out
     if reached or refused:
-        return Subject(reached, refused)
+        return Subject(reached, refused, card_refusal=refused and not view.expect.no_call_allowed)
     if view.expect.no_call_allowed or unusable:
         missing = "the client crashed before any call: a refusal for the scenario's reason is not shown" + (
             view.ending()
@@ -142,6 +154,19 @@ def level_counts(results: list[ScenarioResult]) -> dict[str, dict[str, int]]:
     return counts
 
 
+def subjects(results: list[ScenarioResult]) -> dict[str, Any]:
+    """How many scenarios were judged on their subject (the client reached the agent, or refused where the scenario
+    asks it to), how many were correct refusals of a card for another generation or binding (their subjects not
+    judged: which ones), and how many showed neither."""
+    refused_card = [s.id for s in results if s.subject == REFUSED_CARD]
+    return {
+        "judged": sum(1 for s in results if s.subject in (REACHED, REFUSED)),
+        "refused_card": len(refused_card),
+        "none": sum(1 for s in results if s.subject == NONE),
+        "not_judged": refused_card,
+    }
+
+
 def summary(results: list[ScenarioResult], strict: bool) -> dict[str, Any]:
     outcomes = Counter(s.outcome.value for s in results)
     levels = level_counts(results)
@@ -170,7 +195,7 @@ def summary(results: list[ScenarioResult], strict: bool) -> dict[str, Any]:
     # The evidence floor for the whole run: a client seen doing nothing in any scenario is not conformant, whatever
     # else held (nothing failed because nothing happened).
     # (A scenario the baseline expects to fail excuses it.)
-    silent = not gate_failures and bool(results) and all(s.subject == "none" for s in results)
+    silent = not gate_failures and bool(results) and all(s.subject == NONE for s in results)
     if silent:
         gate_failures = [s.id for s in results if s.baseline is None]
     never_started = [s for s in results if s.client is not None and s.client.start_error]
@@ -212,4 +237,5 @@ def summary(results: list[ScenarioResult], strict: bool) -> dict[str, Any]:
         "gate": "failed" if gate_failures else "passed",
         "gate_failures": gate_failures,
         "verdict": verdict,
+        "subjects": subjects(results),
     }

@@ -8,7 +8,8 @@ starts, `conceal` overwrites every copy of those values in this process's origin
 processes of the same user can no longer open its /proc files (environ, mem, fd) nor ptrace it.
 
 What it cannot do: hide the command line from whoever reads it before a2a-lab starts (any local user can, with ps);
-stop root, or a process with CAP_SYS_PTRACE, from reading this process's memory. The README says so.
+stop root, or a process with CAP_SYS_PTRACE, from reading this process's memory.
+docs/explanation/reliability-and-security.md says so.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""docs/architecture.md, the newcomer's map, stays true to the tree.
+"""docs/explanation/architecture.md, the newcomer's map, stays true to the tree.
 
 Its table under "## The packages" names every package, one row each, the folder in backticks in the first column and
 the import name in the second. A package is a folder that pyproject.toml maps in `[tool.setuptools.package-dir]`, or
@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-DOC = ROOT / "docs" / "architecture.md"
+DOC = ROOT / "docs" / "explanation" / "architecture.md"
 README = ROOT / "README.md"
 
 #: The heading of the section whose table lists the packages.
@@ -31,7 +31,7 @@ MOVING = {"harness/cli": "harness/cli.py"}
 def packages_named(text: str) -> dict[str, str]:
     """folder -> import name, from the rows of the table in the section SECTION of the map's `text`."""
     lines = text.splitlines()
-    assert SECTION in lines, f"docs/architecture.md has no section {SECTION!r}"
+    assert SECTION in lines, f"docs/explanation/architecture.md has no section {SECTION!r}"
     named: dict[str, str] = {}
     for line in lines[lines.index(SECTION) + 1 :]:
         if line.startswith("## "):
@@ -82,7 +82,7 @@ def differences(named: dict[str, str], actual: dict[str, str]) -> list[str]:
 
 def test_the_map_names_every_package_and_no_other() -> None:
     problems = differences(packages_named(DOC.read_text(encoding="utf-8")), packages_in(ROOT))
-    assert not problems, "docs/architecture.md, section 'The packages':\n" + "\n".join(problems)
+    assert not problems, "docs/explanation/architecture.md, section 'The packages':\n" + "\n".join(problems)
 
 
 def _without_row(text: str, folder: str) -> str:
@@ -171,7 +171,7 @@ def test_every_file_the_map_cites_exists() -> None:
     text = DOC.read_text(encoding="utf-8")
     gone = [c for c in cited_files(text) if not cited_file_exists(c, ROOT)]
     assert cited_files(text), "the map cites no file: the pattern no longer matches how it cites them"
-    assert not gone, f"docs/architecture.md cites files that do not exist: {gone}"
+    assert not gone, f"docs/explanation/architecture.md cites files that do not exist: {gone}"
 
 
 def test_a_file_that_is_gone_is_found() -> None:
@@ -199,8 +199,10 @@ def test_relative_links_resolve(doc: Path) -> None:
 
 def test_the_readme_points_to_the_map_before_anything_else() -> None:
     readme = README.read_text(encoding="utf-8")
-    assert "](docs/architecture.md)" in readme[: readme.index("## Quick start")], (
+    assert "](docs/explanation/architecture.md)" in readme[: readme.index("## Quick start")], (
         "the map, linked before the quick start"
     )
-    design = readme[readme.index("## Design") : readme.index("### Quality gates")]
-    assert "docs/architecture.md" in design
+    documentation = readme[readme.index("## The documentation") :]
+    assert "](docs/explanation/architecture.md)" in documentation
+    home = (ROOT / "docs" / "index.md").read_text(encoding="utf-8")
+    assert "](explanation/architecture.md)" in home, "the docs site's home links the map"

@@ -1,4 +1,5 @@
-"""docs/client-requirements.md traces every client requirement of the spec to what judges it; the table cannot drift.
+"""docs/reference/client-requirements.md traces every client requirement of the spec to what judges it; the table
+cannot drift.
 
 The Markdown table is the data. Every check and scenario it names exists, every check of the catalogue is traced by
 at least one row, ids are unique, each row is exactly one of judged / not observable / gap, and the counts at the top
@@ -16,7 +17,7 @@ from pathlib import Path
 from a2a_lab.contract.catalogue import Catalogue
 from a2a_lab.harness.checks import REGISTRY
 
-DOC = Path(__file__).resolve().parent.parent / "docs" / "client-requirements.md"
+DOC = Path(__file__).resolve().parent.parent / "docs" / "reference" / "client-requirements.md"
 
 COLUMNS = ("id", "keyword", "spec", "requirement", "checks", "scenarios", "judged from / why not")
 COUNT_COLUMNS = ("keyword", "requirements", "judged", "not observable", "gap")

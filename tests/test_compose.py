@@ -2,7 +2,8 @@
 them (variable interpolation, who writes ./reports, the order `docker compose run harness` starts services in) and by
 running the services' exact command lines, in that order, each with its own environment, on two hosts: loopback
 aliases, and two network namespaces where this machine lets a test make them. Where docker itself runs and the image
-can be built without the internet, the README's flow runs under docker too (otherwise that test says why not)."""
+can be built without the internet, the compose guide's flow (docs/how-to/compose.md) runs under docker too (otherwise
+that test says why not)."""
 
 from __future__ import annotations
 
@@ -32,10 +33,11 @@ ROOT = Path(__file__).resolve().parent.parent
 SOURCE_FOLDERS = tuple(
     tomllib.loads((ROOT / "pyproject.toml").read_text("utf-8"))["tool"]["setuptools"]["package-dir"].values()
 )
-README = (ROOT / "README.md").read_text(encoding="utf-8")
+#: The docs' compose guide, which gives the flow.
+GUIDE = (ROOT / "docs" / "how-to" / "compose.md").read_text(encoding="utf-8")
 COMPOSE_TEXT = (ROOT / "docker-compose.yml").read_text(encoding="utf-8")
 OVERRIDE_TEXT = (ROOT / "docs" / "examples" / "compose-my-client.yml").read_text(encoding="utf-8")
-#: The README's compose flow, word for word (the test runs its first two lines).
+#: The compose guide's flow, word for word (the test runs its first two lines).
 FLOW = [
     "mkdir -p reports",
     'export A2A_LAB_UID="$(id -u)" A2A_LAB_GID="$(id -g)" A2A_LAB_ADMIN_TOKEN="$(openssl rand -hex 32)"',
@@ -116,7 +118,7 @@ def interpolate(value: Any, env: dict[str, str]) -> Any:
 
 
 def flow_env(tmp_path: Path) -> dict[str, str]:
-    """The environment after the README's first two lines, run in tmp_path."""
+    """The environment after the guide's first two lines, run in tmp_path."""
     script = "\n".join([*FLOW[:2], "env -0"])
     out = subprocess.run(["bash", "-ec", script], cwd=tmp_path, capture_output=True, text=True, check=True).stdout
     return dict(item.split("=", 1) for item in out.split("\0") if "=" in item)
@@ -139,12 +141,12 @@ def start_order(services: dict[str, Any], target: str) -> list[tuple[str, str]]:
 COMPOSE = load(COMPOSE_TEXT)
 
 
-def test_the_readme_flow_is_run_not_up_with_exit_code_from() -> None:
-    block = re.search(r"```sh\n(mkdir -p reports\n.*?)```", README, re.S)
-    assert block, "the README shows the compose flow"
+def test_the_guide_flow_is_run_not_up_with_exit_code_from() -> None:
+    block = re.search(r"```sh\n(mkdir -p reports\n.*?)```", GUIDE, re.S)
+    assert block, "the compose guide shows the compose flow"
     assert [line.split("  #")[0].rstrip() for line in block.group(1).strip().splitlines()] == FLOW
     # `up --exit-code-from` implies --abort-on-container-exit: the stack stops when example-client exits 0.
-    commands = [line for line in README.splitlines() + COMPOSE_TEXT.splitlines() if "docker compose" in line]
+    commands = [line for line in GUIDE.splitlines() + COMPOSE_TEXT.splitlines() if "docker compose" in line]
     assert not [c for c in commands if "--abort-on-container-exit" in c or ("--exit-code-from" in c and "Not" not in c)]
 
 
@@ -163,14 +165,14 @@ def test_no_default_token_and_the_port_on_loopback_only(tmp_path: Path) -> None:
     for missing in ("A2A_LAB_ADMIN_TOKEN", "A2A_LAB_UID", "A2A_LAB_GID"):
         with pytest.raises(ComposeError, match=f"required variable {missing} "):
             interpolate(COMPOSE, {k: v for k, v in env.items() if k != missing})
-    assert "change-me" not in COMPOSE_TEXT + README
+    assert "change-me" not in COMPOSE_TEXT + GUIDE
     ports = [p for s in COMPOSE["services"].values() for p in s.get("ports", [])]
     assert ports == ["127.0.0.1:8000:8000"]
 
 
 def test_whoever_writes_the_reports_folder_writes_it_as_the_user(tmp_path: Path) -> None:
     """A bind mount keeps the host's owners: the image's user (uid 10001) usually cannot write a Linux user's
-    ./reports, so every service that mounts it runs as the user the README's commands name."""
+    ./reports, so every service that mounts it runs as the user the guide's commands name."""
     env = flow_env(tmp_path)
     assert (tmp_path / "reports").is_dir(), "created by the user before compose could create it as root"
     base = interpolate(COMPOSE, env)
@@ -542,7 +544,7 @@ def _docker(*args: str, timeout: float = 60, **kw: Any) -> subprocess.CompletedP
 
 
 def test_the_compose_file_under_docker_judges_like_run(tmp_path: Path) -> None:
-    """Where docker runs and the image builds without the internet: the README's flow, word for word, in a copy of
+    """Where docker runs and the image builds without the internet: the guide's flow, word for word, in a copy of
     the project, and every scenario judged as `a2a-lab run` judges it."""
     if shutil.which("docker") is None:
         pytest.skip("docker is not installed")

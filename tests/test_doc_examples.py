@@ -3,10 +3,11 @@
 No package index serves a2a-lab: an install line names the checkout (`.`, `'.[test]'`), a path a Dockerfile copied
 the project to, a checkout of this repository a workflow made, or the Action's own checkout; never `a2a-lab` by
 name. The example workflow uses only the inputs the Action has and checks a2a-lab out at the ref it uses the Action
-at; the README names every input and output of the Action; docs/examples/my-client.Dockerfile copies the project's
-source folders as the project's own Dockerfile does (and builds, where docker runs). tests/test_action.py runs the
-workflow's and the Action's steps; tests/test_compose.py merges and runs the compose override;
-tests/test_readme_examples.py runs the README's shell blocks.
+at; the CI guide (docs/how-to/ci-gate.md) names every input and output of the Action;
+docs/examples/my-client.Dockerfile copies the project's source folders as the project's own Dockerfile does (and
+builds, where docker runs). tests/test_action.py runs the workflow's and the Action's steps; tests/test_compose.py
+merges and runs the compose override; tests/test_readme_examples.py runs the shell blocks of the README and of the
+docs site.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ ROOT = Path(__file__).resolve().parent.parent
 ACTION = yaml.safe_load((ROOT / "action.yml").read_text(encoding="utf-8"))
 WORKFLOW_FILE = ROOT / "docs" / "examples" / "a2a-conformance.yml"
 WORKFLOW = yaml.safe_load(WORKFLOW_FILE.read_text(encoding="utf-8"))
-README = (ROOT / "README.md").read_text(encoding="utf-8")
+CI_GUIDE = (ROOT / "docs" / "how-to" / "ci-gate.md").read_text(encoding="utf-8")
 OWN = "a2a-lab/a2a-lab"
 SOURCE_FOLDERS = tuple(
     tomllib.loads((ROOT / "pyproject.toml").read_text("utf-8"))["tool"]["setuptools"]["package-dir"].values()
@@ -139,13 +140,13 @@ def test_the_example_workflow_uses_only_the_actions_inputs_and_installs_from_its
         assert checkouts[path]["ref"] in refs, f"{OWN} checked out at {checkouts[path]['ref']}, the Action at {refs}"
 
 
-def test_the_readme_names_every_input_and_output_of_the_action() -> None:
-    section = README.split("## Using it in CI", 1)[1].split("\n## ", 1)[0]
+def test_the_ci_guide_names_every_input_and_output_of_the_action() -> None:
+    section = CI_GUIDE.split("\n## 3. On GitHub: the Action\n", 1)[1].split("\n## ", 1)[0]
     for kind in ("inputs", "outputs"):
         unnamed = [
             name for name in ACTION[kind] if not re.search(rf"`{re.escape(name)}`|\b{re.escape(name)}:", section)
         ]
-        assert not unnamed, f"the README's 'Using it in CI' does not name the Action's {kind}: {unnamed}"
+        assert not unnamed, f"docs/how-to/ci-gate.md's Action section does not name the Action's {kind}: {unnamed}"
 
 
 def test_the_client_image_builds_where_docker_runs(tmp_path: Path) -> None:

@@ -1,13 +1,15 @@
-"""The README's shell examples, run as written: every command of every ```sh / ```bash / ```console block, in README
-order, in one temporary directory (so a file one example writes is the file a later one reads), through
-`bash -e -c` with this environment's `a2a-lab` first on PATH, against the exit code the README states or implies.
+"""The shell examples of the README and of every page of the docs site, run as written: every command of every
+```sh / ```bash / ```console block, page by page, in document order, each page in a temporary directory of its own
+(so a file one example writes is the file a later one on the same page reads), through `bash -e -c` with this
+environment's `a2a-lab` first on PATH, against the exit code the page states or implies.
 
 A command is run unless a prefix of it is listed in NOT_RUN with the reason: a new example runs by default, and a
-skip is a decision someone wrote down. One rewrite is made, for `a2a-lab serve`: the README's examples use port
-8000, and tests bind none of their own, so a `serve` line runs with `--port 0` in the background (until the next
-`serve` line, as a person would stop one server to start another), its printed address and admin token are read,
-and the README's port in the commands after it stands for the port the server bound; `$TOKEN` is the token it
-printed.
+skip is a decision someone wrote down. A ```python or ```yaml block whose first line names a file (`# my-quirk.yaml`)
+is that file: it is written into the page's directory before the page's commands run, so `pytest test_my_client.py`
+or `--scenario my-quirk.yaml` after it runs what the page shows. One rewrite is made, for `a2a-lab serve`: the
+examples use port 8000, and tests bind none of their own, so a `serve` line runs with `--port 0` in the background
+(until the next `serve` line of the page, as a person would stop one server to start another), its printed address
+and admin token are read, and the example's port in the commands after it stands for the port the server bound.
 """
 
 from __future__ import annotations
@@ -25,23 +27,37 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-README = (ROOT / "README.md").read_text(encoding="utf-8")
+#: Pages whose examples another test runs, its own way: {folder under docs/: why}.
+PAGES_RUN_ELSEWHERE = {
+    "tutorials": "each tutorial is followed as one script, its `cd` and heredocs kept, by tests/test_tutorials.py",
+}
+#: The README and every page of the docs site, by path from the root.
+DOCUMENTS = [
+    ROOT / "README.md",
+    *sorted(
+        p for p in (ROOT / "docs").rglob("*.md") if p.relative_to(ROOT / "docs").parts[0] not in PAGES_RUN_ELSEWHERE
+    ),
+]
 
 #: Fenced block languages whose lines are commands; blocks in LANGUAGES_NOT_RUN are not shell.
 SHELL_LANGUAGES = {"sh", "bash", "shell", "console"}
 LANGUAGES_NOT_RUN = {
-    "yaml": "configuration",
-    "python": "a pytest example for client authors, or a loop client (tests/harness/test_loop.py runs it)",
+    "yaml": "configuration, a scenario or a baseline (written as a file when its first line names one)",
+    "python": "a pytest example (written as a file when its first line names one, and run by a shell line), a loop "
+    "client (tests/harness/test_loop.py runs it) or an in-process client (tests/harness/test_inprocess.py runs it)",
     "javascript": "a loop client (tests/harness/test_loop.py runs it)",
-    "": "a folder tree",
+    "text": "output shown",
+    "diff": "a change to a file, shown",
+    "": "a transcript or a folder tree",
 }
+#: The first line of a block that is a file: `# name.ext`.
+FILE_NAME = re.compile(r"# ([\w.-]+\.(?:py|ya?ml|json))")
 
 WHOLE_CATALOGUE = "runs the whole catalogue (tests/test_catalogue_reference_client.py covers it)"
 #: {command prefix: why the test does not run it}.
 NOT_RUN: dict[str, str] = {
     "pip install": "installs packages (tests/test_packaging.py builds and installs the project)",
-    "a2a-lab run --client 'node my-client.js'": WHOLE_CATALOGUE,
-    "a2a-lab run --client a2a-sdk": WHOLE_CATALOGUE,
+    "docker build": "no container runtime here (tests/test_packaging.py checks what the image installs)",
     "a2a-lab run --client-mode loop": WHOLE_CATALOGUE,
     "a2a-lab run -j auto --client-mode loop": WHOLE_CATALOGUE,
     "a2a-lab card check card.json": "needs your own card.json and keys.json, which no example writes "
@@ -55,7 +71,7 @@ NOT_RUN: dict[str, str] = {
     "python -m a2a_lab.harness.proxy.matrix": "needs the servers it names running "
     "(tests/harness/test_proxy_matrix.py runs a 2 x 2 matrix)",
     "python tests/peers/scorecard.py": "runs six real clients over the whole catalogue (~3.5 min) and rewrites the "
-    "pins and docs/clients.md (tests/peers/test_scorecard_pins.py runs them)",
+    "pins and docs/reference/clients.md (tests/peers/test_scorecard_pins.py runs them)",
 }
 
 
@@ -66,7 +82,7 @@ class Expected:
     output: str | None = None  # a pattern stdout + stderr must contain
 
 
-#: {command prefix: what the README states or implies}; every other command run must exit 0.
+#: {command prefix: what the page states or implies}; every other command run must exit 0.
 EXPECTED: dict[str, Expected] = {
     "a2a-lab run --client 'my-client --card {card_url}'": Expected(
         2, "the placeholder client is not on PATH: a usage error naming it, once the options parsed", "'my-client'"
@@ -86,13 +102,16 @@ EXPORT = re.compile(r"export ([A-Z_][A-Z0-9_]*)=\S.*")
 TIMEOUT = 60
 
 
+def _blocks(text: str) -> list[tuple[str, str]]:
+    """Every fenced block of a page: (language, body)."""
+    return re.findall(r"^```(\S*)\n(.*?)^```", text, re.M | re.S)
+
+
 def shell_commands(text: str) -> Iterator[str]:
-    """Every command of the README's shell blocks, in order: a line, with its `\\` continuations."""
-    for lang, body in re.findall(r"^```(\S*)\n(.*?)^```", text, re.M | re.S):
+    """Every command of a page's shell blocks, in order: a line, with its `\\` continuations."""
+    for lang, body in _blocks(text):
         if lang not in SHELL_LANGUAGES:
-            assert lang in LANGUAGES_NOT_RUN, (
-                f"a ```{lang} block in README.md: add it to SHELL_LANGUAGES or say why not"
-            )
+            assert lang in LANGUAGES_NOT_RUN, f"a ```{lang} block: add it to SHELL_LANGUAGES or say why not"
             continue
         pending = ""
         for line in body.splitlines():
@@ -111,7 +130,24 @@ def shell_commands(text: str) -> Iterator[str]:
         assert not pending, f"a continuation line ends a block: {pending!r}"
 
 
-COMMANDS = list(shell_commands(README))
+def files_shown(text: str) -> dict[str, str]:
+    """The blocks of a page that are files, by name: a block whose first line is `# name.ext`."""
+    files: dict[str, str] = {}
+    for lang, body in _blocks(text):
+        first = body.split("\n", 1)[0]
+        if lang not in SHELL_LANGUAGES and (named := FILE_NAME.fullmatch(first)):
+            assert named.group(1) not in files, f"two blocks of one page are the file {named.group(1)}"
+            files[named.group(1)] = body
+    return files
+
+
+def _name(document: Path) -> str:
+    return document.relative_to(ROOT).as_posix()
+
+
+#: {page: its commands, in order}, for every page with at least one.
+PAGES = {_name(d): cmds for d in DOCUMENTS if (cmds := list(shell_commands(d.read_text(encoding="utf-8"))))}
+COMMANDS = [c for commands in PAGES.values() for c in commands]
 
 
 def _listed(command: str, table: Mapping[str, object]) -> str | None:
@@ -119,18 +155,18 @@ def _listed(command: str, table: Mapping[str, object]) -> str | None:
 
 
 class Server:
-    """A README `serve` line in the background, on a free port; its address and admin token as it printed them."""
+    """A page's `serve` line in the background, on a free port; its address and admin token as it printed them."""
 
     def __init__(self, command: str, cwd: Path, env: dict[str, str]) -> None:
         found = re.search(r"--port (\d+)", command)
-        assert found, f"the README's serve example names its port: {command!r}"
+        assert found, f"a serve example names its port: {command!r}"
         self.readme_port = found.group(1)
         argv = ["bash", "-e", "-c", "exec " + command.replace(found.group(0), "--port 0")]
         self.process = subprocess.Popen(argv, cwd=cwd, env=env, stderr=subprocess.PIPE, text=True)
         self.lines: queue.Queue[str | None] = queue.Queue()
         threading.Thread(target=self._drain, daemon=True).start()
         self.port = self.token = ""
-        #: The token the README exported for the server (A2A_LAB_ADMIN_TOKEN): it then prints none.
+        #: The token the page exported for the server (A2A_LAB_ADMIN_TOKEN): it then prints none.
         self.given_token = env.get("A2A_LAB_ADMIN_TOKEN", "")
         try:
             self._wait_ready(command)
@@ -144,8 +180,8 @@ class Server:
             try:
                 line = self.lines.get(timeout=TIMEOUT)
             except queue.Empty:
-                raise AssertionError(f"README example {command!r} did not serve in {TIMEOUT} s:\n{said}") from None
-            assert line is not None, f"README example {command!r} ended before it served:\n{said}"
+                raise AssertionError(f"example {command!r} did not serve in {TIMEOUT} s:\n{said}") from None
+            assert line is not None, f"example {command!r} ended before it served:\n{said}"
             said += line
             if address := re.search(r" on https?://127\.0\.0\.1:(\d+) ", line):
                 self.port = address.group(1)
@@ -165,21 +201,28 @@ class Server:
         self.process.wait(TIMEOUT)
 
 
-def test_every_listed_prefix_names_a_readme_command() -> None:
+def test_every_listed_prefix_names_a_command_of_a_page() -> None:
     tables: tuple[Mapping[str, object], ...] = (NOT_RUN, EXPECTED)
     for table in tables:
         stale = [prefix for prefix in table if not any(c.startswith(prefix) for c in COMMANDS)]
-        assert not stale, f"no README command starts with {stale}: update the list"
+        assert not stale, f"no command of the README or the docs starts with {stale}: update the list"
     assert not [p for p in EXPECTED if _listed(p, NOT_RUN)], "a command is both expected and not run"
 
 
-def test_readme_examples_run_as_written(tmp_path: Path) -> None:
+def test_the_readme_has_examples_that_run() -> None:
+    assert [c for c in PAGES["README.md"] if not _listed(c, NOT_RUN)], "the README runs no example"
+
+
+@pytest.mark.parametrize("page", [p for p, commands in PAGES.items() if any(not _listed(c, NOT_RUN) for c in commands)])
+def test_examples_run_as_written(page: str, tmp_path: Path) -> None:
+    for name, body in files_shown((ROOT / page).read_text(encoding="utf-8")).items():
+        (tmp_path / name).write_text(body, encoding="utf-8")
     env = {k: v for k, v in os.environ.items() if not k.startswith("A2A_LAB_")}
     env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"
     server: Server | None = None
     ran = 0
     try:
-        for command in COMMANDS:
+        for command in PAGES[page]:
             if _listed(command, NOT_RUN):
                 continue
             ran += 1
@@ -189,7 +232,7 @@ def test_readme_examples_run_as_written(tmp_path: Path) -> None:
                 server = Server(command, tmp_path, env)
                 continue
             if exported := EXPORT.fullmatch(command):
-                # A variable the README exports for the commands after it (a terminal keeps it; each command here
+                # A variable the page exports for the commands after it (a terminal keeps it; each command here
                 # runs in a shell of its own): its value as bash computes it.
                 done = subprocess.run(
                     ["bash", "-e", "-c", f'{command}; printf %s "${exported.group(1)}"'],
@@ -199,7 +242,7 @@ def test_readme_examples_run_as_written(tmp_path: Path) -> None:
                     text=True,
                     timeout=TIMEOUT,
                 )
-                assert done.returncode == 0 and done.stdout, f"README example {command!r}: {done.stderr[-3000:]}"
+                assert done.returncode == 0 and done.stdout, f"{page}: example {command!r}: {done.stderr[-3000:]}"
                 env[exported.group(1)] = done.stdout
                 continue
             line = command
@@ -212,7 +255,7 @@ def test_readme_examples_run_as_written(tmp_path: Path) -> None:
             expected = EXPECTED[prefix] if prefix else Expected(0, "an example that works")
             said = done.stdout + done.stderr
             assert done.returncode == expected.code, (
-                f"README example {command!r} exited {done.returncode}, expected {expected.code} ({expected.why}):\n"
+                f"{page}: example {command!r} exited {done.returncode}, expected {expected.code} ({expected.why}):\n"
                 f"{said[-3000:]}"
             )
             if expected.output is not None:
@@ -220,12 +263,14 @@ def test_readme_examples_run_as_written(tmp_path: Path) -> None:
     finally:
         if server is not None:
             server.stop()
-    assert ran, "no README example ran"
+    assert ran, f"no example of {page} ran"
 
 
-@pytest.mark.parametrize("command", [c for c in COMMANDS if _listed(c, NOT_RUN)])
-def test_example_not_run(command: str) -> None:
-    """One skipped test per README command not run, with its reason: the decision shows in every test report."""
+@pytest.mark.parametrize(
+    ("page", "command"), [(p, c) for p, commands in PAGES.items() for c in commands if _listed(c, NOT_RUN)]
+)
+def test_example_not_run(page: str, command: str) -> None:
+    """One skipped test per command not run, with its reason: the decision shows in every test report."""
     prefix = _listed(command, NOT_RUN)
     assert prefix is not None
     pytest.skip(NOT_RUN[prefix])

@@ -1,7 +1,7 @@
 """ACTS's assertion language (0.1.0 §5): exact matches, operators, nested field maps, positional lists, dot-paths
 with indices and wildcards, collection matches, `repeat.until` expressions, and the `{{...}}` variables (§8, §12.2).
 
-Decisions where the draft is silent (the README's ACTS section lists them): `absent` holds for a field that is
+Decisions where the draft is silent (docs/how-to/acts.md lists them): `absent` holds for a field that is
 missing or null and `exists` for one present and not null (ProtoJSON writes an unset field either way); a list in an
 expect block asserts its elements by position and the response may hold more; `one_of` compares scalars by equality
 and applies a mapping or list entry as an assertion; `matches` is a regular-expression search.

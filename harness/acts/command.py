@@ -20,9 +20,12 @@ from a2a_lab.contract.userfile import Refused
 from ..baseline import Baseline, BaselineError
 from ..cli import presets
 from ..cli.command import Command
+from ..cli.exit_codes import Exit
 from ..cli.gate import conclude
+from ..cli.help_text import REPORT_PATHS
 from ..cli.messages import crashed, refuse, say
 from ..cli.options import add_answer_timeout, add_verbose
+from ..cli.outputs import output_file, output_folder, output_path
 from ..model import Outcome
 from ..refclient.discovery import discover
 from ..refclient.failures import ClientFailure
@@ -84,14 +87,16 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--sdk-language", default="unknown", metavar="LANG", help="its language (sdk.language)")
     p.add_argument(
         "--json",
-        type=Path,
+        type=output_path,
         metavar="FILE|DIR",
         help="write the ACTS JSON report (§13): FILE for one binding (FILE-<binding>.json for several), "
         "or a folder for §13.5's names",
     )
-    p.add_argument("--report-json", type=Path, metavar="FILE", help="write a2a-lab's JSON report")
-    p.add_argument("--junit", type=Path, metavar="FILE", help="write JUnit XML")
-    p.add_argument("--html", type=Path, metavar="DIR", help="write a self-contained HTML report to DIR/index.html")
+    p.add_argument("--report-json", type=output_file, metavar="FILE", help="write a2a-lab's JSON report")
+    p.add_argument("--junit", type=output_file, metavar="FILE", help="write JUnit XML")
+    p.add_argument(
+        "--html", type=output_folder, metavar="DIR", help="write a self-contained HTML report to DIR/index.html"
+    )
     p.add_argument(
         "--baseline", type=Path, help="expected failures: {acts/<binding>/<TEST-ID>: {TEST-ID or '*': reason}}"
     )
@@ -236,4 +241,24 @@ COMMAND = Command(
     "run ACTS 0.1.0 (the A2A Conformance Test Specification): server tests per binding, client tests on a client",
     add_arguments,
     cmd_acts,
+    about="""ACTS 0.1.0: the A2A Conformance Test Specification (draft), docs/acts-specification.md and tests/acts in
+the a2aproject/A2A repository. Server tests (--server) run over each binding the card declares (JSON-RPC,
+HTTP+JSON, gRPC); client tests (client_response, --client) serve their payloads
+to the client and compare the `parsed` object of its A2A_LAB_RESULT with expect_parsed.""",
+    examples=(
+        "a2a-lab acts run A2A/tests/acts/suite.acts.yaml --server http://127.0.0.1:8000 --json reports/",
+        "a2a-lab acts run core-operations.acts.yaml --server http://127.0.0.1:8000 --binding jsonrpc --level must",
+        "a2a-lab acts run suite.acts.yaml --server http://127.0.0.1:8000 --test 'CORE-*' --tag streaming "
+        "--junit acts.xml",
+        "a2a-lab acts run client-parsing.acts.yaml --client 'python3 my_client.py {card_url}' --json acts.json",
+    ),
+    exit_codes=(
+        (Exit.OK, "the gate passed: every MUST test that ran passed (with --strict every SHOULD test too)"),
+        (Exit.FAILED, "a test failed"),
+        (
+            Exit.USAGE,
+            f"usage error: a broken ACTS file (file, path, field, hint), no card, a bad option, {REPORT_PATHS}",
+        ),
+        (Exit.HARNESS, "runner error (a test ended in error)"),
+    ),
 )

@@ -7,7 +7,7 @@ once. Every refusal is an `ActsError` naming the file, the path in it (`suites[0
 wrong and how to fix it (did-you-mean for a misspelt field or choice).
 
 Where the official files (a2aproject/A2A, branch conformance-spec) spell a construct otherwise than the 0.1.0 text,
-the reader accepts their spelling as an alias and says so in the README's ACTS section:
+the reader accepts their spelling as an alias and says so in docs/how-to/acts.md:
 
 - operations `set_push_notification_config`, `get_push_notification_config`, `list_push_notification_configs`,
   `delete_push_notification_config` for `create_push_config`, `get_push_config`, `list_push_configs`,

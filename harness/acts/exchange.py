@@ -3,7 +3,7 @@ builds it, as for the reference client; gRPC through the reference client's gRPC
 (§4.4, HTTP only); the answer kept whole, unwrapped to the assertion
 root of §4.2, with the error it carries, the stream's events, and a quote of the exchange for the reports.
 
-Decisions (README, ACTS section): a raw step's `path` is read against the URL of the interface under test (`/` is
+Decisions (docs/how-to/acts.md): a raw step's `path` is read against the URL of the interface under test (`/` is
 that URL), except a `/.well-known/` path, read against the server's base URL; a raw answer that is an event stream
 has the list of its events' data as its body. Errors are recognised as the A2A specification maps them (JSON-RPC
 code, google.rpc ErrorInfo reason, gRPC-style status), which §6.2 says wins over ACTS's own table.

@@ -8,7 +8,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +22,8 @@ from a2a_lab.protocol.exceptions import LabError
 from ..cli.command import Command
 from ..cli.exit_codes import Exit
 from ..cli.messages import refuse
+from ..refclient.discovery import card_urls
+from ..refclient.failures import UsageFailure
 from ..reports import escape
 from . import urlpolicy
 from .derive import derive
@@ -37,35 +39,55 @@ class Loaded:
     source: str
     raw: bytes
     content_type: str | None = None
+    #: How the card was found, when not where it was asked for (reported as warnings).
+    notes: list[str] = field(default_factory=list)
 
 
-def _read_url(url: str, limit: int) -> Loaded:
+def _get(http: httpx.Client, url: str, limit: int) -> tuple[int, Loaded]:
+    """GET `url`: its status, and (on 200) its body, at most `limit` bytes."""
+    with http.stream("GET", url, headers={"Accept": JSON}) as r:
+        if r.status_code != 200:
+            return r.status_code, Loaded(url, b"")
+        chunks, size = [], 0
+        for chunk in r.iter_bytes():
+            size += len(chunk)
+            if size > limit:
+                raise UnusableInput(
+                    f"{url}: the card is larger than {limit} bytes (a careful client stops reading); "
+                    "raise --max-bytes to check it anyway"
+                )
+            chunks.append(chunk)
+        return 200, Loaded(url, b"".join(chunks), r.headers.get("content-type"))
+
+
+def _read_url(target: str, limit: int, card: bool) -> Loaded:
+    """What `target` serves. A `card` is found as the reference client and `probe` find it
+    (refclient.discovery.card_urls): an origin or base URL gets the well-known path, the legacy path is tried on 404."""
     try:
-        with (
-            httpx.Client(timeout=10, trust_env=False, follow_redirects=False) as http,
-            http.stream("GET", url, headers={"Accept": JSON}) as r,
-        ):
-            if r.status_code != 200:
-                raise UnusableInput(f"{url}: HTTP {r.status_code}")
-            chunks, size = [], 0
-            for chunk in r.iter_bytes():
-                size += len(chunk)
-                if size > limit:
-                    raise UnusableInput(
-                        f"{url}: the card is larger than {limit} bytes (a careful client stops reading); "
-                        "raise --max-bytes to check it anyway"
-                    )
-                chunks.append(chunk)
-            return Loaded(url, b"".join(chunks), r.headers.get("content-type"))
+        primary, legacy = card_urls(target) if card else (target, None)
+    except UsageFailure as failure:
+        raise UnusableInput(failure.message) from None
+    try:
+        with httpx.Client(timeout=10, trust_env=False, follow_redirects=False) as http:
+            status, loaded = _get(http, primary, limit)
+            if status == 404 and legacy is not None:
+                legacy_status, loaded = _get(http, legacy, limit)
+                if legacy_status != 200:
+                    raise UnusableInput(f"no agent card: {primary} answered 404 and {legacy} {legacy_status}")
+                loaded.notes.append(f"{primary} answered 404; checked the legacy pre-0.3 card path {legacy}")
+            elif status != 200:
+                raise UnusableInput(f"{primary}: HTTP {status}")
+            return loaded
     except httpx.HTTPError as exc:
-        raise UnusableInput(f"{url}: cannot fetch the card: {type(exc).__name__}: {exc}") from None
+        raise UnusableInput(f"{target}: cannot fetch the card: {type(exc).__name__}: {exc}") from None
 
 
 def load(source: str, limit: int, kind: userfile.Kind = userfile.CARD) -> Loaded:
     """A card (or a file of another kind) from a file, read by the bounded reader of user files, or from an http(s)
-    URL (fetched once); at most `limit` bytes either way."""
+    URL (a card's: its card URL, or an origin or base URL whose well-known card is fetched); at most `limit` bytes
+    either way."""
     if source.startswith(("http://", "https://")):
-        return _read_url(source, limit)
+        return _read_url(source, limit, card=kind is userfile.CARD)
     try:
         return Loaded(source, userfile.read_bytes(Path(source), kind.at_most(limit)))
     except userfile.Refused as exc:
@@ -99,6 +121,8 @@ def check(loaded: Loaded, policy: str | None, jwks_source: str | None) -> dict[s
     if not isinstance(card, dict):
         raise UnusableInput(f"{loaded.source}: the card is JSON but not an object")
     findings = lint(card, policy)
+    for note in loaded.notes:
+        findings.warning("(discovery)", note, "serve the card at the well-known path /.well-known/agent-card.json")
     if loaded.content_type and "json" not in loaded.content_type.lower():
         findings.warning("(content-type)", f"served as {loaded.content_type!r}", "serve the card as application/json")
     report: dict[str, Any] = {
@@ -181,7 +205,12 @@ def render(report: dict[str, Any]) -> str:
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("action", choices=["check"], help="what to do with the card")
-    p.add_argument("source", help="a card file, or a URL to fetch it from once")
+    p.add_argument(
+        "source",
+        metavar="FILE|URL",
+        help="a card file, or a URL to fetch it from once: the card's own URL, or the agent's origin or base URL "
+        "(its card at /.well-known/agent-card.json, the legacy agent.json on 404, as `probe` and `client` find it)",
+    )
     p.add_argument("--json", action="store_true", help="print the report as JSON")
     p.add_argument(
         "--policy",
@@ -222,4 +251,19 @@ def cmd_card(args: argparse.Namespace) -> int:
     return Exit.FAILED if report["errors"] else Exit.OK
 
 
-COMMAND = Command("card", "check an agent card offline: lint, derived requests, signatures", add_arguments, cmd_card)
+COMMAND = Command(
+    "card",
+    "check an agent card, from a file or a URL: lint, derived requests, signatures",
+    add_arguments,
+    cmd_card,
+    examples=(
+        "a2a-lab card check agent-card.json",
+        "a2a-lab card check http://127.0.0.1:8000          # an origin: its card at /.well-known/agent-card.json",
+        "a2a-lab card check https://agent.example/.well-known/agent-card.json --json --jwks jwks.json",
+    ),
+    exit_codes=(
+        (Exit.OK, "the card has warnings at most"),
+        (Exit.FAILED, "the card has errors"),
+        (Exit.USAGE, "usage error: no card (a missing file, no card at the URL), not JSON, not a URL"),
+    ),
+)

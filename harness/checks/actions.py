@@ -46,6 +46,14 @@ def _unimplemented(c: Check, message: str) -> CheckResult:
     "a contextId, if sent, is the task's own. A taskId must name an existing task (clients cannot create task ids).",
     "each finding at its keyword: an invented taskId or a mismatched contextId FAILs (MUST, must); a follow-up that "
     "starts a new task is NON_STRICT (§3.4.3 states the continuation without a keyword)",
+    rule=(
+        "A client answering an agent's question sends its next message with that task's `taskId`, and "
+        "with the task's own `contextId` if it sends one."
+    ),
+    fix=(
+        "Copy `taskId` (and `contextId`) from the task the agent returned into the reply message; never "
+        "invent a taskId or send another task's contextId."
+    ),
 )
 def multi_turn(view: RunView, c: Check) -> CheckResult:
     if "follow_up" not in view.action:
@@ -94,6 +102,11 @@ def multi_turn(view: RunView, c: Check) -> CheckResult:
     "Asked to send an unrelated new message once the first task stopped (A2A_LAB_ACTION new_message), the client "
     "sends it with no taskId: it is no answer to that task (an INPUT_REQUIRED task would take it as the input it "
     "asked for; a finished one cannot take it), so the agent starts a new task for it.",
+    rule=("A client sends an unrelated new message without a `taskId`, so the agent starts a new task for it."),
+    fix=(
+        "Clear `taskId` when you start a new request: only a reply to the same task carries it (a "
+        "`contextId` may stay to keep the conversation)."
+    ),
 )
 def new_task(view: RunView, c: Check) -> CheckResult:
     if "new_message" not in view.action:
@@ -136,6 +149,13 @@ def new_task(view: RunView, c: Check) -> CheckResult:
     "Asked to cancel (A2A_LAB_ACTION cancel), the client sends CancelTask naming the task the agent created (the id "
     "is REQUIRED, and only the agent makes task ids) while that task is still open. What it then reports is "
     "RESULT-MATCHES's to judge: the state the agent gave, CANCELED or (a cancel that lost the race) the end it read.",
+    rule=(
+        "A client cancels with CancelTask naming the id of the task the agent created, while that task is still open."
+    ),
+    fix=(
+        "Keep the task `id` from the agent's answer and send CancelTask (0.3: `tasks/cancel`) with "
+        '`{"id": <that id>}` before the task ends.'
+    ),
 )
 def cancel_task(view: RunView, c: Check) -> CheckResult:
     if not view.action.get("cancel"):
@@ -168,6 +188,14 @@ def cancel_task(view: RunView, c: Check) -> CheckResult:
     "Streams when asked and allowed",
     "Asked to stream (A2A_LAB_ACTION stream) by a card that declares capabilities.streaming, the client uses "
     "SendStreamingMessage (or message/stream) and reads the events to the end.",
+    rule=(
+        "A client asked to stream, by a card that declares `capabilities.streaming`, uses "
+        "SendStreamingMessage and reads the events to the end."
+    ),
+    fix=(
+        "When the card declares streaming, send with SendStreamingMessage (0.3: `message/stream`) and "
+        "read the SSE stream until it closes or the task ends."
+    ),
 )
 def streaming_used(view: RunView, c: Check) -> CheckResult:
     from a2a_lab.protocol import cards
@@ -191,6 +219,14 @@ def streaming_used(view: RunView, c: Check) -> CheckResult:
     "with 2xx, a repeated delivery of one included (§4.3.3), and refuses one sent with wrong credentials, whatever "
     "scheme its config named (the scenario's probe). A notification about a task the client never started need not "
     "be acknowledged (that the client does not adopt it, RESULT-EXPECTED judges).",
+    rule=(
+        "A client's webhook answers every genuine notification with 2xx, a repeated one included, and "
+        "refuses one without the credentials its push config named."
+    ),
+    fix=(
+        "Answer 2xx to notifications that carry the token or credentials you registered (a repeat "
+        "included: deduplicate, do not reject it), and 401 or 403 to any other."
+    ),
 )
 def push_receiver(view: RunView, c: Check) -> CheckResult:
     from a2a_lab.protocol import cards
@@ -263,6 +299,15 @@ _PUSH_CONFIG_OPS = (
     "`{taskId, id}`, 0.3 `{id, pushNotificationConfigId}`), so that a conforming agent answers every call.",
     "a call the conforming agent refuses (missing REQUIRED fields, another version's names, an id it never gave) "
     "FAILs; a method left out is UNIMPLEMENTED",
+    rule=(
+        "A client creates, lists, gets and deletes its task's push notification config in its own "
+        "version's spelling, with the ids the agent returned."
+    ),
+    fix=(
+        "Send Create, List, Get and DeleteTaskPushNotificationConfig with `{taskId, id}` (0.3: "
+        "`tasks/pushNotificationConfig/*` with `{id, pushNotificationConfigId}`), taking the config id "
+        "from the create answer."
+    ),
 )
 def push_config_managed(view: RunView, c: Check) -> CheckResult:
     from a2a_lab.protocol import cards
@@ -300,6 +345,14 @@ def push_config_managed(view: RunView, c: Check) -> CheckResult:
     "client authenticates every call that needs it (all calls, or GetExtendedAgentCard) as the card's schemes say.",
     "per finding: GetExtendedAgentCard without the right credentials FAILs (§3.1.11: the client MUST authenticate it); "
     "any other call is NON_STRICT (§7.3 states the duty for every request without a keyword)",
+    rule=(
+        "A client that has credentials for an agent that requires them authenticates every call that "
+        "needs them, GetExtendedAgentCard always."
+    ),
+    fix=(
+        "Attach the credentials the card's security requirements ask for to every A2A call, the "
+        "follow-ups included, and always to GetExtendedAgentCard."
+    ),
 )
 def auth_presented(view: RunView, c: Check) -> CheckResult:
     if "token" not in view.action and "credentials" not in view.action:
@@ -338,6 +391,14 @@ def auth_presented(view: RunView, c: Check) -> CheckResult:
     "Fetches the extended card when asked",
     "Asked to (A2A_LAB_ACTION extended_card) by a card that declares capabilities.extendedAgentCard, the client calls "
     "GetExtendedAgentCard, authenticated, and uses the extended card for the session.",
+    rule=(
+        "A client asked to, by a card that declares `capabilities.extendedAgentCard`, calls "
+        "GetExtendedAgentCard authenticated and uses that card for the session."
+    ),
+    fix=(
+        "Call GetExtendedAgentCard (0.3: `agent/getAuthenticatedExtendedCard`) with your credentials and "
+        "use its answer instead of the public card for the calls that follow."
+    ),
 )
 def extended_card(view: RunView, c: Check) -> CheckResult:
     from a2a_lab.protocol import cards
@@ -372,6 +433,14 @@ def _dropped(call: Call) -> bool:
     "the same task. Asked to (A2A_LAB_ACTION resubscribe), a client that does not is UNIMPLEMENTED, never a miss.",
     "the spec offers reconnection (§3.1.6, 0.3 §7.9) without a keyword; graded MAY: not resuming is UNIMPLEMENTED, "
     "and FOLLOW-UP-TO-END does not count the dropped stream's task a second time",
+    rule=(
+        "A client whose stream breaks before the task ends may resume with SubscribeToTask, or GetTask, "
+        "for the same task."
+    ),
+    fix=(
+        "When the SSE stream closes without a terminal event, call SubscribeToTask (0.3: "
+        "`tasks/resubscribe`) with the task's id, or poll GetTask."
+    ),
 )
 def resubscribe(view: RunView, c: Check) -> CheckResult:
     dropped = [call for call in view.a2a_calls if _dropped(call)]
@@ -399,6 +468,15 @@ def resubscribe(view: RunView, c: Check) -> CheckResult:
     "over its canonical form: it uses a card that verifies and refuses one that does not (tampered payload, unknown "
     "key). A card that offers the client's generation no interface (a 1.0-only card to a 0.3 client) cannot be used at "
     "all, so refusing it is correct.",
+    rule=(
+        "A client asked to verify the card uses it only if a signature verifies over its canonical form "
+        "with a trusted key, and refuses it otherwise."
+    ),
+    fix=(
+        "Verify a JWS from `signatures` over the canonical card (default values and `signatures` dropped,"
+        " RFC 8785 JCS) with the key its `kid` names in the trusted key set; refuse the card on a bad "
+        "signature or an unknown key."
+    ),
 )
 def signature_verified(view: RunView, c: Check) -> CheckResult:
     if not view.action.get("verify_signature"):

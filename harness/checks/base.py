@@ -19,6 +19,10 @@ class Check:
     #: Why the level differs from the spec's own keyword, when it does.
     grading: str
     evaluate: Callable[[RunView, Check], CheckResult]
+    #: What a correct client does, in one sentence in a client author's terms: what a report leads a miss with.
+    rule: str = ""
+    #: How to change a client that misses it: one or two imperative sentences.
+    fix: str = ""
 
     def result(
         self,
@@ -42,6 +46,8 @@ class Check:
             actual,
             [c.seq for c in calls],
             calls[0].quote() if calls else "",
+            rule=self.rule,
+            fix=self.fix,
         )
 
     def passed(self, message: str, calls: list[Call] | None = None) -> CheckResult:
@@ -67,7 +73,7 @@ MISSED = {
 }
 
 
-#: The rule every check that assumes a card field follows (rendered in docs/checks.md).
+#: The rule every check that assumes a card field follows (rendered in docs/reference/checks.md).
 CARD_READING = """\
 ## Which card a check reads
 
@@ -104,12 +110,23 @@ REGISTRY: dict[str, Check] = {}
 
 
 def check(
-    check_id: str, level: Level, section: str, title: str, requirement: str, grading: str = ""
+    check_id: str,
+    level: Level,
+    section: str,
+    title: str,
+    requirement: str,
+    grading: str = "",
+    *,
+    rule: str,
+    fix: str,
 ) -> Callable[[Callable[[RunView, Check], CheckResult]], Callable[[RunView, Check], CheckResult]]:
+    """Register a check. `requirement` is the lab's full statement of what it judges (the reference's); `rule` says
+    the same in one sentence a client author acts on, and `fix` how to change a client that misses it."""
+
     def register(fn: Callable[[RunView, Check], CheckResult]) -> Callable[[RunView, Check], CheckResult]:
         if check_id in REGISTRY:
             raise ValueError(f"duplicate check id {check_id}")
-        REGISTRY[check_id] = Check(check_id, level, section, title, requirement, grading, fn)
+        REGISTRY[check_id] = Check(check_id, level, section, title, requirement, grading, fn, rule, fix)
         return fn
 
     return register

@@ -20,6 +20,15 @@ from .base import Check, check
     "SubscribeToTask), pushNotifications (push config methods, or a push config inline in a send), extendedAgentCard "
     "(GetExtendedAgentCard).",
     "spec keyword SHOULD (§3.3.4): a miss is NON_STRICT (a conforming server answers such calls with an error)",
+    rule=(
+        "A client uses streaming, push notifications or the extended card only when the card's "
+        "`capabilities` declares them."
+    ),
+    fix=(
+        "Check `capabilities.streaming`, `pushNotifications` and `extendedAgentCard` before "
+        "SendStreamingMessage or SubscribeToTask, a push config (inline too) or GetExtendedAgentCard; "
+        "without them, use SendMessage and GetTask."
+    ),
 )
 def capabilities_respected(view: RunView, c: Check) -> CheckResult:
     # Each use of an optional feature: (call, the capability it needs, how to name it). A webhook registered inline in a

@@ -84,6 +84,14 @@ _RANK = {Level.MUST: 0, Level.SHOULD: 1, Level.MAY: 2, Level.INFO: 3}
     "a Notification that gets no answer (NON_STRICT). A batch (JSON-RPC 2.0 §6 MAY) is recorded, not judged.",
     "each finding at its own keyword: a broken MUST FAILs; a null, fractional or missing id is NON_STRICT; a batch of "
     "valid requests is INFORMATIONAL",
+    rule=(
+        'A client sends each JSON-RPC call as a JSON-RPC 2.0 request (`"jsonrpc": "2.0"`, a method, '
+        "object params, a string or integer id) with `Content-Type: application/json`."
+    ),
+    fix=(
+        'Build every request as `{"jsonrpc": "2.0", "id": <string or integer>, "method": ..., "params": '
+        "{...}}` and post it as `application/json`; never leave the id out or set it to null."
+    ),
 )
 def jsonrpc_envelope(view: RunView, c: Check) -> CheckResult:
     rpc = [call for call in view.calls if call.entry.kind is EntryKind.JSONRPC]
@@ -114,6 +122,14 @@ def jsonrpc_envelope(view: RunView, c: Check) -> CheckResult:
     "each finding at its keyword: a GET or DELETE with a body, or a body that is not JSON, FAILs; another Content-Type "
     "is NON_STRICT in 1.0 (§11.1: application/a2a+json SHOULD be used) and FAILs in 0.3 (§3.2.3: MUST use "
     "application/json)",
+    rule=(
+        "A client sends HTTP+JSON bodies as JSON with `Content-Type: application/a2a+json` (0.3: "
+        "`application/json`), and GET and DELETE requests without a body."
+    ),
+    fix=(
+        "Post JSON bodies with the content type of the interface's version, and put GET and DELETE "
+        "parameters in the path and query string (`GET /tasks/{id}?historyLength=2`), never in a body."
+    ),
 )
 def http_json_request(view: RunView, c: Check) -> CheckResult:
     rest = [call for call in view.a2a_calls if call.binding is Binding.HTTP_JSON]
@@ -153,6 +169,16 @@ def http_json_request(view: RunView, c: Check) -> CheckResult:
     "Message shape matches the version",
     "A message has the shape of the version it is sent in: 1.0 uses ROLE_USER and parts discriminated by member name "
     '(text/raw/url/data) with no `kind`; 0.3 uses role "user" and `kind` on the message and on every part.',
+    rule=(
+        "A client shapes a message for the version it sends it in: 1.0 `ROLE_USER` and parts keyed by "
+        "`text`, `raw`, `url` or `data` without `kind`; 0.3 role `user` and `kind` on the message and "
+        "each part."
+    ),
+    fix=(
+        'Serialise messages for the interface\'s version: 1.0 as ProtoJSON (`{"role": "ROLE_USER", '
+        '"parts": [{"text": ...}]}`), 0.3 with `kind` discriminators (`{"kind": "message", "role": '
+        '"user", "parts": [{"kind": "text", ...}]}`).'
+    ),
 )
 def body_shape(view: RunView, c: Check) -> CheckResult:
     sends = [call for call in view.a2a_calls if call.operation in MESSAGE_SENDS and call.version is not None]
@@ -197,6 +223,11 @@ def _sent_message(call: Call) -> Any:
     "Every message carries a messageId the client created, and a client does not reuse one for a different message.",
     "each finding at its keyword: a missing messageId FAILs (§5.7: REQUIRED fields MUST be present); reusing one for "
     "a different message is NON_STRICT (the proto states one id per message without a keyword)",
+    rule=("A client gives every message a `messageId` of its own making, and a new one for each new message."),
+    fix=(
+        "Generate a fresh `messageId` (a UUID) for every message you send; reuse one only to resend the "
+        "very same message."
+    ),
 )
 def message_id_unique(view: RunView, c: Check) -> CheckResult:
     sends = [call for call in view.a2a_calls if call.operation in MESSAGE_SENDS]

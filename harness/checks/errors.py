@@ -40,6 +40,14 @@ def _dead_ends(view: RunView) -> list[Call]:
     f"a client may repeat it at most {MAX_REPEATS} time(s), never in a loop.",
     'graded MUST by 0.3 §11.2.2 ("MUST properly handle all A2A error codes"): a retry loop against a dead end '
     "never ends and floods the agent",
+    rule=(
+        "A client repeats a call answered method-not-found (-32601) or version-not-supported (-32009) on "
+        "the same interface at most once."
+    ),
+    fix=(
+        "Treat -32601 and -32009 as final for that interface: fall back to another declared interface or "
+        "report the error, instead of retrying the same call."
+    ),
 )
 def no_retry_loop(view: RunView, c: Check) -> CheckResult:
     dead = _dead_ends(view)
@@ -64,6 +72,15 @@ def no_retry_loop(view: RunView, c: Check) -> CheckResult:
     "Falls back to another declared interface",
     "Clients SHOULD implement fallback across the protocols the card declares: when an interface answers "
     "method-not-found or version-not-supported, try the next declared interface.",
+    rule=(
+        "A client whose interface answers method-not-found or version-not-supported tries the next "
+        "interface the card declares that it speaks."
+    ),
+    fix=(
+        "Keep the card's other supported interfaces as candidates and, on -32601 or -32009 (HTTP+JSON: "
+        "404 or 405 for the route, or VERSION_NOT_SUPPORTED), repeat the call on the next one in card "
+        "order."
+    ),
 )
 def fallback(view: RunView, c: Check) -> CheckResult:
     dead = _dead_ends(view)
@@ -136,6 +153,15 @@ def _names_task(call: Call, task_ids: set[str]) -> str | None:
     "stderr when it exits 0, outside a line that reports an error. A client that shows neither: UNIMPLEMENTED.",
     "the obligation is the server's (JSON-RPC 2.0 §5); a client that accepts the broken response takes an answer "
     "that was never given to its request, so the lab grades it at the same keyword",
+    rule=(
+        "A client ignores a JSON-RPC response whose `id` is not its request's, or that has both or "
+        "neither of `result` and `error`, and never adopts the task it names."
+    ),
+    fix=(
+        "Validate each response before using it: its `id` must be the request's and it must hold exactly "
+        "one of `result` and `error`. Otherwise report an invalid response, and neither show nor follow "
+        "up its task."
+    ),
 )
 def invalid_answer_ignored(view: RunView, c: Check) -> CheckResult:
     """On the wire: a follow-up of the task only the invalid answer named. Off the wire: the client's output or result
@@ -241,6 +267,14 @@ WAIT_SLACK_S = 1.0
     "least it gets).",
     "no rule binds a client's patience: graded SHOULD by the spec's advice to agents for the same situation, so a "
     "client that hangs on a silent agent is NON_STRICT here, not TIMEOUT (which would gate)",
+    rule=(
+        "A client stops waiting for an agent that never answers after a read timeout of 10-30 s, and ends"
+        " the exchange with an error."
+    ),
+    fix=(
+        "Set a read timeout of 10-30 s on every call and, when it fires, report a timeout error and end "
+        "instead of waiting to be killed."
+    ),
 )
 def gives_up(view: RunView, c: Check) -> CheckResult:
     unanswered = [

@@ -78,6 +78,14 @@ def _given(view: RunView, task_id: str | None, before: int) -> int:
     "A client that sees no generation (0, or no `generation` member) on a task MUST conclude that the agent does not "
     "implement generations and MUST NOT use them: no GetTask `currentGeneration` and no "
     "`configuration.ifGenerationMatch` about that task until the agent gave it a generation >= 1.",
+    rule=(
+        "A client uses task generations (`currentGeneration`, `ifGenerationMatch`) only on a task the "
+        "agent gave a generation of 1 or more."
+    ),
+    fix=(
+        "Read `generation` from the task: when it is absent or 0, send GetTask without "
+        "`currentGeneration` and messages without `configuration.ifGenerationMatch`."
+    ),
 )
 def generation_unknown_not_used(view: RunView, c: Check) -> CheckResult:
     uses = _uses(view)
@@ -109,6 +117,14 @@ def generation_unknown_not_used(view: RunView, c: Check) -> CheckResult:
     "it. A value above every generation the agent gave waits for a change that has not been announced.",
     "the draft offers long-polling without a keyword for clients; graded MAY: a client that polls plainly is "
     "UNIMPLEMENTED, never a miss",
+    rule=(
+        "A client may long-poll a task that has a generation, with GetTask's `currentGeneration` set to "
+        "the latest generation the agent gave."
+    ),
+    fix=(
+        "To long-poll, set `currentGeneration` to the newest `generation` you received for the task, "
+        "never a value the agent has not announced."
+    ),
 )
 def generation_long_poll(view: RunView, c: Check) -> CheckResult:
     gets = [g for g in view.a2a_calls if g.operation is Operation.GET_TASK and _given(view, task_param(g), g.seq)]
@@ -159,6 +175,14 @@ def _refused_for_generation(call: Call) -> bool:
     "After the agent refuses a message's `ifGenerationMatch` with TaskGenerationMismatchError (the task moved since "
     "the client read it), the client SHOULD re-fetch the task with GetTask before it decides whether to send again: "
     "its next call about that task is a GetTask, not the same send again.",
+    rule=(
+        "After TaskGenerationMismatchError refuses its `ifGenerationMatch`, a client re-reads the task "
+        "with GetTask before it decides whether to send again."
+    ),
+    fix=(
+        "On TaskGenerationMismatchError call GetTask for the task and decide from its current state; do "
+        "not resend the same message straight away."
+    ),
 )
 def generation_mismatch_refetch(view: RunView, c: Check) -> CheckResult:
     refused = [call for call in view.a2a_calls if _refused_for_generation(call)]

@@ -45,6 +45,14 @@ def _judged(view: RunView) -> list[Call]:
     "of the card states: an API key under the declared name in the declared place (header, query or cookie), HTTP "
     "Basic as base64(username:password), a bearer or access token as `Authorization: Bearer`, every scheme of the "
     "requirement object it meets.",
+    rule=(
+        "A client presents credentials as the card's security scheme declares: an API key under its name "
+        "in its place, Basic as base64(user:password), a token as `Authorization: Bearer`."
+    ),
+    fix=(
+        "Build each credential from `securitySchemes` (an API key's `location` and `name`, an HTTP "
+        "scheme's `scheme`), and meet every scheme of the requirement you satisfy."
+    ),
 )
 def scheme_honoured(view: RunView, c: Check) -> CheckResult:
     if not _given(view):
@@ -156,6 +164,14 @@ def _leaks(view: RunView) -> list[tuple[Entry, str]]:
     "card's own, when the interfaces live elsewhere, on a call or on the card fetch), the token endpoint, or inside a "
     "message or a push notification config (which the agent forwards to a webhook); a client secret only to the "
     "token endpoint.",
+    rule=(
+        "A client sends the agent's credentials only on A2A calls to the origins of the card's "
+        "interfaces, and a client secret only to the token endpoint."
+    ),
+    fix=(
+        "Attach credentials per request and origin, not to a whole HTTP session: keep them off the card "
+        "fetch from another origin, the token endpoint, messages and push configs."
+    ),
 )
 def no_credential_leak(view: RunView, c: Check) -> CheckResult:
     if not any(e.auth is not None for e in view.entries):
@@ -189,6 +205,14 @@ def _token_schemes(view: RunView) -> list[ss.Scheme]:
     "per finding: a token from another endpoint or without the required scopes FAILs (MUST); a token fetched while "
     "the previous one still worked is NON_STRICT (RFC 6749 says how to reuse, not that one must); not recovering "
     "after a 401 FAILs",
+    rule=(
+        "A client gets its OAuth token from the declared token endpoint with the scopes the requirement "
+        "names, reuses it while valid and renews it after a 401."
+    ),
+    fix=(
+        "Request the token at the flow's `tokenUrl` with the requirement's scopes, cache it until it "
+        "expires or a 401 `invalid_token` comes back, then refresh or fetch a new one and retry."
+    ),
 )
 def token_lifecycle(view: RunView, c: Check) -> CheckResult:
     schemes = _token_schemes(view)

@@ -21,6 +21,14 @@ from .base import Check, check
     "itself, without an uncaught exception's stack trace on stderr and without being killed by a signal: an answer "
     "it does not understand is reported as an error, never a crash.",
     "the lab's own contract: a crash loses the user's answer (or the error) whatever the answer was",
+    rule=(
+        "A client ends by itself whatever the agent answers, reporting an answer it does not understand "
+        "as an error instead of crashing."
+    ),
+    fix=(
+        "Catch parse and protocol errors around every call and report them as errors, without an uncaught"
+        " stack trace and without dying by a signal."
+    ),
 )
 def client_survives(view: RunView, c: Check) -> CheckResult:
     if not view.expect.survives:

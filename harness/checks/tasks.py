@@ -44,6 +44,8 @@ def _gets(view: RunView) -> list[Call]:
     "When SendMessage answers with a Message, no task exists: the exchange is complete and there is nothing to poll.",
     "the spec states this without a keyword; graded SHOULD (a GetTask after a message asks for a task that does not "
     "exist, and breaks no MUST)",
+    rule=("A client takes a `message` answer to SendMessage as the whole reply, and does not call GetTask after it."),
+    fix=("Branch on the SendMessage result: a `message` ends the exchange, and only a `task` is followed up."),
 )
 def no_poll_after_message(view: RunView, c: Check) -> CheckResult:
     sends = [call for call in view.a2a_calls if call.operation in MESSAGE_SENDS]
@@ -78,6 +80,14 @@ def _stops_polling(state: TaskState) -> bool:
     f"{int(MIN_POLL_GAP_S * 1000)} ms).",
     "the spec sets no keyword and no bound on polling; graded SHOULD, the lab's politeness bound. After AUTH_REQUIRED "
     "a client SHOULD poll, subscribe or register a webhook (§7.6.2), so polling on there is never a miss",
+    rule=(
+        "A client polls GetTask with pauses between calls, a bounded number of times, and stops at a "
+        "terminal state or `INPUT_REQUIRED`."
+    ),
+    fix=(
+        "Stop polling once the task is COMPLETED, FAILED, CANCELED, REJECTED or INPUT_REQUIRED; wait "
+        "between polls (back off from about 100 ms) and cap the polls per task."
+    ),
 )
 def poll_bounded(view: RunView, c: Check) -> CheckResult:
     gets = _gets(view)
@@ -142,6 +152,15 @@ def _followed_up(call: Call) -> bool:
     "a push webhook) to learn how it ends. A SubscribeToTask refused because the task has ended meanwhile "
     "(UnsupportedOperationError) is no follow-up: GetTask then tells the outcome.",
     'the spec makes following a task "the caller\'s responsibility" without a keyword (§3.2.2); graded SHOULD',
+    rule=(
+        "A client that gets a task in SUBMITTED or WORKING follows it (GetTask, SubscribeToTask or a push"
+        " webhook) until it ends or is interrupted."
+    ),
+    fix=(
+        "Treat SUBMITTED and WORKING as not done yet: poll GetTask, subscribe or register a webhook until"
+        " the task reaches a terminal or interrupted state. When SubscribeToTask is refused because the "
+        "task ended, call GetTask."
+    ),
 )
 def follow_up_to_end(view: RunView, c: Check) -> CheckResult:
     obs = view.observations()
@@ -184,6 +203,14 @@ def follow_up_to_end(view: RunView, c: Check) -> CheckResult:
     "Interrupted is not failure",
     "INPUT_REQUIRED and AUTH_REQUIRED are interrupted states: the exchange pauses for the user. A client stops polling "
     "and reports the question (and, in its result, the interrupted state), not a failure.",
+    rule=(
+        "A client treats `INPUT_REQUIRED` and `AUTH_REQUIRED` as a pause for the user, reporting the "
+        "agent's question and the interrupted state, never a failure."
+    ),
+    fix=(
+        "On INPUT_REQUIRED or AUTH_REQUIRED stop waiting for completion, show the agent's message and "
+        "report the interrupted state; do not turn it into an error."
+    ),
 )
 def interrupted_handled(view: RunView, c: Check) -> CheckResult:
     final = view.final_answer()
@@ -227,6 +254,11 @@ def message_ids(call: Call) -> tuple[str | None, str | None]:
     "contextId, sent with a taskId, is MULTI-TURN's to judge.)",
     "spec keyword SHOULD NOT (§3.4.1): a miss is NON_STRICT. No scenario's agent says it accepts client contextIds. "
     "0.3 states no such rule; the same message means the same to a server, so 0.3 clients are judged by it too",
+    rule="A client starting a task sends no `contextId`, or only one the agent issued earlier.",
+    fix=(
+        "Leave `contextId` out of a message that starts a task, and reuse only a `contextId` the agent "
+        "returned; do not generate one on the client."
+    ),
 )
 def context_id_invented(view: RunView, c: Check) -> CheckResult:
     sends = [call for call in view.a2a_calls if call.operation in MESSAGE_SENDS]

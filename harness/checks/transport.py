@@ -45,6 +45,14 @@ def _requests(view: RunView) -> list[Entry]:
     "verify that the service's identity is an acceptable match for the URI's origin (an automated client MUST log a "
     "failure and SHOULD terminate the connection): a request over a failing certificate shows the client did not "
     "verify, graded MUST. The one client this over-grades verifies, logs and goes on by choice: baseline it",
+    rule=(
+        "A client verifies the server's TLS certificate (a trusted chain, in its validity, naming the "
+        "host) and sends nothing over a connection that fails it."
+    ),
+    fix=(
+        "Keep certificate verification on (no `verify=False`) and trust the CA you are given "
+        "(`SSL_CERT_FILE`, A2A_LAB_CA_FILE), so that a bad certificate aborts the handshake."
+    ),
 )
 def tls_verified(view: RunView, c: Check) -> CheckResult:
     bad = [e for e in _requests(view) if e.tls is not None and e.tls.certificate != ServerCertificate.VALID]
@@ -88,6 +96,8 @@ def _plain_interfaces(card: object) -> list[str]:
     "(and any credential) would travel unencrypted, a downgrade the card cannot authorise.",
     "the spec puts HTTPS on deployments (§7.1 MUST) and says nothing of a client that meets a plain-http interface: "
     "following one is NON_STRICT",
+    rule="A client that read the card over https does not follow it to a plain-http interface.",
+    fix=("Refuse an `http://` interface URL from a card fetched over https, and use another interface or stop."),
 )
 def no_tls_downgrade(view: RunView, c: Check) -> CheckResult:
     if not any(e.tls is not None for e in view.card_fetches):
@@ -116,6 +126,15 @@ def no_tls_downgrade(view: RunView, c: Check) -> CheckResult:
     "that carries an A2A call.",
     "§7.4 states the duty to satisfy the card's security requirements without a keyword (as AUTH-PRESENTED): a call "
     "without the certificate is NON_STRICT; none presented at all is UNIMPLEMENTED",
+    rule=(
+        "A client presents the certificate it was given on every connection that carries an A2A call to "
+        "an agent whose card requires mutual TLS."
+    ),
+    fix=(
+        "When the card declares an mtlsSecurityScheme, load the client certificate and key "
+        "(A2A_LAB_CLIENT_CERT_FILE, A2A_LAB_CLIENT_KEY_FILE) into the TLS context of every A2A "
+        "connection."
+    ),
 )
 def client_certificate(view: RunView, c: Check) -> CheckResult:
     if not view.action.get("client_certificate"):

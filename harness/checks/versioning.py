@@ -34,6 +34,14 @@ def _sent_version(call: Call) -> str | None:
     "A2A-Version sent as Major.Minor",
     "Clients MUST send A2A-Version on every request (over gRPC as the `a2a-version` metadata, §10.2; 0.3 clients are "
     "exempt: an absent header means 0.3). The value is Major.Minor; patch numbers SHOULD NOT be sent.",
+    rule=(
+        "A 1.0 client sends `A2A-Version` with the interface's Major.Minor version (`1.0`, no patch "
+        "digit) on every request, over gRPC as `a2a-version` metadata."
+    ),
+    fix=(
+        "Send `A2A-Version: 1.0` (the chosen interface's `protocolVersion` cut to Major.Minor) on every "
+        "request, the follow-ups included; never send a patch number such as `1.0.1`."
+    ),
 )
 def version_header(view: RunView, c: Check) -> CheckResult:
     v1 = [call for call in view.a2a_calls if call.version is Version.V1_0]
@@ -66,6 +74,14 @@ def version_header(view: RunView, c: Check) -> CheckResult:
     "Header version matches the method's version",
     "A request is processed with the semantics of the version it asks for: a 1.0 method needs A2A-Version 1.0, and a "
     "0.3 method must not be sent under a 1.0 header.",
+    rule=(
+        "A client sends each method under the `A2A-Version` of the version it belongs to: 1.0 methods "
+        "with `1.0`, 0.3 methods without a 1.0 header."
+    ),
+    fix=(
+        "Take the header and the method names from the same version: `A2A-Version: 1.0` with PascalCase "
+        "methods (`SendMessage`), and no header (or `0.3`) with 0.3 methods (`message/send`)."
+    ),
 )
 def version_matches_method(view: RunView, c: Check) -> CheckResult:
     if not view.a2a_calls:
@@ -98,6 +114,14 @@ def version_matches_method(view: RunView, c: Check) -> CheckResult:
     "an interface whose card omits the REQUIRED protocolVersion (§4.4.6) may be read as either version (the card "
     "is at fault), and a 0.3 client may call a pre-0.3 (0.2.x) card's url: 0.3 has no version negotiation "
     "(0.3 §3.4.2).",
+    rule=(
+        "A client calls an interface only with the methods of the version that interface declares in its "
+        "`protocolVersion`."
+    ),
+    fix=(
+        "Choose method names and paths from the chosen interface's `protocolVersion`: 1.0 (`SendMessage`,"
+        " `/message:send`) on a 1.0 interface, 0.3 (`message/send`, `/v1/message:send`) on a 0.3 one."
+    ),
 )
 def method_matches_interface(view: RunView, c: Check) -> CheckResult:
     if not view.a2a_calls:

@@ -14,10 +14,16 @@ from .options import add_json_or_markdown
 
 
 def as_markdown() -> str:
-    lines = ["| check | level | spec | what it requires |", "|---|---|---|---|"]
+    """The check reference: per check, what a correct client does (its rule), the fix for a client that misses it,
+    its level and spec section, and the full requirement with how it is graded."""
+    lines = [
+        "| check | level | what a correct client does | fix | spec | what it requires |",
+        "|---|---|---|---|---|---|",
+    ]
     for c in client_checks():
         grading = f" *{c.grading}.*" if c.grading else ""
-        lines.append(f"| `{c.id}` | {c.level.value} | {c.section} | {c.requirement}{grading} |")
+        cells = [f"`{c.id}`", c.level.value, c.rule, c.fix, c.section, c.requirement + grading]
+        lines.append("| " + " | ".join(cell.replace("|", "\\|") for cell in cells) + " |")
     return "\n".join(lines) + "\n\n" + CARD_READING
 
 
@@ -37,4 +43,11 @@ def cmd_checks(args: argparse.Namespace) -> int:
     return Exit.OK
 
 
-COMMAND = Command("checks", "list the check catalogue (ids, levels, spec sections)", add_arguments, cmd_checks)
+COMMAND = Command(
+    "checks",
+    "list the check catalogue (ids, levels, spec sections)",
+    add_arguments,
+    cmd_checks,
+    examples=("a2a-lab checks", "a2a-lab checks --markdown > checks.md"),
+    exit_codes=((Exit.OK, "listed"),),
+)

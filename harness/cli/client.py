@@ -1,6 +1,6 @@
 """`a2a-lab client`: the reference client on the command line.
 
-What the scenario asks beyond one message comes from A2A_LAB_ACTION (see the README's handshake); every
+What the scenario asks beyond one message comes from A2A_LAB_ACTION (see docs/reference/handshake.md); every
 action also has a flag, and a flag given on the command line wins over the action.
 """
 
@@ -35,6 +35,7 @@ from ..refclient import options as client_options
 from ..refclient.webhook import AUTH_SCHEMES
 from ..reports import escape
 from .command import Command
+from .exit_codes import ClientExit
 from .messages import refuse, say
 
 
@@ -274,4 +275,13 @@ COMMAND = Command(
     "the reference client: send one message to an agent and print what it understood",
     add_arguments,
     cmd_client,
+    examples=(
+        "a2a-lab client http://127.0.0.1:8000 'hello'",
+        "a2a-lab client http://127.0.0.1:8000/.well-known/agent-card.json --stream --json",
+    ),
+    exit_codes=(
+        (ClientExit.ANSWER, "a message, or a task that stopped (finished, failed, rejected, waiting for the user)"),
+        (ClientExit.NO_ANSWER, "no answer: an error, or a task still running when the client gave up"),
+        (ClientExit.USAGE, "usage error (a bad URL, option or action)"),
+    ),
 )

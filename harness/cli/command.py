@@ -1,5 +1,6 @@
-"""How a command joins the `a2a-lab` parser: a Command record names it, says what it is for, adds its own options,
-and runs it. Each command module holds its own (`COMMAND`); entry.build_parser adds them in turn."""
+"""How a command joins the `a2a-lab` parser: a Command record names it, says what it is for, with examples and its
+exit codes, adds its own options, and runs it. Each command module holds its own (`COMMAND`); the table of tasks
+(tasks.py) registers them."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import argparse
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from .help_text import EPILOGS
+from .help_text import ExitCodes, epilog
 from .parser import Parser
 
 
@@ -24,14 +25,26 @@ class Command:
     #: The command holds a2a-lab's credentials (the admin token, a run's token) while other programs run beside it:
     #: main() conceals them first (secrecy.py).
     guarded: bool = False
+    #: Command lines, each as shown under `examples:` (a trailing `# ...` explains it). Every `a2a-lab` one is run,
+    #: or at least parsed, by tests/harness/test_cli_examples.py.
+    examples: tuple[str, ...] = ()
+    #: What each exit code means for this command (help_text.py words what commands share).
+    exit_codes: ExitCodes = ()
+    #: More about the command than its one line, before the examples (paragraphs, as shown).
+    about: str = ""
+
+    @property
+    def epilog(self) -> str:
+        """What `a2a-lab NAME --help` says after the options: `about`, the examples, the exit codes."""
+        return epilog(self.about, self.examples, self.exit_codes)
 
     def register(self, subparsers: argparse._SubParsersAction[Parser]) -> argparse.ArgumentParser:
-        """The command's parser among `subparsers`: its help, its epilog (help_text.EPILOGS), its options."""
+        """The command's parser among `subparsers`: its help, its epilog, its options."""
         p = subparsers.add_parser(
             self.name,
             help=self.help,
             description=self.help[0].upper() + self.help[1:] + ".",
-            epilog=EPILOGS[self.name],
+            epilog=self.epilog,
             formatter_class=argparse.RawDescriptionHelpFormatter,
         )
         self.add_arguments(p)

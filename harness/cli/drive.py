@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 
 from a2a_lab.contract.catalogue import Catalogue, SelectionError
 
@@ -22,7 +21,7 @@ from .options import (
     client_environment,
     client_mode_of,
 )
-from .outputs import file_problem
+from .outputs import output_file
 from .running import Progress, interruptible, never_started, own_server_only
 from .tokens import admin_token_of
 
@@ -34,7 +33,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     add_client_environment(p)
     p.add_argument(
         "--run-file",
-        type=Path,
+        type=output_file,
         metavar="FILE",
         help="once the clients are done, write the run id and token here (mode 0600) with what the client's "
         "processes did, for `a2a-lab score --run-file`",
@@ -58,9 +57,6 @@ def cmd_drive(args: argparse.Namespace) -> int:
         return refuse(str(exc))
     if args.jobs < 1 or (args.timeout is not None and args.timeout <= 0):
         return refuse("--jobs must be at least 1 and --timeout positive")
-    unwritable = file_problem(args.run_file, "--run-file")
-    if unwritable:
-        return refuse(unwritable)
     try:
         scenarios = own_server_only(Catalogue.load().choose(args.scenario, args.exclude, files=False))
     except SelectionError as exc:
@@ -122,4 +118,20 @@ COMMAND = Command(
     add_arguments,
     cmd_drive,
     guarded=True,
+    about="""The client gets the handshake and an allow-list of this environment (never the admin token); the run's
+token stays in this process until every client is done: only then is the run file written.""",
+    examples=(
+        "a2a-lab drive --server http://lab:8000 --client './bin/client' --run-file run.json",
+        "a2a-lab drive --server http://server:8000 --webhook-host example-client --run-file /reports/run.json   "
+        "# compose",
+    ),
+    exit_codes=(
+        (Exit.OK, "every scenario was driven (score it with `a2a-lab score`)"),
+        (
+            Exit.USAGE,
+            "usage error, a run file that cannot be written, the server refused the run, or the client never started "
+            "(it exited before any request in every scenario: the end of its stderr is quoted)",
+        ),
+        (Exit.INTERRUPTED, "interrupted (Ctrl-C, SIGTERM)"),
+    ),
 )

@@ -8,38 +8,13 @@ import os
 import sys
 from collections.abc import Sequence
 
-from .command import Command
 from .exit_codes import Exit
-from .parser import Parser
+from .messages import refuse
+from .overview import Overview
+from .parser import Parser, innermost
+from .tasks import commands, tasks
 
-
-def commands() -> list[Command]:
-    """Every command, in the order `a2a-lab --help` lists them (imported when the parser is built, not with the
-    package: the reference client, which takes its options and exit codes from here, loads none of the others)."""
-    from ..acts import command as acts
-    from ..cardcheck import command as card
-    from ..fuzz import command as fuzz
-    from ..probe import command as probe
-    from ..proxy import command as proxy
-    from ..record import command as record
-    from . import checks, client, drive, merge, run, scenarios, score, serve
-
-    return [
-        scenarios.COMMAND,
-        serve.COMMAND,
-        run.COMMAND,
-        client.COMMAND,
-        checks.COMMAND,
-        score.COMMAND,
-        drive.COMMAND,
-        merge.COMMAND,
-        card.COMMAND,
-        probe.COMMAND,
-        acts.COMMAND,
-        fuzz.COMMAND,
-        record.COMMAND,
-        proxy.COMMAND,
-    ]
+__all__ = ["build_parser", "commands", "main"]
 
 
 def _version() -> str:
@@ -52,15 +27,19 @@ def _version() -> str:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = Parser(
+    """The `a2a-lab` parser: every command of the table of tasks (tasks.py), registered in its order."""
+    table = tasks()
+    parser = Overview(
         prog="a2a-lab",
         description="A2A test server and client conformance harness.",
         epilog="`a2a-lab COMMAND --help` explains a command, with examples and its exit codes.",
+        tasks=table,
     )
     parser.add_argument("--version", action="version", version=_version())
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for command in commands():
-        command.register(sub)
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
+    for task in table:
+        for command in task.commands:
+            command.register(sub)
     return parser
 
 
@@ -87,6 +66,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         return Exit.USAGE
     if argv is None and args.guarded:
         _guard_credentials(args)
+    from .outputs import unwritable  # here: the reference client imports this package, and starts fast
+
+    problem = unwritable(innermost(parser, args), args)
+    if problem:  # before anything runs: a run that cannot write its reports is not started
+        return refuse(problem)
     try:
         code = int(args.func(args))
         sys.stdout.flush()  # here, not at exit, where a closed pipe can only be reported as a traceback

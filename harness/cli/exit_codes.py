@@ -1,4 +1,4 @@
-"""Exit codes, defined once: the `a2a-lab` commands' (README: "Exit codes") and the reference client's."""
+"""Exit codes, defined once: the `a2a-lab` commands' (docs/reference/reports.md) and the reference client's."""
 
 from __future__ import annotations
 

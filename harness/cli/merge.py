@@ -13,13 +13,12 @@ from a2a_lab.contract import userfile
 from .. import scoring
 from ..model import ScenarioResult
 from ..reports import escape, html, json_report, junit
-from ..reports.files import ReportFiles
 from .command import Command
 from .exit_codes import Exit
 from .gate import gate_exit
 from .messages import refuse, say
 from .options import add_compare, add_junit_skipped
-from .outputs import STDOUT, report_files_problem
+from .outputs import STDOUT, output_file, output_folder
 
 
 def merge(reports: list[dict[str, Any]], strict: bool = False, names: list[str] | None = None) -> list[dict[str, Any]]:
@@ -60,10 +59,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         type=Path,
         help="JSON reports written by `a2a-lab run --json` (or report.json of --report-dir)",
     )
-    p.add_argument("--html", type=Path, metavar="DIR", help="write DIR/index.html: the client x scenario matrix")
+    p.add_argument(
+        "--html", type=output_folder, metavar="DIR", help="write DIR/index.html: the client x scenario matrix"
+    )
     p.add_argument(
         "--junit",
-        type=Path,
+        type=output_file,
         metavar="FILE",
         help="write JUnit XML (one client: the merged report; several: one file each, suffixed)",
     )
@@ -76,15 +77,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="what to call a client in the reports (repeatable: the first names the first client the reports show)",
     )
     p.add_argument(
-        "--json", type=Path, metavar="FILE", help="write the merged JSON report (one client) or a list of them"
+        "--json", type=output_file, metavar="FILE", help="write the merged JSON report (one client) or a list of them"
     )
     p.add_argument("--strict", action="store_true", help="gate on NON_STRICT too")
 
 
 def cmd_report(args: argparse.Namespace) -> int:
-    unwritable = report_files_problem(ReportFiles(args.json, args.junit, args.html))
-    if unwritable:
-        return refuse(unwritable)
     loaded = []
     for path in args.reports:
         try:
@@ -128,5 +126,14 @@ def cmd_report(args: argparse.Namespace) -> int:
 
 
 COMMAND = Command(
-    "report", "merge JSON reports of several runs or shards into JSON, JUnit and HTML", add_arguments, cmd_report
+    "report",
+    "merge JSON reports of several runs or shards into JSON, JUnit and HTML",
+    add_arguments,
+    cmd_report,
+    examples=("a2a-lab report merge shard-1/report.json shard-2/report.json --html merged --junit merged/junit.xml",),
+    exit_codes=(
+        (Exit.OK, "every merged report's gate passed"),
+        (Exit.FAILED, "a merged report's gate failed"),
+        (Exit.USAGE, "a report that cannot be read, a path that cannot be written"),
+    ),
 )

@@ -12,6 +12,7 @@ from a2a_lab.contract import handshake
 from a2a_lab.protocol.cards import WELL_KNOWN_PATH
 
 from ..reports.files import ReportFiles
+from .outputs import output_file, output_folder
 from .tokens import ADMIN_TOKEN_ENV
 
 
@@ -24,17 +25,19 @@ def add_json_or_markdown(p: argparse.ArgumentParser, json_help: str) -> None:
 
 def add_report_files(p: argparse.ArgumentParser, report_dir: bool = True) -> None:
     """The report files a scoring command writes (read back with report_files)."""
-    p.add_argument("--json", type=Path, metavar="FILE", help="write the JSON report")
-    p.add_argument("--junit", type=Path, metavar="FILE", help="write JUnit XML")
+    p.add_argument("--json", type=output_file, metavar="FILE", help="write the JSON report (-: to stdout)")
+    p.add_argument("--junit", type=output_file, metavar="FILE", help="write JUnit XML")
     add_junit_skipped(p)
     if report_dir:
         p.add_argument(
             "--report-dir",
-            type=Path,
+            type=output_folder,
             metavar="DIR",
             help="write every format (JSON, JUnit, HTML) plus each scenario's journal as JSONL",
         )
-    p.add_argument("--html", type=Path, metavar="DIR", help="write a self-contained HTML report to DIR/index.html")
+    p.add_argument(
+        "--html", type=output_folder, metavar="DIR", help="write a self-contained HTML report to DIR/index.html"
+    )
     add_compare(p)
 
 
@@ -132,8 +135,9 @@ def add_client_mode(p: argparse.ArgumentParser) -> None:
         choices=CLIENT_MODES,
         default=None,
         help="process: start the client for every scenario (the handshake in its environment); loop: start it once "
-        "per worker and hand it one scenario per line of its stdin, answered by a line on its stdout (the README's "
-        "loop handshake) (default: loop for `builtin`, which speaks it; process for any other client)",
+        "per worker and hand it one scenario per line of its stdin, answered by a line on its stdout (the loop "
+        "handshake, docs/reference/handshake.md) (default: loop for `builtin`, which speaks it; process for any other "
+        "client)",
     )
 
 

@@ -29,7 +29,7 @@ class Parser(argparse.ArgumentParser):
         parsed, extras = self.parse_known_args(args, namespace)
         if extras:
             # Under the usage of the (sub-)command the arguments were given to, not the top level's.
-            target = _innermost(self, parsed)
+            target = innermost(self, parsed)
             target.error(_unrecognized(extras, target))
         return parsed
 
@@ -46,14 +46,14 @@ def _with_suggestion(message: str) -> str:
     return f"{found['head']}{found['given']}: did you mean {near!r}? (choose from {found['all']})"
 
 
-def _innermost(parser: argparse.ArgumentParser, parsed: argparse.Namespace) -> argparse.ArgumentParser:
+def innermost(parser: argparse.ArgumentParser, parsed: argparse.Namespace) -> argparse.ArgumentParser:
     """The parser of the deepest sub-command `parsed` chose (`a2a-lab report merge` -> merge's)."""
     for action in parser._actions:
         if isinstance(action, argparse._SubParsersAction):
             chosen = getattr(parsed, action.dest, None)
             sub: Any = action.choices.get(chosen) if isinstance(chosen, str) else None
             if isinstance(sub, argparse.ArgumentParser):
-                return _innermost(sub, parsed)
+                return innermost(sub, parsed)
     return parser
 
 

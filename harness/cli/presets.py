@@ -10,6 +10,7 @@ import shutil
 import sys
 from pathlib import Path
 
+from a2a_lab.contract.suggest import nearest
 from a2a_lab.protocol.exceptions import LabError
 
 from .. import process
@@ -41,7 +42,7 @@ def resolve(client: str, loop: bool = False) -> str:
         if loop:
             raise PresetError(
                 "the a2a-sdk preset does not speak the loop handshake: drop --client-mode loop, or give a command "
-                "of your own that does (see the README's handshake)"
+                "of your own that does (see docs/reference/handshake.md)"
             )
         if importlib.util.find_spec("a2a") is None or importlib.util.find_spec("a2a.client") is None:
             raise PresetError(
@@ -74,7 +75,18 @@ def check_client(command: str) -> None:
         raise PresetError(
             f"--client {argv[0]!r} is neither a preset ({', '.join(PRESETS)}) nor a program found on PATH"
             + (f" (a file of that name is here: run it as ./{argv[0]})" if program.is_file() else "")
+            + _mistyped_preset(argv)
         )
+
+
+def _mistyped_preset(argv: list[str]) -> str:
+    """`; did you mean 'a2a-sdk'?` when the command is one word near a preset's name; nothing for a command line with
+    arguments (`a2a_sdk --x` names a program of the user's, not a preset), or a word near none. Only asked of a word
+    that is no program on PATH: a real program is never second-guessed."""
+    if len(argv) != 1:
+        return ""
+    near = nearest(argv[0], PRESETS)
+    return f"; did you mean the preset {near!r}?" if near is not None else ""
 
 
 def client_for(client: str, mode: str) -> str:

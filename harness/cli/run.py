@@ -22,6 +22,7 @@ from . import presets
 from .command import Command
 from .exit_codes import Exit
 from .gate import conclude
+from .help_text import gate_codes
 from .messages import crashed, load_catalogue, refuse, say
 from .options import (
     add_admin_token,
@@ -33,7 +34,6 @@ from .options import (
     client_mode_of,
     report_files,
 )
-from .outputs import report_files_problem
 from .running import Interruption, Progress, interruptible, never_started, own_server_only
 from .tokens import admin_token_of
 
@@ -118,9 +118,6 @@ def cmd_run(args: argparse.Namespace) -> int:
     if args.jobs < 1 or (args.timeout is not None and args.timeout <= 0):
         return refuse("--jobs must be at least 1 and --timeout positive")
     files = report_files(args)
-    unwritable = report_files_problem(files)
-    if unwritable:
-        return refuse(unwritable)
     try:
         scenarios, skipped, no_grpc = select(args, baseline)
     except Refusal as refusal:
@@ -208,4 +205,12 @@ COMMAND = Command(
     add_arguments,
     cmd_run,
     guarded=True,
+    examples=(
+        "a2a-lab run                                          # the reference client, the whole catalogue",
+        "a2a-lab run --client 'node my-client.js' -j 2        # the card URL is appended as the last argument",
+        "a2a-lab run --client 'my-client --card {card_url}' --scenario 'quirks/*' --junit reports/junit.xml",
+        "a2a-lab run --client ./bin/client --scenario ci/vendor-x.yaml --scenario ci/more/   # your own scenario files",
+        "a2a-lab run --client ./bin/client --baseline a2a-baseline.yaml --json - > report.json",
+    ),
+    exit_codes=gate_codes(never_started="it exited before any request in every scenario", interrupted=True),
 )

@@ -55,4 +55,19 @@ def cmd_scenarios(args: argparse.Namespace) -> int:
     return Exit.OK if not cat.broken else Exit.USAGE
 
 
-COMMAND = Command("scenarios", "list the scenario catalogue, or explain one scenario", add_arguments, cmd_scenarios)
+COMMAND = Command(
+    "scenarios",
+    "list the scenario catalogue, or explain one scenario",
+    add_arguments,
+    cmd_scenarios,
+    examples=(
+        "a2a-lab scenarios",
+        "a2a-lab scenarios --scenario 'quirks/*' --json",
+        "a2a-lab scenarios --scenario my-scenarios/          # your own files, as `run --scenario` takes them",
+        "a2a-lab scenarios show quirks/advertised-method-not-found --json",
+    ),
+    exit_codes=(
+        (Exit.OK, "listed"),
+        (Exit.USAGE, "an unknown scenario id, a missing or broken scenario file"),
+    ),
+)

@@ -19,9 +19,9 @@ from ..model import ClientRun
 from ..remote import RemoteError, RemoteRun, RemoteServer
 from .command import Command
 from .gate import conclude
+from .help_text import gate_codes
 from .messages import refuse
 from .options import add_report_arguments, report_files
-from .outputs import report_files_problem
 from .running import never_started, own_server_only
 from .tokens import RUN_TOKEN_ENV
 
@@ -54,9 +54,6 @@ def cmd_score(args: argparse.Namespace) -> int:
     except (ValueError, BaselineError) as exc:
         return refuse(str(exc))
     files = report_files(args)
-    unwritable = report_files_problem(files)
-    if unwritable:
-        return refuse(unwritable)
     server = RemoteServer(args.server)
     cat = Catalogue.load()
     driven: run_file.Driven | None = None
@@ -140,4 +137,9 @@ COMMAND = Command(
     add_arguments,
     cmd_score,
     guarded=True,
+    about="""With --run-file (as `a2a-lab drive` writes it), exactly the scenarios driven are scored, each with what
+the client's process did there (exit code, result file, output): the verdict `a2a-lab run` gives. With --run ID
+(a client that drove itself), every scenario chosen.""",
+    examples=("a2a-lab score --server http://lab:8000 --run-file run.json --junit junit.xml",),
+    exit_codes=gate_codes(never_started="the run file says: before any request in every scenario"),
 )

@@ -202,4 +202,14 @@ COMMAND = Command(
     add_arguments,
     cmd_serve,
     guarded=True,
+    examples=(
+        "a2a-lab serve quirks/advertised-method-not-found --port 8000",
+        "a2a-lab serve recorded.yaml --port 0                 # a scenario file; port 0 picks a free port",
+        "a2a-lab serve --host 0.0.0.0 --allowed-host lab      # the whole catalogue, for other containers",
+        "a2a-lab serve --host 0.0.0.0 --other-origin lab-alias --push-allow my-client   # client on another host",
+    ),
+    exit_codes=(
+        (Exit.OK, "stopped (Ctrl-C)"),
+        (Exit.USAGE, "usage error: an unknown scenario, a broken file, a port in use or out of range"),
+    ),
 )

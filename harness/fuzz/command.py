@@ -18,9 +18,10 @@ import yaml
 from ..checks import REGISTRY
 from ..cli.command import Command
 from ..cli.exit_codes import Exit
+from ..cli.help_text import REPORT_PATHS
 from ..cli.messages import load_catalogue, refuse, say
 from ..cli.options import add_client_environment, add_report_files, report_files
-from ..cli.outputs import first_problem, folder_problem, report_files_problem
+from ..cli.outputs import output_folder
 from ..model import Outcome
 from . import SHRINK_RUNS
 from .oracles import Failure
@@ -61,7 +62,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument(
         "--out",
-        type=Path,
+        type=output_folder,
         default=DEFAULT_OUT,
         metavar="DIR",
         help=f"where each finding's scenario file is written (default {DEFAULT_OUT}/)",
@@ -203,9 +204,6 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
     if args.jobs < 1 or args.shrink_runs < 0:
         return refuse("--jobs must be at least 1 and --shrink-runs at least 0")
     files = report_files(args)
-    unwritable = first_problem(folder_problem(args.out, "--out"), report_files_problem(files))
-    if unwritable:
-        return refuse(unwritable)
     cases, seconds = args.budget
     opts = runner.RunOptions(client, args.seed, jobs=args.jobs, env=client_env)
     progress = Progress()
@@ -263,4 +261,26 @@ COMMAND = Command(
     add_arguments,
     cmd_fuzz,
     guarded=True,
+    about="""Every case is a scenario drawn by hypothesis (card, answer, task script, status messages, artifacts, stream
+pacing; malformed answers too with --invalid), served through the ordinary runner and judged by the ordinary checks
+plus: the client does not crash (CLIENT-SURVIVES: no stack trace, no signal), does not hang past the case's
+timeout (TIMEOUT), and reports no result contradicting what was served (RESULT-MATCHES). Each failure is shrunk
+and written to --out as a scenario file that `a2a-lab run --scenario FILE` reproduces. The same --seed draws the
+same cases (with -j 1). Needs hypothesis: pip install 'a2a-lab[fuzz]'.""",
+    examples=(
+        "a2a-lab fuzz --client 'python3 my_client.py {card_url}' --budget 120s --seed 7",
+        "a2a-lab fuzz --client builtin --budget 300 --scenario streaming/v1-stream -j 2 --json fuzz.json",
+        "a2a-lab run --client 'python3 my_client.py {card_url}' --scenario fuzz-findings/client-survives-1.yaml",
+    ),
+    exit_codes=(
+        (Exit.OK, "no finding"),
+        (Exit.FAILED, "findings: each written to --out, and reproduced"),
+        (
+            Exit.USAGE,
+            "usage error: a bad option, a client that cannot be started, hypothesis missing, an --out folder or "
+            f"{REPORT_PATHS}",
+        ),
+        (Exit.HARNESS, "harness error (a finding's reproduction ended in ERROR)"),
+        (Exit.INTERRUPTED, "interrupted (Ctrl-C, SIGTERM): clients killed, the findings so far are written"),
+    ),
 )

@@ -13,6 +13,7 @@ from a2a_lab.protocol.bindings import SHORT_NAMES
 from ..cardcheck import urlpolicy
 from ..cli.command import Command
 from ..cli.gate import conclude
+from ..cli.help_text import gate_codes
 from ..cli.messages import crashed, refuse, say
 from ..cli.options import add_answer_timeout, add_live_target, add_report_files, add_verbose, report_files
 from .definitions import PROBE_CHECKS
@@ -89,7 +90,6 @@ def cmd_probe(args: argparse.Namespace) -> int:
     meta = {
         "client": f"a2a-lab probe {run.target}",
         "probe": {"target": run.target, "card_url": run.card_url, "policy": run.policy},
-        "seed": 0,
         "started": started,
     }
     return conclude(
@@ -102,4 +102,10 @@ COMMAND = Command(
     "judge a live server against its own card: every interface a2a-lab speaks, with named checks",
     add_arguments,
     cmd_probe,
+    examples=("a2a-lab probe http://127.0.0.1:8000 --json probe.json --html probe-report",),
+    exit_codes=gate_codes(
+        failed="checks failed, or an interface gave no answer",
+        usage="usage error: a bad option, not a URL, no card at the target",
+        harness="harness error (the probe itself failed)",
+    ),
 )

@@ -18,12 +18,16 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+from a2a_lab.contract.handshake import ENV_CARD_URL
 from a2a_lab.server.hosting import PortInUse
 
 from ..cli.command import Command
+from ..cli.exit_codes import Exit
 from ..cli.gate import conclude
+from ..cli.help_text import REPORT_PATHS
 from ..cli.messages import crashed, refuse, say
 from ..cli.options import add_report_files, add_verbose, report_files
+from ..cli.outputs import output_file
 from . import capture, session
 from .app import ProxyState
 from .routes import CARD_PATHS, origin_of
@@ -52,7 +56,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         metavar="N",
         help=f"keep at most N exchanges (default {ENTRIES})",
     )
-    p.add_argument("--out", type=Path, metavar="FILE.yaml", help="write what the server did as a replayable scenario")
+    p.add_argument(
+        "--out", type=output_file, metavar="FILE.yaml", help="write what the server did as a replayable scenario"
+    )
     p.add_argument("--force", action="store_true", help="overwrite --out's file if it exists")
     add_report_files(p, report_dir=False)
     p.add_argument(
@@ -139,7 +145,7 @@ def cmd_proxy(args: argparse.Namespace) -> int:
         return crashed("proxy error", exc)
     if args.out is not None:
         _write_out(state, args)
-    meta: dict[str, Any] = {"client": f"a2a-lab proxy {upstream}", "proxy": seen.meta, "seed": 0, "started": started}
+    meta: dict[str, Any] = {"client": f"a2a-lab proxy {upstream}", "proxy": seen.meta, "started": started}
     files = report_files(args)
     return conclude(
         seen.results, seen.supports, meta, files, verbose=args.verbose, quiet=args.quiet, checks=report_checks()
@@ -160,4 +166,20 @@ COMMAND = Command(
     "stand between a real client and a real server: journal and judge both sides from the wire",
     add_arguments,
     cmd_proxy,
+    examples=(
+        "a2a-lab proxy --upstream https://agent.example --port 8780 --html proxy-report",
+        f"{ENV_CARD_URL}=http://127.0.0.1:8780/.well-known/agent-card.json ./my-client   "
+        "# the client talks to the proxy",
+        "a2a-lab proxy --upstream http://127.0.0.1:9999 --out seen.yaml   # Ctrl-C: the verdict, and seen.yaml",
+    ),
+    exit_codes=(
+        (Exit.OK, "no FAIL on either side"),
+        (Exit.FAILED, "a FAIL: the client's (proxy/client) or the server's (proxy/server)"),
+        (
+            Exit.USAGE,
+            "usage error: not an http(s) URL, a port in use, an --out file that exists (without --force), "
+            + REPORT_PATHS,
+        ),
+        (Exit.HARNESS, "internal error"),
+    ),
 )

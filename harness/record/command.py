@@ -13,6 +13,7 @@ from ..cli.command import Command
 from ..cli.exit_codes import Exit
 from ..cli.messages import crashed, refuse, say
 from ..cli.options import add_answer_timeout, add_live_target
+from ..cli.outputs import output_file
 from ..refclient.options import DEFAULT_TEXT
 from .capture import RecordError, capture
 from .scenario_file import document, render, write
@@ -28,7 +29,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument(
         "--out",
-        type=Path,
+        type=output_file,
         required=True,
         metavar="FILE.yaml",
         help="the scenario file to write (serve it with `a2a-lab serve FILE.yaml`)",
@@ -87,4 +88,18 @@ COMMAND = Command(
     "capture a live server's card and answers into a scenario file that replays them",
     add_arguments,
     cmd_record,
+    examples=(
+        "a2a-lab record https://agent.example --out ci/vendor-x.yaml",
+        "a2a-lab record --from-har session.har --out ci/vendor-x.yaml      # a capture from devtools or mitmproxy",
+        "a2a-lab run --client ./bin/client --scenario ci/vendor-x.yaml     # then score a client against it",
+    ),
+    exit_codes=(
+        (Exit.OK, "the file was written"),
+        (Exit.FAILED, "the server could not be recorded"),
+        (
+            Exit.USAGE,
+            "usage error: not a URL, a file that exists (without --force), an --out path that cannot be written, a "
+            "HAR without A2A",
+        ),
+    ),
 )

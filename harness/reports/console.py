@@ -3,11 +3,12 @@
 The scorecard's layouts (`scorecard`):
 
 - default: the summary (outcomes overall and per group, checks passed per level, what the baseline excused); each
-  missed check once (its requirement, spec section, the scenarios it missed in, the first one's evidence); what the
-  baseline excused; a line per scenario (its outcome, the checks that missed, the baseline's excuses, its error);
-  the stale baseline entries; the verdict, last.
-- verbose: the summary; the missed checks a line each; per scenario, every finding in full (the excused ones too);
-  the stale entries; the verdict.
+  missed check once, causes before symptoms (the cause it follows from, its rule, spec section, the scenarios it missed
+  in, the first one's evidence, the fix, the command that tells that scenario's story); what the baseline excused; a
+  line per scenario (its outcome, the checks that missed, causes first, the baseline's excuses, its error); the stale
+  baseline entries; the verdict, last.
+- verbose: the summary; the missed checks a line each; per scenario, every finding in full, causes first (with the
+  full requirement; the excused ones too); the stale entries; the verdict.
 - quiet: the stale baseline entries and the verdict alone.
 """
 
@@ -17,10 +18,11 @@ import os
 import sys
 from typing import Any, TextIO
 
-from ..model import MISSES, Outcome, ScenarioResult
+from ..causes import cause_first
+from ..model import MISSES, REFUSED_CARD, Outcome, ScenarioResult
 from . import rollup
 from .escape import console as shown
-from .failure import failure_lines
+from .failure import failure_lines, more_command
 
 #: The colour of each outcome on a terminal (ANSI SGR codes): red fails the gate, yellow is a miss that does not.
 _COLOUR = {
@@ -115,17 +117,19 @@ def scorecard_lines(
     what: str | None = None,
 ) -> list[str]:
     """The scorecard's lines, escaped and (with `colour`) painted."""
-    what = what or ("interface" if results and all(r.group == "probe" for r in results) else "scenario")
+    what = what or _what(results)
     coloured = painter(colour)
     lines: list[str] = []
     if verbose or not quiet:
         lines += ["", *rollup.summary_lines(results, summary, what, coloured)]
         missed = rollup.missed(results)
         if missed:
+            many = len(missed) > 1
             lines += [
                 "",
-                f"{rollup.counted(len(missed), 'check')} missed"
-                + ("" if verbose else (_EACH_ONCE if len(missed) > 1 else _ONCE).format(what)),
+                f"{rollup.counted(rollup.checks_missed(missed), 'check')} missed"
+                + (", causes first" if many else "")
+                + ("" if verbose else (_EACH_ONCE if many else _ONCE).format(what)),
             ]
             lines += rollup.rollup_lines(missed, what, coloured, evidence=not verbose)
         excused = rollup.excused_lines(results, what, coloured)
@@ -139,6 +143,12 @@ def scorecard_lines(
     verdict = paint(shown(summary["verdict"]), Outcome.FAIL if summary["gate"] == "failed" else Outcome.PASS, colour)
     lines.append(f"verdict: {verdict}")
     return lines
+
+
+def _what(results: list[ScenarioResult]) -> str:
+    """What one result is: a probed server's interface, a proxied pair's side, else a scenario."""
+    groups = {r.group for r in results}
+    return "interface" if groups == {rollup.PROBE} else "side" if groups == {rollup.PROXY} else "scenario"
 
 
 _EACH_ONCE = " (each once, with the evidence of the first {0} it missed in; -v: every {0}'s)"
@@ -158,24 +168,30 @@ def table_lines(results: list[ScenarioResult], what: str, coloured: rollup.Paint
         if r.error and r.outcome not in _BROKEN:
             lines.append(f"{pad}    note: {shown(r.error)}")  # e.g. a baseline entry that now passes
         if verbose:
-            for c in r.checks:
+            for c in cause_first(r.checks):
                 if c.outcome in MISSES:
-                    first, *rest = (shown(line) for line in failure_lines(c))
+                    first, *rest = (shown(line) for line in failure_lines(c, more_command(r.id, r.group), verbose=True))
                     lines += [f"{pad}    - {first}", *(f"{pad}      {line}" for line in rest)]
     return lines
 
 
 def detail(r: ScenarioResult) -> str:
-    """A scenario's line: why it could not be judged, what the baseline excused, the checks that missed, what the
-    client did not attempt."""
+    """A scenario's line: why it could not be judged, what the baseline excused, the checks that missed (causes
+    first, a symptom naming its cause), what the client did not attempt."""
     parts = []
     if r.baseline:
         parts.append(f"expected failure (baseline): {r.baseline}")
     if r.outcome in _BROKEN and r.error:
         parts.append(r.error)
-    bad = [f"{c.id} ({c.outcome.value})" for c in r.checks if c.outcome in MISSES and not c.baseline]
+    bad = [
+        f"{c.id} ({c.outcome.value}{f', follows from {c.follows_from}' if c.follows_from else ''})"
+        for c in cause_first(r.checks)
+        if c.outcome in MISSES and not c.baseline
+    ]
     if bad:
         parts.append(", ".join(bad))
+    if r.subject == REFUSED_CARD:
+        parts.append("refused a card that offers this client nothing it speaks: right, its subject not judged")
     reasons: dict[str, list[str]] = {}
     for c in r.checks:
         if c.baseline:

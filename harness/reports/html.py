@@ -15,15 +15,18 @@ from .html_scenario import (
     CHECKS_DOC,
     anchor,
     badge,
+    cause_first,
     check_anchor,
     check_detail,
     check_link,
     e,
+    more_line,
+    prose,
     scenario_section,
     section_links,
 )
 
-PROBE_DOC = "https://github.com/a2a-lab/a2a-lab#probing-a-live-server-a2a-lab-probe"
+PROBE_DOC = "https://github.com/a2a-lab/a2a-lab/blob/main/docs/how-to/probe.md"
 CSS = """
 body{font-family:system-ui,-apple-system,"Segoe UI",sans-serif;margin:24px;color:#1f2328;background:#fff}
 h1{font-size:22px}h2{font-size:18px;margin-top:32px;border-bottom:1px solid #d0d7de}h3{font-size:15px}
@@ -36,6 +39,8 @@ a{color:#0969da;text-decoration:none}pre{background:#f6f8fa;padding:8px;overflow
 td pre{white-space:pre-wrap;word-break:break-all;max-width:70ch}td{max-width:80ch}.req{color:#57606a;margin-bottom:4px}
 .fail{border-left:4px solid #cf222e;padding:2px 12px;margin:8px 0;background:#fff8f8}.fail ul{margin:4px 0}
 .fail li{margin:6px 0}details{margin:4px 0}svg{background:#fbfcfd;border:1px solid #d0d7de}
+.rule{margin:4px 0}.fix{margin:4px 0;background:#f0f7ff;padding:2px 6px}.follows{color:#9a6700;font-style:italic}
+.more{margin:4px 0;color:#57606a}
 :target{outline:2px solid #bf8700}
 """
 #: Outcomes that make a scenario worth listing under Failures.
@@ -109,13 +114,15 @@ class Page:
                 f"{k} {v['passed']}/{v['judged']}" for k, v in summary.get("levels", {}).items() if v.get("judged")
             )
             gate = "FAIL" if summary.get("gate") == "failed" else "PASS"
-            run = [f"seed {report.get('seed')}", f"started {report.get('started') or '?'}"]
+            seed = [f"seed {report['seed']}"] if report.get("seed") is not None else []  # a probe or proxy has none
+            run = [*seed, f"started {report.get('started') or '?'}"]
             if report.get("merged_from"):
                 run.append(f"merged from {report['merged_from']} report(s)")
             command = f"<br><small><code>{e(report.get('client', ''))}</code></small>" if report.get("name") else ""
             out.append(
                 f"<tr><td><b>{e(self.names[i])}</b>{command}</td><td>{badge(gate)} {e(summary.get('verdict', ''))}</td>"
-                f"<td>{_counts([s['outcome'] for s in report['scenarios']])}</td><td>{e(levels or 'none judged')}</td>"
+                f"<td>{_counts([s['outcome'] for s in report['scenarios']])}{_subjects(summary)}</td>"
+                f"<td>{e(levels or 'none judged')}</td>"
                 f"<td>{e(', '.join(run))}</td></tr>"
             )
         out.append("</table>")
@@ -141,7 +148,7 @@ class Page:
                 s = scenarios.get(sid)
                 if not s or s["outcome"] not in _SHOWN:
                     continue
-                missed = [c for c in s["checks"] if c["outcome"] in MISSES and not c.get("baseline")]
+                missed = [c for c in cause_first(s["checks"]) if c["outcome"] in MISSES and not c.get("baseline")]
                 items = "".join(
                     f"<li>{check_link(c['id'])} {badge(c['outcome'])} [{e(c['level'])}] {e(c['message'])}"
                     f"{check_detail(c, i, sid)}</li>"
@@ -150,7 +157,7 @@ class Page:
                 error = f"<p><b>{e(s['error'])}</b></p>" if s.get("error") else ""
                 out.append(
                     f'<div class="fail"><h4><a href="#{anchor(i, sid)}">{e(sid)}</a> {badge(s["outcome"])} '
-                    f"<small>{e(self.short(i))}</small></h4>{error}<ul>{items}</ul></div>"
+                    f"<small>{e(self.short(i))}</small></h4>{error}<ul>{items}</ul>{more_line(s)}</div>"
                 )
         head = f'<h2 id="failures">Failures ({len(out)})</h2>'
         return head + ("\n".join(out) if out else f"<p>No {self.what} failed.</p>")
@@ -201,9 +208,10 @@ class Page:
                     catalogue.setdefault(c["id"], c)
         doc = PROBE_DOC if self.probe else CHECKS_DOC
         out = [
-            f'<h2 id="checks">Checks</h2><p>Every check, the {self.what}s where it missed, and its outcomes; '
-            f'the requirement texts are in <a href="{doc}">the check catalogue</a>.</p>',
-            "<table><tr><th>check</th><th>level</th><th>spec</th><th>outcomes</th><th>missed in</th></tr>",
+            f'<h2 id="checks">Checks</h2><p>Every check, what a correct {self.who} '
+            f"does, the {self.what}s where it missed, and its outcomes; the requirement texts are in "
+            f'<a href="{doc}">the check catalogue</a>.</p>',
+            "<table><tr><th>check</th><th>level</th><th>rule</th><th>spec</th><th>outcomes</th><th>missed in</th></tr>",
         ]
         for cid, check in catalogue.items():
             outcomes, missed = [], []
@@ -223,7 +231,8 @@ class Page:
             title = f"<br><small>{e(check['title'])}</small>" if check.get("title") else ""
             out.append(
                 f'<tr id="{check_anchor(cid)}"><td><a href="{doc}"><code>{e(cid)}</code></a>{title}</td>'
-                f"<td>{e(check.get('level', ''))}</td><td>{section_links(check.get('section', ''))}</td>"
+                f"<td>{e(check.get('level', ''))}</td><td>{prose(check.get('rule', ''))}</td>"
+                f"<td>{section_links(check.get('section', ''))}</td>"
                 f"<td>{_counts(outcomes)}</td><td>{', '.join(missed) or '—'}</td></tr>"
             )
         out.append("</table>")
@@ -274,3 +283,16 @@ def write(folder: Path, reports: list[dict[str, Any]], previous: list[dict[str, 
     path = folder / "index.html"
     path.write_text(build(reports, previous), encoding="utf-8")
     return path
+
+
+def _subjects(summary: dict[str, Any]) -> str:
+    """Under the outcome counts: how many scenarios were judged on their subject, apart from the correct refusals of
+    a card for another generation or binding (their subjects not judged, listed on hover)."""
+    subjects = summary.get("subjects") or {}
+    if not subjects.get("refused_card"):
+        return ""
+    listed = ", ".join(subjects.get("not_judged", []))
+    return (
+        f'<br><small title="{e(listed)}">judged on their subject: {subjects["judged"]}; correct refusals of a card '
+        f"for another generation or binding: {subjects['refused_card']} (their subjects not judged)</small>"
+    )

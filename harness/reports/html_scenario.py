@@ -4,13 +4,17 @@ entries they cite), the transcript with pretty-printed JSON, and the sequence di
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from a2a_lab.contract.journal_record import EntryKind, Response, SentKind, entries_from_json
-from a2a_lab.protocol.revisions import spec_document
+from a2a_lab.protocol.revisions import SPEC_DOCUMENTS, spec_document
 
+from ..causes import rank
 from ..model import MISSES
 from . import escape
+from .failure import more_command
+from .spec_links import section_url
 
 COLOURS = {
     "PASS": "#1a7f37",
@@ -24,7 +28,7 @@ COLOURS = {
     "INFORMATIONAL": "#0969da",
 }
 #: Where the check catalogue is documented (a check id in the report links there too).
-CHECKS_DOC = "https://github.com/a2a-lab/a2a-lab/blob/main/docs/checks.md"
+CHECKS_DOC = "https://github.com/a2a-lab/a2a-lab/blob/main/docs/reference/checks.md"
 
 
 def e(text: Any) -> str:
@@ -60,19 +64,68 @@ def pretty_lines(text: str) -> str:
     return "\n".join(pretty(line) if line[:1] in "{[" else line for line in text.split("\n"))
 
 
+#: A section number in a spec reference (`§8.3.2`).
+_SECTION = re.compile(r"§\d+(?:\.\d+)*")
+#: A 0.3 section cited inside a 1.0 reference (`A2A 1.0 §8.2, §5.6.3 (0.3)`).
+_OF_0_3 = " (0.3)"
+
+
 def section_links(section: str) -> str:
-    """A check's spec references, the A2A ones linked to the spec document of their version."""
-    out = []
+    """A check's spec references, linked: each A2A 1.0 section to its place in the specification on the A2A site
+    (spec_links.section_url), any other A2A or JSON-RPC reference to its document. A part that is only a section
+    (`§5.3 method map`) reads in the document of the part before it."""
+    out, document = [], None
     for part in section.split("; "):
-        url = spec_document(part)
-        out.append(f'<a href="{e(url)}">{e(part)}</a>' if url else e(part))
+        found = spec_document(part)
+        document = found if found is not None or not part.startswith("§") else document
+        if document == SPEC_DOCUMENTS["A2A 1.0"]:
+            out.append(_sections_linked(part))
+        elif document is not None:
+            out.append(f'<a href="{e(document)}">{e(part)}</a>')
+        else:
+            out.append(e(part))
     return "; ".join(out)
 
 
+def _sections_linked(part: str) -> str:
+    """An A2A 1.0 reference with each of its sections linked (a 0.3 one it cites to the 0.3 document)."""
+    out, at = [], 0
+    for match in _SECTION.finditer(part):
+        of_0_3 = part.startswith(_OF_0_3, match.end())
+        url = SPEC_DOCUMENTS["A2A 0.3"] if of_0_3 else section_url(match.group())
+        out += [e(part[at : match.start()]), f'<a href="{e(url)}">{e(match.group())}</a>']
+        at = match.end()
+    return "".join([*out, e(part[at:])])
+
+
+def prose(text: str) -> str:
+    """A rule or a fix for the page: escaped, with `code` spans as <code>."""
+    return re.sub(r"`([^`]+)`", r"<code>\1</code>", e(text))
+
+
+def more_line(scenario: dict[str, Any]) -> str:
+    """Where the scenario's whole story is told (`a2a-lab scenarios show ID`), for a catalogue scenario."""
+    more = more_command(str(scenario.get("id", "")), str(scenario.get("group", "")))
+    return f'<div class="more">the whole story: <code>{e(more)}</code></div>' if more else ""
+
+
+def cause_first(checks: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """A report's checks in the order the exchange meets them (causes.STAGES): a cause before its symptoms."""
+    return sorted(checks, key=lambda c: rank(str(c.get("id", ""))))
+
+
 def check_detail(check: dict[str, Any], client_index: int, scenario_id: str, full: bool = True) -> str:
-    """Requirement, expected / actual, the quoted request and links to the transcript entries it cites (only the
-    links unless `full`)."""
-    parts = [f'<div class="req">{e(check.get("requirement", ""))}</div>'] if check.get("requirement") and full else []
+    """The cause a miss follows from, the rule, the spec sections, expected / actual, the quoted request and links to
+    the transcript entries it cites, the fix, and the full requirement folded (only the links unless `full`)."""
+    parts = []
+    if full and check.get("follows_from"):
+        parts.append(
+            f'<div class="follows">follows from {check_link(str(check["follows_from"]))}: fix that first</div>'
+        )
+    if full and check.get("rule"):
+        parts.append(f'<div class="rule"><b>rule:</b> {prose(check["rule"])}</div>')
+    if full and check.get("section"):
+        parts.append(f"<div><b>spec:</b> {section_links(check['section'])}</div>")
     if full and (check.get("expected") or check.get("actual")):
         parts.append(
             f"<div><b>expected:</b> <code>{e(check.get('expected'))}</code></div>"
@@ -85,6 +138,12 @@ def check_detail(check: dict[str, Any], client_index: int, scenario_id: str, ful
         parts.append(f"<div><b>evidence:</b> request {links}</div>")
     if check.get("quote") and full:
         parts.append(f"<pre>{e(pretty_lines(check['quote']))}</pre>")
+    if full and check.get("fix") and check.get("outcome") != "ERROR":  # a harness error is nothing to fix in the client
+        parts.append(f'<div class="fix"><b>fix:</b> {prose(check["fix"])}</div>')
+    if full and check.get("requirement"):
+        parts.append(
+            f'<details class="req"><summary>the requirement in full</summary>{e(check["requirement"])}</details>'
+        )
     if check.get("baseline"):
         parts.append(f"<div><i>expected failure (baseline): {e(check['baseline'])}</i></div>")
     return "".join(parts)
@@ -181,8 +240,10 @@ def scenario_section(client_index: int, client_name: str, scenario: dict[str, An
     ]
     if scenario.get("error"):
         out.append(f"<p><b>{e(scenario['error'])}</b></p>")
+    if scenario["outcome"] not in ("PASS", "SKIPPED"):
+        out.append(more_line(scenario))
     out.append("<table><tr><th>check</th><th>level</th><th>outcome</th><th>message</th><th>details</th></tr>")
-    for check in scenario["checks"]:
+    for check in cause_first(scenario["checks"]):
         full = check["outcome"] in MISSES or bool(check.get("baseline"))
         out.append(
             f"<tr><td>{check_link(check['id'])}</td><td>{e(check['level'])}</td><td>{badge(check['outcome'])}</td>"

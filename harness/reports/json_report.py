@@ -9,6 +9,7 @@ from typing import Any
 
 from ..checks import client_checks
 from ..model import ScenarioResult
+from .failure import more_command
 
 FORMAT_VERSION = 1
 
@@ -21,7 +22,9 @@ def build(
     checks: Iterable[Any] | None = None,
 ) -> dict[str, Any]:
     """`checks`: the checks the results come from (anything with id, level, section, title, requirement,
-    grading); the client checks by default, the probe's for `a2a-lab probe`."""
+    grading, and optionally rule and fix); the client checks by default, the probe's for `a2a-lab probe`. Each
+    scenario says where its whole story is told (`more`: `a2a-lab scenarios show ID`, None for a probe's interface
+    or a proxied pair's side)."""
     return {
         "format": FORMAT_VERSION,
         "tool": "a2a-lab",
@@ -32,9 +35,10 @@ def build(
             "gate": summary["gate"],
             "verdict": summary["verdict"],
             "scenarios": summary["scenarios"],
+            **({"subjects": summary["subjects"]} if "subjects" in summary else {}),
         },
         "checks": [check_json(c) for c in (client_checks() if checks is None else checks)],
-        "scenarios": [r.to_json(with_journal) for r in results],
+        "scenarios": [{**r.to_json(with_journal), "more": more_command(r.id, r.group)} for r in results],
     }
 
 
@@ -47,6 +51,8 @@ def check_json(check: Any) -> dict[str, Any]:
         "title": check.title,
         "requirement": check.requirement,
         "grading": check.grading,
+        "rule": getattr(check, "rule", ""),
+        "fix": getattr(check, "fix", ""),
     }
 
 

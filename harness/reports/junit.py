@@ -8,8 +8,9 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-from ..model import Outcome
+from ..model import REACHED, REFUSED, REFUSED_CARD, Outcome
 from . import escape
+from .failure import more_command
 
 _SKIPPING = {Outcome.SKIPPED.value, Outcome.UNIMPLEMENTED.value, Outcome.INFORMATIONAL.value}
 _ERRORING = {Outcome.TIMEOUT.value, Outcome.NO_CONTACT.value, Outcome.ERROR.value}
@@ -23,6 +24,7 @@ def build(report: dict[str, Any], strict: bool = False, skipped: bool = False) -
         groups[scenario["group"]].append(scenario)
     for group, scenarios in sorted(groups.items()):
         suite = ET.SubElement(root, "testsuite", name=group)
+        _subjects(suite, scenarios)
         counts = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0}
         for scenario in scenarios:
             if scenario["outcome"] in _ERRORING:
@@ -50,17 +52,18 @@ def build(report: dict[str, Any], strict: bool = False, skipped: bool = False) -
                 )
                 counts["tests"] += 1
                 outcome = check["outcome"]
-                text = (
-                    f"requirement: {check['requirement']}\nexpected: {check['expected']}\n"
-                    f"actual: {check['actual']}\n{check['quote']}"
-                )
+                text = failure_text(check, more_command(scenario["id"], scenario["group"]))
+                message = said(check)
                 if check.get("baseline"):
                     ET.SubElement(case, "skipped", message=f"expected failure: {check['baseline']}")
                     counts["skipped"] += 1
                 elif outcome == Outcome.FAIL.value or (strict and outcome == Outcome.NON_STRICT.value):
-                    ET.SubElement(case, "failure", type=outcome, message=check["message"]).text = text
+                    ET.SubElement(case, "failure", type=outcome, message=message).text = text
                     counts["failures"] += 1
-                elif outcome in _SKIPPING or outcome == Outcome.NON_STRICT.value:
+                elif outcome == Outcome.NON_STRICT.value:
+                    ET.SubElement(case, "skipped", message=f"{outcome}: {message}").text = text
+                    counts["skipped"] += 1
+                elif outcome in _SKIPPING:
                     ET.SubElement(case, "skipped", message=f"{outcome}: {check['message']}")
                     counts["skipped"] += 1
                 elif outcome == Outcome.ERROR.value:
@@ -69,6 +72,43 @@ def build(report: dict[str, Any], strict: bool = False, skipped: bool = False) -
         for key, value in counts.items():
             suite.set(key, str(value))
     return _escaped(root)
+
+
+def _subjects(suite: ET.Element, scenarios: list[dict[str, Any]]) -> None:
+    """The group's scenarios judged on their subject, apart from correct refusals of a card for another generation or
+    binding (their subjects not judged), as the suite's properties; none where there were no such refusals."""
+    refused = [s["id"] for s in scenarios if s.get("subject") == REFUSED_CARD]
+    if not refused:
+        return
+    judged = sum(1 for s in scenarios if s.get("subject") in (REACHED, REFUSED))
+    properties = ET.SubElement(suite, "properties")
+    for name, value in (
+        ("judged on their subject", str(judged)),
+        ("correct refusals of a card for another generation or binding", str(len(refused))),
+        ("subjects not judged", ", ".join(refused)),
+    ):
+        ET.SubElement(properties, "property", name=name, value=value)
+
+
+def said(check: dict[str, Any]) -> str:
+    """A miss's one line (a CI view shows it first): its message, the cause it follows from, its fix."""
+    follows = f" (follows from {check['follows_from']}: fix that first)" if check.get("follows_from") else ""
+    head = f"{check['message']}{follows}"
+    return f"{head.rstrip('.')}. Fix: {check['fix']}" if check.get("fix") else head
+
+
+def failure_text(check: dict[str, Any], more: str | None) -> str:
+    """A miss in full, as the console gives it: the cause, the rule, the spec section, what the client did, the fix,
+    the full requirement and where the scenario's story is told (a report written before rules were kept has none)."""
+    lines = [f"follows from {check['follows_from']}: fix that first"] if check.get("follows_from") else []
+    lines += [f"rule: {check['rule']}"] if check.get("rule") else []
+    lines += [f"spec: {check['section']}"] if check.get("section") else []
+    lines += [f"expected: {check.get('expected', '')}", f"actual: {check.get('actual', '')}"]
+    lines += [check["quote"]] if check.get("quote") else []
+    lines += [f"fix: {check['fix']}"] if check.get("fix") else []
+    lines += [f"requirement: {check['requirement']}"] if check.get("requirement") else []
+    lines += [f"more: {more}"] if more else []
+    return "\n".join(lines)
 
 
 def _escaped(root: ET.Element) -> ET.Element:

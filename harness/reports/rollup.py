@@ -13,9 +13,10 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..causes import rank
 from ..model import MISSES, SEVERITY, CheckResult, Level, Outcome, ScenarioResult
 from .escape import console as shown
-from .failure import WIDTH, evidence_lines, requirement_lines
+from .failure import WIDTH, evidence_lines, fix_lines, more_command, rule_lines, spec_lines
 
 #: Colours an outcome's name (text already escaped) for where it is shown; `plain` leaves it.
 Paint = Callable[[str, Outcome], str]
@@ -45,11 +46,19 @@ def outcome_counts(outcomes: Iterable[Outcome], paint: Paint = plain) -> str:
 
 @dataclass
 class Rolled:
-    """One check over a run: the scenarios where it missed (or was excused), in run order."""
+    """One check at one level over a run: the scenarios where it missed (or was excused), in run order. A check that
+    judges rules of several keywords rolls up once per level, so each entry has one."""
 
     check_id: str
     #: (scenario id, that scenario's result of the check), the first first.
     where: list[tuple[str, CheckResult]] = field(default_factory=list)
+    #: The command that tells the first scenario's story (failure.more_command), if it is a catalogue scenario.
+    more: str | None = None
+
+    @property
+    def causes(self) -> Counter[str]:
+        """In how many of its scenarios each cause explains this miss (CheckResult.follows_from)."""
+        return Counter(c.follows_from for _, c in self.where if c.follows_from)
 
     @property
     def first(self) -> CheckResult:
@@ -62,14 +71,15 @@ class Rolled:
 
 
 def missed(results: Sequence[ScenarioResult]) -> list[Rolled]:
-    """Each check that missed (FAIL, NON_STRICT, ERROR) somewhere and was not excused: the worst first, then the
-    strongest level, then the most widespread, then as the run met them."""
-    return _roll(results, lambda c: c.outcome in MISSES and not c.baseline, lambda c: c.id)
+    """Each check that missed (FAIL, NON_STRICT, ERROR) somewhere and was not excused, once per level: causes before
+    symptoms (the order the exchange meets them, causes.STAGES), then the strongest level, then the most widespread,
+    then as the run met them."""
+    return _roll(results, lambda c: c.outcome in MISSES and not c.baseline, lambda c: f"{c.id}\n{c.level.value}")
 
 
 def excused(results: Sequence[ScenarioResult]) -> list[Rolled]:
-    """Each check the baseline excused somewhere, once per reason."""
-    return _roll(results, lambda c: bool(c.baseline), lambda c: f"{c.id}\n{c.baseline}")
+    """Each check the baseline excused somewhere, once per level and reason."""
+    return _roll(results, lambda c: bool(c.baseline), lambda c: f"{c.id}\n{c.level.value}\n{c.baseline}")
 
 
 def _roll(
@@ -79,12 +89,32 @@ def _roll(
     for r in results:
         for c in r.checks:
             if keep(c):
-                rolled.setdefault(key(c), Rolled(c.id)).where.append((r.id, c))
+                rolled.setdefault(key(c), Rolled(c.id, more=more_command(r.id, r.group))).where.append((r.id, c))
     order = list(rolled.values())
-    return sorted(
-        order,
-        key=lambda x: (-SEVERITY[x.outcomes[0]], _LEVELS[x.first.level], -len(x.where), order.index(x)),
+    return sorted(order, key=lambda x: (rank(x.check_id), _LEVELS[x.first.level], -len(x.where), order.index(x)))
+
+
+def checks_missed(rolled: Sequence[Rolled]) -> int:
+    """How many checks the roll-up names (a check missed at two levels is one check)."""
+    return len({r.check_id for r in rolled})
+
+
+def follows_text(r: Rolled, what: str = "scenario") -> str:
+    """`follows from INTERFACE-SELECTION in 5 of its 6 scenarios`, the most frequent cause first ("" when no cause
+    explains it anywhere)."""
+    causes = r.causes.most_common()
+    if not causes:
+        return ""
+    total = len(r.where)
+    (cause, n), *others = causes
+    share = (
+        f"its one {what}"
+        if total == 1
+        else f"all {total} of its {what}s"
+        if n == total
+        else f"{n} of its {total} {what}s"
     )
+    return f"follows from {cause} in {share}" + "".join(f", from {c} in {k}" for c, k in others)
 
 
 def names(ids: Sequence[str], limit: int = NAMED) -> str:
@@ -116,18 +146,50 @@ def _listed(ids: Sequence[str], limit: int = NAMED) -> list[str]:
     return list(ids) if len(ids) <= limit else [*ids[:limit], f"+{len(ids) - limit} more"]
 
 
+#: The result groups that judge one party, not a catalogue of scenarios: a probed server (its card and each interface
+#: a result) and a proxied pair (each side a result).
+PROBE, PROXY = "probe", "proxy"
+
+
+def judged_line(results: Sequence[ScenarioResult], what: str = "scenario", paint: Paint = plain) -> str:
+    """What was judged and how it went: `20 scenarios: FAIL 8, PASS 12`; a probe's `1 server judged (its card and 5
+    interfaces): PASS 6`; a proxy's `1 client-server pair judged: client FAIL, server PASS`."""
+    groups = {r.group for r in results}
+    if groups == {PROBE}:
+        interfaces = counted(sum(1 for r in results if r.id != f"{PROBE}/card"), "interface")
+        return f"1 server judged (its card and {interfaces}): {outcome_counts((r.outcome for r in results), paint)}"
+    if groups == {PROXY}:
+        sides = ", ".join(
+            f"{shown(r.id.removeprefix(PROXY + '/'))} {paint(r.outcome.value, r.outcome)}" for r in results
+        )
+        return f"1 client-server pair judged: {sides}"
+    return f"{counted(len(results), what)}: {outcome_counts((r.outcome for r in results), paint)}"
+
+
+def subject_lines(subjects: dict[str, Any] | None, what: str = "scenario") -> list[str]:
+    """Scenarios judged on their subject, apart from correct refusals of a card for another generation or binding
+    (right, but their subjects were not judged): [] where there were none of those."""
+    if not subjects or not subjects.get("refused_card"):
+        return []
+    return [
+        f"judged on their subject: {subjects['judged']} {what}(s); correct refusals of a card for another generation "
+        f"or binding: {subjects['refused_card']} (their subjects not judged: -v or the JSON report lists them)"
+    ]
+
+
 def summary_lines(
     results: Sequence[ScenarioResult], summary: dict[str, Any], what: str = "scenario", paint: Paint = plain
 ) -> list[str]:
     """Outcomes overall and per group (when the run has more than one), checks passed per level with what judged
     nothing apart, and what the baseline excused."""
-    lines = [f"{counted(len(results), what)}: {outcome_counts((r.outcome for r in results), paint)}"]
+    lines = [judged_line(results, what, paint)]
     groups = sorted({r.group for r in results})
     if len(groups) > 1:
         width = max(len(shown(g)) for g in groups)
         for g in groups:
             of = [r.outcome for r in results if r.group == g]
             lines.append(f"  {shown(g).ljust(width)}  {outcome_counts(of, paint)}")
+    lines += subject_lines(summary.get("subjects"), what)
     levels = summary["levels"]
     parts = [f"{lvl} {v['passed']}/{v['judged']}" for lvl, v in levels.items() if v["judged"]]
     unjudged = [
@@ -155,9 +217,10 @@ def summary_lines(
 def rollup_lines(
     rolled: Sequence[Rolled], what: str = "scenario", paint: Paint = plain, evidence: bool = True
 ) -> list[str]:
-    """Each missed check once: `- ID [LEVEL] OUTCOME in N scenarios`, the requirement, the spec section, the
-    scenarios (the first NAMED and `+K more`), then the first scenario's finding with its evidence (expected / actual,
-    the quoted request). `evidence=False`: the first line and the scenarios only."""
+    """Each missed check once per level, causes first: `- ID [LEVEL] OUTCOME in N scenarios`, the cause it follows
+    from and in how many of them, the rule, the spec section, the scenarios (the first NAMED and `+K more`), the first
+    scenario's finding with what the client did (expected / actual, the quoted request), the fix, and the command that
+    tells that scenario's story. `evidence=False`: the first line, the cause and the scenarios only."""
     lines: list[str] = []
     for r in rolled:
         first_id, first = r.where[0]
@@ -165,16 +228,20 @@ def rollup_lines(
         marks = "/".join(paint(o.value, o) for o in r.outcomes)
         ids = [shown(sid) + (f" ({c.outcome.value})" if mixed else "") for sid, c in r.where]
         head = f"- {shown(r.check_id)} [{first.level.value}] {marks} in {counted(len(ids), what)}"
+        follows = follows_text(r, what)
         if not evidence:
             lines += wrapped(head + ": ", _listed(ids), 0, hang=4)
+            lines += [f"    {shown(follows)}"] if follows else []
             continue
         lines.append(head)
-        lines += ["  " + shown(line) for line in requirement_lines(first)]
-        if first.section:
-            lines.append(f"    spec: {shown(first.section)}")
+        lines += [f"    {shown(follows)}: fix that first"] if follows else []
+        lines += ["  " + shown(line) for line in rule_lines(first) + spec_lines(first)]
         lines += wrapped(f"{what}{'s' if len(ids) > 1 else ''}: ", _listed(ids), 4)
         lines.append(f"    first, in {shown(first_id)}: {shown(first.message)}")
         lines += ["    " + shown(line) for line in evidence_lines(first)]
+        lines += ["  " + shown(line) for line in fix_lines(first)]
+        if r.more:
+            lines.append(f"    more: {shown(r.more)}")
     return lines
 
 

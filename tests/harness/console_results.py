@@ -18,6 +18,15 @@ NO_POLL_REQUIREMENT = (
     "A client SHOULD NOT call GetTask after SendMessage answered with a Message: no task exists to poll."
 )
 RESULT_MATCHES_REQUIREMENT = "The client's A2A_LAB_RESULT says what the agent answered (kind, state, text)."
+RESULT_EXPECTED_REQUIREMENT = "Where a scenario says what a correct client concludes, A2A_LAB_RESULT says so."
+VERSION_HEADER_RULE = "A 1.0 client sends `A2A-Version: 1.0` on every request."
+VERSION_HEADER_FIX = "Send `A2A-Version: 1.0` on every request, the follow-ups included."
+MESSAGE_ID_RULE = "A client gives every message a `messageId` of its own making."
+MESSAGE_ID_FIX = "Generate a fresh `messageId` (a UUID) for every message you send."
+NO_POLL_RULE = "A client takes a `message` answer to SendMessage as the whole reply."
+NO_POLL_FIX = "Branch on the SendMessage result: a `message` ends the exchange."
+RESULT_EXPECTED_RULE = "A client reaches the conclusion a correct client reaches in the scenario."
+RESULT_EXPECTED_FIX = "Make A2A_LAB_RESULT say what a correct client concludes here."
 GIVES_UP_REQUIREMENT = "A client SHOULD give up on a call whose answer does not come (a 10-30 s timeout)."
 
 
@@ -38,6 +47,8 @@ def version_header(outcome: Outcome = Outcome.FAIL, seq: int = 2, path: str = "/
         "header absent" if outcome is not Outcome.PASS else "",
         [seq] if outcome is not Outcome.PASS else [],
         _quote(path, body) if outcome is not Outcome.PASS else "",
+        rule=VERSION_HEADER_RULE,
+        fix=VERSION_HEADER_FIX,
     )
 
 
@@ -54,6 +65,8 @@ def message_id(seq: int = 2, path: str = "/a2a") -> CheckResult:
         "messageId is ''",
         [seq],
         _quote(path, body),
+        rule=MESSAGE_ID_RULE,
+        fix=MESSAGE_ID_FIX,
     )
 
 
@@ -69,6 +82,25 @@ def no_poll(seq: int = 3) -> CheckResult:
         "GetTask #3",
         [seq],
         _quote("/a2a", '{"jsonrpc": "2.0", "id": 2, "method": "GetTask", "params": {"id": "t-1"}}'),
+        rule=NO_POLL_RULE,
+        fix=NO_POLL_FIX,
+    )
+
+
+def result_expected(follows_from: str | None = "VERSION-HEADER") -> CheckResult:
+    """The symptom: the client concluded the error its call without A2A-Version earned, not the scenario's answer."""
+    return CheckResult(
+        "RESULT-EXPECTED",
+        Level.MUST,
+        Outcome.FAIL,
+        "the client concluded an error where a correct client gets the task's answer",
+        "the scenario's `expect`",
+        RESULT_EXPECTED_REQUIREMENT,
+        "kind: task, state: COMPLETED",
+        "kind: 'error' (-32009)",
+        rule=RESULT_EXPECTED_RULE,
+        fix=RESULT_EXPECTED_FIX,
+        follows_from=follows_from,
     )
 
 
@@ -112,7 +144,8 @@ def scenario(
 
 
 def small_run() -> list[ScenarioResult]:
-    """Six scenarios in three groups: a PASS, two FAILs that share VERSION-HEADER (one with a SHOULD missed too), a
+    """Six scenarios in three groups: a PASS, two FAILs that share VERSION-HEADER (one with a SHOULD missed too, one
+    with RESULT-EXPECTED that follows from it, listed before its cause as the registry never orders them), a
     NON_STRICT, a TIMEOUT and an ERROR check."""
     common = [passed("CARD-DISCOVERY"), skipped("TENANT")]
     return [
@@ -122,7 +155,7 @@ def small_run() -> list[ScenarioResult]:
             Outcome.FAIL,
             [*common, version_header(path="/api/a2a"), no_poll(), unimplemented("RESULT-MATCHES")],
         ),
-        scenario("quirks/card-redirected", Outcome.FAIL, [*common, version_header(seq=3)]),
+        scenario("quirks/card-redirected", Outcome.FAIL, [*common, result_expected(), version_header(seq=3)]),
         scenario("quirks/mixed-version-direct-message", Outcome.NON_STRICT, [*common, no_poll(seq=4)]),
         scenario(
             "faults/never-answers",

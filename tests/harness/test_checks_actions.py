@@ -212,8 +212,8 @@ FAILS = [
         Outcome.PASS,
         "did not call",
     ),
-    # Not acting on A2A_LAB_ACTION resubscribe is UNIMPLEMENTED (README), and FOLLOW-UP-TO-END does not count the
-    # dropped stream's task again: the scenario passes, its conclusion unjudged.
+    # Not acting on A2A_LAB_ACTION resubscribe is UNIMPLEMENTED (docs/reference/handshake.md), and FOLLOW-UP-TO-END
+    # does not count the dropped stream's task again: the scenario passes, its conclusion unjudged.
     Proof(
         "RESUBSCRIBE",
         "gives-up-after-the-drop",

@@ -166,8 +166,9 @@ def test_a_defective_client_fails_the_gate_and_names_the_check(bad_run: dict[str
     assert proc.returncode == 1, proc.stdout + proc.stderr
     assert "VERSION-HEADER" in proc.stdout and "header absent" in proc.stdout
     assert "not conformant" in proc.stdout
-    # A missed check reads once, however many scenarios it missed in: the check, the requirement it breaks, its
-    # spec section, the scenarios, then the first one's finding: expected / actual, and the request it quotes.
+    # A missed check reads once, however many scenarios it missed in: the check, the rule a correct client follows,
+    # its spec section, the scenarios, then the first one's finding: expected / actual, the request it quotes, the
+    # fix and the command that tells that scenario's story.
     block = proc.stdout[proc.stdout.index("- VERSION-HEADER [MUST] FAIL in 2 scenarios\n") :].split("\n")
     lines = [
         line.strip()
@@ -175,8 +176,10 @@ def test_a_defective_client_fails_the_gate_and_names_the_check(bad_run: dict[str
             : next(i for i, x in enumerate(block[1:], 1) if x.strip().startswith("- ") or not x.startswith(" "))
         ]
     ]
-    assert lines[1].startswith("requirement: Clients MUST send A2A-Version on every request"), lines
-    assert proc.stdout.count("requirement: Clients MUST send A2A-Version") == 1, proc.stdout
+    assert lines[1].startswith("rule: A 1.0 client sends `A2A-Version` with the interface's"), lines
+    assert proc.stdout.count("rule: A 1.0 client sends `A2A-Version`") == 1, proc.stdout
+    assert any(line.startswith("fix: Send `A2A-Version: 1.0`") for line in lines), lines
+    assert any(line.startswith("more: a2a-lab scenarios show ") for line in lines), lines
     [listed] = [line for line in lines if line.startswith("scenarios: ")]
     assert sorted(listed.removeprefix("scenarios: ").split(", ")) == sorted(GOOD_SCENARIOS[:2]), lines
     assert any(line.startswith("spec: A2A 1.0 §3.6") for line in lines), lines
@@ -184,7 +187,9 @@ def test_a_defective_client_fails_the_gate_and_names_the_check(bad_run: dict[str
     at = lines.index("expected: A2A-Version: 1.0")
     assert lines[at + 1] == "actual:   header absent", lines
     assert re.fullmatch(r"request #\d+:", lines[at + 2]) and lines[at + 3].startswith("POST /"), lines
-    assert lines[-1].startswith('{"jsonrpc": "2.0"'), lines
+    fix = next(i for i, line in enumerate(lines) if line.startswith("fix: "))
+    assert lines[fix - 1].startswith('{"jsonrpc": "2.0"'), lines  # the quoted request, then the fix and the story
+    assert lines[-1].startswith("more: a2a-lab scenarios show "), lines
     report = json.loads((bad_run["dir"] / "run.json").read_text(encoding="utf-8"))
     assert report["summary"]["gate"] == "failed"
     root = ET.parse(bad_run["dir"] / "run.xml").getroot()

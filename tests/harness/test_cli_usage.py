@@ -214,18 +214,30 @@ def test_unknown_ids_in_the_baseline_are_refused(entry: str, says: str, tmp_path
 # Point 5: report paths that cannot be written are refused before the run.
 
 
+FIX = "give a path in a folder you can write"
+
+
 @pytest.mark.parametrize(
     "args, says",
     [
-        (["run", "--html", "{file}"], "--html {file}: exists and is not a folder"),
-        (["run", "--report-dir", "{file}/reports"], "--report-dir {file}/reports: {file} is not a folder"),
-        (["run", "--json", "{tmp}"], "--json {tmp}: is a folder; give a file name"),
-        (["run", "--junit", "{file}/junit.xml"], "--junit {file}/junit.xml: {file} is not a folder"),
+        (["run", "--html", "{file}"], "--html {file}: exists and is not a folder; give a folder (or a new name)"),
+        (
+            ["run", "--report-dir", "{file}/reports"],
+            f"--report-dir {{file}}/reports: {{file}} is not a folder; {FIX}, e.g. --report-dir reports",
+        ),
+        (["run", "--json", "{tmp}"], "--json {tmp}: is a folder; give a file name, e.g. --json {tmp}/report"),
+        (
+            ["run", "--junit", "{file}/junit.xml"],
+            f"--junit {{file}}/junit.xml: {{file}} is not a folder; {FIX}, e.g. --junit junit.xml",
+        ),
         (
             ["drive", "--server", "http://127.0.0.1:9", "--run-file", "{file}/run.json"],
-            "--run-file {file}/run.json: {file} is not a folder",
+            f"--run-file {{file}}/run.json: {{file}} is not a folder; {FIX}, e.g. --run-file run.json",
         ),
-        (["report", "merge", "{file}", "--html", "{file}"], "--html {file}: exists and is not a folder"),
+        (
+            ["report", "merge", "{file}", "--html", "{file}"],
+            "--html {file}: exists and is not a folder; give a folder (or a new name)",
+        ),
     ],
     ids=["html-on-a-file", "report-dir-under-a-file", "json-on-a-folder", "junit-under-a-file", "run-file", "merge"],
 )
@@ -239,14 +251,61 @@ def test_unwritable_report_paths_are_refused_before_the_run(args: list[str], say
     assert proc.stderr.splitlines() == [f"a2a-lab: {says.format(file=file, tmp=tmp_path)}"], proc.stderr
 
 
+#: Every command that writes a report or a file, with a path where nothing can be created, even by root (issue 42).
+UNWRITABLE = [
+    ["run", "--client", "true", "--json", "/proc/x.json"],
+    ["run", "--client", "true", "--junit", "/proc/x.xml"],
+    ["run", "--client", "true", "--html", "/proc/html"],
+    ["score", "--server", "http://127.0.0.1:9", "--run", "r", "--run-token", "t", "--json", "/proc/x.json"],
+    ["probe", "http://127.0.0.1:9", "--junit", "/proc/x.xml"],
+    ["proxy", "--upstream", "http://127.0.0.1:9", "--html", "/proc/html"],
+    ["proxy", "--upstream", "http://127.0.0.1:9", "--out", "/proc/seen.yaml"],
+    ["acts", "run", "missing.acts.yaml", "--server", "http://127.0.0.1:9", "--json", "/proc/acts"],
+    ["acts", "run", "missing.acts.yaml", "--server", "http://127.0.0.1:9", "--junit", "/proc/x.xml"],
+    ["report", "merge", "missing.json", "--json", "/proc/x.json"],
+    ["fuzz", "--client", "true", "--out", "/proc/findings"],
+    ["drive", "--server", "http://127.0.0.1:9", "--run-file", "/proc/run.json"],
+    ["record", "http://127.0.0.1:9", "--out", "/proc/x.yaml"],
+]
+
+
+@pytest.mark.skipif(not Path("/proc/self").is_dir(), reason="needs /proc")
+@pytest.mark.parametrize("args", UNWRITABLE, ids=[" ".join(a[:1] + a[-2:-1]) for a in UNWRITABLE])
+def test_a_path_nothing_can_be_written_to_is_refused_before_anything_runs(args: list[str], tmp_path: Path) -> None:
+    """Before: `run --json /proc/x.json` ran the whole catalogue as root (os.access says yes), then failed to write.
+    Now every command refuses at once, in main() (outputs.unwritable), saying what, where and how to fix it."""
+    began = time.monotonic()
+    proc = a2a_lab(*args, cwd=tmp_path)
+    path = args[-1]
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert proc.stderr.splitlines() == [
+        f"a2a-lab: {args[-2]} {path}: nothing can be created in /proc (No such file or directory); {FIX}, "
+        f"e.g. {args[-2]} {Path(path).name}"
+    ], proc.stderr
+    assert time.monotonic() - began < 30 and not list(tmp_path.iterdir())
+
+
+def test_checking_a_path_leaves_nothing_behind(tmp_path: Path) -> None:
+    assert unwritable_of(["run", "--json", str(tmp_path / "a" / "b.json"), "--html", str(tmp_path / "h")]) is None
+    assert not list(tmp_path.iterdir())
+
+
+def unwritable_of(argv: list[str]) -> str | None:
+    from a2a_lab.harness.cli.outputs import unwritable
+    from a2a_lab.harness.cli.parser import innermost
+
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    return unwritable(innermost(parser, args), args)
+
+
 @pytest.mark.skipif(os.geteuid() == 0, reason="root may write anywhere")
 def test_a_folder_that_is_not_writable_is_refused(tmp_path: Path) -> None:
     locked = tmp_path / "locked"
     locked.mkdir(mode=0o500)
-    assert (
-        file_problem(locked / "run.json", "--json")
-        == f"--json {locked}/run.json: cannot create it, {locked} is not writable"
-    )
+    said = file_problem(locked / "run.json", "--json")
+    why = "nothing can be created in"
+    assert said == f"--json {locked}/run.json: {why} {locked} (Permission denied); {FIX}, e.g. --json run.json"
     assert folder_problem(locked / "html", "--html") is not None
 
 
@@ -470,3 +529,98 @@ def test_a_file_of_ones_own_without_a_citation_runs_with_a_warning(tmp_path: Pat
         f"a2a-lab: warning: {bare} cites neither `spec:` (the section and keyword it stands on) nor `observed:` "
         "(where and when the behaviour was seen); fine for a local reproduction, required in the catalogue"
     ], proc.stderr
+
+
+# Issue 42: did-you-mean for presets and globs, a card by its origin, the reference page.
+
+
+@pytest.mark.parametrize(
+    "client, says",
+    [
+        ("a2a_sdk", "; did you mean the preset 'a2a-sdk'?"),
+        ("builtn", "; did you mean the preset 'builtin'?"),
+        ("a2a_sdk --verbose", None),  # a command line of the user's: no preset is meant
+        ("zzqqxx", None),  # near no preset
+    ],
+)
+def test_a_mistyped_preset_gets_the_nearest(client: str, says: str | None, tmp_path: Path) -> None:
+    proc = a2a_lab("run", "--client", client, "--scenario", "spec/tck-sut", cwd=tmp_path)
+    assert proc.returncode == 2 and "is neither a preset (builtin, a2a-sdk) nor a program found on PATH" in proc.stderr
+    if says is None:
+        assert "did you mean" not in proc.stderr, proc.stderr
+    else:
+        assert proc.stderr.rstrip().endswith(says), proc.stderr
+
+
+def test_a_program_on_path_is_never_taken_for_a_mistyped_preset(tmp_path: Path) -> None:
+    """`builtn` is a program here: it is run, not second-guessed."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "builtn").write_text("#!/bin/sh\nexit 0\n", encoding="utf-8")
+    (bin_dir / "builtn").chmod(0o755)
+    env = {**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}"}
+    proc = a2a_lab("run", "--client", "builtn", "--scenario", "spec/tck-sut", cwd=tmp_path, env=env)
+    assert proc.returncode == 1 and "NO_CONTACT" in proc.stdout and "did you mean" not in proc.stderr, proc.stderr
+
+
+@pytest.mark.parametrize(
+    "glob, near",
+    [("quirk/*", "quirks/*"), ("spec/tsk/*", "spec/task/*"), ("famlies/direct-mesage/*", "families/direct-message/*")],
+)
+def test_a_glob_that_matches_nothing_gets_the_nearest_glob(glob: str, near: str, tmp_path: Path) -> None:
+    proc = a2a_lab("scenarios", "--scenario", glob, cwd=tmp_path)
+    assert proc.returncode == 2
+    assert proc.stderr.strip() == f"a2a-lab: no scenario matches {glob!r}; did you mean {near!r}?", proc.stderr
+
+
+def test_card_check_takes_an_origin_as_probe_and_client_do(tmp_path: Path) -> None:
+    from tests.harness.lab_serve import lab_server
+
+    with lab_server("spec/conformant") as served:
+        for target in (served.url, served.url + "/"):
+            proc = a2a_lab("card", "check", target, "--json", cwd=tmp_path)
+            assert proc.returncode == 0, proc.stderr
+            assert json.loads(proc.stdout)["source"] == served.url + "/.well-known/agent-card.json"
+        missing = a2a_lab("card", "check", served.url + "/elsewhere/card.json", cwd=tmp_path)
+    assert missing.returncode == 2 and "HTTP 404" in missing.stderr, missing.stderr
+
+
+def test_card_check_falls_back_to_the_legacy_path_with_a_warning(tmp_path: Path) -> None:
+    from tests.harness.lab_serve import lab_server
+
+    with lab_server("discovery/legacy-card-path-only") as served:
+        proc = a2a_lab("card", "check", served.url, "--json", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    report = json.loads(proc.stdout)
+    assert report["source"].endswith("/.well-known/agent.json")
+    assert any(f["path"] == "(discovery)" and f["level"] == "warning" for f in report["findings"]), report
+
+
+def test_the_reference_page_is_generated_from_the_parser(tmp_path: Path) -> None:
+    from a2a_lab.harness.cli.reference import as_markdown
+    from a2a_lab.harness.cli.tasks import tasks
+
+    page = as_markdown()
+    proc = subprocess.run([*CLI, "--help"], capture_output=True, text=True, check=True)
+    assert (
+        subprocess.run(
+            [sys.executable, "-m", "a2a_lab.harness.cli.reference"], capture_output=True, text=True, check=True
+        ).stdout
+        == page
+    )
+    parser = build_parser()
+    subs = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction)).choices
+    at = 0
+    for task in tasks():
+        assert task.heading.split(":")[0] in proc.stdout
+        for command in task.commands:
+            heading = f"### `a2a-lab {command.name}`"
+            assert page.index(heading) > at, command.name  # in the order of the tasks
+            at = page.index(heading)
+            section = page[at:].split("\n### ", 1)[0]
+            assert subs[command.name].description in section and "usage: a2a-lab " + command.name in section
+            for action in subs[command.name]._actions:
+                for option in [] if isinstance(action, argparse._HelpAction) else action.option_strings:
+                    assert f"`{option}" in section or f", {option}" in section, (command.name, option)
+            assert all(example in section for example in command.examples), command.name
+            assert all(f"| {code} |" in section for code, _ in command.exit_codes), command.name

@@ -83,38 +83,53 @@ def test_a_progress_line_is_coloured_only_when_asked_and_only_its_outcome() -> N
     assert console.progress_line(1, 9, "quirks/x", 0.6) == "[1/9] quirks/x (0.6s)"
 
 
-def test_the_default_layout_shows_each_requirement_once_however_many_scenarios_missed_it() -> None:
-    """The 276-line problem: three findings in each of nine scenarios printed every requirement nine times."""
+def test_the_default_layout_shows_each_rule_and_fix_once_however_many_scenarios_missed_it() -> None:
+    """The 276-line problem: three findings in each of nine scenarios printed every requirement nine times. Now each
+    check's rule and fix are said once; the long requirement is -v's."""
     text = card(runs.nine_with_the_same_three_findings())
+    for said in (
+        runs.VERSION_HEADER_RULE,
+        runs.VERSION_HEADER_FIX,
+        runs.MESSAGE_ID_RULE,
+        runs.MESSAGE_ID_FIX,
+        runs.NO_POLL_RULE,
+        runs.NO_POLL_FIX,
+    ):
+        assert text.count(said) == 1, (said, text)
     for requirement in (runs.VERSION_HEADER_REQUIREMENT, runs.MESSAGE_ID_REQUIREMENT, runs.NO_POLL_REQUIREMENT):
-        start = requirement[:60]  # the first wrapped line holds at least this much
-        assert text.count(start) == 1, (start, text)
+        assert requirement[:60] not in text
     for check_id in ("VERSION-HEADER", "MESSAGE-ID-UNIQUE", "NO-POLL-AFTER-MESSAGE"):
         [head] = [line for line in text.splitlines() if line.startswith(f"- {check_id} ")]
         assert head.endswith(" in 9 scenarios"), head
     # One quoted request per check, the first scenario's; each scenario still has its line, naming its misses.
     assert text.count('"method": "SendMessage"') == 2 and text.count('"method": "GetTask"') == 1
     assert "first, in spec/conformant: a 1.0 call without A2A-Version" in text
+    assert text.count("    more: a2a-lab scenarios show spec/conformant\n") == 3
     assert "quirks/gzip-compressed-answers +4 more" in text
     for sid in runs.NINE:
         assert re.search(rf"^{re.escape(sid)}\s+FAIL\s+VERSION-HEADER \(FAIL\), MESSAGE-ID-UNIQUE \(FAIL\)", text, re.M)
-    # -v is everything per scenario: each requirement nine times, as before.
-    assert card(runs.nine_with_the_same_three_findings(), verbose=True).count(
-        runs.VERSION_HEADER_REQUIREMENT[:60]
-    ) == len(runs.NINE)
+    # -v is everything per scenario: each requirement nine times, as before, under the rule.
+    verbose = card(runs.nine_with_the_same_three_findings(), verbose=True)
+    assert verbose.count(runs.VERSION_HEADER_REQUIREMENT[:60]) == len(runs.NINE)
+    assert verbose.count(runs.VERSION_HEADER_FIX) == len(runs.NINE)
 
 
 def test_the_new_layout_is_a_quarter_of_the_old_one_for_nine_scenarios_with_the_same_three_findings() -> None:
-    """The old layout printed 258 lines for this run (BEFORE, recorded from it); the new one prints 63: the
-    summary (6), the three findings once (14 each), the table (10 with its header), the verdict, blank lines."""
+    """The old layout printed 258 lines for this run (BEFORE, recorded from it); the new one prints 66: the
+    summary (6), the three findings once (15 each: rule, spec, scenarios, evidence, fix, more), the table (10 with its
+    header), the verdict, blank lines."""
     before = BEFORE.read_text(encoding="utf-8").splitlines()
     after = card(runs.nine_with_the_same_three_findings()).splitlines()
-    assert (len(before), len(after)) == (258, 63)
-    # Nothing the old one said is lost: each finding, its requirement, evidence and each scenario's line are there.
+    assert (len(before), len(after)) == (258, 66)
+    # Nothing the old one said is lost: each finding, its evidence and each scenario's line are there, and the
+    # requirements under -v.
+    verbose = card(runs.nine_with_the_same_three_findings(), verbose=True)
     for line in before:
         said = line.strip().removeprefix("- ")
-        if said.startswith(("requirement:", "expected:", "actual:", "request #", "POST ", "{")):
+        if said.startswith(("expected:", "actual:", "request #", "POST ", "{")):
             assert any(said in x for x in after), said
+        if said.startswith("requirement:"):
+            assert said in verbose, said
 
 
 def test_verbose_shows_every_finding_under_its_scenario() -> None:
@@ -195,8 +210,9 @@ def test_a_probe_speaks_of_interfaces() -> None:
         ),
     ]
     text = card(results)
-    assert text.startswith("\n2 interfaces: FAIL 1, PASS 1\n") and "\nINTERFACE " in text
-    assert "- VERSION-HEADER [MUST] FAIL in 1 interface\n    requirement: " in text
+    assert text.startswith("\n1 server judged (its card and 1 interface): FAIL 1, PASS 1\n") and "\nINTERFACE " in text
+    assert "- VERSION-HEADER [MUST] FAIL in 1 interface\n    rule: " in text
+    assert "scenarios show" not in text  # a probed interface is no catalogue scenario
     assert "\n  probe " not in text  # a single group has no per-group lines
 
 
@@ -232,3 +248,71 @@ def test_the_scorecard_keeps_the_gate_s_call_and_colours_only_a_terminal(monkeyp
     console.scorecard(results, scoring.summary(results, False), out, verbose=False, stale=[])  # gate.conclude's call
     assert "\033[31mFAIL" in out.getvalue() and "\033[" not in card(results)
     assert re.sub(r"\033\[[\d;]*m", "", out.getvalue()) == card(results)
+
+
+def test_a_scenario_lists_its_misses_cause_first_and_a_symptom_names_its_cause() -> None:
+    """quirks/card-redirected's RESULT-EXPECTED comes before VERSION-HEADER in its checks; every view lists the cause
+    first, and each finding leads with its rule and ends with the fix and where the scenario's story is told."""
+    text = card(runs.small_run(), verbose=True)
+    block = text[text.index("\nquirks/card-redirected ") : text.index("\nquirks/mixed-version-direct-message ")]
+    assert "VERSION-HEADER (FAIL), RESULT-EXPECTED (FAIL, follows from VERSION-HEADER)" in block
+    findings = [line.strip() for line in block.splitlines()[2:]]
+    assert findings[0] == "- VERSION-HEADER [MUST] FAIL: a 1.0 call without A2A-Version"
+    symptom = findings.index("- RESULT-EXPECTED [MUST] FAIL: " + runs.result_expected().message)
+    assert findings[symptom + 1] == "follows from VERSION-HEADER: fix that first, this miss may go with it"
+    order = [next(i for i, line in enumerate(findings) if line.startswith(label)) for label in LABELS]
+    assert order == sorted(order), findings
+    assert findings[symptom - 1] == "more: a2a-lab scenarios show quirks/card-redirected"
+
+
+#: A finding's lines in order: headline, rule, full requirement (-v), spec, what the client did, fix, more.
+LABELS = ("- VERSION-HEADER", "rule:", "requirement:", "spec:", "expected:", "request #3:", "fix:", "more:")
+
+
+def test_the_run_wide_roll_up_puts_causes_before_symptoms_whatever_their_level() -> None:
+    """A NON_STRICT cause (FALLBACK) before the FAIL it explains, with how many of the symptom's scenarios it
+    explains; the verdict is the one the outcomes give."""
+    fallback = CheckResult("FALLBACK", Level.SHOULD, Outcome.NON_STRICT, "no fallback")
+    symptom = CheckResult("RESULT-EXPECTED", Level.MUST, Outcome.FAIL, "wrong conclusion", follows_from="FALLBACK")
+    alone = CheckResult("RESULT-EXPECTED", Level.MUST, Outcome.FAIL, "wrong conclusion")
+    results = [
+        runs.scenario("errors/a", Outcome.FAIL, [symptom, fallback]),
+        runs.scenario("errors/b", Outcome.FAIL, [alone]),
+    ]
+    text = card(results)
+    assert text.index("- FALLBACK [SHOULD] NON_STRICT in 1 scenario") < text.index("- RESULT-EXPECTED [MUST] FAIL")
+    assert "    follows from FALLBACK in 1 of its 2 scenarios: fix that first\n" in text
+    assert "2 checks missed, causes first" in text
+    assert text.endswith("verdict: not conformant: 2 MUST check(s) failed\n")
+
+
+def test_one_level_per_finding_everywhere() -> None:
+    """A check that judges a MUST and a SHOULD rolls up once per level: no `[SHOULD] FAIL/NON_STRICT` header over a
+    `[MUST] FAIL` finding."""
+    must = CheckResult("INTERFACE-SELECTION", Level.MUST, Outcome.FAIL, "the wrong interface")
+    should = CheckResult("INTERFACE-SELECTION", Level.SHOULD, Outcome.NON_STRICT, "refused unknown fields")
+    results = [
+        runs.scenario("discovery/a", Outcome.NON_STRICT, [should]),
+        runs.scenario("discovery/b", Outcome.FAIL, [must]),
+    ]
+    for verbose in (False, True):
+        heads = [line for line in card(results, verbose=verbose).splitlines() if line.startswith("- INTERFACE")]
+        assert heads[:2] == [
+            "- INTERFACE-SELECTION [SHOULD] NON_STRICT in 1 scenario" + (": discovery/a" if verbose else ""),
+            "- INTERFACE-SELECTION [MUST] FAIL in 1 scenario" + (": discovery/b" if verbose else ""),
+        ] or heads[:2] == [
+            "- INTERFACE-SELECTION [MUST] FAIL in 1 scenario" + (": discovery/b" if verbose else ""),
+            "- INTERFACE-SELECTION [SHOULD] NON_STRICT in 1 scenario" + (": discovery/a" if verbose else ""),
+        ], heads
+    assert "1 check missed" in card(results)
+
+
+def test_a_proxy_speaks_of_one_pair_and_its_sides() -> None:
+    results = [
+        ScenarioResult("proxy/client", "the client", "proxy", Outcome.FAIL, [runs.version_header()], None, 0, 1.0),
+        ScenarioResult("proxy/server", "the server", "proxy", Outcome.PASS, [], None, 0, 1.0),
+    ]
+    text = card(results)
+    assert text.startswith("\n1 client-server pair judged: client FAIL, server PASS\n"), text
+    assert "\nSIDE " in text and "- VERSION-HEADER [MUST] FAIL in 1 side\n" in text
+    assert "scenarios" not in text and "scenarios show" not in text

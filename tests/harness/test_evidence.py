@@ -327,3 +327,34 @@ def test_an_answer_the_lab_cannot_read_is_judged_by_expect_alone(run_client: Run
     assert "is no message or task in the 1.0 JSON-RPC form" in matches.message and '"task": {"id"' in matches.message
     assert expected is not None and expected.outcome is Outcome.PASS, expected
     assert lenient.outcome is Outcome.PASS, [(c.id, c.outcome, c.message) for c in lenient.checks]
+
+
+def test_a_refusal_of_a_card_for_another_generation_is_counted_apart_everywhere(run_client: RunClient) -> None:
+    """A 0.3-only client that correctly refuses a 1.0-only card did right, but the scenario's subject was not judged:
+    the console summary, the JSON report and JUnit say how many scenarios were judged on their subject and which
+    were such refusals, so that a run of refusals does not read as a run of passes."""
+    from a2a_lab.harness.reports import json_report, junit, rollup
+    from a2a_lab.protocol.bindings import Binding
+    from a2a_lab.protocol.versions import Version
+
+    refs = ["discovery/custom-binding-first", "spec/conformant"]
+    results = run_client(refs, "--generation", "0.3", supports=[(Binding.JSONRPC, Version.V0_3)])
+    by_id = {r.id: r for r in results}
+    assert by_id["discovery/custom-binding-first"].outcome is Outcome.PASS
+    assert [by_id[r].subject for r in refs] == ["refused-card", "reached"]
+    summary = scoring.summary(results, strict=False)
+    assert summary["subjects"] == {
+        "judged": 1,
+        "refused_card": 1,
+        "none": 0,
+        "not_judged": ["discovery/custom-binding-first"],
+    }
+    lines = rollup.summary_lines(results, summary)
+    assert (
+        "judged on their subject: 1 scenario(s); correct refusals of a card for another generation or binding: 1"
+        in ("\n".join(lines))
+    )
+    report = json_report.build(results, summary, {"client": "c"})
+    assert report["summary"]["subjects"]["refused_card"] == 1
+    properties = {p.get("name"): p.get("value") for p in junit.build(report).iter("property")}
+    assert properties["subjects not judged"] == "discovery/custom-binding-first", properties

@@ -92,8 +92,8 @@ def test_a_selection_that_names_nothing_is_refused() -> None:
         inprocess.run(minimal, ["no-such/scenario"])
 
 
-def test_the_readmes_in_process_example_runs_as_written() -> None:
-    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
-    section = readme.split("**In-process clients.**", 1)[1]
+def test_the_docs_in_process_example_runs_as_written() -> None:
+    guide = Path(__file__).resolve().parents[2] / "docs" / "how-to" / "loop-and-inprocess.md"
+    section = guide.read_text(encoding="utf-8").split("\n## An in-process client\n", 1)[1]
     example = section.split("```python\n", 1)[1].split("```", 1)[0]
-    exec(compile(example, "README.md (in-process example)", "exec"), {"__name__": "readme_example"})
+    exec(compile(example, "loop-and-inprocess.md (in-process example)", "exec"), {"__name__": "readme_example"})

@@ -152,12 +152,12 @@ def test_the_reference_client_loops_through_tls_and_plain_scenarios(scenario: Ca
     assert {tuple(r.client.command) for r in results if r.client} == {tuple(process.split(opts.client))}
 
 
-README = Path(__file__).resolve().parents[2] / "README.md"
+GUIDE = Path(__file__).resolve().parents[2] / "docs" / "how-to" / "loop-and-inprocess.md"
 
 
-def readme_example(language: str) -> str:
-    """The first `language` block of the README's loop handshake section, as written."""
-    section = README.read_text(encoding="utf-8").split("### The loop handshake", 1)[1].split("\n### ", 1)[0]
+def guide_example(language: str) -> str:
+    """The first `language` block of the loop client section of the docs' guide, as written."""
+    section = GUIDE.read_text(encoding="utf-8").split("\n## A loop client\n", 1)[1].split("\n## ", 1)[0]
     return section.split(f"```{language}\n", 1)[1].split("```", 1)[0]
 
 
@@ -165,13 +165,13 @@ def readme_example(language: str) -> str:
     ("language", "runtime", "name"),
     [("python", sys.executable, "loop_client.py"), ("javascript", "node", "loop-client.mjs")],
 )
-def test_the_readmes_loop_clients_pass_as_written(
+def test_the_docs_loop_clients_pass_as_written(
     language: str, runtime: str, name: str, scenario: Callable[[str], Scenario], tmp_path: Path
 ) -> None:
     if shutil.which(runtime) is None:
         pytest.skip(f"{runtime} is not installed here")
     program = tmp_path / name
-    program.write_text(readme_example(language), encoding="utf-8")
+    program.write_text(guide_example(language), encoding="utf-8")
     refs = (FIRST, SECOND)
     opts = RunOptions(client=f"{shlex.quote(runtime)} {shlex.quote(str(program))}", client_mode=LOOP_MODE)
     results, _ = run_all([scenario(r) for r in refs], opts)

@@ -545,7 +545,11 @@ def test_command_writes_the_harness_reports_and_exits_0_without_fail(
     assert code == 0
     out = capsys.readouterr().out
     assert "probe/0-JSONRPC-1.0" in out and "verdict: conformant: every MUST and SHOULD passed" in out
+    assert "\n1 server judged (its card and 5 interfaces): PASS 6\n" in out  # one server, not "6 scenarios"
     report = json.loads((tmp_path / "r.json").read_text())
+    assert "seed" not in report  # a probe uses no seed, so its reports name none
+    assert "seed " not in (tmp_path / "html" / "index.html").read_text()
+    assert all(s["more"] is None for s in report["scenarios"])  # an interface is no catalogue scenario
     assert [c["id"] for c in report["checks"]] == [c.id for c in PROBE_CHECKS]  # the probe's checks, not the client's
     assert report["summary"]["gate"] == "passed" and report["probe"]["policy"] == "lenient"
     scenario = next(s for s in report["scenarios"] if s["id"] == "probe/0-JSONRPC-1.0")

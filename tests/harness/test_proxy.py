@@ -280,6 +280,7 @@ def test_ctrl_c_writes_the_verdict_and_a_scenario_that_replays_the_failure(confo
     assert proc.wait(30) == 1  # the client's FAIL gates
     data = json.loads(report.read_text(encoding="utf-8"))
     assert data["proxy"]["upstream"] == conformant and data["proxy"]["sides"][CLIENT_ID] == "client"
+    assert "seed" not in data  # a proxy uses no seed
     failed = {s["id"]: [c["id"] for c in s["checks"] if c["outcome"] == "FAIL"] for s in data["scenarios"]}
     assert failed == {CLIENT_ID: ["VERSION-HEADER", "VERSION-MATCHES-METHOD"], SERVER_ID: []}
     xml = junit.read_text(encoding="utf-8")

@@ -70,7 +70,8 @@ def test_unknown_scenario_is_a_clear_error(a2a_lab):
 
 
 def test_a_failed_assertion_shows_each_miss_in_full(pytester: pytest.Pytester) -> None:
-    """`assert score.passed, score` prints the requirement, expected / actual and the request, not a repr."""
+    """`assert score.passed, score` prints the rule, the spec section, expected / actual, the request, the fix and
+    the command that tells the scenario's story, not a repr."""
     pytester.makepyfile(
         test_bad="""
 import httpx
@@ -90,11 +91,15 @@ def test_no_version_header(a2a_lab):
     out = result.stdout.str()
     assert "Score(" not in out and "CheckResult(" not in out
     assert "AssertionError: a2a-lab: FAIL" in out
+    message = out[out.index("AssertionError: a2a-lab: FAIL") : out.index("a2a-lab score")]
+    # (pytest cuts the middle of a long assertion message: its head and its end are shown)
+    assert "VERSION-HEADER [MUST] FAIL: " in message and "rule: A 1.0 client sends `A" in message
+    assert "more: a2a-lab scenarios show spec/conformant" in message
     section = out[out.index("a2a-lab score") :]
     assert "spec/conformant: a2a-lab: FAIL — VERSION-HEADER (FAIL)" in section
     assert "- VERSION-HEADER [MUST] FAIL in 1 scenario\n" in section
     assert "first, in spec/conformant: " in section
-    assert "requirement: Clients MUST send A2A-Version on every request" in section
+    assert "rule: A 1.0 client sends `A2A-Version`" in section and "fix: Send `A2A-Version: 1.0`" in section
     assert "expected: A2A-Version: 1.0" in section and "actual:   header absent" in section
     assert "request #2:" in section and "POST /" in section and '"messageId"' in section
 
@@ -113,7 +118,7 @@ def test_fixture(a2a_lab):
 def test_a_test_that_scores_several_scenarios_shows_each_miss_once_and_the_session_sums_up(
     pytester: pytest.Pytester,
 ) -> None:
-    """The console's layout: a line per scenario scored, each missed check once (its requirement once) with the
+    """The console's layout: a line per scenario scored, each missed check once (its rule once) with the
     scenarios it missed in and the first one's evidence; at the end, the session's scores summed up."""
     pytester.makepyfile(
         test_two="""
@@ -141,7 +146,7 @@ def test_two_scenarios(a2a_lab):
     assert "spec/conformant: a2a-lab: FAIL — VERSION-HEADER (FAIL)" in section
     assert "quirks/mixed-version-direct-message: a2a-lab: FAIL — " in section
     assert "- VERSION-HEADER [MUST] FAIL in 2 scenarios\n" in section
-    assert section.count("requirement: Clients MUST send A2A-Version on every request") == 1, section
+    assert section.count("rule: A 1.0 client sends `A2A-Version`") == 1, section
     assert "    scenarios: spec/conformant, quirks/mixed-version-direct-message" in section
     assert "expected: A2A-Version: 1.0" in section and "request #2:" in section
     summary = out[out.index("= a2a-lab =") :]

@@ -1,6 +1,6 @@
-"""The real clients' scorecard: run each real A2A client over the whole catalogue and write docs/clients.md.
+"""The real clients' scorecard: run each real A2A client over the whole catalogue and write docs/reference/clients.md.
 
-    python tests/peers/scorecard.py [--peers DIR] [--out docs/clients.md] [--reports DIR] [--label TEXT]
+    python tests/peers/scorecard.py [--peers DIR] [--out docs/reference/clients.md] [--reports DIR] [--label TEXT]
                                     [--client NAME ...] [--scenario GLOB ...] [-j 2] [--rerender] [--pin]
 
 Each client is one of the drivers in tests/peers/clients/, run by `a2a-lab run --client ... --json FILE -j 2`.
@@ -15,7 +15,7 @@ With --pin it also writes each client's verdicts to tests/peers/verdicts/CLIENT.
 the sorted ids of the checks that missed, which tests/peers/test_scorecard_pins.py compares a fresh run with. A pin
 entry may carry `unstable: {reason, allowed}` (written by hand, for a verdict that flips run to run); --pin keeps
 that entry, adding the verdict it sees to `allowed`, and lists it so that a stale one gets pruned.
-So `python tests/peers/scorecard.py --pin` regenerates docs/clients.md and every pin.
+So `python tests/peers/scorecard.py --pin` regenerates docs/reference/clients.md and every pin.
 """
 
 from __future__ import annotations
@@ -54,7 +54,7 @@ RUN_TIMEOUT_S = 3600
 JOBS = 2
 #: Where each client's pinned verdicts live (CLIENT.json).
 PINS_DIR = HERE / "verdicts"
-#: The one command that regenerates docs/clients.md and every pin.
+#: The one command that regenerates docs/reference/clients.md and every pin.
 REGENERATE = "python tests/peers/scorecard.py --pin"
 LOOPBACK = re.compile(r"http://127\.0\.0\.1:\d+")
 
@@ -418,19 +418,26 @@ def render(
         "## Outcome counts",
         "",
         "*PASS, no call*: of the PASS scenarios, those where the client made no A2A call at all (it only read the",
-        "card, or not even that); they say little about the client.",
+        "card, or not even that); they say little about the client. *Judged on subject*: scenarios where the client",
+        "reached the agent, or refused where the scenario asks it to. *Refused the card*: correct refusals of a card",
+        "that offers the client's generation or bindings nothing it speaks; right, but the scenario's subject was not",
+        "judged.",
         "",
-        "| client | " + " | ".join(OUTCOMES) + " | scenarios | PASS, no call |",
-        "|---|" + "---|" * (len(OUTCOMES) + 2),
+        "| client | " + " | ".join(OUTCOMES) + " | scenarios | PASS, no call | judged on subject | refused the card |",
+        "|---|" + "---|" * (len(OUTCOMES) + 4),
     ]
     for name, data in results.items():
         if isinstance(data, str):
-            lines.append(f"| `{name}` | skipped: {cell(data)} |" + " |" * (len(OUTCOMES) + 1))
+            lines.append(f"| `{name}` | skipped: {cell(data)} |" + " |" * (len(OUTCOMES) + 3))
             continue
         counts = Counter(s["outcome"] for s in data["scenarios"])
         silent = sum(1 for s in data["scenarios"] if s["outcome"] == "PASS" and not contacted(s))
+        subjects = Counter(s.get("subject") for s in data["scenarios"])
+        judged, refused = subjects["reached"] + subjects["refused"], subjects["refused-card"]
         row = [str(counts.get(o, 0)) for o in OUTCOMES]
-        lines.append(f"| `{name}` | " + " | ".join(row) + f" | {len(data['scenarios'])} | {silent} |")
+        lines.append(
+            f"| `{name}` | " + " | ".join(row) + f" | {len(data['scenarios'])} | {silent} | {judged} | {refused} |"
+        )
     if notes.get("notes"):
         lines += ["", "## Notes", ""]
         lines += [f"- {' '.join(str(note).split())}" for note in notes["notes"]]
@@ -465,7 +472,7 @@ def render(
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--peers", default=str(default_peers()), help="the cache dir of tests/peers/install.sh")
-    parser.add_argument("--out", default=str(REPO / "docs" / "clients.md"))
+    parser.add_argument("--out", default=str(REPO / "docs" / "reference" / "clients.md"))
     parser.add_argument("--reports", help="keep each client's JSON report in this directory")
     parser.add_argument("--label", default="", help="appended to the title, e.g. 'before issue 12'")
     parser.add_argument("--client", action="append", choices=[p.name for p in PEERS], help="only these (repeatable)")

@@ -3,9 +3,9 @@
 Each real client of tests/peers/scorecard.py (its `PEERS`) runs over the whole catalogue exactly as the scorecard
 runs it (`scorecard.run_peer`: `a2a-lab run --client ... --json FILE -j 2`), and each scenario's outcome and set of
 missed checks (FAIL, NON_STRICT, ERROR) is compared with the client's pin, tests/peers/verdicts/CLIENT.json, which
-`python tests/peers/scorecard.py --pin` writes together with docs/clients.md. A client whose tool is missing (no
-node, or tests/peers/install.sh failed) is skipped with the reason; a client whose tool is not installed yet is
-installed first (tests/peers/cache.py runs install.sh, as `.ci/run` does before the tests).
+`python tests/peers/scorecard.py --pin` writes together with docs/reference/clients.md. A client whose tool is
+missing (no node, or tests/peers/install.sh failed) is skipped with the reason; a client whose tool is not installed
+yet is installed first (tests/peers/cache.py runs install.sh, as `.ci/run` does before the tests).
 
 Time. One client at a time (`-j 2`, 2 shared cores, 76 scenarios when measured; at 114 the seven clients take
 7 minutes in a row), wall / CPU seconds: a2a-sdk 1.3.0 default
@@ -75,7 +75,8 @@ def difference_report(name: str, differences: list[tuple[str, str, str]], report
             f"{name}: {len(differences)} scenario verdict(s) differ from {scorecard.pin_path(name)}",
             *table,
             f"This run's report: {report}",
-            "If the change is meant, regenerate docs/clients.md and every pin (tests/peers/install.sh first),",
+            "If the change is meant, regenerate docs/reference/clients.md and every pin",
+            "(tests/peers/install.sh first),",
             "review both diffs and commit them:",
             f"  {scorecard.REGENERATE}",
             "or, once every client's test has run, pin what this test run saw:",

@@ -90,8 +90,8 @@ MISSES = [
         None,
         "capabilities.streaming",
     ),
-    # Reporting the broken stream as an error is an honest conclusion; not resuming is UNIMPLEMENTED (the README's
-    # promise for an action key), and FOLLOW-UP-TO-END does not count the same miss again.
+    # Reporting the broken stream as an error is an honest conclusion; not resuming is UNIMPLEMENTED (the handshake's
+    # promise for an action key, docs/reference/handshake.md), and FOLLOW-UP-TO-END does not count the same miss again.
     Miss(
         case("streaming/resubscribe-after-drop", "--no-resume"),
         "RESUBSCRIBE",

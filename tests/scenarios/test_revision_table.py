@@ -1,5 +1,5 @@
-"""docs/conformance.md says which spec revision each catalogue scenario follows: its table names every scenario of a
-revision other than the default, and nothing else, and every revision a2a-lab knows has a row."""
+"""docs/reference/conformance.md says which spec revision each catalogue scenario follows: its table names every
+scenario of a revision other than the default, and nothing else, and every revision a2a-lab knows has a row."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from pathlib import Path
 from a2a_lab.contract.catalogue import Catalogue
 from a2a_lab.protocol.revisions import DEFAULT, SpecRevision
 
-DOC = Path(__file__).resolve().parents[2] / "docs" / "conformance.md"
+DOC = Path(__file__).resolve().parents[2] / "docs" / "reference" / "conformance.md"
 
 
 def _rows() -> dict[str, str]:
@@ -39,5 +39,5 @@ def test_the_table_lists_the_catalogue(catalogue: Catalogue) -> None:
         listed = set(re.findall(r"`([^`]+)`", cell))
         actual = {s.id for s in catalogue.scenarios.values() if s.spec_revision is revision}
         assert listed == actual, (
-            f"docs/conformance.md row {label!r}: listed {sorted(listed)}, catalogue {sorted(actual)}"
+            f"docs/reference/conformance.md row {label!r}: listed {sorted(listed)}, catalogue {sorted(actual)}"
         )

@@ -88,12 +88,14 @@ def test_the_defaults_are_the_documented_ones() -> None:
     limits = Limits()
     assert (limits.journal_bytes, limits.task_bytes, limits.card_cache_bytes) == (64 * MIB, 64 * MIB, 16 * MIB)
     assert (limits.push_configs_per_task, limits.push_config_bytes, limits.parts_per_message) == (100, MIB, 1000)
-    doc = (Path(__file__).resolve().parents[2] / "docs" / "scenario-format.md").read_text(encoding="utf-8")
-    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "reference" / "scenario-format.md").read_text(
+        encoding="utf-8"
+    )
+    guide = (Path(__file__).resolve().parents[2] / "docs" / "how-to" / "write-a-quirk.md").read_text(encoding="utf-8")
     for key in BUDGETS:
         [row] = [line for line in doc.splitlines() if line.startswith(f"| `{key}` |")]
         assert f"default {getattr(limits, key)}" in row, row
-        assert f"{key}: {getattr(limits, key)}" in readme, f"the README's limits line gives {key}'s default"
+        assert f"{key}: {getattr(limits, key)}" in guide, f"write-a-quirk.md's limits line gives {key}'s default"
 
 
 @pytest.mark.parametrize("key", BUDGETS)

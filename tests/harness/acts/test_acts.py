@@ -478,7 +478,7 @@ def test_a_parse_that_differs_fails_and_a_client_without_a_report_is_unimplement
     assert code == 1 and "never sent SendMessage" in got["CLIENT-PARSE-001"]["failure"]["message"]
 
 
-# ------------------------------------------------------------------------------------------------ decisions (README)
+# ------------------------------------------------------------------------------------- decisions (docs/how-to/acts.md)
 
 
 def one_step(step: dict[str, Any], **test: Any) -> dict[str, Any]:

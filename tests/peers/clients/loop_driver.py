@@ -1,4 +1,4 @@
-"""The loop handshake for the peer drivers (README, "The loop handshake"): the standard library only, since each
+"""The loop handshake for the peer drivers (docs/reference/handshake.md): the standard library only, since each
 driver runs in its own client's environment.
 
 `a2a-lab run --client-mode loop` starts a driver once per worker and writes one JSON line per scenario on its stdin

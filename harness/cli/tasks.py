@@ -1,0 +1,50 @@
+"""The commands of `a2a-lab`, by the task each serves: the one table that both registers them (entry.build_parser)
+and lists them in `a2a-lab --help` (overview.py), so no command is registered without its task."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .command import Command
+
+
+@dataclass(frozen=True)
+class Task:
+    #: One line over the task's commands in `a2a-lab --help` (and a heading of the command-line reference).
+    heading: str
+    commands: tuple[Command, ...]
+
+
+def tasks() -> tuple[Task, ...]:
+    """Every command, under its task, in the order `a2a-lab --help` lists them (imported when the parser is built,
+    not with the package: the reference client, which takes its options and exit codes from here, loads none of the
+    others)."""
+    from ..acts import command as acts
+    from ..cardcheck import command as card
+    from ..fuzz import command as fuzz
+    from ..probe import command as probe
+    from ..proxy import command as proxy
+    from ..record import command as record
+    from . import checks, client, drive, merge, run, scenarios, score, serve
+
+    return (
+        Task(
+            "test a client: a2a-lab serves it scenarios and judges every request it makes",
+            (run.COMMAND, fuzz.COMMAND, scenarios.COMMAND, checks.COMMAND),
+        ),
+        Task(
+            "test a server: a2a-lab is the client and judges the server against its card",
+            (probe.COMMAND, card.COMMAND, acts.COMMAND, record.COMMAND, client.COMMAND),
+        ),
+        Task("judge a live pair: a2a-lab stands between a real client and a real server", (proxy.COMMAND,)),
+        Task(
+            "share one server: for a client you start yourself (by hand, compose, CI)",
+            (serve.COMMAND, drive.COMMAND, score.COMMAND),
+        ),
+        Task("reports: join what several runs or shards wrote", (merge.COMMAND,)),
+    )
+
+
+def commands() -> list[Command]:
+    """Every command, in the order of tasks()."""
+    return [command for task in tasks() for command in task.commands]
