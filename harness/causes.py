@@ -47,7 +47,10 @@ STAGES: tuple[Stage, ...] = (
             "EXTENDED-CARD",
         ),
     ),
-    Stage("answers and errors", ("INVALID-ANSWER-IGNORED", "CLIENT-SURVIVES", "NO-RETRY-LOOP", "FALLBACK", "GIVES-UP")),
+    Stage(
+        "answers and errors",
+        ("INVALID-ANSWER-IGNORED", "CLIENT-SURVIVES", "STREAM-READ-TO-END", "NO-RETRY-LOOP", "FALLBACK", "GIVES-UP"),
+    ),
     Stage(
         "follow-up",
         (
@@ -93,6 +96,7 @@ _CONCLUSION = (
     *_AUTH,
     "EXTENDED-CARD",
     "INVALID-ANSWER-IGNORED",
+    "STREAM-READ-TO-END",
     "FALLBACK",
     "GIVES-UP",
     "INTERRUPTED-HANDLED",
@@ -122,7 +126,7 @@ SYMPTOMS: dict[str, tuple[str, ...]] = {
     # A client that kept polling past INPUT_REQUIRED took the pause for work still going on.
     "POLL-BOUNDED": ("INTERRUPTED-HANDLED",),
     # A follow-up sent where, or as, the agent cannot take it follows nothing.
-    "FOLLOW-UP-TO-END": (*_WIRE, *_AUTH, "GIVES-UP", "CLIENT-SURVIVES"),
+    "FOLLOW-UP-TO-END": (*_WIRE, *_AUTH, "GIVES-UP", "CLIENT-SURVIVES", "STREAM-READ-TO-END"),
     "MULTI-TURN": (*_WIRE, *_AUTH),
     "NEW-TASK": (*_WIRE, *_AUTH),
     "CANCEL-TASK": (*_WIRE, *_AUTH),
