@@ -15,7 +15,7 @@ from a2a_lab.protocol.exceptions import LabError
 
 from .loader import ScenarioError, load_file, load_scenarios
 from .scenario import Scenario
-from .suggest import nearest_glob
+from .suggest import nearest_glob, one_of
 
 SCENARIO_SUFFIXES = (".yaml", ".yml")
 
@@ -138,16 +138,33 @@ def matches(scenario: Scenario, glob: str) -> bool:
     )
 
 
+#: `FILE#member`: one member of a family file.
+MEMBER_MARK = "#"
+
+
+def split_member(ref: str) -> tuple[str, str | None]:
+    """`fam.yaml#1.0-jsonrpc` -> ("fam.yaml", "1.0-jsonrpc"); a ref without a member -> (ref, None)."""
+    head, mark, member = ref.rpartition(MEMBER_MARK)
+    if mark and head.endswith(SCENARIO_SUFFIXES) and member:
+        return head, member
+    return ref, None
+
+
 def is_file_ref(ref: str) -> bool:
-    """Whether a `--scenario` value names a scenario file or folder rather than ids: it ends in .yaml/.yml, or it is
-    a folder."""
+    """Whether a `--scenario` value names a scenario file or folder rather than ids: it ends in .yaml/.yml (or names
+    one member of a family file, `FILE#member`), or it is a folder."""
+    ref = split_member(ref)[0]
     return ref.endswith(SCENARIO_SUFFIXES) or Path(ref).is_dir()
 
 
 def load_files(ref: str) -> dict[str, Scenario]:
     """The scenarios of a file (id: its name without the suffix; a family's members under it) or of a folder (ids:
-    paths relative to it, as the built-in catalogue's). Raises SelectionError when the path does not exist, holds no
-    scenario, or any file in it is broken (every broken file is named)."""
+    paths relative to it, as the built-in catalogue's); `FILE#member` the one member of a family file. Raises
+    SelectionError when the path does not exist, holds no scenario, any file in it is broken (every broken file is
+    named), or the member is not one of the family's."""
+    ref, member = split_member(ref)
+    if member is not None:
+        return _member(ref, member)
     path = Path(ref)
     if path.is_dir():
         found = {
@@ -171,6 +188,29 @@ def load_files(ref: str) -> dict[str, Scenario]:
     if broken:
         raise SelectionError("\n".join(broken))
     return loaded
+
+
+def _member(ref: str, member: str) -> dict[str, Scenario]:
+    """`FILE#member`: the family member of that name, by the id its family gives it (`<file stem>/<member>`)."""
+    members = load_files(ref)
+    wanted = f"{Path(ref).stem}/{member}"
+    if wanted in members:
+        return {wanted: members[wanted]}
+    names = [sid.split("/", 1)[1] for sid in members if "/" in sid]
+    if not names:
+        raise SelectionError(f"--scenario {ref}{MEMBER_MARK}{member}: {ref} is not a family (it has no `matrix:`)")
+    raise SelectionError(f"--scenario {ref}{MEMBER_MARK}{member}: no such member; {one_of(member, names)}")
+
+
+def resolve_all(ref: str, catalogue: Catalogue | None = None) -> list[Scenario]:
+    """What `a2a-lab serve REF` serves: one scenario (an id, a file, `FILE#member`), or every member of a family (a
+    family file, or a family's id in the catalogue). Raises KeyError or ScenarioError (a broken file), or
+    SelectionError (a member not in the family)."""
+    if is_file_ref(ref) and not Path(split_member(ref)[0]).is_dir():
+        return list(load_files(ref).values())
+    cat = catalogue or Catalogue.load()
+    members = [s for s in cat.scenarios.values() if s.family == ref]
+    return sorted(members, key=lambda s: s.id) if members else [resolve(ref, cat)]
 
 
 def uncited(scenarios: Iterable[Scenario]) -> list[str]:

@@ -458,14 +458,22 @@ class RunView:
         return None
 
     def unreadable_answer(self) -> Call | None:
-        """The last A2A call, when the server answered it (no error, delivered, a valid envelope) with something that
-        is no message or task in its form: a raw or edited answer (a Task wrapped one level too deep, a 0.3 result
-        under a 1.0 method). A lenient client may read more of it than the lab can."""
+        """The last A2A call, when the server answered it (2xx, no error, delivered, not a stream) with a JSON object
+        (JSON-RPC: a result object) that is no message or task in its form: a raw or edited answer (a Task wrapped one
+        level too deep, a 0.3 result under a 1.0 method). A lenient client may read more of it than the lab can."""
         if not self.a2a_calls:
             return None
         last = self.a2a_calls[-1]
-        if last.answer_failed or last.result_kind not in _ANSWERS or not last.responses():
+        response = last.entry.response
+        if last.answer_failed or last.result_kind not in _ANSWERS or last.entry.events is not None:
+            return None  # an error, an undelivered answer, or a stream (read event by event, by the stream checks)
+        if response is None or response.status is None or not 200 <= response.status < 300 or response.stream:
             return None
+        bodies = last.responses()
+        if len(bodies) != 1 or not isinstance(bodies[0], dict):
+            return None
+        if last.entry.kind is EntryKind.JSONRPC and not isinstance(bodies[0].get("result"), dict):
+            return None  # not an answer with a result object (an envelope the envelope checks judge)
         # a body read as a task without an id or a state (GetTask's result is taken as a task whatever it holds)
         read = [o for o in observe(last, invalid_too=True) if o.kind is ResultKind.MESSAGE or o.state or o.task_id]
         return None if read else last

@@ -71,14 +71,14 @@ def result_matches(view: RunView, c: Check) -> CheckResult:
         return c.passed(f"the client reported the error that ended the exchange ({what} to {failed.label()})")
     if kind != final.kind:
         return c.broken("the client misread the kind of answer", f"kind: {final.kind.value}", f"kind: {shown(kind)}")
-    unreported = final.kind is ResultKind.TASK and final.state is not None and result.get("state") is None
+    unreported = final.kind is ResultKind.TASK and final.state is not None and "state" not in result
     if final.kind is ResultKind.TASK and final.state is not None and not unreported:
         reported = states.parse(result.get("state"))
         if reported is not final.state:
             return c.broken(
                 "the client reports another task state than the server's last",
                 final.state.short,
-                shown(result.get("state")),
+                _state_said(result),
             )
     text = _norm(result.get("text") or "")
     sent = _norm(" ".join(o.text for o in view.observations()))
@@ -90,6 +90,12 @@ def result_matches(view: RunView, c: Check) -> CheckResult:
         # Many client libraries never tell their caller a task's state: judged on what the result gives.
         return c.passed(f"the client understood a {final.kind.value} (its state is not reported, so not judged)")
     return c.passed(f"the client understood a {final.kind.value}" + (f" in {final.state.short}" if final.state else ""))
+
+
+def _state_said(result: dict[str, object]) -> str:
+    """The state a result reports, as a finding quotes it: `null` where it says it knows none (a result that leaves
+    the member out reports nothing, and is not judged on it)."""
+    return "null (the client reports no state)" if result.get("state") is None else shown(result.get("state"))
 
 
 def _sent(call: Call) -> str:
@@ -221,7 +227,7 @@ def result_expected(view: RunView, c: Check) -> CheckResult:
             wanted,
             f"kind: {shown(kind)}",
         )
-    if expect.states and (kind == ResultKind.TASK or not answers) and result.get("state") is None:
+    if expect.states and (kind == ResultKind.TASK or not answers) and "state" not in result:
         # A result that leaves the state out is judged on what it gives: the state is not reported, not wrong.
         wanted = " or ".join(s.short for s in expect.states)
         return c.result(
@@ -236,7 +242,7 @@ def result_expected(view: RunView, c: Check) -> CheckResult:
     ):
         # A choice of states (a race) passes here on any of them; RESULT-MATCHES holds the client to the one it got.
         wanted = " or ".join(s.short for s in expect.states)
-        return c.broken("the client reports another state", wanted, shown(result.get("state")))
+        return c.broken("the client reports another state", wanted, _state_said(result))
     if expect.text_contains is not None and expect.text_contains not in str(result.get("text") or ""):
         # The kind and state are right: the client understood the answer and left out (some of) its words. The lab's
         # contract grades that no stronger than the misunderstanding it shows.

@@ -1,4 +1,4 @@
-"""`a2a-lab serve`: serve one scenario at the origin root, or all of them under /<scenario-id>/."""
+"""`a2a-lab serve`: serve one scenario at the origin root, or several (all, a family) under /<scenario-id>/."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from a2a_lab.contract.catalogue import resolve, uncited
+from a2a_lab.contract.catalogue import SelectionError, resolve_all, uncited
 from a2a_lab.contract.loader import ScenarioError
 
 from .command import Command
@@ -33,7 +33,10 @@ def port(text: str) -> int:
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
-        "scenario", nargs="?", help="scenario id or path to a scenario YAML file (default: the whole catalogue)"
+        "scenario",
+        nargs="?",
+        help="scenario id or path to a scenario YAML file (a family file: all its members under /<scenario-id>/, or "
+        "one at the root with FILE#member; default: the whole catalogue)",
     )
     p.add_argument(
         "--host",
@@ -150,20 +153,22 @@ def cmd_serve(args: argparse.Namespace) -> int:
     cat = load_catalogue()
     hosting: dict[str, Any] = {"other_origin": other, "push_allow": push_allow}
     try:
-        if args.scenario:
-            scenario = resolve(args.scenario, cat)
-            for warning in uncited([scenario]):
-                say(warning)
-            app: object = ScenarioApp(scenario, guard, **hosting)
-            where = f"scenario {scenario.id} at the origin root"
-        else:
-            app = CatalogueApp(list(cat.scenarios.values()), guard, **hosting)
-            where = f"{len(cat.scenarios)} scenarios under /<scenario-id>/ (isolated runs: POST /_lab/runs)"
+        served = resolve_all(args.scenario, cat) if args.scenario else list(cat.scenarios.values())
+    except SelectionError as exc:
+        return refuse(str(exc))
     except (KeyError, ScenarioError) as exc:
         return unresolved(exc)
-
-    served = [scenario] if args.scenario else list(cat.scenarios.values())
-    context = _tls_context(args, app, scenario if args.scenario else None)
+    for warning in uncited(served if args.scenario else []):
+        say(warning)
+    scenario = served[0] if args.scenario and len(served) == 1 else None
+    if scenario is not None:
+        app: object = ScenarioApp(scenario, guard, **hosting)
+        where = f"scenario {scenario.id} at the origin root"
+    else:
+        app = CatalogueApp(served, guard, **hosting)
+        whose = f"the family {args.scenario}: " if args.scenario else ""
+        where = f"{whose}{len(served)} scenarios under /<scenario-id>/ (isolated runs: POST /_lab/runs)"
+    context = _tls_context(args, app, scenario)
     grpc_ids = [s.id for s in served if s.serves_grpc]
     no_grpc = grpcwire.missing() if grpc_ids else None
     ready = Banner(where, hosts, other, push_allow, grpc_ids, no_grpc, context, given, guard.token)
@@ -198,13 +203,14 @@ def _tls_context(args: argparse.Namespace, app: Any, scenario: Any) -> Any:
 
 COMMAND = Command(
     "serve",
-    "serve one scenario at the origin root, or all of them under /<scenario-id>/",
+    "serve one scenario at the origin root, or several (all, a family) under /<scenario-id>/",
     add_arguments,
     cmd_serve,
     guarded=True,
     examples=(
         "a2a-lab serve quirks/advertised-method-not-found --port 8000",
         "a2a-lab serve recorded.yaml --port 0                 # a scenario file; port 0 picks a free port",
+        "a2a-lab serve families/direct-message --port 0       # a family: each member under /<scenario-id>/",
         "a2a-lab serve --host 0.0.0.0 --allowed-host lab      # the whole catalogue, for other containers",
         "a2a-lab serve --host 0.0.0.0 --other-origin lab-alias --push-allow my-client   # client on another host",
     ),

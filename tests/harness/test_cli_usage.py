@@ -17,6 +17,7 @@ from collections.abc import Callable
 from importlib import metadata
 from pathlib import Path
 
+import httpx
 import pytest
 
 from a2a_lab.contract.catalogue import builtin_root
@@ -624,3 +625,28 @@ def test_the_reference_page_is_generated_from_the_parser(tmp_path: Path) -> None
                     assert f"`{option}" in section or f", {option}" in section, (command.name, option)
             assert all(example in section for example in command.examples), command.name
             assert all(f"| {code} |" in section for code, _ in command.exit_codes), command.name
+
+
+def test_a_family_file_of_ones_own_is_run_whole_or_one_member_and_served(tmp_path: Path) -> None:
+    """`run --scenario FILE` runs every member of a family file, `FILE#member` one of them; `serve FILE` serves every
+    member under /<scenario-id>/ and `serve FILE#member` that one at the origin root. A member the family does not
+    have is a usage error that names the nearest."""
+    from .lab_serve import lab_server
+
+    family = tmp_path / "fam.yaml"
+    family.write_text((builtin_root() / "families" / "direct-message.yaml").read_text(encoding="utf-8"), "utf-8")
+    listed = a2a_lab("scenarios", "--json", "--scenario", str(family), cwd=tmp_path)
+    members = sorted(s["id"] for s in json.loads(listed.stdout)["scenarios"])
+    assert len(members) == 4 and "fam/1.0-jsonrpc" in members, members
+    one = a2a_lab("scenarios", "--json", "--scenario", f"{family}#1.0-jsonrpc", cwd=tmp_path)
+    assert [s["id"] for s in json.loads(one.stdout)["scenarios"]] == ["fam/1.0-jsonrpc"], one.stderr
+    wrong = a2a_lab("run", "--scenario", f"{family}#1.0-jsonprc", cwd=tmp_path)
+    assert wrong.returncode == 2 and "no such member; did you mean '1.0-jsonrpc'" in wrong.stderr, wrong.stderr
+    with lab_server(str(family)) as served:
+        for sid in members:
+            card = httpx.get(f"{served.url}/{sid}/.well-known/agent-card.json", trust_env=False)
+            assert card.status_code == 200, (sid, card.status_code)
+        assert "the family" in "".join(served.said) and "4 scenarios under /<scenario-id>/" in "".join(served.said)
+    with lab_server(f"{family}#0.3-http-json") as served:
+        root = httpx.get(f"{served.url}/.well-known/agent-card.json", trust_env=False)
+        assert root.status_code == 200 and "scenario fam/0.3-http-json at the origin root" in "".join(served.said)

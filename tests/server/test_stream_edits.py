@@ -235,7 +235,7 @@ def refused(tmp_path: Path, body: str) -> ScenarioError:
     [
         ("{events: [{at: ends, insert: {json: 1}}]}", ".events[0].at", "did you mean 'end'?"),
         ("{events: [{at: 0, drop: true}]}", ".events[0].at", ">= 1"),
-        ("{events: [{at: 2}]}", ".events[0]", "delay_ms or one of insert"),
+        ("{events: [{at: 2}]}", ".events[0]", "delay_ms, edit or one of insert"),
         ("{events: [{at: 2, drop: true, replace: {json: 1}}]}", ".events[0]", "one of insert, replace, drop"),
         ("{events: [{at: end, replace: {json: 1}}]}", ".events[0].replace", "use insert"),
         ("{events: [{at: 2, insert: {json: 1, text: x}}]}", ".events[0].insert", "exactly one of json"),
