@@ -45,3 +45,14 @@ def test_cli_doc_in_sync() -> None:
     assert (REFERENCE / "cli.md").read_text(encoding="utf-8") == done.stdout, (
         "run docs/regen.sh: docs/reference/cli.md is stale"
     )
+
+
+#: The README is a front door: what a2a-lab is, the set-up commands, the ways in, and links into the docs site.
+README_MOST_LINES = 250
+
+
+def test_the_readme_stays_a_front_door() -> None:
+    readme = (REFERENCE.parents[1] / "README.md").read_text(encoding="utf-8")
+    lines = readme.count("\n")
+    assert lines <= README_MOST_LINES, f"README.md has {lines} lines: move what is not a way in to a page of docs/"
+    assert "pip install . && a2a-lab run" in readme and "pip install -e '.[test]' && pytest" in readme

@@ -10,7 +10,7 @@ from a2a_lab.protocol.bindings import Binding
 from a2a_lab.protocol.cards import Interface
 from a2a_lab.protocol.versions import Version
 
-from ..journal_view import RunView
+from ..journal_view import Call, RunView
 from ..model import CheckResult, Level, Outcome
 from .base import Check, check
 
@@ -112,11 +112,18 @@ def interface_selection(view: RunView, c: Check) -> CheckResult:
     if first_request is not None and first_request.entry.unmatched and view.declared_at(first_request):
         went = view.declared_at(first_request)[0]
         if went != expected:
+            sent = _binding_sent(first_request)
+            wrong = sent is not None and went.core_binding is not None and sent is not went.core_binding
             return c.broken(
-                "the first call went to a declared interface the client does not speak, "
+                f"the first call, a {sent.value} request, went to the URL of {_a(went.binding)} interface: it called "
+                "the agent on the wrong binding, not on the first interface it supports"
+                if wrong and sent is not None
+                else "the first call went to a declared interface the client does not speak, "
                 "not to the first one it supports",
                 f"#{expected.index} {expected.label}",
-                f"{first_request.entry.method} {first_request.entry.path}: #{went.index} {went.label}",
+                f"{first_request.entry.method} {first_request.entry.path}"
+                + (f" ({sent.value})" if wrong and sent is not None else "")
+                + f": #{went.index} {went.label}",
                 [first_request],
             )
         if not view.a2a_calls:
@@ -175,6 +182,22 @@ def interface_selection(view: RunView, c: Check) -> CheckResult:
         actual + (f" (#{chosen.index})" if chosen else ""),
         [first],
     )
+
+
+def _a(binding: str) -> str:
+    """The binding with its article, as it is read aloud (an HTTP+JSON, a JSONRPC, a GRPC)."""
+    return f"{'an' if binding.upper().startswith('H') else 'a'} {binding}"
+
+
+def _binding_sent(call: Call) -> Binding | None:
+    """The binding a request the server could not route was written in, read from its body: a JSON-RPC request
+    object is JSON-RPC; another JSON object POSTed or a GET is HTTP+JSON; None when the body tells neither."""
+    body = call.body_json()
+    if isinstance(body, dict) and "jsonrpc" in body and "method" in body:
+        return Binding.JSONRPC
+    if call.entry.method == "GET" or (isinstance(body, dict) and ("message" in body or "id" in body)):
+        return Binding.HTTP_JSON
+    return None
 
 
 def _other_origin_note(view: RunView, expected: Interface) -> str:

@@ -144,7 +144,9 @@ def cmd_run(args: argparse.Namespace) -> int:
     server = RemoteServer(args.server, admin) if args.server else None
     with interruptible(stopper) as interruption:
         try:
-            results, supported = runner.run_all(scenarios, opts, Progress(args.verbose, opts, args.quiet), server)
+            progress = Progress(args.verbose, opts, args.quiet)
+            results, supported = runner.run_all(scenarios, opts, progress, server)
+            progress.revise(results, supported)
         except RemoteError as exc:
             return refuse(str(exc))
         except Exception as exc:

@@ -15,7 +15,7 @@ from a2a_lab.contract.scenario import Scenario
 from a2a_lab.protocol.cards import Support
 
 from .. import process, runner
-from ..model import ClientRun
+from ..model import ClientRun, Outcome, ScenarioResult
 from ..reports import console, escape
 from .exit_codes import Exit
 from .messages import say
@@ -37,6 +37,8 @@ class Progress:
         self.opts = opts
         self.seen: set[Support] = set()
         self.colour = console.colours(sys.stderr)
+        #: Each scenario's progress line as shown: (index, total, seconds, outcome), for `revise`.
+        self.shown: dict[str, tuple[int, int, float, Outcome]] = {}
 
     def __call__(self, raw: runner.RawRun, index: int, total: int) -> None:
         silent = not raw.journal and not raw.client.timed_out
@@ -51,12 +53,30 @@ class Progress:
         if self.quiet:
             return
         outcome = runner.outcome_now(raw, self.opts, self.seen) if self.opts is not None else None
+        if outcome is not None:
+            self.shown[raw.scenario.id] = (index, total, raw.duration, outcome)
         lines = [console.progress_line(index, total, raw.scenario.id, raw.duration, note, outcome, colour=self.colour)]
         if silent and raw.client.stderr_tail.strip() and (self.verbose or self.quoted < QUOTED_STDERR):
             self.quoted += 1
             lines += [escape.console(line) for line in console.stderr_tail(raw.client.stderr_tail)]
         # Not escaped as a whole: progress_line escaped its own parts, and its colour codes must reach the terminal.
         print("\n".join(lines), file=sys.stderr, flush=True)
+
+    def revise(self, results: Sequence[ScenarioResult], supports: set[Support]) -> None:
+        """Once the run is scored as a whole: a progress line again, with the final outcome, for each scenario whose
+        outcome changed when the whole run showed what the client speaks (its line was scored with what was known
+        then). Nothing where the supports were declared (`--client-supports`): the outcomes cannot change."""
+        if self.quiet or (self.opts is not None and self.opts.supports):
+            return
+        speaks = ", ".join(sorted(f"{b.value.lower()}@{v.value}" for b, v in supports)) or "nothing"
+        for r in results:
+            was = self.shown.get(r.id)
+            if was is None or was[3] is r.outcome:
+                continue
+            index, total, seconds, outcome = was
+            note = f"revised, was {outcome.value}: the whole run showed the client speaks {speaks}"
+            line = console.progress_line(index, total, r.id, seconds, note, r.outcome, colour=self.colour)
+            print(line, file=sys.stderr, flush=True)
 
 
 @dataclass

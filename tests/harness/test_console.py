@@ -316,3 +316,32 @@ def test_a_proxy_speaks_of_one_pair_and_its_sides() -> None:
     assert text.startswith("\n1 client-server pair judged: client FAIL, server PASS\n"), text
     assert "\nSIDE " in text and "- VERSION-HEADER [MUST] FAIL in 1 side\n" in text
     assert "scenarios" not in text and "scenarios show" not in text
+
+
+def test_a_progress_line_whose_outcome_the_whole_run_changed_is_shown_again_with_the_final_one(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """A progress line is scored with what the run had shown of the client so far; where the whole run changes a
+    scenario's outcome (a later scenario shows another binding the client speaks), its line is printed again with the
+    final outcome, so that the last word on stderr is the scorecard's. Not where the supports were declared."""
+    from a2a_lab.harness.cli.running import Progress
+    from a2a_lab.harness.runner import RunOptions
+    from a2a_lab.protocol.bindings import Binding
+    from a2a_lab.protocol.versions import Version
+
+    def result(sid: str, outcome: Outcome) -> ScenarioResult:
+        return ScenarioResult(sid, "t", sid.split("/")[0], outcome, [], None, 0, 0.3)
+
+    progress = Progress(opts=RunOptions(client="c"))
+    progress.shown = {"a/changed": (1, 2, 0.4, Outcome.PASS), "a/same": (2, 2, 0.5, Outcome.PASS)}
+    supports = {(Binding.HTTP_JSON, Version.V1_0), (Binding.JSONRPC, Version.V1_0)}
+    progress.revise([result("a/changed", Outcome.FAIL), result("a/same", Outcome.PASS)], supports)
+    err = capsys.readouterr().err.splitlines()
+    assert err == [
+        "[1/2] FAIL           a/changed (0.4s) revised, was PASS: the whole run showed the client speaks "
+        "http+json@1.0, jsonrpc@1.0"
+    ]
+    declared = Progress(opts=RunOptions(client="c", supports=[(Binding.JSONRPC, Version.V1_0)]))
+    declared.shown = dict(progress.shown)
+    declared.revise([result("a/changed", Outcome.FAIL)], supports)
+    assert capsys.readouterr().err == ""

@@ -358,3 +358,37 @@ def test_a_refusal_of_a_card_for_another_generation_is_counted_apart_everywhere(
     assert report["summary"]["subjects"]["refused_card"] == 1
     properties = {p.get("name"): p.get("value") for p in junit.build(report).iter("property")}
     assert properties["subjects not judged"] == "discovery/custom-binding-first", properties
+
+
+WRONG_BINDING = """\
+import json, sys, urllib.error, urllib.request
+card = json.loads(urllib.request.urlopen(sys.argv[-1]).read())
+body = {"jsonrpc": "2.0", "id": 1, "method": "message/send", "params": {"message": {
+    "kind": "message", "role": "user", "messageId": "m-1", "parts": [{"kind": "text", "text": "hi"}]}}}
+request = urllib.request.Request(card["url"], json.dumps(body).encode(), {"Content-Type": "application/json"})
+try:
+    urllib.request.urlopen(request)
+except urllib.error.HTTPError as exc:
+    print("error:", exc.code)
+"""
+
+
+def test_a_request_of_one_binding_sent_to_another_bindings_interface_is_named(
+    run_client: RunClient, tmp_path: Path
+) -> None:
+    """discovery/v03-preferred-transport: a JSON-RPC client that posts to the card's `url`, whose preferredTransport
+    is HTTP+JSON, called the agent, on the wrong binding: a named FAIL at INTERFACE-SELECTION quoting both the
+    interface it should have used and the one whose URL it hit (not SKIPPED as if it never called)."""
+    from a2a_lab.protocol.bindings import Binding
+    from a2a_lab.protocol.versions import Version
+
+    script = tmp_path / "wrong_binding.py"
+    script.write_text(WRONG_BINDING, encoding="utf-8")
+    command = f"{shlex.quote(sys.executable)} {shlex.quote(str(script))}"
+    [result] = run_client(
+        "discovery/v03-preferred-transport", client=command, supports=[(Binding.JSONRPC, Version.V0_3)]
+    )
+    check = result.check("INTERFACE-SELECTION")
+    assert check is not None and check.outcome is Outcome.FAIL, check
+    assert "a JSONRPC request, went to the URL of an HTTP+JSON interface" in check.message, check.message
+    assert "/a2a/jsonrpc" in check.expected and "(JSONRPC): #0 HTTP+JSON 0.3" in check.actual, check
