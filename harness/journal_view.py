@@ -194,6 +194,20 @@ def _same_path(declared: str, requested: str, binding: Binding | None) -> bool:
     return (declared.rstrip("/") or "/") == (requested.rstrip("/") or "/")
 
 
+def route_tenant(iface: Interface, call: Call) -> str | None:
+    """The tenant an HTTP+JSON request named, read against the interface's declared url: the first path segment after
+    it where the rest is one of the binding's routes under a tenant (`/{tenant}/message:send`, §11.3), else None.
+    Where the server answered is not asked: a path segment is a tenant only as the card's url reads it."""
+    base = urlsplit(iface.url).path.rstrip("/")
+    if not call.entry.path.startswith(base + "/"):
+        return None
+    version = iface.known_version
+    found = operations.match_route(
+        call.entry.method, call.entry.path[len(base) :], (version,) if version else tuple(Version)
+    )
+    return found[3] if found is not None else None
+
+
 def _hit(iface: Interface, call: Call) -> bool:
     """A request went to this interface as declared: its url (host and path), or for HTTP+JSON its url plus one of the
     binding's routes in the interface's version (§11.3), with the tenant the interface declares or none (§8.3.2 rule
@@ -393,12 +407,15 @@ class RunView:
         return [i for i in self.interfaces if _hit(i, call)]
 
     def declared(self, call: Call) -> list[Interface]:
-        """The card's interfaces that a call's URL and binding match."""
-        return [
+        """The card's interfaces that a call's URL and binding match: where the server answered it, else (a card whose
+        url the server's endpoints do not mirror, such as an HTTP+JSON url naming a method path) the interface whose
+        declared url plus one of the binding's routes the request hit (`_hit`)."""
+        served = [
             i
             for i in self.interfaces
             if self.interface_path(i) == call.endpoint_path and i.core_binding is call.binding
         ]
+        return served or [i for i in self.interfaces if i.core_binding is call.binding and _hit(i, call)]
 
     def other_reading(self) -> list[Interface]:
         """The card as the other generation reads it."""

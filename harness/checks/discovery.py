@@ -10,7 +10,7 @@ from a2a_lab.protocol.bindings import Binding
 from a2a_lab.protocol.cards import Interface
 from a2a_lab.protocol.versions import Version
 
-from ..journal_view import Call, RunView
+from ..journal_view import Call, RunView, route_tenant
 from ..model import CheckResult, Level, Outcome
 from .base import Check, check
 
@@ -322,7 +322,10 @@ def tenant(view: RunView, c: Check) -> CheckResult:
         declared = [i for i in view.declared(call) if i.accepts(call.version)]
         want = declared[0].tenant if declared else None
         if call.binding is Binding.HTTP_JSON:
-            have = call.entry.route.tenant if call.entry.route else None
+            # read against the declared url: a path segment is a tenant only as the card's url reads it
+            have = (
+                route_tenant(declared[0], call) if declared else call.entry.route.tenant if call.entry.route else None
+            )
         else:
             params = call.params()
             have = params.get("tenant") if isinstance(params, dict) else None

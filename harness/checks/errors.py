@@ -87,12 +87,15 @@ def fallback(view: RunView, c: Check) -> CheckResult:
     if not dead:
         return c.skipped("no method-not-found or version-not-supported answer")
     first = dead[0]
+    # "another interface" is another declared one: not the one the dead end was sent to, as the card declares it
+    went = [i for i in view.declared(first) if i.accepts(first.version)]
     alternatives = [
         i
         for i in view.interfaces
         if i.core_binding is not None
         and i.known_version is not None
         and view.interface_path(i) is not None
+        and i not in went
         and not (
             view.interface_path(i) == first.endpoint_path
             and i.core_binding is first.binding

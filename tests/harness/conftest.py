@@ -100,6 +100,14 @@ SCENARIOS: dict[str, dict[str, Any]] = {
         endpoints=[{"path": "/rest", "binding": "HTTP+JSON", "versions": ["1.0"]}],
         expect={"result": "error"},
     ),
+    "method-path-served": _scenario(
+        "The HTTP+JSON interface's url names a method path, and the server's tenant routes answer the doubled path",
+        "A2A 1.0 §8.3.2 rules 3-4, §11.3",
+        [{**HTTP_JSON_1_0, "url": "{base_url}/rest/message:send"}],
+        endpoints=[{"path": "/rest", "binding": "HTTP+JSON", "versions": ["1.0"]}],
+        task={"steps": ["COMPLETED"]},
+        expect={"result": "task", "state": "COMPLETED"},
+    ),
     "unknown-event": _scenario(
         "A paced stream carries an event of a kind A2A does not define; GetTask cannot help",
         "A2A 1.0 §5.7, §3.1.2; a2a-go#435",

@@ -24,6 +24,7 @@ from .proofs import UNJUDGED, explain, verify
 
 JSONRPC = ((Binding.JSONRPC, Version.V1_0), (Binding.JSONRPC, Version.V0_3))
 REST = ((Binding.HTTP_JSON, Version.V1_0),)
+REST_ARGS = ("--binding", "http+json")
 BOTH_1_0 = ((Binding.JSONRPC, Version.V1_0), (Binding.HTTP_JSON, Version.V1_0))
 
 CONFORMANT, SUBMITTED = "spec/conformant", "spec/task/submitted-needs-get-task"
@@ -97,6 +98,15 @@ PASSES = [
         "declared-url-plus-route-the-server-does-not-answer",
         case("method-path", "--binding", "http+json", supports=REST),
         Outcome.PASS,
+    ),
+    *(
+        Proof(
+            check_id,
+            "declared-url-plus-route-read-as-declared",
+            case("method-path-served", *REST_ARGS, supports=REST),
+            Outcome.PASS,
+        )
+        for check_id in ("INTERFACE-SELECTION", "URL-FROM-CARD", "TENANT")
     ),
     Proof(
         "INTERFACE-SELECTION",
