@@ -68,9 +68,11 @@ IF_GENERATION_MATCH = "ifGenerationMatch"
 GENERATION_SECTION = "A2A 1.1 §3.2.7"
 
 
-#: The specification documents a check's spec references (`A2A 1.0 §8.3.2`, `0.3 §5.6.3`) point into.
+#: The specification documents a check's spec references (`A2A 1.0 §8.3.2`, `0.3 §5.6.3`) point into. 1.0: the
+#: page the A2A site publishes (built with MkDocs from a2aproject/A2A docs/specification.md), whose headings carry
+#: the anchors a section links to (harness/reports/spec_links.py).
 SPEC_DOCUMENTS: dict[str, str] = {
-    "A2A 1.0": "https://github.com/a2aproject/A2A/blob/v1.0.1/docs/specification.md",
+    "A2A 1.0": "https://a2a-protocol.org/latest/specification/",
     "A2A 1.1": "https://github.com/a2aproject/A2A/blob/28491879ff41a9c230fb51f3f7bd6096b80cc341/docs/specification.md",
     "A2A 0.3": "https://github.com/a2aproject/A2A/blob/v0.3.0/docs/specification.md",
     "JSON-RPC 2.0": "https://www.jsonrpc.org/specification",

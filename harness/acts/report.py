@@ -11,7 +11,7 @@ from datetime import datetime
 from importlib import metadata
 from typing import Any
 
-from ..model import CheckResult, Level, Outcome, ScenarioResult
+from ..model import REACHED, CheckResult, Level, Outcome, ScenarioResult
 from ..probe.definitions import ProbeCheck
 from .document import ACTS_SPEC, LEVELS, Test
 from .runner import BindingRun, TestResult
@@ -134,7 +134,7 @@ def scenario_results(runs: list[BindingRun]) -> list[ScenarioResult]:
                     seed=0,
                     duration=result.duration_ms / 1000,
                     error=result.failure.message if result.result == "error" and result.failure else None,
-                    subject="reached" if result.result != "skip" or result.unimplemented else None,
+                    subject=REACHED if result.result != "skip" or result.unimplemented else None,
                 )
             )
     return out

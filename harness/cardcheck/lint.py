@@ -47,9 +47,9 @@ def _version_text(value: Any, path: str, out: Findings, patch_ok: bool = False) 
 _TYPE_SECTIONS = {
     "supportedInterfaces": "A2A 1.0 §4.4.6 AgentInterface",
     "additionalInterfaces": "A2A 0.3 §5.5 AgentInterface",
-    "provider": "A2A 1.0 §4.4 AgentProvider",
-    "capabilities": "A2A 1.0 §4.4 AgentCapabilities",
-    "skills": "A2A 1.0 §4.4 AgentSkill",
+    "provider": "A2A 1.0 §4.4.2 AgentProvider",
+    "capabilities": "A2A 1.0 §4.4.3 AgentCapabilities",
+    "skills": "A2A 1.0 §4.4.5 AgentSkill",
 }
 
 

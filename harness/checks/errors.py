@@ -96,11 +96,6 @@ def fallback(view: RunView, c: Check) -> CheckResult:
         and i.known_version is not None
         and view.interface_path(i) is not None
         and i not in went
-        and not (
-            view.interface_path(i) == first.endpoint_path
-            and i.core_binding is first.binding
-            and i.accepts(first.version)
-        )
     ]
     if not alternatives:
         return c.skipped("the card declares no other interface to fall back to")

@@ -1,4 +1,4 @@
-"""Following tasks (spec §3.1.1-§3.1.3, §3.2.2, §8): no polling after a message, bounded polling, interrupted states."""
+"""Following tasks (spec §3.1.1-§3.1.3, §3.2.2, §4.1.3): no polling after a message, bounded polling, interruptions."""
 
 from __future__ import annotations
 
@@ -73,7 +73,7 @@ def _stops_polling(state: TaskState) -> bool:
 @check(
     "POLL-BOUNDED",
     Level.SHOULD,
-    "A2A 1.0 §3.1.3, §3.2.2, §8 (terminal tasks never change); §7.6.2 (polling on at AUTH_REQUIRED)",
+    "A2A 1.0 §3.1.3, §3.2.2, §4.1.3 (terminal tasks never change); §7.6.2 (polling on at AUTH_REQUIRED)",
     "Polling is bounded and stops",
     "Follow-up GetTask calls stop at a terminal state or INPUT_REQUIRED (AUTH_REQUIRED may be polled on: §7.6.2), "
     f"stay bounded in number (at most {MAX_POLLS_PER_TASK} per task) and in rate (median gap at least "
@@ -199,7 +199,7 @@ def follow_up_to_end(view: RunView, c: Check) -> CheckResult:
 @check(
     "INTERRUPTED-HANDLED",
     Level.SHOULD,
-    "A2A 1.0 §3.2.2, §7.6, §8 (interrupted states)",
+    "A2A 1.0 §3.2.2, §7.6, §4.1.3 (interrupted states)",
     "Interrupted is not failure",
     "INPUT_REQUIRED and AUTH_REQUIRED are interrupted states: the exchange pauses for the user. A client stops polling "
     "and reports the question (and, in its result, the interrupted state), not a failure.",

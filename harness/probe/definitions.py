@@ -31,12 +31,26 @@ class ProbeCheck:
     requirement: str
     #: Why an outcome differs from the level's usual one, when it can.
     grading: str = ""
+    #: What a correct server does, in one sentence in a server author's terms (reports lead with it).
+    rule: str = ""
+    #: How to change the server (or its card) when it misses.
+    fix: str = ""
 
     def result(
         self, outcome: Outcome, message: str, expected: str = "", actual: str = "", evidence: list[int] | None = None
     ) -> CheckResult:
         return CheckResult(
-            self.id, self.level, outcome, message, self.section, self.requirement, expected, actual, evidence or []
+            self.id,
+            self.level,
+            outcome,
+            message,
+            self.section,
+            self.requirement,
+            expected,
+            actual,
+            evidence or [],
+            rule=self.rule,
+            fix=self.fix,
         )
 
     def passed(self, message: str, evidence: list[int] | None = None) -> CheckResult:
@@ -64,6 +78,15 @@ CARD_VALID = ProbeCheck(
     "Lint errors are FAIL; warnings alone (a version mix, a patch digit, a non-JSON content type, the legacy card "
     "path) are NON_STRICT: clients cope with them (field note S1). The URL policy is lenient for a loopback target, "
     "else strict.",
+    rule=(
+        "A server publishes at the well-known URI a JSON card with every required field of its shape, "
+        "interfaces with a binding, a URL and a Major.Minor version, and security requirements that name "
+        "defined schemes."
+    ),
+    fix=(
+        "Run `a2a-lab card check` on the card and mend each error it names; serve it as application/json at "
+        "/.well-known/agent-card.json."
+    ),
 )
 SEND_MESSAGE = ProbeCheck(
     "SEND-MESSAGE",
@@ -75,6 +98,11 @@ SEND_MESSAGE = ProbeCheck(
     "does not do.",
     "When the advertised method is not found, the probe tries the other version's method at the same URL once, to name "
     "what the wire really speaks. A refusal for want of credentials (HTTP 401/403) is SKIPPED, not judged.",
+    rule="A server answers SendMessage, in the version and binding each interface declares, with a Message or a Task.",
+    fix=(
+        "Serve the method or route the card advertises at the URL it declares, in that interface's version, "
+        "or stop advertising the interface."
+    ),
 )
 RESPONSE_SHAPE = ProbeCheck(
     "RESPONSE-SHAPE",
@@ -84,14 +112,28 @@ RESPONSE_SHAPE = ProbeCheck(
     'The SendMessage and GetTask answers are in the interface\'s form: 1.0 wraps the SendMessage result ({"task"} or '
     '{"message"}), spells enums TASK_STATE_* / ROLE_* and has no `kind`; 0.3 JSON-RPC answers a bare Task or Message '
     "whose objects name their `kind`, with lowercase states; 0.3 HTTP+JSON is the ProtoJSON of the 0.3 proto.",
+    rule=(
+        "A server writes its SendMessage and GetTask answers in the form of the interface's version: 1.0 "
+        "wraps the SendMessage result and spells enums in full without `kind`; 0.3 JSON-RPC names every "
+        "object's `kind`."
+    ),
+    fix=(
+        "Serialize answers with the proto of the version the interface declares (an SDK's own serializer for "
+        "that version), not another version's models."
+    ),
 )
 TASK_FOLLOW_UP = ProbeCheck(
     "TASK-FOLLOW-UP",
     Level.MUST,
-    "A2A 1.0 §3.1.3 GetTask, §8 lifecycle; 0.3 §7.3 tasks/get",
+    "A2A 1.0 §3.1.3 GetTask, §4.1.3 TaskState (the lifecycle); 0.3 §7.3 tasks/get",
     "A returned task can be fetched",
     "A task SendMessage returned can be fetched with GetTask: the answer is that task (the same id); a terminal task "
     "keeps its state. A task still moving is followed a few times (politely) to show it move on.",
+    rule="A server answers GetTask on a task it returned with that task, and a terminal task keeps its state.",
+    fix=(
+        "Keep every task you return fetchable by its id for as long as a client may follow it up, and never "
+        "change a terminal task's state."
+    ),
 )
 UNKNOWN_TASK = ProbeCheck(
     "UNKNOWN-TASK",
@@ -101,6 +143,11 @@ UNKNOWN_TASK = ProbeCheck(
     "GetTask and CancelTask on an id the server never issued answer TaskNotFoundError: JSON-RPC -32001, or HTTP 404 "
     'with ErrorInfo reason TASK_NOT_FOUND (1.0); not "method not found", and not a task.',
     "Harmless by construction: the id is a fresh one no server issued, so nothing real is cancelled.",
+    rule="A server answers GetTask and CancelTask on an id it never issued with TaskNotFoundError.",
+    fix=(
+        "Look the id up and answer -32001 (HTTP+JSON: 404 with ErrorInfo reason TASK_NOT_FOUND) when there is"
+        " no such task."
+    ),
 )
 STREAMING = ProbeCheck(
     "STREAMING",
@@ -112,6 +159,14 @@ STREAMING = ProbeCheck(
     "(or after the one message; closing at INPUT_REQUIRED / AUTH_REQUIRED is accepted, notes D2; one final task "
     "snapshot after the terminal state is allowed, §11.7).",
     "SKIPPED when the card does not declare streaming.",
+    rule=(
+        "A server that declares streaming answers SendStreamingMessage with an event stream whose first event"
+        " is a task or a message and which it closes after the terminal state."
+    ),
+    fix=(
+        "Send the task snapshot first, each event in the interface's form, and close the stream once the task"
+        " is terminal (or after the one message)."
+    ),
 )
 VERSION_NEGOTIATION = ProbeCheck(
     "VERSION-NEGOTIATION",
@@ -123,6 +178,14 @@ VERSION_NEGOTIATION = ProbeCheck(
     "probe asks GetTask for an unknown id, so a server that serves the request anyway answers TaskNotFound.)",
     "Served anyway is FAIL; refused with another error (-32601, a 404, no reason) is NON_STRICT: the request was not "
     "served, but a client cannot tell why. SKIPPED on 0.3 interfaces (0.3 has no version header).",
+    rule=(
+        "A 1.0 server refuses a request whose A2A-Version it does not speak (an absent header means 0.3) with"
+        " VersionNotSupportedError."
+    ),
+    fix=(
+        "Read A2A-Version on every request and answer -32009 (HTTP+JSON: 400 with reason "
+        "VERSION_NOT_SUPPORTED) for a version the interface does not declare."
+    ),
 )
 ERROR_ENVELOPE = ProbeCheck(
     "ERROR-ENVELOPE",
@@ -135,6 +198,14 @@ ERROR_ENVELOPE = ProbeCheck(
     "application/a2a+json.",
     "SHOULDs of v1.0.1 (ErrorInfo in JSON-RPC data, the application/a2a+json content type on HTTP+JSON errors) are "
     "NON_STRICT; v1.0.0 said application/json (D5). SKIPPED when no error answer was seen.",
+    rule=(
+        "A server's error answers are well-formed: JSON-RPC {code, message} with the request's id, and in 1.0"
+        " google.rpc.Status bodies on HTTP+JSON."
+    ),
+    fix=(
+        "Build every error answer with the binding's error helper of your SDK: an integer code, a string "
+        "message, the request's id, ErrorInfo details in 1.0."
+    ),
 )
 
 AUTH_ENFORCED = ProbeCheck(
@@ -151,6 +222,14 @@ AUTH_ENFORCED = ProbeCheck(
     "(RFC 9110 MUST); 403 for absent credentials, or a challenge naming none of the card's HTTP schemes, is "
     "NON_STRICT. Over gRPC a `www-authenticate` trailer is reported, not required (A2A defines none). SKIPPED when "
     "the card requires nothing; the declared scheme is judged only when the probe holds credentials for it.",
+    rule=(
+        "A server whose card requires credentials refuses a call without them with HTTP 401 and a "
+        "WWW-Authenticate challenge, and accepts the credentials its card declares."
+    ),
+    fix=(
+        "Check credentials before serving any A2A call and answer 401 with WWW-Authenticate naming the card's"
+        " scheme; accept exactly what the card's securityRequirements declare."
+    ),
 )
 
 PUSH_DELIVERY = ProbeCheck(
@@ -165,6 +244,14 @@ PUSH_DELIVERY = ProbeCheck(
     "its config's `authentication` asked for and its `token` in X-A2A-Notification-Token.",
     "Judged only from a live pair (`a2a-lab proxy`): the probe registers no webhook. A missing or wrong token is "
     "NON_STRICT (a SHOULD of 0.3; 1.0 defines no token header). SKIPPED when no notification passed.",
+    rule=(
+        "A server POSTs each push notification as one StreamResponse about the webhook's task, with the "
+        "credentials and token its config asked for."
+    ),
+    fix=(
+        "Send one StreamResponse per notification in the HTTP+JSON form (0.3: the Task), with "
+        "`authentication`'s Authorization and the config's token in X-A2A-Notification-Token."
+    ),
 )
 
 #: Per interface, in report order (CARD-VALID is judged once, in its own `probe/card` result).

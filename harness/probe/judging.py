@@ -370,12 +370,12 @@ def follow_up_problem(
     asked: str, was: TaskState | None, got_id: str | None, got: TaskState | None, raw_state: Any = None
 ) -> tuple[str, str, str] | None:
     """What is wrong with a GetTask answer for task `asked` last seen in state `was` (message, expected, actual):
-    another task than the one asked for, or a terminal task that changed state (§8); None when nothing is."""
+    another task than the one asked for, or a terminal task that changed state (§4.1.3); None when nothing is."""
     if got_id != asked:
         return "GetTask answered another task than the one asked for", f"id {asked!r}", f"id {got_id!r}"
     if was is not None and was.terminal and got is not was:
         shown_state = got.short if got is not None else repr(raw_state) if raw_state is not None else "no state"
-        return f"terminal task {asked} changed state (a terminal task never changes, §8)", was.short, shown_state
+        return f"terminal task {asked} changed state (a terminal task never changes, §4.1.3)", was.short, shown_state
     return None
 
 

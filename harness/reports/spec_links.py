@@ -13,8 +13,10 @@ from __future__ import annotations
 import re
 import unicodedata
 
-#: The specification page on the A2A site: the current (1.0) specification.
-SPEC_PAGE = "https://a2a-protocol.org/latest/specification/"
+from a2a_lab.protocol.revisions import SPEC_DOCUMENTS
+
+#: The specification page on the A2A site: the current (1.0) specification (protocol.revisions knows where).
+SPEC_PAGE = SPEC_DOCUMENTS["A2A 1.0"]
 
 #: The 1.0 specification's numbered headings: section number, title (markup dropped).
 SECTIONS: dict[str, str] = {

@@ -8,6 +8,7 @@ import pytest
 
 from a2a_lab.harness.checks import client_checks
 from a2a_lab.harness.cli.checks import as_markdown
+from a2a_lab.harness.probe.definitions import LIVE_CHECKS, PROBE_CHECKS
 from a2a_lab.harness.reports.json_report import check_json
 
 #: A rule is one sentence a reader takes in at once.
@@ -17,8 +18,9 @@ FIX_MAX = 260
 SECOND_SENTENCE = re.compile(r"[.;!?] [A-Z]")
 
 
-@pytest.mark.parametrize("check", client_checks(), ids=lambda c: c.id)
+@pytest.mark.parametrize("check", [*client_checks(), *PROBE_CHECKS, *LIVE_CHECKS], ids=lambda c: c.id)
 def test_every_check_has_a_one_sentence_rule_and_a_fix(check: object) -> None:
+    """The client checks and the checks that judge a server (probe, proxy) alike."""
     rule, fix = check.rule, check.fix  # type: ignore[attr-defined]
     assert rule and rule.endswith(".") and len(rule) <= RULE_MAX, rule
     assert not SECOND_SENTENCE.search(rule.replace("e.g. ", "")), f"one sentence: {rule}"

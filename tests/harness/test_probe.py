@@ -450,6 +450,8 @@ def test_response_shape_expects_a_bare_task_of_get_task(serve_file: Any) -> None
     assert shape.expected == (
         'a GetTask result shaped like {"id": "…", "contextId": "…", "status": {"state": "TASK_STATE_COMPLETED"}}'
     )
+    # a server's miss says what a correct server does and how to fix it, as a client's does
+    assert shape.rule.startswith("A server writes its SendMessage and GetTask answers") and "proto" in shape.fix
 
 
 @pytest.fixture

@@ -40,6 +40,7 @@ from typing import Any
 import yaml
 
 from a2a_lab.contract.journal_record import EntryKind
+from a2a_lab.harness.model import REACHED, REFUSED, REFUSED_CARD
 
 HERE = Path(__file__).resolve().parent
 CLIENTS_DIR = HERE / "clients"
@@ -433,7 +434,7 @@ def render(
         counts = Counter(s["outcome"] for s in data["scenarios"])
         silent = sum(1 for s in data["scenarios"] if s["outcome"] == "PASS" and not contacted(s))
         subjects = Counter(s.get("subject") for s in data["scenarios"])
-        judged, refused = subjects["reached"] + subjects["refused"], subjects["refused-card"]
+        judged, refused = subjects[REACHED] + subjects[REFUSED], subjects[REFUSED_CARD]
         row = [str(counts.get(o, 0)) for o in OUTCOMES]
         lines.append(
             f"| `{name}` | " + " | ".join(row) + f" | {len(data['scenarios'])} | {silent} | {judged} | {refused} |"
