@@ -70,7 +70,8 @@ STAGES: tuple[Stage, ...] = (
 )
 
 #: Where the call went and how it was spelt: a miss here means the agent never saw the request a correct client sends.
-_WIRE = (
+#: Judged from the requests alone (the proxy judges them on a live pair too).
+WIRE = (
     "CARD-DISCOVERY",
     "INTERFACE-SELECTION",
     "URL-FROM-CARD",
@@ -91,7 +92,7 @@ _CONCLUSION = (
     "TLS-VERIFIED",
     "SIGNATURE-VERIFIED",
     "NO-TLS-DOWNGRADE",
-    *_WIRE,
+    *WIRE,
     "CAPABILITIES-RESPECTED",
     *_AUTH,
     "EXTENDED-CARD",
@@ -126,11 +127,11 @@ SYMPTOMS: dict[str, tuple[str, ...]] = {
     # A client that kept polling past INPUT_REQUIRED took the pause for work still going on.
     "POLL-BOUNDED": ("INTERRUPTED-HANDLED",),
     # A follow-up sent where, or as, the agent cannot take it follows nothing.
-    "FOLLOW-UP-TO-END": (*_WIRE, *_AUTH, "GIVES-UP", "CLIENT-SURVIVES", "STREAM-READ-TO-END"),
-    "MULTI-TURN": (*_WIRE, *_AUTH),
-    "NEW-TASK": (*_WIRE, *_AUTH),
-    "CANCEL-TASK": (*_WIRE, *_AUTH),
-    "PUSH-CONFIG-MANAGED": (*_WIRE, "CAPABILITIES-RESPECTED", *_AUTH),
+    "FOLLOW-UP-TO-END": (*WIRE, *_AUTH, "GIVES-UP", "CLIENT-SURVIVES", "STREAM-READ-TO-END"),
+    "MULTI-TURN": (*WIRE, *_AUTH),
+    "NEW-TASK": (*WIRE, *_AUTH),
+    "CANCEL-TASK": (*WIRE, *_AUTH),
+    "PUSH-CONFIG-MANAGED": (*WIRE, "CAPABILITIES-RESPECTED", *_AUTH),
     "RESULT-MATCHES": _CONCLUSION,
     "RESULT-EXPECTED": (*_CONCLUSION, "RESULT-MATCHES"),
 }

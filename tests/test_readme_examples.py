@@ -15,16 +15,16 @@ and admin token are read, and the example's port in the commands after it stands
 from __future__ import annotations
 
 import os
-import queue
 import re
 import subprocess
 import sys
-import threading
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+
+from .background import Background
 
 ROOT = Path(__file__).resolve().parent.parent
 #: Pages whose examples another test runs, its own way: {a folder or a page under docs/: why}.
@@ -165,44 +165,22 @@ class Server:
         found = re.search(r"--port (\d+)", command)
         assert found, f"a serve example names its port: {command!r}"
         self.readme_port = found.group(1)
-        argv = ["bash", "-e", "-c", "exec " + command.replace(found.group(0), "--port 0")]
-        self.process = subprocess.Popen(argv, cwd=cwd, env=env, stderr=subprocess.PIPE, text=True)
-        self.lines: queue.Queue[str | None] = queue.Queue()
-        threading.Thread(target=self._drain, daemon=True).start()
         self.port = self.token = ""
         #: The token the page exported for the server (A2A_LAB_ADMIN_TOKEN): it then prints none.
         self.given_token = env.get("A2A_LAB_ADMIN_TOKEN", "")
-        try:
-            self._wait_ready(command)
-        except BaseException:
-            self.stop()
-            raise
+        self.running = Background(command.replace(found.group(0), "--port 0"), cwd, env, self._read, TIMEOUT)
 
-    def _wait_ready(self, command: str) -> None:
-        said = ""
-        while not (self.port and self.token):
-            try:
-                line = self.lines.get(timeout=TIMEOUT)
-            except queue.Empty:
-                raise AssertionError(f"example {command!r} did not serve in {TIMEOUT} s:\n{said}") from None
-            assert line is not None, f"example {command!r} ended before it served:\n{said}"
-            said += line
-            if address := re.search(r" on https?://127\.0\.0\.1:(\d+) ", line):
-                self.port = address.group(1)
-            if token := re.search(r"generated token .*: Authorization: Bearer (\S+)", line):
-                self.token = token.group(1)
-            elif self.port and self.given_token:
-                self.token = self.given_token
-
-    def _drain(self) -> None:
-        assert self.process.stderr is not None
-        for line in self.process.stderr:  # read to the end, so uvicorn's log never fills the pipe
-            self.lines.put(line)
-        self.lines.put(None)
+    def _read(self, line: str) -> bool:
+        if address := re.search(r" on https?://127\.0\.0\.1:(\d+) ", line):
+            self.port = address.group(1)
+        if token := re.search(r"generated token .*: Authorization: Bearer (\S+)", line):
+            self.token = token.group(1)
+        elif self.port and self.given_token:
+            self.token = self.given_token
+        return bool(self.port and self.token)
 
     def stop(self) -> None:
-        self.process.terminate()
-        self.process.wait(TIMEOUT)
+        self.running.stop()
 
 
 def test_every_listed_prefix_names_a_command_of_a_page() -> None:

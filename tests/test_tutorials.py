@@ -22,18 +22,18 @@ from __future__ import annotations
 import difflib
 import json
 import os
-import queue
 import re
 import shutil
 import subprocess
 import sys
-import threading
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import pytest
+
+from .background import Background
 
 ROOT = Path(__file__).resolve().parent.parent
 TUTORIALS = ROOT / "docs" / "tutorials"
@@ -203,36 +203,16 @@ class Server:
 
     def __init__(self, command: str, cwd: Path, env: dict[str, str]) -> None:
         assert "--port 0" in command, f"a tutorial serves on a free port only (--port 0): {command!r}"
-        self.process = subprocess.Popen(
-            ["bash", "-e", "-c", "exec " + command], cwd=cwd, env=env, stderr=subprocess.PIPE, text=True
-        )
-        self.lines: queue.Queue[str | None] = queue.Queue()
-        threading.Thread(target=self._drain, daemon=True).start()
         self.url = ""
-        said = ""
-        try:
-            while not self.url:
-                try:
-                    line = self.lines.get(timeout=TIMEOUT)
-                except queue.Empty:
-                    raise AssertionError(f"{command!r} did not serve in {TIMEOUT} s:\n{said}") from None
-                assert line is not None, f"{command!r} ended before it served:\n{said}"
-                said += line
-                if found := SERVING.search(line):
-                    self.url = found.group(1)
-        except BaseException:
-            self.stop()
-            raise
+        self.running = Background(command, cwd, env, self._read, TIMEOUT)
 
-    def _drain(self) -> None:
-        assert self.process.stderr is not None
-        for line in self.process.stderr:  # read to the end, so uvicorn's log never fills the pipe
-            self.lines.put(line)
-        self.lines.put(None)
+    def _read(self, line: str) -> bool:
+        if found := SERVING.search(line):
+            self.url = found.group(1)
+        return bool(self.url)
 
     def stop(self) -> None:
-        self.process.terminate()
-        self.process.wait(TIMEOUT)
+        self.running.stop()
 
 
 def _with_json_reports(script: str, reports: Path) -> tuple[str, list[Path]]:

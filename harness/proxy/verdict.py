@@ -12,6 +12,7 @@ from a2a_lab.contract.journal_record import Entry, EntryKind
 from a2a_lab.protocol.cards import Support
 
 from .. import scoring
+from ..causes import WIRE
 from ..journal_view import RunView
 from ..model import CheckResult, ScenarioResult
 from ..probe.definitions import LIVE_CHECKS, PROBE_CHECKS
@@ -23,16 +24,7 @@ GROUP = "proxy"
 CLIENT_ID, SERVER_ID = f"{GROUP}/client", f"{GROUP}/server"
 #: The client checks a live session can judge: none of them needs a scenario's expectation, action or result file.
 CLIENT_CHECKS = (
-    "CARD-DISCOVERY",
-    "INTERFACE-SELECTION",
-    "URL-FROM-CARD",
-    "TENANT",
-    "VERSION-HEADER",
-    "VERSION-MATCHES-METHOD",
-    "METHOD-MATCHES-INTERFACE",
-    "JSONRPC-ENVELOPE",
-    "HTTP-JSON-REQUEST",
-    "BODY-SHAPE",
+    *WIRE,
     "MESSAGE-ID-UNIQUE",
     "NO-RETRY-LOOP",
     "FALLBACK",
