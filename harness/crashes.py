@@ -26,15 +26,6 @@ LINE_CHARS = 200
 TRACE_AT_END_LINES = 60
 
 
-def stack_trace(stderr: str) -> str | None:
-    """The line of `stderr` where a stack trace shows (the first one), or None."""
-    for pattern in STACK_TRACES:
-        found = pattern.search(stderr)
-        if found:
-            return found.group(0).strip()
-    return None
-
-
 def trace_at_end(stderr: str) -> str | None:
     """The first line of the stack trace that ends `stderr` (an uncaught error's), or None: None too where the last
     trace is followed by more than a runtime's own closing lines (the client logged an error and went on)."""

@@ -56,3 +56,12 @@ def test_the_readme_stays_a_front_door() -> None:
     lines = readme.count("\n")
     assert lines <= README_MOST_LINES, f"README.md has {lines} lines: move what is not a way in to a page of docs/"
     assert "pip install . && a2a-lab run" in readme and "pip install -e '.[test]' && pytest" in readme
+
+
+def test_the_handshake_page_names_every_variable_the_client_inherits() -> None:
+    """docs/reference/handshake.md writes the allow-list out for the reader; harness/environment.py is what holds."""
+    from a2a_lab.harness.environment import names_given
+
+    page = (REFERENCE / "handshake.md").read_text(encoding="utf-8")
+    missing = [name for name in names_given() if f"`{name}`" not in page]
+    assert not missing, f"docs/reference/handshake.md does not name {missing} in its allow-list"

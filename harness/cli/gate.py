@@ -52,7 +52,7 @@ def conclude(
     report = json_report.build(results, summary, meta, checks=checks)
     try:
         files.write(report, results, strict)
-    except OSError as exc:  # checked before the run (outputs.report_files_problem); the disk may still fill up
+    except OSError as exc:  # checked before the run (outputs.unwritable); the disk may still fill up
         say(f"cannot write the reports: {exc.strerror or exc}{f': {exc.filename}' if exc.filename else ''}")
         return Exit.USAGE
     if any(r.outcome == Outcome.ERROR for r in results):

@@ -1,6 +1,6 @@
 """The report files a scoring command was asked for (`--json`, `--junit`, `--html`, `--report-dir`), written from
 one report. The command line builds them from its options (cli.options.report_files) and checks them before a run
-(cli.outputs.report_files_problem)."""
+(cli.outputs.unwritable, for every output option of the command)."""
 
 from __future__ import annotations
 
