@@ -58,7 +58,7 @@ def command(client: str, mode: str) -> str:
 def in_process_client(client: str) -> Any:
     """An async client for inprocess.run_async: the reference client in a thread per scenario (slow-start: after
     START_S once), or a no-op."""
-    from a2a_lab.harness.cli import client as client_command
+    from a2a_lab.harness.refclient import command_line as client_command
 
     parser = argparse.ArgumentParser()
     client_command.add_arguments(parser)

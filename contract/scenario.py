@@ -431,6 +431,9 @@ class CardSpec:
     #: Structured edits of the card object as served, origins filled in, before it is signed (`card.edit`): how a
     #: card serves a member of the wrong type on purpose (`{at: version, set: 1}`), which `object` refuses.
     edits: tuple[Edit, ...] = ()
+    #: With the scenario's `base_path`: what the origin's own /.well-known/agent-card.json answers (`card.origin_root`;
+    #: default a 404), while the card is served under the prefix.
+    origin_root: CardPath = field(default_factory=lambda: CardPath(CardPathMode.MISSING, 404))
 
 
 @dataclass(frozen=True)
@@ -660,6 +663,13 @@ class Scenario:
     #: The tenants an HTTP+JSON route may begin with (`/{tenant}/message:send`): None, any (`tenant_routes: any`);
     #: else exactly these (`declared`: the card's; `none`: the empty set).
     tenants: frozenset[str] | None = None
+    #: The path prefix everything is served under (`base_path`: the card, the endpoints, `{base_url}`), as a gateway
+    #: publishes an agent at `/agents/demo`; "" serves at the origin's root.
+    base_path: str = ""
+
+    def served_at(self, origin: str) -> str:
+        """The scenario's `{base_url}` on a server at `origin` (its prefix appended): its card is under it."""
+        return origin + self.base_path
 
     @property
     def group(self) -> str:

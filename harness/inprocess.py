@@ -11,15 +11,20 @@ scoring and the reports of `a2a-lab run`, and no process per scenario (docs/how-
     assert outcome.passed, outcome.scorecard()
 
 Each scenario gets a fresh server and journal, as in `a2a-lab run`; the callable is awaited once per scenario with
-the handshake's variables (an Assignment), within the scenario's time limit (past it, it is cancelled: TIMEOUT). What
-it returns is its result, as A2A_LAB_RESULT's file would hold it (None: it wrote the file at `result_path`, or
-nothing); an exception it raises ends the scenario as a client process's crash does (exit code 1, the traceback as
-its stderr). The callable must not block the event loop (run blocking code with `asyncio.to_thread`): a scenario's
-time limit is kept by the loop."""
+the handshake's variables (an Assignment), within the scenario's time limit, in an event loop and a thread of its own
+(as a client process has its own interpreter; the caller's context variables are its). Past its time it is cancelled
+(TIMEOUT), and given CANCEL_GRACE_S to end; one that ignores its cancellation or blocks its event loop is left to
+itself in its daemon thread, and costs no other scenario its time. What it returns is its result, as A2A_LAB_RESULT's
+file would hold it (None: it wrote the file at `result_path`, or nothing); an exception it raises ends the scenario as
+a client process's crash does (exit code 1, the traceback as its stderr), whatever its class: SystemExit (its code as
+the exit code), asyncio.CancelledError, any BaseException but KeyboardInterrupt, which ends the run. Since each call
+has its own loop, objects bound to one (an httpx.AsyncClient, an aiohttp session) are made within the call, not shared
+between scenarios."""
 
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import functools
 import io
 import tempfile
@@ -37,7 +42,7 @@ from a2a_lab.contract.scenario import Scenario
 from a2a_lab.protocol import jsontext
 from a2a_lab.protocol.cards import WELL_KNOWN_PATH, Support
 
-from . import runner, scoring
+from . import process, runner, scoring
 from .baseline import Baseline
 from .model import ClientRun, ScenarioResult
 from .reports import console, json_report
@@ -226,18 +231,125 @@ async def _one(
     return raw
 
 
+#: Past its time a callable is cancelled, and has this long to end before it is left to itself (TIMEOUT either way):
+#: one that swallows its cancellation, or blocks its event loop, holds neither the run nor its scenario's server.
+CANCEL_GRACE_S = 1.0
+
+
+@dataclass
+class _Ended:
+    """How a callable ended: what it returned, or how it was stopped (a process's exit code, its traceback)."""
+
+    returned: Any = None
+    exit_code: int = 0
+    trace: str = ""
+
+
+class _Turn:
+    """One scenario's call of the client, in an event loop and a thread of its own, as a client process has its own
+    interpreter: a callable that blocks its loop or ignores its cancellation costs no other scenario its time, and a
+    BaseException it raises (SystemExit, CancelledError, ...) is its scenario's crash. KeyboardInterrupt alone is
+    handed on: it ends the run. The caller's context variables are the callable's."""
+
+    def __init__(self, client: Client, job: Assignment) -> None:
+        self.ended: _Ended | None = None
+        self.failure: BaseException | None = None
+        self.arrived = asyncio.Event()
+        self._caller = asyncio.get_running_loop()
+        self._context = contextvars.copy_context()
+        self._lock = threading.Lock()
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._task: asyncio.Task[_Ended] | None = None
+        name = f"a2a-lab-inprocess {job.scenario}"
+        threading.Thread(target=self._main, args=(client, job), name=name, daemon=True).start()
+
+    def _main(self, client: Client, job: Assignment) -> None:
+        loop = asyncio.new_event_loop()
+        try:
+            with self._lock:
+                self._loop = loop
+                self._task = loop.create_task(_called(client, job), context=self._context)
+            self.ended = loop.run_until_complete(self._task)
+        except BaseException as exc:  # KeyboardInterrupt, or a failure of the loop itself: the run's to handle
+            self.failure = exc
+        finally:
+            _close(loop)
+            with self._lock:
+                self._loop = None
+            try:
+                self._caller.call_soon_threadsafe(self.arrived.set)
+            except RuntimeError:
+                pass  # the run is over (its loop closed): nobody waits for this callable any more
+
+    def cancel(self) -> None:
+        """Cancel the callable (where its loop still turns: a blocked one sees it when it next awaits)."""
+        with self._lock:
+            if self._loop is not None and self._task is not None:
+                self._loop.call_soon_threadsafe(self._task.cancel)
+
+
+async def _called(client: Client, job: Assignment) -> _Ended:
+    try:
+        return _Ended(await client(job))
+    except KeyboardInterrupt:
+        raise
+    except SystemExit as exc:  # as a process would exit: its code (None: 0; not a number: 1)
+        code = exc.code if isinstance(exc.code, int) else 0 if exc.code is None else 1
+        return _Ended(exit_code=code, trace=traceback.format_exc())
+    except BaseException:  # an exception, CancelledError of its own, GeneratorExit: a crash
+        return _Ended(exit_code=1, trace=traceback.format_exc())
+
+
+def _close(loop: asyncio.AbstractEventLoop) -> None:
+    """What the callable left running is cancelled, given CANCEL_GRACE_S to end (as a process's exit ends its
+    threads), and the loop closed."""
+    try:
+        pending = [task for task in asyncio.all_tasks(loop) if not task.done()]
+        for task in pending:
+            task.cancel()
+        wind_up = [*pending, loop.create_task(loop.shutdown_asyncgens())]
+        loop.run_until_complete(asyncio.wait(wind_up, timeout=CANCEL_GRACE_S))
+    except BaseException:  # the callable's leftovers may raise anything: the loop closes anyway
+        pass
+    finally:
+        loop.close()
+
+
 async def _await(client: Client, job: Assignment, limit: float) -> ClientRun:
     """The client's turn: its result, or how it ended (a timeout, an exception, something that is no result)."""
     began = time.monotonic()
     command = ["in-process", str(getattr(client, "__qualname__", client))]
+    turn = _Turn(client, job)
     try:
         async with asyncio.timeout(limit):
-            returned = await client(job)
+            await turn.arrived.wait()
     except TimeoutError:
-        return ClientRun(command, None, round(time.monotonic() - began, 3), True)
-    except Exception:
-        return ClientRun(command, 1, round(time.monotonic() - began, 3), False, "", traceback.format_exc())
+        duration = round(time.monotonic() - began, 3)
+        turn.cancel()
+        try:
+            async with asyncio.timeout(CANCEL_GRACE_S):
+                await turn.arrived.wait()
+        except TimeoutError:
+            pass  # it ignores its cancellation, or blocks its loop: left to itself, in its daemon thread
+        return ClientRun(command, None, duration, True)
+    except asyncio.CancelledError:  # the run itself is cancelled: so is the callable
+        turn.cancel()
+        raise
     duration = round(time.monotonic() - began, 3)
+    if turn.failure is not None:
+        raise turn.failure
+    assert turn.ended is not None
+    return _ran(command, duration, turn.ended, job)
+
+
+def _ran(command: list[str], duration: float, ended: _Ended, job: Assignment) -> ClientRun:
+    """A callable that ended in its time: its result (returned, or in the result file), or how it crashed."""
+    returned = ended.returned
+    if ended.trace:
+        stderr = process.Kept()
+        stderr.add(ended.trace.encode("utf-8", "replace"))
+        result, error = runner.read_result(Path(job.result_path)) if ended.exit_code == 0 else (None, None)
+        return ClientRun(command, ended.exit_code, duration, False, "", stderr.text(), result, error)
     if returned is None:
         result, error = runner.read_result(Path(job.result_path))
     elif isinstance(returned, dict):

@@ -167,20 +167,6 @@ _UNDELIVERED = frozenset({"stalled", "reset", "truncated"})
 _ANSWERS = frozenset({ResultKind.TASK, ResultKind.MESSAGE, ResultKind.RAW})
 
 
-def rpc_response_problem(body: Any, request_id: Any) -> str | None:
-    """Why a body is no JSON-RPC 2.0 response to this request ("jsonrpc": "2.0", the request's id, exactly one of
-    `result` and `error`), or None when it is one."""
-    if not isinstance(body, dict):
-        return "not a JSON object"
-    if ("result" in body) == ("error" in body):
-        return "both `result` and `error`" if "result" in body else "neither `result` nor `error`"
-    if body.get("jsonrpc") != jsonrpc.VERSION:
-        return f"jsonrpc {body.get('jsonrpc')!r}"
-    if "id" not in body or body["id"] != request_id or type(body["id"]) is not type(request_id):
-        return f"id {body.get('id')!r}, the request's was {request_id!r}"
-    return None
-
-
 def _endpoint_path(path: str, binding: Binding | None) -> str:
     """An interface URL's path as the server keys its endpoint: a JSON-RPC URL is a complete endpoint, its trailing
     slash included (RFC 3986 §6.2.3 keeps `/a` and `/a/` apart); an HTTP+JSON URL is a base the routes go under."""
@@ -240,7 +226,7 @@ def observe(call: Call, invalid_too: bool = False) -> list[Observed]:
     request_id = call.entry.rpc.id if call.entry.rpc else None
     out: list[Observed] = []
     for body in call.responses():
-        if rpc and not invalid_too and rpc_response_problem(body, request_id) is not None:
+        if rpc and not invalid_too and jsonrpc.rpc_response_problem(body, request_id) is not None:
             continue
         if rpc and not isinstance(body, dict):
             continue

@@ -16,6 +16,7 @@ restarts the client: it is out of step)."""
 from __future__ import annotations
 
 import os
+import re
 import selectors
 import subprocess
 import time
@@ -45,8 +46,20 @@ class Turn:
     answer_error: str | None = None
 
 
+#: An answer line (what follows LOOP_ANSWER up to its newline), wherever a line starts.
+_PREFIX = handshake.LOOP_ANSWER.encode()
+_ANSWER_LINE = re.compile(rb"^" + re.escape(_PREFIX) + rb"([^\n]*)\n", re.MULTILINE)
+#: What an answer's inline result object is called where it cannot be read (not A2A_LAB_RESULT: no file was written).
+INLINE_RESULT = f"the result object of the loop answer ({handshake.LOOP_ANSWER}{{...}})"
+
+
 class _Lines:
-    """A client's stdout split into lines: answer lines apart, every other byte kept as the client's output."""
+    """A client's stdout split into lines: answer lines apart, every other byte kept as the client's output.
+
+    Linear in what comes: complete lines are searched for answer lines in one pass, and the runs of lines between them
+    kept in one piece each (a flood of blank lines costs its bytes once, not a step per line). What is held is
+    bounded: an unfinished line up to ANSWER_LIMIT, the first two answers of a turn (a second is all it takes to fail
+    it), and the output as process.Kept keeps it."""
 
     def __init__(self) -> None:
         self.pending = b""
@@ -54,19 +67,32 @@ class _Lines:
         self.broken: str | None = None
 
     def feed(self, chunk: bytes, out: process.Kept) -> None:
-        self.pending += chunk
-        prefix = handshake.LOOP_ANSWER.encode()
-        while b"\n" in self.pending:
-            line, _, self.pending = self.pending.partition(b"\n")
-            if line.startswith(prefix):
-                self.answers.append(line[len(prefix) :])
-            else:
-                out.add(line + b"\n")
+        end = chunk.rfind(b"\n") + 1
+        if end:
+            block, self.pending = self.pending + chunk[:end], chunk[end:]
+            self._complete(block, out)
+        else:
+            self.pending += chunk
         if len(self.pending) > ANSWER_LIMIT:
-            if self.pending.startswith(prefix):
+            if self.pending.startswith(_PREFIX):
                 self.broken = f"the loop answer is longer than {ANSWER_LIMIT} bytes without a newline"
             out.add(self.pending)
             self.pending = b""
+
+    def _complete(self, block: bytes, out: process.Kept) -> None:
+        """Whole lines: each answer line taken apart, the output between them kept as it came."""
+        if _PREFIX not in block:  # the usual case, at the speed of a byte search
+            out.add(block)
+            return
+        start = 0
+        for match in _ANSWER_LINE.finditer(block):
+            if match.start() > start:
+                out.add(block[start : match.start()])
+            if len(self.answers) < 2:
+                self.answers.append(match.group(1))
+            start = match.end()
+        if start < len(block):
+            out.add(block[start:])
 
     def rest(self, out: process.Kept) -> None:
         """The client's stdout ended: a line it left unfinished is its output (an answer must end with a newline)."""

@@ -86,11 +86,11 @@ class ServedScenario:
 
     @property
     def base_url(self) -> str:
-        return self.server.url
+        return self.scenario.served_at(self.server.url)  # under the scenario's `base_path`, if it has one
 
     @property
     def card_url(self) -> str:
-        return self.server.url + WELL_KNOWN_PATH
+        return self.base_url + WELL_KNOWN_PATH
 
     @property
     def message(self) -> str:

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import httpx
@@ -98,16 +97,3 @@ class RemoteRun:
 
     def base_url(self, scenario_id: str) -> str:
         return self.server.base_url(self.id, scenario_id)
-
-    def save(self, path: Path) -> None:
-        """Write the id and token to `path`, readable by this user only (run_file.write: with what was driven)."""
-        from . import run_file
-
-        run_file.write(path, self)
-
-    @classmethod
-    def load(cls, server: RemoteServer, path: Path) -> RemoteRun:
-        """The run a run file names; RemoteError when it cannot be read or holds no id and token."""
-        from . import run_file
-
-        return run_file.read(server, path)[0]

@@ -31,7 +31,7 @@ from . import environment, process, schedule, scoring
 from .baseline import Baseline
 from .checks.errors import GIVES_UP
 from .journal_view import RunView
-from .loop import LoopClient
+from .loop import INLINE_RESULT, LoopClient
 from .model import ClientRun, Outcome, ScenarioResult
 from .remote import RemoteError, RemoteRun, RemoteServer
 
@@ -214,24 +214,25 @@ def read_result(path: Path) -> tuple[dict[str, Any] | None, str | None]:
     return parse_result(raw)
 
 
-def parse_result(raw: bytes) -> tuple[dict[str, Any] | None, str | None]:
-    """A result's bytes (a result file's, a loop answer's object) read as read_result reads a file."""
+def parse_result(raw: bytes, subject: str = "A2A_LAB_RESULT") -> tuple[dict[str, Any] | None, str | None]:
+    """A result's bytes (a result file's, a loop answer's object) read as read_result reads a file; `subject`: what
+    its errors call it."""
     if not raw:
         return None, None
     if len(raw) > RESULT_LIMIT:
-        return None, f"A2A_LAB_RESULT is larger than {RESULT_LIMIT} bytes"
+        return None, f"{subject} is larger than {RESULT_LIMIT} bytes"
     try:
         data = jsontext.loads(raw)
-    except UnicodeDecodeError:
-        return None, "A2A_LAB_RESULT is not UTF-8 text"
+    except UnicodeDecodeError as exc:
+        return None, f"{subject} is not UTF-8 text (byte 0x{raw[exc.start]:02X} at position {exc.start})"
     except RecursionError:
-        return None, f"A2A_LAB_RESULT is nested deeper than {RESULT_DEPTH} levels"
+        return None, f"{subject} is nested deeper than {RESULT_DEPTH} levels"
     except ValueError as exc:
-        return None, f"A2A_LAB_RESULT is not JSON: {exc}"
+        return None, f"{subject} is not JSON: {exc}"
     if not isinstance(data, dict):
-        return None, "A2A_LAB_RESULT must hold a JSON object"
+        return None, f"{subject} must hold a JSON object"
     if not jsontext.within_depth(data, RESULT_DEPTH):
-        return None, f"A2A_LAB_RESULT is nested deeper than {RESULT_DEPTH} levels"
+        return None, f"{subject} is nested deeper than {RESULT_DEPTH} levels"
     return data, None
 
 
@@ -282,7 +283,7 @@ class LocalServers:
         app = ScenarioApp(scenario, seed=self.seed)  # its admin token is random, and never leaves this process
         context = lab_tls.context_for(scenario.tls, lambda: app.state.journal)
         with BackgroundServer(app, ssl_context=context) as server:
-            base_url = server.url
+            base_url = scenario.served_at(server.url)
             app.hosted(server)
 
             def evidence() -> Evidence:
@@ -339,7 +340,7 @@ class SharedRun:
             card = None
         alt = facts.get("alt_base_url")
         return Evidence(
-            self.run.base_url(scenario.id),
+            scenario.served_at(self.run.base_url(scenario.id)),
             card,
             journal["entries"],
             journal.get("dropped", 0),
@@ -348,7 +349,7 @@ class SharedRun:
 
     @contextmanager
     def host(self, scenario: Scenario) -> Iterator[Hosted]:
-        yield Hosted(self.run.base_url(scenario.id), lambda: self.evidence(scenario))
+        yield Hosted(scenario.served_at(self.run.base_url(scenario.id)), lambda: self.evidence(scenario))
 
     def collect(
         self, scenario: Scenario, client: ClientRun, seed: int, duration: float = 0.0, error: str | None = None
@@ -390,7 +391,7 @@ def run_one(
             finished, answer_error = turn.finished, turn.answer_error
             inline = turn.answer.raw if turn.answer is not None else None
         ended = time.monotonic()
-        result, result_error = parse_result(inline) if inline is not None else read_result(result_path)
+        result, result_error = parse_result(inline, INLINE_RESULT) if inline is not None else read_result(result_path)
         evidence = hosted.evidence()
     teardown = time.monotonic() - ended
     client = ClientRun(

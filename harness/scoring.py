@@ -78,7 +78,12 @@ def subject_of(view: RunView) -> Subject:
     unusable = bool(view.supports) and (view.card_gap is not None or view.expected_interface() is None)
     refused = not reached and (view.expect.no_call_allowed or unusable) and crash is None and not view.client_timed_out
     if reached or refused:
-        return Subject(reached, refused, card_refusal=refused and not view.expect.no_call_allowed)
+        # A refusal of a readable card that offers the client nothing it speaks (its gap) is a refusal for the card's
+        # generation or binding, even where the scenario allows leaving the agent alone for a reason of its own (a
+        # tampered signature): the scenario's reason was not what the client judged. A card no client can read
+        # (malformed) is the scenario's own reason.
+        gap = unusable and (isinstance(view.card, dict) or not view.expect.no_call_allowed)
+        return Subject(reached, refused, card_refusal=refused and gap)
     if view.expect.no_call_allowed or unusable:
         missing = "the client crashed before any call: a refusal for the scenario's reason is not shown" + (
             view.ending()
@@ -101,7 +106,8 @@ def scenario_outcome(
     A timeout is the verdict only where no check judged it (GIVES-UP judges a client stopped while it waited for an
     answer that never came). UNIMPLEMENTED, not PASS, when the checks the scenario exists for (`purpose`, else all)
     judged nothing: each was UNIMPLEMENTED or SKIPPED, at least one UNIMPLEMENTED (the client did not show on the wire
-    what the scenario asks, and wrote no A2A_LAB_RESULT). The evidence floor: never PASS when the scenario's `subject`
+    what the scenario asks, and wrote no A2A_LAB_RESULT); a MAY check among them counts only where no MUST or SHOULD
+    check is among them. The evidence floor: never PASS when the scenario's `subject`
     did not happen (the client neither reached the agent nor refused it where a correct client may): a card fetch
     alone is no PASS.
     """
@@ -117,8 +123,12 @@ def scenario_outcome(
         return worst
     if subject is not None and not subject.happened:
         return Outcome.UNIMPLEMENTED
-    focus = [c.outcome for c in judged if c.id in purpose] if purpose else [c.outcome for c in judged]
-    if Outcome.UNIMPLEMENTED in focus and all(o in _UNJUDGED for o in focus):
+    focus = [c for c in judged if c.id in purpose] if purpose else judged
+    # A MAY check (STREAMING-USED) stands for the scenario's subject only where nothing stronger is its purpose: a
+    # client that streamed but showed nothing of the answer the scenario exists for has not shown its subject.
+    stronger = [c.outcome for c in focus if c.level in (Level.MUST, Level.SHOULD)]
+    outcomes = stronger or [c.outcome for c in focus]
+    if Outcome.UNIMPLEMENTED in outcomes and all(o in _UNJUDGED for o in outcomes):
         return Outcome.UNIMPLEMENTED
     return Outcome.PASS
 

@@ -9,7 +9,7 @@ LabError
 ├── UnsupportedRequest ..... protocol/requests.py            [ValueError]
 ├── DecodeError ............ protocol/protobuf.py            [ValueError]
 ├── Refused ................ contract/userfile.py            [ValueError]
-├── ScenarioError .......... contract/loader.py              [ValueError]
+├── ScenarioError .......... contract/loader/reader.py       [ValueError]
 ├── OriginError ............ contract/placeholders.py        [ValueError]
 ├── SelectionError ......... contract/catalogue.py           [ValueError]
 ├── LoopAnswerError ........ contract/handshake.py           [ValueError]
@@ -23,15 +23,18 @@ LabError
 │   └── UsageFailure ....... harness/refclient/failures.py
 ├── RemoteError ............ harness/remote.py               [RuntimeError]
 ├── BaselineError .......... harness/baseline.py             [ValueError]
-├── RecordError ............ harness/record/capture.py
+├── RecordError ............ harness/scenario_writer.py
 ├── CaptureError ........... harness/proxy/capture.py
-├── HarError ............... harness/proxy/har.py
+├── HarError ............... harness/record/har.py
 ├── UpstreamError .......... harness/proxy/upstream.py
+├── Busy ................... harness/proxy/upstream.py
+├── SelfUpstream ........... harness/proxy/session.py
+├── TooLarge ............... harness/ui/bodies.py
 ├── ClientEnvError ......... harness/environment.py          [ValueError]
 ├── PresetError ............ harness/cli/presets.py          [ValueError]
 ├── Refusal ................ harness/cli/run.py
 ├── UnusableInput .......... harness/cardcheck/command.py
-├── ActsError .............. harness/acts/document.py        [ValueError]
+├── ActsError .............. harness/acts/document/fields.py [ValueError]
 ├── Unresolved ............. harness/acts/assertions.py
 └── StepFailed ............. harness/acts/runner.py
 

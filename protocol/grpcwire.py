@@ -116,13 +116,17 @@ def status_name(number: int) -> str:
     return code.value if code is not None else f"CODE_{number}"
 
 
+#: Target schemes gRPC's resolvers read in place of a host (`unix:5555` is a Unix socket named 5555, not TCP).
+RESOLVER_SCHEMES = frozenset({"unix", "unix-abstract", "vsock", "ipv4", "ipv6", "dns", "xds", "google-c2p"})
+
+
 def split_address(url: str) -> tuple[str, int] | None:
     """`host:port` (or `[v6]:port`) as the spec wants a gRPC interface url; None for anything else (a scheme, a path,
-    no port)."""
+    no port, a host gRPC reads as a resolver's scheme: `unix:5555`)."""
     if "/" in url or not url:
         return None
     host, sep, port = url.rpartition(":")
-    if not sep or not host or not port.isdigit() or not 0 < int(port) < 65536:
+    if not sep or not host or not port.isdigit() or not 0 < int(port) < 65536 or host.lower() in RESOLVER_SCHEMES:
         return None
     if host.startswith("["):
         if not host.endswith("]"):
@@ -191,7 +195,7 @@ def url_problem(url: str) -> str | None:
         return None
     rest = url.strip()
     flaws = []
-    if "://" in rest or rest.lower().startswith("dns:"):
+    if "://" in rest or rest.lower().startswith("dns:") or rest.split(":", 1)[0].lower() in RESOLVER_SCHEMES:
         flaws.append("a scheme")
         rest = (rest.split("://", 1)[1] if "://" in rest else rest[4:]).lstrip("/")
     if "/" in rest.rstrip("/"):

@@ -171,3 +171,17 @@ def _top_level_member(text: str, name: str) -> tuple[int, int] | None:
                 return None
     except ValueError:
         return None
+
+
+def rpc_response_problem(body: Any, request_id: Any) -> str | None:
+    """Why a body is no JSON-RPC 2.0 response to this request ("jsonrpc": "2.0", the request's id, exactly one of
+    `result` and `error`), or None when it is one."""
+    if not isinstance(body, dict):
+        return "not a JSON object"
+    if ("result" in body) == ("error" in body):
+        return "both `result` and `error`" if "result" in body else "neither `result` nor `error`"
+    if body.get("jsonrpc") != VERSION:
+        return f"jsonrpc {body.get('jsonrpc')!r}"
+    if "id" not in body or body["id"] != request_id or type(body["id"]) is not type(request_id):
+        return f"id {body.get('id')!r}, the request's was {request_id!r}"
+    return None

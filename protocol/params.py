@@ -135,95 +135,129 @@ def read(
         raise invalid_params("params" if not rest else "body", "must be an object")
     if refuse_unknown and version is V1:
         _refuse_unknown(op, params)
-    # ProtoJSON parsers accept the proto (snake_case) field names too; a server reads both (clients are judged apart).
-    merged: dict[str, Any]
-    if not query and not path_params and "_" not in "".join(params):
-        merged = params  # only read below: nothing to merge or rename (a JSON-RPC call's params, most often)
-    else:
-        merged = {}
-        for key, value in params.items():
-            merged.setdefault(shapes.camel(key) if "_" in key else key, value)
-        for key, value in (query or {}).items():
-            merged.setdefault(shapes.camel(key), value)
-        for key, value in (path_params or {}).items():
-            merged[key] = value  # the path wins over the body (notes §3.5)
+    merged = _merged(params, path_params, query)
     out: dict[str, Any] = {}
     if isinstance(merged.get("tenant"), str) and merged["tenant"]:
         out["tenant"] = merged["tenant"]
-
     if op in MESSAGE_SENDS:
-        raw_msg = merged.get("message", merged.get("request") if version is V03 and rest else None)
-        if raw_msg is None:
-            raise invalid_params(f"{where}message", "required: the message to send")
-        out["message"] = shapes.parse_message_or_raise(raw_msg, form, f"{where}message", lenient_kind, max_parts)
-        cfg_in = merged.get("configuration")
-        # most sends carry no configuration: what the reader makes of none, made once per form (a copy each time)
-        out["configuration"] = (
-            dict(_no_configuration(form, where)) if cfg_in is None else _configuration(cfg_in, form, where)
-        )
-        if isinstance(merged.get("metadata"), dict):
-            out["metadata"] = merged["metadata"]
-        return out
-
+        return _message_send(merged, out, form, where, lenient_kind, max_parts)
     if op in (Operation.GET_TASK, Operation.CANCEL_TASK, Operation.SUBSCRIBE_TO_TASK):
-        if version is V03 and rest and "name" in merged and "id" not in merged:
-            merged = {**merged, "id": str(merged["name"]).removeprefix("tasks/")}  # a copy: may be the caller's
-        out["id"] = _need_str(merged, "id", where)
-        hl = _opt_int(merged.get("historyLength"), f"{where}historyLength", 0)
-        if hl is not None:
-            out["historyLength"] = hl
-        if merged.get(CURRENT_GENERATION) is not None and op is Operation.GET_TASK and version is V1:
-            out[CURRENT_GENERATION] = merged[CURRENT_GENERATION]  # 1.1 (§3.2.7): a 1.1 server reads it
-        return out
-
+        return _task_ref(op, merged, out, form, where)
     if op is Operation.LIST_TASKS:
-        if "contextId" in merged:
-            out["contextId"] = str(merged["contextId"])
-        if merged.get("status") not in (None, ""):
-            state = states.parse_strict(merged["status"], V1_JSONRPC)
-            if state is None:
-                raise invalid_params(
-                    f"{where}status", f"unknown task state {merged['status']!r} (e.g. TASK_STATE_WORKING)"
-                )
-            out["status"] = state
-        out["pageSize"] = _opt_int(merged.get("pageSize"), f"{where}pageSize", 1, 100) or 50
-        token = merged.get("pageToken") or ""
-        if not isinstance(token, str) or (token and not _digits(token)):
-            raise invalid_params(f"{where}pageToken", "is not a page token this server issued")
-        out["offset"] = int(token or 0)
-        hl = _opt_int(merged.get("historyLength"), f"{where}historyLength", 0)
-        if hl is not None:
-            out["historyLength"] = hl
-        out["includeArtifacts"] = bool(_opt_bool(merged.get("includeArtifacts"), f"{where}includeArtifacts"))
-        after = merged.get("statusTimestampAfter")
-        if after is not None and not isinstance(after, str):
-            raise invalid_params(f"{where}statusTimestampAfter", "must be an ISO-8601 timestamp")
-        out["statusTimestampAfter"] = after
-        return out
-
+        return _list_tasks(merged, out, where)
     if op is Operation.CREATE_PUSH_CONFIG:
-        push_cfg, problems = shapes.parse_push_config(merged, form, "params" if not rest else "body")
-        for p in problems:
-            if not p.foreign:
-                raise invalid_params(p.path, p.message)
-        assert push_cfg is not None
-        if not push_cfg.get("taskId"):
-            raise invalid_params(f"{where}taskId", "required: the task the config is for")
-        return dict(push_cfg)
-
+        return _new_push_config(merged, form, where)
     if op in (Operation.GET_PUSH_CONFIG, Operation.DELETE_PUSH_CONFIG, Operation.LIST_PUSH_CONFIGS):
-        if version is V03 and not rest:
-            out["taskId"] = _need_str(merged, "id", where)
-            if op is not Operation.LIST_PUSH_CONFIGS:
-                cid = merged.get("pushNotificationConfigId")
-                if op is Operation.DELETE_PUSH_CONFIG or cid is not None:
-                    out["id"] = _need_str(merged, "pushNotificationConfigId", where)
-            return out
-        out["taskId"] = _need_str(merged, "taskId", where)
-        if op is not Operation.LIST_PUSH_CONFIGS:
-            out["id"] = _need_str(merged, "id", where)
-        return out
-
+        return _push_config_ref(op, merged, out, form, where)
     if op is Operation.GET_EXTENDED_CARD:
         return out
     raise A2AError(ErrorType.METHOD_NOT_FOUND)  # pragma: no cover - every operation is handled above
+
+
+def _merged(params: dict[str, Any], path_params: dict[str, str] | None, query: dict[str, str] | None) -> dict[str, Any]:
+    """The body's, the query's and the path's params as one mapping, in camelCase: ProtoJSON parsers accept the proto
+    (snake_case) field names too; a server reads both (clients are judged apart). The path wins over the body (notes
+    §3.5), the body over the query. To be read, never written: it is `params` itself when there is nothing to merge or
+    rename."""
+    if not query and not path_params and "_" not in "".join(params):
+        return params  # nothing to merge or rename (a JSON-RPC call's params, most often)
+    merged: dict[str, Any] = {}
+    for key, value in params.items():
+        merged.setdefault(shapes.camel(key) if "_" in key else key, value)
+    for key, value in (query or {}).items():
+        merged.setdefault(shapes.camel(key), value)
+    for key, value in (path_params or {}).items():
+        merged[key] = value  # the path wins over the body (notes §3.5)
+    return merged
+
+
+def _message_send(
+    merged: dict[str, Any],
+    out: dict[str, Any],
+    form: Form,
+    where: str,
+    lenient_kind: bool,
+    max_parts: shapes.PartsLimit | None,
+) -> dict[str, Any]:
+    """SendMessage's and SendStreamingMessage's params: the message, its configuration and metadata, into `out`."""
+    raw_msg = merged.get("message", merged.get("request") if form.version is V03 and form.rest else None)
+    if raw_msg is None:
+        raise invalid_params(f"{where}message", "required: the message to send")
+    out["message"] = shapes.parse_message_or_raise(raw_msg, form, f"{where}message", lenient_kind, max_parts)
+    cfg_in = merged.get("configuration")
+    # most sends carry no configuration: what the reader makes of none, made once per form (a copy each time)
+    out["configuration"] = (
+        dict(_no_configuration(form, where)) if cfg_in is None else _configuration(cfg_in, form, where)
+    )
+    if isinstance(merged.get("metadata"), dict):
+        out["metadata"] = merged["metadata"]
+    return out
+
+
+def _task_ref(op: Operation, merged: dict[str, Any], out: dict[str, Any], form: Form, where: str) -> dict[str, Any]:
+    """GetTask's, CancelTask's and SubscribeToTask's params: the task's id and the history length, into `out`."""
+    version = form.version
+    if version is V03 and form.rest and "name" in merged and "id" not in merged:
+        merged = {**merged, "id": str(merged["name"]).removeprefix("tasks/")}  # a copy: may be the caller's
+    out["id"] = _need_str(merged, "id", where)
+    hl = _opt_int(merged.get("historyLength"), f"{where}historyLength", 0)
+    if hl is not None:
+        out["historyLength"] = hl
+    if merged.get(CURRENT_GENERATION) is not None and op is Operation.GET_TASK and version is V1:
+        out[CURRENT_GENERATION] = merged[CURRENT_GENERATION]  # 1.1 (§3.2.7): a 1.1 server reads it
+    return out
+
+
+def _list_tasks(merged: dict[str, Any], out: dict[str, Any], where: str) -> dict[str, Any]:
+    """ListTasks' params: the filters, the page (its size and the offset its token names), into `out`."""
+    if "contextId" in merged:
+        out["contextId"] = str(merged["contextId"])
+    if merged.get("status") not in (None, ""):
+        state = states.parse_strict(merged["status"], V1_JSONRPC)
+        if state is None:
+            raise invalid_params(f"{where}status", f"unknown task state {merged['status']!r} (e.g. TASK_STATE_WORKING)")
+        out["status"] = state
+    out["pageSize"] = _opt_int(merged.get("pageSize"), f"{where}pageSize", 1, 100) or 50
+    token = merged.get("pageToken") or ""
+    if not isinstance(token, str) or (token and not _digits(token)):
+        raise invalid_params(f"{where}pageToken", "is not a page token this server issued")
+    out["offset"] = int(token or 0)
+    hl = _opt_int(merged.get("historyLength"), f"{where}historyLength", 0)
+    if hl is not None:
+        out["historyLength"] = hl
+    out["includeArtifacts"] = bool(_opt_bool(merged.get("includeArtifacts"), f"{where}includeArtifacts"))
+    after = merged.get("statusTimestampAfter")
+    if after is not None and not isinstance(after, str):
+        raise invalid_params(f"{where}statusTimestampAfter", "must be an ISO-8601 timestamp")
+    out["statusTimestampAfter"] = after
+    return out
+
+
+def _new_push_config(merged: dict[str, Any], form: Form, where: str) -> dict[str, Any]:
+    """CreateTaskPushNotificationConfig's params: the config itself, in canonical (flat) form."""
+    push_cfg, problems = shapes.parse_push_config(merged, form, "params" if not form.rest else "body")
+    for p in problems:
+        if not p.foreign:
+            raise invalid_params(p.path, p.message)
+    assert push_cfg is not None
+    if not push_cfg.get("taskId"):
+        raise invalid_params(f"{where}taskId", "required: the task the config is for")
+    return dict(push_cfg)
+
+
+def _push_config_ref(
+    op: Operation, merged: dict[str, Any], out: dict[str, Any], form: Form, where: str
+) -> dict[str, Any]:
+    """Get-, Delete- and ListTaskPushNotificationConfig's params: the task's id (`taskId`) and, but for List, the
+    config's (`id`), into `out`; 0.3 JSON-RPC names them `id` and `pushNotificationConfigId` (optional in a Get)."""
+    if form.version is V03 and not form.rest:
+        out["taskId"] = _need_str(merged, "id", where)
+        if op is not Operation.LIST_PUSH_CONFIGS:
+            cid = merged.get("pushNotificationConfigId")
+            if op is Operation.DELETE_PUSH_CONFIG or cid is not None:
+                out["id"] = _need_str(merged, "pushNotificationConfigId", where)
+        return out
+    out["taskId"] = _need_str(merged, "taskId", where)
+    if op is not Operation.LIST_PUSH_CONFIGS:
+        out["id"] = _need_str(merged, "id", where)
+    return out

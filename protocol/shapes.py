@@ -302,70 +302,96 @@ def parse_part(
         return None
     part = _normalise_keys(raw, path, problems, form)
     meta = {k: part[k] for k in ("metadata",) if k in part}
-    if version is V1 or rest:
-        if version is V1 and "kind" in part:
+    if version is V1:
+        out = _part_v1(part, path, problems)
+    elif rest:
+        out = _part_v03_rest(part, meta, path, problems)
+    else:
+        return _part_v03_jsonrpc(part, meta, path, problems, lenient_kind)
+    if out is not None:
+        _check_part_values(out, path, problems)
+    return out
+
+
+def _part_v1(part: JSONObject, path: str, problems: list[Problem]) -> JSONObject | None:
+    """A 1.0 part (one of text, raw, url, data; its filename, mediaType and metadata), None without exactly one;
+    0.3 members (`kind`, `file`, `mimeType`) are foreign spellings."""
+    if "kind" in part:
+        problems.append(
+            Problem(f"{path}.kind", "`kind` is a 0.3 field; 1.0 parts are discriminated by member name", foreign=True)
+        )
+    present = [k for k in PART_KINDS_V1 if k in part]
+    if len(present) != 1:
+        problems.append(
+            Problem(
+                path,
+                f"a 1.0 part needs exactly one of {', '.join(PART_KINDS_V1)} (found {', '.join(present) or 'none'})",
+            )
+        )
+        return None
+    (kind,) = present
+    out: JSONObject = {kind: part[kind]}
+    for extra in ("filename", "mediaType", "metadata"):
+        if extra in part:
+            out[extra] = part[extra]
+    for legacy in ("file", "mimeType"):
+        if legacy in part:
             problems.append(
                 Problem(
-                    f"{path}.kind", "`kind` is a 0.3 field; 1.0 parts are discriminated by member name", foreign=True
+                    f"{path}.{legacy}",
+                    f"`{legacy}` is a 0.3 field (1.0 uses raw/url, mediaType, filename)",
+                    foreign=True,
                 )
             )
-        if version is V1:
-            present = [k for k in PART_KINDS_V1 if k in part]
-            if len(present) != 1:
-                problems.append(
-                    Problem(
-                        path,
-                        f"a 1.0 part needs exactly one of {', '.join(PART_KINDS_V1)} "
-                        f"(found {', '.join(present) or 'none'})",
-                    )
-                )
-                return None
-            (kind,) = present
-            out: JSONObject = {kind: part[kind]}
-            for extra in ("filename", "mediaType", "metadata"):
-                if extra in part:
-                    out[extra] = part[extra]
-            for legacy in ("file", "mimeType"):
-                if legacy in part:
-                    problems.append(
-                        Problem(
-                            f"{path}.{legacy}",
-                            f"`{legacy}` is a 0.3 field (1.0 uses raw/url, mediaType, filename)",
-                            foreign=True,
-                        )
-                    )
-        else:  # 0.3 REST: oneof text / file / data
-            present = [k for k in PART_KINDS_V03 if k in part]
-            if len(present) != 1:
-                problems.append(
-                    Problem(
-                        path,
-                        f"a 0.3 REST part needs exactly one of text, file, data (found {', '.join(present) or 'none'})",
-                    )
-                )
-                return None
-            (kind,) = present
-            if kind == "text":
-                out = {"text": part["text"]}
-            elif kind == "data":
-                inner = part["data"]
-                out = {"data": inner.get("data", inner) if isinstance(inner, dict) else inner}
-            else:
-                f = part["file"] if isinstance(part["file"], dict) else {}
-                out = {"raw": f["fileWithBytes"]} if "fileWithBytes" in f else {"url": f.get("fileWithUri", "")}
-                if "mimeType" in f:
-                    out["mediaType"] = f["mimeType"]
-                if "name" in f:
-                    out["filename"] = f["name"]
-            out.update(meta)
-        if "text" in out and not isinstance(out["text"], str):
-            problems.append(Problem(f"{path}.text", "must be a string"))
-        if "raw" in out and not (isinstance(out["raw"], str) and _b64_ok(out["raw"])):
-            problems.append(Problem(f"{path}.raw", "must be base64 text"))
-        if "url" in out and not isinstance(out["url"], str):
-            problems.append(Problem(f"{path}.url", "must be a string"))
-        return out
-    # 0.3 JSON-RPC: kind discriminator
+    return out
+
+
+def _part_v03_rest(part: JSONObject, meta: JSONObject, path: str, problems: list[Problem]) -> JSONObject | None:
+    """A 0.3 HTTP+JSON part (the oneof text / file / data of the 0.3 proto) in canonical form, None without exactly
+    one of them."""
+    present = [k for k in PART_KINDS_V03 if k in part]
+    if len(present) != 1:
+        problems.append(
+            Problem(
+                path,
+                f"a 0.3 REST part needs exactly one of text, file, data (found {', '.join(present) or 'none'})",
+            )
+        )
+        return None
+    (kind,) = present
+    out: JSONObject
+    if kind == "text":
+        out = {"text": part["text"]}
+    elif kind == "data":
+        inner = part["data"]
+        out = {"data": inner.get("data", inner) if isinstance(inner, dict) else inner}
+    else:
+        f = part["file"] if isinstance(part["file"], dict) else {}
+        out = {"raw": f["fileWithBytes"]} if "fileWithBytes" in f else {"url": f.get("fileWithUri", "")}
+        if "mimeType" in f:
+            out["mediaType"] = f["mimeType"]
+        if "name" in f:
+            out["filename"] = f["name"]
+    out.update(meta)
+    return out
+
+
+def _check_part_values(out: JSONObject, path: str, problems: list[Problem]) -> None:
+    """The values of a ProtoJSON part (1.0, 0.3 HTTP+JSON) read into canonical form: text and url strings, raw bytes
+    as base64 text."""
+    if "text" in out and not isinstance(out["text"], str):
+        problems.append(Problem(f"{path}.text", "must be a string"))
+    if "raw" in out and not (isinstance(out["raw"], str) and _b64_ok(out["raw"])):
+        problems.append(Problem(f"{path}.raw", "must be base64 text"))
+    if "url" in out and not isinstance(out["url"], str):
+        problems.append(Problem(f"{path}.url", "must be a string"))
+
+
+def _part_v03_jsonrpc(
+    part: JSONObject, meta: JSONObject, path: str, problems: list[Problem], lenient_kind: bool
+) -> JSONObject | None:
+    """A 0.3 JSON-RPC part, discriminated by `kind` (text, file or data; with `lenient_kind`, a part without one is
+    read by the member it has), in canonical form; None when it has no form."""
     declared = part.get("kind")
     if declared is None:
         guessed = [k for k in PART_KINDS_V03 if k in part]
@@ -393,7 +419,7 @@ def parse_part(
     if not isinstance(file, dict) or ("bytes" in file) == ("uri" in file):
         problems.append(Problem(f"{path}.file", "a 0.3 file needs exactly one of bytes, uri"))
         return None
-    out = {"raw": file["bytes"]} if "bytes" in file else {"url": file["uri"]}
+    out: JSONObject = {"raw": file["bytes"]} if "bytes" in file else {"url": file["uri"]}
     if "mimeType" in file:
         out["mediaType"] = file["mimeType"]
     if "name" in file:

@@ -6,6 +6,7 @@ import asyncio
 import json
 import time
 from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass
 from typing import Any
 
 from sse_starlette import EventSourceResponse, ServerSentEvent
@@ -123,78 +124,117 @@ async def send_stream(
     events: list[SentEvent] = []
     journaled = entry.response = Response(200, EVENT_STREAM, stream=True)
     entry.events = events
-    idle = limits.stream_idle_seconds
     sep = style.sse_separator
-    framed = _Unterminated(sep) if reply.stream.unterminated else None
+    stream = _SseStream(
+        scope=scope,
+        entry=entry,
+        journal=journal,
+        journaled=journaled,
+        events=events,
+        items=items,
+        render=render,
+        render_error=render_error,
+        extra_text=extra_text,
+        text_of=text_of,
+        python_json=python_json,
+        delay_ms=reply.delay_ms,
+        idle=limits.stream_idle_seconds,
+        sep=sep,
+        framed=_Unterminated(sep) if reply.stream.unterminated else None,
+    )
+    ping = reply.stream.ping_ms / 1000 if reply.stream.ping_ms else limits.stream_ping_seconds
+    headers = {**style.stream_headers(), **{k: v for k, v in reply.headers}}
+    response = EventSourceResponse(stream.generate(), ping=ping, headers=headers or None, sep=sep)
+    await response(scope, receive, send)
 
-    def out(event: ServerSentEvent) -> ServerSentEvent | bytes:
-        return framed.frame(event) if framed is not None else event
 
-    async def generate() -> AsyncIterator[ServerSentEvent | bytes]:
+@dataclass
+class _SseStream:
+    """One SSE stream as send_stream sends it: the items it takes, how each is written, and the journal entry each
+    event sent is recorded in (`events`, and how the stream closed in `journaled`)."""
+
+    scope: Scope
+    entry: Entry
+    journal: Journal
+    journaled: Response
+    events: list[SentEvent]
+    items: AsyncIterator[Edited]
+    render: Callable[[Event], Any]
+    render_error: Callable[[A2AError], tuple[Any, str | None]]
+    extra_text: Callable[[Extra], str]
+    text_of: Callable[[Any], str]
+    python_json: bool
+    delay_ms: int
+    idle: float
+    sep: str
+    framed: _Unterminated | None
+
+    def out(self, event: ServerSentEvent) -> ServerSentEvent | bytes:
+        """An event as it goes out: as it is, or framed as `stream.unterminated` frames it."""
+        return self.framed.frame(event) if self.framed is not None else event
+
+    async def generate(self) -> AsyncIterator[ServerSentEvent | bytes]:
+        """The events as sent, each journaled as it goes; at the end, the items' own cleanup is run and the journal
+        says how the stream closed (complete, idle, dropped or disconnected)."""
         closed = "disconnected"
         try:
-            if reply.delay_ms:
-                await asyncio.sleep(reply.delay_ms / 1000)
+            if self.delay_ms:
+                await asyncio.sleep(self.delay_ms / 1000)
             while True:
                 try:  # only the wait for an item is timed (never a write to the client), and only if it waits
-                    item = await http.await_by(anext(items), None, idle)
+                    item = await http.await_by(anext(self.items), None, self.idle)
                 except StopAsyncIteration:
                     break
                 except TimeoutError:
-                    text = f"{IDLE_COMMENT} after {idle:g} s without an event (limits.stream_idle_seconds)"
                     closed = "idle"
-                    events.append(SentEvent(journal.offset(), SentKind.COMMENT, text))
-                    yield out(ServerSentEvent(comment=text, sep=sep))
+                    text = f"{IDLE_COMMENT} after {self.idle:g} s without an event (limits.stream_idle_seconds)"
+                    yield self.out(self._comment(text))
                     return
-                if type(item) is not dict:  # not one of the task's events (the common case): what the scenario adds
-                    if isinstance(item, Comment):
-                        events.append(SentEvent(journal.offset(), SentKind.COMMENT, item.text))
-                        yield out(ServerSentEvent(comment=item.text, sep=sep))
-                        continue
-                    if isinstance(item, Extra):
-                        text = extra_text(item)
-                        events.append(SentEvent(journal.offset(), SentKind.EXTRA, text, event=item.event))
-                        entry.grow(EVENT_OVERHEAD + len(text))
-                        yield out(ServerSentEvent(data=text, event=item.event, sep=sep))
-                        continue
-                    if isinstance(item, Reshaped):  # a generated event, edited as sent: journaled as sent
-                        text = text_of(edits.apply(render(item.event), item.edits))
-                        events.append(SentEvent(journal.offset(), SentKind.DATA, text))
-                        entry.grow(EVENT_OVERHEAD + len(text))
-                        yield out(ServerSentEvent(data=text, sep=sep))
-                        continue
-                    if isinstance(item, Drop):
-                        events.append(SentEvent(journal.offset(), SentKind.DROPPED))
-                        closed = "dropped"
-                        faults.abort_connection(scope)
-                        return
-                    if isinstance(item, StreamError):
-                        data, name = render_error(item.error)
-                        events.append(SentEvent(journal.offset(), SentKind.ERROR, value=data, event=name))
-                        yield out(
-                            ServerSentEvent(
-                                data=json.dumps(data) if python_json else jsontext.dumps(data).decode(),
-                                event=name,
-                                sep=sep,
-                            )
-                        )
-                        break
-                text = text_of(render(item))
-                # the text sent, not live objects that change later
-                events.append(SentEvent(journal.offset(), SentKind.DATA, text))
-                entry.grow(EVENT_OVERHEAD + len(text))
-                yield out(ServerSentEvent(data=text, sep=sep))
+                if type(item) is dict:  # one of the task's events (the common case)
+                    # the text sent, not live objects that change later
+                    yield self.out(self._data(SentKind.DATA, self.text_of(self.render(item))))
+                    continue
+                if isinstance(item, Drop):
+                    self.events.append(SentEvent(self.journal.offset(), SentKind.DROPPED))
+                    closed = "dropped"
+                    faults.abort_connection(self.scope)
+                    return
+                yield self.out(self._scenario_item(item))
+                if isinstance(item, StreamError):
+                    break
             closed = "complete"
         finally:
-            journaled.closed = closed
-            closer = getattr(items, "aclose", None)
+            self.journaled.closed = closed
+            closer = getattr(self.items, "aclose", None)
             if closer is not None:
                 await closer()  # run the stream's own cleanup now, not at garbage collection
 
-    ping = reply.stream.ping_ms / 1000 if reply.stream.ping_ms else limits.stream_ping_seconds
-    headers = {**style.stream_headers(), **{k: v for k, v in reply.headers}}
-    response = EventSourceResponse(generate(), ping=ping, headers=headers or None, sep=sep)
-    await response(scope, receive, send)
+    def _scenario_item(self, item: Event | Comment | Extra | Reshaped | StreamError) -> ServerSentEvent:
+        """What the scenario adds to the task's events (a comment, an event of its own, an edited event, an error
+        event), journaled: the event to send."""
+        if isinstance(item, Comment):
+            return self._comment(item.text)
+        if isinstance(item, Extra):
+            return self._data(SentKind.EXTRA, self.extra_text(item), item.event)
+        if isinstance(item, Reshaped):  # a generated event, edited as sent: journaled as sent
+            return self._data(SentKind.DATA, self.text_of(edits.apply(self.render(item.event), item.edits)))
+        if isinstance(item, StreamError):
+            data, name = self.render_error(item.error)
+            self.events.append(SentEvent(self.journal.offset(), SentKind.ERROR, value=data, event=name))
+            text = json.dumps(data) if self.python_json else jsontext.dumps(data).decode()
+            return ServerSentEvent(data=text, event=name, sep=self.sep)
+        return self._data(SentKind.DATA, self.text_of(self.render(item)))
+
+    def _comment(self, text: str) -> ServerSentEvent:
+        """A comment, journaled."""
+        self.events.append(SentEvent(self.journal.offset(), SentKind.COMMENT, text))
+        return ServerSentEvent(comment=text, sep=self.sep)
+
+    def _data(self, kind: SentKind, text: str, event: str | None = None) -> ServerSentEvent:
+        """An event's `data:` (named `event`, if given), journaled and counted in the entry's size."""
+        self.events.append(SentEvent(self.journal.offset(), kind, text, event=event))
+        self.entry.grow(EVENT_OVERHEAD + len(text))
+        return ServerSentEvent(data=text, event=event, sep=self.sep)
 
 
 class _Unterminated:

@@ -156,7 +156,8 @@ class ScenarioApp:
                     ErrorType.INTERNAL_ERROR,
                     f"a2a-lab internal error ({type(exc).__name__}); please report it with the journal",
                 )
-                found = self.endpoint_for(route_path_of(scope))
+                within = self._within(scope)
+                found = self.endpoint_for(route_path_of(within)) if within is not None else None
                 if found is not None and found[1] is not None:  # an HTTP+JSON route: a google.rpc.Status body
                     version, revision = found[0].versions[0], self.scenario.spec_revision
                     status, body = rest.error(err, version, revision)
@@ -188,7 +189,36 @@ class ScenarioApp:
                 return endpoint, route_path[len(prefix) :]
         return None
 
+    def _within(self, scope: Scope) -> Scope | None:
+        """The request as the scenario's own: under its `base_path`, rooted there (None: outside the prefix)."""
+        prefix = self.scenario.base_path
+        if not prefix:
+            return scope
+        route_path = route_path_of(scope)
+        if route_path != prefix and not route_path.startswith(prefix + "/"):
+            return None
+        return {**scope, "root_path": scope.get("root_path", "") + prefix}
+
+    async def _outside(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """A request outside the scenario's `base_path`: the origin's card path answers `card.origin_root` (journaled
+        as a card fetch), the admin API answers as ever, anything else as a path nothing serves."""
+        route_path = route_path_of(scope)
+        if route_path == WELL_KNOWN_PATH:
+            served_at = self.scenario.served_at(base_url_of(scope))
+            origin_root = self.scenario.card.origin_root
+            await card_endpoint.handle(self.state, route_path, scope, receive, send, served_at, origin_root)
+        elif route_path == admin.PREFIX or route_path.startswith(admin.PREFIX + "/"):
+            served_at = self.scenario.served_at(base_url_of(scope))
+            await admin.handle(self.state, route_path, scope, receive, send, served_at, self.guard, self.reset)
+        else:
+            await self._unmatched(scope, receive, send, route_path)
+
     async def _route(self, scope: Scope, receive: Receive, send: Send) -> None:
+        within = self._within(scope)
+        if within is None:
+            await self._outside(scope, receive, send)
+            return
+        scope = within
         route_path = route_path_of(scope)
         base_url = base_url_of(scope)
         self._base_url = base_url

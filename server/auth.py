@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from http.cookies import CookieError, SimpleCookie
 
+from a2a_lab.contract import http_values
 from a2a_lab.contract.journal_record import AuthFacts, CredentialStatus
 from a2a_lab.contract.scenario import Auth
 from a2a_lab.protocol import security_schemes as ss
@@ -300,7 +301,8 @@ class Policy:
                 out.append(f'Bearer realm="{REALM}"' + (f', scope="{scopes}"' if scopes else "") + error)
             elif scheme.kind is SchemeKind.API_KEY and scheme.location and scheme.param:
                 out.append(f'ApiKey realm="{REALM}", in="{scheme.location.value}", name="{scheme.param}"')
-        return ", ".join(dict.fromkeys(out)) or f'Bearer realm="{REALM}"'
+        # sendable: the card's scheme names and scopes are the scenario's words, and may hold what no header can
+        return http_values.sendable(", ".join(dict.fromkeys(out))) or f'Bearer realm="{REALM}"'
 
     # --------------------------------------------------------------------------------------- what travelled
 

@@ -9,7 +9,7 @@ from starlette.types import Receive, Scope, Send
 
 from a2a_lab.contract.journal_record import EntryKind
 from a2a_lab.contract.placeholders import plain_origin
-from a2a_lab.contract.scenario import CardPathMode
+from a2a_lab.contract.scenario import CardPath, CardPathMode
 from a2a_lab.protocol.cards import LEGACY_WELL_KNOWN_PATH
 from a2a_lab.protocol.versions import HEADER, to_known
 
@@ -17,10 +17,20 @@ from . import answer, http, intake
 from .state import LabState, substitute_raw
 
 
-async def handle(state: LabState, route_path: str, scope: Scope, receive: Receive, send: Send, base_url: str) -> None:
+async def handle(
+    state: LabState,
+    route_path: str,
+    scope: Scope,
+    receive: Receive,
+    send: Send,
+    base_url: str,
+    serving: CardPath | None = None,
+) -> None:
+    """Answer a card path: `serving` says how (default: the scenario's well-known or legacy path, by `route_path`)."""
     entry = intake.journal_request(state, scope, b"", EntryKind.CARD)
     spec = state.scenario.card
-    serving = spec.legacy if route_path == LEGACY_WELL_KNOWN_PATH else spec.well_known
+    if serving is None:
+        serving = spec.legacy if route_path == LEGACY_WELL_KNOWN_PATH else spec.well_known
     common = list(state.scenario.style.headers)  # style.headers: on every answer
     entry.card_path = route_path
     page = state.scenario.not_found
@@ -56,6 +66,22 @@ async def handle(state: LabState, route_path: str, scope: Scope, receive: Receiv
             extra=[*serving.headers, *common],
         )
         return
+    body, extra, fresh = _card_answer(state, scope, base_url, common)
+    if fresh:
+        await answer.send_body(scope, receive, send, entry, 304, b"", spec.content_type, extra=extra)
+        return
+    entry.card_sha256 = hashlib.sha256(body).hexdigest()
+    await answer.send_body(
+        scope, receive, send, entry, 200, body if scope["method"] == "GET" else b"", spec.content_type, extra=extra
+    )
+
+
+def _card_answer(
+    state: LabState, scope: Scope, base_url: str, common: list[tuple[str, str]]
+) -> tuple[bytes, list[tuple[str, str]], bool]:
+    """The card's bytes (negotiated on A2A-Version where `card.versions` says so), its headers, and whether the
+    client's copy is fresh (ETag, Last-Modified: a 304)."""
+    spec = state.scenario.card
     headers = http.headers_of(scope)
     body = state.card_bytes(base_url)
     extra: list[tuple[str, str]] = common
@@ -89,10 +115,4 @@ async def handle(state: LabState, route_path: str, scope: Scope, receive: Receiv
                 fresh = parsedate_to_datetime(since).timestamp() >= int(state.started_at)
             except (TypeError, ValueError):
                 fresh = False
-    if fresh:
-        await answer.send_body(scope, receive, send, entry, 304, b"", spec.content_type, extra=extra)
-        return
-    entry.card_sha256 = hashlib.sha256(body).hexdigest()
-    await answer.send_body(
-        scope, receive, send, entry, 200, body if scope["method"] == "GET" else b"", spec.content_type, extra=extra
-    )
+    return body, extra, fresh

@@ -70,22 +70,7 @@ async def handle(
         return
     found = operations.match_route(verb, relative, endpoint.versions, state.scenario.tenants)
     if found is None:
-        allowed = operations.path_exists(relative, endpoint.versions)
-        page = state.scenario.not_found
-        if page is not None:  # the framework's own page, for an unknown route and a wrong method alike
-            await ex.not_found(page)
-            ex.entry.unmatched = not allowed
-        elif allowed:
-            err = A2AError(ErrorType.METHOD_NOT_FOUND, f"{verb} is not allowed on {relative}; use {', '.join(allowed)}")
-            await _error(ex, err, default_version, revision, status=405)
-        else:
-            ex.entry.unmatched = True
-            served = ", ".join(v.value for v in endpoint.versions)
-            err = A2AError(
-                ErrorType.METHOD_NOT_FOUND,
-                f"a2a-lab: no HTTP+JSON route {verb} {relative} on this interface (A2A {served})",
-            )
-            await _error(ex, err, default_version, revision)
+        await _no_route(state, endpoint, ex, verb, relative)
         return
     op, op_version, path_params, tenant = found
     ex.entry.route = RouteRef(verb, relative, path_params, tenant)
@@ -94,43 +79,80 @@ async def handle(
     if refused is not None:
         await _error(ex, refused, op_version, revision)
         return
-    decoded: Any = {}
-    if verb in BODY_VERBS and ex.body.strip():
-        if not leniency.content_type_ok(state.scenario, ex.headers.get("content-type"), (JSON, A2A_JSON)):
-            err = A2AError(
-                ErrorType.CONTENT_TYPE_NOT_SUPPORTED,
-                f"Unsupported Content-Type {ex.headers.get('content-type')!r}; "
-                "use application/a2a+json or application/json",
-            )
-            await _error(ex, err, op_version, revision)
-            return
-        try:
-            decoded = http.decode_json(ex.body, state.scenario.limits.json_depth)
-        except A2AError as err:
-            await _error(ex, err, op_version, revision)
-            return
-    if tenant:
-        path_params = {**path_params, "tenant": tenant}
-    query_params = {k: v for k, v in ex.query.items() if k != versions.QUERY_PARAM}
     form = forms.of(op_version, Binding.HTTP_JSON)
     try:
-        canonical = params.read(
-            op,
-            form,
-            decoded,
-            path_params,
-            query_params,
-            lenient_kind=state.scenario.lenient_kind,
-            max_parts=state.parts_limit,
-            refuse_unknown=state.scenario.refuse_unknown_fields,
-        )
+        canonical = _read_params(state, ex, verb, op, form, path_params, tenant)
     except A2AError as err:
         await _error(ex, err, op_version, revision)
         return
     call = dispatch.Invocation(op, form, f"{verb} {relative}", canonical, ex.headers, base_url, len(ex.body), ex.query)
     if op in generations.HELD:  # no coroutine for the operations never held
         await generations.hold(state, op, canonical)
-    decision = dispatch.execute(state, call, ex.entry)
+    await _answer(state, ex, call, dispatch.execute(state, call, ex.entry))
+
+
+async def _no_route(state: LabState, endpoint: Endpoint, ex: intake.Exchange, verb: str, relative: str) -> None:
+    """The answer to a request no route of the interface matches: the scenario's `not_found` page, else 405 for a
+    path served with another method, else 404 (the request journaled as unmatched but for the 405)."""
+    default_version = endpoint.versions[0]
+    revision = state.scenario.spec_revision
+    allowed = operations.path_exists(relative, endpoint.versions)
+    page = state.scenario.not_found
+    if page is not None:  # the framework's own page, for an unknown route and a wrong method alike
+        await ex.not_found(page)
+        ex.entry.unmatched = not allowed
+    elif allowed:
+        err = A2AError(ErrorType.METHOD_NOT_FOUND, f"{verb} is not allowed on {relative}; use {', '.join(allowed)}")
+        await _error(ex, err, default_version, revision, status=405)
+    else:
+        ex.entry.unmatched = True
+        served = ", ".join(v.value for v in endpoint.versions)
+        err = A2AError(
+            ErrorType.METHOD_NOT_FOUND,
+            f"a2a-lab: no HTTP+JSON route {verb} {relative} on this interface (A2A {served})",
+        )
+        await _error(ex, err, default_version, revision)
+
+
+def _read_params(
+    state: LabState,
+    ex: intake.Exchange,
+    verb: str,
+    op: operations.Operation,
+    form: forms.Form,
+    path_params: dict[str, str],
+    tenant: str | None,
+) -> dict[str, Any]:
+    """The operation's params in canonical form, from the JSON body (for a verb that has one), the path (the tenant
+    with it) and the query; A2AError for a body of another media type, JSON it cannot read, or params at fault."""
+    decoded: Any = {}
+    if verb in BODY_VERBS and ex.body.strip():
+        if not leniency.content_type_ok(state.scenario, ex.headers.get("content-type"), (JSON, A2A_JSON)):
+            raise A2AError(
+                ErrorType.CONTENT_TYPE_NOT_SUPPORTED,
+                f"Unsupported Content-Type {ex.headers.get('content-type')!r}; "
+                "use application/a2a+json or application/json",
+            )
+        decoded = http.decode_json(ex.body, state.scenario.limits.json_depth)
+    if tenant:
+        path_params = {**path_params, "tenant": tenant}
+    query_params = {k: v for k, v in ex.query.items() if k != versions.QUERY_PARAM}
+    return params.read(
+        op,
+        form,
+        decoded,
+        path_params,
+        query_params,
+        lenient_kind=state.scenario.lenient_kind,
+        max_parts=state.parts_limit,
+        refuse_unknown=state.scenario.refuse_unknown_fields,
+    )
+
+
+async def _answer(state: LabState, ex: intake.Exchange, call: dispatch.Invocation, decision: dispatch.Decision) -> None:
+    """What the operation decided, sent: its error, the scenario's raw reply, an event stream, or the result."""
+    op, form = call.op, call.form
+    op_version, revision = form.version, state.scenario.spec_revision
     reply = decision.reply
     if decision.error is not None:
         challenge = [("www-authenticate", decision.challenge)] if decision.challenge else None

@@ -243,7 +243,7 @@ class CatalogueApp:
                 {
                     "id": sid,
                     "title": s.title,
-                    "card_url": f"{origin}{prefix}/{sid}{WELL_KNOWN_PATH}",
+                    "card_url": f"{s.served_at(f'{origin}{prefix}/{sid}')}{WELL_KNOWN_PATH}",
                     "message": s.client.message,
                     "action": s.client.action,
                     "timeout": s.timeout,
@@ -344,7 +344,7 @@ class CatalogueApp:
             await self._json(scope, receive, send, 404, {"error": f"no scenario {sid[:200]!r}; pass ?scenario=ID"})
             return
         app = self.run_app(run, sid)
-        base = f"{origin}{RUNS_PREFIX}/{run.id}/{sid}"
+        base = self.scenarios[sid].served_at(f"{origin}{RUNS_PREFIX}/{run.id}/{sid}")
         if what == "journal" and method == "GET":
             await admin.send_journal(app.state.journal, scope, receive, send, http.query_of(scope))
         elif what == "scenario" and method == "GET":

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import compileall
 import ssl
+import tomllib
 from collections.abc import Callable, Iterator
+from pathlib import Path
 
 import httpx
 import pytest
@@ -18,31 +21,55 @@ from a2a_lab.server.hosting import BackgroundServer
 _SSL = ssl.create_default_context()
 
 
-#: The longest test files, longest first (measured under `-n 2` on 2 cores, wall seconds loaded): with `-n 2 --dist
-#: loadfile --no-loadscope-reorder` (pyproject) each goes whole to one worker in this order, so the two halves of the
-#: real-client pins (about 7 minutes each on 2 cores, measured in `.ci/run`) start at once, one per worker, the next
-#: longest follow as a worker frees, and the many short files fill in after them (longest processing time first): no
-#: long file is left to run alone at the end. Without --no-loadscope-reorder xdist would start the files with the
-#: most tests first and the pins last. tests/test_compose.py comes a few files after
-#: tests/test_catalogue_reference_client.py, whose whole-catalogue run it shares (tests/shared_runs.py) and would
-#: otherwise wait for.
+#: The longest test files, longest first (but the pins' two halves): the sum of each file's test times, in seconds,
+#: in a full `pytest` run on 2 cores (`-n 2`), 2026-12-06, with three more real clients pinned than before, on a
+#: shared machine (load 3 to 12: the sizes relative to each other are what counts; the wall-clock figure is in the
+#: README). With `-n 2 --dist loadfile --no-loadscope-reorder` (pyproject) each file goes whole to one worker in this
+#: order: the two halves of the real-client pins start first, one per worker, the next longest follow as a worker
+#: frees, and the many short files fill in after them (longest processing time first), so that no long file is left
+#: to run alone at the end. Without --no-loadscope-reorder xdist would start the files with the most tests first and
+#: the pins last. tests/test_compose.py comes files after tests/test_catalogue_reference_client.py, whose
+#: whole-catalogue run it shares (tests/shared_runs.py) and would otherwise wait for.
 SLOWEST_FILES = (
-    "tests/peers/test_scorecard_pins.py",  # 700
-    "tests/peers/test_scorecard_pins_sdk13.py",  # 670
-    "tests/test_catalogue_reference_client.py",  # 300-400
-    "tests/harness/test_paths.py",  # 150
-    "tests/harness/test_fuzz.py",  # 90-100
-    "tests/harness/test_cli_usage.py",  # 80-100
-    "tests/test_compose.py",  # 130-150
-    "tests/harness/test_cli_run.py",  # 90
-    "tests/harness/test_hostile_inputs.py",  # 60
-    "tests/harness/test_evidence.py",  # 50
-    "tests/scenarios/test_grpc.py",  # 50
-    "tests/test_readme_examples.py",  # 40
-    "tests/harness/test_checks.py",  # 40
-    "tests/server/test_follow_up_styles.py",  # 35
-    "tests/harness/test_shared_server.py",  # 35
+    "tests/peers/test_scorecard_pins.py",  # 475: a2a-handler alone 190-270, then six clients two at a time
+    "tests/peers/test_scorecard_pins_sdk13.py",  # 102: the other half, beside it (see SDK13_MODES there)
+    "tests/test_catalogue_reference_client.py",  # 227
+    "tests/harness/test_paths.py",  # 204
+    "tests/harness/test_cli_usage.py",  # 185
+    "tests/test_readme_examples.py",  # 180
+    "tests/harness/test_fuzz.py",  # 155
+    "tests/harness/test_evidence.py",  # 115
+    "tests/harness/test_hostile_inputs.py",  # 90
+    "tests/test_compose.py",  # 83
+    "tests/harness/test_cli_examples.py",  # 83
+    "tests/scenarios/test_grpc.py",  # 52
+    "tests/harness/test_cli_run.py",  # 47
+    "tests/server/test_follow_up_styles.py",  # 45
+    "tests/harness/test_shared_server.py",  # 41
+    "tests/harness/test_checks.py",  # 38
 )
+
+
+#: The repository: its source folders (pyproject's package-dir) and tests/ are compiled once per session.
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def source_folders() -> list[Path]:
+    """a2a-lab's source folders as pyproject.toml maps them to packages (protocol, contract, ...), and tests/."""
+    dirs = tomllib.loads((ROOT / "pyproject.toml").read_text("utf-8"))["tool"]["setuptools"]["package-dir"]
+    return [ROOT / folder for folder in dirs.values()] + [ROOT / "tests"]
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Compile the project's modules to byte-code once, in the main process before any xdist worker starts: where
+    PYTHONDONTWRITEBYTECODE is set (the build machine sets it), every a2a-lab command, reference client and driver
+    the suite starts (well over a thousand processes) would compile each a2a-lab module it imports from source again,
+    about 0.4 s of CPU each time. Python writes the same files on a first import wherever writing byte-code is on;
+    up-to-date ones are left as they are, and a folder that cannot be written is skipped quietly."""
+    if hasattr(config, "workerinput"):  # an xdist worker: the main process compiled already
+        return
+    for folder in source_folders():
+        compileall.compile_dir(folder, quiet=2, workers=1)
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

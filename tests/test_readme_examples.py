@@ -69,6 +69,8 @@ NOT_RUN: dict[str, str] = {
     "docker compose": "no container runtime here (tests/test_compose.py checks the files and runs the services' "
     "command lines)",
     "a2a-lab proxy": "serves until Ctrl-C (tests/harness/test_proxy.py runs it with a real client, SIGINT and --out)",
+    "a2a-lab ui": "serves until Ctrl-C (tests/ui/ runs the app on a real uvicorn and drives it in chromium)",
+    "python docs/ui/shoot.py": "rewrites the docs' screenshots (tests/ui/test_browser.py drives the same pages)",
     "a2a-lab client http://127.0.0.1:8780": "talks to the proxy of the example before, which is not run",
     "a2a-lab run --scenario seen.yaml": "replays the proxy's --out, which the example before does not run",
     "a2a-lab record --from-har": "needs a HAR capture of your own (tests/harness/test_proxy.py writes one)",

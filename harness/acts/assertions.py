@@ -17,12 +17,17 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from a2a_lab.contract.redaction import REDACTED
 from a2a_lab.protocol.exceptions import LabError
 
-from .document import Until, is_operator_map
+from . import regex_guard
+from .document import RESOLVED_CHARS, RESOLVED_REFERENCES, VARIABLE_DEPTH, Until, is_operator_map
 
 MISSING: Any = type("Missing", (), {"__repr__": lambda self: "(absent)"})()
-_VAR = re.compile(r"\{\{\s*([^{}]+?)\s*\}\}")
+#: `{{ name }}` (linear: the name is stripped after the match, not by backtracking around it).
+_VAR = re.compile(r"\{\{([^{}]*)\}\}")
+#: An environment value shorter than this is not hidden in reports (it would hide every `1` or `yes` with it).
+SECRET_MIN_CHARS = 4
 _SEGMENT = re.compile(r"([^.\[\]]+)|\[(\d+|\*)\]")
 
 
@@ -57,25 +62,59 @@ def shown(value: Any, limit: int = 200) -> str:
 
 
 @dataclass
+class _Budget:
+    """What one resolution has spent: characters produced and references followed."""
+
+    chars: int = 0
+    references: int = 0
+
+    def spend(self, name: str, chars: int, references: int = 1) -> None:
+        self.chars += chars
+        self.references += references
+        if self.chars > RESOLVED_CHARS or self.references > RESOLVED_REFERENCES:
+            raise Unresolved(
+                f"{{{{{name}}}}}: expanding the references passes {RESOLVED_CHARS} characters or "
+                f"{RESOLVED_REFERENCES} references (references that repeat others multiply): write the value out"
+            )
+
+
+@dataclass
 class Scope:
-    """What `{{...}}` can name in one test (§8, §12.2): captures, document variables, the environment, $uuid."""
+    """What `{{...}}` can name in one test (§8, §12.2): captures, document variables, the environment, $uuid.
+
+    `secrets` collects every environment value a reference read (and the runner's own credentials): reports show
+    `<redacted>` in their place (`scrub`)."""
 
     variables: Mapping[str, str]
     runner: Mapping[str, str]
     captures: dict[str, dict[str, Any]] = field(default_factory=dict)
     responses: dict[str, Any] = field(default_factory=dict)
+    secrets: set[str] = field(default_factory=set)
 
-    def lookup(self, name: str, depth: int = 0) -> Any:
+    def lookup(self, name: str) -> Any:
+        return self._lookup(name, (), _Budget())
+
+    def _lookup(self, name: str, chain: tuple[str, ...], budget: _Budget) -> Any:
         step, _, var = name.partition(".")
         if var and step in self.captures and var in self.captures[step]:
             return self.captures[step][var]
         if var == "response" and step in self.responses:
             return self.responses[step]
-        if name in self.variables and depth < 8:
-            return self.resolve(self.variables[name], depth + 1)
+        if name in self.variables:
+            path = " -> ".join((*chain, name))
+            if name in chain:
+                raise Unresolved(
+                    f"{{{{{name}}}}}: the variable refers to itself ({path}): a cycle; define it without referring back"
+                )
+            if len(chain) >= VARIABLE_DEPTH:
+                raise Unresolved(f"{{{{{name}}}}}: variables nest more than {VARIABLE_DEPTH} levels ({path})")
+            return self._resolve(self.variables[name], (*chain, name), budget)
         if step == "env" and var:
             if var in os.environ:
-                return os.environ[var]
+                value = os.environ[var]
+                if len(value) >= SECRET_MIN_CHARS:
+                    self.secrets.add(value)
+                return value
             raise Unresolved(f"{{{{{name}}}}}: the environment has no {var}")
         if name == "$uuid":
             return str(uuid.uuid4())
@@ -85,18 +124,39 @@ class Scope:
             raise Unresolved(f"{{{{{name}}}}}: step {step!r} captured no {var!r}")
         raise Unresolved(f"{{{{{name}}}}}: no capture, variable or environment variable has that name")
 
-    def resolve(self, value: Any, depth: int = 0) -> Any:
-        """`value` with every `{{...}}` replaced; a text that is one whole reference takes the value's own type."""
+    def resolve(self, value: Any) -> Any:
+        """`value` with every `{{...}}` replaced; a text that is one whole reference takes the value's own type.
+        Bounded: Unresolved past RESOLVED_CHARS, RESOLVED_REFERENCES or VARIABLE_DEPTH, and on a cycle."""
+        return self._resolve(value, (), _Budget())
+
+    def _resolve(self, value: Any, chain: tuple[str, ...], budget: _Budget) -> Any:
         if isinstance(value, str):
-            whole = _VAR.fullmatch(value.strip())
-            if whole is not None and value.strip() == value:
-                return self.lookup(whole[1], depth)
-            return _VAR.sub(lambda m: _text(self.lookup(m[1], depth)), value)
+            whole = _VAR.fullmatch(value)
+            if whole is not None and whole[1].strip():
+                budget.spend(whole[1].strip(), 0)
+                return self._lookup(whole[1].strip(), chain, budget)
+            return _VAR.sub(lambda m: self._piece(m, chain, budget), value)
         if isinstance(value, list):
-            return [self.resolve(item, depth) for item in value]
+            return [self._resolve(item, chain, budget) for item in value]
         if isinstance(value, dict):
-            return {key: self.resolve(item, depth) for key, item in value.items()}
+            return {key: self._resolve(item, chain, budget) for key, item in value.items()}
         return value
+
+    def _piece(self, found: re.Match[str], chain: tuple[str, ...], budget: _Budget) -> str:
+        name = found[1].strip()
+        if not name:
+            return found[0]
+        budget.spend(name, 0)
+        text = _text(self._lookup(name, chain, budget))
+        budget.spend(name, len(text), references=0)
+        return text
+
+    def scrub(self, text: str) -> str:
+        """`text` with every secret this scope read replaced by `<redacted>`."""
+        for secret in sorted(self.secrets, key=len, reverse=True):
+            if secret in text:
+                text = text.replace(secret, REDACTED)
+        return text
 
 
 def _text(value: Any) -> str:
@@ -234,12 +294,20 @@ def _operator(op: str, arg: Any, actual: Any, path: str) -> Mismatch | None:
     if op in ("contains", "starts_with", "ends_with", "matches"):
         if not isinstance(actual, str):
             return miss(f"text that {op.replace('_', ' ')} {arg!r}")
-        ok = {
-            "contains": lambda: arg in actual,
-            "starts_with": lambda: actual.startswith(arg),
-            "ends_with": lambda: actual.endswith(arg),
-            "matches": lambda: re.search(arg, actual) is not None,
-        }[op]()
+        ok: bool | None
+        if op == "contains":
+            ok = arg in actual
+        elif op == "starts_with":
+            ok = actual.startswith(arg)
+        elif op == "ends_with":
+            ok = actual.endswith(arg)
+        else:
+            ok = regex_guard.search(arg, actual)
+        if ok is None:
+            return miss(
+                f"text that matches {arg!r} (the search ran past {regex_guard.SEARCH_SECONDS:g} s on this text: "
+                "the pattern backtracks; rewrite it without nested repetition)"
+            )
         return None if ok else miss(f"text that {op.replace('_', ' ')} {arg!r}")
     if op in ("gte", "lte", "gt", "lt"):
         sign = {"gte": ">=", "lte": "<=", "gt": ">", "lt": "<"}[op]

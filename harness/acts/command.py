@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import fnmatch
+import time
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -20,12 +21,13 @@ from a2a_lab.contract.userfile import Refused
 from ..baseline import Baseline, BaselineError
 from ..cli import presets
 from ..cli.command import Command
-from ..cli.exit_codes import Exit
 from ..cli.gate import conclude
 from ..cli.help_text import REPORT_PATHS
-from ..cli.messages import crashed, refuse, say
 from ..cli.options import add_answer_timeout, add_verbose
 from ..cli.outputs import output_file, output_folder, output_path
+from ..environment import ClientEnvError, check_webhook_host
+from ..exit_codes import Exit
+from ..messages import crashed, refuse, say
 from ..model import Outcome
 from ..refclient.discovery import discover
 from ..refclient.failures import ClientFailure
@@ -33,10 +35,19 @@ from ..refclient.http import make_client
 from ..refclient.options import ClientOptions
 from ..reports.files import ReportFiles
 from ..reports.json_report import write as write_json
-from . import document, report
+from . import document, identity, regex_guard, report
 from .clients import ClientOptions as ClientTestOptions
 from .clients import run_clients
-from .runner import STANDARD_BEHAVIORS, BindingRun, RunOptions, interfaces, run_binding
+from .runner import (
+    RUN_DEADLINE_S,
+    STANDARD_BEHAVIORS,
+    TEST_DEADLINE_S,
+    BindingRun,
+    RunOptions,
+    interfaces,
+    run_binding,
+)
+from .webhook import Receiver
 
 TRANSPORTS = ("jsonrpc", "rest", "grpc")
 
@@ -81,6 +92,20 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument("--token", help="a bearer token sent with every abstract operation")
     p.add_argument(
+        "--credentials",
+        metavar="KEY=VALUE,...",
+        help="a second user's credentials, for the tests that need another user ({{otherUserTaskId}}, "
+        "{{insufficientAuthToken}}): token=T (its bearer token) or client_id=ID,client_secret=S (the card's OAuth 2.0 "
+        "clientCredentials flow), and optionally insufficient_token=T",
+    )
+    p.add_argument(
+        "--webhook-host",
+        metavar="HOST",
+        help="the host name or address at which the server under test reaches this machine: the runner's webhook "
+        "({{webhookUrl}}, runner requirement webhook_endpoint) listens where HOST resolves and is named by it "
+        "(default: loopback)",
+    )
+    p.add_argument(
         "--sdk", default="sut", metavar="NAME", help="the name the ACTS report gives the implementation (sdk.name)"
     )
     p.add_argument("--sdk-version", default="unknown", metavar="V", help="its version (sdk.version)")
@@ -101,8 +126,37 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "--baseline", type=Path, help="expected failures: {acts/<binding>/<TEST-ID>: {TEST-ID or '*': reason}}"
     )
     p.add_argument("--strict", action="store_true", help="also fail the gate on a SHOULD test that failed")
+    _add_deadlines(p)
     add_answer_timeout(p)
     add_verbose(p)
+
+
+def _add_deadlines(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--test-deadline",
+        type=_seconds,
+        default=TEST_DEADLINE_S,
+        metavar="S",
+        help=f"seconds one test may take, every wait and answer included (default {TEST_DEADLINE_S:g}): "
+        "past it the test fails, saying so",
+    )
+    p.add_argument(
+        "--run-deadline",
+        type=_seconds,
+        default=RUN_DEADLINE_S,
+        metavar="S",
+        help=f"seconds the whole run may take (default {RUN_DEADLINE_S:g}): tests not started by then end in error",
+    )
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not 0 < value <= 7 * 24 * 3600:
+        raise argparse.ArgumentTypeError(f"{text!r}: give seconds, more than 0 and at most a week (604800)")
+    return value
 
 
 def select(doc: document.Document, args: argparse.Namespace) -> list[document.Test]:
@@ -153,12 +207,20 @@ def write_acts(args: argparse.Namespace, runs: list[BindingRun], spec_version: s
 
 
 def cmd_acts(args: argparse.Namespace) -> int:
+    try:
+        return _acts(args)
+    finally:
+        regex_guard.close()
+
+
+def _acts(args: argparse.Namespace) -> int:
     if not args.server and not args.client:
         return refuse("give --server URL (server tests), --client CMD (client tests), or both")
     try:
         doc = load(args.paths)
         tests = select(doc, args)
         behaviors = document.load_behaviors(args.behaviors) if args.behaviors else STANDARD_BEHAVIORS
+        args.second_user = identity.parse(args.credentials) if args.credentials else {}
         baseline = Baseline.load(args.baseline) if args.baseline else None
         command = presets.resolve(args.client) if args.client else None
         if command is not None:
@@ -166,6 +228,7 @@ def cmd_acts(args: argparse.Namespace) -> int:
     except (document.ActsError, Refused, BaselineError, ValueError) as exc:
         return refuse(str(exc))
     when = datetime.now(UTC)
+    args.run_ends = time.monotonic() + args.run_deadline
     runs: list[BindingRun] = []
     if args.server:
         served = _server_runs(args, doc, [t for t in tests if not (command and t.is_client)], behaviors)
@@ -176,7 +239,7 @@ def cmd_acts(args: argparse.Namespace) -> int:
         say("no client test (client_response) in the selection: --client has nothing to run")
     elif command is not None:
         try:
-            runs.append(run_clients(tests, ClientTestOptions(command, args.timeout * 3)))
+            runs.append(run_clients(tests, ClientTestOptions(command, args.timeout * 3, args.run_ends)))
         except Exception as exc:
             return crashed("ACTS client runner error", exc)
     return _finish(args, runs, doc, baseline, when)
@@ -189,8 +252,8 @@ def _server_runs(
     try:
         with make_client(ClientOptions(read_timeout=args.timeout)) as http:
             found = discover(http, args.server, ClientOptions(read_timeout=args.timeout))
-    except (ClientFailure, httpx.HTTPError) as exc:
-        return refuse(f"no card at {args.server}: {getattr(exc, 'message', exc)}")
+    except (ClientFailure, httpx.HTTPError, httpx.InvalidURL) as exc:
+        return refuse(f"no card at {args.server!r}: {getattr(exc, 'message', exc)}")
     declared = interfaces(found.card)
     chosen = [t for t in TRANSPORTS if t in declared and (not args.binding or t in args.binding)]
     if not chosen:
@@ -198,7 +261,36 @@ def _server_runs(
             f"the card declares no A2A 1.0 interface of {', '.join(args.binding or TRANSPORTS)} "
             f"(it has: {', '.join(declared) or 'none'})"
         )
-    options = RunOptions(args.server, tuple(chosen), behaviors, args.token, args.timeout, client=bool(args.client))
+    try:
+        receiver = Receiver(check_webhook_host(args.webhook_host) if args.webhook_host else None)
+    except (ClientEnvError, OSError) as exc:
+        return refuse(f"cannot listen for the runner's webhook (--webhook-host {args.webhook_host}): {exc}")
+    with receiver:
+        return _run_bindings(args, doc, tests, behaviors, found, declared, chosen, receiver)
+
+
+def _run_bindings(
+    args: argparse.Namespace,
+    doc: document.Document,
+    tests: list[document.Test],
+    behaviors: tuple[str, ...],
+    found: Any,
+    declared: dict[str, str],
+    chosen: list[str],
+    receiver: Receiver,
+) -> list[BindingRun] | int:
+    options = RunOptions(
+        args.server,
+        tuple(chosen),
+        behaviors,
+        args.token,
+        args.timeout,
+        client=bool(args.client),
+        test_deadline=args.test_deadline,
+        run_ends=args.run_ends,
+        webhook=receiver,
+        credentials=args.second_user,
+    )
     try:
         return [run_binding(tests, t, declared[t], found.card, found.url, doc.spec_version, options) for t in chosen]
     except Exception as exc:
@@ -211,6 +303,7 @@ def _finish(
     for run in [] if args.quiet else runs:
         said = "; ".join(report.summary_lines(run.results))
         say(f"ACTS {document.ACTS_SPEC} over {run.name} ({run.url}): {said}")
+        say(f"  {report.skip_line(run.results)}")
         say(f"  {'A2A conformant' if report.conformant(run.results) else 'not conformant'} on {run.name} (§12.7)")
     if args.json:
         try:
@@ -243,8 +336,10 @@ COMMAND = Command(
     cmd_acts,
     about="""ACTS 0.1.0: the A2A Conformance Test Specification (draft), docs/acts-specification.md and tests/acts in
 the a2aproject/A2A repository. Server tests (--server) run over each binding the card declares (JSON-RPC,
-HTTP+JSON, gRPC); client tests (client_response, --client) serve their payloads
-to the client and compare the `parsed` object of its A2A_LAB_RESULT with expect_parsed.""",
+HTTP+JSON, gRPC); client tests (client_response, --client) serve their payloads to
+the client (a SendMessage or GetTask answer, a stream, the card, the extended card behind an auth challenge) and judge
+what its A2A_LAB_RESULT says it parsed (`parsed`, `parsed_answers`) against expect_parsed, and what it did on the
+wire.""",
     examples=(
         "a2a-lab acts run A2A/tests/acts/suite.acts.yaml --server http://127.0.0.1:8000 --json reports/",
         "a2a-lab acts run core-operations.acts.yaml --server http://127.0.0.1:8000 --binding jsonrpc --level must",

@@ -19,14 +19,16 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import httpx
-from httpx_sse import SSEError, connect_sse
 
+from a2a_lab.contract.redaction import DEFAULT as NO_DECLARED_CREDENTIALS
+from a2a_lab.contract.redaction import Redaction
 from a2a_lab.protocol import errors, jsonrpc, requests
 from a2a_lab.protocol.bindings import A2A_JSON, EVENT_STREAM, JSON, Binding
 from a2a_lab.protocol.operations import Operation
 from a2a_lab.protocol.versions import HEADER, Version
 
 from ..refclient.http import media_type, snippet
+from . import sse
 from .assertions import MISSING
 
 #: ACTS's abstract operations as a2a-lab's (§4.1); get_agent_card is the card's own GET.
@@ -51,9 +53,14 @@ ERROR_NAMES: dict[str, frozenset[str]] = {
     "ExtendedCardNotSupportedError": frozenset({"UnsupportedOperationError", "ExtendedAgentCardNotConfiguredError"}),
 }
 BINDINGS = {"jsonrpc": Binding.JSONRPC, "rest": Binding.HTTP_JSON, "grpc": Binding.GRPC}
-BODY_LIMIT = 4 * 1024 * 1024
+#: An answer's body (and one event: sse.EVENT_BYTES) at most; a stream's events at most; how long a stream may run
+#: when its step gives no `timeout_ms`. A unary answer's body arrives within the answer timeout (`--timeout`) of its
+#: head, however it trickles; every wait ends with the test's deadline too (Exchanger.deadline).
+BODY_LIMIT = sse.EVENT_BYTES
 EVENT_LIMIT = 1000
 STREAM_TIMEOUT_S = 30.0
+#: Shown of a request or answer body in a report.
+QUOTED_BYTES = 1200
 
 
 @dataclass
@@ -79,17 +86,21 @@ class Reply:
     events: list[Any] = field(default_factory=list)
     problem: str = ""
     stream_ended: bool = True
+    redaction: Redaction = NO_DECLARED_CREDENTIALS
 
     def quoted(self) -> str:
-        """The exchange as the reports show it: the request, then the answer."""
+        """The exchange as the reports show it: the request, then the answer (credentials redacted)."""
         answer = f"HTTP {self.status}" if self.status is not None else "no answer"
         if self.problem:
             answer += f" ({self.problem})"
         if self.events:
-            shown = "\n".join(json.dumps(e, ensure_ascii=False)[:400] for e in self.events[:20])
+            shown = "\n".join(self._json(e)[:400] for e in self.events[:20])
             return f"{self.quote}\n<- {answer}, {len(self.events)} event(s):\n{shown}"
-        body = "" if self.body is MISSING else json.dumps(self.body, ensure_ascii=False)[:1200]
+        body = "" if self.body is MISSING else self._json(self.body)[:QUOTED_BYTES]
         return f"{self.quote}\n<- {answer}\n{body}".rstrip()
+
+    def _json(self, value: Any) -> str:
+        return json.dumps(self.redaction.json(value), ensure_ascii=False, default=str)
 
 
 @dataclass(frozen=True)
@@ -103,6 +114,8 @@ class Target:
     spec_version: str
     token: str | None = None
     timeout: float = 10.0
+    #: The card's credential names (its apiKey schemes) with the protocol's: what quotes hide.
+    redaction: Redaction = NO_DECLARED_CREDENTIALS
 
 
 def acts_error(name: str) -> frozenset[str]:
@@ -144,6 +157,20 @@ class Exchanger:
 
     def __init__(self, http: httpx.Client, target: Target) -> None:
         self.http, self.target = http, target
+        #: When the test under way must end (time.monotonic()): every request, body and stream ends by then.
+        self.deadline = float("inf")
+
+    def _left(self, seconds: float) -> float:
+        """`seconds`, or less when the test's deadline comes sooner (never below a few milliseconds)."""
+        return max(0.005, min(seconds, self.deadline - time.monotonic()))
+
+    def _reply(self, label: str, quote: str) -> Reply:
+        return Reply(label, quote, redaction=self.target.redaction)
+
+    def _quote(
+        self, verb: str, url: str, query: Mapping[str, str], headers: Mapping[str, str], body: bytes | None
+    ) -> str:
+        return _quote(verb, url, query, headers, body, self.target.redaction)
 
     def _headers(self, content_type: str | None, accept: str) -> dict[str, str]:
         out = {"Accept": accept, HEADER: self.target.spec_version}
@@ -160,7 +187,12 @@ class Exchanger:
         try:
             wire = requests.build(op, Version.V1_0, self.target.binding, wire_params(operation, params))
         except requests.UnsupportedRequest as exc:
-            return Reply(f"{operation} over {self.target.binding.value}", "(not sent)", problem=str(exc))
+            return Reply(
+                f"{operation} over {self.target.binding.value}",
+                "(not sent)",
+                problem=str(exc),
+                redaction=self.target.redaction,
+            )
         if isinstance(wire, requests.RpcRequest):
             req_id: str | None = str(uuid.uuid4())
             body: bytes | None = json.dumps(jsonrpc.envelope(wire.method, wire.params, req_id)).encode()
@@ -180,20 +212,20 @@ class Exchanger:
     def raw(self, method: str, path: str, headers: Mapping[str, str], body: bytes | None) -> Reply:
         base = self.target.base_url if path.startswith("/.well-known/") else self.target.url
         url = base if path in ("", "/") else base.rstrip("/") + "/" + path.lstrip("/")
-        label = f"raw {method} {path}"
         sent = {k: v for k, v in headers.items()}
-        quote = _quote(method, url, {}, sent, body)
+        reply = self._reply(f"raw {method} {path}", self._quote(method, url, {}, sent, body))
+        timeout = self._left(self.target.timeout)
         try:
-            with self.http.stream(method, url, content=body, headers=sent, timeout=self.target.timeout) as response:
+            with self.http.stream(method, url, content=body, headers=sent, timeout=timeout) as response:
+                reply.status = response.status_code
                 if media_type(response) == EVENT_STREAM:
-                    reply = Reply(label, quote, response.status_code)
                     self._events(response, reply, None, STREAM_TIMEOUT_S)
                     reply.body = reply.events
                     return reply
-                raw = _read(response)
+                raw = self._read(response, reply)
         except httpx.HTTPError as exc:
-            return Reply(label, quote, problem=f"{type(exc).__name__}: {exc}")
-        reply = Reply(label, quote, response.status_code)
+            reply.status, reply.problem = None, f"{type(exc).__name__}: {exc}"
+            return reply
         reply.body = _decode(raw)
         reply.root = reply.body
         reply.error = _error(reply.body, None, response.status_code)
@@ -210,18 +242,19 @@ class Exchanger:
         operation: str,
     ) -> Reply:
         label = f"{operation} ({self.target.binding.value} {verb} {url})"
-        reply = Reply(label, _quote(verb, url, query, headers, body))
+        reply = self._reply(label, self._quote(verb, url, query, headers, body))
+        timeout = self._left(self.target.timeout)
         try:
             with self.http.stream(
-                verb, url, params=dict(query) or None, content=body, headers=headers, timeout=self.target.timeout
+                verb, url, params=dict(query) or None, content=body, headers=headers, timeout=timeout
             ) as response:
-                raw = _read(response)
+                raw = self._read(response, reply)
         except httpx.HTTPError as exc:
             reply.problem = f"{type(exc).__name__}: {exc}"
             return reply
         reply.status = response.status_code
         reply.body = _decode(raw)
-        if reply.body is MISSING and raw.strip():
+        if reply.body is MISSING and raw.strip() and not reply.problem:
             reply.problem = f"the answer is not JSON: {snippet(raw)!r}"
         self._unwrap(reply, req_id)
         return reply
@@ -251,73 +284,64 @@ class Exchanger:
         timeout: float | None,
     ) -> Reply:
         label = f"{operation} ({self.target.binding.value} {verb} {url})"
-        reply = Reply(label, _quote(verb, url, query, headers, body))
+        reply = self._reply(label, self._quote(verb, url, query, headers, body))
+        seconds = timeout or STREAM_TIMEOUT_S
+        limits = httpx.Timeout(self._left(self.target.timeout), read=self._left(seconds))
         try:
-            with connect_sse(
-                self.http,
-                verb,
-                url,
-                params=dict(query) or None,
-                content=body,
-                headers=headers,
-                timeout=httpx.Timeout(self.target.timeout, read=timeout or STREAM_TIMEOUT_S),
-            ) as source:
-                response = source.response
+            with self.http.stream(
+                verb, url, params=dict(query) or None, content=body, headers=headers, timeout=limits
+            ) as response:
                 reply.status = response.status_code
                 if media_type(response) != EVENT_STREAM:
-                    raw = _read(response)
+                    raw = self._read(response, reply)
                     reply.body = _decode(raw)
                     self._unwrap(reply, req_id)
-                    if reply.error is None:
+                    if reply.error is None and not reply.problem:
                         reply.problem = f"asked for a stream, got {media_type(response) or 'an untyped answer'}"
                     return reply
-                self._events(response, reply, req_id, timeout or STREAM_TIMEOUT_S, source)
+                self._events(response, reply, req_id, seconds)
         except httpx.HTTPError as exc:
             reply.problem = f"{type(exc).__name__}: {exc}"
             reply.stream_ended = False
         reply.root = reply.events
         return reply
 
-    def _events(
-        self, response: httpx.Response, reply: Reply, req_id: str | None, timeout: float, source: Any = None
-    ) -> None:
-        from httpx_sse import EventSource
+    def _events(self, response: httpx.Response, reply: Reply, req_id: str | None, seconds: float) -> None:
+        """The stream's events into `reply`, within sse's bounds, EVENT_LIMIT events, `seconds` and the deadline."""
+        reader = sse.Reader(min(time.monotonic() + seconds, self.deadline))
+        for event in reader.events(response.iter_bytes()):
+            if not event.data.strip():
+                continue
+            value = _decode(event.data.encode())
+            if req_id is not None and isinstance(value, dict) and "error" in value:
+                reply.error = _error(value, req_id, None)
+                return
+            if req_id is not None and isinstance(value, dict) and "result" in value:
+                value = value["result"]
+            elif event.event == "error" or (isinstance(value, dict) and "error" in value and req_id is None):
+                reply.error = _error(value, None, None)
+                return
+            reply.events.append(value)
+            if len(reply.events) >= EVENT_LIMIT:
+                reply.problem, reply.stream_ended = f"more than {EVENT_LIMIT} events", False
+                return
+        if reader.problem:
+            reply.problem, reply.stream_ended = reader.problem, False
 
-        events = (source or EventSource(response)).iter_sse()
-        deadline = time.monotonic() + timeout
-        try:
-            for event in events:
-                if not event.data.strip():
-                    continue
-                value = _decode(event.data.encode())
-                if req_id is not None and isinstance(value, dict) and "error" in value:
-                    reply.error = _error(value, req_id, None)
-                    break
-                if req_id is not None and isinstance(value, dict) and "result" in value:
-                    value = value["result"]
-                elif event.event == "error" or (isinstance(value, dict) and "error" in value and req_id is None):
-                    reply.error = _error(value, None, None)
-                    break
-                reply.events.append(value)
-                if len(reply.events) >= EVENT_LIMIT or time.monotonic() > deadline:
-                    reply.problem = (
-                        "the stream did not end in time"
-                        if len(reply.events) < EVENT_LIMIT
-                        else (f"more than {EVENT_LIMIT} events")
-                    )
-                    reply.stream_ended = False
-                    break
-        except SSEError as exc:
-            reply.problem = str(exc)
-
-
-def _read(response: httpx.Response) -> bytes:
-    out = bytearray()
-    for chunk in response.iter_bytes():
-        out += chunk
-        if len(out) > BODY_LIMIT:
-            break
-    return bytes(out[:BODY_LIMIT])
+    def _read(self, response: httpx.Response, reply: Reply) -> bytes:
+        """A unary answer's body: at most BODY_LIMIT bytes, within the answer timeout of its head and the test's
+        deadline (a body that trickles is cut: `reply.problem` says so)."""
+        out = bytearray()
+        ends = min(time.monotonic() + self.target.timeout, self.deadline)
+        for chunk in response.iter_bytes():
+            out += chunk
+            if len(out) > BODY_LIMIT:
+                reply.problem = f"an answer of more than {BODY_LIMIT} bytes"
+                return bytes(out[:BODY_LIMIT])
+            if time.monotonic() > ends:
+                reply.problem = f"the answer's body did not arrive within {self.target.timeout:g} s"
+                break
+        return bytes(out)
 
 
 def _decode(raw: bytes) -> Any:
@@ -327,12 +351,22 @@ def _decode(raw: bytes) -> Any:
         return MISSING
 
 
-def _quote(verb: str, url: str, query: Mapping[str, str], headers: Mapping[str, str], body: bytes | None) -> str:
-    shown_url = url + ("?" + "&".join(f"{k}={v}" for k, v in query.items()) if query else "")
+def _quote(
+    verb: str,
+    url: str,
+    query: Mapping[str, str],
+    headers: Mapping[str, str],
+    body: bytes | None,
+    redaction: Redaction,
+) -> str:
+    """A request as the reports show it, credentials hidden by the project's one redaction (contract/redaction.py):
+    header values by name, URL userinfo and credential parameters, JSON members by name, text by pattern."""
+    shown_url = redaction.url(url + ("?" + "&".join(f"{k}={v}" for k, v in query.items()) if query else ""))
     lines = [f"-> {verb} {shown_url}"]
-    lines += [f"   {k}: {'(redacted)' if k.lower() == 'authorization' else v}" for k, v in headers.items()]
+    lines += [f"   {k}: {redaction.header(k, v)}" for k, v in headers.items()]
     if body:
-        lines.append("   " + body.decode("utf-8", "replace")[:1200])
+        kept = redaction.body(body, QUOTED_BYTES)
+        lines.append("   " + (kept.text if kept.text is not None else f"({len(body)} bytes, not UTF-8)"))
     return "\n".join(lines)
 
 
@@ -372,28 +406,37 @@ class GrpcExchanger:
         self.target = target
         options = ClientOptions(read_timeout=target.timeout, token=target.token)
         self.transport = GrpcTransport(Interface(target.url, Binding.GRPC.value, "1.0"), options)
+        self.deadline = float("inf")
 
     def close(self) -> None:
         self.transport.close()
 
     def raw(self, method: str, path: str, headers: Mapping[str, str], body: bytes | None) -> Reply:
-        return Reply(f"raw {method} {path}", "(not sent)", problem="a raw HTTP step cannot be sent over gRPC")
+        return Reply(
+            f"raw {method} {path}",
+            "(not sent)",
+            problem="a raw HTTP step cannot be sent over gRPC",
+            redaction=self.target.redaction,
+        )
 
     def operation(self, operation: str, params: Mapping[str, Any], stream_timeout: float | None = None) -> Reply:
         from ..refclient.failures import ClientFailure
 
         op = OPERATIONS[operation]
         if op is None:
+            self.card.deadline = self.deadline
             return self.card.operation(operation, params, stream_timeout)
         canonical = wire_params(operation, params)
+        shown = json.dumps(self.target.redaction.json(canonical), default=str)[:QUOTED_BYTES]
         reply = Reply(
             f"{operation} (GRPC {self.target.url})",
-            f"-> gRPC {op.value} at {self.target.url}\n   " + json.dumps(canonical)[:1200],
+            f"-> gRPC {op.value} at {self.target.url}\n   " + shown,
+            redaction=self.target.redaction,
         )
         warnings: list[str] = []
         try:
             if op in (Operation.SEND_STREAMING_MESSAGE, Operation.SUBSCRIBE_TO_TASK):
-                deadline = time.monotonic() + (stream_timeout or STREAM_TIMEOUT_S)
+                deadline = min(time.monotonic() + (stream_timeout or STREAM_TIMEOUT_S), self.deadline)
                 for event in self.transport.stream(op, canonical, warnings):
                     reply.events.append(event)
                     if len(reply.events) >= EVENT_LIMIT or time.monotonic() > deadline:

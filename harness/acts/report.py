@@ -6,6 +6,7 @@ console scorecard, the JSON, JUnit and HTML reports, the baseline and the exit c
 from __future__ import annotations
 
 import platform
+from collections import Counter
 from dataclasses import asdict
 from datetime import datetime
 from importlib import metadata
@@ -14,7 +15,7 @@ from typing import Any
 from ..model import REACHED, CheckResult, Level, Outcome, ScenarioResult
 from ..probe.definitions import ProbeCheck
 from .document import ACTS_SPEC, LEVELS, Test
-from .runner import BindingRun, TestResult
+from .runner import SKIP_KINDS, BindingRun, TestResult
 
 _LEVEL = {"must": Level.MUST, "should": Level.SHOULD, "may": Level.MAY}
 _MISS = {"must": Outcome.FAIL, "should": Outcome.NON_STRICT, "may": Outcome.INFORMATIONAL}
@@ -52,6 +53,17 @@ def summary_lines(results: list[TestResult]) -> list[str]:
     return lines
 
 
+def skip_line(results: list[TestResult]) -> str:
+    """The skips of a run by kind (runner.SKIP_KINDS), MUST level first: the line to compare with other runners."""
+    parts = []
+    for level in LEVELS:
+        skipped = [r for r in results if r.test.level == level and r.result == "skip" and not r.unimplemented]
+        kinds = Counter(r.skip_kind or "runner" for r in skipped)
+        said = ", ".join(f"{kinds[k]} {k}" for k in SKIP_KINDS if kinds[k])
+        parts.append(f"{level.upper()} {len(skipped)}" + (f" ({said})" if said else ""))
+    return "skipped: " + "; ".join(parts)
+
+
 def conformant(results: list[TestResult]) -> bool:
     """§12.7: conformant iff every must-level test that ran passed."""
     return all(r.result in ("pass", "skip") for r in results if r.test.level == "must")
@@ -76,7 +88,18 @@ def acts_report(run: BindingRun, spec_version: str, generated: datetime, sdk: di
             "os": platform.system().lower(),
             "url": run.url,
         },
-        "summary": {**counts(run.results), "duration_ms": run.duration_ms, "by_level": by_level},
+        "summary": {
+            **counts(run.results),
+            "duration_ms": run.duration_ms,
+            "by_level": by_level,
+            "skipped_by_category": {
+                level: {
+                    kind: sum(1 for r in run.results if r.test.level == level and r.skip_kind == kind)
+                    for kind in SKIP_KINDS
+                }
+                for level in LEVELS
+            },
+        },
         "suites": list(suites.values()),
     }
 
@@ -91,6 +114,8 @@ def _test_json(result: TestResult) -> dict[str, Any]:
     }
     if result.skip_reason:
         out["skip_reason"] = result.skip_reason
+    if result.skip_kind:
+        out["skip_category"] = result.skip_kind
     if result.failure is not None:
         out["failure"] = {k: v for k, v in asdict(result.failure).items() if v}
     if result.steps:

@@ -15,13 +15,17 @@ from typing import Any
 
 import httpx
 
+from a2a_lab.contract.redaction import Redaction
 from a2a_lab.protocol import cards, grpcwire
+from a2a_lab.protocol import security_schemes as ss
 from a2a_lab.protocol.exceptions import LabError
 from a2a_lab.protocol.states import TaskState
 
 from . import assertions as A
-from .document import EVENT_KINDS, OPERATORS, ExpectError, ExpectStream, NamedAssertion, Step, Test
+from . import identity
+from .document import EVENT_KINDS, MAX_WAIT_MS, OPERATORS, ExpectError, ExpectStream, NamedAssertion, Step, Test
 from .exchange import BINDINGS, Exchanger, GrpcExchanger, Reply, Target, acts_error
+from .webhook import Receiver, judge_deliveries
 
 #: The standard SUT behaviour prefixes (§11.2): what a SUT is taken to serve unless `--behaviors` says otherwise.
 STANDARD_BEHAVIORS = (
@@ -40,9 +44,17 @@ STANDARD_BEHAVIORS = (
     "tck-stream-chunked",
     "tck-task-failure",
 )
-#: The runner requirements (§3.2) this runner provides: none yet (no webhook, no second stream, no credentials of
-#: two users); a test that declares one is skipped with that reason.
-PROVIDED_REQUIREMENTS: frozenset[str] = frozenset()
+#: The runner requirements (§3.2) this runner can provide, and how a user makes it (a test that declares one the run
+#: does not provide is skipped saying so).
+HOW_TO_PROVIDE = {
+    "webhook_endpoint": "run with --server: the runner's webhook (--webhook-host: where the server reaches this host)",
+    "auth_credentials": identity.HOW,
+}
+#: How long the runner waits for a push delivery to its webhook after a test's steps.
+DELIVERY_WAIT_S = 10.0
+#: How long one test may run (`--test-deadline`), and the whole run (`--run-deadline`), by default.
+TEST_DEADLINE_S = 120.0
+RUN_DEADLINE_S = 3600.0
 _TERMINAL = frozenset(state.value for state in TaskState if state.terminal)
 
 
@@ -77,6 +89,8 @@ class TestResult:
     quote: str = ""
     #: A client test whose client reported no parse: `skip` in ACTS's report, UNIMPLEMENTED in a2a-lab's.
     unimplemented: bool = False
+    #: A skip's kind (SKIP_KINDS), "" for a test that ran.
+    skip_kind: str = ""
 
 
 @dataclass
@@ -104,6 +118,20 @@ class RunOptions:
     timeout: float = 10.0
     client: bool = False
     sleep: Callable[[float], None] = time.sleep
+    #: How long one test may run; when the whole run must end (a time.monotonic() value; None: no end).
+    test_deadline: float = TEST_DEADLINE_S
+    run_ends: float | None = None
+    #: The runner's webhook receiver (`{{webhookUrl}}`, runner requirement webhook_endpoint); None: not provided.
+    webhook: Receiver | None = None
+    #: A second user's credentials (`--credentials`, identity.KEYS); empty: none.
+    credentials: Mapping[str, str] = field(default_factory=dict)
+
+    @property
+    def provided(self) -> frozenset[str]:
+        """The runner requirements (§3.2) this run provides."""
+        return frozenset({"webhook_endpoint"} if self.webhook is not None else ()) | frozenset(
+            {"auth_credentials"} if self.credentials else ()
+        )
 
 
 class StepFailed(LabError):
@@ -117,33 +145,72 @@ class StepFailed(LabError):
 # ------------------------------------------------------------------------------------------------ applicability
 
 
+#: Why a test is skipped, in four kinds a reader can compare with other runners: the SUT's declared preconditions
+#: (its card, the behaviours its contract serves), a runner requirement this run does not provide (saying how to
+#: provide it), a transport limit (another binding, raw HTTP steps over gRPC), and a defect of the draft (a
+#: precondition on a capability A2A does not define; docs/reference/conformance.md names each).
+SKIP_KINDS = ("precondition", "runner", "transport", "draft")
+
+
 def skip_reason(test: Test, transport: str, card: Mapping[str, Any], options: RunOptions) -> str:
     """Why `test` does not run on this binding against this card ("" when it runs)."""
+    return skip_of(test, transport, card, options)[1]
+
+
+def skip_of(test: Test, transport: str, card: Mapping[str, Any], options: RunOptions) -> tuple[str, str]:
+    """(one of SKIP_KINDS, why) when `test` does not run on this binding against this card; ("", "") when it runs."""
     if test.is_client and not options.client:
-        return "a client test (client_response): run it with --client CMD"
+        return "runner", "a client test (client_response): run it with --client CMD"
     for listed, what in ((test.transport, "test"), (test.preconditions.transport, "preconditions")):
         if listed and transport not in listed:
-            return f"the {what} lists transport {', '.join(listed)}, this run is {transport}"
+            return "transport", f"the {what} lists transport {', '.join(listed)}, this run is {transport}"
     caps: dict[str, Any] = card["capabilities"] if isinstance(card.get("capabilities"), dict) else {}
     for name, wanted in test.preconditions.capabilities.items():
         have = caps.get(name, False if isinstance(wanted, bool) else A.MISSING)
+        if name == AUTHENTICATION and isinstance(wanted, bool):
+            have = declares_security(card)
+            if have != wanted:
+                said = "declares" if have else "declares no"
+                return "precondition", f"precondition: the card {said} security requirements ({AUTHENTICATION_READ})"
+            continue
         if A.check(wanted, have) is not None:
-            return f"precondition: the card's capabilities.{name} is {A.shown(have)}, the test needs {A.shown(wanted)}"
+            said = f"precondition: the card's capabilities.{name} is {A.shown(have)}, the test needs {A.shown(wanted)}"
+            if name not in cards.CAPABILITY_FLAGS and name != "extensions":
+                return "draft", f"{said} (a defect of the draft: AgentCapabilities has no {name})"
+            return "precondition", said
     skills = {s.get("id") for s in card.get("skills") or [] if isinstance(s, dict)}
     for skill in test.preconditions.skills:
         if skill not in skills:
-            return f"precondition: the card declares no skill {skill!r}"
+            return "precondition", f"precondition: the card declares no skill {skill!r}"
     declared = {e.get("uri") for e in caps.get("extensions") or [] if isinstance(e, dict)}
     for uri in test.preconditions.extensions:
         if uri not in declared:
-            return f"precondition: the card declares no extension {uri}"
+            return "precondition", f"precondition: the card declares no extension {uri}"
     missing = [b for b in test.requires_behaviors if b not in options.behaviors]
     if missing:
-        return f"requires SUT behaviour {', '.join(missing)}, which the SUT contract given does not serve (§11)"
-    needs = [r for r in test.runner_requirements if r not in PROVIDED_REQUIREMENTS]
+        return "precondition", (
+            f"requires SUT behaviour {', '.join(missing)}, which the SUT contract given does not serve (§11)"
+        )
+    lacking = identity.missing(identity.referenced(test), options.credentials, card)
+    if lacking:
+        return "runner", lacking
+    needs = [r for r in test.runner_requirements if r not in options.provided]
     if needs:
-        return f"needs runner requirement {', '.join(needs)}, which a2a-lab's ACTS runner does not provide"
-    return ""
+        how = "; ".join(f"{r}: {HOW_TO_PROVIDE.get(r, 'a2a-lab does not provide it yet')}" for r in needs)
+        return "runner", f"needs runner requirement {', '.join(needs)}, which this run does not provide ({how})"
+    return "", ""
+
+
+#: The draft's precondition `capabilities.authentication` (no AgentCapabilities field: a defect of the draft), read as
+#: the card declaring security requirements (securitySchemes with securityRequirements, A2A 1.0 §4.5).
+AUTHENTICATION = "authentication"
+AUTHENTICATION_READ = "the draft's capabilities.authentication, read as securitySchemes with securityRequirements"
+
+
+def declares_security(card: Mapping[str, Any]) -> bool:
+    """Whether the card requires authentication: a security requirement naming a declared scheme."""
+    security = ss.read(card)
+    return any(set(r.schemes) & set(security.schemes) for r in security.requirements)
 
 
 def interfaces(card: Mapping[str, Any]) -> dict[str, str]:
@@ -164,18 +231,68 @@ def interfaces(card: Mapping[str, Any]) -> dict[str, str]:
 class TestRun:
     """One test on one binding."""
 
-    def __init__(self, test: Test, exchanger: Exchanger | GrpcExchanger, options: RunOptions) -> None:
+    def __init__(
+        self,
+        test: Test,
+        exchanger: Exchanger | GrpcExchanger,
+        options: RunOptions,
+        provided: Mapping[str, str] | None = None,
+        secrets: tuple[str, ...] = (),
+    ) -> None:
         self.test, self.exchanger, self.options = test, exchanger, options
-        runner = {"SUT_BASE_URL": options.server.rstrip("/"), "baseUrl": options.server.rstrip("/")}
+        runner = {"SUT_BASE_URL": options.server.rstrip("/"), "baseUrl": options.server.rstrip("/"), **(provided or {})}
+        #: This test's webhook URL, and the push configs its steps pointed at it (their `authentication`).
+        self.webhook_url = options.webhook.url_for() if options.webhook is not None else ""
+        self.pushed: list[Mapping[str, Any]] = []
+        if self.webhook_url:
+            runner["webhookUrl"] = self.webhook_url
         self.scope = A.Scope(test.variables, runner)
+        for secret in (options.token, *secrets):
+            if secret and len(secret) >= A.SECRET_MIN_CHARS:
+                self.scope.secrets.add(secret)
+        self.ends = time.monotonic() + options.test_deadline
+        if options.run_ends is not None:
+            self.ends = min(self.ends, options.run_ends)
+        exchanger.deadline = self.ends
 
     def run(self) -> TestResult:
+        """The test's verdict, with every secret its references read hidden in what it says."""
+        result = self._run()
+        for failure in [result.failure, *(s.failure for s in result.steps)]:
+            if failure is not None:
+                failure.message, failure.expected, failure.actual = (
+                    self.scope.scrub(failure.message),
+                    self.scope.scrub(failure.expected),
+                    self.scope.scrub(failure.actual),
+                )
+        result.quote = self.scope.scrub(result.quote)
+        for step in result.steps:
+            step.quote = self.scope.scrub(step.quote)
+        return result
+
+    def _deadline(self, step: Step, what: str) -> StepFailed:
+        said = f"{self.options.test_deadline:g} s, --test-deadline"
+        if self.options.run_ends is not None and self.ends >= self.options.run_ends:
+            said = "the run's, --run-deadline"
+        return StepFailed(Failure(f"step {step.id}: {what} would pass the test's deadline ({said})", step.id))
+
+    def _sleep(self, step: Step, seconds: float) -> None:
+        """Wait `seconds`, or until the deadline and fail the step when it comes first."""
+        left = self.ends - time.monotonic()
+        if seconds > left:
+            self.options.sleep(max(0.0, left))
+            raise self._deadline(step, f"waiting {seconds:g} s")
+        self.options.sleep(seconds)
+
+    def _run(self) -> TestResult:
         started = time.monotonic()
         result = TestResult(self.test, "pass")
         for step in self.test.steps:
             begun = time.monotonic()
             quote = ""
             try:
+                if begun >= self.ends:
+                    raise self._deadline(step, "starting it")
                 quote = self.step(step)
                 result.steps.append(StepResult(step.id, "pass", _ms(begun), quote=quote))
             except StepFailed as failed:
@@ -189,6 +306,7 @@ class TestRun:
         try:
             for named in self.test.assertions:
                 self._named(named, "(test assertions)")
+            self._judge_deliveries()
         except (StepFailed, A.Unresolved) as exc:
             failure = exc.failure if isinstance(exc, StepFailed) else Failure(str(exc))
             result.result, result.failure = "fail", failure
@@ -231,8 +349,12 @@ class TestRun:
 
     def _operation(self, step: Step) -> Reply:
         if step.delay_ms:
-            self.options.sleep(step.delay_ms / 1000)
+            self._sleep(step, step.delay_ms / 1000)
         params = self.scope.resolve(dict(step.params))
+        if step.operation == "create_push_config" and self.webhook_url:
+            config = params.get("pushNotificationConfig", params)
+            if isinstance(config, dict) and config.get("url") == self.webhook_url:
+                self.pushed.append(config)
         timeout = step.expect_stream.timeout_ms / 1000 if step.expect_stream and step.expect_stream.timeout_ms else None
         reply = self.exchanger.operation(step.operation, params, timeout)
         repeat = step.repeat
@@ -244,11 +366,12 @@ class TestRun:
                 return reply
             if attempt == repeat.max_attempts:
                 break
-            self.options.sleep(delay)
+            self._sleep(step, delay)
             if repeat.backoff == "linear":
                 delay += repeat.delay_ms / 1000
             elif repeat.backoff == "exponential":
                 delay *= 2
+            delay = min(delay, MAX_WAIT_MS / 1000)
             reply = self.exchanger.operation(step.operation, params, timeout)
         self._last_quote = reply.quoted()
         raise StepFailed(
@@ -262,6 +385,15 @@ class TestRun:
         )
 
     # ---------------------------------------------------------------------------------------- judging
+
+    def _judge_deliveries(self) -> None:
+        """When a step pointed a push config at this test's webhook: the deliveries it got, judged (webhook.judge)."""
+        if not self.pushed or self.options.webhook is None:
+            return
+        wait = max(0.0, min(DELIVERY_WAIT_S, self.ends - time.monotonic()))
+        miss = judge_deliveries(self.options.webhook.deliveries(self.webhook_url, wait), self.pushed, wait)
+        if miss is not None:
+            raise StepFailed(Failure(miss.message, "(test deliveries)", miss.expected, miss.actual))
 
     def _fail(self, step: Step, message: str, miss: A.Mismatch | None = None, where: str = "") -> StepFailed:
         if miss is None:
@@ -567,6 +699,22 @@ def _ms(since: float) -> int:
     return int((time.monotonic() - since) * 1000)
 
 
+def _run_one(
+    test: Test, exchanger: Exchanger | GrpcExchanger, options: RunOptions, second: identity.SecondUser
+) -> TestResult:
+    """One test, with the second user's variables it refers to (an error, not judged, when they cannot be made)."""
+    try:
+        provided = second.variables(identity.referenced(test))
+    except identity.IdentityError as exc:
+        return TestResult(test, "error", failure=Failure(f"runner error: the second identity (--credentials): {exc}"))
+    return TestRun(test, exchanger, options, provided, tuple(second.secrets())).run()
+
+
+def past_run_deadline(test: Test) -> TestResult:
+    """A test the run had no time left for: an error (not judged), never a skip that would count as conformant."""
+    return TestResult(test, "error", failure=Failure("not run: the run's deadline (--run-deadline) had passed"))
+
+
 def run_binding(
     tests: list[Test],
     transport: str,
@@ -580,22 +728,33 @@ def run_binding(
     started = time.monotonic()
     results: list[TestResult] = []
     target = Target(
-        options.server.rstrip("/"), card_url, url, BINDINGS[transport], spec_version, options.token, options.timeout
+        options.server.rstrip("/"),
+        card_url,
+        url,
+        BINDINGS[transport],
+        spec_version,
+        options.token,
+        options.timeout,
+        Redaction.for_cards(card),
     )
     with httpx.Client(follow_redirects=False) as http:
         grpc = transport == "grpc" and grpcwire.missing() is None
         exchanger: Exchanger | GrpcExchanger = GrpcExchanger(http, target) if grpc else Exchanger(http, target)
+        second = identity.SecondUser(http, target, options.credentials, card)
         try:
             for test in tests:
-                reason = skip_reason(test, transport, card, options)
-                if not reason and transport == "grpc" and grpcwire.missing():
-                    reason = f"gRPC: {grpcwire.missing()}"
-                if not reason and transport == "grpc" and any(step.kind == "raw" for step in test.steps):
-                    reason = "raw steps are HTTP requests: not sent over gRPC"
-                if reason:
-                    results.append(TestResult(test, "skip", skip_reason=reason))
+                if options.run_ends is not None and time.monotonic() >= options.run_ends:
+                    results.append(past_run_deadline(test))
                     continue
-                results.append(TestRun(test, exchanger, options).run())
+                kind, reason = skip_of(test, transport, card, options)
+                if not reason and transport == "grpc" and grpcwire.missing():
+                    kind, reason = "runner", f"gRPC: {grpcwire.missing()}"
+                if not reason and transport == "grpc" and any(step.kind == "raw" for step in test.steps):
+                    kind, reason = "transport", "raw steps are HTTP requests: not sent over gRPC"
+                if reason:
+                    results.append(TestResult(test, "skip", skip_reason=reason, skip_kind=kind))
+                    continue
+                results.append(_run_one(test, exchanger, options, second))
         finally:
             if isinstance(exchanger, GrpcExchanger):
                 exchanger.close()

@@ -16,8 +16,8 @@ import uuid
 from typing import Any
 
 from a2a_lab.contract.handshake import ENV_MESSAGE, ENV_RESULT
-from a2a_lab.harness.cli.exit_codes import ClientExit
-from a2a_lab.harness.cli.messages import say
+from a2a_lab.harness.exit_codes import ClientExit
+from a2a_lab.harness.messages import say
 from a2a_lab.protocol import states
 from a2a_lab.protocol.cards import WELL_KNOWN_PATH, WELL_KNOWN_PREFIX
 

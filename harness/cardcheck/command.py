@@ -20,8 +20,8 @@ from a2a_lab.protocol.bindings import JSON
 from a2a_lab.protocol.exceptions import LabError
 
 from ..cli.command import Command
-from ..cli.exit_codes import Exit
-from ..cli.messages import refuse
+from ..exit_codes import Exit
+from ..messages import refuse
 from ..refclient.discovery import card_urls
 from ..refclient.failures import UsageFailure
 from ..reports import escape

@@ -92,15 +92,7 @@ def interface_selection(view: RunView, c: Check) -> CheckResult:
     if view.expect.no_call_allowed and not view.calls:
         return c.skipped("the client made no call, which a correct client may do here (RESULT-EXPECTED judges it)")
     if view.card_fetches and not any(_status(e) in (*range(200, 300), 304) for e in view.card_fetches):
-        if view.calls:
-            return c.skipped(
-                "the server served no card, so there was no interface to select (CARD-DISCOVERY judges the calls)"
-            )
-        return c.skipped(
-            "the client never received the card (its fetch was answered "
-            f"{_status(view.card_fetches[-1])} and not followed further; RFC 9110 §15.4 leaves following a redirect "
-            "to the client, a MAY): nothing to select from"
-        )
+        return _no_card(view, c)
     if not view.supports:
         return _unknown_client(view, c)
     if view.card_gap is not None and not view.calls:
@@ -110,47 +102,82 @@ def interface_selection(view: RunView, c: Check) -> CheckResult:
         return c.skipped("the card lists no interface this client is known to support")
     first_request = view.calls[0] if view.calls else None
     if first_request is not None and first_request.entry.unmatched and view.declared_at(first_request):
-        went = view.declared_at(first_request)[0]
-        if went != expected:
-            sent = _binding_sent(first_request)
-            wrong = sent is not None and went.core_binding is not None and sent is not went.core_binding
-            return c.broken(
-                f"the first call, a {sent.value} request, went to the URL of {_a(went.binding)} interface: it called "
-                "the agent on the wrong binding, not on the first interface it supports"
-                if wrong and sent is not None
-                else "the first call went to a declared interface the client does not speak, "
-                "not to the first one it supports",
-                f"#{expected.index} {expected.label}",
-                f"{first_request.entry.method} {first_request.entry.path}"
-                + (f" ({sent.value})" if wrong and sent is not None else "")
-                + f": #{went.index} {went.label}",
-                [first_request],
-            )
-        if not view.a2a_calls:
-            return c.passed(
-                f"used the first supported interface, #{expected.index} {expected.label}, as declared (the server did "
-                f"not answer {first_request.entry.method} {first_request.entry.path} there)",
-                [first_request],
-            )
+        unrouted = _unrouted_first(view, c, expected, first_request)
+        if unrouted is not None:
+            return unrouted
     if not view.a2a_calls:
-        if view.calls:
-            return c.skipped("the client made no A2A call the server could route (see URL-FROM-CARD)")
-        extras = cards.unknown_members(view.card)
-        if extras:
-            # Refusing a card for members no version defines breaks §5.7's SHOULD, not a MUST: grade it so.
-            return c.broken(
-                "the client gave up on a card that offers an interface it supports but holds members no A2A version "
-                f"defines ({', '.join(extras[:4])}{', ...' if len(extras) > 4 else ''}): §5.7 says unrecognized fields "
-                "SHOULD be ignored",
-                f"a call to {expected.label}",
-                "no A2A call at all",
-                level=Level.SHOULD,
-            )
-        return c.broken(
-            "the client gave up although the card offers an interface it supports" + _other_origin_note(view, expected),
-            f"a call to {expected.label}",
-            "no A2A call at all" + view.ending(),
+        return _no_a2a_call(view, c, expected)
+    return _first_a2a_call(view, c, expected)
+
+
+def _no_card(view: RunView, c: Check) -> CheckResult:
+    """Skipped: no card fetch was answered with a card (2xx or 304), so there was nothing to select from."""
+    if view.calls:
+        return c.skipped(
+            "the server served no card, so there was no interface to select (CARD-DISCOVERY judges the calls)"
         )
+    return c.skipped(
+        "the client never received the card (its fetch was answered "
+        f"{_status(view.card_fetches[-1])} and not followed further; RFC 9110 §15.4 leaves following a redirect "
+        "to the client, a MAY): nothing to select from"
+    )
+
+
+def _unrouted_first(view: RunView, c: Check, expected: Interface, first_request: Call) -> CheckResult | None:
+    """The first request, one the server could not route, went to a declared interface's URL: broken when that is
+    not the expected interface, passed when it is and no A2A call followed; None to judge the A2A calls."""
+    went = view.declared_at(first_request)[0]
+    if went != expected:
+        sent = _binding_sent(first_request)
+        wrong = sent is not None and went.core_binding is not None and sent is not went.core_binding
+        return c.broken(
+            f"the first call, a {sent.value} request, went to the URL of {_a(went.binding)} interface: it called "
+            "the agent on the wrong binding, not on the first interface it supports"
+            if wrong and sent is not None
+            else "the first call went to a declared interface the client does not speak, "
+            "not to the first one it supports",
+            f"#{expected.index} {expected.label}",
+            f"{first_request.entry.method} {first_request.entry.path}"
+            + (f" ({sent.value})" if wrong and sent is not None else "")
+            + f": #{went.index} {went.label}",
+            [first_request],
+        )
+    if not view.a2a_calls:
+        return c.passed(
+            f"used the first supported interface, #{expected.index} {expected.label}, as declared (the server did "
+            f"not answer {first_request.entry.method} {first_request.entry.path} there)",
+            [first_request],
+        )
+    return None
+
+
+def _no_a2a_call(view: RunView, c: Check, expected: Interface) -> CheckResult:
+    """No A2A call the server could route although the card offers an interface the client supports: skipped when
+    there were calls (URL-FROM-CARD judges them), else the client gave up."""
+    if view.calls:
+        return c.skipped("the client made no A2A call the server could route (see URL-FROM-CARD)")
+    extras = cards.unknown_members(view.card)
+    if extras:
+        # Refusing a card for members no version defines breaks §5.7's SHOULD, not a MUST: grade it so.
+        return c.broken(
+            "the client gave up on a card that offers an interface it supports but holds members no A2A version "
+            f"defines ({', '.join(extras[:4])}{', ...' if len(extras) > 4 else ''}): §5.7 says unrecognized fields "
+            "SHOULD be ignored",
+            f"a call to {expected.label}",
+            "no A2A call at all",
+            level=Level.SHOULD,
+        )
+    return c.broken(
+        "the client gave up although the card offers an interface it supports" + _other_origin_note(view, expected),
+        f"a call to {expected.label}",
+        "no A2A call at all" + view.ending(),
+    )
+
+
+def _first_a2a_call(view: RunView, c: Check, expected: Interface) -> CheckResult:
+    """The first A2A call against the interface expected: passed when it went there; for a 0.3 client that went to
+    another supported interface, passed when the expected one is an additional interface and NON_STRICT when it is
+    the main url (0.3 §5.6.3); else broken."""
     first = view.a2a_calls[0]
     declared = view.declared(first)
     chosen = next((i for i in declared if i.accepts(first.version)), None)

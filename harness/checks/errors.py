@@ -9,8 +9,9 @@ from a2a_lab.contract.journal_record import EntryKind, ResultKind
 from a2a_lab.contract.scenario import FaultKind
 from a2a_lab.protocol import wire
 from a2a_lab.protocol.errors import ErrorType
+from a2a_lab.protocol.jsonrpc import rpc_response_problem
 
-from ..journal_view import Call, RunView, observe, rpc_response_problem
+from ..journal_view import Call, RunView, observe
 from ..model import CheckResult, Level, Outcome
 from .base import Check, check
 from .tasks import message_ids, task_param

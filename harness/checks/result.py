@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 from a2a_lab.contract.journal_record import ResultKind
+from a2a_lab.contract.scenario import Conclusion
 from a2a_lab.protocol import states
 
 from ..journal_view import Call, RunView
@@ -172,6 +174,23 @@ def result_expected(view: RunView, c: Check) -> CheckResult:
     expect = view.expect
     if not expect.stated:
         return c.skipped("the scenario states no expected conclusion")
+    answers = [r for r in expect.results if r != "none"]
+    settled = _settled_by_calls(view, c, answers)
+    if settled is not None:
+        return settled
+    result = view.client_result
+    if result is None:
+        if view.client_result_error:
+            return c.broken("the client's result file is unreadable", "a JSON object", view.client_result_error)
+        return c.result(Outcome.UNIMPLEMENTED, "the client wrote no A2A_LAB_RESULT")
+    return _conclusion(view, c, result, answers)
+
+
+def _settled_by_calls(view: RunView, c: Check, answers: list[Conclusion]) -> CheckResult | None:
+    """The verdict where what the client did settles it before its result is read (an ask it did not act on, no call
+    where none or a crash explains it, a call where none was expected, no call where none could be made); None
+    to read the result. `answers`: the results the scenario accepts other than `none` (no call)."""
+    expect = view.expect
     declined = _declined_actions(view) if view.action else []
     if declined:
         # Issue contract: not acting on an ask is UNIMPLEMENTED, never FAIL; the conclusion depends on the ask.
@@ -181,7 +200,6 @@ def result_expected(view: RunView, c: Check) -> CheckResult:
             "so its conclusion is not judged",
         )
     accepted = expect.results
-    answers = [r for r in accepted if r != "none"]
     # Any request to the agent counts, even one to a guessed URL that nothing serves.
     if expect.no_call_allowed and not view.calls and view.client_result is None and view.crash() is not None:
         return c.result(
@@ -210,11 +228,13 @@ def result_expected(view: RunView, c: Check) -> CheckResult:
     if answers and not view.calls and view.expected_interface() is None:
         # The expected conclusion needs a call; a client that speaks none of the card's interfaces cannot make it.
         return c.skipped("the client made no call, and the card declares no interface it is known to speak")
-    result = view.client_result
-    if result is None:
-        if view.client_result_error:
-            return c.broken("the client's result file is unreadable", "a JSON object", view.client_result_error)
-        return c.result(Outcome.UNIMPLEMENTED, "the client wrote no A2A_LAB_RESULT")
+    return None
+
+
+def _conclusion(view: RunView, c: Check, result: dict[str, Any], answers: list[Conclusion]) -> CheckResult:
+    """The client's result against the conclusion expected: its kind, then its state (a result that leaves the state
+    out is not judged on it), then its text."""
+    expect = view.expect
     kind = result.get("kind")
     if answers and kind not in answers:
         wanted = " or ".join(
@@ -243,6 +263,19 @@ def result_expected(view: RunView, c: Check) -> CheckResult:
         # A choice of states (a race) passes here on any of them; RESULT-MATCHES holds the client to the one it got.
         wanted = " or ".join(s.short for s in expect.states)
         return c.broken("the client reports another state", wanted, _state_said(result))
+    wrong_text = _text_missed(view, c, result)
+    if wrong_text is not None:
+        return wrong_text
+    return c.passed(
+        "the client reached the expected conclusion"
+        + (f" ({kind})" if len(answers) > 1 or expect.no_call_allowed else "")
+    )
+
+
+def _text_missed(view: RunView, c: Check, result: dict[str, Any]) -> CheckResult | None:
+    """Where the kind and state are right but the text is not what the scenario expects (`text_contains`, `text`):
+    broken at SHOULD level; None when the text is right."""
+    expect = view.expect
     if expect.text_contains is not None and expect.text_contains not in str(result.get("text") or ""):
         # The kind and state are right: the client understood the answer and left out (some of) its words. The lab's
         # contract grades that no stronger than the misunderstanding it shows.
@@ -259,10 +292,7 @@ def result_expected(view: RunView, c: Check) -> CheckResult:
             repr(str(result.get("text") or "")[:200]),
             level=Level.SHOULD,
         )
-    return c.passed(
-        "the client reached the expected conclusion"
-        + (f" ({kind})" if len(answers) > 1 or expect.no_call_allowed else "")
-    )
+    return None
 
 
 def _lenient_only(view: RunView) -> bool:

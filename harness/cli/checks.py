@@ -7,9 +7,9 @@ import json
 
 from ..checks import client_checks
 from ..checks.base import CARD_READING
+from ..exit_codes import Exit
 from ..reports.json_report import check_json
 from .command import Command
-from .exit_codes import Exit
 from .options import add_json_or_markdown
 
 

@@ -7,11 +7,11 @@ import argparse
 from a2a_lab.contract.catalogue import Catalogue, SelectionError
 
 from .. import process, run_file, runner
+from ..exit_codes import Exit
+from ..messages import refuse, say
 from ..remote import RemoteError, RemoteServer
 from . import presets
 from .command import Command
-from .exit_codes import Exit
-from .messages import refuse, say
 from .options import (
     add_admin_token,
     add_client_environment,

@@ -8,8 +8,8 @@ import os
 import sys
 from collections.abc import Sequence
 
-from .exit_codes import Exit
-from .messages import refuse
+from ..exit_codes import Exit
+from ..messages import refuse
 from .overview import Overview
 from .parser import Parser, innermost
 from .tasks import commands, tasks

@@ -10,11 +10,11 @@ from a2a_lab.protocol.cards import Support
 
 from .. import scoring
 from ..baseline import Baseline
+from ..exit_codes import Exit
+from ..messages import say
 from ..model import Outcome, ScenarioResult
 from ..reports import console, json_report
 from ..reports.files import ReportFiles
-from .exit_codes import Exit
-from .messages import say
 
 
 def gate_exit(summary: dict[str, Any]) -> Exit:

@@ -11,12 +11,12 @@ from typing import Any
 from a2a_lab.contract import userfile
 
 from .. import scoring
+from ..exit_codes import Exit
+from ..messages import refuse, say
 from ..model import ScenarioResult
 from ..reports import escape, html, json_report, junit
 from .command import Command
-from .exit_codes import Exit
 from .gate import gate_exit
-from .messages import refuse, say
 from .options import add_compare, add_junit_skipped
 from .outputs import STDOUT, output_file, output_folder
 

@@ -16,14 +16,14 @@ from a2a_lab.protocol.exceptions import LabError
 from .. import process, runner
 from ..baseline import Baseline, BaselineError
 from ..checks import client_checks
+from ..exit_codes import Exit
+from ..messages import crashed, load_catalogue, refuse, say
 from ..model import ScenarioResult
 from ..remote import RemoteError, RemoteServer
 from . import presets
 from .command import Command
-from .exit_codes import Exit
 from .gate import conclude
 from .help_text import gate_codes
-from .messages import crashed, load_catalogue, refuse, say
 from .options import (
     add_admin_token,
     add_client_environment,

@@ -15,10 +15,10 @@ from a2a_lab.contract.scenario import Scenario
 from a2a_lab.protocol.cards import Support
 
 from .. import process, runner
+from ..exit_codes import Exit
+from ..messages import say
 from ..model import ClientRun, Outcome, ScenarioResult
 from ..reports import console, escape
-from .exit_codes import Exit
-from .messages import say
 
 #: How many scenarios quote the client's stderr in their progress line when it ended before any request (-v: all).
 QUOTED_STDERR = 3

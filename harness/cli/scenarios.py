@@ -8,11 +8,11 @@ import json
 from a2a_lab.contract.catalogue import SelectionError, resolve
 from a2a_lab.contract.loader import ScenarioError
 
+from ..exit_codes import Exit
+from ..messages import load_catalogue, refuse
 from ..reports import escape
 from . import catalogue_view
 from .command import Command
-from .exit_codes import Exit
-from .messages import load_catalogue, refuse
 from .options import add_json_or_markdown, add_selection
 
 

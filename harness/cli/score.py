@@ -15,12 +15,12 @@ from a2a_lab.protocol.cards import parse_support
 from .. import run_file, runner
 from ..baseline import Baseline, BaselineError
 from ..checks import client_checks
+from ..messages import refuse
 from ..model import ClientRun
 from ..remote import RemoteError, RemoteRun, RemoteServer
 from .command import Command
 from .gate import conclude
 from .help_text import gate_codes
-from .messages import refuse
 from .options import add_report_arguments, report_files
 from .running import never_started, own_server_only
 from .tokens import RUN_TOKEN_ENV

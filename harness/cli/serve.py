@@ -11,9 +11,9 @@ from typing import Any
 from a2a_lab.contract.catalogue import SelectionError, resolve_all, uncited
 from a2a_lab.contract.loader import ScenarioError
 
+from ..exit_codes import Exit
+from ..messages import load_catalogue, refuse, say
 from .command import Command
-from .exit_codes import Exit
-from .messages import load_catalogue, refuse, say
 from .scenarios import unresolved
 from .tokens import ADMIN_TOKEN_ENV, PUSH_ALLOW_ENV, admin_token_of, push_hosts
 

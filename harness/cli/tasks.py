@@ -25,6 +25,7 @@ def tasks() -> tuple[Task, ...]:
     from ..probe import command as probe
     from ..proxy import command as proxy
     from ..record import command as record
+    from ..ui import command as ui
     from . import checks, client, drive, merge, run, scenarios, score, serve
 
     return (
@@ -42,6 +43,7 @@ def tasks() -> tuple[Task, ...]:
             (serve.COMMAND, drive.COMMAND, score.COMMAND),
         ),
         Task("reports: join what several runs or shards wrote", (merge.COMMAND,)),
+        Task("in a browser: the pages above, judged as they happen", (ui.COMMAND,)),
     )
 
 

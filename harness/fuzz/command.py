@@ -17,11 +17,11 @@ import yaml
 
 from ..checks import REGISTRY
 from ..cli.command import Command
-from ..cli.exit_codes import Exit
 from ..cli.help_text import REPORT_PATHS
-from ..cli.messages import load_catalogue, refuse, say
 from ..cli.options import add_client_environment, add_report_files, report_files
 from ..cli.outputs import output_folder
+from ..exit_codes import Exit
+from ..messages import load_catalogue, refuse, say
 from ..model import Outcome
 from . import SHRINK_RUNS
 from .oracles import Failure

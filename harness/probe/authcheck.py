@@ -5,6 +5,7 @@ is accepted."""
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from a2a_lab.protocol import grpcwire
 from a2a_lab.protocol import security_schemes as ss
@@ -47,14 +48,7 @@ def auth_enforced(ctx: InterfaceProbe) -> CheckResult:
     wants = security.describe()
     what = describe(Operation.GET_TASK, ctx.version, ctx.transport)
     expected = "gRPC UNAUTHENTICATED" if ctx.grpc else "HTTP 401 with a WWW-Authenticate challenge"
-    anonymous = ctx.anonymous()
-    refusal: ClientFailure | None = None
-    try:
-        ctx.call(c.id, Operation.GET_TASK, {"id": unknown_id()}, [], anonymous)
-    except ClientFailure as failure:
-        refusal = failure
-    finally:
-        anonymous.close()
+    refusal = _call_without_credentials(ctx)
     evidence = ctx.evidence(c.id)
     if refusal is None:
         return c.broken(
@@ -70,17 +64,38 @@ def auth_enforced(ctx: InterfaceProbe) -> CheckResult:
             refusal.message,
             evidence,
         )
+    return _judge_refusal(ctx, refusal, security, what, expected, evidence)
+
+
+def _call_without_credentials(ctx: InterfaceProbe) -> ClientFailure | None:
+    """GetTask of an unknown task, called without credentials: how it failed, None when it was served."""
+    anonymous = ctx.anonymous()
+    try:
+        ctx.call(AUTH_ENFORCED.id, Operation.GET_TASK, {"id": unknown_id()}, [], anonymous)
+    except ClientFailure as failure:
+        return failure
+    finally:
+        anonymous.close()
+    return None
+
+
+def _judge_refusal(
+    ctx: InterfaceProbe,
+    refusal: ClientFailure,
+    security: ss.CardSecurity,
+    what: str,
+    expected: str,
+    evidence: list[int],
+) -> CheckResult:
+    """A call without credentials refused for want of them: how it was refused (a 401 without a challenge, a 403, a
+    gRPC status other than UNAUTHENTICATED, a challenge naming no scheme the card declares), and whether the card's
+    own scheme, presented as declared, was accepted."""
+    c = AUTH_ENFORCED
     d = refusal.details
     said = f"gRPC {d['grpc_status']}" if "grpc_status" in d else f"HTTP {d['http_status']}"
     exchange = _last(ctx, c.id)
     challenge = exchange.header(ss.CHALLENGE) if exchange is not None else None
-    problems: list[str] = []
-    if ctx.grpc:
-        if d["grpc_status"] != grpcwire.Code.UNAUTHENTICATED.value:
-            problems.append(
-                f"{said} says the caller is known but not allowed; a caller without credentials is UNAUTHENTICATED"
-            )
-    elif d["http_status"] == 401 and not challenge:
+    if not ctx.grpc and d["http_status"] == 401 and not challenge:
         return c.broken(
             f"{what} without credentials was refused with HTTP 401 but no WWW-Authenticate header "
             "(RFC 9110 §11.6.1: a 401 carries at least one challenge, naming how to authenticate)",
@@ -88,18 +103,7 @@ def auth_enforced(ctx: InterfaceProbe) -> CheckResult:
             "HTTP 401 without WWW-Authenticate",
             evidence,
         )
-    elif d["http_status"] == 403:
-        problems.append(
-            "HTTP 403 for a call without credentials: 403 says credentials would not help (RFC 9110 §15.5.4); "
-            "missing ones are 401 with a challenge (§15.5.2)"
-        )
-    declared = {s.challenge_scheme for s in security.schemes.values() if s.challenge_scheme}
-    named = challenge_schemes(challenge) if challenge else []
-    if named and declared and not declared & set(named):
-        problems.append(
-            f"the challenge names {', '.join(named)}; the card declares {', '.join(sorted(declared))} "
-            "(a client cannot tell which credentials to send)"
-        )
+    problems = _refusal_problems(ctx, d, said, security, challenge)
     message = f"without credentials, {what} was refused with {said}" + (
         f" ({ss.CHALLENGE}: {challenge})" if challenge else (" (no www-authenticate trailer)" if ctx.grpc else "")
     )
@@ -120,3 +124,29 @@ def auth_enforced(ctx: InterfaceProbe) -> CheckResult:
     if problems:
         return c.lenient(f"{message}; but {problems[0]}", expected, "; ".join(problems), evidence)
     return c.passed(message, evidence)
+
+
+def _refusal_problems(
+    ctx: InterfaceProbe, d: dict[str, Any], said: str, security: ss.CardSecurity, challenge: str | None
+) -> list[str]:
+    """What is lenient in a refusal for want of credentials: a gRPC status other than UNAUTHENTICATED, an HTTP 403,
+    a challenge that names none of the schemes the card declares."""
+    problems: list[str] = []
+    if ctx.grpc:
+        if d["grpc_status"] != grpcwire.Code.UNAUTHENTICATED.value:
+            problems.append(
+                f"{said} says the caller is known but not allowed; a caller without credentials is UNAUTHENTICATED"
+            )
+    elif d["http_status"] == 403:
+        problems.append(
+            "HTTP 403 for a call without credentials: 403 says credentials would not help (RFC 9110 §15.5.4); "
+            "missing ones are 401 with a challenge (§15.5.2)"
+        )
+    declared = {s.challenge_scheme for s in security.schemes.values() if s.challenge_scheme}
+    named = challenge_schemes(challenge) if challenge else []
+    if named and declared and not declared & set(named):
+        problems.append(
+            f"the challenge names {', '.join(named)}; the card declares {', '.join(sorted(declared))} "
+            "(a client cannot tell which credentials to send)"
+        )
+    return problems

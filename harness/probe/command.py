@@ -14,8 +14,8 @@ from ..cardcheck import urlpolicy
 from ..cli.command import Command
 from ..cli.gate import conclude
 from ..cli.help_text import gate_codes
-from ..cli.messages import crashed, refuse, say
 from ..cli.options import add_answer_timeout, add_live_target, add_report_files, add_verbose, report_files
+from ..messages import crashed, refuse, say
 from .definitions import PROBE_CHECKS
 from .runner import NothingToProbe, ProbeOptions, probe
 

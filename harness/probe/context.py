@@ -5,8 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import uuid
-from collections.abc import Generator, Iterator
-from contextlib import contextmanager
+from collections.abc import Generator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -17,7 +16,7 @@ from a2a_lab.protocol.bindings import Binding
 from a2a_lab.protocol.cards import Interface
 from a2a_lab.protocol.errors import AUTH_HTTP_STATUSES
 from a2a_lab.protocol.operations import SPECS, Operation
-from a2a_lab.protocol.versions import HEADER, Version
+from a2a_lab.protocol.versions import Version
 
 from ..model import CheckResult
 from ..refclient.client import user_message
@@ -25,9 +24,10 @@ from ..refclient.failures import ClientFailure
 from ..refclient.options import ClientOptions
 from ..refclient.reading import Answer
 from ..refclient.recording import Exchange, Recorder
-from ..refclient.transport import A2ATransport, Transport
+from ..refclient.transport import A2ATransport
 from .definitions import ProbeCheck
 from .judging import Answered, from_exchange
+from .transports import ProbeTransport
 
 if TYPE_CHECKING:  # the gRPC transport needs the grpc extra: imported only where an interface is gRPC
     from .grpcprobe import ProbeGrpcTransport
@@ -35,37 +35,6 @@ if TYPE_CHECKING:  # the gRPC transport needs the grpc extra: imported only wher
 #: The probe's own marker for ids no server issued (UNKNOWN-TASK, VERSION-NEGOTIATION).
 UNKNOWN_ID_PREFIX = "a2a-lab-probe-unknown-"
 DIAGNOSIS = "DIAGNOSIS"
-
-
-class VersionControl:
-    """What the probe adds to a transport: it may drop or replace the version service parameter."""
-
-    _version_header: tuple[bool, str | None] = (False, None)
-
-    def with_version(self, params: dict[str, str], key: str) -> dict[str, str]:
-        """`params` (headers or metadata) with the version under `key` as the probe wants it now."""
-        override, value = self._version_header
-        if override:
-            params.pop(key, None)
-            if value is not None:
-                params[key] = value
-        return params
-
-    @contextmanager
-    def version_header(self, value: str | None) -> Iterator[None]:
-        """Send version `value` (None: no version at all) on the calls made inside."""
-        self._version_header = (True, value)
-        try:
-            yield
-        finally:
-            self._version_header = (False, None)
-
-
-class ProbeTransport(VersionControl, Transport):
-    """The reference client's HTTP transport, except that the probe may drop or replace the A2A-Version header."""
-
-    def _headers(self, accept: str) -> dict[str, str]:
-        return self.with_version(super()._headers(accept), HEADER)
 
 
 @dataclass

@@ -17,13 +17,13 @@ from ..refclient.http import snippet
 from . import judging, refusals
 from .context import (
     InterfaceProbe,
-    ProbeTransport,
     describe,
     needs_credentials,
     not_judged,
     unknown_id,
 )
 from .definitions import UNKNOWN_TASK, VERSION_NEGOTIATION
+from .transports import ProbeTransport
 
 if TYPE_CHECKING:
     from .grpcprobe import ProbeGrpcTransport

@@ -8,7 +8,7 @@ from __future__ import annotations
 from a2a_lab.protocol import grpcwire
 
 from ..refclient.grpc_transport import GrpcTransport
-from .context import VersionControl
+from .transports import VersionControl
 
 
 class ProbeGrpcTransport(VersionControl, GrpcTransport):

@@ -22,11 +22,11 @@ from a2a_lab.protocol.bindings import A2A_JSON, EVENT_STREAM, JSON, Binding
 from a2a_lab.protocol.errors import EnvelopeProblem
 from a2a_lab.protocol.forms import Form
 from a2a_lab.protocol.json_types import Task
+from a2a_lab.protocol.jsonrpc import rpc_response_problem
 from a2a_lab.protocol.operations import Operation
 from a2a_lab.protocol.states import TaskState
 from a2a_lab.protocol.versions import Version
 
-from ..journal_view import rpc_response_problem
 from ..model import CheckResult
 from ..refclient.failures import ClientFailure
 from ..refclient.http import snippet

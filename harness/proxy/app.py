@@ -1,6 +1,8 @@
-"""The proxy as an ASGI app: every request forwarded to the upstream as it came (the card and the extended card with
-their interface URLs rewritten to pass through the proxy), every answer forwarded as it comes (a stream chunk by
-chunk, with its timing), and both journaled in the server's journal record (`Journal`, bounded)."""
+"""The proxy as an ASGI app: every request forwarded to the upstream as it came (its path as it came, still
+percent-encoded; the card and the extended card with their interface URLs rewritten to pass through the proxy),
+every answer forwarded as it comes (a stream chunk by chunk, with its timing), and both journaled in the server's
+journal record (`Journal`, bounded). What it holds is bounded (limits.py: bodies, cards, events, bytes in flight,
+requests at once), and it never forwards to itself (loops.py)."""
 
 from __future__ import annotations
 
@@ -24,16 +26,14 @@ from a2a_lab.contract.redaction import Redaction
 from a2a_lab.protocol.operations import Operation
 from a2a_lab.protocol.versions import HEADER
 
-from . import classify
+from . import classify, limits
+from .limits import MAX_BODY, MAX_CARD, InFlight, Share
+from .loops import Own
 from .push import CONFIG_OPS, PUSH, Hooks, webhook_configs
 from .routes import CARD_PATHS, Routes
 from .sse import EventReader, reader_for
-from .upstream import Answer, Pool, UpstreamError
+from .upstream import Answer, Busy, Pool, UpstreamError
 
-#: The largest request body the proxy forwards (a larger one is refused with 413, and journaled).
-MAX_BODY = 16 * 1024 * 1024
-#: The largest card (or extended card) the proxy rewrites; a larger answer passes as it came.
-MAX_CARD = 4 * 1024 * 1024
 #: The most stream events one entry journals (the rest are forwarded, and counted).
 MAX_EVENTS = 10_000
 #: Headers of one hop only (RFC 9110 §7.6.1), never forwarded; content-length is the framing of the bytes sent.
@@ -78,6 +78,13 @@ class ProxyState:
     #: Waits (briefly) until the proxy is answering no request, so that a verdict reads finished exchanges: a client
     #: has the end of a stream before the proxy has journaled it (BackgroundServer.quiesce, set where it is hosted).
     settle: Callable[[], object] | None = None
+    #: The addresses the proxy listens on and its pseudonym in Via: it never forwards to itself.
+    own: Own = field(default_factory=Own)
+    #: The bytes held for the requests being answered, all together.
+    budget: InFlight = field(default_factory=InFlight)
+    #: What went wrong at start or at the end that the verdict should say (a port that could not open, a stop past
+    #: its deadline).
+    notes: list[str] = field(default_factory=list)
 
     @property
     def served_card(self) -> Any:
@@ -93,12 +100,13 @@ class ProxyState:
         self.journal.redaction = Redaction.for_cards(card.card)
 
 
-def _forwarded(raw: list[tuple[bytes, bytes]]) -> list[tuple[bytes, bytes]]:
-    """The request's headers for the upstream: none of one hop's, and `Accept-Encoding: identity`."""
-    return [(k, b"identity" if k == b"accept-encoding" else v) for k, v in raw if k not in _HOP_BYTES]
+def _forwarded(raw: list[tuple[bytes, bytes]], own: Own) -> list[tuple[bytes, bytes]]:
+    """The request's headers for the upstream: none of one hop's, `Accept-Encoding: identity`, and the proxy's Via."""
+    return [*((k, b"identity" if k == b"accept-encoding" else v) for k, v in raw if k not in _HOP_BYTES), own.via]
 
 
-async def _read(receive: Any) -> tuple[bytes, bool]:
+async def _read(receive: Any, share: Share) -> tuple[bytes, tuple[int, str] | None]:
+    """The request's body; or what the proxy answers instead (413: larger than MAX_BODY; 503: the budget is spent)."""
     chunks, size = [], 0
     while True:
         message = await receive()
@@ -107,16 +115,29 @@ async def _read(receive: Any) -> tuple[bytes, bool]:
         chunk = message.get("body", b"")
         size += len(chunk)
         if size > MAX_BODY:
-            return b"", True
+            return b"", (413, f"the request body is larger than {MAX_BODY} bytes")
+        if not share.take(len(chunk)):
+            return b"", (503, share.budget.refusal())
         chunks.append(chunk)
         if not message.get("more_body", False):
-            return b"".join(chunks), False
+            return b"".join(chunks), None
+
+
+def _raw_path(scope: Any) -> str | None:
+    """The request's path as it came (still percent-encoded), when the server says it and it is a path."""
+    raw = scope.get("raw_path")
+    if not isinstance(raw, bytes):
+        return None
+    text = raw.decode("latin-1")
+    return text if text.startswith("/") else None
 
 
 class ProxyApp:
     def __init__(self, state: ProxyState) -> None:
         self.state = state
         self.pool = Pool(state.ca_file, state.timeout)
+        #: The requests being answered.
+        self.active = 0
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
         if scope["type"] == "lifespan":
@@ -130,13 +151,32 @@ class ProxyApp:
                     return
         if scope["type"] != "http":
             return
-        await self._exchange(scope, receive, send)
+        if self.active >= limits.MAX_EXCHANGES:
+            await self._busy(scope, send)
+            return
+        self.active += 1
+        share = self.state.budget.share()
+        try:
+            await self._exchange(scope, receive, send, share)
+        finally:
+            self.active -= 1
+            share.release()
 
-    async def _exchange(self, scope: Any, receive: Any, send: Any) -> None:
+    async def _busy(self, scope: Any, send: Any) -> None:
+        """One request more than the proxy answers at once: 503, saying so (its body not read), and journaled."""
+        query = scope.get("query_string", b"").decode("latin-1")
+        entry = self.state.journal.open(
+            scope["method"], scope["path"], query, scope["headers"], b"", EntryKind.UNMATCHED
+        )
+        said = f"the proxy is answering {limits.MAX_EXCHANGES} requests, the most it answers at once; try again later"
+        await _own(send, entry, 503, f"a2a-lab proxy: {said}")
+        self.state.journal.touch()
+
+    async def _exchange(self, scope: Any, receive: Any, send: Any, share: Share) -> None:
         state, path = self.state, scope["path"]
         query = scope.get("query_string", b"").decode("latin-1")
         try:
-            body, too_large = await _read(receive)
+            body, refused = await _read(receive, share)
         except ConnectionResetError:
             return
         hook = state.hooks.target(path) if path.startswith(PUSH) else None
@@ -148,15 +188,24 @@ class ProxyApp:
         if kind is EntryKind.UNMATCHED and state.served_card is not None:
             targets = state.card.targets if state.card else []
             classify.identify(entry, targets, state.routes.proxy, body, _header(scope["headers"], VERSION_HEADER))
-        if too_large:
-            entry.body_too_large = True
-            await _own(send, entry, 413, f"a2a-lab proxy: the request body is larger than {MAX_BODY} bytes")
+        if refused is not None:
+            entry.body_too_large = refused[0] == 413
+            await _own(send, entry, refused[0], f"a2a-lab proxy: {refused[1]}")
             return
-        url = hook + (f"?{query}" if query else "") if hook else state.routes.upstream_url(path, query)
+        url = (
+            hook + (f"?{query}" if query else "") if hook else state.routes.upstream_url(path, query, _raw_path(scope))
+        )
+        looped = state.own.looped(scope["headers"])
+        if looped is None and await state.own.names(url):
+            looped = f"{url} is the proxy's own address: it does not forward to itself (a webhook or an interface "
+            looped += "that names the proxy?)"
+        if looped is not None:
+            await _own(send, entry, 508, f"a2a-lab proxy: {looped}; not forwarded")
+            return
         configs = webhook_configs(entry.operation, body, entry.kind is EntryKind.JSONRPC)
         if configs:  # the journal keeps what the client sent; the upstream gets the proxy's path for its webhook
             body = state.hooks.register(body, configs, state.routes.proxy, entry.seq)
-        forward = asyncio.ensure_future(self._forward(entry, url, scope, body, send))
+        forward = asyncio.ensure_future(self._forward(entry, url, scope, body, send, share))
         gone = asyncio.ensure_future(_disconnect(receive))
         await asyncio.wait((forward, gone), return_when=asyncio.FIRST_COMPLETED)
         if not forward.done():  # the client went away: stop reading the upstream for it (a stream may never end)
@@ -166,31 +215,35 @@ class ProxyApp:
         await asyncio.gather(forward, gone, return_exceptions=True)
         state.journal.touch()  # the exchange is journaled whole: wake whoever waits on the journal
 
-    async def _forward(self, entry: Entry, url: str, scope: Any, body: bytes, send: Any) -> None:
+    async def _forward(self, entry: Entry, url: str, scope: Any, body: bytes, send: Any, share: Share) -> None:
+        headers = _forwarded(scope["headers"], self.state.own)
         try:
-            upstream = await self.pool.request(scope["method"], url, _forwarded(scope["headers"]), body)
+            upstream = await self.pool.request(scope["method"], url, headers, body)
         except UpstreamError as exc:
             entry.response = Response(fault=f"upstream did not answer: {exc}")
             await _own(send, entry, 502, f"a2a-lab proxy: the upstream {url} did not answer: {exc}")
             return
         try:
-            await self._answer(entry, url, upstream, send)
+            await self._answer(entry, url, upstream, send, share)
         finally:
             await upstream.aclose()
 
-    async def _answer(self, entry: Entry, url: str, upstream: Answer, send: Any) -> None:
+    async def _answer(self, entry: Entry, url: str, upstream: Answer, send: Any, share: Share) -> None:
         headers = [(k, v) for k, v in upstream.headers.multi_items() if k.lower() not in HOP]
         ctype = upstream.headers.get("content-type", "")
         rewrite = entry.kind is EntryKind.CARD or entry.operation is Operation.GET_EXTENDED_CARD
         rewrite = rewrite or (entry.operation in CONFIG_OPS and bool(self.state.hooks.urls))
         reader = reader_for(ctype)
         if reader is not None:  # SSE or NDJSON: journaled event by event, as it comes
-            await self._stream(entry, upstream, headers, send, reader)
+            await self._stream(entry, upstream, headers, send, reader, share)
             return
         head = b""
         if rewrite:
             try:
-                head, whole = await upstream.aread(MAX_CARD)
+                head, whole = await upstream.aread(MAX_CARD, share)
+            except Busy as exc:
+                await _own(send, entry, 503, f"a2a-lab proxy: {exc}")
+                return
             except UpstreamError as exc:
                 entry.response = Response(fault=f"upstream broke off its answer: {exc}")
                 await _own(send, entry, 502, f"a2a-lab proxy: the upstream {url} broke off its answer: {exc}")
@@ -240,7 +293,7 @@ class ProxyApp:
             return
         try:
             card = json.loads(raw)
-        except ValueError:
+        except (ValueError, RecursionError):  # not a card (nested past what Python's reader follows included)
             return
         if isinstance(card, dict):
             self.state.routes.learn(card)
@@ -252,7 +305,7 @@ class ProxyApp:
         try:
             text = raw.decode("utf-8")
             seen.card = json.loads(text)
-        except ValueError:
+        except (ValueError, RecursionError):
             text = None
         if entry.kind is EntryKind.CARD:
             self.state.last_fetch = seen
@@ -265,9 +318,14 @@ class ProxyApp:
         return self.state.routes.rewrite(text).encode("utf-8")
 
     async def _stream(
-        self, entry: Entry, upstream: Answer, headers: list[tuple[str, str]], send: Any, kind: type[EventReader]
+        self,
+        entry: Entry,
+        upstream: Answer,
+        headers: list[tuple[str, str]],
+        send: Any,
+        kind: type[EventReader],
+        share: Share,
     ) -> None:
-        journal = self.state.journal
         events: list[SentEvent] = []
         entry.events = events
         over = [0]
@@ -279,7 +337,7 @@ class ProxyApp:
             events.append(event)
             entry.grow(128 + len(event.text or "") + len(str(event.value or "")))
 
-        reader = kind(emit, journal.offset)
+        reader = kind(emit, self.state.journal.offset, share)
         await send({"type": "http.response.start", "status": upstream.status_code, "headers": _raw(headers)})
         try:
             async for chunk in upstream.aiter_raw():
@@ -296,6 +354,41 @@ class ProxyApp:
 
     def _journal(self, entry: Entry, status: int, ctype: str, body: bytes) -> None:
         record_answer(entry, status, ctype, body, self.state.journal.redaction)
+
+
+async def read_card(pool: Pool, url: str, own: Own) -> tuple[CardSeen, str | None]:
+    """The upstream's card as the start-up fetches it, read as a card fetched through the proxy is: `identity` asked,
+    the bytes read as they come (never decoded), at most MAX_CARD. With why it was not read, if it was not: larger
+    than that, or compressed all the same (a compressed card is never unpacked: its size would be unbounded)."""
+    headers = [(b"accept", b"application/json"), (b"accept-encoding", b"identity"), own.via]
+    answer = await pool.request("GET", url, headers, b"")
+    try:
+        raw, whole = await answer.aread(MAX_CARD)
+    finally:
+        await answer.aclose()
+    ctype = answer.headers.get("content-type", "")
+    seen = CardSeen(url, answer.status_code, raw, ctype, answer.headers.multi_items())
+    encoding = answer.headers.get("content-encoding", "").strip().lower()
+    if not whole or encoding not in ("", "identity"):
+        seen.raw = raw[:_QUOTED]
+        if not whole:
+            return (
+                seen,
+                f"the upstream's card at {url} is larger than {limits.size(MAX_CARD)}, the most the proxy reads",
+            )
+        return seen, (
+            f"the upstream's card at {url} came with Content-Encoding: {encoding} although the proxy asked for "
+            "identity: not unpacked (the proxy reads a card as it came)"
+        )
+    try:
+        seen.card = json.loads(raw.decode("utf-8"))
+    except (ValueError, RecursionError):
+        seen.card = None
+    return seen, None
+
+
+#: What is kept of a card that was not read (CARD-VALID quotes its start).
+_QUOTED = 4096
 
 
 def record_answer(entry: Entry, status: int, ctype: str, body: bytes, redaction: Redaction) -> None:

@@ -13,11 +13,11 @@ from typing import Any
 from a2a_lab.contract.journal_record import Entry, EntryKind, SentKind
 from a2a_lab.protocol.exceptions import LabError
 
-from ..record.scenario_file import render, tool_version, write
+from ..scenario_writer import render, tool_version, write
 from . import grpc_capture
 from .app import ProxyState
 from .routes import VIA
-from .sse import malformed
+from .sse import malformed, oversized
 
 #: The message a replay's client is asked to send when the session's first message is not known.
 DEFAULT_TEXT = "Hello from a2a-lab proxy"
@@ -42,6 +42,12 @@ CUT_NOT_REPLAYED = (
     " The last event of the stream of journal entry #{seq} ({op}) came without its closing blank line (the stream "
     "ended inside it, so no SSE client dispatched it); a raw event stream ends every event, so the replay sends it "
     "whole and does not reproduce that."
+)
+
+#: Said in the description of a scenario written from a stream with an event larger than the proxy reads.
+OVERSIZED_NOT_REPLAYED = (
+    " An event of the stream of journal entry #{seq} ({op}) was larger than the proxy reads of one, and journaled as "
+    "its size and first bytes: the replay sends that sentence in its place."
 )
 
 #: Stands for the request's JSON-RPC id in a recorded stream event until it is written as `{request_id}`.
@@ -151,6 +157,8 @@ def document(state: ProxyState, pacing: str = "") -> tuple[dict[str, Any], int]:
             versions.append(entry.version.value)
         if any(e.unterminated for e in entry.events or []):
             cut.append(CUT_NOT_REPLAYED.format(seq=entry.seq, op=key[0]))
+        if any(oversized(e) for e in entry.events or []):
+            cut.append(OVERSIZED_NOT_REPLAYED.format(seq=entry.seq, op=key[0]))
         if entry.events:
             paced.append(
                 {"seq": entry.seq, "operation": key[0], "events_at": [round(e.t - entry.t, 4) for e in entry.events]}

@@ -17,6 +17,8 @@ from a2a_lab.protocol.forms import Form
 from a2a_lab.protocol.operations import Operation, by_method, match_route
 from a2a_lab.protocol.versions import Version
 
+from .routes import read_of
+
 #: What each operation's success answer is, for the journal's `answer.result_kind` (task or message: read).
 _KINDS = {
     Operation.LIST_TASKS: ResultKind.LIST,
@@ -57,9 +59,10 @@ class Target:
 
 
 def targets(card: Any) -> list[Target]:
-    """The card's JSON-RPC and HTTP+JSON interfaces, as either generation reads it, ready to match requests."""
+    """The card's JSON-RPC and HTTP+JSON interfaces, as either generation reads it, ready to match requests (each list
+    of interfaces up to limits.MAX_INTERFACES: routes.read_of)."""
     out = []
-    for iface in interfaces(card):
+    for iface in interfaces(read_of(card)[0]):
         binding = iface.core_binding
         if binding not in (Binding.JSONRPC, Binding.HTTP_JSON):
             continue

@@ -1,8 +1,9 @@
 """`a2a-lab proxy --upstream URL`: stand between a real client and a real server, judge both from the wire.
 
 Serves until Ctrl-C (SIGINT or SIGTERM) or `--duration` seconds, then prints the verdict of both sides, writes the
-reports asked for and, with `--out`, what the server did as a scenario file. Exit codes are the harness's: 0 no FAIL,
-1 a FAIL on either side, 2 unusable input, 3 internal error.
+reports asked for and, with `--out`, what the server did as a scenario file, whatever the stop met (a port that did
+not close within its deadline is said, not raised). Its bounds (limits.py) are said at start. Exit codes are the
+harness's: 0 no FAIL, 1 a FAIL on either side, 2 unusable input, 3 internal error.
 """
 
 from __future__ import annotations
@@ -22,13 +23,13 @@ from a2a_lab.contract.handshake import ENV_CARD_URL
 from a2a_lab.server.hosting import PortInUse
 
 from ..cli.command import Command
-from ..cli.exit_codes import Exit
 from ..cli.gate import conclude
 from ..cli.help_text import REPORT_PATHS
-from ..cli.messages import crashed, refuse, say
 from ..cli.options import add_report_files, add_verbose, report_files
 from ..cli.outputs import output_file
-from . import capture, session
+from ..exit_codes import Exit
+from ..messages import crashed, refuse, say
+from . import capture, limits, session
 from .app import ProxyState
 from .routes import CARD_PATHS, origin_of
 from .session import ENTRIES
@@ -113,21 +114,39 @@ def stopping() -> Iterator[threading.Event]:
 
 
 def serve(args: argparse.Namespace) -> tuple[ProxyState, float]:
-    """Serve until stopped (Ctrl-C, or --duration); the session's state, and when serving began."""
+    """Serve until stopped (Ctrl-C, or --duration); the session's state, and when serving began. Once serving, what
+    goes wrong in stopping is noted on the state (the verdict is written all the same)."""
     hosting = session.hosted(
         args.upstream, args.host, args.port, args.journal_entries, args.timeout, args.ca_file, args.grpc_tls
     )
-    with hosting as (state, url, said):
-        say(said)
-        say(f"proxy {url} -> {state.routes.upstream}; client card URL: {url}{CARD_PATHS[0]}")
-        for address, route in state.routes.grpc.items():
-            say(f"  gRPC {route.proxy} -> {address}{' (TLS)' if route.tls else ''}")
-        for line in state.routes.not_proxied:
-            say(f"  {line}")
-        began = time.monotonic()
-        with stopping() as stop:
-            stop.wait(args.duration)
-    return state, began
+    served: list[ProxyState] = []
+    began = time.monotonic()
+    try:
+        with hosting as (state, url, said):
+            served.append(state)
+            say(said)
+            say(f"proxy {url} -> {state.routes.upstream}; client card URL: {url}{CARD_PATHS[0]}")
+            say(limits.said(args.timeout))
+            for address, route in state.routes.grpc.items():
+                if route.proxy is not None:
+                    say(f"  gRPC {route.proxy} -> {address}{' (TLS)' if route.tls else ''}")
+            for line in _not_proxied(state):
+                say(f"  {line}")
+            began = time.monotonic()
+            with stopping() as stop:
+                stop.wait(args.duration)
+    except Exception as exc:
+        if not served:
+            raise  # it never served: nothing was seen
+        served[0].notes.append(f"the proxy did not stop cleanly ({type(exc).__name__}: {exc})")
+    for note in served[0].notes:
+        say(note)
+    return served[0], began
+
+
+def _not_proxied(state: ProxyState) -> list[str]:
+    more = state.routes.unlisted
+    return [*state.routes.not_proxied, *([f"and {more} more interface(s) not proxied"] if more else [])]
 
 
 def cmd_proxy(args: argparse.Namespace) -> int:
@@ -139,7 +158,7 @@ def cmd_proxy(args: argparse.Namespace) -> int:
     try:
         state, began = serve(args)
         seen = verdict(state, began)
-    except PortInUse as exc:
+    except (PortInUse, session.SelfUpstream) as exc:
         return refuse(str(exc))
     except Exception as exc:
         return crashed("proxy error", exc)
@@ -177,8 +196,8 @@ COMMAND = Command(
         (Exit.FAILED, "a FAIL: the client's (proxy/client) or the server's (proxy/server)"),
         (
             Exit.USAGE,
-            "usage error: not an http(s) URL, a port in use, an --out file that exists (without --force), "
-            + REPORT_PATHS,
+            "usage error: not an http(s) URL, a port in use, an upstream that is the proxy itself, an --out file that "
+            "exists (without --force), " + REPORT_PATHS,
         ),
         (Exit.HARNESS, "internal error"),
     ),

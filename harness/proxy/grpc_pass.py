@@ -15,6 +15,7 @@ Needs the grpc extra: import this module only once grpcwire.missing() is None.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
@@ -26,6 +27,7 @@ from a2a_lab.contract.journal import Journal
 
 from . import grpc_push
 from .grpc_record import CallRecord
+from .loops import Own
 from .push import Hooks
 from .routes import GrpcRoute, Routes
 
@@ -52,20 +54,23 @@ class Listener:
         #: The webhooks clients registered (shared with the HTTP side), and the proxy's routes (its URL for them).
         self.hooks, self.routes = hooks, routes
         self.address = ""
+        target = f"dns:///{route.upstream}"  # a TCP host:port, whatever it looks like (never `unix:` and its kind)
         if route.tls:
             roots = Path(ca_file).read_bytes() if ca_file else None
-            self.channel = grpc.aio.secure_channel(route.upstream, grpc.ssl_channel_credentials(roots), _OPTIONS)
+            self.channel = grpc.aio.secure_channel(target, grpc.ssl_channel_credentials(roots), _OPTIONS)
         else:
-            self.channel = grpc.aio.insecure_channel(route.upstream, _OPTIONS)
+            self.channel = grpc.aio.insecure_channel(target, _OPTIONS)
         self.server = grpc.aio.server(options=(("grpc.so_reuseport", 0), *_OPTIONS))
         self.server.add_generic_rpc_handlers((_Handler(self),))
 
-    async def start(self, host: str) -> str:
+    async def start(self, host: str) -> tuple[str, int]:
         bracketed = f"[{host}]" if ":" in host else host
         port = self.server.add_insecure_port(f"{bracketed}:0")
+        if not port:
+            raise OSError(f"could not listen on {bracketed}")
         await self.server.start()
         self.address = f"{bracketed}:{port}"
-        return self.address
+        return self.address, port
 
     async def stop(self) -> None:
         await self.server.stop(0)
@@ -129,19 +134,40 @@ async def _pass(
 
 
 class Gate:
-    """The proxy's gRPC listeners, one per upstream gRPC address, started on the serving loop as cards name them."""
+    """The proxy's gRPC listeners, one per upstream gRPC address (at most limits.MAX_GRPC_PORTS: routes.py), started
+    on the serving loop as cards name them; never one for an address that is the proxy's own."""
 
-    def __init__(self, journal: Journal, ca_file: str | None, hooks: Hooks) -> None:
+    def __init__(self, journal: Journal, ca_file: str | None, hooks: Hooks, own: Own | None = None) -> None:
         self.journal, self.ca_file, self.hooks = journal, ca_file, hooks
+        self.own = own or Own()
         self.listeners: list[Listener] = []
 
     async def ensure(self, routes: Routes, host: str) -> None:
-        """Listen for every gRPC route without a port yet (its `proxy` address is then set)."""
-        for route in routes.grpc.values():
-            if route.proxy is None:
-                listener = Listener(self.journal, route, self.ca_file, self.hooks, routes)
-                route.proxy = await listener.start(host)
-                self.listeners.append(listener)
+        """Listen for every gRPC route without a port yet (its `proxy` address is then set); a route that cannot be
+        served is named as not proxied, once (`refused`)."""
+        for route in list(routes.grpc.values()):
+            if route.proxy is not None or route.refused is not None:
+                continue
+            if await self.own.names(f"//{route.upstream}"):
+                route.refused = "the proxy's own address"
+            else:
+                listener = None
+                try:
+                    listener = Listener(self.journal, route, self.ca_file, self.hooks, routes)
+                    route.proxy, port = await listener.start(host)
+                except Exception as exc:  # out of ports or descriptors: said, and served without
+                    route.proxy, route.refused = None, f"no port could be opened for it: {type(exc).__name__}: {exc}"
+                    if listener is not None:
+                        with contextlib.suppress(Exception):
+                            await listener.stop()
+                else:
+                    self.own.listen(host, port)
+                    self.listeners.append(listener)
+            if route.refused is not None:
+                urls = [u for u, a in routes.grpc_urls.items() if a == route.upstream]
+                routes.not_proxied_line(
+                    f"gRPC address {route.upstream} ({', '.join(urls)}): not proxied ({route.refused})"
+                )
 
     async def stop(self) -> None:
         for listener in self.listeners:

@@ -34,8 +34,7 @@ def register(hooks: Hooks, op: Operation | None, request: bytes, proxy: str, seq
     configs = webhook_configs(op, jsontext.dumps(value), rpc=False)
     if not configs:
         return request
-    hooks.register(b"", configs, proxy, seq)
-    swaps = {str(c["url"]): f"{proxy}{PUSH}{hooks.urls.index(str(c['url']))}" for c in configs}
+    swaps = {url: f"{proxy}{PUSH}{n}" for url, n in hooks.add(configs, seq).items()}
     return protobuf.swap_strings(request, protobuf.request_class(op), URL_FIELD, swaps)
 
 

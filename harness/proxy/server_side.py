@@ -42,7 +42,7 @@ from ..refclient.reading import read_send_result
 from . import grpc_side
 from .classify import targets
 from .push import Hooks
-from .sse import malformed
+from .sse import malformed, oversized
 
 _STREAMS = (Operation.SEND_STREAMING_MESSAGE, Operation.SUBSCRIBE_TO_TASK)
 
@@ -213,6 +213,9 @@ def _read_stream(entry: Entry, a: Answered) -> judging.StreamReading:
         if event.unterminated:  # never dispatched to the client (nor to the probe's reader)
             ok, body = (False, None) if malformed(event) else _event_result(a, event, [])
             reading.unterminated(body if ok else None)
+            continue
+        if oversized(event):  # not read whole: judged as what it is, not as bytes that are not JSON
+            reading.unreadable(clip(str(event.value).removeprefix("(").removesuffix(")"), 200))
             continue
         if malformed(event):
             reading.unreadable(f"not JSON: {clip(str(event.value), 80)!r}")

@@ -15,6 +15,8 @@ import h11
 
 from a2a_lab.protocol.exceptions import LabError
 
+from . import limits
+
 #: Idle connections kept per origin.
 KEEP = 16
 READ_BYTES = 64 * 1024
@@ -22,6 +24,10 @@ READ_BYTES = 64 * 1024
 
 class UpstreamError(LabError):
     """The upstream could not be reached, or broke off its answer: says which, and why."""
+
+
+class Busy(LabError):
+    """The proxy holds all the bytes it may for the requests it answers (limits.InFlight): says so."""
 
 
 @dataclass
@@ -88,11 +94,14 @@ class Answer:
         if pending:
             yield b"".join(pending)
 
-    async def aread(self, limit: int) -> tuple[bytes, bool]:
-        """The body, whole (True), or its first chunks once past `limit` bytes (False: `aiter_raw` gives the rest)."""
+    async def aread(self, limit: int, share: limits.Share | None = None) -> tuple[bytes, bool]:
+        """The body as it came (never decoded), whole (True), or its first chunks once past `limit` bytes (False:
+        `aiter_raw` gives the rest); each chunk held in `share` (Busy when the budget is spent)."""
         chunks: list[bytes] = []
         size = 0
         async for chunk in self.aiter_raw():
+            if share is not None and not share.take(len(chunk)):
+                raise Busy(share.budget.refusal())
             chunks.append(chunk)
             size += len(chunk)
             if size > limit:
@@ -161,7 +170,22 @@ class Pool:
         conn.close()
 
     async def request(self, method: str, url: str, headers: list[tuple[bytes, bytes]], body: bytes) -> Answer:
+        """The upstream's answer, its head within `timeout` seconds of asking whatever came before it (silence,
+        informational heads, a head byte by byte); its body as it comes."""
+        try:
+            async with asyncio.timeout(self.timeout):
+                return await self._request(method, url, headers, body)
+        except TimeoutError:
+            raise UpstreamError(f"the upstream did not start its answer within {self.timeout:g} s") from None
+
+    async def _request(self, method: str, url: str, headers: list[tuple[bytes, bytes]], body: bytes) -> Answer:
         parts = urlsplit(url)
+        try:
+            parts.port  # noqa: B018 - read for its check: a port that is no number raises
+        except ValueError as exc:
+            raise UpstreamError(f"{url!r} is not a URL the proxy can reach: {exc}") from None
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            raise UpstreamError(f"{url!r} is not an http(s) URL with a host: the proxy forwards to no other")
         origin = f"{parts.scheme}://{parts.netloc}"
         target = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
         head = [(b"host", parts.netloc.encode("latin-1")), *headers]
@@ -175,6 +199,9 @@ class Pool:
                 conn.close()
                 if not conn.reused or attempt:
                     raise  # a fresh connection failed: say so; a kept one the upstream closed: once more
+            except BaseException:  # the deadline, or the client went away: the connection is in no known state
+                conn.close()
+                raise
         raise AssertionError("unreachable")
 
     async def _exchange(
@@ -182,17 +209,18 @@ class Pool:
     ) -> Answer:
         state = conn.h11
         try:
-            data = state.send(h11.Request(method=method, target=target, headers=head))
-            if body:
-                data += state.send(h11.Data(data=body))
-            data += state.send(h11.EndOfMessage())
+            data = [state.send(h11.Request(method=method, target=target, headers=head)) or b""]
+            if body:  # the body as it is (h11 would copy it into one string with its framing)
+                data += state.send_with_data_passthrough(h11.Data(data=body)) or []
+            data.append(state.send(h11.EndOfMessage()) or b"")
         except h11.LocalProtocolError as exc:
             raise UpstreamError(f"the request cannot be forwarded as HTTP/1.1: {exc}") from None
         try:
-            conn.writer.write(data)
+            conn.writer.writelines(data)
             await conn.writer.drain()
         except OSError as exc:
             raise UpstreamError(f"the connection to the upstream broke: {exc}") from None
+        informational = 0
         while True:
             try:
                 event = state.next_event()
@@ -209,6 +237,11 @@ class Pool:
             if isinstance(event, h11.ConnectionClosed):
                 raise UpstreamError("the upstream closed the connection without an answer")
             # h11.InformationalResponse (1xx): not forwarded (ASGI has no way to send one); wait for the answer
+            informational += 1
+            if informational > limits.MAX_INFORMATIONAL:
+                raise UpstreamError(
+                    f"the upstream sent more than {limits.MAX_INFORMATIONAL} informational (1xx) heads and no answer"
+                )
 
     async def aclose(self) -> None:
         for idle in self._idle.values():

@@ -17,7 +17,7 @@ from ..journal_view import RunView
 from ..model import CheckResult, ScenarioResult
 from ..probe.definitions import LIVE_CHECKS, PROBE_CHECKS
 from ..runner import infer_supports
-from . import server_side
+from . import limits, server_side
 from .app import ProxyState
 
 GROUP = "proxy"
@@ -40,7 +40,8 @@ class Verdict:
     results: list[ScenarioResult]
     supports: set[Support]
     #: What the report's `proxy` section says: upstream, proxy origin, what was not proxied, the gRPC ports (each
-    #: upstream address and the proxy's for it), the journal's bounds.
+    #: upstream address and the proxy's for it), the journal's bounds, the proxy's own (limits.py), and what went
+    #: wrong at start or stop (`notes`).
     meta: dict[str, Any]
 
 
@@ -83,14 +84,19 @@ def verdict(state: ProxyState, started: float) -> Verdict:
     view = RunView(state.routes.proxy, state.served_card, entries, supports)
     duration = time.monotonic() - started
     results = [_client(view, journal, state.journal.dropped, duration), _server(state, entries, journal, duration)]
-    meta = {
+    meta: dict[str, Any] = {
         "upstream": state.routes.upstream,
         "proxy": state.routes.proxy,
         "not_proxied": list(state.routes.not_proxied),
-        "grpc": {address: route.proxy for address, route in state.routes.grpc.items()},
+        "grpc": {address: route.proxy for address, route in state.routes.grpc.items() if route.proxy is not None},
         "journal": state.journal.summary(),
         "sides": {CLIENT_ID: "client", SERVER_ID: "server"},
+        "limits": limits.table(state.timeout),
     }
+    if state.routes.unlisted:
+        meta["not_proxied_more"] = state.routes.unlisted
+    if state.notes:
+        meta["notes"] = list(state.notes)
     return Verdict(results, supports, meta)
 
 

@@ -4,7 +4,8 @@ extra), captured into a scenario file that replays them byte for byte (`a2a-lab 
     from a2a_lab.harness.record import capture, document, render, write
 """
 
-from .capture import Capture, Recorded, RecordError, capture
-from .scenario_file import document, render, write
+from ..scenario_writer import RecordError, render, write
+from .capture import Capture, Recorded, capture
+from .scenario_file import document
 
 __all__ = ["Capture", "RecordError", "Recorded", "capture", "document", "render", "write"]

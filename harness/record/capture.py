@@ -17,7 +17,6 @@ import httpx
 from a2a_lab.protocol import cards, grpcwire, requests
 from a2a_lab.protocol.bindings import Binding
 from a2a_lab.protocol.cards import Interface
-from a2a_lab.protocol.exceptions import LabError
 from a2a_lab.protocol.operations import Operation
 
 from ..refclient.client import user_message
@@ -29,14 +28,7 @@ from ..refclient.reading import Answer, read_send_result
 from ..refclient.recording import IDENTITY, Exchange, Recorder
 from ..refclient.selection import GRPC_SUPPORT, SUPPORTED
 from ..refclient.transport import A2ATransport, open_transport
-
-
-class RecordError(LabError):
-    """The server could not be recorded. `usage`: the input itself is unusable (no card, not a URL): exit 2."""
-
-    def __init__(self, message: str, usage: bool = False) -> None:
-        super().__init__(message)
-        self.usage = usage
+from ..scenario_writer import RecordError
 
 
 @dataclass

@@ -10,13 +10,14 @@ import argparse
 from pathlib import Path
 
 from ..cli.command import Command
-from ..cli.exit_codes import Exit
-from ..cli.messages import crashed, refuse, say
 from ..cli.options import add_answer_timeout, add_live_target
 from ..cli.outputs import output_file
+from ..exit_codes import Exit
+from ..messages import crashed, refuse, say
 from ..refclient.options import DEFAULT_TEXT
-from .capture import RecordError, capture
-from .scenario_file import document, render, write
+from ..scenario_writer import RecordError, render, write
+from .capture import capture
+from .scenario_file import document
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -69,7 +70,7 @@ def cmd_record(args: argparse.Namespace) -> int:
 def from_har(har: Path, out: Path, force: bool) -> int:
     """`record --from-har`: the capture read into a proxy session's journal, written as the proxy's --out is."""
     from ..proxy import capture as proxied
-    from ..proxy.har import HarError, read
+    from .har import HarError, read
 
     try:
         session = read(har)

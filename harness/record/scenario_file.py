@@ -7,30 +7,16 @@ once it loads back as a valid scenario."""
 from __future__ import annotations
 
 import base64
-import os
 import re
-import tempfile
-from importlib import metadata
-from pathlib import Path
 from typing import Any
 
-import yaml
-
-from a2a_lab.contract import userfile, yamlfile
-from a2a_lab.contract.loader import ScenarioError, parse
 from a2a_lab.contract.placeholders import BASE_URL, GRPC_ADDRESS
 from a2a_lab.protocol import cards, errors, grpcwire
 from a2a_lab.protocol.bindings import Binding
 
 from ..refclient.failures import error_info_reason
-from .capture import Capture, Recorded, RecordError
-
-
-def tool_version() -> str:
-    try:
-        return f"a2a-lab {metadata.version('a2a-lab')}"
-    except metadata.PackageNotFoundError:
-        return "a2a-lab (unknown version)"
+from ..scenario_writer import RecordError, tool_version
+from .capture import Capture, Recorded
 
 
 def _text(data: bytes, what: str) -> str:
@@ -147,29 +133,7 @@ def document(cap: Capture, keep_origin: bool, text: str) -> dict[str, Any]:
         or "- (no interface a2a-lab speaks on this origin)"
     )
     notes = "".join(f"\n- {note}" for note in [*cap.notes, *grpc_notes])
-    addresses = grpc_addresses(cap)
-    grpc_said = (
-        " gRPC answers are replayed on the scenario's own gRPC server"
-        + (f" (the card's {', '.join(addresses)} written as {GRPC_ADDRESS})" if addresses and not keep_origin else "")
-        + ": an answer message byte for byte (`body_base64`; its ProtoJSON is under `recorded.exchanges`), an error as "
-        "its status, message and ErrorInfo reason. Response metadata (headers and trailers other than the status) is "
-        "not recorded."
-        if any(rec.grpc for rec in cap.exchanges)
-        else ""
-    )
-    description = (
-        f"Recorded by `a2a-lab record` from {cap.target} at {cap.at}: the card exactly as served"
-        + (
-            " (untouched: its URLs still name the recorded server)"
-            if keep_origin
-            else f" (its origin {cap.origin} written as {BASE_URL})"
-        )
-        + ", and per interface a2a-lab speaks one SendMessage exchange (plus the GetTask follow-up of a returned "
-        "task), replayed byte for byte; JSON-RPC answers echo the client's request id." + grpc_said + " Every "
-        "SendMessage (GetTask) on an interface gets the recorded answer; other operations get a2a-lab's default "
-        "behaviour.\n\n"
-        f"Exchanges:\n{listed}" + (f"\n\nNot recorded:{notes}" if notes else "") + "\n"
-    )
+    description = _description(cap, keep_origin, listed, notes)
     return {
         "title": f"Recorded: {name} ({cap.origin})",
         "description": description,
@@ -211,61 +175,28 @@ def _recorded(rec: Recorded) -> dict[str, Any]:
     return out
 
 
-class _Dumper(yaml.SafeDumper):
-    """Multi-line text (the description, pretty-printed answers) as literal blocks.
-
-    PyYAML quotes what a block cannot hold.
-    """
-
-
-def _str(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:
-    return dumper.represent_scalar("tag:yaml.org,2002:str", value, style="|" if "\n" in value else None)
-
-
-_Dumper.add_representer(str, _str)
-
-
-def render(doc: dict[str, Any], path: Path) -> str:
-    """The YAML text, checked: it loads back to the same data and as a valid scenario."""
-    text: str = yaml.dump(
-        doc, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=1 << 20, default_flow_style=False
+def _description(cap: Capture, keep_origin: bool, listed: str, notes: str) -> str:
+    """The recorded file's description: where and when, what is replayed and how, the exchanges, what is not."""
+    addresses = grpc_addresses(cap)
+    grpc_said = (
+        " gRPC answers are replayed on the scenario's own gRPC server"
+        + (f" (the card's {', '.join(addresses)} written as {GRPC_ADDRESS})" if addresses and not keep_origin else "")
+        + ": an answer message byte for byte (`body_base64`; its ProtoJSON is under `recorded.exchanges`), an error as "
+        "its status, message and ErrorInfo reason. Response metadata (headers and trailers other than the status) is "
+        "not recorded."
+        if any(rec.grpc for rec in cap.exchanges)
+        else ""
     )
-    size = len(text.encode())
-    if size > userfile.SCENARIO.max_bytes:
-        raise RecordError(
-            f"the recording is {size} bytes, more than a scenario file may be ({userfile.SCENARIO.max_bytes})"
+    return (
+        f"Recorded by `a2a-lab record` from {cap.target} at {cap.at}: the card exactly as served"
+        + (
+            " (untouched: its URLs still name the recorded server)"
+            if keep_origin
+            else f" (its origin {cap.origin} written as {BASE_URL})"
         )
-    try:
-        data = yamlfile.loads(text)  # as the loader reads it back
-    except userfile.Refused as exc:
-        raise RecordError(f"the recording is more than a scenario file may hold: {exc}") from None
-    if data != doc:
-        raise RecordError("the recording does not survive a YAML round trip; please report it")
-    try:
-        parse(data, path.stem, str(path))
-    except ScenarioError as exc:
-        raise RecordError(f"the recording is not a valid scenario: {exc}") from None
-    return text
-
-
-#: The first line of a recorded file (`{path}`: where it is written).
-HEADER = "# Recorded by a2a-lab record; replay with: a2a-lab serve {path}"
-
-
-def write(path: Path, text: str, force: bool, header: str = HEADER) -> None:
-    """Atomically: a temporary file in the same folder, renamed over the target.
-
-    Refused if it exists, unless forced.
-    """
-    if path.exists() and not force:
-        raise RecordError(f"{path} exists; give --force to overwrite it", usage=True)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as out:
-            out.write(header.format(path=path) + "\n")
-            out.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+        + ", and per interface a2a-lab speaks one SendMessage exchange (plus the GetTask follow-up of a returned "
+        "task), replayed byte for byte; JSON-RPC answers echo the client's request id." + grpc_said + " Every "
+        "SendMessage (GetTask) on an interface gets the recorded answer; other operations get a2a-lab's default "
+        "behaviour.\n\n"
+        f"Exchanges:\n{listed}" + (f"\n\nNot recorded:{notes}" if notes else "") + "\n"
+    )

@@ -17,7 +17,7 @@ answer the task once more (`follow_up`), send an unrelated new message (`new_mes
 extended card, resubscribe after a dropped stream, verify the card's signature.
 """
 
-from ..cli.exit_codes import ClientExit
+from ..exit_codes import ClientExit
 from .actions import action_options, read_action
 from .client import run, user_message
 from .discovery import Discovered, card_urls, discover

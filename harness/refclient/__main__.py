@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from a2a_lab.harness.cli import client as client_command
+from a2a_lab.harness.refclient import command_line as client_command
 
 
 def main(argv: list[str] | None = None) -> int:

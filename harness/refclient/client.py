@@ -121,14 +121,16 @@ def _run(http: httpx.Client, target: str, text: str, options: ClientOptions, res
     result.notices.extend(notes)
     if auth is not None:
         options = replace(options, auth=auth)
+    result.parsed_answers["get_agent_card"] = card
     selection = _select(card, options, result)
+    if options.extended_card:
+        selection = use_extended_card(http, card, selection, options, result)
+    card = result.parsed_answers.get("get_extended_agent_card", card)  # its capabilities hold for the session
     session = Session(http, options, result, stream=_may_stream(card, options, result))
     with ExitStack() as stack:
         if _may_push(card, options, result):
             session.receiver = stack.enter_context(_receiver(options))
             stack.callback(_report_webhook, session)
-        if options.extended_card:
-            selection = use_extended_card(http, card, selection, options, result)
         _converse(session, selection, text)
 
 

@@ -52,6 +52,7 @@ def use_extended_card(
         result.warnings.append(f"GetExtendedAgentCard failed ({failure.message}); using the public card")
         return selection
     result.extended_card = True
+    result.parsed_answers["get_extended_agent_card"] = extended
     chosen = select_interfaces(extended, options.binding)
     if not chosen.candidates:
         result.warnings.append("the extended card declares no interface this client speaks; using the public card's")

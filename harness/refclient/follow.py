@@ -21,7 +21,7 @@ from a2a_lab.protocol.versions import Version
 
 from .failures import ClientFailure
 from .options import ClientOptions
-from .reading import Answer, StreamFold, TaskView, read_task
+from .reading import Answer, StreamFold, TaskView, parsed_answer, parsed_error, read_task
 from .result import Result
 from .streaming import consume
 from .transport import A2ATransport
@@ -84,10 +84,12 @@ class Follower:
         try:
             body = self.transport.call(Operation.GET_TASK, self._get_params(task), self.warnings)
         except ClientFailure as failure:
+            self.result.parsed_answers["get_task"] = parsed_error(failure.as_dict())
             raise ClientFailure(
                 failure.type, f"GetTask follow-up #{self.result.follow_ups}: {failure.message}", failure.details
             ) from None
         fresh = read_task(body, self.transport.form, "GetTask result", self.warnings)
+        self.result.parsed_answers["get_task"] = parsed_answer(Answer(ResultKind.TASK, task=fresh))["task"]
         if fresh.id != task.id:
             self.warnings.append(f"GetTask for {task.id!r} answered task {fresh.id!r}")
             fresh.id = fresh.id or task.id

@@ -30,6 +30,7 @@ class TaskView:
     #: The task's generation as the agent last gave it (spec 1.1 §3.2.7); 0: the agent gave none (it does not
     #: implement generations, and the client must not use them).
     generation: int = 0
+    history: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def stops(self) -> bool:
@@ -102,6 +103,8 @@ def read_task(raw: Any, form: Form, path: str, warnings: list[str]) -> TaskView:
     if isinstance(artifacts, list):
         for i, artifact in enumerate(artifacts):
             add_artifact(view, artifact, form, f"{path}.artifacts[{i}]", warnings, append=False)
+    history = raw.get("history")
+    view.history = [m for m in history if isinstance(m, dict)] if isinstance(history, list) else []
     return view
 
 
@@ -235,6 +238,8 @@ def parsed_answer(answer: Answer) -> dict[str, Any]:
     out: dict[str, Any] = {"id": task.id, "contextId": task.context_id, "status": status}
     if task.artifacts:
         out["artifacts"] = task.artifacts
+    if task.history:
+        out["history"] = task.history
     return {"task": {k: v for k, v in out.items() if v is not None}}
 
 

@@ -13,7 +13,7 @@ from a2a_lab.contract.handshake import ResultKind
 from a2a_lab.protocol.cards import Interface
 from a2a_lab.protocol.states import TaskState
 
-from ..cli.exit_codes import ClientExit
+from ..exit_codes import ClientExit
 from .options import ENV_RESULT
 
 
@@ -55,6 +55,9 @@ class Result:
     #: response (`{"task": ...}` or `{"message": ...}`), or `{"error": {"code", "message"}}` for an A2A error
     #: (ACTS client tests compare it with their `expect_parsed`). None when nothing was parsed.
     parsed: dict[str, Any] | None = None
+    #: What it parsed of other answers, by ACTS operation (`get_agent_card`, `get_extended_agent_card`, `get_task`:
+    #: the last GetTask answer, or its A2A error), in the same form.
+    parsed_answers: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self.kind = ResultKind(self.kind)  # also from its spelling, "message", "task" or "error"
@@ -110,6 +113,7 @@ class Result:
             "warnings": self.warnings,
             "error": self.error,
             "parsed": self.parsed,
+            "parsed_answers": self.parsed_answers,
         }
 
 

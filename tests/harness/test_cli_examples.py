@@ -231,7 +231,11 @@ def _in_background(line: str, ready: str, meanwhile: list[str], cwd: Path, env: 
 
 
 #: {how an example that serves until Ctrl-C begins: what it says once it serves}.
-BACKGROUND = {"a2a-lab serve ": "the admin API at /_lab/ requires", "a2a-lab proxy ": "client card URL: "}
+BACKGROUND = {
+    "a2a-lab serve ": "the admin API at /_lab/ requires",
+    "a2a-lab proxy ": "client card URL: ",
+    "a2a-lab ui": "?token=",
+}
 
 
 def _run_example(example: str, others: list[str], servers: Servers, cwd: Path, env: dict[str, str]) -> None:

@@ -23,8 +23,10 @@ from a2a_lab.harness import scoring
 from a2a_lab.harness.checks.errors import ADVISED_WAIT_S
 from a2a_lab.harness.crashes import crash_of, ends, quoted_ends
 from a2a_lab.harness.journal_view import RunView
-from a2a_lab.harness.model import ClientRun, Outcome, ScenarioResult
+from a2a_lab.harness.model import CheckResult, ClientRun, Level, Outcome, ScenarioResult
 from a2a_lab.harness.runner import RunOptions, run_all, time_limit
+from a2a_lab.protocol.bindings import Binding
+from a2a_lab.protocol.versions import Version
 
 from .conftest import fake_command
 
@@ -392,3 +394,36 @@ def test_a_request_of_one_binding_sent_to_another_bindings_interface_is_named(
     assert check is not None and check.outcome is Outcome.FAIL, check
     assert "a JSONRPC request, went to the URL of an HTTP+JSON interface" in check.message, check.message
     assert "/a2a/jsonrpc" in check.expected and "(JSONRPC): #0 HTTP+JSON 0.3" in check.actual, check
+
+
+def _check(check_id: str, level: Level, outcome: Outcome) -> CheckResult:
+    return CheckResult(id=check_id, level=level, outcome=outcome, message="")
+
+
+@pytest.mark.parametrize(
+    ("answer", "verdict"),
+    [(Outcome.UNIMPLEMENTED, Outcome.UNIMPLEMENTED), (Outcome.PASS, Outcome.PASS), (Outcome.FAIL, Outcome.FAIL)],
+)
+def test_a_may_check_does_not_stand_for_the_subject_a_must_check_left_unjudged(
+    answer: Outcome, verdict: Outcome
+) -> None:
+    """quirks/v03-stream-status-before-task names [STREAMING-USED, RESULT-EXPECTED]: a client that streamed (a MAY,
+    passed) and showed nothing of the answer the scenario exists for (RESULT-EXPECTED unjudged) is UNIMPLEMENTED, as
+    the real 0.3 clients that fail there with "Task is already set" and write no result file are, never PASS."""
+    purpose = ("STREAMING-USED", "RESULT-EXPECTED")
+    checks = [_check("STREAMING-USED", Level.MAY, Outcome.PASS), _check("RESULT-EXPECTED", Level.MUST, answer)]
+    assert scoring.scenario_outcome(checks, False, True, None, purpose) is verdict
+    # Where the MAY check is all the scenario is for, it judges.
+    assert scoring.scenario_outcome(checks[:1], False, True, None, purpose[:1]) is Outcome.PASS
+
+
+def test_a_refusal_of_a_card_for_another_generation_stays_one_where_refusing_is_allowed(run_client: RunClient) -> None:
+    """auth/signed-card-tampered allows leaving the agent alone (for its signature); a 0.3-only client leaves its
+    1.0-only card alone because it speaks nothing the card offers, not for the signature: a correct refusal of the
+    card, counted apart as such, not a scenario judged on its subject."""
+    [refusal] = run_client(
+        "auth/signed-card-tampered", "--generation", "0.3", supports=[(Binding.JSONRPC, Version.V0_3)]
+    )
+    assert refusal.outcome is Outcome.PASS and refusal.subject == "refused-card", refusal
+    [judged] = run_client("auth/signed-card-tampered")
+    assert judged.subject != "refused-card", judged

@@ -156,3 +156,24 @@ def test_two_scenarios(a2a_lab):
         "- VERSION-HEADER [MUST] FAIL in 2 scored scenarios: test_two_scenarios[spec/conformant], "
         "test_two_scenarios[quirks/mixed-version-direct-message]" in summary.replace("\n    ", " ")
     ), summary
+
+
+def test_the_fixture_gives_the_card_url_under_a_scenarios_base_path(pytester: pytest.Pytester) -> None:
+    """A scenario served under `base_path` (discovery/card-under-path-prefix): the fixture's card_url and base_url
+    are under the prefix, so a client handed them reads the card there and is judged as the runner judges it."""
+    pytester.makepyfile(client=GOOD_CLIENT)
+    pytester.makepyfile(
+        test_client="""
+import client
+
+def test_prefixed(a2a_lab):
+    lab = a2a_lab.serve("discovery/card-under-path-prefix")
+    assert lab.base_url.endswith("/agents/demo")
+    assert lab.card_url == lab.base_url + "/.well-known/agent-card.json"
+    client.send(lab.card_url, lab.message)
+    score = lab.score(result={"kind": "task", "state": "TASK_STATE_COMPLETED", "text": "forecast: rain"})
+    assert score.passed, score
+    assert [e["path"] for e in lab.journal][:1] == ["/agents/demo/.well-known/agent-card.json"]
+"""
+    )
+    pytester.runpytest("-p", "no:randomly").assert_outcomes(passed=1)

@@ -1017,7 +1017,7 @@ def test_push_configs_created_listed_read_and_deleted(serve: Callable[..., Serve
 def test_push_flags_win_over_the_action() -> None:
     import argparse
 
-    from a2a_lab.harness.cli import client as client_command
+    from a2a_lab.harness.refclient import command_line as client_command
 
     parser = argparse.ArgumentParser()
     client_command.add_arguments(parser)

@@ -16,7 +16,7 @@ import pytest
 
 from a2a_lab.contract.catalogue import Catalogue
 from a2a_lab.contract.lab_api import credentials, json_credentials
-from a2a_lab.harness import runner
+from a2a_lab.harness import run_file, runner
 from a2a_lab.harness.cli import presets
 from a2a_lab.harness.cli.tokens import ADMIN_TOKEN_ENV
 from a2a_lab.harness.model import Outcome
@@ -112,7 +112,7 @@ def test_score_a_self_driven_client(shared: Shared, tmp_path: Path) -> None:
     # Polling after a message misses a SHOULD (NON_STRICT), which --strict gates on.
     assert out.returncode == 1, out.stderr
     assert "NO-POLL-AFTER-MESSAGE" in out.stdout
-    run.save(tmp_path / "run.json")
+    run_file.write(tmp_path / "run.json", run)
     again = subprocess.run(
         [*score, "--run-file", str(tmp_path / "run.json"), *scoring], capture_output=True, text=True, timeout=60
     )

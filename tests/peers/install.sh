@@ -5,6 +5,11 @@
 #
 # CACHE_DIR/sdk03    a venv with a2a-sdk[http-server]==0.3.26 (the genuine 0.3 line) and uvicorn (to serve it)
 # CACHE_DIR/handler  a venv with a2a-handler==0.4.0 (a CLI on a2a-sdk 1.3)
+# CACHE_DIR/frameworks  a venv with the A2A clients of two agent frameworks on a2a-sdk 0.3.26:
+#                    strands-agents[a2a]==1.62.0 and beeai-framework[a2a]==0.1.85 (one venv: they resolve together,
+#                    and share most of what they pull in)
+# CACHE_DIR/nat      a venv with nvidia-nat-a2a==1.9.0 on a2a-sdk 0.3.26 (its own: nvidia-nat-core 1.9.0 needs
+#                    aiofiles~=25.1, beeai-framework 0.1.85 aiofiles<25)
 # CACHE_DIR/js       @a2a-js/sdk 1.3.0 and express (the server's peer dependency) through `npm ci` from
 #                    tests/peers/clients/package-lock.json, with js_client.mjs and tests/personas/js_server.mjs
 #                    (the real JS server the persona's fidelity test compares) linked in so that they resolve the
@@ -19,6 +24,10 @@ SDK03_VERSION=0.3.26
 # The server side of the 0.3 persona fidelity test (tests/personas) runs the 0.3.26 server under uvicorn.
 UVICORN_VERSION=0.54.0
 HANDLER_VERSION=0.4.0
+# The agent frameworks' A2A clients all speak A2A 0.3 through a2a-sdk, pinned to the genuine 0.3 line.
+STRANDS_VERSION=1.62.0
+BEEAI_VERSION=0.1.85
+NAT_A2A_VERSION=1.9.0
 JS_SDK_VERSION=1.3.0
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -46,7 +55,7 @@ except m.PackageNotFoundError:
 }
 
 # python_peer NAME DIST VERSION REQUIREMENT [EXTRA==VERSION...]: a venv CACHE/NAME holding REQUIREMENT, DIST at
-# VERSION, and each pinned EXTRA at its version.
+# VERSION, and each pinned EXTRA at its version (an EXTRA may name extras: `dist[a2a]==1.0`).
 python_peer() {
     local name="$1" dist="$2" version="$3"
     shift 3
@@ -55,7 +64,8 @@ python_peer() {
     have="$(installed_version "$venv" "$dist")"
     local extra
     for extra in "${@:2}"; do
-        [ "$(installed_version "$venv" "${extra%%==*}")" = "${extra##*==}" ] || missing="$missing ${extra}"
+        local extra_dist="${extra%%==*}"
+        [ "$(installed_version "$venv" "${extra_dist%%\[*}")" = "${extra##*==}" ] || missing="$missing ${extra}"
     done
     if [ "$have" = "$version" ] && [ -z "$missing" ]; then
         echo "peers: $name: $dist $version already installed ($venv)"
@@ -74,6 +84,9 @@ python_peer() {
 
 python_peer sdk03 a2a-sdk "$SDK03_VERSION" "a2a-sdk[http-server]==$SDK03_VERSION" "uvicorn==$UVICORN_VERSION"
 python_peer handler a2a-handler "$HANDLER_VERSION" "a2a-handler==$HANDLER_VERSION"
+python_peer frameworks strands-agents "$STRANDS_VERSION" "strands-agents[a2a]==$STRANDS_VERSION" \
+    "beeai-framework[a2a]==$BEEAI_VERSION" "a2a-sdk==$SDK03_VERSION"
+python_peer nat nvidia-nat-a2a "$NAT_A2A_VERSION" "nvidia-nat-a2a==$NAT_A2A_VERSION" "a2a-sdk==$SDK03_VERSION"
 
 js="$cache/js"
 if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then

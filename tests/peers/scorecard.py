@@ -97,6 +97,11 @@ def _venv_has(peers: Path, venv: str, dist: str, version: str) -> str | None:
     return None if have == version else f"{venv} venv has {dist} {have or 'missing'}, expected {version}"
 
 
+def _venv_python(peers: Path, venv: str) -> str:
+    """The python of a venv of the cache dir (its tool is the library installed there)."""
+    return str(peers / venv / "bin" / "python")
+
+
 def _js_missing(peers: Path) -> str | None:
     if shutil.which("node") is None:
         return "node is not on PATH (the @a2a-js/sdk client needs Node.js >= 20)"
@@ -159,9 +164,10 @@ PEERS = [
         name="a2a-js-sdk-1.3.0",
         library="@a2a-js/sdk 1.3.0 (Node.js)",
         how="`ClientFactory` with `legacyCompat: {enabled: true}`, blocking `sendMessage`, then `getTask`",
-        command=lambda peers: ["node", "--preserve-symlinks-main", str(peers / "js" / "js_client.mjs")],
+        command=lambda peers: ["node", "--preserve-symlinks-main", str(peers / "js" / "js_client.mjs"), "--loop"],
         missing=_js_missing,
         cached=True,
+        loop=True,
     ),
     Peer(
         name="a2a-handler-0.4.0",
@@ -174,6 +180,40 @@ PEERS = [
             "A2A_LAB_HANDLER": str(peers / "handler" / "bin" / "handler"),
             "PATH": f"{peers / 'handler' / 'bin'}{os.pathsep}{os.environ.get('PATH', '')}",
         },
+    ),
+    # The A2A clients of agent frameworks (no model or key on this path), each on a2a-sdk 0.3.26.
+    Peer(
+        name="strands-agents-1.62.0",
+        library="strands-agents[a2a] 1.62.0 (Python, on a2a-sdk 0.3.26)",
+        how="`A2AAgent(endpoint=BASE).stream_async(text)`: always streams where the card allows, never tasks/get",
+        command=lambda peers: [
+            _venv_python(peers, "frameworks"),
+            str(CLIENTS_DIR / "strands_client.py"),
+            "--loop",
+        ],
+        missing=lambda peers: _venv_has(peers, "frameworks", "strands-agents", "1.62.0"),
+        cached=True,
+        loop=True,
+    ),
+    Peer(
+        name="beeai-framework-0.1.85",
+        library="beeai-framework[a2a] 0.1.85 (Python, on a2a-sdk 0.3.26)",
+        how="`A2AAgent(url=BASE, agent_card_path=PATH, memory=UnconstrainedMemory()).run(text)`: streams where "
+        "the card allows, never tasks/get; a follow-up on the same agent with the task's ids",
+        command=lambda peers: [_venv_python(peers, "frameworks"), str(CLIENTS_DIR / "beeai_client.py"), "--loop"],
+        missing=lambda peers: _venv_has(peers, "frameworks", "beeai-framework", "0.1.85"),
+        cached=True,
+        loop=True,
+    ),
+    Peer(
+        name="nvidia-nat-a2a-1.9.0",
+        library="nvidia-nat-a2a 1.9.0 (NeMo Agent Toolkit, on a2a-sdk 0.3.26)",
+        how="the `a2a_client` function group as `nat a2a client call` builds it, `a2a_client__send_message`: "
+        "blocking message/send, never tasks/get",
+        command=lambda peers: [_venv_python(peers, "nat"), str(CLIENTS_DIR / "nat_client.py"), "--loop"],
+        missing=lambda peers: _venv_has(peers, "nat", "nvidia-nat-a2a", "1.9.0"),
+        cached=True,
+        loop=True,
     ),
 ]
 

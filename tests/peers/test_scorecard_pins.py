@@ -22,8 +22,12 @@ Loop. Since 2026-12-04 the Python drivers (a2a-sdk 1.3.0 default, streaming and 
 loop handshake (`--loop`, tests/peers/clients/loop_driver.py) and run with `--client-mode loop`: started once per
 worker instead of paying a2a-sdk's imports (0.7 s) in every scenario. Their verdicts are the pins' in every scenario
 (the same pins, written per process); both pin files took 204 s on 2 workers alone, where in a full-suite run
-beside other work they had taken 588 s and 505 s (one worker each). gRPC stays a process per scenario (grpc.aio
-under a new event loop for each scenario is not how its users run it).
+beside other work they had taken 588 s and 505 s (one worker each). Since 2026-12-06 the @a2a-js/sdk driver does too
+(`js_client.mjs --loop`: node and the SDK started once per worker; a `tls/` scenario, whose CA node reads only when
+it starts, in a node process of its own as before): its run took 17 CPU seconds instead of 61, the same verdicts in
+every scenario (its pin, run alone and beside the other clients of this file). gRPC stays a process per scenario
+(grpc.aio under a new event loop for each scenario is not how its users run it); a2a-handler is a shell user's CLI,
+one process per call, as its users run it.
 
 Stability. Six runs of every client (three one at a time, two at 2 clients at a time, one at 3 at a time with other
 work loading the machine) gave the same verdict in every scenario; no pin needs an `unstable` entry. What would

@@ -94,7 +94,7 @@ def test_the_docstring_draws_exactly_the_subclasses() -> None:
 def test_standard_bases_are_kept() -> None:
     """`except ValueError` (and OSError, RuntimeError) still catches what it caught before LabError."""
     defined = _defined()
-    for name in ("a2a_lab.contract.loader.ScenarioError", "a2a_lab.protocol.protobuf.DecodeError"):
+    for name in ("a2a_lab.contract.loader.reader.ScenarioError", "a2a_lab.protocol.protobuf.DecodeError"):
         assert issubclass(defined[name], ValueError)
     assert issubclass(defined["a2a_lab.server.hosting.PortInUse"], OSError)
     assert issubclass(defined["a2a_lab.harness.remote.RemoteError"], RuntimeError)

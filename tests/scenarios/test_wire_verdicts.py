@@ -66,6 +66,7 @@ SELF_REPORT_ONLY = {
     "quirks/task-failed-without-message": "failure-as-empty-success",
     "quirks/task-canceled-without-message": "failure-as-empty-success",
     "quirks/task-rejected-without-message": "failure-as-empty-success",
+    "responses/completed-answer-in-status-message": "artifacts-only",
 }
 
 #: Time limit per run: above the fake client's 5 s read timeout, short for the client that hangs.

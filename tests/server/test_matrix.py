@@ -1,6 +1,6 @@
-"""Scenario families (`matrix:`, contract/matrix.py): a file becomes one scenario per combination, ids and titles say
-which, overlays and placeholders make the members differ, and every bad matrix is refused naming the file, the key
-and a fix."""
+"""Scenario families (`matrix:`, contract/loader/family.py): a file becomes one scenario per combination, ids and
+titles say which, overlays and placeholders make the members differ, and every bad matrix is refused naming the file,
+the key and a fix."""
 
 from __future__ import annotations
 

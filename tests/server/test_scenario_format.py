@@ -510,6 +510,26 @@ card:
 
 TENANT_ROUTES = {mode: tenant_routes(mode) for mode in ("any", "declared", "none")}
 
+
+def prefixed(name: str, origin_root: str) -> str:
+    """Everything served under `base_path: /agents/demo`; the origin's card path answers `card.origin_root`."""
+    return f"""\
+title: Under a prefix, origin root {name}
+description: The card and the endpoint are under /agents/demo.
+spec: A2A 1.0 (test)
+base_path: /agents/demo
+card:
+{CARD}  origin_root: {origin_root}
+"""
+
+
+#: `card.origin_root`'s choices, and the status the origin's card path answers with each.
+PREFIXED = {
+    "serve": (prefixed("serve", "serve"), 200),
+    "missing": (prefixed("missing", "missing"), 404),
+    "raw": (prefixed("raw", "{status: 405, body: Method Not Allowed, content_type: text/plain}"), 405),
+}
+
 #: Structured edits of every kind of generated answer (section `reply.edit[]`).
 EDITED = f"""\
 title: Edited answers
@@ -539,6 +559,7 @@ push:
 
 ALL_SCENARIOS = [
     *TENANT_ROUTES.values(),
+    *(text for text, _ in PREFIXED.values()),
     EDITED,
     MAIN,
     ACTIONS_V2,
@@ -1302,3 +1323,22 @@ def test_edits_change_what_the_server_generates_and_keep_its_ids(
     result(s.rpc("GetTask", {"id": pushed["id"]}))
     [(_, _, body)] = hook.wait(1)
     assert "status_update" in body and "statusUpdate" not in body, body
+
+
+@pytest.mark.parametrize("origin_root", list(PREFIXED))
+def test_base_path_serves_everything_under_the_prefix(serve: Callable[[str], Lab], origin_root: str) -> None:
+    """`base_path`: the card, `{base_url}` and the endpoints under the prefix; `card.origin_root`: what the origin's
+    own card path answers (`serve`: the card, naming the prefixed endpoints)."""
+    text, status = PREFIXED[origin_root]
+    s = serve(text)
+    card = s.http.get("/agents/demo/.well-known/agent-card.json").json()
+    assert card["description"] == f"Served from {s.url}/agents/demo."
+    send = {"jsonrpc": "2.0", "id": 1, "method": "SendMessage", "params": {"message": message()}}
+    assert result(s.http.post("/agents/demo" + RPC_PATH, json=send, headers=V1))["task"]["id"]
+    assert s.http.post(RPC_PATH, json=send, headers=V1).status_code == 404, "nothing outside the prefix"
+    root = s.http.get("/.well-known/agent-card.json")
+    assert root.status_code == status, root.text
+    if origin_root == "serve":
+        assert root.json() == card
+    elif origin_root == "raw":
+        assert (root.text, root.headers["content-type"]) == ("Method Not Allowed", "text/plain")

@@ -73,6 +73,7 @@ CATALOGUE_IDS = [
     "quirks/task-state-cancelled",
     "quirks/tenant-required-by-gateway",
     "quirks/unknown-request-fields-refused",
+    "quirks/v03-card-url-is-stream-route",
     "quirks/v03-completed-task-artifacts",
     "quirks/v03-new-request-reuses-completed-task",
     "quirks/v03-result-under-v1-method",
@@ -81,6 +82,7 @@ CATALOGUE_IDS = [
     "quirks/v03-stream-open-after-input-required",
     "quirks/v03-stream-status-before-task",
     "spec/acts-sut",
+    "spec/acts-sut-auth",
     "spec/conformant",
     "spec/generations-unknown",
     "spec/task/ended-before-follow-up",
@@ -699,3 +701,45 @@ def test_a_bad_edit_is_refused_with_where_and_how(tmp_path: Path, edit: str, fie
     with pytest.raises(ScenarioError) as err:
         load_file(path)
     assert err.value.field_path == field and says in err.value.problem, err.value
+
+
+# Issue 43 item 6 (api7/aisix#913): a scenario served under a path prefix.
+
+
+@pytest.mark.parametrize(
+    ("given", "problem"),
+    [
+        ("agents/demo", "must start with /"),
+        ("/agents/demo?x=1", "query or fragment"),
+        ("/agents/demo#top", "query or fragment"),
+        ("/agents/../demo", "empty, . or .. segment"),
+        ("/agents/./demo", "empty, . or .. segment"),
+        ("/agents//demo", "empty, . or .. segment"),
+        ("/", "leave base_path out"),
+        ("/agents/de mo", "which a URL path segment cannot hold"),
+        ("/agents/%2e%2e", "which a URL path segment cannot hold"),
+        ("/.well-known/x", "shadows the origin's own paths"),
+        ("/_lab", "shadows the origin's own paths"),
+        ("7", "expected text"),
+    ],
+)
+def test_a_bad_base_path_is_refused_naming_the_field_and_a_fix(tmp_path: Path, given: str, problem: str) -> None:
+    value = given if given == "7" else f'"{given}"'
+    err = refused(tmp_path, scenario_text(f"base_path: {value}\n"))
+    assert err.field_path == "base_path" and problem in err.problem, err
+    assert given == "7" or "/agents/demo" in err.hint, err
+
+
+def test_a_base_path_is_kept_without_its_trailing_slash_and_fills_base_url(tmp_path: Path) -> None:
+    scenario = load_file(write_scenario(tmp_path, scenario_text("base_path: /agents/demo/\n")))
+    assert scenario.base_path == "/agents/demo"
+    assert scenario.served_at("http://127.0.0.1:8000") == "http://127.0.0.1:8000/agents/demo"
+    assert load_file(write_scenario(tmp_path, scenario_text(), "plain.yaml")).base_path == ""
+
+
+def test_origin_root_needs_a_base_path(tmp_path: Path) -> None:
+    text = scenario_text().replace("card:\n", "card:\n  origin_root: {status: 405, body: Method Not Allowed}\n", 1)
+    err = refused(tmp_path, text)
+    assert err.field_path == "card.origin_root" and "prefix" in err.problem and "base_path" in err.hint, err
+    served = load_file(write_scenario(tmp_path, text + "base_path: /agents/demo\n", "prefixed.yaml"))
+    assert served.card.origin_root.status == 405

@@ -206,11 +206,11 @@ def test_stream_ordering_and_polling_fail_when_the_expectation_is_wrong(tmp_path
     assert "did not hold after 2 attempt(s)" in got["CORE-EXEC-001"]["failure"]["message"]
 
 
-def test_skips_say_why(tmp_path: Path, serve: Any) -> None:
+def test_skips_say_why(tmp_path: Path, serve: Any, capsys: pytest.CaptureFixture[str]) -> None:
     served = serve("spec/acts-sut")
     grpc_only = {**NOT_FOUND, "id": "GRPC-1", "transport": ["grpc"]}
     behaviour = {**NOT_FOUND, "id": "B-1", "requires_behaviors": ["tck-auth-required"]}
-    needs = {**NOT_FOUND, "id": "R-1", "runner_requirements": ["webhook_endpoint"]}
+    needs = {**NOT_FOUND, "id": "R-1", "runner_requirements": ["concurrent_streams"]}
     ext = {**NOT_FOUND, "id": "C-1", "preconditions": {"capabilities": {"extendedAgentCard": True}}}
     client = {
         "id": "CLIENT-1",
@@ -229,9 +229,32 @@ def test_skips_say_why(tmp_path: Path, serve: Any) -> None:
     got = {k: v["skip_reason"] for k, v in results(reports["jsonrpc"]).items()}
     assert "lists transport grpc" in got["GRPC-1"]
     assert "tck-auth-required" in got["B-1"]
-    assert "webhook_endpoint" in got["R-1"]
+    assert "concurrent_streams" in got["R-1"] and "does not provide it yet" in got["R-1"]
     assert "capabilities.extendedAgentCard" in got["C-1"]
     assert "--client" in got["CLIENT-1"]
+    # each skip said apart (issue 46): the SUT's preconditions, a runner requirement, a transport, the draft
+    draft = {**NOT_FOUND, "id": "D-1", "preconditions": {"capabilities": {"batchRequests": True}}}
+    code, reports = run(
+        tmp_path, served.url, suite(grpc_only, behaviour, needs, ext, client, draft), "--binding", "jsonrpc"
+    )
+    kinds = {k: v["skip_category"] for k, v in results(reports["jsonrpc"]).items()}
+    assert kinds == {
+        "GRPC-1": "transport",
+        "B-1": "precondition",
+        "R-1": "runner",
+        "C-1": "precondition",
+        "CLIENT-1": "runner",
+        "D-1": "draft",
+    }
+    assert reports["jsonrpc"]["summary"]["skipped_by_category"]["must"] == {
+        "precondition": 2,
+        "runner": 2,
+        "transport": 1,
+        "draft": 1,
+    }
+    main(["acts", "run", str(tmp_path / "t.acts.yaml"), "--server", served.url, "--binding", "jsonrpc"])
+    said = "".join(capsys.readouterr())
+    assert "skipped: MUST 6 (2 precondition, 2 runner, 1 transport, 1 draft); SHOULD 0; MAY 0" in said
 
 
 def test_select_by_level_tag_and_test_id(tmp_path: Path, serve: Any) -> None:
@@ -345,6 +368,12 @@ def test_bad_acts_input_names_file_path_and_fix_and_exits_2(
     assert where in capsys.readouterr().err
 
 
+def test_an_operator_given_the_wrong_kind_of_value_is_refused(tmp_path: Path) -> None:
+    step = {"id": "s", "operation": "get_task", "params": {}, "expect": {"body": {"id": {"contains": 5}}}}
+    with pytest.raises(document.ActsError, match=r"expect\.body\.id\.contains: takes text, got int"):
+        document.load(write(tmp_path, one_step(step)))
+
+
 def test_an_unknown_acts_major_version_and_an_include_cycle_are_refused(tmp_path: Path) -> None:
     with pytest.raises(document.ActsError, match="not one this runner reads"):
         document.load(write(tmp_path, {**suite(NOT_FOUND), "acts_version": "2.0"}))
@@ -386,7 +415,7 @@ def test_paths_until_and_variables() -> None:
     value = {"task": {"artifacts": [{"parts": [{"text": "a"}, {"data": {}}]}, {"parts": [{"text": "b"}]}]}}
     assert A.select(value, "task.artifacts[*].parts[*]") == [{"text": "a"}, {"data": {}}, {"text": "b"}]
     assert A.get(value, "task.artifacts[1].parts[0].text") == "b"
-    f = document._Fields(Path("x"))
+    f = document.Fields(Path("x"))
     assert A.until_holds(document.parse_until("status.state in [A, B]", f, ""), {"status": {"state": "B"}})
     assert not A.until_holds(document.parse_until("status.state != B", f, ""), {"status": {"state": "B"}})
     scope = A.Scope({"base": "{{env.ACTS_TEST_NOPE}}", "n": "7"}, {"SUT_BASE_URL": "http://x"})
@@ -447,20 +476,18 @@ def client_run(tmp_path: Path, data: dict[str, Any], client: str) -> tuple[int, 
 
 
 def test_the_reference_client_reports_what_it_parsed_and_passes(tmp_path: Path) -> None:
-    get = {
+    # an operation a2a-lab serves no client payload of (test_acts_clients.py: every one it does serve)
+    cancel = {
         **PARSE,
-        "id": "CLIENT-PARSE-003",
-        "steps": [{**PARSE["steps"][0], "client_response": {"operation": "get_task", "wire_payload": {}}}],
+        "id": "CLIENT-CANCEL-1",
+        "steps": [{**PARSE["steps"][0], "client_response": {"operation": "cancel_task", "wire_payload": {}}}],
     }
-    code, got, lab = client_run(tmp_path, suite(PARSE, get), "builtin")
+    code, got, lab = client_run(tmp_path, suite(PARSE, cancel), "builtin")
     assert code == 0
     assert got["CLIENT-PARSE-001"]["result"] == "pass"
-    assert (
-        got["CLIENT-PARSE-003"]["result"] == "skip"
-        and "send_message payloads only" in got["CLIENT-PARSE-003"]["skip_reason"]
-    )
+    assert got["CLIENT-CANCEL-1"]["result"] == "skip" and "cancel_task payload" in got["CLIENT-CANCEL-1"]["skip_reason"]
     outcomes = {s["id"]: s["outcome"] for s in lab["scenarios"]}
-    assert outcomes == {"acts/client/CLIENT-PARSE-001": "PASS", "acts/client/CLIENT-PARSE-003": "SKIPPED"}
+    assert outcomes == {"acts/client/CLIENT-PARSE-001": "PASS", "acts/client/CLIENT-CANCEL-1": "SKIPPED"}
 
 
 def test_a_parse_that_differs_fails_and_a_client_without_a_report_is_unimplemented(tmp_path: Path) -> None:
@@ -472,10 +499,10 @@ def test_a_parse_that_differs_fails_and_a_client_without_a_report_is_unimplement
     assert failure["assertion_path"] == "task.id" and failure["actual"] == '"abc-123"'
     code, got, lab = client_run(tmp_path, suite(PARSE), fake_command())
     assert code == 0 and got["CLIENT-PARSE-001"]["result"] == "skip"
-    assert "no `parsed` object" in got["CLIENT-PARSE-001"]["skip_reason"]
+    assert "no `parsed`" in got["CLIENT-PARSE-001"]["skip_reason"]
     assert lab["scenarios"][0]["outcome"] == "UNIMPLEMENTED"
     code, got, _ = client_run(tmp_path, suite(PARSE), f"{sys.executable} -c pass")
-    assert code == 1 and "never sent SendMessage" in got["CLIENT-PARSE-001"]["failure"]["message"]
+    assert code == 1 and "never asked for SendMessage" in got["CLIENT-PARSE-001"]["failure"]["message"]
 
 
 # ------------------------------------------------------------------------------------- decisions (docs/how-to/acts.md)
@@ -693,3 +720,9 @@ def test_several_paths_are_one_run_and_a_test_id_used_twice_is_refused(tmp_path:
     assert [t.id for t in load([a, b]).tests] == ["CORE-ERR-001", "CORE-SEND-001"]
     with pytest.raises(document.ActsError, match="is used again"):
         load([a, write(tmp_path, suite(NOT_FOUND), "c.acts.yaml")])
+
+
+def test_a_server_url_with_a_control_character_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = write(tmp_path, suite(NOT_FOUND))
+    assert main(["acts", "run", str(path), "--server", "http://127.0.0.1:9\nnext line", "-q"]) == 2
+    assert "no card at 'http://127.0.0.1:9\\nnext line'" in capsys.readouterr().err

@@ -215,6 +215,27 @@ DEFECTS = {
         "take an HTTP+JSON 502, 503 or 504 for a gateway's transient failure and repeat the call at once, up to 50 "
         "times, without reading the body (a v1.0.0 server answers InvalidAgentResponse as 502)"
     ),
+    # the field's client-breaking quirks (tests/harness/test_field_quirks.py)
+    "interface-map": (
+        "gather the supported interfaces into a map keyed by binding and version: of two alike, the later entry "
+        "overwrites the earlier (a2a-js#734)"
+    ),
+    "route-in-url": (
+        "read an interface url that ends in a method route (.../message:stream) as a base plus that route, and post "
+        "each call to the base plus the route of the method sent (.../message:send)"
+    ),
+    "artifacts-only": "read a task's answer from its artifacts alone, never from its status message",
+    "card-under-interface-url": (
+        "after reading the card, look for it again under the chosen interface's url ({url}/.well-known/"
+        "agent-card.json), as a registry that takes the endpoint for the agent's base does, and give up when that fails"
+    ),
+    "card-at-origin-root": (
+        "keep only the origin of the card URL it was given and fetch the card at the origin's root "
+        "({origin}/.well-known/agent-card.json), as a client that builds every card URL so does (api7/aisix#913)"
+    ),
+    "supported-interfaces-only": (
+        "as a 1.0 client, read only supportedInterfaces: a 0.3 card (top-level url) offers it nothing (a2a-js#601)"
+    ),
 }
 
 
@@ -357,6 +378,8 @@ def interfaces(card: dict[str, Any], defects: Defects | None = None, generation:
         return [i for i in interfaces(card, defects) if i["version"] == "0.3"][:1]
     if generation == "0.3":
         listed = None
+    elif "supported-interfaces-only" in defects and not isinstance(listed, list):
+        return []
     if isinstance(listed, list) and not ("top-level-first" in defects and isinstance(card.get("url"), str)):
         for entry in listed:
             if isinstance(entry, dict):
@@ -519,6 +542,8 @@ class Client:
     def __init__(self, args: argparse.Namespace, card_url: str) -> None:
         self.args = args
         self.defects = Defects(args.defect or [])
+        if "card-at-origin-root" in self.defects:
+            card_url = _origin(card_url) + WELL_KNOWN
         self.card_url = card_url
         self.base = card_url.split("/.well-known/", 1)[0]
         timeout = None if "no-timeout" in self.defects else 0.5 if "impatient" in self.defects else 5.0
@@ -586,6 +611,10 @@ class Client:
             _, _, rest = iface["url"].partition("://")
             return self.base + "/" + rest.partition("/")[2].rstrip("/")
         # A JSON-RPC URL is the endpoint itself, trailing slash and all; an HTTP+JSON one is a base for the routes.
+        if "route-in-url" in self.defects:
+            head, sep, _route = str(iface["url"]).rpartition("/message:")
+            if sep:
+                return f"{head}/message:send"  # the route of the call the client makes (it does not stream)
         if iface["binding"] == "jsonrpc" and "strip-trailing-slash" not in self.defects:
             return str(iface["url"])
         return str(iface["url"]).rstrip("/")
@@ -886,6 +915,8 @@ class Client:
 
     def task_text(self, task: dict[str, Any]) -> str:
         texts = [t for a in task.get("artifacts") or [] if isinstance(a, dict) for t in self.texts(a.get("parts"))]
+        if "artifacts-only" in self.defects:
+            return " ".join(texts)
         status = task.get("status") or {}
         msg = status.get("message") if isinstance(status, dict) else None
         if isinstance(msg, dict):
@@ -925,6 +956,11 @@ class Client:
             usable = [i for i in usable if not str(i["url"]).startswith("http:")]  # no downgrade to plain http
         if "prefer-1.0" in self.defects:
             usable.sort(key=lambda i: i["version"] != "1.0")  # stable: card order within each version
+        if "interface-map" in self.defects:
+            by_kind: dict[tuple[str, str | None], dict[str, Any]] = {}
+            for i in usable:
+                by_kind[(i["binding"], i["version"])] = i  # a key keeps its first place, takes the last value
+            usable = list(by_kind.values())
         if "own-binding-order" in self.defects:
             usable.sort(key=lambda i: supported.index(i["binding"]))
         return usable
@@ -986,6 +1022,14 @@ class Client:
                     auth.origins.add(_origin(self.base))
         if not candidates:
             return {"kind": "error", "state": None, "text": "no supported interface"}
+        if "card-under-interface-url" in self.defects:
+            again = self.http.get(str(candidates[0]["url"]).rstrip("/") + WELL_KNOWN)
+            if again.status_code != 200:
+                return {
+                    "kind": "error",
+                    "state": None,
+                    "text": f"no agent card under the agent's url: {again.status_code}",
+                }
         if "flood" in self.defects:
             for _ in range(300):
                 self.http.get(self.card_url)

@@ -7,8 +7,8 @@ from __future__ import annotations
 import sys
 from typing import TYPE_CHECKING
 
-from ..reports import escape
 from .exit_codes import Exit
+from .reports import escape
 
 if TYPE_CHECKING:
     from a2a_lab.contract.catalogue import Catalogue

@@ -33,11 +33,11 @@ from typing import TYPE_CHECKING, Any
 from a2a_lab.protocol.bindings import Binding
 from a2a_lab.protocol.versions import Version
 
-from .placeholders import ALT_BASE_URL, BASE_URL, GRPC_ADDRESS, HTTP_BASE_URL, TEXT
-from .suggest import nearest
+from ..placeholders import ALT_BASE_URL, BASE_URL, GRPC_ADDRESS, HTTP_BASE_URL, TEXT
+from ..suggest import nearest
 
 if TYPE_CHECKING:
-    from .loader import _Reader
+    from .reader import Reader
 
 #: The axes a matrix may have, in the order member ids name them.
 AXES = ("version", "binding")
@@ -71,7 +71,7 @@ def slug(value: Value) -> str:
     return spelled.lower().replace("+", "-")
 
 
-def expand(r: _Reader, data: dict[str, Any]) -> list[Member]:
+def expand(r: Reader, data: dict[str, Any]) -> list[Member]:
     """The members of a family file (data holding `matrix`), in the order of the matrix's lists; raises ScenarioError
     on bad matrix input."""
     m = r.mapping(data["matrix"], "matrix", "matrix")
@@ -108,7 +108,7 @@ def expand(r: _Reader, data: dict[str, Any]) -> list[Member]:
     return members
 
 
-def _axis(r: _Reader, value: Any, axis: str) -> tuple[Value, ...]:
+def _axis(r: Reader, value: Any, axis: str) -> tuple[Value, ...]:
     path = f"matrix.{axis}"
     example = '["1.0", "0.3"]' if axis == "version" else "[JSONRPC, HTTP+JSON]"
     if not isinstance(value, list) or not value:
@@ -120,7 +120,7 @@ def _axis(r: _Reader, value: Any, axis: str) -> tuple[Value, ...]:
     return tuple(out)
 
 
-def _value(r: _Reader, value: Any, axis: str, path: str) -> Value:
+def _value(r: Reader, value: Any, axis: str, path: str) -> Value:
     if axis == "version":
         return r.version(value, path)
     binding = r.binding(value, path)
@@ -129,7 +129,7 @@ def _value(r: _Reader, value: Any, axis: str, path: str) -> Value:
     return binding
 
 
-def _known_axis(r: _Reader, axis: Any, path: str, axes: dict[str, tuple[Value, ...]]) -> str:
+def _known_axis(r: Reader, axis: Any, path: str, axes: dict[str, tuple[Value, ...]]) -> str:
     if axis not in axes:
         known = f"this matrix has {', '.join(axes)}" if axis in AXES else f"the axes are {', '.join(AXES)}"
         raise r.fail(f"{path}.{axis}", "unknown matrix axis", known)
@@ -137,11 +137,11 @@ def _known_axis(r: _Reader, axis: Any, path: str, axes: dict[str, tuple[Value, .
 
 
 def _by_value(
-    r: _Reader,
+    r: Reader,
     value: Any,
     path: str,
     axes: dict[str, tuple[Value, ...]],
-    item: Callable[[_Reader, Any, str], dict[str, Any]],
+    item: Callable[[Reader, Any, str], dict[str, Any]],
 ) -> dict[str, dict[Value, dict[str, Any]]]:
     """`{axis: {value: item}}`, each axis and value one the matrix lists (`let` and `overlay`)."""
     out: dict[str, dict[Value, dict[str, Any]]] = {}
@@ -160,7 +160,7 @@ def _by_value(
     return out
 
 
-def _let(r: _Reader, value: Any, path: str) -> dict[str, Any]:
+def _let(r: Reader, value: Any, path: str) -> dict[str, Any]:
     given = r.mapping(value, path)
     for name, text in given.items():
         if not isinstance(name, str) or not re.fullmatch(r"[a-z][a-z0-9_]*", name):
@@ -172,14 +172,14 @@ def _let(r: _Reader, value: Any, path: str) -> dict[str, Any]:
     return given
 
 
-def _overlay(r: _Reader, value: Any, path: str) -> dict[str, Any]:
+def _overlay(r: Reader, value: Any, path: str) -> dict[str, Any]:
     given = r.mapping(value, path)
     if "matrix" in given:
         raise r.fail(f"{path}.matrix", "an overlay cannot hold a matrix", "one matrix per file, at the top level")
     return given
 
 
-def _excludes(r: _Reader, value: Any, axes: dict[str, tuple[Value, ...]]) -> list[dict[str, Value]]:
+def _excludes(r: Reader, value: Any, axes: dict[str, tuple[Value, ...]]) -> list[dict[str, Value]]:
     if not isinstance(value, list):
         raise r.fail("matrix.exclude", "expected a list of combinations", 'e.g. [{version: "0.3", binding: HTTP+JSON}]')
     out = []
@@ -200,7 +200,7 @@ def _excludes(r: _Reader, value: Any, axes: dict[str, tuple[Value, ...]]) -> lis
 
 
 def _defined_names(
-    r: _Reader, axes: dict[str, tuple[Value, ...]], lets: dict[str, dict[Value, dict[str, Any]]]
+    r: Reader, axes: dict[str, tuple[Value, ...]], lets: dict[str, dict[Value, dict[str, Any]]]
 ) -> dict[str, str]:
     """Every placeholder the matrix defines, and where: each `let` name must be given for every value of its axis."""
     names = {axis: f"matrix.{axis}" for axis in axes}
@@ -244,7 +244,7 @@ def _walk(value: Any, path: str = "") -> list[tuple[str, str]]:
     return []
 
 
-def _check_placeholders(r: _Reader, data: Any, fills: dict[str, str], suffix: str) -> None:
+def _check_placeholders(r: Reader, data: Any, fills: dict[str, str], suffix: str) -> None:
     """Every `{name}` is defined, except in prose (PROSE), where only an axis name must be: `GET /tasks/{id}` in a
     description is text."""
     for path, text in _walk(data):
@@ -262,7 +262,7 @@ def _check_placeholders(r: _Reader, data: Any, fills: dict[str, str], suffix: st
 
 
 def _check_used(
-    r: _Reader,
+    r: Reader,
     base: dict[str, Any],
     overlays: dict[str, dict[Value, dict[str, Any]]],
     names: dict[str, str],
