@@ -36,6 +36,7 @@ LabError
 ├── UnusableInput .......... harness/cardcheck/command.py
 ├── ActsError .............. harness/acts/document/fields.py [ValueError]
 ├── Unresolved ............. harness/acts/assertions.py
+├── IdentityError .......... harness/acts/identity.py
 └── StepFailed ............. harness/acts/runner.py
 
 Outside the tree, on purpose:

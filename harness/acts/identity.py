@@ -19,6 +19,7 @@ import httpx
 
 from a2a_lab.protocol import security_schemes as ss
 from a2a_lab.protocol.bindings import Binding
+from a2a_lab.protocol.exceptions import LabError
 from a2a_lab.protocol.security_schemes import FlowKind
 
 from .exchange import Exchanger, GrpcExchanger, Target
@@ -32,7 +33,7 @@ KEYS = ("token", "client_id", "client_secret", "insufficient_token")
 HOW = "give --credentials token=T (a second user's bearer token) or client_id=ID,client_secret=S (its OAuth 2.0 client)"
 
 
-class IdentityError(Exception):
+class IdentityError(LabError):
     """The second identity could not be used (its token endpoint refused, no flow to obtain a token)."""
 
 

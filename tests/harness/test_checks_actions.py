@@ -213,13 +213,14 @@ FAILS = [
         "did not call",
     ),
     # Not acting on A2A_LAB_ACTION resubscribe is UNIMPLEMENTED (docs/reference/handshake.md), and FOLLOW-UP-TO-END
-    # does not count the dropped stream's task again: the scenario passes, its conclusion unjudged.
+    # does not count the dropped stream's task again: the scenario is UNIMPLEMENTED, its subject (the recovery) shown
+    # by no MUST or SHOULD check, and the stream it used (STREAMING-USED, a MAY) does not stand for it.
     Proof(
         "RESUBSCRIBE",
         "gives-up-after-the-drop",
         case(DROP, "--no-resume"),
         Outcome.UNIMPLEMENTED,
-        Outcome.PASS,
+        Outcome.UNIMPLEMENTED,
         "did not resume",
     ),
     Proof(

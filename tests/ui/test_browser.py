@@ -127,7 +127,9 @@ def test_watching_a_real_pair_judges_both_sides_live(page: Any, ui: Ui, serve: A
     page.get_by_role("button", name="Start the proxy").click()
     card = page.locator("#proxy-card").inner_text()
     subprocess.run(fake_client(card), capture_output=True, timeout=120, check=False)
-    page.wait_for_function("document.querySelector('#exchanges svg')?.textContent.includes('SendMessage')")
+    # A locator waits in Playwright's own world: the page's CSP (no eval) does not apply to it, as it does to
+    # wait_for_function's string, which the page evaluates.
+    page.locator("#exchanges svg", has_text="SendMessage").first.wait_for(timeout=60_000)
     verdict = page.locator("#verdict").inner_text()
     assert "SEND-MESSAGE" in verdict and "CARD-DISCOVERY" in verdict
 
