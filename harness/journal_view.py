@@ -344,6 +344,13 @@ class RunView:
         self._observed: list[Observed] | None = None
         self._other: list[Interface] | None = None
         self.card_fetches = [e for e in self.entries if e.kind is EntryKind.CARD]
+        #: A card fetch was answered with a card (2xx, or 304 for one the client had): a card the client could read.
+        self.card_served = any(
+            e.response is not None
+            and e.response.status is not None
+            and (200 <= e.response.status < 300 or e.response.status == 304)
+            for e in self.card_fetches
+        )
         self.pushes = [e for e in self.entries if e.kind is EntryKind.PUSH]
         self.calls = [Call(e) for e in self.entries if e.kind.is_call]
         self.a2a_calls = [c for c in self.calls if c.operation is not None]

@@ -80,9 +80,10 @@ def subject_of(view: RunView) -> Subject:
     if reached or refused:
         # A refusal of a readable card that offers the client nothing it speaks (its gap) is a refusal for the card's
         # generation or binding, even where the scenario allows leaving the agent alone for a reason of its own (a
-        # tampered signature): the scenario's reason was not what the client judged. A card no client can read
-        # (malformed) is the scenario's own reason.
-        gap = unusable and (isinstance(view.card, dict) or not view.expect.no_call_allowed)
+        # tampered signature): the scenario's reason was not what the client judged. No card served (a 404) or one
+        # no client can read (malformed) is the scenario's own reason.
+        readable = view.card_served and isinstance(view.card, dict)
+        gap = unusable and (readable or not view.expect.no_call_allowed)
         return Subject(reached, refused, card_refusal=refused and gap)
     if view.expect.no_call_allowed or unusable:
         missing = "the client crashed before any call: a refusal for the scenario's reason is not shown" + (

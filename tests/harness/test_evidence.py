@@ -427,3 +427,6 @@ def test_a_refusal_of_a_card_for_another_generation_stays_one_where_refusing_is_
     assert refusal.outcome is Outcome.PASS and refusal.subject == "refused-card", refusal
     [judged] = run_client("auth/signed-card-tampered")
     assert judged.subject != "refused-card", judged
+    # No card served at all (a 404): leaving the agent alone is the scenario's own subject, whatever the client speaks.
+    [no_card] = run_client("discovery/no-card", "--generation", "0.3", supports=[(Binding.JSONRPC, Version.V0_3)])
+    assert no_card.outcome is Outcome.PASS and no_card.subject == "refused", no_card

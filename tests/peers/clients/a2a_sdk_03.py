@@ -16,8 +16,6 @@ A2A_LAB_RESULT: its verdict comes from the wire.
 from __future__ import annotations
 
 import asyncio
-import json
-import os
 import sys
 import uuid
 from typing import Any
@@ -93,28 +91,8 @@ async def converse(card_url: str, text: str, action: dict[str, Any]) -> list[dic
         return said
 
 
-def scenario(card_url, variables):
-    """One scenario, as the process for it does: what it understood on stdout; its exit code."""
-    text = variables.get("A2A_LAB_MESSAGE", "Hello")
-    action = json.loads(variables.get("A2A_LAB_ACTION") or "{}")
-    try:
-        said = asyncio.run(converse(card_url, text, action))
-    except Exception as exc:  # what a script does: report and exit non-zero
-        reason = " ".join(str(exc).split())
-        print(f"error: {type(exc).__name__}: {reason[:400]}", file=sys.stderr)
-        return 1
-    for answer in said:
-        print(json.dumps(answer), flush=True)
-    return 0
-
-
 def main() -> int:
-    if sys.argv[1:] == ["--loop"]:  # a2a-lab run --client-mode loop: one process, many scenarios
-        return loop_driver.serve(scenario)
-    if len(sys.argv) != 2:
-        print("usage: a2a_sdk_03.py CARD_URL  |  a2a_sdk_03.py --loop", file=sys.stderr)
-        return 2
-    return scenario(sys.argv[1], os.environ)
+    return loop_driver.main(converse, "a2a_sdk_03.py")
 
 
 if __name__ == "__main__":

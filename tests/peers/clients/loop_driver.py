@@ -8,10 +8,12 @@ driver runs in its own client's environment.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Coroutine, Mapping
+from typing import Any
 
 
 def serve(scenario: Callable[[str, Mapping[str, str]], int]) -> int:
@@ -27,3 +29,41 @@ def serve(scenario: Callable[[str, Mapping[str, str]], int]) -> int:
         sys.stderr.flush()
         print(f"a2a-lab: done {code}", flush=True)
     return 0
+
+
+#: A driver's conversation: (card URL, message text, the scenario's action) -> what it understood, one JSON each.
+Converse = Callable[[str, str, dict[str, Any]], Coroutine[Any, Any, list[Any]]]
+
+
+def one_scenario(converse: Converse, card_url: str, variables: Mapping[str, str], causes: bool = False) -> int:
+    """One scenario, as the process for it does: what it understood on stdout, one JSON line each; its exit code
+    (1, with the error on stderr, when the library raised: `causes` adds the exception's cause, for libraries that
+    wrap the SDK's error in their own)."""
+    text = variables.get("A2A_LAB_MESSAGE", "Hello")
+    action = json.loads(variables.get("A2A_LAB_ACTION") or "{}")
+    try:
+        said: list[Any] = asyncio.run(converse(card_url, text, action))
+    except Exception as exc:  # what a script does: report and exit non-zero
+        reason = " ".join(str(exc).split())
+        cause = exc.__cause__
+        if causes and cause is not None:
+            reason += f" (caused by {type(cause).__name__}: {' '.join(str(cause).split())})"
+        print(f"error: {type(exc).__name__}: {reason[:400]}", file=sys.stderr)
+        return 1
+    for answer in said:
+        print(json.dumps(answer), flush=True)
+    return 0
+
+
+def main(converse: Converse, name: str, causes: bool = False) -> int:
+    """`NAME CARD_URL` (one scenario, its variables in the environment) or `NAME --loop` (many, `serve`)."""
+
+    def scenario(card_url: str, variables: Mapping[str, str]) -> int:
+        return one_scenario(converse, card_url, variables, causes)
+
+    if sys.argv[1:] == ["--loop"]:  # a2a-lab run --client-mode loop: one process, many scenarios
+        return serve(scenario)
+    if len(sys.argv) != 2:
+        print(f"usage: {name} CARD_URL  |  {name} --loop", file=sys.stderr)
+        return 2
+    return scenario(sys.argv[1], os.environ)

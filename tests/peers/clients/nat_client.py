@@ -27,8 +27,6 @@ import os
 
 os.environ.setdefault("NAT_TELEMETRY_ENABLED", "false")  # before nat is imported: no usage events sent anywhere
 
-import asyncio
-import json
 import logging
 import sys
 from datetime import timedelta
@@ -111,33 +109,10 @@ async def converse(card_url: str, text: str, action: dict[str, Any]) -> list[dic
         return said
 
 
-def scenario(card_url, variables):
-    """One scenario, as the process for it does: what it understood on stdout; its exit code."""
-    text = variables.get("A2A_LAB_MESSAGE", "Hello")
-    action = json.loads(variables.get("A2A_LAB_ACTION") or "{}")
-    try:
-        said = asyncio.run(converse(card_url, text, action))
-    except Exception as exc:  # what a script does: report and exit non-zero
-        reason = " ".join(str(exc).split())
-        cause = exc.__cause__
-        if cause is not None:
-            reason += f" (caused by {type(cause).__name__}: {' '.join(str(cause).split())})"
-        print(f"error: {type(exc).__name__}: {reason[:400]}", file=sys.stderr)
-        return 1
-    for answer in said:
-        print(json.dumps(answer), flush=True)
-    return 0
-
-
 def main() -> int:
     quiet_logging()
     discover_and_register_plugins(PluginTypes.CONFIG_OBJECT)  # as `nat a2a client` does first: the a2a_client group
-    if sys.argv[1:] == ["--loop"]:  # a2a-lab run --client-mode loop: one process, many scenarios
-        return loop_driver.serve(scenario)
-    if len(sys.argv) != 2:
-        print("usage: nat_client.py CARD_URL  |  nat_client.py --loop", file=sys.stderr)
-        return 2
-    return scenario(sys.argv[1], os.environ)
+    return loop_driver.main(converse, "nat_client.py", causes=True)
 
 
 if __name__ == "__main__":

@@ -17,9 +17,6 @@ writes no A2A_LAB_RESULT: its verdict comes from the wire.
 
 from __future__ import annotations
 
-import asyncio
-import json
-import os
 import sys
 from typing import Any
 
@@ -75,28 +72,8 @@ async def turns(agent: A2AAgent, text: str, action: dict[str, Any]) -> list[dict
     return said
 
 
-def scenario(card_url, variables):
-    """One scenario, as the process for it does: what it understood on stdout; its exit code."""
-    text = variables.get("A2A_LAB_MESSAGE", "Hello")
-    action = json.loads(variables.get("A2A_LAB_ACTION") or "{}")
-    try:
-        said = asyncio.run(converse(card_url, text, action))
-    except Exception as exc:  # what a script does: report and exit non-zero
-        reason = " ".join(str(exc).split())
-        print(f"error: {type(exc).__name__}: {reason[:400]}", file=sys.stderr)
-        return 1
-    for answer in said:
-        print(json.dumps(answer), flush=True)
-    return 0
-
-
 def main() -> int:
-    if sys.argv[1:] == ["--loop"]:  # a2a-lab run --client-mode loop: one process, many scenarios
-        return loop_driver.serve(scenario)
-    if len(sys.argv) != 2:
-        print("usage: strands_client.py CARD_URL  |  strands_client.py --loop", file=sys.stderr)
-        return 2
-    return scenario(sys.argv[1], os.environ)
+    return loop_driver.main(converse, "strands_client.py")
 
 
 if __name__ == "__main__":
