@@ -8,7 +8,8 @@ runs them (runner.execute_all and score_all on fresh local servers; in-process: 
 time is taken; the table gives the median over the rounds (the order of the configurations rotates from round to
 round) and how many scenarios passed. The clients:
 
-- `builtin`: the reference client: a process per scenario (`python -m a2a_lab.harness.refclient {card_url}`), one
+- `builtin`: the reference client: a process per scenario (`python -m a2a_lab.harness.clients.refclient {card_url}`),
+one
   per worker (`--loop`), or in process (its `one_scenario` in a thread per scenario, via asyncio.to_thread);
 - `slow-start`: the same after 3 s asleep at its start (an agent framework's imports): in every process, once per
   loop client, once per in-process run;
@@ -41,7 +42,7 @@ START_S = 3.0
 LOOP_NOOP = "import sys\nfor _ in sys.stdin:\n    print('a2a-lab: done', flush=True)\n"
 SLOW = (
     "import sys, time; time.sleep({s}); "
-    "from a2a_lab.harness.refclient.__main__ import main; sys.exit(main(sys.argv[1:]))"
+    "from a2a_lab.harness.clients.refclient.__main__ import main; sys.exit(main(sys.argv[1:]))"
 )
 
 
@@ -51,14 +52,14 @@ def command(client: str, mode: str) -> str:
         return "true" if mode == "process" else f"{python} -c {shlex.quote(LOOP_NOOP)}"
     tail = "--loop" if mode == "loop" else "{card_url}"
     if client == "builtin":
-        return f"{python} -m a2a_lab.harness.refclient {tail}"
+        return f"{python} -m a2a_lab.harness.clients.refclient {tail}"
     return f"{python} -c {shlex.quote(SLOW.format(s=START_S))} {tail}"
 
 
 def in_process_client(client: str) -> Any:
     """An async client for inprocess.run_async: the reference client in a thread per scenario (slow-start: after
     START_S once), or a no-op."""
-    from a2a_lab.harness.refclient import command_line as client_command
+    from a2a_lab.harness.clients.refclient import command_line as client_command
 
     parser = argparse.ArgumentParser()
     client_command.add_arguments(parser)
@@ -79,7 +80,8 @@ def in_process_client(client: str) -> Any:
 
 def worker(client: str, mode: str, jobs: str, globs: list[str]) -> dict[str, Any]:
     from a2a_lab.contract.catalogue import Catalogue
-    from a2a_lab.harness import inprocess, runner, schedule
+    from a2a_lab.harness import inprocess
+    from a2a_lab.harness.client_judging import runner, schedule
 
     scenarios = Catalogue.load().choose(globs or None, files=False)
     n = schedule.auto_jobs() if jobs == "auto" else int(jobs)

@@ -19,8 +19,8 @@ from typing import Any
 
 from a2a_lab.contract import handshake
 from a2a_lab.contract.catalogue import Catalogue
-from a2a_lab.harness import process, runner
 from a2a_lab.harness.cli import presets
+from a2a_lab.harness.client_judging import process, runner
 
 
 def children_cpu() -> float:

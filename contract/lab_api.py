@@ -1,8 +1,8 @@
 """The lab server's own endpoints, which the harness and a remote caller address.
 
 A2A paths are protocol facts (`a2a_lab.protocol`); these are a2a-lab's: the admin API's credentials and the shared
-server's run prefix (`server/guard.py`, `server/shared.py` serve them; `harness/remote.py` calls them), and the
-OAuth endpoints a scenario server offers (`server/oauth.py` serves them; the security checks read the journal by
+server's run prefix (`server/guard.py`, `server/shared.py` serve them; `harness/client_judging/remote.py` calls them),
+and the OAuth endpoints a scenario server offers (`server/oauth.py` serves them; the security checks read the journal by
 them).
 """
 

@@ -530,6 +530,9 @@ class Auth:
     credentials: dict[str, str] = field(default_factory=dict)
     #: An access token from the token endpoint is good for this many A2A calls, then answers 401 invalid_token.
     token_uses: int | None = None
+    #: Keep tasks apart by who authenticated the call (server/auth.py Verdict.identity): another user's task is
+    #: answered as a task that does not exist, and ListTasks lists the caller's own (A2A 1.0 §13.1, §3.3.2).
+    tasks_per_user: bool = False
 
 
 @dataclass(frozen=True)

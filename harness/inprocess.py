@@ -39,14 +39,13 @@ from typing import Any
 from a2a_lab.contract import handshake
 from a2a_lab.contract.catalogue import Catalogue
 from a2a_lab.contract.scenario import Scenario
+from a2a_lab.harness.client_judging import process, runner, scoring
+from a2a_lab.harness.client_judging.baseline import Baseline
+from a2a_lab.harness.common.model import ClientRun, ScenarioResult
+from a2a_lab.harness.reports import console, json_report
+from a2a_lab.harness.reports.files import ReportFiles
 from a2a_lab.protocol import jsontext
 from a2a_lab.protocol.cards import WELL_KNOWN_PATH, Support
-
-from . import process, runner, scoring
-from .baseline import Baseline
-from .model import ClientRun, ScenarioResult
-from .reports import console, json_report
-from .reports.files import ReportFiles
 
 __all__ = ["Assignment", "Client", "InProcessRun", "run", "run_async"]
 

@@ -25,17 +25,19 @@ import pytest
 from a2a_lab.contract.catalogue import Catalogue, resolve
 from a2a_lab.contract.journal_record import entries_from_json
 from a2a_lab.contract.scenario import Scenario
+from a2a_lab.harness import inprocess
+from a2a_lab.harness.client_judging import runner, scoring
+from a2a_lab.harness.client_judging.causes import cause_first
+from a2a_lab.harness.client_judging.journal_view import RunView
+from a2a_lab.harness.common import escape
+from a2a_lab.harness.common.model import GATING, MISSES, CheckResult, Outcome, ScenarioResult
+from a2a_lab.harness.common.outcome import scenario_outcome
+from a2a_lab.harness.reports import console, rollup
+from a2a_lab.harness.reports.failure import failure_lines, more_command
 from a2a_lab.protocol.cards import WELL_KNOWN_PATH, Support, parse_support
 from a2a_lab.server import tls
 from a2a_lab.server.app import ScenarioApp
 from a2a_lab.server.hosting import BackgroundServer
-
-from . import inprocess, runner, scoring
-from .causes import cause_first
-from .journal_view import RunView
-from .model import GATING, MISSES, CheckResult, Outcome, ScenarioResult
-from .reports import console, escape, rollup
-from .reports.failure import failure_lines, more_command
 
 
 @dataclass(repr=False)
@@ -140,7 +142,7 @@ class ServedScenario:
             alt_base_url=self.app.state.alt_base(self.base_url),
         )
         checks = scoring.evaluate(view)
-        outcome = scoring.scenario_outcome(
+        outcome = scenario_outcome(
             checks, timed_out, bool(entries), None, self.scenario.checks, scoring.subject_of(view)
         )
         score = Score(outcome, checks, self.scenario.id, self.scenario.group)
@@ -178,8 +180,9 @@ class Lab:
         self, client: inprocess.Client, scenarios: Iterable[str | Scenario] | None = None, **options: Any
     ) -> inprocess.InProcessRun:
         """Run an async client in process over the catalogue or a selection, `a2a-lab run`'s way (a fresh server per
-        scenario, the same scoring and reports) without a process per scenario: a2a_lab.harness.inprocess.run, whose
-        options it takes (`jobs`, `timeout`, `supports`, ...). Its results join the session's summary."""
+        scenario, the same scoring and reports) without a process per scenario:
+        a2a_lab.harness.inprocess.run, whose options it takes (`jobs`, `timeout`, `supports`, ...). Its
+        results join the session's summary."""
         outcome = inprocess.run(client, scenarios, **options)
         self._runs.append(outcome)
         return outcome

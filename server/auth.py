@@ -124,6 +124,10 @@ class Verdict:
     #: The answer a refused request gets: 401 (no or bad credentials) or 403 (a valid token lacking scope).
     http_status: int = 401
     message: str = ""
+    #: Who authenticated the call: the credentials that met the first requirement met, in the card's order (see
+    #: Policy.identity); None when none was met, or the card requires nothing. What `auth.tasks_per_user` keeps
+    #: tasks apart by.
+    identity: str | None = None
 
 
 def security_of(card: object) -> CardSecurity:
@@ -235,6 +239,8 @@ class Policy:
         statuses: dict[str, str] = {}
         notes: list[str] = []
         used: Token | None = None
+        #: The access token each token scheme was judged by.
+        tokens: dict[str, Token] = {}
         needed = {n: s for r in self.security.requirements for n, s in r.schemes.items()}
         for name, scheme in self.security.schemes.items():
             note: str | None = None
@@ -245,6 +251,8 @@ class Policy:
             elif scheme.uses_tokens:
                 status, token = self._access_token(scheme, req, needed.get(name, ()))
                 used = token or used
+                if token is not None:
+                    tokens[name] = token
                 if status is Status.MISPLACED:
                     note = "the access token did not come as Authorization: Bearer (RFC 6750 §2.1)"
             else:
@@ -252,10 +260,8 @@ class Policy:
             statuses[name] = status.value
             if note:
                 notes.append(f"{name}: {note}")
-        satisfied = (
-            any(all(statuses.get(n) == Status.VALID for n in r.schemes) for r in self.security.requirements)
-            or not self.security.requirements
-        )
+        met = [r for r in self.security.requirements if all(statuses.get(n) == Status.VALID for n in r.schemes)]
+        satisfied = bool(met) or not self.security.requirements
         if satisfied and used is not None and count_use:
             used.uses += 1
         if all(s == Status.ABSENT for s in statuses.values()):
@@ -274,7 +280,29 @@ class Policy:
                 message = "Authentication required: " + self.requirement_text()
             else:
                 message = "The credentials are not valid: " + self.requirement_text()
-        return Verdict(facts, satisfied, overall, http_status, message)
+        # a requirement of no scheme ({}: anonymous access) is met by anyone: the caller is who a named one says
+        identity = next((self.identity(r, tokens) for r in met if r.schemes), None)
+        return Verdict(facts, satisfied, overall, http_status, message, identity)
+
+    def identity(self, met: ss.Requirement, tokens: Mapping[str, Token]) -> str | None:
+        """Who a call that met `met` is: the credential of each of its schemes, by what it is rather than by the
+        scheme's name (two schemes taking the same bearer token are one user): `bearer token`, `api key`,
+        `user NAME` (HTTP Basic), `client ID` (an access token: the OAuth client it was issued to, so a refreshed
+        token is the same user). Joined with ` + ` for a conjunction."""
+        parts: list[str] = []
+        for name in met.schemes:
+            scheme = self.security.schemes.get(name)
+            if scheme is None:
+                continue
+            if scheme.kind is SchemeKind.API_KEY:
+                parts.append("api key")
+            elif scheme.kind is SchemeKind.HTTP and scheme.http_scheme == "basic":
+                parts.append(f"user {self.auth.credentials.get('username', '')}")
+            elif scheme.kind is SchemeKind.HTTP:
+                parts.append("bearer token")
+            elif name in tokens:
+                parts.append(f"client {tokens[name].client_id}")
+        return " + ".join(sorted(dict.fromkeys(parts))) or None
 
     def requirement_text(self) -> str:
         alts = [

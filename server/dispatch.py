@@ -22,7 +22,7 @@ from a2a_lab.protocol.versions import Version
 
 from . import auth, budgets, generations, rules, stream_edits, streams
 from .auth import Verdict
-from .engine import TaskRecord, message_text
+from .engine import Caller, TaskRecord, message_text
 from .push import config_problem
 from .state import LabState
 
@@ -42,6 +42,9 @@ class Invocation:
     size: int = 0
     #: The query parameters (an API key may travel there).
     query: Mapping[str, str] = field(default_factory=dict)
+    #: Whose tasks the call may see, where the scenario keeps tasks apart by user (`auth.tasks_per_user`; set by
+    #: execute from the auth verdict); None: every task.
+    caller: Caller | None = None
 
     @property
     def version(self) -> Version:
@@ -78,6 +81,23 @@ def judge_auth(state: LabState, call: Invocation, count_use: bool = True) -> Ver
     if state.auth is None:
         return None
     return state.auth.judge(auth.Request(call.headers, call.query), count_use)
+
+
+def caller_of(state: LabState, verdict: Verdict | None) -> Caller | None:
+    """Whose tasks a call judged so may see: None (every task) unless the scenario keeps tasks apart by user
+    (`auth.tasks_per_user`, A2A 1.0 §13.1), then the identity that authenticated it."""
+    scenario_auth = state.scenario.auth
+    if scenario_auth is None or not scenario_auth.tasks_per_user:
+        return None
+    return Caller(verdict.identity if verdict is not None else None)
+
+
+def held_caller(state: LabState, call: Invocation) -> Caller | None:
+    """caller_of for a call not executed yet (a GetTask generations.hold may hold): its credentials judged without
+    counting a use (execute counts it)."""
+    if state.scenario.auth is None or not state.scenario.auth.tasks_per_user:
+        return None
+    return caller_of(state, judge_auth(state, call, count_use=False))
 
 
 def check_auth(state: LabState, op: Operation | None, verdict: Verdict | None) -> A2AError | None:
@@ -125,6 +145,7 @@ def execute(state: LabState, call: Invocation, entry: Entry | None = None) -> De
     """Decide the answer to an invocation. Raises nothing: errors come back in the Decision."""
     state.calls[call.op._value_] += 1  # _value_: `.value` is a property costing ~0.25 µs, on every call
     verdict = judge_auth(state, call)
+    call.caller = caller_of(state, verdict)
     if entry is not None and verdict is not None:
         entry.credentials = verdict.status
         carried = entry.auth.carried if entry.auth is not None else ()
@@ -197,7 +218,7 @@ def _send(state: LabState, call: Invocation, reply: Reply) -> Decision:
     engine, p = state.engine, call.params
     message, cfg = p["message"], p.get("configuration", {})
     streaming = call.op is Operation.SEND_STREAMING_MESSAGE
-    existing = engine.check_follow_up(message)
+    existing = engine.check_follow_up(message, call.caller)
     if reply.message is not None:
         ctx = message.get("contextId") or (existing.task["contextId"] if existing else None)
         agent = engine.agent_message(reply.message_template, message_text(message), ctx)
@@ -220,7 +241,7 @@ def _send(state: LabState, call: Invocation, reply: Reply) -> Decision:
         if cfg.get("taskPushNotificationConfig"):
             _require(state, cards.PUSH_NOTIFICATIONS, "an inline push config")
             _check_push(state, cfg["taskPushNotificationConfig"])  # refuse before a task exists
-        rec = engine.create(message, script, call.size)
+        rec = engine.create(message, script, call.size, call.caller)
         if cfg.get("taskPushNotificationConfig"):
             _store_push(state, rec, cfg["taskPushNotificationConfig"], call.version)
         if streaming:
@@ -298,7 +319,7 @@ def public_config(stored: dict[str, Any]) -> dict[str, Any]:
 
 def _get_task(state: LabState, call: Invocation, reply: Reply) -> Decision:
     generations.current_generation(state, call.params)  # a 1.1 server refuses a malformed one (the hold ignored it)
-    rec = state.engine.lookup(call.params["id"])
+    rec = state.engine.lookup(call.params["id"], call.caller)
     state.engine.tick(rec, on_get=True)
     task = state.engine.snapshot(rec, _history_length(rec, call.params.get("historyLength")))
     return Decision(reply, Answer.task(task), value=task)
@@ -314,6 +335,7 @@ def _list_tasks(state: LabState, call: Invocation, reply: Reply) -> Decision:
         p.get("historyLength"),
         p["includeArtifacts"],
         p.get("statusTimestampAfter"),
+        call.caller,
     )
     end = p["offset"] + len(tasks)
     value = {
@@ -326,7 +348,7 @@ def _list_tasks(state: LabState, call: Invocation, reply: Reply) -> Decision:
 
 
 def _cancel(state: LabState, call: Invocation, reply: Reply) -> Decision:
-    rec = state.engine.lookup(call.params["id"])
+    rec = state.engine.lookup(call.params["id"], call.caller)
     state.engine.tick(rec)
     state.engine.cancel(rec)
     task = state.engine.snapshot(rec)
@@ -334,7 +356,7 @@ def _cancel(state: LabState, call: Invocation, reply: Reply) -> Decision:
 
 
 def _subscribe(state: LabState, call: Invocation, reply: Reply) -> Decision:
-    rec = state.engine.lookup(call.params["id"])
+    rec = state.engine.lookup(call.params["id"], call.caller)
     state.engine.tick(rec)
     if rec.state.terminal:
         raise A2AError(
@@ -346,14 +368,14 @@ def _subscribe(state: LabState, call: Invocation, reply: Reply) -> Decision:
 
 
 def _create_push(state: LabState, call: Invocation, reply: Reply) -> Decision:
-    rec = state.engine.lookup(call.params["taskId"])
+    rec = state.engine.lookup(call.params["taskId"], call.caller)
     value = _store_push(state, rec, call.params, call.version)
     state.keep_moving(rec)  # a webhook follows the task now: it moves at the scenario's pace
     return Decision(reply, Answer(ResultKind.PUSH_CONFIG), value=value)
 
 
 def _get_push(state: LabState, call: Invocation, reply: Reply) -> Decision:
-    rec = state.engine.lookup(call.params["taskId"])
+    rec = state.engine.lookup(call.params["taskId"], call.caller)
     cid = call.params.get("id")
     if cid is None and rec.push_configs:
         cid = next(iter(rec.push_configs))
@@ -368,7 +390,7 @@ def _get_push(state: LabState, call: Invocation, reply: Reply) -> Decision:
 
 
 def _list_push(state: LabState, call: Invocation, reply: Reply) -> Decision:
-    rec = state.engine.lookup(call.params["taskId"])
+    rec = state.engine.lookup(call.params["taskId"], call.caller)
     return Decision(
         reply,
         Answer(ResultKind.PUSH_CONFIGS),
@@ -377,7 +399,7 @@ def _list_push(state: LabState, call: Invocation, reply: Reply) -> Decision:
 
 
 def _delete_push(state: LabState, call: Invocation, reply: Reply) -> Decision:
-    rec = state.engine.lookup(call.params["taskId"])
+    rec = state.engine.lookup(call.params["taskId"], call.caller)
     removed = rec.push_configs.pop(call.params["id"], None)  # idempotent (§3.1.10)
     if removed is not None:
         rec.push_bytes -= removed[_SIZE]

@@ -56,6 +56,25 @@ def message_text(message: dict[str, Any]) -> str:
     return " ".join([p["text"] for p in message.get("parts", ()) if isinstance(p.get("text"), str)])
 
 
+@dataclass(frozen=True, slots=True)
+class Caller:
+    """Whose tasks a call may see when the scenario keeps tasks apart by user (`auth.tasks_per_user`): the identity
+    that authenticated it (server/auth.py Verdict.identity; None for a call that authenticated as no one, where the
+    scenario lets such calls in). A2A 1.0 §13.1 (Data Access and Authorization Scoping): GetTask, ListTasks, and the
+    task's other operations are scoped to the caller; §3.3.2 (Error Handling, Resource Errors): a task the caller may
+    not access is answered as one that does not exist, the two not told apart."""
+
+    identity: str | None
+
+    def sees(self, rec: TaskRecord) -> bool:
+        return rec.owner == self.identity
+
+
+def task_not_found(task_id: Any) -> A2AError:
+    """The answer to a task id the store does not have, or has for another user (§3.3.2: the same answer)."""
+    return A2AError(ErrorType.TASK_NOT_FOUND, f"Task not found: {task_id}", metadata={"taskId": str(task_id)})
+
+
 @dataclass(slots=True)
 class TaskRecord:
     task: dict[str, Any]
@@ -78,6 +97,8 @@ class TaskRecord:
     generation: int = 0
     #: What long-polling GetTasks wait on (made by the first of them): set, and dropped, when the generation moves.
     moved: asyncio.Event | None = None
+    #: Who created the task (Caller.identity), where the scenario keeps tasks apart by user.
+    owner: str | None = None
 
     @property
     def state(self) -> TaskState:
@@ -173,9 +194,12 @@ class Engine:
             msg["taskId"] = task_id
         return msg
 
-    def create(self, message: dict[str, Any], script: TaskScript, size: int = 0) -> TaskRecord:
-        """A new task at its first step, holding the user's message (`size`: its bytes on the wire). A task that
-        alone would hold more than the store's byte budget is refused (A2AError), before any id is drawn."""
+    def create(
+        self, message: dict[str, Any], script: TaskScript, size: int = 0, caller: Caller | None = None
+    ) -> TaskRecord:
+        """A new task at its first step, holding the user's message (`size`: its bytes on the wire), the caller's
+        where tasks are kept apart by user. A task that alone would hold more than the store's byte budget is refused
+        (A2AError), before any id is drawn."""
         text = message_text(message)
         estimate = TASK_OVERHEAD + size + len(text) * script.text_echoes
         if estimate > self.max_bytes:
@@ -187,7 +211,8 @@ class Engine:
         task = {"id": task_id, "contextId": context_id, "status": None}  # the status: the first step's, set below
         if script.history:
             task["history"] = [user]
-        rec = TaskRecord(task, script, text, size=estimate)  # moved_at: set by its first step, below
+        owner = caller.identity if caller else None
+        rec = TaskRecord(task, script, text, size=estimate, owner=owner)  # moved_at: set by its first step, below
         if self.generations:
             rec.generation = FIRST_GENERATION
             task[GENERATION] = str(FIRST_GENERATION)  # int64: a decimal string in ProtoJSON
@@ -218,18 +243,21 @@ class Engine:
             if delta > 0:
                 self._trim(rec)
 
-    def lookup(self, task_id: Any) -> TaskRecord:
+    def lookup(self, task_id: Any, caller: Caller | None = None) -> TaskRecord:
+        """The task with this id; for a `caller` (tasks kept apart by user), only one of the caller's own: another
+        user's is answered exactly as an unknown id, before anything else is looked at (§13.1, §3.3.2)."""
         rec = self.tasks.get(task_id) if isinstance(task_id, str) else None
-        if rec is None:
-            raise A2AError(ErrorType.TASK_NOT_FOUND, f"Task not found: {task_id}", metadata={"taskId": str(task_id)})
+        if rec is None or (caller is not None and not caller.sees(rec)):
+            raise task_not_found(task_id)
         return rec
 
-    def check_follow_up(self, message: dict[str, Any]) -> TaskRecord | None:
-        """The task a message continues, with the spec's rules on taskId and contextId (§3.4)."""
+    def check_follow_up(self, message: dict[str, Any], caller: Caller | None = None) -> TaskRecord | None:
+        """The task a message continues (one of the caller's, see lookup), with the spec's rules on taskId and
+        contextId (§3.4)."""
         task_id = message.get("taskId")
         if not task_id:
             return None
-        rec = self.lookup(task_id)
+        rec = self.lookup(task_id, caller)
         ctx = message.get("contextId")
         if ctx and ctx != rec.task.get("contextId"):
             raise invalid_params("message.contextId", f"does not match the context of task {task_id}")
@@ -405,13 +433,16 @@ class Engine:
         history_length: int | None,
         include_artifacts: bool,
         after: str | None,
+        caller: Caller | None = None,
     ) -> tuple[list[dict[str, Any]], int]:
+        """A page of the tasks that match, newest first, and how many match; for a `caller`, of its own only."""
         for rec in self.tasks.values():
             self.tick(rec)
         matching = [
             r
             for r in self.tasks.values()
-            if (context_id is None or r.task.get("contextId") == context_id)
+            if (caller is None or caller.sees(r))
+            and (context_id is None or r.task.get("contextId") == context_id)
             and (state is None or r.state is state)
             and (after is None or r.task["status"]["timestamp"] >= after)
         ]

@@ -16,7 +16,7 @@ from a2a_lab.protocol.errors import A2AError, ErrorType, invalid_params
 from a2a_lab.protocol.operations import Operation
 from a2a_lab.protocol.revisions import CURRENT_GENERATION, IF_GENERATION_MATCH, has_generations
 
-from .engine import TaskRecord
+from .engine import Caller, TaskRecord
 from .state import LabState
 
 #: The longest a long-polling GetTask is held (seconds) before it answers the task as it is: shorter than the
@@ -51,11 +51,14 @@ def current_generation(state: LabState, params: Mapping[str, Any]) -> int | None
 HELD = frozenset({Operation.GET_TASK})
 
 
-async def hold(state: LabState, op: Operation, params: Mapping[str, Any], bound: float = HOLD_S) -> None:
+async def hold(
+    state: LabState, op: Operation, params: Mapping[str, Any], bound: float = HOLD_S, caller: Caller | None = None
+) -> None:
     """Wait, for a GetTask with `currentGeneration`, until the task's generation is greater than it (at once when it
     is already), at most `bound` seconds. An unknown task is answered at once (TaskNotFound), and so is a task the
     scenario moves one step per GetTask (`advance: get_task`) while that GetTask would move it: holding it would hold
-    the task still."""
+    the task still. Another user's task (`caller`, where tasks are kept apart by user) is answered at once as well, as
+    an unknown one is: holding it would tell it exists (A2A 1.0 §3.3.2)."""
     try:
         current = current_generation(state, params) if op in HELD else None
     except A2AError:
@@ -64,8 +67,10 @@ async def hold(state: LabState, op: Operation, params: Mapping[str, Any], bound:
         return
     engine = state.engine
     rec = engine.tasks.get(params["id"])
-    if rec is None or (rec.script.advance_on_get and not rec.state.stops and not rec.at_last_step):
-        return  # unknown: TaskNotFound at once; a task this GetTask moves would stand still while it is held
+    if rec is None or (caller is not None and not caller.sees(rec)):
+        return  # unknown, or another user's: TaskNotFound at once
+    if rec.script.advance_on_get and not rec.state.stops and not rec.at_last_step:
+        return  # a task this GetTask moves would stand still while it is held
     loop = asyncio.get_running_loop()
     deadline = loop.time() + bound
     engine.tick(rec)

@@ -146,7 +146,7 @@ async def handle(
         return
     call = dispatch.Invocation(op, form, request.method, canonical, ex.headers, base_url, len(ex.body), ex.query)
     if op in generations.HELD:  # no coroutine for the operations never held
-        await generations.hold(state, op, canonical)
+        await generations.hold(state, op, canonical, caller=dispatch.held_caller(state, call))
     await render(state, ex, call, dispatch.execute(state, call, ex.entry), request.id)
 
 

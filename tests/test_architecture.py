@@ -23,10 +23,6 @@ SECTION = "## The packages"
 #: A row of that table: | `folder/` | `import.name` | its one job |
 ROW = re.compile(r"^\|\s*`([^`]+?)/?`\s*\|\s*`([^`]+)`\s*\|")
 
-#: The command line is becoming a package (`harness/cli/`, import name unchanged) while `harness/cli.py` still
-#: holds it: the map names the package, which the module stands for until the move lands.
-MOVING = {"harness/cli": "harness/cli.py"}
-
 
 def packages_named(text: str) -> dict[str, str]:
     """folder -> import name, from the rows of the table in the section SECTION of the map's `text`."""
@@ -58,9 +54,6 @@ def packages_in(root: Path) -> dict[str, str]:
             below = init.parent.relative_to(root / folder)
             if below.parts:
                 found[(Path(folder) / below).as_posix()] = ".".join((name, *below.parts))
-    for package, module in MOVING.items():
-        if package not in found and (root / module).is_file():
-            found[package] = found[str(Path(package).parent)] + "." + Path(package).name
     return found
 
 
@@ -92,15 +85,16 @@ def _without_row(text: str, folder: str) -> str:
 
 
 def test_a_map_missing_a_row_fails() -> None:
-    text = _without_row(DOC.read_text(encoding="utf-8"), "harness/probe")
-    assert "harness/probe: a package the map does not name (add a row to its table)" in differences(
+    text = _without_row(DOC.read_text(encoding="utf-8"), "harness/server_judging/probe")
+    assert "harness/server_judging/probe: a package the map does not name (add a row to its table)" in differences(
         packages_named(text), packages_in(ROOT)
     )
 
 
 def test_a_map_naming_a_package_that_is_gone_fails() -> None:
     text = DOC.read_text(encoding="utf-8").replace(
-        "| `harness/probe/` |", "| `harness/ghost/` | `a2a_lab.harness.ghost` | gone |\n| `harness/probe/` |"
+        "| `harness/server_judging/probe/` |",
+        "| `harness/ghost/` | `a2a_lab.harness.ghost` | gone |\n| `harness/server_judging/probe/` |",
     )
     assert "harness/ghost: named by the map, but no such package (remove its row)" in differences(
         packages_named(text), packages_in(ROOT)
@@ -108,10 +102,9 @@ def test_a_map_naming_a_package_that_is_gone_fails() -> None:
 
 
 def test_a_wrong_import_name_fails() -> None:
-    text = DOC.read_text(encoding="utf-8").replace("`a2a_lab.harness.probe`", "`a2a_lab.probe`")
-    assert "harness/probe: the map says a2a_lab.probe, the tree a2a_lab.harness.probe" in differences(
-        packages_named(text), packages_in(ROOT)
-    )
+    text = DOC.read_text(encoding="utf-8").replace("`a2a_lab.harness.server_judging.probe`", "`a2a_lab.probe`")
+    wrong = "harness/server_judging/probe: the map says a2a_lab.probe, the tree a2a_lab.harness.server_judging.probe"
+    assert wrong in differences(packages_named(text), packages_in(ROOT))
 
 
 def test_a_map_without_its_table_fails() -> None:
@@ -125,24 +118,19 @@ def test_a_new_package_in_the_tree_is_found(tmp_path: Path) -> None:
     (tmp_path / "pyproject.toml").write_text(
         '[tool.setuptools.package-dir]\n"a2a_lab.harness" = "harness"\n', encoding="utf-8"
     )
-    for folder in ("harness", "harness/checks", "harness/checks/deep"):
+    for folder in ("harness", "harness/client_judging", "harness/client_judging/checks/deep"):
         (tmp_path / folder).mkdir(parents=True, exist_ok=True)
         (tmp_path / folder / "__init__.py").write_text("", encoding="utf-8")
     (tmp_path / "harness" / "__pycache__").mkdir()
-    (tmp_path / "harness" / "cli.py").write_text("", encoding="utf-8")
+    (tmp_path / "harness" / "client_judging" / "checks" / "data").mkdir()
     assert packages_in(tmp_path) == {
         "harness": "a2a_lab.harness",
-        "harness/checks": "a2a_lab.harness.checks",
-        "harness/checks/deep": "a2a_lab.harness.checks.deep",
-        "harness/cli": "a2a_lab.harness.cli",  # the module standing for the package it is becoming
+        "harness/client_judging": "a2a_lab.harness.client_judging",
+        "harness/client_judging/checks/deep": "a2a_lab.harness.client_judging.checks.deep",
     }
-    named = {
-        "harness": "a2a_lab.harness",
-        "harness/checks": "a2a_lab.harness.checks",
-        "harness/cli": "a2a_lab.harness.cli",
-    }
+    named = {"harness": "a2a_lab.harness", "harness/client_judging": "a2a_lab.harness.client_judging"}
     assert differences(named, packages_in(tmp_path)) == [
-        "harness/checks/deep: a package the map does not name (add a row to its table)"
+        "harness/client_judging/checks/deep: a package the map does not name (add a row to its table)"
     ]
 
 
@@ -157,14 +145,14 @@ def cited_files(text: str) -> list[str]:
 
 
 def cited_file_exists(cited: str, root: Path) -> bool:
-    """A path names a file from the root or from `harness/` (the sub-packages' own paths: `probe/runner.py`); a bare
-    name, a file somewhere in the package folders. `harness/cli/X.py` is also found as `harness/X.py` while the command
-    line moves into its package."""
+    """A path names a file from the root, from `harness/` or from one of its rooms (a sub-package's own path:
+    `probe/runner.py` is harness/server_judging/probe/runner.py); a bare name, a file somewhere in the package
+    folders."""
     if "/" not in cited:
         folders = ("protocol", "contract", "server", "harness", "scenarios", "tests", "benchmarks")
         return any(next((root / f).rglob(cited), None) is not None for f in folders) or (root / cited).is_file()
-    moved = cited.replace("harness/cli/", "harness/", 1) if cited.startswith("harness/cli/") else None
-    return any((root / c).is_file() for c in (cited, f"harness/{cited}", moved) if c is not None)
+    rooms = [p.relative_to(root).as_posix() for p in (root / "harness").iterdir() if (p / "__init__.py").is_file()]
+    return any((root / c).is_file() for c in (cited, f"harness/{cited}", *(f"{r}/{cited}" for r in rooms)))
 
 
 def test_every_file_the_map_cites_exists() -> None:

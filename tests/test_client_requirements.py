@@ -15,7 +15,7 @@ from functools import cache
 from pathlib import Path
 
 from a2a_lab.contract.catalogue import Catalogue
-from a2a_lab.harness.checks import REGISTRY
+from a2a_lab.harness.client_judging.checks import REGISTRY
 
 DOC = Path(__file__).resolve().parent.parent / "docs" / "reference" / "client-requirements.md"
 

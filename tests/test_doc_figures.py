@@ -25,7 +25,7 @@ from pathlib import Path
 import pytest
 
 from a2a_lab.contract.catalogue import Catalogue
-from a2a_lab.harness.checks import REGISTRY
+from a2a_lab.harness.client_judging.checks import REGISTRY
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"

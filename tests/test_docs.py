@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 from a2a_lab.contract.catalogue import Catalogue
-from a2a_lab.harness.cli import catalogue_view, checks
+from a2a_lab.harness.cli import checks
+from a2a_lab.harness.reports import catalogue_view
 
 REFERENCE = Path(__file__).resolve().parent.parent / "docs" / "reference"
 CLI_REFERENCE = "a2a_lab.harness.cli.reference"
@@ -59,8 +60,9 @@ def test_the_readme_stays_a_front_door() -> None:
 
 
 def test_the_handshake_page_names_every_variable_the_client_inherits() -> None:
-    """docs/reference/handshake.md writes the allow-list out for the reader; harness/environment.py is what holds."""
-    from a2a_lab.harness.environment import names_given
+    """docs/reference/handshake.md writes the allow-list out for the reader; harness/client_judging/environment.py is
+    what holds."""
+    from a2a_lab.harness.client_judging.environment import names_given
 
     page = (REFERENCE / "handshake.md").read_text(encoding="utf-8")
     missing = [name for name in names_given() if f"`{name}`" not in page]

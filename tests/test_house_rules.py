@@ -102,6 +102,25 @@ def test_no_module_imports_itself_back(graph: grimp.ImportGraph) -> None:
     assert not found, "import cycles (break each by moving the shared piece down):\n" + "\n".join(map(str, found))
 
 
+#: The harness's rooms (docs/explanation/architecture.md draws them); a module directly in harness/ is a room of its
+#: own here (the pytest plugin, the in-process API, the deprecated refclient alias).
+HARNESS = "a2a_lab.harness"
+
+
+def test_no_room_of_the_harness_imports_another_back(graph: grimp.ImportGraph) -> None:
+    """Rooms form a ladder, not a ring: no cycle between harness/'s sub-packages (cli and ui, client judging and
+    reports, the proxy and server judging each imported each other before the rooms were drawn), nor between the
+    sub-packages of any room."""
+    modules = module_edges(graph, "a2a_lab.")
+    rooms = subpackage_edges(modules, HARNESS)
+    found = cycles(rooms)
+    for room in rooms:
+        found += cycles(subpackage_edges(modules, room))
+    assert not found, "rooms that import each other (move the shared piece down into common/):\n" + "\n".join(
+        map(str, found)
+    )
+
+
 def test_a_cycle_is_found_however_it_is_hidden(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     pkg = tmp_path / "cyclic_pkg"
     (pkg / "inner").mkdir(parents=True)

@@ -105,4 +105,12 @@ def read_auth(r: Reader, value: Any) -> Auth:
     if bearer is None and not credentials:
         raise r.fail("auth", "accepts no credential", "give bearer, credentials, or both")
     uses = r.integer(a["token_uses"], "auth.token_uses", 1) if "token_uses" in a else None
-    return Auth(bearer, scope, credentials, uses)
+    per_user = a.get("tasks_per_user", False)
+    if not isinstance(per_user, bool):
+        raise r.fail(
+            "auth.tasks_per_user",
+            f"expected true or false, got {per_user!r}",
+            "true keeps each user's tasks apart (another user's task answers as one that does not exist); false, or "
+            "leave it out, lets every caller see every task",
+        )
+    return Auth(bearer, scope, credentials, uses, per_user)

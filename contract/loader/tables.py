@@ -199,7 +199,7 @@ FIELDS: dict[str, tuple[str, ...]] = {
         "headers",
         "body_etag",
     ),
-    "auth": ("bearer", "scope", "credentials", "token_uses"),
+    "auth": ("bearer", "scope", "credentials", "token_uses", "tasks_per_user"),
     "auth.credentials": CREDENTIAL_KEYS,
     "push": ("allow", "probe_bad_credentials", "redeliver", "reorder", "foreign_task", "edit"),
     "limits": (

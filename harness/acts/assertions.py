@@ -18,10 +18,15 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from a2a_lab.contract.redaction import REDACTED
+from a2a_lab.harness.acts import regex_guard
+from a2a_lab.harness.acts.document import (
+    RESOLVED_CHARS,
+    RESOLVED_REFERENCES,
+    VARIABLE_DEPTH,
+    Until,
+    is_operator_map,
+)
 from a2a_lab.protocol.exceptions import LabError
-
-from . import regex_guard
-from .document import RESOLVED_CHARS, RESOLVED_REFERENCES, VARIABLE_DEPTH, Until, is_operator_map
 
 MISSING: Any = type("Missing", (), {"__repr__": lambda self: "(absent)"})()
 #: `{{ name }}` (linear: the name is stripped after the match, not by backtracking around it).

@@ -25,11 +25,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from a2a_lab.contract.journal_record import CredentialStatus, EntryKind
+from a2a_lab.harness.acts.document import Step, Test
 from a2a_lab.protocol.bindings import Binding
 from a2a_lab.protocol.operations import Operation
 from a2a_lab.protocol.versions import Version
-
-from .document import Step, Test
 
 #: The operations whose payloads a2a-lab serves to a client, each in the form above.
 SERVED = (
@@ -190,7 +189,7 @@ def leaves(expected: Any, prefix: str = "") -> list[str]:
 
 
 def _operator_keys() -> frozenset[str]:
-    from .document import OPERATORS
+    from a2a_lab.harness.acts.document import OPERATORS
 
     return frozenset(OPERATORS)
 

@@ -23,11 +23,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from a2a_lab.contract.loader import parse
-from a2a_lab.protocol.operations import Operation
-
-from ..runner import LocalServers, RunOptions, run_one
-from . import assertions as A
-from .client_forms import (
+from a2a_lab.harness.acts import assertions as A
+from a2a_lab.harness.acts.client_forms import (
     SERVED,
     WIRE_CAPABILITIES,
     Wire,
@@ -37,8 +34,10 @@ from .client_forms import (
     scenario_data,
     wire_of,
 )
-from .document import Step, Test
-from .runner import BindingRun, Failure, StepResult, TestResult, past_run_deadline
+from a2a_lab.harness.acts.document import Step, Test
+from a2a_lab.harness.acts.runner import BindingRun, Failure, StepResult, TestResult, past_run_deadline
+from a2a_lab.harness.client_judging.runner import LocalServers, RunOptions, run_one
+from a2a_lab.protocol.operations import Operation
 
 __all__ = ["SERVED", "ClientOptions", "run_client_test", "run_clients", "scenario_data"]
 

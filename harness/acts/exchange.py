@@ -22,14 +22,13 @@ import httpx
 
 from a2a_lab.contract.redaction import DEFAULT as NO_DECLARED_CREDENTIALS
 from a2a_lab.contract.redaction import Redaction
+from a2a_lab.harness.acts import sse
+from a2a_lab.harness.acts.assertions import MISSING
+from a2a_lab.harness.clients.refclient.http import media_type, snippet
 from a2a_lab.protocol import errors, jsonrpc, requests
 from a2a_lab.protocol.bindings import A2A_JSON, EVENT_STREAM, JSON, Binding
 from a2a_lab.protocol.operations import Operation
 from a2a_lab.protocol.versions import HEADER, Version
-
-from ..refclient.http import media_type, snippet
-from . import sse
-from .assertions import MISSING
 
 #: ACTS's abstract operations as a2a-lab's (§4.1); get_agent_card is the card's own GET.
 OPERATIONS: dict[str, Operation | None] = {
@@ -397,10 +396,9 @@ class GrpcExchanger:
     its ErrorInfo reason names. Raw steps are HTTP: on gRPC they are not sent (the test's `transport` says where)."""
 
     def __init__(self, http: httpx.Client, target: Target) -> None:
+        from a2a_lab.harness.clients.refclient.grpc_transport import GrpcTransport
+        from a2a_lab.harness.clients.refclient.options import ClientOptions
         from a2a_lab.protocol.cards import Interface
-
-        from ..refclient.grpc_transport import GrpcTransport
-        from ..refclient.options import ClientOptions
 
         self.card = Exchanger(http, target)  # get_agent_card is the card's GET
         self.target = target
@@ -420,7 +418,7 @@ class GrpcExchanger:
         )
 
     def operation(self, operation: str, params: Mapping[str, Any], stream_timeout: float | None = None) -> Reply:
-        from ..refclient.failures import ClientFailure
+        from a2a_lab.harness.clients.refclient.failures import ClientFailure
 
         op = OPERATIONS[operation]
         if op is None:

@@ -17,12 +17,11 @@ from typing import Any
 
 import httpx
 
+from a2a_lab.harness.acts.exchange import Exchanger, GrpcExchanger, Target
 from a2a_lab.protocol import security_schemes as ss
 from a2a_lab.protocol.bindings import Binding
 from a2a_lab.protocol.exceptions import LabError
 from a2a_lab.protocol.security_schemes import FlowKind
-
-from .exchange import Exchanger, GrpcExchanger, Target
 
 #: The draft's variables a second identity provides.
 OTHER_TASK = "otherUserTaskId"

@@ -12,10 +12,10 @@ from datetime import datetime
 from importlib import metadata
 from typing import Any
 
-from ..model import REACHED, CheckResult, Level, Outcome, ScenarioResult
-from ..probe.definitions import ProbeCheck
-from .document import ACTS_SPEC, LEVELS, Test
-from .runner import SKIP_KINDS, BindingRun, TestResult
+from a2a_lab.harness.acts.document import ACTS_SPEC, LEVELS, Test
+from a2a_lab.harness.acts.runner import SKIP_KINDS, BindingRun, TestResult
+from a2a_lab.harness.common.model import REACHED, CheckResult, Level, Outcome, ScenarioResult
+from a2a_lab.harness.server_judging.probe.definitions import ProbeCheck
 
 _LEVEL = {"must": Level.MUST, "should": Level.SHOULD, "may": Level.MAY}
 _MISS = {"must": Outcome.FAIL, "should": Outcome.NON_STRICT, "may": Outcome.INFORMATIONAL}

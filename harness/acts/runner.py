@@ -16,16 +16,24 @@ from typing import Any
 import httpx
 
 from a2a_lab.contract.redaction import Redaction
+from a2a_lab.harness.acts import assertions as A
+from a2a_lab.harness.acts import identity
+from a2a_lab.harness.acts.document import (
+    EVENT_KINDS,
+    MAX_WAIT_MS,
+    OPERATORS,
+    ExpectError,
+    ExpectStream,
+    NamedAssertion,
+    Step,
+    Test,
+)
+from a2a_lab.harness.acts.exchange import BINDINGS, Exchanger, GrpcExchanger, Reply, Target, acts_error
+from a2a_lab.harness.acts.webhook import Receiver, judge_deliveries
 from a2a_lab.protocol import cards, grpcwire
 from a2a_lab.protocol import security_schemes as ss
 from a2a_lab.protocol.exceptions import LabError
 from a2a_lab.protocol.states import TaskState
-
-from . import assertions as A
-from . import identity
-from .document import EVENT_KINDS, MAX_WAIT_MS, OPERATORS, ExpectError, ExpectStream, NamedAssertion, Step, Test
-from .exchange import BINDINGS, Exchanger, GrpcExchanger, Reply, Target, acts_error
-from .webhook import Receiver, judge_deliveries
 
 #: The standard SUT behaviour prefixes (§11.2): what a SUT is taken to serve unless `--behaviors` says otherwise.
 STANDARD_BEHAVIORS = (

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from ..refclient.webhook import LOOPBACK, listen_address
+from a2a_lab.harness.clients.refclient.webhook import LOOPBACK, listen_address
 
 #: A delivery's body at most (a larger one is answered 413 and kept as such); deliveries kept at most, per run.
 BODY_LIMIT = 1024 * 1024

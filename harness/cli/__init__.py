@@ -4,6 +4,6 @@ the gate, the checks of output paths, exit codes, and the `--client` presets.
 
 `a2a-lab` is `a2a_lab.harness.cli:main`; `python -m a2a_lab.harness.cli` runs the same."""
 
-from .entry import build_parser, main
+from a2a_lab.harness.cli.entry import build_parser, main
 
 __all__ = ["build_parser", "main"]

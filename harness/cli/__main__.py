@@ -2,6 +2,6 @@
 
 import sys
 
-from .entry import main
+from a2a_lab.harness.cli.entry import main
 
 sys.exit(main())

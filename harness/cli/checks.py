@@ -5,12 +5,12 @@ from __future__ import annotations
 import argparse
 import json
 
-from ..checks import client_checks
-from ..checks.base import CARD_READING
-from ..exit_codes import Exit
-from ..reports.json_report import check_json
-from .command import Command
-from .options import add_json_or_markdown
+from a2a_lab.harness.cli.command import Command
+from a2a_lab.harness.cli.options import add_json_or_markdown
+from a2a_lab.harness.client_judging.checks import client_checks
+from a2a_lab.harness.client_judging.checks.base import CARD_READING
+from a2a_lab.harness.common.exit_codes import Exit
+from a2a_lab.harness.reports.json_report import check_json
 
 
 def as_markdown() -> str:

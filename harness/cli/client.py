@@ -1,14 +1,14 @@
 """`a2a-lab client`: the reference client on the command line (its options and its run: refclient/command_line.py,
-which `python -m a2a_lab.harness.refclient` runs without loading the rest of the command line)."""
+which `python -m a2a_lab.harness.clients.refclient` runs without loading the rest of the command line)."""
 
 from __future__ import annotations
 
 import argparse
 
-from ..exit_codes import ClientExit
-from ..refclient import command_line
-from ..refclient.command_line import add_arguments
-from .command import Command
+from a2a_lab.harness.cli.command import Command
+from a2a_lab.harness.clients.refclient import command_line
+from a2a_lab.harness.clients.refclient.command_line import add_arguments
+from a2a_lab.harness.common.exit_codes import ClientExit
 
 
 def cmd_client(args: argparse.Namespace) -> int:

@@ -8,8 +8,8 @@ import argparse
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from .help_text import ExitCodes, epilog
-from .parser import Parser
+from a2a_lab.harness.cli.help_text import ExitCodes, epilog
+from a2a_lab.harness.cli.parser import Parser
 
 
 @dataclass(frozen=True)

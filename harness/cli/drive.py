@@ -5,14 +5,9 @@ from __future__ import annotations
 import argparse
 
 from a2a_lab.contract.catalogue import Catalogue, SelectionError
-
-from .. import process, run_file, runner
-from ..exit_codes import Exit
-from ..messages import refuse, say
-from ..remote import RemoteError, RemoteServer
-from . import presets
-from .command import Command
-from .options import (
+from a2a_lab.harness.cli import presets
+from a2a_lab.harness.cli.command import Command
+from a2a_lab.harness.cli.options import (
     add_admin_token,
     add_client_environment,
     add_client_mode,
@@ -21,9 +16,13 @@ from .options import (
     client_environment,
     client_mode_of,
 )
-from .outputs import output_file
-from .running import Progress, interruptible, never_started, own_server_only
-from .tokens import admin_token_of
+from a2a_lab.harness.cli.outputs import output_file
+from a2a_lab.harness.cli.running import Progress, interruptible, never_started, own_server_only
+from a2a_lab.harness.cli.tokens import admin_token_of
+from a2a_lab.harness.client_judging import process, run_file, runner
+from a2a_lab.harness.client_judging.remote import RemoteError, RemoteServer
+from a2a_lab.harness.common.exit_codes import Exit
+from a2a_lab.harness.common.messages import refuse, say
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:

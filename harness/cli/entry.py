@@ -8,11 +8,11 @@ import os
 import sys
 from collections.abc import Sequence
 
-from ..exit_codes import Exit
-from ..messages import refuse
-from .overview import Overview
-from .parser import Parser, innermost
-from .tasks import commands, tasks
+from a2a_lab.harness.cli.overview import Overview
+from a2a_lab.harness.cli.parser import Parser, innermost
+from a2a_lab.harness.cli.tasks import commands, tasks
+from a2a_lab.harness.common.exit_codes import Exit
+from a2a_lab.harness.common.messages import refuse
 
 __all__ = ["build_parser", "commands", "main"]
 
@@ -46,7 +46,7 @@ def build_parser() -> argparse.ArgumentParser:
 def _guard_credentials(args: argparse.Namespace) -> None:
     """In a2a-lab's own process (not when called as a function), before any client starts: the admin and run tokens
     out of what /proc shows of its command line and environment, and the process undumpable (secrecy.py)."""
-    from .. import secrecy
+    from a2a_lab.harness.common import secrecy
 
     secrecy.conceal(
         [
@@ -66,7 +66,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return Exit.USAGE
     if argv is None and args.guarded:
         _guard_credentials(args)
-    from .outputs import unwritable  # here: the reference client imports this package, and starts fast
+    from a2a_lab.harness.cli.outputs import unwritable
 
     problem = unwritable(innermost(parser, args), args)
     if problem:  # before anything runs: a run that cannot write its reports is not started

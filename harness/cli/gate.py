@@ -6,15 +6,14 @@ import sys
 from collections.abc import Iterable
 from typing import Any
 
+from a2a_lab.harness.client_judging import scoring
+from a2a_lab.harness.client_judging.baseline import Baseline
+from a2a_lab.harness.common.exit_codes import Exit
+from a2a_lab.harness.common.messages import say
+from a2a_lab.harness.common.model import Outcome, ScenarioResult
+from a2a_lab.harness.reports import console, json_report
+from a2a_lab.harness.reports.files import ReportFiles
 from a2a_lab.protocol.cards import Support
-
-from .. import scoring
-from ..baseline import Baseline
-from ..exit_codes import Exit
-from ..messages import say
-from ..model import Outcome, ScenarioResult
-from ..reports import console, json_report
-from ..reports.files import ReportFiles
 
 
 def gate_exit(summary: dict[str, Any]) -> Exit:

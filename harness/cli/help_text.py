@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import textwrap
 
-from ..exit_codes import Exit
+from a2a_lab.harness.common.exit_codes import Exit
 
 #: (code, what it means for the command), in order.
 ExitCodes = tuple[tuple[int, str], ...]

@@ -9,16 +9,16 @@ from pathlib import Path
 from typing import Any
 
 from a2a_lab.contract import userfile
-
-from .. import scoring
-from ..exit_codes import Exit
-from ..messages import refuse, say
-from ..model import ScenarioResult
-from ..reports import escape, html, json_report, junit
-from .command import Command
-from .gate import gate_exit
-from .options import add_compare, add_junit_skipped
-from .outputs import STDOUT, output_file, output_folder
+from a2a_lab.harness.cli.command import Command
+from a2a_lab.harness.cli.gate import gate_exit
+from a2a_lab.harness.cli.options import add_compare, add_junit_skipped
+from a2a_lab.harness.cli.outputs import STDOUT, output_file, output_folder
+from a2a_lab.harness.client_judging import scoring
+from a2a_lab.harness.common import escape
+from a2a_lab.harness.common.exit_codes import Exit
+from a2a_lab.harness.common.messages import refuse, say
+from a2a_lab.harness.common.model import ScenarioResult
+from a2a_lab.harness.reports import html, json_report, junit
 
 
 def merge(reports: list[dict[str, Any]], strict: bool = False, names: list[str] | None = None) -> list[dict[str, Any]]:

@@ -9,11 +9,10 @@ from pathlib import Path
 from typing import Any
 
 from a2a_lab.contract import handshake
+from a2a_lab.harness.cli.outputs import output_file, output_folder
+from a2a_lab.harness.cli.tokens import ADMIN_TOKEN_ENV
+from a2a_lab.harness.reports.files import ReportFiles
 from a2a_lab.protocol.cards import WELL_KNOWN_PATH
-
-from ..reports.files import ReportFiles
-from .outputs import output_file, output_folder
-from .tokens import ADMIN_TOKEN_ENV
 
 
 def add_json_or_markdown(p: argparse.ArgumentParser, json_help: str) -> None:
@@ -55,7 +54,7 @@ def report_files(args: argparse.Namespace) -> ReportFiles:
 
 def add_compare(p: argparse.ArgumentParser) -> None:
     def previous(text: str) -> list[dict[str, Any]]:
-        from ..reports.compare import load_previous
+        from a2a_lab.harness.reports.compare import load_previous
 
         try:
             return load_previous(Path(text))
@@ -103,7 +102,7 @@ def add_selection(p: argparse.ArgumentParser, files: bool = True) -> None:
 
 def jobs_value(text: str) -> int:
     """`-j N` or `-j auto` (one per core: schedule.auto_jobs)."""
-    from ..schedule import auto_jobs
+    from a2a_lab.harness.client_judging.schedule import auto_jobs
 
     if text == "auto":
         return auto_jobs()
@@ -128,7 +127,7 @@ def add_jobs_and_timeout(p: argparse.ArgumentParser) -> None:
 
 def add_client_mode(p: argparse.ArgumentParser) -> None:
     """How the client command is run: a process per scenario, or once per worker (the loop handshake)."""
-    from ..runner import CLIENT_MODES
+    from a2a_lab.harness.client_judging.runner import CLIENT_MODES
 
     p.add_argument(
         "--client-mode",
@@ -144,7 +143,7 @@ def add_client_mode(p: argparse.ArgumentParser) -> None:
 def client_mode_of(args: argparse.Namespace) -> str:
     """The `--client-mode` given; else loop for the built-in client (it speaks the loop handshake: the whole
     catalogue in seconds rather than minutes), and a process per scenario for any other command (which may not)."""
-    from ..runner import LOOP_MODE, PROCESS_MODE
+    from a2a_lab.harness.client_judging.runner import LOOP_MODE, PROCESS_MODE
 
     if args.client_mode is not None:
         return str(args.client_mode)
@@ -163,7 +162,7 @@ def add_live_target(p: argparse.ArgumentParser, optional: bool = False) -> None:
 
 def add_answer_timeout(p: argparse.ArgumentParser) -> None:
     """How long a command talking to a live server waits for any one answer."""
-    from ..refclient.options import READ_TIMEOUT_S
+    from a2a_lab.harness.clients.refclient.options import READ_TIMEOUT_S
 
     p.add_argument(
         "--timeout",
@@ -226,7 +225,7 @@ def add_client_environment(p: argparse.ArgumentParser, webhook: bool = True) -> 
 
 def client_environment(args: argparse.Namespace, admin: str | None = None) -> tuple[dict[str, str], str | None]:
     """The explicit variables and the webhook host a command was given (environment.ClientEnvError when unusable)."""
-    from .. import environment
+    from a2a_lab.harness.client_judging import environment
 
     env = environment.explicit(args.client_env or [], os.environ, [admin, os.environ.get(ADMIN_TOKEN_ENV)])
     given = getattr(args, "webhook_host", None)

@@ -14,7 +14,7 @@ import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
-from ..reports.files import STDOUT
+from a2a_lab.harness.reports.files import STDOUT
 
 __all__ = [
     "STDOUT",

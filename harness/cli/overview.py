@@ -8,8 +8,8 @@ import argparse
 from collections.abc import Sequence
 from typing import Any
 
-from .parser import Parser
-from .tasks import Task
+from a2a_lab.harness.cli.parser import Parser
+from a2a_lab.harness.cli.tasks import Task
 
 
 class Overview(Parser):

@@ -11,9 +11,8 @@ import sys
 from pathlib import Path
 
 from a2a_lab.contract.suggest import nearest
+from a2a_lab.harness.client_judging import process
 from a2a_lab.protocol.exceptions import LabError
-
-from .. import process
 
 
 class PresetError(LabError, ValueError):
@@ -27,7 +26,7 @@ def _python(module: str, *args: str) -> str:
 PRESETS = {
     "builtin": "the a2a-lab reference client (a2a-lab client)",
     "a2a-sdk": (
-        "the official a2a-sdk Python client, driven by a2a_lab.harness.adapters.a2a_sdk "
+        "the official a2a-sdk Python client, driven by a2a_lab.harness.clients.adapters.a2a_sdk "
         "(needs a2a-sdk >= 1.3 installed)"
     ),
 }
@@ -37,7 +36,7 @@ def resolve(client: str, loop: bool = False) -> str:
     """A preset name becomes its command (for the loop handshake: `loop`); anything else is the user's own command,
     unchanged."""
     if client == "builtin":
-        return _python("a2a_lab.harness.refclient", "--loop" if loop else "{card_url}")
+        return _python("a2a_lab.harness.clients.refclient", "--loop" if loop else "{card_url}")
     if client == "a2a-sdk":
         if loop:
             raise PresetError(
@@ -49,7 +48,7 @@ def resolve(client: str, loop: bool = False) -> str:
                 "the a2a-sdk preset drives the official A2A Python SDK, which is not installed here; "
                 "install it with: pip install 'a2a-sdk[http-server]>=1.3'"
             )
-        return _python("a2a_lab.harness.adapters.a2a_sdk", "{card_url}")
+        return _python("a2a_lab.harness.clients.adapters.a2a_sdk", "{card_url}")
     return client
 
 
@@ -91,7 +90,7 @@ def _mistyped_preset(argv: list[str]) -> str:
 
 def client_for(client: str, mode: str) -> str:
     """The command `--client` and `--client-mode` name, checked: PresetError when it cannot be used that way."""
-    from ..runner import LOOP_MODE, loop_command
+    from a2a_lab.harness.client_judging.runner import LOOP_MODE, loop_command
 
     command = resolve(client, mode == LOOP_MODE)
     check_client(command)

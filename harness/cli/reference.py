@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import argparse
 
-from .command import Command
-from .entry import build_parser
-from .tasks import tasks
+from a2a_lab.harness.cli.command import Command
+from a2a_lab.harness.cli.entry import build_parser
+from a2a_lab.harness.cli.tasks import tasks
 
 #: The width usage lines are laid out in (not the terminal's: the page is the same wherever it is made).
 WIDTH = 100

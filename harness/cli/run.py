@@ -9,22 +9,11 @@ from typing import Any
 
 from a2a_lab.contract.catalogue import SelectionError, uncited
 from a2a_lab.contract.scenario import Scenario
-from a2a_lab.protocol import grpcwire
-from a2a_lab.protocol.cards import parse_support
-from a2a_lab.protocol.exceptions import LabError
-
-from .. import process, runner
-from ..baseline import Baseline, BaselineError
-from ..checks import client_checks
-from ..exit_codes import Exit
-from ..messages import crashed, load_catalogue, refuse, say
-from ..model import ScenarioResult
-from ..remote import RemoteError, RemoteServer
-from . import presets
-from .command import Command
-from .gate import conclude
-from .help_text import gate_codes
-from .options import (
+from a2a_lab.harness.cli import presets
+from a2a_lab.harness.cli.command import Command
+from a2a_lab.harness.cli.gate import conclude
+from a2a_lab.harness.cli.help_text import gate_codes
+from a2a_lab.harness.cli.options import (
     add_admin_token,
     add_client_environment,
     add_client_mode,
@@ -34,8 +23,18 @@ from .options import (
     client_mode_of,
     report_files,
 )
-from .running import Interruption, Progress, interruptible, never_started, own_server_only
-from .tokens import admin_token_of
+from a2a_lab.harness.cli.running import Interruption, Progress, interruptible, never_started, own_server_only
+from a2a_lab.harness.cli.tokens import admin_token_of
+from a2a_lab.harness.client_judging import process, runner
+from a2a_lab.harness.client_judging.baseline import Baseline, BaselineError
+from a2a_lab.harness.client_judging.checks import client_checks
+from a2a_lab.harness.client_judging.remote import RemoteError, RemoteServer
+from a2a_lab.harness.common.exit_codes import Exit
+from a2a_lab.harness.common.messages import crashed, load_catalogue, refuse, say
+from a2a_lab.harness.common.model import ScenarioResult
+from a2a_lab.protocol import grpcwire
+from a2a_lab.protocol.cards import parse_support
+from a2a_lab.protocol.exceptions import LabError
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:

@@ -12,13 +12,13 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from a2a_lab.contract.scenario import Scenario
+from a2a_lab.harness.client_judging import process, runner
+from a2a_lab.harness.common import escape
+from a2a_lab.harness.common.exit_codes import Exit
+from a2a_lab.harness.common.messages import say
+from a2a_lab.harness.common.model import ClientRun, Outcome, ScenarioResult
+from a2a_lab.harness.reports import console
 from a2a_lab.protocol.cards import Support
-
-from .. import process, runner
-from ..exit_codes import Exit
-from ..messages import say
-from ..model import ClientRun, Outcome, ScenarioResult
-from ..reports import console, escape
 
 #: How many scenarios quote the client's stderr in their progress line when it ended before any request (-v: all).
 QUOTED_STDERR = 3

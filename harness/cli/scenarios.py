@@ -7,13 +7,12 @@ import json
 
 from a2a_lab.contract.catalogue import SelectionError, resolve
 from a2a_lab.contract.loader import ScenarioError
-
-from ..exit_codes import Exit
-from ..messages import load_catalogue, refuse
-from ..reports import escape
-from . import catalogue_view
-from .command import Command
-from .options import add_json_or_markdown, add_selection
+from a2a_lab.harness.cli.command import Command
+from a2a_lab.harness.cli.options import add_json_or_markdown, add_selection
+from a2a_lab.harness.common import escape
+from a2a_lab.harness.common.exit_codes import Exit
+from a2a_lab.harness.common.messages import load_catalogue, refuse
+from a2a_lab.harness.reports import catalogue_view
 
 
 def unresolved(exc: KeyError | ScenarioError) -> Exit:

@@ -10,20 +10,19 @@ from typing import Any
 
 from a2a_lab.contract.catalogue import Catalogue, SelectionError
 from a2a_lab.contract.scenario import Scenario
+from a2a_lab.harness.cli.command import Command
+from a2a_lab.harness.cli.gate import conclude
+from a2a_lab.harness.cli.help_text import gate_codes
+from a2a_lab.harness.cli.options import add_report_arguments, report_files
+from a2a_lab.harness.cli.running import never_started, own_server_only
+from a2a_lab.harness.cli.tokens import RUN_TOKEN_ENV
+from a2a_lab.harness.client_judging import run_file, runner
+from a2a_lab.harness.client_judging.baseline import Baseline, BaselineError
+from a2a_lab.harness.client_judging.checks import client_checks
+from a2a_lab.harness.client_judging.remote import RemoteError, RemoteRun, RemoteServer
+from a2a_lab.harness.client_judging.run_file import collect
+from a2a_lab.harness.common.messages import refuse
 from a2a_lab.protocol.cards import parse_support
-
-from .. import run_file, runner
-from ..baseline import Baseline, BaselineError
-from ..checks import client_checks
-from ..messages import refuse
-from ..model import ClientRun
-from ..remote import RemoteError, RemoteRun, RemoteServer
-from .command import Command
-from .gate import conclude
-from .help_text import gate_codes
-from .options import add_report_arguments, report_files
-from .running import never_started, own_server_only
-from .tokens import RUN_TOKEN_ENV
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -94,17 +93,6 @@ def cmd_score(args: argparse.Namespace) -> int:
     if why:
         return refuse(f"the client never started: {why}")
     return code
-
-
-def collect(
-    shared: runner.SharedRun, scenarios: list[Scenario], driven: run_file.Driven | None, seed: int
-) -> list[runner.RawRun]:
-    """Each scenario's traffic in the run, with what the client's process did there (a self-driven client: nothing
-    known)."""
-    if driven is None:
-        return [shared.collect(s, ClientRun([], None, 0.0, False), seed) for s in scenarios]
-    by_id = {d.id: d for d in driven.scenarios}
-    return [shared.collect(s, by_id[s.id].client, seed, by_id[s.id].duration, by_id[s.id].error) for s in scenarios]
 
 
 def driven_scenarios(

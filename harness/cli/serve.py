@@ -10,12 +10,11 @@ from typing import Any
 
 from a2a_lab.contract.catalogue import SelectionError, resolve_all, uncited
 from a2a_lab.contract.loader import ScenarioError
-
-from ..exit_codes import Exit
-from ..messages import load_catalogue, refuse, say
-from .command import Command
-from .scenarios import unresolved
-from .tokens import ADMIN_TOKEN_ENV, PUSH_ALLOW_ENV, admin_token_of, push_hosts
+from a2a_lab.harness.cli.command import Command
+from a2a_lab.harness.cli.scenarios import unresolved
+from a2a_lab.harness.cli.tokens import ADMIN_TOKEN_ENV, PUSH_ALLOW_ENV, admin_token_of, push_hosts
+from a2a_lab.harness.common.exit_codes import Exit
+from a2a_lab.harness.common.messages import load_catalogue, refuse, say
 
 DEFAULT_HOST = "127.0.0.1"
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .command import Command
+from a2a_lab.harness.cli.command import Command
 
 
 @dataclass(frozen=True)
@@ -19,14 +19,23 @@ def tasks() -> tuple[Task, ...]:
     """Every command, under its task, in the order `a2a-lab --help` lists them (imported when the parser is built,
     not with the package: the reference client, which takes its options and exit codes from here, loads none of the
     others)."""
-    from ..acts import command as acts
-    from ..cardcheck import command as card
-    from ..fuzz import command as fuzz
-    from ..probe import command as probe
-    from ..proxy import command as proxy
-    from ..record import command as record
-    from ..ui import command as ui
-    from . import checks, client, drive, merge, run, scenarios, score, serve
+    from a2a_lab.harness.cli import (
+        acts,
+        checks,
+        client,
+        drive,
+        fuzz,
+        merge,
+        probe,
+        proxy,
+        record,
+        run,
+        scenarios,
+        score,
+        serve,
+        ui,
+    )
+    from a2a_lab.harness.cli import cardcheck as card
 
     return (
         Task(

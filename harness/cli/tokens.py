@@ -7,7 +7,7 @@ import argparse
 import os
 from pathlib import Path
 
-from ..secrecy import ADMIN_TOKEN_ENV, RUN_TOKEN_ENV, admin_token
+from a2a_lab.harness.common.secrecy import ADMIN_TOKEN_ENV, RUN_TOKEN_ENV, admin_token
 
 __all__ = ["ADMIN_TOKEN_ENV", "PUSH_ALLOW_ENV", "RUN_TOKEN_ENV", "admin_token_of", "push_hosts"]
 

@@ -23,16 +23,15 @@ from a2a_lab.contract.journal_record import (
     SentKind,
 )
 from a2a_lab.contract.redaction import Redaction
+from a2a_lab.harness.proxy import classify, limits
+from a2a_lab.harness.proxy.limits import MAX_BODY, MAX_CARD, InFlight, Share
+from a2a_lab.harness.proxy.loops import Own
+from a2a_lab.harness.proxy.push import CONFIG_OPS, PUSH, Hooks, webhook_configs
+from a2a_lab.harness.proxy.routes import CARD_PATHS, Routes
+from a2a_lab.harness.proxy.sse import EventReader, reader_for
+from a2a_lab.harness.proxy.upstream import Answer, Busy, Pool, UpstreamError
 from a2a_lab.protocol.operations import Operation
 from a2a_lab.protocol.versions import HEADER
-
-from . import classify, limits
-from .limits import MAX_BODY, MAX_CARD, InFlight, Share
-from .loops import Own
-from .push import CONFIG_OPS, PUSH, Hooks, webhook_configs
-from .routes import CARD_PATHS, Routes
-from .sse import EventReader, reader_for
-from .upstream import Answer, Busy, Pool, UpstreamError
 
 #: The most stream events one entry journals (the rest are forwarded, and counted).
 MAX_EVENTS = 10_000

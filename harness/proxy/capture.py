@@ -1,7 +1,7 @@
 """What the server did in a proxied session, as a scenario file that replays it: the card as the upstream served it
 (its origin as `{base_url}`), and per A2A call the answer it got, matched to its request by operation, binding,
-version and call number (`when.call`), through record's writer (harness/record/scenario_file.py). Bodies come from
-the journal, so credentials are already redacted by structure; `observed:` says where and when it was seen."""
+version and call number (`when.call`), through record's writer (harness/server_judging/record/scenario_file.py). Bodies
+come from the journal, so credentials are already redacted by structure; `observed:` says where and when it was seen."""
 
 from __future__ import annotations
 
@@ -11,13 +11,12 @@ from pathlib import Path
 from typing import Any
 
 from a2a_lab.contract.journal_record import Entry, EntryKind, SentKind
+from a2a_lab.harness.common.scenario_writer import render, tool_version, write
+from a2a_lab.harness.proxy import grpc_capture
+from a2a_lab.harness.proxy.app import ProxyState
+from a2a_lab.harness.proxy.routes import VIA
+from a2a_lab.harness.proxy.sse import malformed, oversized
 from a2a_lab.protocol.exceptions import LabError
-
-from ..scenario_writer import render, tool_version, write
-from . import grpc_capture
-from .app import ProxyState
-from .routes import VIA
-from .sse import malformed, oversized
 
 #: The message a replay's client is asked to send when the session's first message is not known.
 DEFAULT_TEXT = "Hello from a2a-lab proxy"
@@ -113,7 +112,7 @@ def _rule(entry: Entry, call: int) -> dict[str, Any] | None:
 
 
 def _first_text(entries: list[Entry]) -> str:
-    from ..journal_view import Call
+    from a2a_lab.harness.client_judging.journal_view import Call
 
     for entry in entries:
         message = Call(entry).message() if entry.operation is not None else None

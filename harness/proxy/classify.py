@@ -10,14 +10,13 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from a2a_lab.contract.journal_record import Answer, EndpointRef, Entry, EntryKind, ResultKind, RouteRef, RpcRef
+from a2a_lab.harness.proxy.routes import read_of
 from a2a_lab.protocol import cards, versions, wire
 from a2a_lab.protocol.bindings import Binding
 from a2a_lab.protocol.cards import Interface
 from a2a_lab.protocol.forms import Form
 from a2a_lab.protocol.operations import Operation, by_method, match_route
 from a2a_lab.protocol.versions import Version
-
-from .routes import read_of
 
 #: What each operation's success answer is, for the journal's `answer.result_kind` (task or message: read).
 _KINDS = {

@@ -1,8 +1,8 @@
 """A gRPC call seen through the proxy as a reply of the scenario `--out` writes (capture.py), the way `a2a-lab record`
-writes one (harness/record/scenario_file.py): an answer message as `raw.body_base64` (re-encoded from the journal's
-ProtoJSON, whose credentials are redacted: the same message, not necessarily the same bytes), a call ended OK without
-one as `grpc.empty`, an error as the error its ErrorInfo reason names with the status it ended with. A gRPC stream
-is written as `raw.events`, each message's ProtoJSON after the delay it came after (the replay's gRPC endpoint
+writes one (harness/server_judging/record/scenario_file.py): an answer message as `raw.body_base64` (re-encoded from the
+journal's ProtoJSON, whose credentials are redacted: the same message, not necessarily the same bytes), a call ended OK
+without one as `grpc.empty`, an error as the error its ErrorInfo reason names with the status it ended with. A gRPC
+stream is written as `raw.events`, each message's ProtoJSON after the delay it came after (the replay's gRPC endpoint
 encodes each as a StreamResponse), and the google.rpc.Status it ended with, if not OK, as a last event named `error`;
 one the replay could not reproduce (a message that did not decode, a status it cannot write as it came, a client that
 left before the end) is left out, and the file says why."""
@@ -17,10 +17,9 @@ from typing import Any
 from a2a_lab.contract.journal_record import Entry, SentEvent, SentKind
 from a2a_lab.contract.placeholders import GRPC_ADDRESS
 from a2a_lab.contract.scenario import GRPC_STATUS_EVENT
+from a2a_lab.harness.clients.refclient.failures import error_info_reason
+from a2a_lab.harness.proxy.app import MAX_EVENTS
 from a2a_lab.protocol import errors, grpcwire
-
-from ..refclient.failures import error_info_reason
-from .app import MAX_EVENTS
 
 #: Why a gRPC stream seen through the proxy is not in the scenario written (said in its description and docs).
 STREAM_NOT_REPLAYED = (

@@ -24,12 +24,11 @@ from typing import Any
 import grpc
 
 from a2a_lab.contract.journal import Journal
-
-from . import grpc_push
-from .grpc_record import CallRecord
-from .loops import Own
-from .push import Hooks
-from .routes import GrpcRoute, Routes
+from a2a_lab.harness.proxy import grpc_push
+from a2a_lab.harness.proxy.grpc_record import CallRecord
+from a2a_lab.harness.proxy.loops import Own
+from a2a_lab.harness.proxy.push import Hooks
+from a2a_lab.harness.proxy.routes import GrpcRoute, Routes
 
 #: Metadata the gRPC library writes itself on each hop (besides HTTP/2 pseudo-headers and the reserved `grpc-*`
 #: keys): not forwarded.

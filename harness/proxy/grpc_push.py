@@ -12,10 +12,9 @@ Needs protobuf and the A2A proto types (the grpc extra): imported by grpc_pass o
 
 from __future__ import annotations
 
+from a2a_lab.harness.proxy.push import CONFIG_OPS, PUSH, Hooks, webhook_configs
 from a2a_lab.protocol import jsontext, protobuf
 from a2a_lab.protocol.operations import Operation
-
-from .push import CONFIG_OPS, PUSH, Hooks, webhook_configs
 
 #: The proto field (of TaskPushNotificationConfig) that holds a webhook's URL.
 URL_FIELD = "url"

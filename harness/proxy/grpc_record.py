@@ -23,15 +23,14 @@ from a2a_lab.contract.journal_record import (
     SentEvent,
     SentKind,
 )
+from a2a_lab.harness.clients.refclient.failures import error_info_reason
+from a2a_lab.harness.proxy import classify
+from a2a_lab.harness.proxy.app import MAX_EVENTS
+from a2a_lab.harness.proxy.grpc_side import EXTRA_MESSAGES
 from a2a_lab.protocol import errors, grpcwire, jsontext, protobuf, versions
 from a2a_lab.protocol.bindings import Binding
 from a2a_lab.protocol.json_types import JSONObject
 from a2a_lab.protocol.versions import Version
-
-from ..refclient.failures import error_info_reason
-from . import classify
-from .app import MAX_EVENTS
-from .grpc_side import EXTRA_MESSAGES
 
 #: How much of a message that does not decode an event keeps (base64 of its first bytes).
 SHOWN_BYTES = 256

@@ -1,6 +1,6 @@
 """What only the proxy's journal says of a gRPC answer: a unary call answered with more than one message
 (grpc_record.py journals it). A gRPC call's status and google.rpc.Status are judged with the probe's own judging
-(harness/probe/judging.py reads the journaled call as the probe records one)."""
+(harness/server_judging/probe/judging.py reads the journaled call as the probe records one)."""
 
 from __future__ import annotations
 

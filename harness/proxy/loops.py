@@ -16,7 +16,7 @@ import socket
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
-from . import limits
+from a2a_lab.harness.proxy import limits
 
 _VIA = b"via"
 #: Resolved names kept (a name's addresses are looked up once; the bound keeps a flood of names from growing it).

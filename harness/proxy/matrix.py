@@ -16,12 +16,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from a2a_lab.contract import handshake
-
-from .. import environment, process
-from ..model import GATING, Outcome, ScenarioResult
-from . import session
-from .routes import CARD_PATHS
-from .verdict import CLIENT_ID, SERVER_ID, verdict
+from a2a_lab.harness.client_judging import environment, process
+from a2a_lab.harness.common.model import GATING, Outcome, ScenarioResult
+from a2a_lab.harness.proxy import session
+from a2a_lab.harness.proxy.routes import CARD_PATHS
+from a2a_lab.harness.proxy.verdict import CLIENT_ID, SERVER_ID, verdict
 
 #: What a cell's client is asked to say.
 MESSAGE = "Hello from the a2a-lab interop matrix"

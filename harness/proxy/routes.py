@@ -16,12 +16,11 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import quote, urlsplit
 
+from a2a_lab.harness.proxy import limits
+from a2a_lab.harness.proxy.loops import Own
 from a2a_lab.protocol import cards, grpcwire
 from a2a_lab.protocol.bindings import Binding
 from a2a_lab.protocol.versions import Version
-
-from . import limits
-from .loops import Own
 
 #: The path prefix of an interface on another origin than the upstream's: `/_via/<n>/...`.
 VIA = "/_via/"

@@ -1,7 +1,7 @@
 """The server's side of a proxied session, judged from what it answered the client with the probe's own judging
-(harness/probe/judging.py: the same functions, ids, levels and citations as `a2a-lab probe`), on the journal's
-entries read as `Answered`. What stays here is what only a passive judge does: choosing the answers a check can
-read from the client's traffic, and a SKIPPED saying so where the client never created the check's situation (the
+(harness/server_judging/probe/judging.py: the same functions, ids, levels and citations as `a2a-lab probe`), on the
+journal's entries read as `Answered`. What stays here is what only a passive judge does: choosing the answers a check
+can read from the client's traffic, and a SKIPPED saying so where the client never created the check's situation (the
 probe creates it: `a2a-lab probe`)."""
 
 from __future__ import annotations
@@ -12,19 +12,18 @@ from collections.abc import Callable
 from typing import Any
 
 from a2a_lab.contract.journal_record import Entry, EntryKind, ResultKind, SentEvent, SentKind
-from a2a_lab.protocol import shapes
-from a2a_lab.protocol.bindings import Binding
-from a2a_lab.protocol.forms import push_form
-from a2a_lab.protocol.operations import Operation
-from a2a_lab.protocol.states import TaskState
-from a2a_lab.protocol.versions import Version
-
-from ..cardcheck import urlpolicy
-from ..cardcheck.lint import lint
-from ..model import CheckResult, Outcome
-from ..probe import judging, refusals
-from ..probe.checks import card_valid
-from ..probe.definitions import (
+from a2a_lab.harness.clients.refclient.failures import ClientFailure, invites_fallback
+from a2a_lab.harness.clients.refclient.reading import read_send_result
+from a2a_lab.harness.common.model import CheckResult, Outcome
+from a2a_lab.harness.proxy import grpc_side
+from a2a_lab.harness.proxy.classify import targets
+from a2a_lab.harness.proxy.push import Hooks
+from a2a_lab.harness.proxy.sse import malformed, oversized
+from a2a_lab.harness.server_judging.cardcheck import urlpolicy
+from a2a_lab.harness.server_judging.cardcheck.lint import lint
+from a2a_lab.harness.server_judging.probe import judging, refusals
+from a2a_lab.harness.server_judging.probe.checks import card_valid
+from a2a_lab.harness.server_judging.probe.definitions import (
     AUTH_ENFORCED,
     CARD_VALID,
     PUSH_DELIVERY,
@@ -36,13 +35,13 @@ from ..probe.definitions import (
     VERSION_NEGOTIATION,
     ProbeCheck,
 )
-from ..probe.judging import Answered, clip, shown
-from ..refclient.failures import ClientFailure, invites_fallback
-from ..refclient.reading import read_send_result
-from . import grpc_side
-from .classify import targets
-from .push import Hooks
-from .sse import malformed, oversized
+from a2a_lab.harness.server_judging.probe.judging import Answered, clip, shown
+from a2a_lab.protocol import shapes
+from a2a_lab.protocol.bindings import Binding
+from a2a_lab.protocol.forms import push_form
+from a2a_lab.protocol.operations import Operation
+from a2a_lab.protocol.states import TaskState
+from a2a_lab.protocol.versions import Version
 
 _STREAMS = (Operation.SEND_STREAMING_MESSAGE, Operation.SUBSCRIBE_TO_TASK)
 

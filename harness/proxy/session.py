@@ -11,14 +11,13 @@ from contextlib import contextmanager
 from typing import Any, TypeVar
 
 from a2a_lab.contract.journal import Journal
+from a2a_lab.harness.proxy import limits
+from a2a_lab.harness.proxy.app import ProxyApp, ProxyState, read_card
+from a2a_lab.harness.proxy.routes import CARD_PATHS, Routes, origin_of
+from a2a_lab.harness.proxy.upstream import Pool, UpstreamError
 from a2a_lab.protocol import grpcwire
 from a2a_lab.protocol.exceptions import LabError
 from a2a_lab.server.hosting import BackgroundServer
-
-from . import limits
-from .app import ProxyApp, ProxyState, read_card
-from .routes import CARD_PATHS, Routes, origin_of
-from .upstream import Pool, UpstreamError
 
 #: The journal's bound in entries unless told (its bytes are the server journal's default, 64 MiB).
 ENTRIES = 10_000
@@ -110,7 +109,7 @@ def hosted(
         state.settle = server.quiesce
         loop = server.loop
         if grpcwire.missing() is None and loop is not None:  # gRPC calls pass on the serving loop (the journal's)
-            from .grpc_pass import Gate
+            from a2a_lab.harness.proxy.grpc_pass import Gate
 
             state.grpc = Gate(state.journal, ca_file, state.hooks, state.own)
             _on(loop, state.grpc.ensure(state.routes, state.routes.proxy_host), GRPC_START_S, state, "open")

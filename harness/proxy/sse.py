@@ -8,10 +8,9 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from a2a_lab.contract.journal_record import SentEvent, SentKind
+from a2a_lab.harness.proxy import limits
 from a2a_lab.protocol import jsontext
 from a2a_lab.protocol.bindings import EVENT_STREAM, NDJSON
-
-from . import limits
 
 #: How the journal writes an event larger than the proxy reads (`oversized`): its size and first bytes, not JSON.
 OVERSIZED = "(a2a-lab proxy: an event of "

@@ -13,9 +13,8 @@ from urllib.parse import urlsplit
 
 import h11
 
+from a2a_lab.harness.proxy import limits
 from a2a_lab.protocol.exceptions import LabError
-
-from . import limits
 
 #: Idle connections kept per origin.
 KEEP = 16

@@ -9,16 +9,16 @@ from dataclasses import dataclass
 from typing import Any
 
 from a2a_lab.contract.journal_record import Entry, EntryKind
+from a2a_lab.harness.client_judging import scoring
+from a2a_lab.harness.client_judging.causes import WIRE
+from a2a_lab.harness.client_judging.journal_view import RunView
+from a2a_lab.harness.client_judging.runner import infer_supports
+from a2a_lab.harness.common.model import CheckResult, ScenarioResult
+from a2a_lab.harness.common.outcome import scenario_outcome
+from a2a_lab.harness.proxy import limits, server_side
+from a2a_lab.harness.proxy.app import ProxyState
+from a2a_lab.harness.server_judging.probe.definitions import LIVE_CHECKS, PROBE_CHECKS
 from a2a_lab.protocol.cards import Support
-
-from .. import scoring
-from ..causes import WIRE
-from ..journal_view import RunView
-from ..model import CheckResult, ScenarioResult
-from ..probe.definitions import LIVE_CHECKS, PROBE_CHECKS
-from ..runner import infer_supports
-from . import limits, server_side
-from .app import ProxyState
 
 GROUP = "proxy"
 CLIENT_ID, SERVER_ID = f"{GROUP}/client", f"{GROUP}/server"
@@ -48,7 +48,7 @@ class Verdict:
 def _client(view: RunView, journal: list[dict[str, Any]], dropped: int, duration: float) -> ScenarioResult:
     checks = scoring.evaluate(view, CLIENT_CHECKS)
     contacted = bool(view.calls or view.card_fetches)
-    outcome = scoring.scenario_outcome(checks, timed_out=False, contacted=contacted, error=None)
+    outcome = scenario_outcome(checks, timed_out=False, contacted=contacted, error=None)
     title = "the client, judged from what it sent through the proxy"
     return ScenarioResult(CLIENT_ID, title, GROUP, outcome, checks, None, 0, duration, 0.0, journal, dropped)
 
@@ -68,7 +68,7 @@ def _server(state: ProxyState, entries: list[Entry], journal: list[dict[str, Any
         *server_side.judge(entries, upstream_card),
         server_side.push_delivery(entries, state.hooks),
     ]
-    outcome = scoring.scenario_outcome(checks, timed_out=False, contacted=True, error=None)
+    outcome = scenario_outcome(checks, timed_out=False, contacted=True, error=None)
     title = "the server, judged from what it answered the client"
     return ScenarioResult(
         SERVER_ID, title, GROUP, outcome, checks, None, 0, duration, 0.0, journal, state.journal.dropped
@@ -102,6 +102,6 @@ def verdict(state: ProxyState, started: float) -> Verdict:
 
 #: Every check a proxy report lists: the client checks it runs, then the probe's, then the live pair's own.
 def report_checks() -> list[Any]:
-    from ..checks import client_checks
+    from a2a_lab.harness.client_judging.checks import client_checks
 
     return [c for c in client_checks() if c.id in CLIENT_CHECKS] + [*PROBE_CHECKS, *LIVE_CHECKS]

@@ -8,8 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from a2a_lab.contract import userfile
-
-from ..model import MISSES, SEVERITY, Outcome
+from a2a_lab.harness.common.model import MISSES, SEVERITY, Outcome
 
 
 @dataclass(frozen=True)

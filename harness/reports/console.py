@@ -18,11 +18,11 @@ import os
 import sys
 from typing import Any, TextIO
 
-from ..causes import cause_first
-from ..model import MISSES, REFUSED_CARD, Outcome, ScenarioResult
-from . import rollup
-from .escape import console as shown
-from .failure import failure_lines, more_command
+from a2a_lab.harness.client_judging.causes import cause_first
+from a2a_lab.harness.common.escape import console as shown
+from a2a_lab.harness.common.model import MISSES, REFUSED_CARD, Outcome, ScenarioResult
+from a2a_lab.harness.reports import rollup
+from a2a_lab.harness.reports.failure import failure_lines, more_command
 
 #: The colour of each outcome on a terminal (ANSI SGR codes): red fails the gate, yellow is a miss that does not.
 _COLOUR = {

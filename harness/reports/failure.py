@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import textwrap
 
-from ..model import CheckResult, Outcome
+from a2a_lab.harness.common.model import CheckResult, Outcome
 
 #: A quoted request's lines are cut here (the JSON report and the HTML report keep them whole).
 QUOTE_LINE_MAX = 300

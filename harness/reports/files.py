@@ -10,8 +10,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..model import ScenarioResult
-from . import html, json_report, junit
+from a2a_lab.harness.common.model import ScenarioResult
+from a2a_lab.harness.reports import html, json_report, junit
 
 #: The path that means standard output (`--json -`).
 STDOUT = "-"

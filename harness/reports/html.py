@@ -9,9 +9,9 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from ..model import GATING, MISSES, SEVERITY, Outcome
-from . import compare
-from .html_scenario import (
+from a2a_lab.harness.common.model import GATING, MISSES, SEVERITY, Outcome
+from a2a_lab.harness.reports import compare
+from a2a_lab.harness.reports.html_scenario import (
     CHECKS_DOC,
     anchor,
     badge,

@@ -8,13 +8,12 @@ import re
 from typing import Any
 
 from a2a_lab.contract.journal_record import EntryKind, Response, SentKind, entries_from_json
+from a2a_lab.harness.client_judging.causes import rank
+from a2a_lab.harness.common import escape
+from a2a_lab.harness.common.model import MISSES
+from a2a_lab.harness.reports.failure import more_command
+from a2a_lab.harness.reports.spec_links import section_url
 from a2a_lab.protocol.revisions import SPEC_DOCUMENTS, spec_document
-
-from ..causes import rank
-from ..model import MISSES
-from . import escape
-from .failure import more_command
-from .spec_links import section_url
 
 COLOURS = {
     "PASS": "#1a7f37",

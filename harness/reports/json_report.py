@@ -7,9 +7,9 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from ..checks import client_checks
-from ..model import ScenarioResult
-from .failure import more_command
+from a2a_lab.harness.client_judging.checks import client_checks
+from a2a_lab.harness.common.model import ScenarioResult
+from a2a_lab.harness.reports.failure import more_command
 
 FORMAT_VERSION = 1
 

@@ -8,9 +8,9 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-from ..model import REACHED, REFUSED, REFUSED_CARD, Outcome
-from . import escape
-from .failure import more_command
+from a2a_lab.harness.common import escape
+from a2a_lab.harness.common.model import REACHED, REFUSED, REFUSED_CARD, Outcome
+from a2a_lab.harness.reports.failure import more_command
 
 _SKIPPING = {Outcome.SKIPPED.value, Outcome.UNIMPLEMENTED.value, Outcome.INFORMATIONAL.value}
 _ERRORING = {Outcome.TIMEOUT.value, Outcome.NO_CONTACT.value, Outcome.ERROR.value}

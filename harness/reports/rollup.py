@@ -13,10 +13,10 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..causes import rank
-from ..model import MISSES, SEVERITY, CheckResult, Level, Outcome, ScenarioResult
-from .escape import console as shown
-from .failure import WIDTH, evidence_lines, fix_lines, more_command, rule_lines, spec_lines
+from a2a_lab.harness.client_judging.causes import rank
+from a2a_lab.harness.common.escape import console as shown
+from a2a_lab.harness.common.model import MISSES, SEVERITY, CheckResult, Level, Outcome, ScenarioResult
+from a2a_lab.harness.reports.failure import WIDTH, evidence_lines, fix_lines, more_command, rule_lines, spec_lines
 
 #: Colours an outcome's name (text already escaped) for where it is shown; `plain` leaves it.
 Paint = Callable[[str, Outcome], str]

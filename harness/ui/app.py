@@ -8,11 +8,11 @@ from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 from starlette.routing import Route
 
-from . import card_page, live_page, report_page, talk_page, watch_page
-from .guard import Guarded
-from .layout import CSS
-from .script import SCRIPT
-from .state import UiState
+from a2a_lab.harness.ui import card_page, live_page, report_page, talk_page, watch_page
+from a2a_lab.harness.ui.guard import Guarded
+from a2a_lab.harness.ui.layout import CSS
+from a2a_lab.harness.ui.script import SCRIPT
+from a2a_lab.harness.ui.state import UiState
 
 
 async def _home(request: Request) -> Response:

@@ -11,14 +11,13 @@ from typing import Any
 from starlette.requests import Request
 from starlette.responses import HTMLResponse
 
+from a2a_lab.harness.reports.html_scenario import e
+from a2a_lab.harness.server_judging.cardcheck import check as cardcheck
+from a2a_lab.harness.server_judging.cardcheck import urlpolicy
+from a2a_lab.harness.server_judging.probe import NothingToProbe, ProbeOptions, probe
+from a2a_lab.harness.ui import bodies, render
+from a2a_lab.harness.ui.layout import error_box, page
 from a2a_lab.protocol.cards import DEFAULT_CARD_SIZE_LIMIT
-
-from ..cardcheck import command as cardcheck
-from ..cardcheck import urlpolicy
-from ..probe import NothingToProbe, ProbeOptions, probe
-from ..reports.html_scenario import e
-from . import bodies, render
-from .layout import error_box, page
 
 PATH = "/card"
 TITLE = "Check a card"

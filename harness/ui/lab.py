@@ -9,12 +9,11 @@ from dataclasses import dataclass, field
 
 from a2a_lab.contract.catalogue import Catalogue
 from a2a_lab.contract.scenario import Scenario
+from a2a_lab.harness.client_judging.remote import RemoteServer
+from a2a_lab.harness.reports.catalogue_view import BINDING_NAMES, Offer, offer_of
 from a2a_lab.server.guard import AdminGuard
 from a2a_lab.server.hosting import BackgroundServer
 from a2a_lab.server.shared import CatalogueApp
-
-from ..cli.catalogue_view import BINDING_NAMES, Offer, offer_of
-from ..remote import RemoteServer
 
 
 @dataclass(frozen=True)

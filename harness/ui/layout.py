@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from starlette.responses import HTMLResponse
 
-from ..reports.html import CSS as REPORT_CSS
-from ..reports.html_scenario import e
+from a2a_lab.harness.reports.html import CSS as REPORT_CSS
+from a2a_lab.harness.reports.html_scenario import e
 
 #: (path, label) of each page, in the navigation's order.
 PAGES = (

@@ -11,13 +11,13 @@ from typing import Any
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 
-from ..remote import RemoteError
-from ..reports.html_scenario import badge, e
-from . import bodies, events, render, watch_page
-from .lab import Listed
-from .layout import error_box, page
-from .liverun import LiveRun
-from .state import UiState, new_id
+from a2a_lab.harness.client_judging.remote import RemoteError
+from a2a_lab.harness.reports.html_scenario import badge, e
+from a2a_lab.harness.ui import bodies, events, render, watch_page
+from a2a_lab.harness.ui.lab import Listed
+from a2a_lab.harness.ui.layout import error_box, page
+from a2a_lab.harness.ui.liverun import LiveRun
+from a2a_lab.harness.ui.state import UiState, new_id
 
 PATH = "/live"
 TITLE = "Test a client, live"
@@ -123,7 +123,7 @@ async def start(request: Request) -> Response:
 
 
 def _start(ui: UiState, seed: int) -> Any:
-    from ..runner import SharedRun
+    from a2a_lab.harness.client_judging.runner import SharedRun
 
     return SharedRun.start(ui.lab.remote(), seed)
 

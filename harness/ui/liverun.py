@@ -13,11 +13,10 @@ from pathlib import Path
 from typing import Any
 
 from a2a_lab.contract.scenario import Scenario
-
-from .. import runner, scoring
-from ..cli.score import collect
-from ..reports import files, json_report
-from ..secrecy import RUN_TOKEN_ENV
+from a2a_lab.harness.client_judging import runner, scoring
+from a2a_lab.harness.client_judging.run_file import collect
+from a2a_lab.harness.common.secrecy import RUN_TOKEN_ENV
+from a2a_lab.harness.reports import files, json_report
 
 
 @dataclass

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..reports.html_scenario import e
-from . import render
-from .proxied import Pair
+from a2a_lab.harness.reports.html_scenario import e
+from a2a_lab.harness.ui import render
+from a2a_lab.harness.ui.proxied import Pair
 
 #: The transcript every check's evidence links point into (one journal, both sides).
 AT = "live"

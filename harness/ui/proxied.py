@@ -14,15 +14,15 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from a2a_lab.contract.scenario import Scenario
+from a2a_lab.harness.client_judging import scoring
+from a2a_lab.harness.clients import refclient
+from a2a_lab.harness.proxy import session
+from a2a_lab.harness.proxy.app import ProxyState
+from a2a_lab.harness.proxy.verdict import report_checks, verdict
+from a2a_lab.harness.reports import json_report
 from a2a_lab.protocol.cards import WELL_KNOWN_PATH
 from a2a_lab.server.app import ScenarioApp
 from a2a_lab.server.hosting import BackgroundServer
-
-from .. import refclient, scoring
-from ..proxy import session
-from ..proxy.app import ProxyState
-from ..proxy.verdict import report_checks, verdict
-from ..reports import json_report
 
 
 @dataclass

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..model import MISSES
-from ..reports.html_scenario import anchor, badge, cause_first, check_detail, e, sequence_svg, transcript
+from a2a_lab.harness.common.model import MISSES
+from a2a_lab.harness.reports.html_scenario import anchor, badge, cause_first, check_detail, e, sequence_svg, transcript
 
 #: The most exchanges a live page draws in its sequence diagram (the transcript has them all).
 DIAGRAM_LIMIT = 60

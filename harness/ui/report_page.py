@@ -17,12 +17,11 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 
 from a2a_lab.contract import userfile
-
-from ..reports import compare, html
-from ..reports.html_scenario import e
-from . import bodies
-from .layout import error_box, page
-from .state import UiState
+from a2a_lab.harness.reports import compare, html
+from a2a_lab.harness.reports.html_scenario import e
+from a2a_lab.harness.ui import bodies
+from a2a_lab.harness.ui.layout import error_box, page
+from a2a_lab.harness.ui.state import UiState
 
 PATH = "/report"
 TITLE = "Open a report"

@@ -11,10 +11,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
-from .guard import UiGuard
-from .lab import Lab
-from .liverun import LiveRun
-from .proxied import Pair
+from a2a_lab.harness.ui.guard import UiGuard
+from a2a_lab.harness.ui.lab import Lab
+from a2a_lab.harness.ui.liverun import LiveRun
+from a2a_lab.harness.ui.proxied import Pair
 
 #: How many of each a UI keeps: pairs and runs hold a server each; reports may be large.
 MAX_PAIRS = 8

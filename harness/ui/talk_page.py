@@ -10,12 +10,12 @@ from typing import Any
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 
-from ..refclient import ClientOptions
-from ..reports.html_scenario import e
-from . import bodies, events, pairview
-from .layout import error_box, page
-from .proxied import Pair
-from .state import UiState, new_id
+from a2a_lab.harness.clients.refclient import ClientOptions
+from a2a_lab.harness.reports.html_scenario import e
+from a2a_lab.harness.ui import bodies, events, pairview
+from a2a_lab.harness.ui.layout import error_box, page
+from a2a_lab.harness.ui.proxied import Pair
+from a2a_lab.harness.ui.state import UiState, new_id
 
 PATH = "/talk"
 TITLE = "Talk to an agent"

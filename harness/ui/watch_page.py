@@ -9,11 +9,11 @@ import asyncio
 from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 
-from ..reports.html_scenario import e
-from . import bodies, events, pairview
-from .layout import error_box, page
-from .proxied import Pair
-from .state import UiState, new_id
+from a2a_lab.harness.reports.html_scenario import e
+from a2a_lab.harness.ui import bodies, events, pairview
+from a2a_lab.harness.ui.layout import error_box, page
+from a2a_lab.harness.ui.proxied import Pair
+from a2a_lab.harness.ui.state import UiState, new_id
 
 PATH = "/live/watch"
 TITLE = "Test a client, live"

@@ -18,8 +18,8 @@ import yaml
 from a2a_lab.contract.catalogue import Catalogue
 from a2a_lab.contract.loader import load_file
 from a2a_lab.contract.scenario import Scenario
-from a2a_lab.harness.model import ScenarioResult
-from a2a_lab.harness.runner import RunOptions, run_all
+from a2a_lab.harness.client_judging.runner import RunOptions, run_all
+from a2a_lab.harness.common.model import ScenarioResult
 from a2a_lab.protocol.bindings import Binding
 from a2a_lab.protocol.cards import Support
 from a2a_lab.protocol.versions import Version

@@ -4,7 +4,7 @@ a golden file. The requirement texts are written out here, not read from the che
 
 from __future__ import annotations
 
-from a2a_lab.harness.model import CheckResult, ClientRun, Level, Outcome, ScenarioResult
+from a2a_lab.harness.common.model import CheckResult, ClientRun, Level, Outcome, ScenarioResult
 
 VERSION_HEADER_REQUIREMENT = (
     "Clients MUST send A2A-Version on every request to a 1.0 interface, naming the version of the interface it "

@@ -10,7 +10,7 @@ from collections.abc import Callable, Hashable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
 
-from a2a_lab.harness.model import CheckResult, Outcome, ScenarioResult
+from a2a_lab.harness.common.model import CheckResult, Outcome, ScenarioResult
 
 UNJUDGED = (Outcome.PASS, Outcome.SKIPPED, Outcome.INFORMATIONAL, Outcome.UNIMPLEMENTED)
 

@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 from joserfc.jwk import ECKey
 
-from a2a_lab.harness.cardcheck import command
-from a2a_lab.harness.cardcheck.lint import lint
+from a2a_lab.harness.server_judging.cardcheck import check as cardcheck
+from a2a_lab.harness.server_judging.cardcheck.lint import lint
 from a2a_lab.protocol import signing
 
 
@@ -131,9 +131,9 @@ def test_the_policy_defaults_to_where_the_card_came_from(tmp_path: Path) -> None
     strict = run_cli(str(path), "--policy", "strict", "--json")
     assert strict.returncode == 1 and json.loads(strict.stdout)["policy_why"] == "as given"
     raw = json.dumps(local_draft()).encode()
-    public = command.check(command.Loaded("https://agent.example.com/.well-known/agent-card.json", raw), None, None)
+    public = cardcheck.check(cardcheck.Loaded("https://agent.example.com/.well-known/agent-card.json", raw), None, None)
     assert (public["policy"], public["errors"]) == ("strict", 6)  # each URL: not https, port, local host
-    local = command.check(command.Loaded("http://127.0.0.1:8000/.well-known/agent-card.json", raw), None, None)
+    local = cardcheck.check(cardcheck.Loaded("http://127.0.0.1:8000/.well-known/agent-card.json", raw), None, None)
     assert (local["policy"], local["errors"]) == ("lenient", 0)
 
 
@@ -189,7 +189,7 @@ def test_derived_requests_per_interface(tmp_path: Path) -> None:
     card["supportedInterfaces"].append(
         {"url": "https://agent.example.com/a2a", "protocolBinding": "JSONRPC", "protocolVersion": "0.3"}
     )
-    report = command.check(command.Loaded("x", json.dumps(card).encode()), "strict", None)
+    report = cardcheck.check(cardcheck.Loaded("x", json.dumps(card).encode()), "strict", None)
     r0, r1, r2 = report["requests"]
     assert (r0["jsonrpc_method"], r0["headers"]["A2A-Version"], r0["url"]) == (
         "SendMessage",
@@ -286,7 +286,7 @@ def test_the_grpc_request_is_derived_as_a_grpcurl_command() -> None:
         {"url": "agent.example.com:443", "protocolBinding": "GRPC", "protocolVersion": "1.0"}
     )
     card["supportedInterfaces"].append({"url": "h:1", "protocolBinding": "GRPC", "protocolVersion": "0.3"})
-    report = command.check(command.Loaded("x", json.dumps(card).encode()), "lenient", None)
+    report = cardcheck.check(cardcheck.Loaded("x", json.dumps(card).encode()), "lenient", None)
     local, public, old = report["requests"]
     assert (local["address"], local["grpc_method"], local["metadata"]) == (
         "127.0.0.1:50051",
@@ -304,6 +304,6 @@ def test_the_grpc_request_is_derived_as_a_grpcurl_command() -> None:
     protobuf.encode_request(Operation.SEND_MESSAGE, sent, strict=True)  # valid ProtoJSON of SendMessageRequest
     assert "-plaintext" not in shlex.split(public["grpcurl"])  # a public agent serves TLS
     assert not old["usable"] and "A2A 1.0" in old["reason"]
-    text = command.render(report)
+    text = cardcheck.render(report)
     assert "gRPC lf.a2a.v1.A2AService/SendMessage at 127.0.0.1:50051" in text and "-proto a2a.proto" in text
     assert "reflection" in text

@@ -1,10 +1,12 @@
-"""Causes before symptoms (harness/causes.py): one table orders and annotates; the verdict never moves."""
+"""Causes before symptoms (harness/client_judging/causes.py): one table orders and annotates; the verdict never
+moves."""
 
 from __future__ import annotations
 
-from a2a_lab.harness import causes, scoring
-from a2a_lab.harness.checks import client_checks
-from a2a_lab.harness.model import CheckResult, Level, Outcome
+from a2a_lab.harness.client_judging import causes
+from a2a_lab.harness.client_judging.checks import client_checks
+from a2a_lab.harness.common.model import CheckResult, Level, Outcome
+from a2a_lab.harness.common.outcome import scenario_outcome
 
 
 def _result(check_id: str, outcome: Outcome, level: Level = Level.MUST) -> CheckResult:
@@ -39,7 +41,7 @@ def test_a_symptom_names_its_earliest_missed_cause_and_keeps_its_outcome_and_lev
         "RESULT-EXPECTED",
     ]
     # The verdict is the same with or without the annotation: the gate never moves.
-    assert scoring.scenario_outcome(annotated, False, True, None) is scoring.scenario_outcome(checks, False, True, None)
+    assert scenario_outcome(annotated, False, True, None) is scenario_outcome(checks, False, True, None)
 
 
 def test_a_harness_error_explains_nothing_and_a_passing_check_follows_from_nothing() -> None:

@@ -6,10 +6,10 @@ import re
 
 import pytest
 
-from a2a_lab.harness.checks import client_checks
 from a2a_lab.harness.cli.checks import as_markdown
-from a2a_lab.harness.probe.definitions import LIVE_CHECKS, PROBE_CHECKS
+from a2a_lab.harness.client_judging.checks import client_checks
 from a2a_lab.harness.reports.json_report import check_json
+from a2a_lab.harness.server_judging.probe.definitions import LIVE_CHECKS, PROBE_CHECKS
 
 #: A rule is one sentence a reader takes in at once.
 RULE_MAX = 220

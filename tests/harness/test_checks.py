@@ -15,8 +15,8 @@ from typing import Any
 
 import pytest
 
-from a2a_lab.harness.checks import client_checks
-from a2a_lab.harness.model import Outcome, ScenarioResult
+from a2a_lab.harness.client_judging.checks import client_checks
+from a2a_lab.harness.common.model import Outcome, ScenarioResult
 from a2a_lab.protocol.bindings import Binding
 from a2a_lab.protocol.versions import Version
 

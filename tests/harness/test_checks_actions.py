@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from a2a_lab.harness.checks import REGISTRY
-from a2a_lab.harness.model import Level, Outcome, ScenarioResult
+from a2a_lab.harness.client_judging.checks import REGISTRY
+from a2a_lab.harness.common.model import Level, Outcome, ScenarioResult
 
 from .proofs import explain, run_each, verify
 

@@ -19,7 +19,7 @@ import pytest
 from a2a_lab.contract.catalogue import Catalogue
 from a2a_lab.contract.journal_record import EntryKind, entries_from_json
 from a2a_lab.harness.cli.running import own_server_only
-from a2a_lab.harness.model import Outcome, ScenarioResult
+from a2a_lab.harness.common.model import Outcome, ScenarioResult
 
 from .proofs import explain, run_each, verify
 

@@ -125,7 +125,7 @@ def _python_client(path: Path, argv: str = "sys.argv[1:]") -> None:
     """A client of the user's, as the examples name it: here the reference client behind that name."""
     path.write_text(
         f"#!{sys.executable}\nimport os, sys\n"
-        f"os.execv(sys.executable, [sys.executable, '-m', 'a2a_lab.harness.refclient', *{argv}])\n",
+        f"os.execv(sys.executable, [sys.executable, '-m', 'a2a_lab.harness.clients.refclient', *{argv}])\n",
         encoding="utf-8",
     )
     path.chmod(0o755)
@@ -144,7 +144,8 @@ def workspace(folder: Path, command: str) -> Path:
     _python_client(folder / "my-client")  # with no argument, the card URL is A2A_LAB_CARD_URL's
     (folder / "my-client.js").write_text(
         "const r = require('child_process').spawnSync("
-        f"{sys.executable!r}, ['-m', 'a2a_lab.harness.refclient', ...process.argv.slice(2)], {{stdio: 'inherit'}});\n"
+        f"{sys.executable!r}, ['-m', 'a2a_lab.harness.clients.refclient', ...process.argv.slice(2)], "
+        "{stdio: 'inherit'});\n"
         "process.exit(r.status === null ? 1 : r.status);\n",
         encoding="utf-8",
     )

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from a2a_lab.harness.checks import client_checks
+from a2a_lab.harness.client_judging.checks import client_checks
 
 GOOD_SCENARIOS = ["spec/conformant", "quirks/mixed-version-direct-message", "spec/task/submitted-needs-get-task"]
 SUPPORTS = "jsonrpc@1.0,jsonrpc@0.3"

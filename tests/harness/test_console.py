@@ -19,8 +19,8 @@ from pathlib import Path
 
 import pytest
 
-from a2a_lab.harness import scoring
-from a2a_lab.harness.model import CheckResult, Level, Outcome, ScenarioResult
+from a2a_lab.harness.client_judging import scoring
+from a2a_lab.harness.common.model import CheckResult, Level, Outcome, ScenarioResult
 from a2a_lab.harness.reports import console, rollup
 from tests.harness import console_results as runs
 
@@ -325,7 +325,7 @@ def test_a_progress_line_whose_outcome_the_whole_run_changed_is_shown_again_with
     scenario's outcome (a later scenario shows another binding the client speaks), its line is printed again with the
     final outcome, so that the last word on stderr is the scorecard's. Not where the supports were declared."""
     from a2a_lab.harness.cli.running import Progress
-    from a2a_lab.harness.runner import RunOptions
+    from a2a_lab.harness.client_judging.runner import RunOptions
     from a2a_lab.protocol.bindings import Binding
     from a2a_lab.protocol.versions import Version
 

@@ -1,10 +1,11 @@
-"""Text as each medium shows it (harness/reports/escape.py): what is made visible, what is kept."""
+"""Text as each medium shows it (harness/common/escape.py): what is made visible, what is kept."""
 
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 
-from a2a_lab.harness.reports import escape, junit
+from a2a_lab.harness.common import escape
+from a2a_lab.harness.reports import junit
 
 #: Every character below U+10000, and a few above: the whole range a client's stderr or a file can hold.
 EVERY = "".join(map(chr, range(0x10000))) + "\U0001f600\U0010ffff"

@@ -19,12 +19,13 @@ import pytest
 from a2a_lab.contract.catalogue import Catalogue
 from a2a_lab.contract.journal_record import entries_from_json
 from a2a_lab.contract.scenario import Scenario
-from a2a_lab.harness import scoring
-from a2a_lab.harness.checks.errors import ADVISED_WAIT_S
-from a2a_lab.harness.crashes import crash_of, ends, quoted_ends
-from a2a_lab.harness.journal_view import RunView
-from a2a_lab.harness.model import CheckResult, ClientRun, Level, Outcome, ScenarioResult
-from a2a_lab.harness.runner import RunOptions, run_all, time_limit
+from a2a_lab.harness.client_judging import scoring
+from a2a_lab.harness.client_judging.checks.errors import ADVISED_WAIT_S
+from a2a_lab.harness.client_judging.crashes import crash_of, ends, quoted_ends
+from a2a_lab.harness.client_judging.journal_view import RunView
+from a2a_lab.harness.client_judging.runner import RunOptions, run_all, time_limit
+from a2a_lab.harness.common.model import CheckResult, ClientRun, Level, Outcome, ScenarioResult
+from a2a_lab.harness.common.outcome import scenario_outcome
 from a2a_lab.protocol.bindings import Binding
 from a2a_lab.protocol.versions import Version
 
@@ -412,9 +413,9 @@ def test_a_may_check_does_not_stand_for_the_subject_a_must_check_left_unjudged(
     the real 0.3 clients that fail there with "Task is already set" and write no result file are, never PASS."""
     purpose = ("STREAMING-USED", "RESULT-EXPECTED")
     checks = [_check("STREAMING-USED", Level.MAY, Outcome.PASS), _check("RESULT-EXPECTED", Level.MUST, answer)]
-    assert scoring.scenario_outcome(checks, False, True, None, purpose) is verdict
+    assert scenario_outcome(checks, False, True, None, purpose) is verdict
     # Where the MAY check is all the scenario is for, it judges.
-    assert scoring.scenario_outcome(checks[:1], False, True, None, purpose[:1]) is Outcome.PASS
+    assert scenario_outcome(checks[:1], False, True, None, purpose[:1]) is Outcome.PASS
 
 
 def test_a_refusal_of_a_card_for_another_generation_stays_one_where_refusing_is_allowed(run_client: RunClient) -> None:

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from a2a_lab.harness.model import CheckResult, Level, Outcome, ScenarioResult
+from a2a_lab.harness.common.model import CheckResult, Level, Outcome, ScenarioResult
 from a2a_lab.harness.reports import html_scenario
 from a2a_lab.harness.reports.spec_links import SPEC_PAGE, section_url
 

@@ -15,10 +15,10 @@ import httpx
 import pytest
 
 from a2a_lab.contract.catalogue import Catalogue
-from a2a_lab.harness import runner
 from a2a_lab.harness.cli import presets
-from a2a_lab.harness.model import Outcome, ScenarioResult
-from a2a_lab.harness.remote import RemoteServer
+from a2a_lab.harness.client_judging import runner
+from a2a_lab.harness.client_judging.remote import RemoteServer
+from a2a_lab.harness.common.model import Outcome, ScenarioResult
 from a2a_lab.protocol.bindings import Binding
 from a2a_lab.protocol.versions import Version
 from a2a_lab.server.hosting import BackgroundServer

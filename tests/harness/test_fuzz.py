@@ -26,10 +26,12 @@ from hypothesis import HealthCheck, Phase, find, settings
 
 from a2a_lab.contract.catalogue import Catalogue
 from a2a_lab.contract.loader import parse
-from a2a_lab.harness import cli, runner
-from a2a_lab.harness.crashes import crash_of
-from a2a_lab.harness.fuzz import command, search, strategies
-from a2a_lab.harness.fuzz.oracles import Failure
+from a2a_lab.harness import cli
+from a2a_lab.harness.cli import fuzz as command
+from a2a_lab.harness.client_judging import runner
+from a2a_lab.harness.client_judging.crashes import crash_of
+from a2a_lab.harness.client_judging.fuzz import search, strategies
+from a2a_lab.harness.client_judging.fuzz.oracles import Failure
 
 FRAGILE = Path(__file__).parent / "clients" / "fragile_client.py"
 #: The hypothesis release the seeds below were chosen with (pinned in pyproject's `test` extra).

@@ -16,9 +16,10 @@ import yaml
 from a2a_lab.contract import userfile
 from a2a_lab.contract.journal_record import BODY_KEEP_BYTES
 from a2a_lab.contract.loader import load_file
-from a2a_lab.harness import scenario_writer
 from a2a_lab.harness.cli import main
-from a2a_lab.harness.record import RecordError, har
+from a2a_lab.harness.common import scenario_writer
+from a2a_lab.harness.common.scenario_writer import RecordError
+from a2a_lab.harness.proxy import har
 from a2a_lab.server.app import ScenarioApp
 from a2a_lab.server.hosting import BackgroundServer
 

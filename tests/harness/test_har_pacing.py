@@ -14,7 +14,7 @@ import yaml
 
 from a2a_lab.contract.loader import load_file
 from a2a_lab.harness.cli import main
-from a2a_lab.harness.record.har import MAX_WAIT_MS
+from a2a_lab.harness.proxy.har import MAX_WAIT_MS
 from a2a_lab.server.app import ScenarioApp
 from a2a_lab.server.hosting import BackgroundServer
 

@@ -22,9 +22,9 @@ from pathlib import Path
 import pytest
 
 from a2a_lab.contract.catalogue import Catalogue
-from a2a_lab.harness import process
-from a2a_lab.harness.model import Outcome, ScenarioResult
-from a2a_lab.harness.runner import RawRun, RunOptions, run_all
+from a2a_lab.harness.client_judging import process
+from a2a_lab.harness.client_judging.runner import RawRun, RunOptions, run_all
+from a2a_lab.harness.common.model import Outcome, ScenarioResult
 
 from .lab_serve import a2a_lab, lab_server
 

@@ -24,7 +24,7 @@ import pytest
 
 from a2a_lab.contract import userfile
 from a2a_lab.contract.loader import MAX_PAD_TO, ScenarioError, load_file
-from a2a_lab.harness.baseline import Baseline, BaselineError
+from a2a_lab.harness.client_judging.baseline import Baseline, BaselineError
 from a2a_lab.harness.reports.compare import load_previous
 
 CLI = [sys.executable, "-m", "a2a_lab.harness.cli"]

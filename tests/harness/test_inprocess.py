@@ -1,6 +1,6 @@
-"""In-process clients (a2a_lab.harness.inprocess): an async callable run over scenarios in the caller's event loop
-or a thread of its own, scored and reported as `a2a-lab run` scores; a crash, a hang and a result that is none
-fail the scenario as they would a client process; the pytest plugin's `run_client` is the same."""
+"""In-process clients (a2a_lab.harness.inprocess): an async callable run over scenarios in the caller's
+event loop or a thread of its own, scored and reported as `a2a-lab run` scores; a crash, a hang and a result that is
+none fail the scenario as they would a client process; the pytest plugin's `run_client` is the same."""
 
 from __future__ import annotations
 
@@ -16,8 +16,8 @@ import httpx
 import pytest
 
 from a2a_lab.contract.scenario import Scenario
-from a2a_lab.harness import inprocess
-from a2a_lab.harness.model import Outcome
+from a2a_lab.harness import inprocess  # the documented import path (harness/inprocess.py)
+from a2a_lab.harness.common.model import Outcome
 from a2a_lab.harness.pytest_plugin import Lab
 from a2a_lab.harness.reports.files import ReportFiles
 

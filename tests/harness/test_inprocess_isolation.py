@@ -17,8 +17,8 @@ from typing import Any
 import pytest
 
 from a2a_lab.contract.scenario import Scenario
-from a2a_lab.harness import inprocess
-from a2a_lab.harness.model import Outcome
+from a2a_lab.harness import inprocess  # the documented import path (harness/inprocess.py)
+from a2a_lab.harness.common.model import Outcome
 
 from .test_inprocess import FIRST, SECOND, minimal
 

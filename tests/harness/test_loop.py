@@ -19,10 +19,10 @@ import pytest
 
 from a2a_lab.contract import handshake
 from a2a_lab.contract.scenario import Scenario
-from a2a_lab.harness import process
 from a2a_lab.harness.cli import main, presets
-from a2a_lab.harness.model import Outcome, ScenarioResult
-from a2a_lab.harness.runner import LOOP_MODE, RunOptions, run_all
+from a2a_lab.harness.client_judging import process
+from a2a_lab.harness.client_judging.runner import LOOP_MODE, RunOptions, run_all
+from a2a_lab.harness.common.model import Outcome, ScenarioResult
 
 from .conftest import JSONRPC_BOTH
 

@@ -12,10 +12,10 @@ from dataclasses import replace
 from pathlib import Path
 
 from a2a_lab.contract.scenario import Scenario
-from a2a_lab.harness import process
-from a2a_lab.harness.loop import ANSWER_LIMIT, _Lines
-from a2a_lab.harness.model import Outcome, ScenarioResult
-from a2a_lab.harness.runner import LOOP_MODE, RunOptions, run_all
+from a2a_lab.harness.client_judging import process
+from a2a_lab.harness.client_judging.loop import ANSWER_LIMIT, _Lines
+from a2a_lab.harness.client_judging.runner import LOOP_MODE, RunOptions, run_all
+from a2a_lab.harness.common.model import Outcome, ScenarioResult
 
 from .conftest import JSONRPC_BOTH
 

@@ -1,6 +1,6 @@
-"""One judging of a server's answers (harness/probe/judging.py): the probe, which makes its calls, and the proxy,
-which watches calls pass, give the same verdict on the same answers. Here the probe itself is the client behind
-the proxy, so both judges read the very same bytes; each row names a check that a server passes or breaks and the
+"""One judging of a server's answers (harness/server_judging/probe/judging.py): the probe, which makes its calls, and
+the proxy, which watches calls pass, give the same verdict on the same answers. Here the probe itself is the client
+behind the proxy, so both judges read the very same bytes; each row names a check that a server passes or breaks and the
 outcome both must give (rows where the proxy's own copy of the judging used to disagree with the probe's)."""
 
 from __future__ import annotations
@@ -9,10 +9,10 @@ from typing import Any
 
 import pytest
 
-from a2a_lab.harness.model import Outcome
-from a2a_lab.harness.probe.runner import ProbeOptions, probe
+from a2a_lab.harness.common.model import Outcome
 from a2a_lab.harness.proxy import session
 from a2a_lab.harness.proxy.verdict import SERVER_ID, verdict
+from a2a_lab.harness.server_judging.probe.runner import ProbeOptions, probe
 
 #: The follow-up's polite waits are skipped: the verdicts, not the pacing, are under test.
 FAST = ProbeOptions(timeout=10, sleep=lambda _: None, polls=2)

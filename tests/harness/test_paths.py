@@ -17,9 +17,9 @@ from pathlib import Path
 import pytest
 
 from a2a_lab.contract.catalogue import Catalogue
-from a2a_lab.harness import runner
 from a2a_lab.harness.cli import presets
-from a2a_lab.harness.model import MISSES
+from a2a_lab.harness.client_judging import runner
+from a2a_lab.harness.common.model import MISSES
 from a2a_lab.harness.pytest_plugin import Lab
 from a2a_lab.server.push import target_refusal
 from a2a_lab.server.shared import CatalogueApp

@@ -19,7 +19,8 @@ import yaml
 
 from a2a_lab.contract.catalogue import Catalogue
 from a2a_lab.contract.journal_record import BODY_KEEP_BYTES
-from a2a_lab.harness import cli, runner
+from a2a_lab.harness import cli
+from a2a_lab.harness.client_judging import runner
 from a2a_lab.scenarios import __file__ as scenarios_init
 from a2a_lab.server.app import ScenarioApp
 from a2a_lab.server.guard import AdminGuard, new_token

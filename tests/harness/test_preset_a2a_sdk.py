@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from a2a_lab.contract.catalogue import Catalogue
-from a2a_lab.harness import runner
 from a2a_lab.harness.cli import presets
-from a2a_lab.harness.model import Outcome
+from a2a_lab.harness.client_judging import runner
+from a2a_lab.harness.common.model import Outcome
 
 pytest.importorskip("a2a.client")
 

@@ -21,8 +21,8 @@ from starlette.routing import Route
 
 from a2a_lab.contract.loader import load_file
 from a2a_lab.harness.cli import main
-from a2a_lab.harness.model import CheckResult, Outcome, ScenarioResult
-from a2a_lab.harness.probe import PROBE_CHECKS, ProbeOptions, ProbeRun, probe
+from a2a_lab.harness.common.model import CheckResult, Outcome, ScenarioResult
+from a2a_lab.harness.server_judging.probe import PROBE_CHECKS, ProbeOptions, ProbeRun, probe
 from a2a_lab.protocol import jsonrpc, rest, shapes
 from a2a_lab.protocol.forms import V03_HTTP_JSON, V03_JSONRPC, V1_JSONRPC
 from a2a_lab.protocol.versions import Version
@@ -328,7 +328,7 @@ def test_the_probe_presents_the_scheme_the_card_declares(serve: Any, scenario: s
 
 
 def test_the_probe_refuses_malformed_credentials() -> None:
-    from a2a_lab.harness.probe.command import credentials_of
+    from a2a_lab.harness.cli.probe import credentials_of
 
     with pytest.raises(ValueError, match="NAME=VALUE"):
         credentials_of(argparse.Namespace(api_key="novalue", client_credentials=None))
@@ -340,8 +340,8 @@ def test_the_probe_refuses_malformed_credentials() -> None:
 
 
 def test_the_probe_transcript_hides_the_credentials_its_card_declares() -> None:
-    from a2a_lab.harness.probe.runner import journal
-    from a2a_lab.harness.refclient.recording import Exchange
+    from a2a_lab.harness.clients.refclient.recording import Exchange
+    from a2a_lab.harness.server_judging.probe.runner import journal
 
     card = {"securitySchemes": {"k": {"apiKeySecurityScheme": {"location": "header", "name": "X-Agent-Ident"}}}}
     sent = Exchange(
@@ -570,7 +570,7 @@ def test_command_exit_codes(serve: Any, monkeypatch: pytest.MonkeyPatch, capsys:
     def broken(*_: Any, **__: Any) -> ProbeRun:
         raise RuntimeError("boom")
 
-    monkeypatch.setattr("a2a_lab.harness.probe.command.probe", broken)
+    monkeypatch.setattr("a2a_lab.harness.cli.probe.probe", broken)
     assert main(["probe", "http://127.0.0.1:9/"]) == 3
 
 

@@ -16,9 +16,9 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from a2a_lab.harness.cli import main
-from a2a_lab.harness.model import CheckResult, Outcome
-from a2a_lab.harness.probe import ProbeOptions, probe
-from a2a_lab.harness.probe.authcheck import challenge_schemes
+from a2a_lab.harness.common.model import CheckResult, Outcome
+from a2a_lab.harness.server_judging.probe import ProbeOptions, probe
+from a2a_lab.harness.server_judging.probe.authcheck import challenge_schemes
 from a2a_lab.server.hosting import BackgroundServer
 
 FAST = ProbeOptions(timeout=5, sleep=lambda _: None)

@@ -20,8 +20,8 @@ from starlette.responses import JSONResponse
 from starlette.routing import Route
 
 from a2a_lab.contract.loader import load_file
-from a2a_lab.harness.model import CheckResult, Outcome, ScenarioResult
-from a2a_lab.harness.probe import PROBE_CHECKS, ProbeOptions, ProbeRun, probe
+from a2a_lab.harness.common.model import CheckResult, Outcome, ScenarioResult
+from a2a_lab.harness.server_judging.probe import PROBE_CHECKS, ProbeOptions, ProbeRun, probe
 from a2a_lab.protocol import grpcwire, protobuf
 from a2a_lab.protocol.bindings import Binding
 from a2a_lab.protocol.errors import ERROR_DOMAIN, ERROR_INFO_TYPE

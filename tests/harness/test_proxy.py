@@ -27,7 +27,7 @@ from a2a_lab.contract.journal_record import EntryKind
 from a2a_lab.contract.loader import load_file
 from a2a_lab.contract.scenario import ServerCertificate
 from a2a_lab.harness.cli import main
-from a2a_lab.harness.model import CheckResult, Outcome, ScenarioResult
+from a2a_lab.harness.common.model import CheckResult, Outcome, ScenarioResult
 from a2a_lab.harness.proxy import app as proxy_app
 from a2a_lab.harness.proxy import session
 from a2a_lab.harness.proxy.app import PROXY_HEADER
@@ -569,7 +569,7 @@ Delivery = tuple[list[str], dict[str, Any]]
 def _pushes_judged(upstream: str, deliveries: list[Delivery]) -> CheckResult:
     """A client registers a webhook through the proxy (CreateTaskPushNotificationConfig: Bearer credentials and a
     token), then a server delivers each notification to the proxy's path for it, over HTTP: PUSH-DELIVERY's result."""
-    from a2a_lab.harness.refclient.webhook import WebhookReceiver
+    from a2a_lab.harness.clients.refclient.webhook import WebhookReceiver
 
     v1 = {"A2A-Version": "1.0"}
     message = {"messageId": "m-push", "role": "ROLE_USER", "parts": [{"text": "push me"}]}

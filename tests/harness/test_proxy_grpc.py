@@ -23,9 +23,9 @@ import pytest
 from a2a_lab import scenarios
 from a2a_lab.contract.journal_record import EntryKind, SentKind
 from a2a_lab.contract.loader import load_file
-from a2a_lab.harness import environment
 from a2a_lab.harness.cli import main
-from a2a_lab.harness.model import Outcome, ScenarioResult
+from a2a_lab.harness.client_judging import environment
+from a2a_lab.harness.common.model import Outcome, ScenarioResult
 from a2a_lab.harness.proxy import capture, grpc_capture, session
 from a2a_lab.harness.proxy.push import PUSH
 from a2a_lab.harness.proxy.verdict import CLIENT_ID, SERVER_ID, verdict

@@ -33,7 +33,7 @@ import pytest
 
 from a2a_lab.contract.journal_record import EntryKind
 from a2a_lab.harness.cli import main
-from a2a_lab.harness.model import Outcome
+from a2a_lab.harness.common.model import Outcome
 from a2a_lab.harness.proxy import capture, limits, session
 from a2a_lab.harness.proxy.app import PROXY_HEADER
 from a2a_lab.harness.proxy.push import PUSH

@@ -13,7 +13,7 @@ import pytest
 
 from a2a_lab import scenarios
 from a2a_lab.contract.loader import load_file
-from a2a_lab.harness.model import Outcome
+from a2a_lab.harness.common.model import Outcome
 from a2a_lab.harness.proxy.matrix import cell, gating, table
 from a2a_lab.server.app import ScenarioApp
 from a2a_lab.server.hosting import BackgroundServer

@@ -15,8 +15,8 @@ import pytest
 
 from a2a_lab.contract.journal_record import Entry, ResultKind, SentEvent, SentKind
 from a2a_lab.contract.loader import load_file
-from a2a_lab.harness import journal_view
-from a2a_lab.harness.model import CheckResult, Outcome
+from a2a_lab.harness.client_judging import journal_view
+from a2a_lab.harness.common.model import CheckResult, Outcome
 from a2a_lab.harness.proxy import capture, session
 from a2a_lab.harness.proxy.app import record_stream
 from a2a_lab.harness.proxy.sse import EventReader, LineReader

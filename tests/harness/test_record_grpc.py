@@ -14,7 +14,7 @@ import yaml
 
 from a2a_lab.contract.loader import load_file
 from a2a_lab.harness.cli import main
-from a2a_lab.harness.refclient import ClientOptions, run
+from a2a_lab.harness.clients.refclient import ClientOptions, run
 from a2a_lab.protocol import grpcwire, protobuf
 from a2a_lab.protocol.operations import Operation
 from a2a_lab.protocol.states import TaskState

@@ -16,7 +16,7 @@ import pytest
 
 from a2a_lab.contract.journal_record import ResultKind
 from a2a_lab.contract.loader import load_file
-from a2a_lab.harness.refclient import (
+from a2a_lab.harness.clients.refclient import (
     ENV_CARD_URL,
     ENV_MESSAGE,
     ENV_RESULT,
@@ -29,7 +29,7 @@ from a2a_lab.harness.refclient import (
     select_interfaces,
     user_agent,
 )
-from a2a_lab.harness.refclient.failures import ClientFailure, UsageFailure, invites_fallback
+from a2a_lab.harness.clients.refclient.failures import ClientFailure, UsageFailure, invites_fallback
 from a2a_lab.protocol import operations
 from a2a_lab.protocol.bindings import A2A_JSON, JSON, Binding
 from a2a_lab.protocol.cards import LEGACY_WELL_KNOWN_PATH, WELL_KNOWN_PATH

@@ -20,8 +20,8 @@ from joserfc.jwk import ECKey
 from a2a_lab.contract import handshake
 from a2a_lab.contract.loader import load_file
 from a2a_lab.contract.scenario import ACTIONS, Scenario
-from a2a_lab.harness.model import Outcome, ScenarioResult
-from a2a_lab.harness.refclient import (
+from a2a_lab.harness.client_judging.runner import RunOptions, run_all
+from a2a_lab.harness.clients.refclient import (
     ClientOptions,
     Result,
     UsageFailure,
@@ -33,9 +33,9 @@ from a2a_lab.harness.refclient import (
     run,
     verify_card,
 )
-from a2a_lab.harness.refclient.actions import OPTION_FOR
-from a2a_lab.harness.refclient.failures import ClientFailure
-from a2a_lab.harness.runner import RunOptions, run_all
+from a2a_lab.harness.clients.refclient.actions import OPTION_FOR
+from a2a_lab.harness.clients.refclient.failures import ClientFailure
+from a2a_lab.harness.common.model import Outcome, ScenarioResult
 from a2a_lab.protocol import requests, shapes, signing
 from a2a_lab.protocol.bindings import Binding
 from a2a_lab.protocol.cards import WELL_KNOWN_PATH
@@ -1017,7 +1017,7 @@ def test_push_configs_created_listed_read_and_deleted(serve: Callable[..., Serve
 def test_push_flags_win_over_the_action() -> None:
     import argparse
 
-    from a2a_lab.harness.refclient import command_line as client_command
+    from a2a_lab.harness.clients.refclient import command_line as client_command
 
     parser = argparse.ArgumentParser()
     client_command.add_arguments(parser)

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from a2a_lab.contract.loader import load_file
-from a2a_lab.harness.refclient import ClientOptions, run
+from a2a_lab.harness.clients.refclient import ClientOptions, run
 from a2a_lab.protocol.cards import WELL_KNOWN_PATH
 from a2a_lab.protocol.states import TaskState
 from a2a_lab.server.app import ScenarioApp

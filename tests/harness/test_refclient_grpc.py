@@ -13,10 +13,10 @@ from typing import Any
 import pytest
 
 from a2a_lab.contract.loader import load_file
-from a2a_lab.harness.refclient import ClientOptions, run, select_interfaces
-from a2a_lab.harness.refclient.failures import ClientFailure, invites_fallback
-from a2a_lab.harness.refclient.grpc_transport import GrpcTransport
-from a2a_lab.harness.refclient.recording import Recorder
+from a2a_lab.harness.clients.refclient import ClientOptions, run, select_interfaces
+from a2a_lab.harness.clients.refclient.failures import ClientFailure, invites_fallback
+from a2a_lab.harness.clients.refclient.grpc_transport import GrpcTransport
+from a2a_lab.harness.clients.refclient.recording import Recorder
 from a2a_lab.protocol import grpcwire
 from a2a_lab.protocol.bindings import Binding
 from a2a_lab.protocol.cards import WELL_KNOWN_PATH, Interface

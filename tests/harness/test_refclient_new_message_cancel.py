@@ -11,7 +11,7 @@ import pytest
 
 from a2a_lab.contract import handshake
 from a2a_lab.contract.handshake import ResultKind
-from a2a_lab.harness.refclient import render_text, run
+from a2a_lab.harness.clients.refclient import render_text, run
 from a2a_lab.protocol.errors import ErrorType
 from a2a_lab.protocol.operations import Operation
 from a2a_lab.protocol.states import TaskState
@@ -121,7 +121,7 @@ def test_the_command_line_flags(serve: Callable[..., Served]) -> None:
     """`a2a-lab client --cancel` in a real process; `--new-message TEXT` read as the action would ask it."""
     import argparse
 
-    from a2a_lab.harness.refclient import command_line as client_command
+    from a2a_lab.harness.clients.refclient import command_line as client_command
 
     served = serve("cli-cancel", scenario_data("Cancelable", card(), task=OPEN))
     canceled = json.loads(cli(served.card_url, "--json", "--cancel").stdout)

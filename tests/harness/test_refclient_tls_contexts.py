@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from a2a_lab.harness.refclient import http
-from a2a_lab.harness.refclient.failures import UsageFailure
-from a2a_lab.harness.refclient.options import ClientOptions
+from a2a_lab.harness.clients.refclient import http
+from a2a_lab.harness.clients.refclient.failures import UsageFailure
+from a2a_lab.harness.clients.refclient.options import ClientOptions
 from a2a_lab.server.tls import make_pki
 
 

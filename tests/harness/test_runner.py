@@ -14,10 +14,9 @@ from typing import Any
 import pytest
 
 from a2a_lab.contract.scenario import Scenario
-from a2a_lab.harness import process
-from a2a_lab.harness.baseline import Baseline
-from a2a_lab.harness.model import Outcome, ScenarioResult
-from a2a_lab.harness.runner import (
+from a2a_lab.harness.client_judging import process
+from a2a_lab.harness.client_judging.baseline import Baseline
+from a2a_lab.harness.client_judging.runner import (
     RESULT_DEPTH,
     RESULT_LIMIT,
     RawRun,
@@ -28,6 +27,7 @@ from a2a_lab.harness.runner import (
     read_result,
     score_all,
 )
+from a2a_lab.harness.common.model import Outcome, ScenarioResult
 from a2a_lab.protocol.cards import Support
 
 from .conftest import JSONRPC_BOTH, fake_command

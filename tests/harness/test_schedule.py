@@ -1,5 +1,5 @@
-"""Waiting does not hold a worker (harness/schedule.py): a scenario whose client is off the CPU gives its `-j` slot up,
-a busy one keeps it, the longest expected waits start first, and `-j auto` is one slot per core."""
+"""Waiting does not hold a worker (harness/client_judging/schedule.py): a scenario whose client is off the CPU gives its
+`-j` slot up, a busy one keeps it, the longest expected waits start first, and `-j auto` is one slot per core."""
 
 from __future__ import annotations
 
@@ -12,10 +12,10 @@ from dataclasses import replace
 import pytest
 
 from a2a_lab.contract.scenario import Scenario
-from a2a_lab.harness import schedule
 from a2a_lab.harness.cli.options import jobs_value
-from a2a_lab.harness.model import Outcome
-from a2a_lab.harness.runner import RawRun, RunOptions, execute_all, score_all
+from a2a_lab.harness.client_judging import schedule
+from a2a_lab.harness.client_judging.runner import RawRun, RunOptions, execute_all, score_all
+from a2a_lab.harness.common.model import Outcome
 
 from .conftest import JSONRPC_BOTH, fake_command
 

@@ -16,11 +16,11 @@ import pytest
 
 from a2a_lab.contract.catalogue import Catalogue
 from a2a_lab.contract.lab_api import credentials, json_credentials
-from a2a_lab.harness import run_file, runner
 from a2a_lab.harness.cli import presets
 from a2a_lab.harness.cli.tokens import ADMIN_TOKEN_ENV
-from a2a_lab.harness.model import Outcome
-from a2a_lab.harness.remote import RemoteError, RemoteServer
+from a2a_lab.harness.client_judging import run_file, runner
+from a2a_lab.harness.client_judging.remote import RemoteError, RemoteServer
+from a2a_lab.harness.common.model import Outcome
 from a2a_lab.server.hosting import BackgroundServer
 from a2a_lab.server.shared import MAX_RUNS, CatalogueApp, RunsFull
 

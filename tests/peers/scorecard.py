@@ -40,7 +40,7 @@ from typing import Any
 import yaml
 
 from a2a_lab.contract.journal_record import EntryKind
-from a2a_lab.harness.model import REACHED, REFUSED, REFUSED_CARD
+from a2a_lab.harness.common.model import REACHED, REFUSED, REFUSED_CARD
 
 HERE = Path(__file__).resolve().parent
 CLIENTS_DIR = HERE / "clients"

@@ -15,7 +15,7 @@ from typing import Any
 import httpx
 import pytest
 
-from a2a_lab.harness.probe.runner import ProbeOptions, probe
+from a2a_lab.harness.server_judging.probe.runner import ProbeOptions, probe
 
 from . import fidelity
 from .fidelity import JSONRPC, PREFIX, REST, V03, V10, Accepted, Peer, Probe

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from a2a_lab.contract.catalogue import Catalogue
-from a2a_lab.harness.model import ScenarioResult
+from a2a_lab.harness.common.model import ScenarioResult
 
 from ..scenarios import catalogue_runs
 from ..scenarios.catalogue_runs import Miss, Run, assert_misses, assert_passes, defect, run

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from a2a_lab.harness.probe.runner import ProbeOptions, ProbeRun, probe
+from a2a_lab.harness.server_judging.probe.runner import ProbeOptions, ProbeRun, probe
 
 from .fidelity import Peer
 from .sdk03 import sdk03_server

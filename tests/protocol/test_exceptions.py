@@ -16,7 +16,7 @@ FOLDERS = {package.rsplit(".", 1)[1]: package for package in PACKAGES}
 
 #: Not LabErrors, on purpose (the docstring says why, under "Outside the tree").
 OUTSIDE = {
-    "a2a_lab.harness.fuzz.search.BudgetSpent",  # a BaseException, so hypothesis lets it through
+    "a2a_lab.harness.client_judging.fuzz.search.BudgetSpent",  # a BaseException, so hypothesis lets it through
 }
 
 _ENTRY = re.compile(r"^(?P<indent>[│├└─ ]*)(?P<name>\w+) \.+ (?P<file>[\w/]+)\.py *(\[(?P<base>\w+)\])?")
@@ -97,5 +97,5 @@ def test_standard_bases_are_kept() -> None:
     for name in ("a2a_lab.contract.loader.reader.ScenarioError", "a2a_lab.protocol.protobuf.DecodeError"):
         assert issubclass(defined[name], ValueError)
     assert issubclass(defined["a2a_lab.server.hosting.PortInUse"], OSError)
-    assert issubclass(defined["a2a_lab.harness.remote.RemoteError"], RuntimeError)
-    assert not issubclass(defined["a2a_lab.harness.fuzz.search.BudgetSpent"], Exception)
+    assert issubclass(defined["a2a_lab.harness.client_judging.remote.RemoteError"], RuntimeError)
+    assert not issubclass(defined["a2a_lab.harness.client_judging.fuzz.search.BudgetSpent"], Exception)

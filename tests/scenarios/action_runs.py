@@ -2,8 +2,8 @@
 
 A `Case` is one client run: a catalogue scenario, action-client arguments and (for scenarios that hang a careless
 client) a shorter per-scenario timeout. `run_cases` runs every distinct case once through the real harness
-(a2a_lab.harness.runner.run_all: cases sharing arguments go through one run_all with jobs=2, two such groups at a
-time) and returns the scored results. `Expect` says what a case must show: the scenario's outcome and, for a
+(a2a_lab.harness.client_judging.runner.run_all: cases sharing arguments go through one run_all with jobs=2, two such
+groups at a time) and returns the scored results. `Expect` says what a case must show: the scenario's outcome and, for a
 defective client, the check it misses.
 """
 
@@ -19,8 +19,8 @@ from pathlib import Path
 from typing import Any
 
 from a2a_lab.contract.catalogue import Catalogue
-from a2a_lab.harness.model import Outcome, ScenarioResult
-from a2a_lab.harness.runner import RunOptions, run_all
+from a2a_lab.harness.client_judging.runner import RunOptions, run_all
+from a2a_lab.harness.common.model import Outcome, ScenarioResult
 
 from .catalogue_runs import UNJUDGED, explain  # noqa: F401  (re-exported: one way to explain a result)
 

@@ -1,8 +1,9 @@
 """Running the fake client (tests/harness/clients/fake_client.py) against catalogue scenarios, many cases at once.
 
 A `Run` is one client run: a catalogue scenario, fake-client arguments (defects, bindings) and what the client
-declares it supports. `run_cases` runs every distinct Run once through the real harness (a2a_lab.harness.runner.run_all,
-two scenarios at a time per client command, two commands at a time) and returns the scored results.
+declares it supports. `run_cases` runs every distinct Run once through the real harness
+(a2a_lab.harness.client_judging.runner.run_all, two scenarios at a time per client command, two commands at a time) and
+returns the scored results.
 """
 
 from __future__ import annotations
@@ -15,8 +16,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from a2a_lab.contract.catalogue import Catalogue
-from a2a_lab.harness.model import CheckResult, Outcome, ScenarioResult
-from a2a_lab.harness.runner import RunOptions, run_all
+from a2a_lab.harness.client_judging.runner import RunOptions, run_all
+from a2a_lab.harness.common.model import CheckResult, Outcome, ScenarioResult
 from a2a_lab.protocol.bindings import Binding
 from a2a_lab.protocol.cards import Support
 from a2a_lab.protocol.versions import Version

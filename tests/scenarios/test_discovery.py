@@ -11,7 +11,7 @@ from urllib.parse import urlsplit
 import pytest
 
 from a2a_lab.contract.catalogue import Catalogue
-from a2a_lab.harness.model import Outcome, ScenarioResult
+from a2a_lab.harness.common.model import Outcome, ScenarioResult
 
 from .catalogue_runs import (
     BOTH_1_0,

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from a2a_lab.contract.catalogue import Catalogue, SelectionError
-from a2a_lab.harness.model import Outcome, ScenarioResult
+from a2a_lab.harness.common.model import Outcome, ScenarioResult
 from a2a_lab.protocol.bindings import Binding
 from a2a_lab.protocol.cards import Support
 from a2a_lab.protocol.versions import Version

@@ -13,7 +13,7 @@ import pytest
 grpc = pytest.importorskip("grpc", reason="the grpc extra (grpcio) is not installed: pip install 'a2a-lab[grpc]'")
 
 from a2a_lab.contract.catalogue import Catalogue  # noqa: E402
-from a2a_lab.harness.model import Outcome, ScenarioResult  # noqa: E402
+from a2a_lab.harness.common.model import Outcome, ScenarioResult  # noqa: E402
 from a2a_lab.protocol import grpcwire, protobuf  # noqa: E402
 from a2a_lab.protocol.bindings import Binding  # noqa: E402
 from a2a_lab.protocol.cards import Support  # noqa: E402

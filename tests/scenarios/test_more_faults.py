@@ -11,7 +11,7 @@ import httpx
 import pytest
 
 from a2a_lab.contract.catalogue import Catalogue
-from a2a_lab.harness.model import Outcome, ScenarioResult
+from a2a_lab.harness.common.model import Outcome, ScenarioResult
 
 from .action_runs import Case, Miss, assert_misses, assert_passes, case, group_ids, message, rpc_json
 

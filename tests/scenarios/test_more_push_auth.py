@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from a2a_lab.contract.catalogue import Catalogue
-from a2a_lab.harness.model import Outcome, ScenarioResult
+from a2a_lab.harness.common.model import Outcome, ScenarioResult
 from a2a_lab.protocol import signing
 
 from .action_runs import Case, Miss, assert_misses, assert_passes, case, group_ids, message, rpc_json, run_cases

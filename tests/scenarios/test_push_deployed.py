@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from a2a_lab.contract.catalogue import Catalogue
-from a2a_lab.harness.model import Outcome, ScenarioResult
+from a2a_lab.harness.common.model import Outcome, ScenarioResult
 
 from .action_runs import Case, Miss, assert_misses, assert_passes, case, message, message03, rpc_json, run_cases
 

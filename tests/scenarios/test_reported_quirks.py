@@ -12,7 +12,7 @@ import httpx
 import pytest
 
 from a2a_lab.contract.catalogue import Catalogue
-from a2a_lab.harness.model import Outcome, ScenarioResult
+from a2a_lab.harness.common.model import Outcome, ScenarioResult
 
 from . import action_runs, catalogue_runs
 from .action_runs import Case, case, message, message03, rpc_json, sse_events

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from a2a_lab.contract.catalogue import Catalogue
-from a2a_lab.harness.model import Outcome, ScenarioResult
+from a2a_lab.harness.common.model import Outcome, ScenarioResult
 
 from .catalogue_runs import REST, REST_ARGS, Miss, Run, assert_misses, assert_passes, defect, group_ids, run, run_cases
 

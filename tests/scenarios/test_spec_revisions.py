@@ -13,9 +13,9 @@ from typing import Any
 import pytest
 
 from a2a_lab.contract.catalogue import Catalogue, builtin_root
-from a2a_lab.harness import runner
 from a2a_lab.harness.cli import presets
-from a2a_lab.harness.model import Outcome, ScenarioResult
+from a2a_lab.harness.client_judging import runner
+from a2a_lab.harness.common.model import Outcome, ScenarioResult
 from a2a_lab.protocol.revisions import SpecRevision
 
 from .catalogue_runs import REST, REST_ARGS, Miss, Run, assert_misses, assert_passes, defect, explain, run, run_cases

@@ -12,8 +12,8 @@ import httpx
 import pytest
 
 from a2a_lab.contract.catalogue import Catalogue
-from a2a_lab.harness.model import Outcome, ScenarioResult
-from a2a_lab.harness.refclient import ClientOptions, run
+from a2a_lab.harness.clients.refclient import ClientOptions, run
+from a2a_lab.harness.common.model import Outcome, ScenarioResult
 from a2a_lab.protocol.states import TaskState
 
 from . import action_runs

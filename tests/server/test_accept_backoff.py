@@ -63,7 +63,7 @@ serve_forever(app, "127.0.0.1", 0, "warning", lambda url: print(url + "/.well-kn
 
 WEBHOOK_RECEIVER = """
 import sys
-from a2a_lab.harness.refclient.webhook import WebhookReceiver
+from a2a_lab.harness.clients.refclient.webhook import WebhookReceiver
 
 with WebhookReceiver() as receiver:
     print(receiver.url, flush=True)

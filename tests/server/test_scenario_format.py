@@ -247,6 +247,7 @@ auth:
   bearer: other-token
   scope: all
   token_uses: 3
+  tasks_per_user: true
   credentials: {apiKey: k, username: u, password: p, client_id: c, client_secret: s}
 client:
   action: {webhook: true, webhook_auth: Basic, push_configs: true}

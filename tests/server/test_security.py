@@ -16,7 +16,8 @@ import pytest
 
 from a2a_lab.contract.catalogue import Catalogue
 from a2a_lab.contract.loader import ScenarioError, load_file
-from a2a_lab.harness import cli, runner
+from a2a_lab.harness import cli
+from a2a_lab.harness.client_judging import runner
 from a2a_lab.server import guard
 from a2a_lab.server.app import ScenarioApp
 from a2a_lab.server.push import TIMEOUT_S

@@ -30,17 +30,14 @@ the reader accepts their spelling as an alias and says so in docs/how-to/acts.md
 
 from __future__ import annotations
 
-from .checks import (
+from a2a_lab.harness.acts.document.checks import (
     check_assertion,
     check_assertion_map,
     is_operator_map,
     suggest_operator,
 )
-from .fields import (
-    ActsError,
-    Fields,
-)
-from .grammar import (
+from a2a_lab.harness.acts.document.fields import ActsError, Fields
+from a2a_lab.harness.acts.document.grammar import (
     ACTS_MAJORS,
     ACTS_SPEC,
     BACKOFFS,
@@ -62,12 +59,8 @@ from .grammar import (
     TYPES,
     VARIABLE_DEPTH,
 )
-from .reader import (
-    check_unique,
-    load,
-    load_behaviors,
-)
-from .records import (
+from a2a_lab.harness.acts.document.reader import check_unique, load, load_behaviors
+from a2a_lab.harness.acts.document.records import (
     CollectionMatch,
     Document,
     Expect,
@@ -83,9 +76,7 @@ from .records import (
     Until,
     Where,
 )
-from .steps import (
-    parse_until,
-)
+from a2a_lab.harness.acts.document.steps import parse_until
 
 __all__ = [
     "ACTS_MAJORS",

@@ -8,10 +8,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from a2a_lab.contract.suggest import did_you_mean, one_of
-
-from .fields import Fields, join, kind_of
-from .grammar import OPERATORS, PATH, TYPES
-from .records import CollectionMatch, NamedAssertion
+from a2a_lab.harness.acts.document.fields import Fields, join, kind_of
+from a2a_lab.harness.acts.document.grammar import OPERATORS, PATH, TYPES
+from a2a_lab.harness.acts.document.records import CollectionMatch, NamedAssertion
 
 
 def read_named(f: Fields, raw: Any, where: str, named: bool) -> NamedAssertion:

@@ -7,9 +7,8 @@ from pathlib import Path
 from typing import Any
 
 from a2a_lab.contract.suggest import one_of
+from a2a_lab.harness.acts.document.grammar import ACTS_SPEC
 from a2a_lab.protocol.exceptions import LabError
-
-from .grammar import ACTS_SPEC
 
 
 class ActsError(LabError, ValueError):

@@ -9,11 +9,16 @@ from pathlib import Path
 from typing import Any
 
 from a2a_lab.contract import userfile, yamlfile
-
-from .fields import ActsError, Fields
-from .grammar import ACTS_MAJORS, ACTS_SPEC, RESOLVED_CHARS, RESOLVED_REFERENCES, VARIABLE_DEPTH
-from .records import Document, Suite, Test
-from .suites import read_suite
+from a2a_lab.harness.acts.document.fields import ActsError, Fields
+from a2a_lab.harness.acts.document.grammar import (
+    ACTS_MAJORS,
+    ACTS_SPEC,
+    RESOLVED_CHARS,
+    RESOLVED_REFERENCES,
+    VARIABLE_DEPTH,
+)
+from a2a_lab.harness.acts.document.records import Document, Suite, Test
+from a2a_lab.harness.acts.document.suites import read_suite
 
 
 def load(path: str | Path) -> Document:

@@ -6,10 +6,14 @@ from __future__ import annotations
 from typing import Any
 
 from a2a_lab.contract.suggest import one_of
-
-from .checks import check_assertion, check_assertion_map, check_path, read_named
-from .fields import Fields, join, kind_of
-from .grammar import (
+from a2a_lab.harness.acts.document.checks import (
+    check_assertion,
+    check_assertion_map,
+    check_path,
+    read_named,
+)
+from a2a_lab.harness.acts.document.fields import Fields, join, kind_of
+from a2a_lab.harness.acts.document.grammar import (
     BACKOFFS,
     ERROR_TYPES,
     MAX_ATTEMPTS,
@@ -22,7 +26,7 @@ from .grammar import (
     STREAMING_OPERATIONS,
     UNTIL,
 )
-from .records import (
+from a2a_lab.harness.acts.document.records import (
     Expect,
     ExpectError,
     ExpectStream,

@@ -6,12 +6,11 @@ from collections.abc import Mapping
 from typing import Any
 
 from a2a_lab.contract.suggest import one_of
-
-from .checks import read_named
-from .fields import Fields, join, kind_of
-from .grammar import LEVELS, RUNNER_REQUIREMENTS, TEST_FIELDS, TRANSPORTS
-from .records import Preconditions, Suite, Test, Where
-from .steps import read_step
+from a2a_lab.harness.acts.document.checks import read_named
+from a2a_lab.harness.acts.document.fields import Fields, join, kind_of
+from a2a_lab.harness.acts.document.grammar import LEVELS, RUNNER_REQUIREMENTS, TEST_FIELDS, TRANSPORTS
+from a2a_lab.harness.acts.document.records import Preconditions, Suite, Test, Where
+from a2a_lab.harness.acts.document.steps import read_step
 
 
 def read_suite(f: Fields, raw: Any, where: str, doc_ref: str, variables: Mapping[str, str]) -> Suite:

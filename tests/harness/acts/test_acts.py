@@ -713,7 +713,7 @@ def test_acts_files_are_bounded_like_every_user_file(tmp_path: Path, capsys: pyt
 
 
 def test_several_paths_are_one_run_and_a_test_id_used_twice_is_refused(tmp_path: Path) -> None:
-    from a2a_lab.harness.acts.command import load
+    from a2a_lab.harness.cli.acts import load
 
     a = write(tmp_path, suite(NOT_FOUND), "a.acts.yaml")
     b = write(tmp_path, suite(SEND_GET), "b.acts.yaml")

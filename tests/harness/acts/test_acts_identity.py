@@ -47,7 +47,7 @@ NO_AUTH = refused("A-NONE", None, [401])
 INSUFFICIENT = refused("A-SCOPE", "Bearer {{insufficientAuthToken}}", [403])
 OTHERS_TASK = {
     "id": "A-OTHER",
-    "name": "another user's task exists (read as the first user, who may see it on a2a-lab)",
+    "name": "another user's task is not found by the first user (auth.tasks_per_user)",
     "level": "must",
     "preconditions": NEEDS_AUTH,
     "steps": [
@@ -55,7 +55,7 @@ OTHERS_TASK = {
             "id": "get",
             "operation": "get_task",
             "params": {"id": "{{otherUserTaskId}}"},
-            "expect": {"body": {"id": "{{otherUserTaskId}}", "status": {"state": "TASK_STATE_COMPLETED"}}},
+            "expect_error": {"code": "TaskNotFoundError"},
         }
     ],
 }

@@ -12,9 +12,9 @@ import sys
 from collections.abc import Iterator
 from typing import Any
 
-from a2a_lab.harness.refclient import ClientOptions, action_options, read_action, report_to_env, run
-from a2a_lab.harness.refclient.http import make_client
-from a2a_lab.harness.refclient.recording import Recorder
+from a2a_lab.harness.clients.refclient import ClientOptions, action_options, read_action, report_to_env, run
+from a2a_lab.harness.clients.refclient.http import make_client
+from a2a_lab.harness.clients.refclient.recording import Recorder
 
 
 def answers(body: bytes) -> Iterator[Any]:

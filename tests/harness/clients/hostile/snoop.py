@@ -80,7 +80,9 @@ def main() -> int:
             seen["run_file"]["error"] = f"{type(exc).__name__}: {exc.strerror}"
 
     # Talk to the agent first, as a good client would: the journal then holds what a reset would wipe.
-    conversation = subprocess.run([sys.executable, "-m", "a2a_lab.harness.refclient", sys.argv[-1]], check=False)
+    conversation = subprocess.run(
+        [sys.executable, "-m", "a2a_lab.harness.clients.refclient", sys.argv[-1]], check=False
+    )
 
     base = env["A2A_LAB_BASE_URL"]
     origin = f"{urlsplit(base).scheme}://{urlsplit(base).netloc}"
