@@ -5,12 +5,15 @@
 DRAFT is a local copy of the ACTS draft's `tests/acts` folder (a2aproject/A2A, branch conformance-spec: it holds
 `suite.acts.yaml` and `client-parsing.acts.yaml`); this script never fetches it. It serves a2a-lab's SUT
 (`spec/acts-sut`, in process on loopback) and runs every server test over each binding its card declares, runs the
-client tests on the reference client (`builtin`), and, for each `--server` and `--client` given, on that server (its
-origin) or client command too. The table, with the ACTS commit (`--commit`, or the folder's git HEAD), replaces what
-stands between the markers `<!-- acts-table:begin -->` and `<!-- acts-table:end -->` of FILE (default
+client tests on the reference client (`builtin`), then serves the authenticated variant (`spec/acts-sut-auth`) and runs
+every server test on it as its first user (`--token`) with its second user (`--credentials`) and a behaviours file of
+§11.2's prefixes and tck-auth-required, each taken from the scenario; and, for each `--server` and `--client` given, on
+that server (its origin) or client command too. The table, with the ACTS commit (`--commit`, or the folder's git HEAD),
+replaces what stands between the markers `<!-- acts-table:begin -->` and `<!-- acts-table:end -->` of FILE (default
 docs/reference/conformance.md), and is printed.
 
-Exit codes: 0 written, 2 unusable input (no draft there, no commit, no markers), 3 a run that ended in error.
+Exit codes: 0 written, 2 unusable input (no draft there, no commit, no markers), 3 a run that wrote no report (a
+test that ended in `error` is in its report, counted as run and not passed, and named in "MUST failed").
 """
 
 from __future__ import annotations
@@ -28,7 +31,9 @@ from pathlib import Path
 from typing import Any
 
 from a2a_lab.contract.catalogue import Catalogue
+from a2a_lab.contract.scenario import Scenario
 from a2a_lab.harness.acts import document
+from a2a_lab.harness.acts.runner import STANDARD_BEHAVIORS
 from a2a_lab.harness.cli import main as lab
 from a2a_lab.server.app import ScenarioApp
 from a2a_lab.server.hosting import BackgroundServer
@@ -37,6 +42,9 @@ ROOT = Path(__file__).resolve().parent.parent
 BEGIN, END = "<!-- acts-table:begin -->", "<!-- acts-table:end -->"
 LEVELS = ("must", "should", "may")
 BINDING_NAMES = {"jsonrpc": "JSON-RPC", "rest": "HTTP+JSON", "grpc": "gRPC"}
+SUT, AUTH_SUT = "spec/acts-sut", "spec/acts-sut-auth"
+#: The behaviour the authenticated variant serves beyond §11.2's (no §11.2 prefix: given in a behaviours file).
+AUTH_BEHAVIOR = "tck-auth-required"
 
 
 class Refused(Exception):
@@ -70,22 +78,39 @@ def commit_of(draft: Path, given: str | None) -> str:
 
 
 @contextmanager
-def lab_sut() -> Iterator[str]:
-    """a2a-lab's ACTS SUT (`spec/acts-sut`) on loopback, every binding its card declares; yields its origin."""
-    server = BackgroundServer(ScenarioApp(Catalogue.load().get("spec/acts-sut"))).start()
+def lab_sut(scenario: Scenario) -> Iterator[str]:
+    """One of a2a-lab's ACTS SUTs on loopback, every binding its card declares; yields its origin."""
+    server = BackgroundServer(ScenarioApp(scenario)).start()
     try:
         yield server.url
     finally:
         server.stop()
 
 
+def auth_args(scenario: Scenario, tmp: Path) -> list[str]:
+    """`acts run` options for the authenticated variant, from the scenario itself: its bearer token (the first
+    user), its OAuth client (the second user), and a behaviours file of §11.2's prefixes and tck-auth-required."""
+    auth = scenario.auth
+    if auth is None or not auth.bearer or not {"client_id", "client_secret"} <= set(auth.credentials):
+        raise Refused(
+            f"{scenario.id}: no auth.bearer with auth.credentials client_id, client_secret to run it as two users"
+        )
+    behaviors = tmp / "auth-behaviors.yaml"
+    prefixes = [*STANDARD_BEHAVIORS, AUTH_BEHAVIOR]
+    listed = [{"prefix": p, "description": p} for p in prefixes]
+    behaviors.write_text(json.dumps({"acts_version": "1.0", "behaviors": listed}), encoding="utf-8")
+    second = f"client_id={auth.credentials['client_id']},client_secret={auth.credentials['client_secret']}"
+    return ["--token", auth.bearer, "--credentials", second, "--behaviors", str(behaviors)]
+
+
 def acts(args: list[str], out: Path) -> list[Path]:
     """`a2a-lab acts run ARGS --json OUT`; the ACTS reports it wrote."""
     code = lab(["acts", "run", *args, "--json", str(out), "-q"])
-    if code not in (0, 1):
-        raise RuntimeError(f"a2a-lab acts run {' '.join(args)} ended with exit {code}")
     order = [*BINDING_NAMES, "client"]  # JSON-RPC, HTTP+JSON, gRPC, then the client run
     found = sorted(out.parent.glob(f"{out.stem}*.json"))
+    # exit 3 with reports written: some tests ended in `error` (not judged), which the reports count
+    if code not in (0, 1) and not (code == 3 and found):
+        raise RuntimeError(f"a2a-lab acts run {' '.join(args)} ended with exit {code}")
     return sorted(found, key=lambda p: order.index(p.stem[len(out.stem) + 1 :]) if p != out else 0)
 
 
@@ -102,7 +127,9 @@ def cell(tests: list[dict[str, Any]], level: str) -> str:
     ran = sum(t["result"] != "skip" for t in mine)
     unimplemented = sum(t["result"] == "skip" and "skip_category" not in t for t in mine)
     skipped = sum(t["result"] == "skip" for t in mine) - unimplemented
-    extra = [f"+{skipped} skipped"] * bool(skipped) + [f"+{unimplemented} UNIMPLEMENTED"] * bool(unimplemented)
+    errors = sum(t["result"] == "error" for t in mine)
+    extra = [f"{errors} of them not judged"] * bool(errors)
+    extra += [f"+{skipped} skipped"] * bool(skipped) + [f"+{unimplemented} UNIMPLEMENTED"] * bool(unimplemented)
     return f"{passed} / {ran}" + (f" ({', '.join(extra)})" if extra else "")
 
 
@@ -128,12 +155,13 @@ def table(columns: list[Column], extra_rows: bool) -> list[str]:
     return lines
 
 
-def render(commit: str, servers: list[Column], clients: list[Column], total: int) -> str:
+def render(commit: str, servers: list[Column], auth: list[Column], clients: list[Column], total: int) -> str:
     when = datetime.now(UTC).strftime("%Y-%m-%d")
     head = (
         f"Generated by `python benchmarks/acts_table.py` on {when} from ACTS commit `{commit}` ({total} tests), "
-        "a2a-lab's SUT served in process on loopback. Each cell: passed / run, the skipped (and, for a client, the "
-        "UNIMPLEMENTED: tests whose judgement its run could not show) after the `+`."
+        "a2a-lab's SUTs served in process on loopback. Each cell: passed / run (of the run, those that ended in "
+        "`error`, not judged), the skipped (and, for a client, the UNIMPLEMENTED: tests whose judgement its run could "
+        "not show) after the `+`."
     )
     return "\n".join(
         [
@@ -143,6 +171,11 @@ def render(commit: str, servers: list[Column], clients: list[Column], total: int
             "Server tests, per binding:",
             "",
             *table(servers, True),
+            "",
+            f"Server tests against `{AUTH_SUT}` (authentication required), as its first user with its second user "
+            f"given, its behaviours §11.2's and {AUTH_BEHAVIOR}, per binding:",
+            "",
+            *table(auth, True),
             "",
             "Client tests (`client-parsing.acts.yaml`), per client:",
             "",
@@ -160,18 +193,26 @@ def write(doc: Path, block: str) -> None:
     doc.write_text(text[:start] + block + text[end + len(END) :], encoding="utf-8")
 
 
-def measure(args: argparse.Namespace, tmp: Path) -> tuple[list[Column], list[Column]]:
+def measure(args: argparse.Namespace, tmp: Path) -> tuple[list[Column], list[Column], list[Column]]:
     suite, parsing = args.draft / "suite.acts.yaml", args.draft / "client-parsing.acts.yaml"
     clients_ids = frozenset(t.id for t in document.load(suite).tests if t.is_client)
     servers: list[Column] = []
     clients: list[Column] = []
-    with lab_sut() as url:
+    catalogue = Catalogue.load()
+    with lab_sut(catalogue.get(SUT)) as url:
         for report in acts([str(suite), "--server", url, "--client", "builtin", "--sdk", "a2a-lab"], tmp / "lab.json"):
             name, tests = tests_of(report, frozenset())
             if name == "client":
                 clients.append(Column("reference client (`builtin`)", tests))
             else:
-                servers.append(Column(f"a2a-lab `spec/acts-sut`, {BINDING_NAMES[name]}", tests))
+                servers.append(Column(f"a2a-lab `{SUT}`, {BINDING_NAMES[name]}", tests))
+    auth: list[Column] = []
+    scenario = catalogue.get(AUTH_SUT)
+    with lab_sut(scenario) as url:
+        options = [str(suite), "--server", url, *auth_args(scenario, tmp), "--sdk", "a2a-lab"]
+        for report in acts(options, tmp / "auth.json"):
+            name, tests = tests_of(report, clients_ids)
+            auth.append(Column(f"a2a-lab `{AUTH_SUT}`, {BINDING_NAMES[name]}", tests))
     for i, (label, url) in enumerate(args.server or []):
         for report in acts([str(suite), "--server", url, "--sdk", label], tmp / f"server{i}.json"):
             name, tests = tests_of(report, clients_ids)
@@ -179,7 +220,7 @@ def measure(args: argparse.Namespace, tmp: Path) -> tuple[list[Column], list[Col
     for i, (label, command) in enumerate(args.client or []):
         for report in acts([str(parsing), "--client", command], tmp / f"client{i}.json"):
             clients.append(Column(label, tests_of(report, frozenset())[1]))
-    return servers, clients
+    return servers, auth, clients
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -199,8 +240,8 @@ def main(argv: list[str] | None = None) -> int:
             raise Refused(f"{args.doc}: no {BEGIN} ... {END} markers: add them where the table goes")
         total = len(document.load(args.draft / "suite.acts.yaml").tests)
         with tempfile.TemporaryDirectory(prefix="acts-table-") as tmp:
-            servers, clients = measure(args, Path(tmp))
-        block = render(commit, servers, clients, total)
+            servers, auth, clients = measure(args, Path(tmp))
+        block = render(commit, servers, auth, clients, total)
         write(args.doc, block)
     except (Refused, document.ActsError, OSError) as exc:
         print(f"acts_table: {exc}", file=sys.stderr)

@@ -231,8 +231,16 @@ class PromptServer(uvicorn.Server):
 
     TICK_S = 0.1
 
-    def __init__(self, config: uvicorn.Config, plain: list[socket.socket] | None = None) -> None:
+    def __init__(
+        self,
+        config: uvicorn.Config,
+        plain: list[socket.socket] | None = None,
+        on_started: Callable[[], None] | None = None,
+    ) -> None:
         super().__init__(config)
+        #: Called once the server listens: by then uvicorn handles SIGINT and SIGTERM (`serve` captures them before
+        #: `startup`), so a Ctrl-C right after what it prints stops the server instead of being lost.
+        self.on_started = on_started
         self._wake: asyncio.Event | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         #: Set once the server listens, or once it has given up starting (`started` tells which).
@@ -249,6 +257,8 @@ class PromptServer(uvicorn.Server):
                     self.servers.append(
                         await loop.create_server(self._protocol, sock=sock, ssl=None, backlog=self.config.backlog)
                     )
+                if self.on_started is not None:
+                    self.on_started()
         finally:
             self.ready.set()
 
@@ -443,9 +453,11 @@ def serve_forever(
     if plain and hosted is not None:
         hosted(SimpleNamespace(plain_sock=plain[0]))
     settle_collector()
-    if on_ready is not None:
-        on_ready(origin(socks[0], "https" if ssl_context is not None else "http"))
-    server = PromptServer(config(app, log_level, access_log=False, ssl_context=ssl_context), plain)
+    where = origin(socks[0], "https" if ssl_context is not None else "http")
+    started = (lambda: on_ready(where)) if on_ready is not None else None
+    # `on_ready` (the banner a user, or a script, waits for before pressing Ctrl-C) runs once the server listens with
+    # uvicorn's signal handlers in place; printed before them, a SIGINT right after it was lost and served on.
+    server = PromptServer(config(app, log_level, access_log=False, ssl_context=ssl_context), plain, started)
     try:
         run(server.serve(sockets=socks))
     finally:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import time
 import uuid
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -60,6 +60,8 @@ EVENT_LIMIT = 1000
 STREAM_TIMEOUT_S = 30.0
 #: Shown of a request or answer body in a report.
 QUOTED_BYTES = 1200
+#: Told each event of a stream as it arrives; answers False to hang up (the runner's own streams: streams.py).
+OnEvent = Callable[[Any], bool]
 
 
 @dataclass
@@ -86,6 +88,8 @@ class Reply:
     problem: str = ""
     stream_ended: bool = True
     redaction: Redaction = NO_DECLARED_CREDENTIALS
+    #: The runner hung the stream up itself (its OnEvent said so): not a stream that ended or broke.
+    hung_up: bool = False
 
     def quoted(self) -> str:
         """The exchange as the reports show it: the request, then the answer (credentials redacted)."""
@@ -179,7 +183,13 @@ class Exchanger:
             out.update(requests.auth_headers(self.target.token))
         return out
 
-    def operation(self, operation: str, params: Mapping[str, Any], stream_timeout: float | None = None) -> Reply:
+    def operation(
+        self,
+        operation: str,
+        params: Mapping[str, Any],
+        stream_timeout: float | None = None,
+        on_event: OnEvent | None = None,
+    ) -> Reply:
         op = OPERATIONS[operation]
         if op is None:
             return self._send("GET", self.target.card_url, {}, None, self._headers(None, JSON), None, operation)
@@ -205,7 +215,7 @@ class Exchanger:
         accept = EVENT_STREAM if streaming else f"{A2A_JSON}, {JSON}"
         headers = self._headers(ctype, accept)
         if streaming:
-            return self._stream(verb, url, query, body, headers, req_id, operation, stream_timeout)
+            return self._stream(verb, url, query, body, headers, req_id, operation, stream_timeout, on_event)
         return self._send(verb, url, query, body, headers, req_id, operation)
 
     def raw(self, method: str, path: str, headers: Mapping[str, str], body: bytes | None) -> Reply:
@@ -281,6 +291,7 @@ class Exchanger:
         req_id: str | None,
         operation: str,
         timeout: float | None,
+        on_event: OnEvent | None = None,
     ) -> Reply:
         label = f"{operation} ({self.target.binding.value} {verb} {url})"
         reply = self._reply(label, self._quote(verb, url, query, headers, body))
@@ -298,15 +309,23 @@ class Exchanger:
                     if reply.error is None and not reply.problem:
                         reply.problem = f"asked for a stream, got {media_type(response) or 'an untyped answer'}"
                     return reply
-                self._events(response, reply, req_id, seconds)
+                self._events(response, reply, req_id, seconds, on_event)
         except httpx.HTTPError as exc:
             reply.problem = f"{type(exc).__name__}: {exc}"
             reply.stream_ended = False
         reply.root = reply.events
         return reply
 
-    def _events(self, response: httpx.Response, reply: Reply, req_id: str | None, seconds: float) -> None:
-        """The stream's events into `reply`, within sse's bounds, EVENT_LIMIT events, `seconds` and the deadline."""
+    def _events(
+        self,
+        response: httpx.Response,
+        reply: Reply,
+        req_id: str | None,
+        seconds: float,
+        on_event: OnEvent | None = None,
+    ) -> None:
+        """The stream's events into `reply`, within sse's bounds, EVENT_LIMIT events, `seconds` and the deadline;
+        `on_event` is told each one and may hang up (leaving the stream closes it)."""
         reader = sse.Reader(min(time.monotonic() + seconds, self.deadline))
         for event in reader.events(response.iter_bytes()):
             if not event.data.strip():
@@ -321,6 +340,9 @@ class Exchanger:
                 reply.error = _error(value, None, None)
                 return
             reply.events.append(value)
+            if on_event is not None and not on_event(value):
+                reply.hung_up = True
+                return
             if len(reply.events) >= EVENT_LIMIT:
                 reply.problem, reply.stream_ended = f"more than {EVENT_LIMIT} events", False
                 return
@@ -417,7 +439,13 @@ class GrpcExchanger:
             redaction=self.target.redaction,
         )
 
-    def operation(self, operation: str, params: Mapping[str, Any], stream_timeout: float | None = None) -> Reply:
+    def operation(
+        self,
+        operation: str,
+        params: Mapping[str, Any],
+        stream_timeout: float | None = None,
+        on_event: OnEvent | None = None,
+    ) -> Reply:
         from a2a_lab.harness.clients.refclient.failures import ClientFailure
 
         op = OPERATIONS[operation]
@@ -434,13 +462,7 @@ class GrpcExchanger:
         warnings: list[str] = []
         try:
             if op in (Operation.SEND_STREAMING_MESSAGE, Operation.SUBSCRIBE_TO_TASK):
-                deadline = min(time.monotonic() + (stream_timeout or STREAM_TIMEOUT_S), self.deadline)
-                for event in self.transport.stream(op, canonical, warnings):
-                    reply.events.append(event)
-                    if len(reply.events) >= EVENT_LIMIT or time.monotonic() > deadline:
-                        reply.problem, reply.stream_ended = "the stream did not end in time", False
-                        break
-                reply.root = reply.events
+                self._stream(op, canonical, warnings, reply, stream_timeout, on_event)
             else:
                 reply.root = self.transport.call(op, canonical, warnings)
                 reply.body = reply.root
@@ -457,3 +479,29 @@ class GrpcExchanger:
                 known.value.name if known else None, code, failure.message, details.get("data", MISSING)
             )
         return reply
+
+    def _stream(
+        self,
+        op: Operation,
+        canonical: dict[str, Any],
+        warnings: list[str],
+        reply: Reply,
+        stream_timeout: float | None,
+        on_event: OnEvent | None,
+    ) -> None:
+        """A streaming call's messages into `reply`, within EVENT_LIMIT, the timeout and the deadline; `on_event` is
+        told each one and may hang up (closing the iterator cancels the call)."""
+        deadline = min(time.monotonic() + (stream_timeout or STREAM_TIMEOUT_S), self.deadline)
+        messages = self.transport.stream(op, canonical, warnings)
+        try:
+            for event in messages:
+                reply.events.append(event)
+                if on_event is not None and not on_event(event):
+                    reply.hung_up = True
+                    break
+                if len(reply.events) >= EVENT_LIMIT or time.monotonic() > deadline:
+                    reply.problem, reply.stream_ended = "the stream did not end in time", False
+                    break
+        finally:
+            messages.close()
+        reply.root = reply.events

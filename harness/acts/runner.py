@@ -17,7 +17,7 @@ import httpx
 
 from a2a_lab.contract.redaction import Redaction
 from a2a_lab.harness.acts import assertions as A
-from a2a_lab.harness.acts import identity
+from a2a_lab.harness.acts import identity, streams
 from a2a_lab.harness.acts.document import (
     EVENT_KINDS,
     MAX_WAIT_MS,
@@ -137,8 +137,10 @@ class RunOptions:
     @property
     def provided(self) -> frozenset[str]:
         """The runner requirements (§3.2) this run provides."""
-        return frozenset({"webhook_endpoint"} if self.webhook is not None else ()) | frozenset(
-            {"auth_credentials"} if self.credentials else ()
+        return (
+            frozenset({"webhook_endpoint"} if self.webhook is not None else ())
+            | frozenset({"auth_credentials"} if self.credentials else ())
+            | frozenset(streams.PROVIDED)
         )
 
 
@@ -202,7 +204,7 @@ def skip_of(test: Test, transport: str, card: Mapping[str, Any], options: RunOpt
     lacking = identity.missing(identity.referenced(test), options.credentials, card)
     if lacking:
         return "runner", lacking
-    needs = [r for r in test.runner_requirements if r not in options.provided]
+    needs = [r for r in streams.requirements(test) if r not in options.provided]
     if needs:
         how = "; ".join(f"{r}: {HOW_TO_PROVIDE.get(r, 'a2a-lab does not provide it yet')}" for r in needs)
         return "runner", f"needs runner requirement {', '.join(needs)}, which this run does not provide ({how})"
@@ -308,6 +310,9 @@ class TestRun:
             except A.Unresolved as exc:
                 failure = Failure(f"step {step.id}: {exc}", step.id)
                 return self._end(result, started, StepResult(step.id, "fail", _ms(begun), failure))
+            except streams.NotJudged as exc:  # the runner's own streams could not test their requirement
+                failure = Failure(f"step {step.id}: not judged: {exc}", step.id)
+                return self._end(result, started, StepResult(step.id, "error", _ms(begun), failure))
             except Exception as exc:  # a runner fault is an `error`, never a fail
                 failure = Failure(f"step {step.id}: runner error {type(exc).__name__}: {exc}", step.id)
                 return self._end(result, started, StepResult(step.id, "error", _ms(begun), failure))
@@ -340,7 +345,19 @@ class TestRun:
         self._capture(step, reply)
         for named in step.assertions:
             self._named(named, step.id)
+        self._judge_streams(step)
         return self._last_quote
+
+    _outcome: streams.Outcome | None = None
+
+    def _judge_streams(self, step: Step) -> None:
+        """The verdict on the runner's own streams of this step (streams.py), once its expectations have held."""
+        outcome, self._outcome = self._outcome, None
+        if outcome is not None and outcome.miss is not None:
+            miss = outcome.miss
+            raise StepFailed(Failure(f"step {step.id}: {miss.message}", step.id, miss.expected, miss.actual))
+        if outcome is not None and outcome.not_judged:
+            raise streams.NotJudged(outcome.not_judged)
 
     def _raw(self, step: Step) -> Reply:
         raw = step.raw
@@ -364,6 +381,11 @@ class TestRun:
             if isinstance(config, dict) and config.get("url") == self.webhook_url:
                 self.pushed.append(config)
         timeout = step.expect_stream.timeout_ms / 1000 if step.expect_stream and step.expect_stream.timeout_ms else None
+        special = {streams.CONCURRENT: streams.concurrent, streams.DISCONNECT: streams.disconnect}
+        how = special.get(streams.applies(self.test, step.operation))
+        if how is not None and step.repeat is None:
+            self._outcome = how(self.exchanger, step.operation, params, timeout)
+            return self._outcome.reply
         reply = self.exchanger.operation(step.operation, params, timeout)
         repeat = step.repeat
         if repeat is None:

@@ -223,8 +223,11 @@ def _in_background(line: str, ready: str, meanwhile: list[str], cwd: Path, env: 
                     assert done.returncode == 0, f"`{other}` beside `{line}`: {done.stdout}{done.stderr}"
                 proc.send_signal(signal.SIGINT)
                 break
+        # The exit first, then the rest of what it said: a server that ignored the Ctrl-C fails here, in TIMEOUT,
+        # instead of holding the read of its stderr open for ever.
+        code = proc.wait(TIMEOUT)
         said.append(proc.stderr.read())
-        return proc.wait(TIMEOUT), "".join(said)
+        return code, "".join(said)
     finally:
         if proc.poll() is None:
             proc.kill()

@@ -210,7 +210,7 @@ def test_skips_say_why(tmp_path: Path, serve: Any, capsys: pytest.CaptureFixture
     served = serve("spec/acts-sut")
     grpc_only = {**NOT_FOUND, "id": "GRPC-1", "transport": ["grpc"]}
     behaviour = {**NOT_FOUND, "id": "B-1", "requires_behaviors": ["tck-auth-required"]}
-    needs = {**NOT_FOUND, "id": "R-1", "runner_requirements": ["concurrent_streams"]}
+    needs = {**NOT_FOUND, "id": "R-1", "runner_requirements": ["header_inspection"]}
     ext = {**NOT_FOUND, "id": "C-1", "preconditions": {"capabilities": {"extendedAgentCard": True}}}
     client = {
         "id": "CLIENT-1",
@@ -229,7 +229,7 @@ def test_skips_say_why(tmp_path: Path, serve: Any, capsys: pytest.CaptureFixture
     got = {k: v["skip_reason"] for k, v in results(reports["jsonrpc"]).items()}
     assert "lists transport grpc" in got["GRPC-1"]
     assert "tck-auth-required" in got["B-1"]
-    assert "concurrent_streams" in got["R-1"] and "does not provide it yet" in got["R-1"]
+    assert "header_inspection" in got["R-1"] and "does not provide it yet" in got["R-1"]
     assert "capabilities.extendedAgentCard" in got["C-1"]
     assert "--client" in got["CLIENT-1"]
     # each skip said apart (issue 46): the SUT's preconditions, a runner requirement, a transport, the draft

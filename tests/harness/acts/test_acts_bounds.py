@@ -387,10 +387,10 @@ def test_the_runner_gives_each_test_a_webhook_and_judges_its_deliveries(tmp_path
     code, reports = run(tmp_path, served.url, suite(PUSHED), "--binding", "jsonrpc")
     result = reports["jsonrpc"]["suites"][0]["tests"][0]
     assert code == 0 and result["result"] == "pass", result
-    requires = {**NOT_FOUND, "id": "R-1", "runner_requirements": ["webhook_endpoint", "concurrent_streams"]}
+    requires = {**NOT_FOUND, "id": "R-1", "runner_requirements": ["webhook_endpoint", "header_inspection"]}
     code, reports = run(tmp_path, served.url, suite(requires), "--binding", "jsonrpc")
     reason = reports["jsonrpc"]["suites"][0]["tests"][0]["skip_reason"]
-    assert "concurrent_streams" in reason and "webhook_endpoint" not in reason.partition("(")[0]
+    assert "header_inspection" in reason and "webhook_endpoint" not in reason.partition("(")[0]
 
 
 def test_a_delivery_without_the_configs_credentials_or_not_a_stream_response_fails() -> None:

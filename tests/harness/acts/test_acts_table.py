@@ -48,8 +48,12 @@ def test_the_table_is_written_between_the_markers_from_runs(tmp_path: Path) -> N
     heads = [line for line in lines if line.startswith("| level |")]
     musts = [line for line in lines if line.startswith("| MUST |")]
     assert "a2a-lab `spec/acts-sut`, JSON-RPC | a2a-lab `spec/acts-sut`, HTTP+JSON" in heads[0]
-    # CORE-ERR-001 passes on each binding; the client test is left out of the server columns and run on the client
-    assert musts == ["| MUST | 1 / 1 | 1 / 1 | 1 / 1 |", "| MUST | 1 / 1 |"]
+    # the authenticated variant, run as its first user with its second user given, has rows of its own
+    assert "a2a-lab `spec/acts-sut-auth`, JSON-RPC | a2a-lab `spec/acts-sut-auth`, HTTP+JSON" in heads[1]
+    assert "Server tests against `spec/acts-sut-auth` (authentication required)" in text
+    # CORE-ERR-001 passes on each binding of both SUTs (on the variant only with its token: a 401 would be no
+    # TaskNotFound); the client test is left out of the server columns and run on the client
+    assert musts == ["| MUST | 1 / 1 | 1 / 1 | 1 / 1 |", "| MUST | 1 / 1 | 1 / 1 | 1 / 1 |", "| MUST | 1 / 1 |"]
     assert "reference client (`builtin`)" in text
 
 
@@ -68,3 +72,30 @@ def test_unusable_input_is_refused_before_any_run(
     said = capsys.readouterr().err
     hint = {"no markers": "markers: add them", "no draft": "no suite.acts.yaml", "no commit": "--commit SHA"}[case]
     assert hint in said
+
+
+def test_a_test_that_ends_in_error_is_counted_not_judged_and_the_table_still_written(tmp_path: Path) -> None:
+    # tck-complete-task ends at once: the runner's second stream cannot join it (not judged: `error`, exit 3)
+    unjudged = {
+        "id": "STREAM-MULTI-X",
+        "name": "two streams",
+        "level": "should",
+        "runner_requirements": ["concurrent_streams"],
+        "steps": [
+            {
+                "id": "stream",
+                "operation": "send_streaming_message",
+                "params": {"message": {"role": "ROLE_USER", "parts": [{"text": "tck-complete-task now"}]}},
+                "expect_stream": {"min_count": 1},
+            }
+        ],
+    }
+    acts_table = table_module()
+    folder = draft(tmp_path)
+    (folder / "core.acts.yaml").write_text(yaml.safe_dump(suite(NOT_FOUND, unjudged)))
+    doc = tmp_path / "conformance.md"
+    doc.write_text(f"{acts_table.BEGIN}\n{acts_table.END}\n")
+    assert acts_table.main([str(folder), "--commit", "0123abcd", "--doc", str(doc)]) == 0
+    shoulds = [line for line in doc.read_text().splitlines() if line.startswith("| SHOULD |")]
+    cell = "0 / 1 (1 of them not judged)"
+    assert shoulds[:2] == [f"| SHOULD | {cell} | {cell} | {cell} |"] * 2
