@@ -11,12 +11,29 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from a2a_lab.protocol.exceptions import LabError
 
-from .journal_record import ResultKind
-from .scenario import ACTION_CAPABILITIES, ACTIONS
+if TYPE_CHECKING:
+    from .journal_record import ResultKind
+    from .scenario import ACTION_CAPABILITIES, ACTIONS
+
+#: The names this module re-exports from the scenario format and the journal record, imported on first use (PEP 562):
+#: the environment variables alone (every `a2a-lab` start-up reads some for its help) load neither.
+_REEXPORTED = {"ACTIONS": ".scenario", "ACTION_CAPABILITIES": ".scenario", "ResultKind": ".journal_record"}
+
+
+def __getattr__(name: str) -> Any:
+    home = _REEXPORTED.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(home, __package__), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "ACTIONS",

@@ -18,6 +18,8 @@ import httpx
 from a2a_lab.contract.redaction import Redaction
 from a2a_lab.harness.acts import assertions as A
 from a2a_lab.harness.acts import identity, streams
+from a2a_lab.harness.acts.defaults import STANDARD_BEHAVIORS as STANDARD_BEHAVIORS  # re-exported
+from a2a_lab.harness.acts.defaults import TEST_DEADLINE_S
 from a2a_lab.harness.acts.document import (
     EVENT_KINDS,
     MAX_WAIT_MS,
@@ -35,23 +37,6 @@ from a2a_lab.protocol import security_schemes as ss
 from a2a_lab.protocol.exceptions import LabError
 from a2a_lab.protocol.states import TaskState
 
-#: The standard SUT behaviour prefixes (§11.2): what a SUT is taken to serve unless `--behaviors` says otherwise.
-STANDARD_BEHAVIORS = (
-    "tck-complete-task",
-    "tck-input-required",
-    "tck-reject-task",
-    "tck-message-response",
-    "tck-artifact-text",
-    "tck-artifact-file",
-    "tck-artifact-file-url",
-    "tck-artifact-data",
-    "tck-long-running",
-    "tck-multi-turn",
-    "tck-cancel",
-    "tck-stream-basic",
-    "tck-stream-chunked",
-    "tck-task-failure",
-)
 #: The runner requirements (§3.2) this runner can provide, and how a user makes it (a test that declares one the run
 #: does not provide is skipped saying so).
 HOW_TO_PROVIDE = {
@@ -60,9 +45,6 @@ HOW_TO_PROVIDE = {
 }
 #: How long the runner waits for a push delivery to its webhook after a test's steps.
 DELIVERY_WAIT_S = 10.0
-#: How long one test may run (`--test-deadline`), and the whole run (`--run-deadline`), by default.
-TEST_DEADLINE_S = 120.0
-RUN_DEADLINE_S = 3600.0
 _TERMINAL = frozenset(state.value for state in TaskState if state.terminal)
 
 

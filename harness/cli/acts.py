@@ -12,41 +12,22 @@ import fnmatch
 import time
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import httpx
-
-from a2a_lab.contract.userfile import Refused
-from a2a_lab.harness.acts import document, identity, regex_guard, report
-from a2a_lab.harness.acts.clients import ClientOptions as ClientTestOptions
-from a2a_lab.harness.acts.clients import run_clients
-from a2a_lab.harness.acts.runner import (
-    RUN_DEADLINE_S,
-    STANDARD_BEHAVIORS,
-    TEST_DEADLINE_S,
-    BindingRun,
-    RunOptions,
-    interfaces,
-    run_binding,
-)
-from a2a_lab.harness.acts.webhook import Receiver
+from a2a_lab.harness.acts import document
+from a2a_lab.harness.acts.defaults import RUN_DEADLINE_S, STANDARD_BEHAVIORS, TEST_DEADLINE_S
 from a2a_lab.harness.cli import presets
 from a2a_lab.harness.cli.command import Command
-from a2a_lab.harness.cli.gate import conclude
 from a2a_lab.harness.cli.help_text import REPORT_PATHS
-from a2a_lab.harness.cli.options import add_answer_timeout, add_verbose
+from a2a_lab.harness.cli.options import add_answer_timeout, add_verbose, baseline_of
 from a2a_lab.harness.cli.outputs import output_file, output_folder, output_path
-from a2a_lab.harness.client_judging.baseline import Baseline, BaselineError
-from a2a_lab.harness.client_judging.environment import ClientEnvError, check_webhook_host
-from a2a_lab.harness.clients.refclient.discovery import discover
-from a2a_lab.harness.clients.refclient.failures import ClientFailure
-from a2a_lab.harness.clients.refclient.http import make_client
-from a2a_lab.harness.clients.refclient.options import ClientOptions
 from a2a_lab.harness.common.exit_codes import Exit
 from a2a_lab.harness.common.messages import crashed, refuse, say
-from a2a_lab.harness.common.model import Outcome
-from a2a_lab.harness.reports.files import ReportFiles
-from a2a_lab.harness.reports.json_report import write as write_json
+
+if TYPE_CHECKING:
+    from a2a_lab.harness.acts.runner import BindingRun
+    from a2a_lab.harness.acts.webhook import Receiver
+    from a2a_lab.harness.client_judging.baseline import Baseline
 
 TRANSPORTS = ("jsonrpc", "rest", "grpc")
 
@@ -193,6 +174,9 @@ def load(paths: list[Path]) -> document.Document:
 
 
 def write_acts(args: argparse.Namespace, runs: list[BindingRun], spec_version: str, when: datetime) -> None:
+    from a2a_lab.harness.acts import report
+    from a2a_lab.harness.reports.json_report import write as write_json
+
     sdk = {"name": args.sdk, "version": args.sdk_version, "language": args.sdk_language}
     target: Path = args.json
     for run in runs:
@@ -206,6 +190,8 @@ def write_acts(args: argparse.Namespace, runs: list[BindingRun], spec_version: s
 
 
 def cmd_acts(args: argparse.Namespace) -> int:
+    from a2a_lab.harness.acts import regex_guard
+
     try:
         return _acts(args)
     finally:
@@ -215,16 +201,16 @@ def cmd_acts(args: argparse.Namespace) -> int:
 def _acts(args: argparse.Namespace) -> int:
     if not args.server and not args.client:
         return refuse("give --server URL (server tests), --client CMD (client tests), or both")
-    try:
+    try:  # every refusal here is a ValueError (ActsError, userfile.Refused, BaselineError too)
         doc = load(args.paths)
         tests = select(doc, args)
         behaviors = document.load_behaviors(args.behaviors) if args.behaviors else STANDARD_BEHAVIORS
-        args.second_user = identity.parse(args.credentials) if args.credentials else {}
-        baseline = Baseline.load(args.baseline) if args.baseline else None
+        args.second_user = _second_user(args.credentials)
+        baseline = baseline_of(args)
         command = presets.resolve(args.client) if args.client else None
         if command is not None:
             presets.check_client(command)
-    except (document.ActsError, Refused, BaselineError, ValueError) as exc:
+    except ValueError as exc:
         return refuse(str(exc))
     when = datetime.now(UTC)
     args.run_ends = time.monotonic() + args.run_deadline
@@ -237,6 +223,9 @@ def _acts(args: argparse.Namespace) -> int:
     if command is not None and not any(t.is_client for t in tests):
         say("no client test (client_response) in the selection: --client has nothing to run")
     elif command is not None:
+        from a2a_lab.harness.acts.clients import ClientOptions as ClientTestOptions
+        from a2a_lab.harness.acts.clients import run_clients
+
         try:
             runs.append(run_clients(tests, ClientTestOptions(command, args.timeout * 3, args.run_ends)))
         except Exception as exc:
@@ -244,10 +233,29 @@ def _acts(args: argparse.Namespace) -> int:
     return _finish(args, runs, doc, baseline, when)
 
 
+def _second_user(credentials: str | None) -> dict[str, str]:
+    """--credentials read (ValueError saying what is wrong); none given: no second user."""
+    if not credentials:
+        return {}
+    from a2a_lab.harness.acts import identity
+
+    return identity.parse(credentials)
+
+
 def _server_runs(
     args: argparse.Namespace, doc: document.Document, tests: list[document.Test], behaviors: tuple[str, ...]
 ) -> list[BindingRun] | int:
     """The server tests over each binding chosen, or the exit code of a refusal."""
+    import httpx
+
+    from a2a_lab.harness.acts.runner import interfaces
+    from a2a_lab.harness.acts.webhook import Receiver
+    from a2a_lab.harness.client_judging.environment import ClientEnvError, check_webhook_host
+    from a2a_lab.harness.clients.refclient.discovery import discover
+    from a2a_lab.harness.clients.refclient.failures import ClientFailure
+    from a2a_lab.harness.clients.refclient.http import make_client
+    from a2a_lab.harness.clients.refclient.options import ClientOptions
+
     try:
         with make_client(ClientOptions(read_timeout=args.timeout)) as http:
             found = discover(http, args.server, ClientOptions(read_timeout=args.timeout))
@@ -278,6 +286,8 @@ def _run_bindings(
     chosen: list[str],
     receiver: Receiver,
 ) -> list[BindingRun] | int:
+    from a2a_lab.harness.acts.runner import RunOptions, run_binding
+
     options = RunOptions(
         args.server,
         tuple(chosen),
@@ -299,6 +309,11 @@ def _run_bindings(
 def _finish(
     args: argparse.Namespace, runs: list[BindingRun], doc: document.Document, baseline: Baseline | None, when: datetime
 ) -> int:
+    from a2a_lab.harness.acts import report
+    from a2a_lab.harness.cli.gate import conclude
+    from a2a_lab.harness.common.model import Outcome
+    from a2a_lab.harness.reports.files import ReportFiles
+
     for run in [] if args.quiet else runs:
         said = "; ".join(report.summary_lines(run.results))
         say(f"ACTS {document.ACTS_SPEC} over {run.name} ({run.url}): {said}")

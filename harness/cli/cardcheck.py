@@ -14,7 +14,6 @@ from a2a_lab.harness.common import escape
 from a2a_lab.harness.common.exit_codes import Exit
 from a2a_lab.harness.common.messages import refuse
 from a2a_lab.harness.server_judging.cardcheck import urlpolicy
-from a2a_lab.harness.server_judging.cardcheck.check import UnusableInput, check, load, render
 from a2a_lab.protocol import cards
 
 
@@ -58,6 +57,8 @@ def _max_bytes(text: str) -> int:
 
 
 def cmd_card(args: argparse.Namespace) -> int:
+    from a2a_lab.harness.server_judging.cardcheck.check import UnusableInput, check, load, render
+
     try:
         report = check(load(args.source, args.max_bytes), args.policy, args.jwks)
     except UnusableInput as exc:

@@ -7,15 +7,15 @@ import json
 
 from a2a_lab.harness.cli.command import Command
 from a2a_lab.harness.cli.options import add_json_or_markdown
-from a2a_lab.harness.client_judging.checks import client_checks
-from a2a_lab.harness.client_judging.checks.base import CARD_READING
 from a2a_lab.harness.common.exit_codes import Exit
-from a2a_lab.harness.reports.json_report import check_json
 
 
 def as_markdown() -> str:
     """The check reference: per check, what a correct client does (its rule), the fix for a client that misses it,
     its level and spec section, and the full requirement with how it is graded."""
+    from a2a_lab.harness.client_judging.checks import client_checks
+    from a2a_lab.harness.client_judging.checks.base import CARD_READING
+
     lines = [
         "| check | level | what a correct client does | fix | spec | what it requires |",
         "|---|---|---|---|---|---|",
@@ -32,6 +32,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def cmd_checks(args: argparse.Namespace) -> int:
+    from a2a_lab.harness.client_judging.checks import client_checks
+    from a2a_lab.harness.reports.json_report import check_json
+
     if args.json:
         print(json.dumps([check_json(c) for c in client_checks()], indent=2))
     elif args.markdown:

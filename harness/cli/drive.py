@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 
-from a2a_lab.contract.catalogue import Catalogue, SelectionError
 from a2a_lab.harness.cli import presets
 from a2a_lab.harness.cli.command import Command
 from a2a_lab.harness.cli.options import (
@@ -17,10 +16,7 @@ from a2a_lab.harness.cli.options import (
     client_mode_of,
 )
 from a2a_lab.harness.cli.outputs import output_file
-from a2a_lab.harness.cli.running import Progress, interruptible, never_started, own_server_only
 from a2a_lab.harness.cli.tokens import admin_token_of
-from a2a_lab.harness.client_judging import process, run_file, runner
-from a2a_lab.harness.client_judging.remote import RemoteError, RemoteServer
 from a2a_lab.harness.common.exit_codes import Exit
 from a2a_lab.harness.common.messages import refuse, say
 
@@ -47,6 +43,11 @@ def cmd_drive(args: argparse.Namespace) -> int:
     """Autobahn-style: start a run on a shared server and drive a client through every scenario, without scoring
     (the `harness` service of docker-compose scores it with `a2a-lab score`). The run's token stays in this process
     until every client is done: only then is the run file written (or the token printed)."""
+    from a2a_lab.contract.catalogue import Catalogue, SelectionError
+    from a2a_lab.harness.cli.running import Progress, interruptible, never_started, own_server_only
+    from a2a_lab.harness.client_judging import process, run_file, runner
+    from a2a_lab.harness.client_judging.remote import RemoteError, RemoteServer
+
     try:
         args.client_mode = client_mode_of(args)
         client = presets.client_for(args.client, args.client_mode)

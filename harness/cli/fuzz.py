@@ -11,20 +11,19 @@ import threading
 import time
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
-
-import yaml
+from typing import TYPE_CHECKING, Any
 
 from a2a_lab.harness.cli.command import Command
 from a2a_lab.harness.cli.help_text import REPORT_PATHS
 from a2a_lab.harness.cli.options import add_client_environment, add_report_files, report_files
 from a2a_lab.harness.cli.outputs import output_folder
-from a2a_lab.harness.client_judging.checks import REGISTRY
 from a2a_lab.harness.client_judging.fuzz import SHRINK_RUNS
-from a2a_lab.harness.client_judging.fuzz.oracles import Failure
 from a2a_lab.harness.common.exit_codes import Exit
 from a2a_lab.harness.common.messages import load_catalogue, refuse, say
 from a2a_lab.harness.common.model import Outcome
+
+if TYPE_CHECKING:
+    from a2a_lab.harness.client_judging.fuzz.oracles import Failure
 
 DEFAULT_BUDGET = "120s"
 DEFAULT_OUT = Path("fuzz-findings")
@@ -142,6 +141,8 @@ def finding_file(
     data: dict[str, Any], failure: Failure, seed: int, round_seed: int, client: str, invalid: bool
 ) -> dict[str, Any]:
     """The shrunk case as a scenario file: cites where it was found instead of a spec section, names the check."""
+    from a2a_lab.harness.client_judging.checks import REGISTRY
+
     out = {k: v for k, v in data.items() if k != "spec"}
     out["title"] = f"a2a-lab fuzz finding: {failure.signature}"
     out["description"] = (
@@ -164,14 +165,16 @@ def finding_file(
     return {k: out[k] for k in [*order, *(k for k in out if k not in order)] if k in out}
 
 
-class _Plain(yaml.SafeDumper):
-    """Writes a value used twice (the same reply for SendMessage and its streaming twin) twice, not as an alias."""
-
-    def ignore_aliases(self, data: Any) -> bool:
-        return True
-
-
 def write_finding(folder: Path, data: dict[str, Any], name: str, client: str) -> Path:
+    import yaml
+
+    class _Plain(yaml.SafeDumper):
+        """Writes a value used twice (the same reply for SendMessage and its streaming twin) twice, not as an
+        alias."""
+
+        def ignore_aliases(self, data: Any) -> bool:
+            return True
+
     folder.mkdir(parents=True, exist_ok=True)
     n = 1
     while (folder / f"{name}-{n}.yaml").exists():

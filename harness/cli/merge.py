@@ -10,20 +10,20 @@ from typing import Any
 
 from a2a_lab.contract import userfile
 from a2a_lab.harness.cli.command import Command
-from a2a_lab.harness.cli.gate import gate_exit
 from a2a_lab.harness.cli.options import add_compare, add_junit_skipped
 from a2a_lab.harness.cli.outputs import STDOUT, output_file, output_folder
-from a2a_lab.harness.client_judging import scoring
 from a2a_lab.harness.common import escape
 from a2a_lab.harness.common.exit_codes import Exit
 from a2a_lab.harness.common.messages import refuse, say
 from a2a_lab.harness.common.model import ScenarioResult
-from a2a_lab.harness.reports import html, json_report, junit
 
 
 def merge(reports: list[dict[str, Any]], strict: bool = False, names: list[str] | None = None) -> list[dict[str, Any]]:
     """One report per client: shards of the same client are joined (a scenario seen twice keeps the later run).
     `names`: what to call the clients in the reports, in the order they first appear (else their commands)."""
+    from a2a_lab.harness.client_judging import scoring
+    from a2a_lab.harness.reports import json_report
+
     names = names or []
     by_client: dict[str, list[dict[str, Any]]] = {}
     for report in reports:
@@ -83,6 +83,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def cmd_report(args: argparse.Namespace) -> int:
+    from a2a_lab.harness.cli.gate import gate_exit
+    from a2a_lab.harness.reports import html, json_report, junit
+
     loaded = []
     for path in args.reports:
         try:

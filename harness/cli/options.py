@@ -6,13 +6,16 @@ from __future__ import annotations
 import argparse
 import os
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from a2a_lab.contract import handshake
 from a2a_lab.harness.cli.outputs import output_file, output_folder
 from a2a_lab.harness.cli.tokens import ADMIN_TOKEN_ENV
 from a2a_lab.harness.reports.files import ReportFiles
 from a2a_lab.protocol.cards import WELL_KNOWN_PATH
+
+if TYPE_CHECKING:
+    from a2a_lab.harness.client_judging.baseline import Baseline
 
 
 def add_json_or_markdown(p: argparse.ArgumentParser, json_help: str) -> None:
@@ -127,7 +130,7 @@ def add_jobs_and_timeout(p: argparse.ArgumentParser) -> None:
 
 def add_client_mode(p: argparse.ArgumentParser) -> None:
     """How the client command is run: a process per scenario, or once per worker (the loop handshake)."""
-    from a2a_lab.harness.client_judging.runner import CLIENT_MODES
+    from a2a_lab.harness.client_judging.process import CLIENT_MODES
 
     p.add_argument(
         "--client-mode",
@@ -143,7 +146,7 @@ def add_client_mode(p: argparse.ArgumentParser) -> None:
 def client_mode_of(args: argparse.Namespace) -> str:
     """The `--client-mode` given; else loop for the built-in client (it speaks the loop handshake: the whole
     catalogue in seconds rather than minutes), and a process per scenario for any other command (which may not)."""
-    from a2a_lab.harness.client_judging.runner import LOOP_MODE, PROCESS_MODE
+    from a2a_lab.harness.client_judging.process import LOOP_MODE, PROCESS_MODE
 
     if args.client_mode is not None:
         return str(args.client_mode)
@@ -201,6 +204,16 @@ def add_report_arguments(p: argparse.ArgumentParser, files: bool = False) -> Non
     )
     add_selection(p, files)
     add_verbose(p)
+
+
+def baseline_of(args: argparse.Namespace) -> Baseline | None:
+    """The expected failures --baseline names, if given (BaselineError, a ValueError, for a file that cannot be
+    used); the baseline's module is loaded only then."""
+    if args.baseline is None:
+        return None
+    from a2a_lab.harness.client_judging.baseline import Baseline
+
+    return Baseline.load(args.baseline)
 
 
 def add_client_environment(p: argparse.ArgumentParser, webhook: bool = True) -> None:

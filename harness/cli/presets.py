@@ -11,7 +11,6 @@ import sys
 from pathlib import Path
 
 from a2a_lab.contract.suggest import nearest
-from a2a_lab.harness.client_judging import process
 from a2a_lab.protocol.exceptions import LabError
 
 
@@ -54,6 +53,8 @@ def resolve(client: str, loop: bool = False) -> str:
 
 def check_client(command: str) -> None:
     """A client that cannot even be started is a usage error (exit 2), not a harness fault in every scenario."""
+    from a2a_lab.harness.client_judging import process
+
     try:
         argv = process.split(command)
     except ValueError as exc:
@@ -90,7 +91,7 @@ def _mistyped_preset(argv: list[str]) -> str:
 
 def client_for(client: str, mode: str) -> str:
     """The command `--client` and `--client-mode` name, checked: PresetError when it cannot be used that way."""
-    from a2a_lab.harness.client_judging.runner import LOOP_MODE, loop_command
+    from a2a_lab.harness.client_judging.process import LOOP_MODE, loop_command
 
     command = resolve(client, mode == LOOP_MODE)
     check_client(command)

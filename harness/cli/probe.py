@@ -9,13 +9,10 @@ import argparse
 from datetime import UTC, datetime
 
 from a2a_lab.harness.cli.command import Command
-from a2a_lab.harness.cli.gate import conclude
 from a2a_lab.harness.cli.help_text import gate_codes
 from a2a_lab.harness.cli.options import add_answer_timeout, add_live_target, add_report_files, add_verbose, report_files
 from a2a_lab.harness.common.messages import crashed, refuse, say
 from a2a_lab.harness.server_judging.cardcheck import urlpolicy
-from a2a_lab.harness.server_judging.probe.definitions import PROBE_CHECKS
-from a2a_lab.harness.server_judging.probe.runner import NothingToProbe, ProbeOptions, probe
 from a2a_lab.protocol.bindings import SHORT_NAMES
 
 BINDINGS = ("jsonrpc", "http+json", "grpc")
@@ -65,6 +62,10 @@ def credentials_of(args: argparse.Namespace) -> dict[str, str]:
 
 
 def cmd_probe(args: argparse.Namespace) -> int:
+    from a2a_lab.harness.cli.gate import conclude
+    from a2a_lab.harness.server_judging.probe.definitions import PROBE_CHECKS
+    from a2a_lab.harness.server_judging.probe.runner import NothingToProbe, ProbeOptions, probe
+
     if args.timeout <= 0:
         return refuse("--timeout must be positive")
     try:

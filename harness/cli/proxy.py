@@ -16,23 +16,20 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from a2a_lab.contract.handshake import ENV_CARD_URL
 from a2a_lab.harness.cli.command import Command
-from a2a_lab.harness.cli.gate import conclude
 from a2a_lab.harness.cli.help_text import REPORT_PATHS
 from a2a_lab.harness.cli.options import add_report_files, add_verbose, report_files
 from a2a_lab.harness.cli.outputs import output_file
 from a2a_lab.harness.common.exit_codes import Exit
 from a2a_lab.harness.common.messages import crashed, refuse, say
-from a2a_lab.harness.proxy import capture, limits, session
-from a2a_lab.harness.proxy.app import ProxyState
-from a2a_lab.harness.proxy.routes import CARD_PATHS, origin_of
-from a2a_lab.harness.proxy.session import ENTRIES
-from a2a_lab.harness.proxy.verdict import report_checks, verdict
-from a2a_lab.server.hosting import PortInUse
+from a2a_lab.harness.proxy.limits import ENTRIES
+
+if TYPE_CHECKING:
+    from a2a_lab.harness.proxy.app import ProxyState
 
 #: How long the upstream may stay silent (a stream's events may be minutes apart; a client that leaves stops it).
 TIMEOUT = 300.0
@@ -115,6 +112,9 @@ def stopping() -> Iterator[threading.Event]:
 def serve(args: argparse.Namespace) -> tuple[ProxyState, float]:
     """Serve until stopped (Ctrl-C, or --duration); the session's state, and when serving began. Once serving, what
     goes wrong in stopping is noted on the state (the verdict is written all the same)."""
+    from a2a_lab.harness.proxy import limits, session
+    from a2a_lab.harness.proxy.routes import CARD_PATHS
+
     hosting = session.hosted(
         args.upstream, args.host, args.port, args.journal_entries, args.timeout, args.ca_file, args.grpc_tls
     )
@@ -149,6 +149,12 @@ def _not_proxied(state: ProxyState) -> list[str]:
 
 
 def cmd_proxy(args: argparse.Namespace) -> int:
+    from a2a_lab.harness.cli.gate import conclude
+    from a2a_lab.harness.proxy import session
+    from a2a_lab.harness.proxy.routes import origin_of
+    from a2a_lab.harness.proxy.verdict import report_checks, verdict
+    from a2a_lab.server.hosting import PortInUse
+
     why = problem(args)
     if why is not None:
         return refuse(why)
@@ -171,6 +177,8 @@ def cmd_proxy(args: argparse.Namespace) -> int:
 
 
 def _write_out(state: ProxyState, args: argparse.Namespace) -> None:
+    from a2a_lab.harness.proxy import capture
+
     try:
         written = capture.write_scenario(state, args.out, args.force)
     except capture.CaptureError as exc:

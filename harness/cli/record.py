@@ -15,9 +15,6 @@ from a2a_lab.harness.cli.outputs import output_file
 from a2a_lab.harness.clients.refclient.options import DEFAULT_TEXT
 from a2a_lab.harness.common.exit_codes import Exit
 from a2a_lab.harness.common.messages import crashed, refuse, say
-from a2a_lab.harness.common.scenario_writer import RecordError, render, write
-from a2a_lab.harness.server_judging.record.capture import capture
-from a2a_lab.harness.server_judging.record.scenario_file import document
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -46,6 +43,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def cmd_record(args: argparse.Namespace) -> int:
+    from a2a_lab.harness.common.scenario_writer import RecordError, render, write
+    from a2a_lab.harness.server_judging.record.capture import capture
+    from a2a_lab.harness.server_judging.record.scenario_file import document
+
     out: Path = args.out
     if out.exists() and not args.force:
         return refuse(f"{out} exists; give --force to overwrite it")

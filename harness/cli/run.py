@@ -5,13 +5,10 @@ from __future__ import annotations
 import argparse
 import time
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from a2a_lab.contract.catalogue import SelectionError, uncited
-from a2a_lab.contract.scenario import Scenario
 from a2a_lab.harness.cli import presets
 from a2a_lab.harness.cli.command import Command
-from a2a_lab.harness.cli.gate import conclude
 from a2a_lab.harness.cli.help_text import gate_codes
 from a2a_lab.harness.cli.options import (
     add_admin_token,
@@ -19,22 +16,20 @@ from a2a_lab.harness.cli.options import (
     add_client_mode,
     add_jobs_and_timeout,
     add_report_arguments,
+    baseline_of,
     client_environment,
     client_mode_of,
     report_files,
 )
-from a2a_lab.harness.cli.running import Interruption, Progress, interruptible, never_started, own_server_only
-from a2a_lab.harness.cli.tokens import admin_token_of
-from a2a_lab.harness.client_judging import process, runner
-from a2a_lab.harness.client_judging.baseline import Baseline, BaselineError
-from a2a_lab.harness.client_judging.checks import client_checks
-from a2a_lab.harness.client_judging.remote import RemoteError, RemoteServer
 from a2a_lab.harness.common.exit_codes import Exit
 from a2a_lab.harness.common.messages import crashed, load_catalogue, refuse, say
-from a2a_lab.harness.common.model import ScenarioResult
-from a2a_lab.protocol import grpcwire
-from a2a_lab.protocol.cards import parse_support
 from a2a_lab.protocol.exceptions import LabError
+
+if TYPE_CHECKING:
+    from a2a_lab.contract.scenario import Scenario
+    from a2a_lab.harness.cli.running import Interruption
+    from a2a_lab.harness.client_judging.baseline import Baseline
+    from a2a_lab.harness.common.model import ScenarioResult
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -74,16 +69,20 @@ class Refusal(LabError):
 def select(args: argparse.Namespace, baseline: Baseline | None) -> tuple[list[Scenario], list[str], str | None]:
     """The scenarios to run (the catalogue narrowed by --scenario, --exclude and --shard, minus what cannot be run
     here), the gRPC ones skipped, and why. Refusal for a selection that cannot be run."""
+    from a2a_lab.protocol import grpcwire
+
     cat = load_catalogue(skipping=False)
     if cat.broken:
         raise Refusal(None)
-    try:
+    try:  # SelectionError and BaselineError are ValueErrors
         scenarios = cat.choose(args.scenario, args.exclude, files=not args.server)
         if baseline:
+            from a2a_lab.harness.client_judging.checks import client_checks
+
             baseline.validate({*cat.ids(), *(s.id for s in scenarios)}, {c.id for c in client_checks()})
         if args.shard:
             scenarios = shard(scenarios, args.shard)
-    except (SelectionError, BaselineError, ValueError) as exc:
+    except ValueError as exc:
         raise Refusal(str(exc)) from None
     if not scenarios:
         raise Refusal(
@@ -91,6 +90,8 @@ def select(args: argparse.Namespace, baseline: Baseline | None) -> tuple[list[Sc
             "`a2a-lab scenarios` lists them"
         )
     if args.server:
+        from a2a_lab.harness.cli.running import own_server_only
+
         scenarios = own_server_only(scenarios)
         if not scenarios:
             raise Refusal("every scenario chosen is served over TLS, which needs a server of its own (drop --server)")
@@ -105,14 +106,17 @@ def select(args: argparse.Namespace, baseline: Baseline | None) -> tuple[list[Sc
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    try:
+    from a2a_lab.harness.cli.tokens import admin_token_of
+    from a2a_lab.protocol.cards import parse_support
+
+    try:  # PresetError and BaselineError are ValueErrors
         args.client_mode = client_mode_of(args)
         client = presets.client_for(args.client, args.client_mode)
         supports = parse_support(args.client_supports) if args.client_supports else None
-        baseline = Baseline.load(args.baseline) if args.baseline else None
+        baseline = baseline_of(args)
         admin = admin_token_of(args)
         client_env, webhook_host = client_environment(args, admin)
-    except (presets.PresetError, ValueError, BaselineError) as exc:
+    except ValueError as exc:
         return refuse(str(exc))
     if args.jobs < 1 or (args.timeout is not None and args.timeout <= 0):
         return refuse("--jobs must be at least 1 and --timeout positive")
@@ -121,6 +125,12 @@ def cmd_run(args: argparse.Namespace) -> int:
         scenarios, skipped, no_grpc = select(args, baseline)
     except Refusal as refusal:
         return refuse(refusal.message) if refusal.message else Exit.USAGE
+    from a2a_lab.contract.catalogue import uncited
+    from a2a_lab.harness.cli.gate import conclude
+    from a2a_lab.harness.cli.running import Progress, interruptible, never_started
+    from a2a_lab.harness.client_judging import process, runner
+    from a2a_lab.harness.client_judging.remote import RemoteError, RemoteServer
+
     stopper = process.Stopper()
     opts = runner.RunOptions(
         client,

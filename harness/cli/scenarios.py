@@ -4,15 +4,16 @@ from __future__ import annotations
 
 import argparse
 import json
+from typing import TYPE_CHECKING
 
-from a2a_lab.contract.catalogue import SelectionError, resolve
-from a2a_lab.contract.loader import ScenarioError
 from a2a_lab.harness.cli.command import Command
 from a2a_lab.harness.cli.options import add_json_or_markdown, add_selection
 from a2a_lab.harness.common import escape
 from a2a_lab.harness.common.exit_codes import Exit
 from a2a_lab.harness.common.messages import load_catalogue, refuse
-from a2a_lab.harness.reports import catalogue_view
+
+if TYPE_CHECKING:
+    from a2a_lab.contract.loader import ScenarioError
 
 
 def unresolved(exc: KeyError | ScenarioError) -> Exit:
@@ -28,6 +29,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def cmd_scenarios(args: argparse.Namespace) -> int:
+    from a2a_lab.contract.catalogue import SelectionError, resolve
+    from a2a_lab.contract.loader import ScenarioError
+    from a2a_lab.harness.reports import catalogue_view
+
     cat = load_catalogue()
     if args.action == "show":
         if not args.id:

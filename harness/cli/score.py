@@ -6,23 +6,19 @@ from __future__ import annotations
 import argparse
 import os
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from a2a_lab.contract.catalogue import Catalogue, SelectionError
-from a2a_lab.contract.scenario import Scenario
 from a2a_lab.harness.cli.command import Command
-from a2a_lab.harness.cli.gate import conclude
 from a2a_lab.harness.cli.help_text import gate_codes
-from a2a_lab.harness.cli.options import add_report_arguments, report_files
-from a2a_lab.harness.cli.running import never_started, own_server_only
+from a2a_lab.harness.cli.options import add_report_arguments, baseline_of, report_files
 from a2a_lab.harness.cli.tokens import RUN_TOKEN_ENV
-from a2a_lab.harness.client_judging import run_file, runner
-from a2a_lab.harness.client_judging.baseline import Baseline, BaselineError
-from a2a_lab.harness.client_judging.checks import client_checks
-from a2a_lab.harness.client_judging.remote import RemoteError, RemoteRun, RemoteServer
-from a2a_lab.harness.client_judging.run_file import collect
 from a2a_lab.harness.common.messages import refuse
 from a2a_lab.protocol.cards import parse_support
+
+if TYPE_CHECKING:
+    from a2a_lab.contract.catalogue import Catalogue
+    from a2a_lab.contract.scenario import Scenario
+    from a2a_lab.harness.client_judging import run_file
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -47,11 +43,20 @@ def cmd_score(args: argparse.Namespace) -> int:
     """Score the traffic a client produced in a run of a shared server: driven by `a2a-lab drive` (the run file holds
     what its processes did, and which scenarios were driven: exactly those are scored, as `a2a-lab run` would), or
     by itself (Autobahn-style: every scenario chosen)."""
-    try:
+    try:  # BaselineError is a ValueError
         supports = parse_support(args.client_supports) if args.client_supports else None
-        baseline = Baseline.load(args.baseline) if args.baseline else None
-    except (ValueError, BaselineError) as exc:
+        baseline = baseline_of(args)
+    except ValueError as exc:
         return refuse(str(exc))
+    from a2a_lab.contract.catalogue import Catalogue, SelectionError
+    from a2a_lab.harness.cli.gate import conclude
+    from a2a_lab.harness.cli.running import never_started, own_server_only
+    from a2a_lab.harness.client_judging import run_file, runner
+    from a2a_lab.harness.client_judging.baseline import BaselineError
+    from a2a_lab.harness.client_judging.checks import client_checks
+    from a2a_lab.harness.client_judging.remote import RemoteError, RemoteRun, RemoteServer
+    from a2a_lab.harness.client_judging.run_file import collect
+
     files = report_files(args)
     server = RemoteServer(args.server)
     cat = Catalogue.load()
@@ -100,6 +105,8 @@ def driven_scenarios(
 ) -> list[Scenario]:
     """The scenarios a run file says were driven, in the catalogue, narrowed by --scenario / --exclude: exactly what
     is scored. SelectionError naming what does not fit."""
+    from a2a_lab.contract.catalogue import SelectionError
+
     unknown = [sid for sid in driven.ids if sid not in cat.scenarios]
     if unknown:
         raise SelectionError(

@@ -8,8 +8,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from a2a_lab.contract.catalogue import SelectionError, resolve_all, uncited
-from a2a_lab.contract.loader import ScenarioError
 from a2a_lab.harness.cli.command import Command
 from a2a_lab.harness.cli.scenarios import unresolved
 from a2a_lab.harness.cli.tokens import ADMIN_TOKEN_ENV, PUSH_ALLOW_ENV, admin_token_of, push_hosts
@@ -133,6 +131,8 @@ class Banner:
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
+    from a2a_lab.contract.catalogue import SelectionError, resolve_all, uncited
+    from a2a_lab.contract.loader import ScenarioError
     from a2a_lab.contract.placeholders import OriginError, other_origin
     from a2a_lab.protocol import grpcwire
     from a2a_lab.server.app import ScenarioApp

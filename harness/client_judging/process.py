@@ -18,6 +18,14 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import IO
 
+from a2a_lab.contract import handshake
+
+#: How the client command is run (`--client-mode`): a process per scenario, or started once per worker and handed
+#: scenario after scenario (the loop handshake, contract/handshake.py).
+PROCESS_MODE, LOOP_MODE = "process", "loop"
+CLIENT_MODES = (PROCESS_MODE, LOOP_MODE)
+#: The client command's placeholders: the scenario's card URL and base URL (without either, the card URL is appended).
+CARD_PLACEHOLDER, BASE_PLACEHOLDER = "{card_url}", "{base_url}"
 TAIL_BYTES = 16 * 1024
 #: The first bytes of each output are kept too: a runtime may print the cause of a crash first (node prints the
 #: throwing line and the error before its stack), and a tail alone would hide it.
@@ -132,6 +140,25 @@ class Stopper:
 
 def split(command: str) -> list[str]:
     return shlex.split(command)
+
+
+def command_for(template: str, card_url: str, base_url: str) -> list[str]:
+    argv = split(template)
+    if CARD_PLACEHOLDER not in template and BASE_PLACEHOLDER not in template:
+        return [*argv, card_url]
+    return [a.replace(CARD_PLACEHOLDER, card_url).replace(BASE_PLACEHOLDER, base_url) for a in argv]
+
+
+def loop_command(template: str) -> list[str]:
+    """A loop client's command: as given (it learns each scenario's URLs from its line). ValueError for a command
+    that names a per-scenario placeholder."""
+    if CARD_PLACEHOLDER in template or BASE_PLACEHOLDER in template:
+        raise ValueError(
+            f"--client {template!r}: a loop client is started once for many scenarios, so {CARD_PLACEHOLDER} and "
+            f"{BASE_PLACEHOLDER} have no single value; drop them (each scenario's line carries "
+            f"{handshake.ENV_CARD_URL} and {handshake.ENV_BASE_URL})"
+        )
+    return split(template)
 
 
 def kill_group(pgid: int, leader: subprocess.Popen[bytes] | None = None) -> None:

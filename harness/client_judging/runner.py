@@ -25,6 +25,11 @@ from a2a_lab.harness.client_judging import environment, process, schedule, scori
 from a2a_lab.harness.client_judging.baseline import Baseline
 from a2a_lab.harness.client_judging.journal_view import RunView
 from a2a_lab.harness.client_judging.loop import INLINE_RESULT, LoopClient
+from a2a_lab.harness.client_judging.process import CLIENT_MODES as CLIENT_MODES  # re-exported
+from a2a_lab.harness.client_judging.process import LOOP_MODE as LOOP_MODE
+from a2a_lab.harness.client_judging.process import PROCESS_MODE as PROCESS_MODE
+from a2a_lab.harness.client_judging.process import command_for as command_for
+from a2a_lab.harness.client_judging.process import loop_command as loop_command
 from a2a_lab.harness.client_judging.remote import RemoteError, RemoteRun, RemoteServer
 from a2a_lab.harness.common.model import ClientRun, Outcome, ScenarioResult
 from a2a_lab.harness.common.outcome import GIVES_UP, scenario_outcome
@@ -34,11 +39,6 @@ from a2a_lab.server import tls as lab_tls
 from a2a_lab.server.app import ScenarioApp
 from a2a_lab.server.hosting import BackgroundServer
 
-CARD_PLACEHOLDER, BASE_PLACEHOLDER = "{card_url}", "{base_url}"
-#: How the client command is run (`--client-mode`): a process per scenario, or started once per worker and handed
-#: scenario after scenario (the loop handshake, contract/handshake.py).
-PROCESS_MODE, LOOP_MODE = "process", "loop"
-CLIENT_MODES = (PROCESS_MODE, LOOP_MODE)
 RESULT_LIMIT = 1024 * 1024
 #: Deepest nesting of A2A_LAB_RESULT (it holds a kind, a state and a text; reports walk it recursively).
 RESULT_DEPTH = 32
@@ -123,13 +123,6 @@ class RawRun:
     _records: list[Entry] | None = field(default=None, init=False, repr=False, compare=False)
 
 
-def command_for(template: str, card_url: str, base_url: str) -> list[str]:
-    argv = process.split(template)
-    if CARD_PLACEHOLDER not in template and BASE_PLACEHOLDER not in template:
-        return [*argv, card_url]
-    return [a.replace(CARD_PLACEHOLDER, card_url).replace(BASE_PLACEHOLDER, base_url) for a in argv]
-
-
 def handshake_fields(
     scenario: Scenario, card_url: str, base_url: str, result_path: str, more: dict[str, str] | None = None
 ) -> dict[str, str]:
@@ -170,18 +163,6 @@ def client_env(
     env = base_env(extra)
     env.update(handshake_fields(scenario, card_url, base_url, result_path, more))
     return env
-
-
-def loop_command(template: str) -> list[str]:
-    """A loop client's command: as given (it learns each scenario's URLs from its line). ValueError for a command
-    that names a per-scenario placeholder."""
-    if CARD_PLACEHOLDER in template or BASE_PLACEHOLDER in template:
-        raise ValueError(
-            f"--client {template!r}: a loop client is started once for many scenarios, so {CARD_PLACEHOLDER} and "
-            f"{BASE_PLACEHOLDER} have no single value; drop them (each scenario's line carries "
-            f"{handshake.ENV_CARD_URL} and {handshake.ENV_BASE_URL})"
-        )
-    return process.split(template)
 
 
 def new_loop_client(opts: RunOptions) -> LoopClient:

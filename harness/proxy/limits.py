@@ -12,6 +12,8 @@ from __future__ import annotations
 from typing import Any
 
 MIB = 1024 * 1024
+#: The journal's bound in entries unless told (its bytes are the server journal's default, 64 MiB).
+ENTRIES = 10_000
 #: The largest request body the proxy forwards (a larger one is refused with 413, and journaled).
 MAX_BODY = 16 * MIB
 #: The largest card (or extended card, or push config answer) the proxy reads to rewrite, at start-up and later; a

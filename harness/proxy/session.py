@@ -13,14 +13,13 @@ from typing import Any, TypeVar
 from a2a_lab.contract.journal import Journal
 from a2a_lab.harness.proxy import limits
 from a2a_lab.harness.proxy.app import ProxyApp, ProxyState, read_card
+from a2a_lab.harness.proxy.limits import ENTRIES
 from a2a_lab.harness.proxy.routes import CARD_PATHS, Routes, origin_of
 from a2a_lab.harness.proxy.upstream import Pool, UpstreamError
 from a2a_lab.protocol import grpcwire
 from a2a_lab.protocol.exceptions import LabError
 from a2a_lab.server.hosting import BackgroundServer
 
-#: The journal's bound in entries unless told (its bytes are the server journal's default, 64 MiB).
-ENTRIES = 10_000
 #: How long the gRPC ports may take to open at start.
 GRPC_START_S = 10.0
 

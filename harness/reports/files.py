@@ -11,7 +11,6 @@ from pathlib import Path
 from typing import Any
 
 from a2a_lab.harness.common.model import ScenarioResult
-from a2a_lab.harness.reports import html, json_report, junit
 
 #: The path that means standard output (`--json -`).
 STDOUT = "-"
@@ -35,6 +34,8 @@ class ReportFiles:
         return self.json is not None and str(self.json) == STDOUT
 
     def write(self, report: dict[str, Any], results: list[ScenarioResult], strict: bool) -> None:
+        from a2a_lab.harness.reports import html, json_report, junit  # here: the options that name files load none
+
         if self.to_stdout:
             json.dump(report, sys.stdout, indent=1, ensure_ascii=False)
             sys.stdout.write("\n")
@@ -57,6 +58,8 @@ def write_dir(
     junit_skipped: bool = False,
     previous: list[dict[str, Any]] | None = None,
 ) -> None:
+    from a2a_lab.harness.reports import html, json_report, junit
+
     folder.mkdir(parents=True, exist_ok=True)
     json_report.write(folder / "report.json", report)
     junit.write(folder / "junit.xml", report, strict, junit_skipped)

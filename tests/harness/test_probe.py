@@ -570,7 +570,7 @@ def test_command_exit_codes(serve: Any, monkeypatch: pytest.MonkeyPatch, capsys:
     def broken(*_: Any, **__: Any) -> ProbeRun:
         raise RuntimeError("boom")
 
-    monkeypatch.setattr("a2a_lab.harness.cli.probe.probe", broken)
+    monkeypatch.setattr("a2a_lab.harness.server_judging.probe.runner.probe", broken)  # what cmd_probe runs
     assert main(["probe", "http://127.0.0.1:9/"]) == 3
 
 

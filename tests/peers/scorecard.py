@@ -2,6 +2,7 @@
 
     python tests/peers/scorecard.py [--peers DIR] [--out docs/reference/clients.md] [--reports DIR] [--label TEXT]
                                     [--client NAME ...] [--scenario GLOB ...] [-j 2] [--rerender] [--pin]
+                                    [--zygote]
 
 Each client is one of the drivers in tests/peers/clients/, run by `a2a-lab run --client ... --json FILE -j 2`.
 The a2a-sdk 1.3.0 client comes from the test environment (the `test` extra); the others from the cache dir that
@@ -16,6 +17,11 @@ the sorted ids of the checks that missed, which tests/peers/test_scorecard_pins.
 entry may carry `unstable: {reason, allowed}` (written by hand, for a verdict that flips run to run); --pin keeps
 that entry, adding the verdict it sees to `allowed`, and lists it so that a stale one gets pruned.
 So `python tests/peers/scorecard.py --pin` regenerates docs/reference/clients.md and every pin.
+
+With --zygote, a2a-handler's CLI (called several times per scenario by its driver) is served by a fork server started
+for the run, tests/peers/clients/handler_zygote.py: each call forks a process that has imported a2a_handler already,
+with the call's own argv, environment, cwd and stdio. tests/peers/test_scorecard_pins.py runs it so and compares it
+with the pin, which --pin writes from the CLI run per process (the two cannot be combined).
 """
 
 from __future__ import annotations
@@ -44,6 +50,11 @@ from a2a_lab.harness.common.model import REACHED, REFUSED, REFUSED_CARD
 
 HERE = Path(__file__).resolve().parent
 CLIENTS_DIR = HERE / "clients"
+if str(CLIENTS_DIR) not in sys.path:  # handler_zygote lives beside the drivers (mypy finds it on its mypy_path)
+    sys.path.append(str(CLIENTS_DIR))
+
+import handler_zygote  # noqa: E402
+
 REPO = HERE.parent.parent
 EXPLANATIONS = CLIENTS_DIR / "explanations.yaml"
 #: Scenario outcomes in the order the document lists them.
@@ -78,6 +89,10 @@ class Peer:
     #: Its driver speaks the loop handshake (`command` ends with `--loop`): run with `--client-mode loop`, started
     #: once per worker instead of once per scenario (0.7 s of imports each time for a2a-sdk 1.3.0).
     loop: bool = False
+    #: A CLI its driver runs several times per scenario (the driver takes its path from `A2A_LAB_HANDLER`), which
+    #: tests/peers/clients/handler_zygote.py can serve from one process that imported it (`--zygote`): the cache
+    #: dir -> (its python, its console script's entry point `MODULE:FUNC`, the console script's path).
+    zygote: Callable[[Path], tuple[str, str, str]] | None = None
 
 
 def _installed(dist: str, version: str) -> str | None:
@@ -180,6 +195,11 @@ PEERS = [
             "A2A_LAB_HANDLER": str(peers / "handler" / "bin" / "handler"),
             "PATH": f"{peers / 'handler' / 'bin'}{os.pathsep}{os.environ.get('PATH', '')}",
         },
+        zygote=lambda peers: (
+            _venv_python(peers, "handler"),
+            "a2a_handler.cli:main",
+            str(peers / "handler" / "bin" / "handler"),
+        ),
     ),
     # The A2A clients of agent frameworks (no model or key on this path), each on a2a-sdk 0.3.26.
     Peer(
@@ -228,14 +248,28 @@ def a2a_lab() -> list[str]:
     return [str(beside)] if beside.exists() else ["a2a-lab"]
 
 
-def run_peer(peer: Peer, peers: Path, report: Path, jobs: int, scenarios: list[str]) -> dict[str, Any]:
-    """Run one client over the catalogue (or the scenarios matching `scenarios`) and return its JSON report."""
+def run_peer(
+    peer: Peer, peers: Path, report: Path, jobs: int, scenarios: list[str], zygote: bool = False
+) -> dict[str, Any]:
+    """Run one client over the catalogue (or the scenarios matching `scenarios`) and return its JSON report; with
+    `zygote`, a client with a `zygote` has its CLI served by a zygote started for the run (its calls forked from
+    one process that imported the CLI, see tests/peers/clients/handler_zygote.py)."""
+    if not (zygote and peer.zygote):
+        return _run_peer(peer, peers, report, jobs, scenarios, {})
+    python, entry, prog = peer.zygote(peers)
+    with handler_zygote.start(python, entry, prog) as served:
+        return _run_peer(peer, peers, report, jobs, scenarios, {"A2A_LAB_HANDLER": served.launcher, **served.env()})
+
+
+def _run_peer(
+    peer: Peer, peers: Path, report: Path, jobs: int, scenarios: list[str], instead: dict[str, str]
+) -> dict[str, Any]:
     argv = [*a2a_lab(), "run", "--client", shlex.join(peer.command(peers)), "--json", str(report), "-j", str(jobs)]
     if peer.loop:
         argv += ["--client-mode", "loop"]
     for pattern in scenarios or peer.scenarios:
         argv += ["--scenario", pattern]
-    extra = peer.env(peers)
+    extra = {**peer.env(peers), **instead}
     for name in sorted(extra):  # the client gets PATH anyway; anything else only when passed on explicitly
         if name != "PATH":
             argv += ["--client-env", name]
@@ -521,11 +555,19 @@ def main() -> int:
     parser.add_argument("-j", "--jobs", type=int, default=JOBS)
     parser.add_argument("--rerender", action="store_true", help="run nothing: render the reports in --reports")
     parser.add_argument("--pin", action="store_true", help=f"also write each client's verdicts to {PINS_DIR}/")
+    parser.add_argument(
+        "--zygote",
+        action="store_true",
+        help="serve a2a-handler's CLI from one process that imported it, forking it per call "
+        "(tests/peers/clients/handler_zygote.py; what the pin test does); the pins are written per process",
+    )
     args = parser.parse_args()
     if args.rerender and not args.reports:
         parser.error("--rerender needs --reports DIR (where an earlier run kept its reports)")
     if args.pin and args.scenario:
         parser.error("--pin pins the whole catalogue: it cannot be combined with --scenario")
+    if args.pin and args.zygote:
+        parser.error("--pin writes the pins from the CLI run per process, as its users run it: drop --zygote")
     peers = Path(args.peers).expanduser().resolve()
     notes = yaml.safe_load(EXPLANATIONS.read_text(encoding="utf-8")) or {}
     reports = Path(args.reports or tempfile.mkdtemp(prefix="a2a-lab-scorecard-"))
@@ -550,7 +592,7 @@ def main() -> int:
         if args.rerender:
             data = json.loads(kept.read_text(encoding="utf-8"))
         else:
-            data = run_peer(peer, peers, kept, args.jobs, args.scenario)
+            data = run_peer(peer, peers, kept, args.jobs, args.scenario, zygote=args.zygote)
         results[peer.name] = data
         counts = Counter(s["outcome"] for s in data["scenarios"])
         print(f"scorecard: {peer.name}: " + ", ".join(f"{o} {counts[o]}" for o in OUTCOMES if counts[o]), flush=True)

@@ -17,6 +17,11 @@ pollers sleep between polls), so clients run side by side: a2a-handler with one 
 CPU-bound scenarios are the closest to their timeout, see below), the others two at a time (`CONCURRENT_CLIENTS`),
 slowest first: 3.7-4.8 minutes for all six over the whole catalogue, nothing left out. A subset (say, the three
 a2a-sdk 1.3.0 modes only where their `ClientConfig` acts) would save about 15% more, not worth the coverage.
+Since 2026-12-06 a2a-handler's CLI is served by a zygote (`scorecard.run_peer(..., zygote=True)`, below): at 181
+scenarios, one client at a time (other helpers at work, load 2-7), its run took 63 s wall / 72 CPU s through the
+zygote against 219 s / 284 s per process (`scorecard.py --client a2a-handler-0.4.0 [--zygote]` under
+/usr/bin/time), and its pin test alone 50 s; the sum of its scenarios' times fell from 555 to 337 s, of which
+`faults/never-answers` is 40 s either way.
 
 Loop. Since 2026-12-04 the Python drivers (a2a-sdk 1.3.0 default, streaming and polling; a2a-sdk 0.3.26) speak the
 loop handshake (`--loop`, tests/peers/clients/loop_driver.py) and run with `--client-mode loop`: started once per
@@ -26,14 +31,21 @@ beside other work they had taken 588 s and 505 s (one worker each). Since 2026-1
 (`js_client.mjs --loop`: node and the SDK started once per worker; a `tls/` scenario, whose CA node reads only when
 it starts, in a node process of its own as before): its run took 17 CPU seconds instead of 61, the same verdicts in
 every scenario (its pin, run alone and beside the other clients of this file). gRPC stays a process per scenario
-(grpc.aio under a new event loop for each scenario is not how its users run it); a2a-handler is a shell user's CLI,
-one process per call, as its users run it.
+(grpc.aio under a new event loop for each scenario is not how its users run it). a2a-handler is a shell user's CLI:
+its driver still calls `handler` several times per scenario, each call its own process with its own argv,
+environment, cwd and stdio, but forked from a zygote that imported a2a_handler once
+(tests/peers/clients/handler_zygote.py, tested in test_handler_zygote.py) instead of paying 0.9 CPU s of imports
+per call; its pin stays written per process (`scorecard.py --pin`), as its users run it.
 
 Stability. Six runs of every client (three one at a time, two at 2 clients at a time, one at 3 at a time with other
 work loading the machine) gave the same verdict in every scenario; no pin needs an `unstable` entry. What would
 flip first is a2a-handler's CPU-bound scenarios against their timeout: `spec/task/submitted-needs-get-task` took
-3-6 s of its 20 s alone, 4-9 s at 2 clients at a time, 17 s at 3 under load, hence 2 and not 3. A verdict that
-does flip is written into its pin as `"unstable": {"reason": ..., "allowed": [...]}`, never ignored.
+3-6 s of its 20 s alone, 4-9 s at 2 clients at a time, 17 s at 3 under load, hence 2 and not 3 (per process; through
+the zygote 6 s at load 6, its polls no longer CPU-bound). The zygote's run gave the per-process pin's verdict in
+each of the 181 scenarios, as did the per-process run measured beside it. Faster calls mean more polls within the
+driver's 10 s follow window: in `responses/working-for-a-long-time` 10 GetTask calls instead of 4, well inside
+POLL-BOUNDED's 30, so the same verdict. A verdict that does flip is written into its pin as
+`"unstable": {"reason": ..., "allowed": [...]}`, never ignored.
 """
 
 from __future__ import annotations
@@ -129,9 +141,10 @@ def runs(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactor
 
 
 def run_after(waits: list[Future[Any]], peer: scorecard.Peer, peers: Path, report: Path) -> dict[str, Any]:
-    """`peer`'s run, once the runs in `waits` have ended (whether they passed or not)."""
+    """`peer`'s run, once the runs in `waits` have ended (whether they passed or not); a CLI a zygote can serve
+    (a2a-handler's) served by one, compared with the pin written per process."""
     wait(waits)
-    return scorecard.run_peer(peer, peers, report, scorecard.JOBS, [])
+    return scorecard.run_peer(peer, peers, report, scorecard.JOBS, [], zygote=True)
 
 
 @pytest.mark.parametrize("peer", [p for p in scorecard.PEERS if p.name not in SDK13_MODES], ids=lambda peer: peer.name)

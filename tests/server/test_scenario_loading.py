@@ -83,6 +83,7 @@ CATALOGUE_IDS = [
     "quirks/v03-stream-status-before-task",
     "spec/acts-sut",
     "spec/acts-sut-auth",
+    "spec/acts-sut-no-capabilities",
     "spec/conformant",
     "spec/generations-unknown",
     "spec/task/ended-before-follow-up",

@@ -17,24 +17,75 @@ answer the task once more (`follow_up`), send an unrelated new message (`new_mes
 extended card, resubscribe after a dropped stream, verify the card's signature.
 """
 
-from a2a_lab.harness.clients.refclient.actions import action_options, read_action
-from a2a_lab.harness.clients.refclient.client import run, user_message
-from a2a_lab.harness.clients.refclient.discovery import Discovered, card_urls, discover
-from a2a_lab.harness.clients.refclient.failures import ClientFailure, UsageFailure, invites_fallback
-from a2a_lab.harness.clients.refclient.http import make_client, user_agent
-from a2a_lab.harness.clients.refclient.options import (
-    DEFAULT_TEXT,
-    ENV_ACTION,
-    ENV_CARD_URL,
-    ENV_MESSAGE,
-    ENV_RESULT,
-    ClientOptions,
-)
-from a2a_lab.harness.clients.refclient.result import Result, render_text, report_to_env, write_result
-from a2a_lab.harness.clients.refclient.selection import SUPPORTED, Selection, select_interfaces
-from a2a_lab.harness.clients.refclient.signature import load_jwks, verify_card
-from a2a_lab.harness.clients.refclient.webhook import Notification, WebhookReceiver
-from a2a_lab.harness.common.exit_codes import ClientExit
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from a2a_lab.harness.clients.refclient.actions import action_options, read_action
+    from a2a_lab.harness.clients.refclient.client import run, user_message
+    from a2a_lab.harness.clients.refclient.discovery import Discovered, card_urls, discover
+    from a2a_lab.harness.clients.refclient.failures import ClientFailure, UsageFailure, invites_fallback
+    from a2a_lab.harness.clients.refclient.http import make_client, user_agent
+    from a2a_lab.harness.clients.refclient.options import (
+        DEFAULT_TEXT,
+        ENV_ACTION,
+        ENV_CARD_URL,
+        ENV_MESSAGE,
+        ENV_RESULT,
+        ClientOptions,
+    )
+    from a2a_lab.harness.clients.refclient.result import Result, render_text, report_to_env, write_result
+    from a2a_lab.harness.clients.refclient.selection import SUPPORTED, Selection, select_interfaces
+    from a2a_lab.harness.clients.refclient.signature import load_jwks, verify_card
+    from a2a_lab.harness.clients.refclient.webhook import Notification, WebhookReceiver
+    from a2a_lab.harness.common.exit_codes import ClientExit
+
+#: Where each name of the package lives: imported on first use (PEP 562), so that `a2a-lab --help` and any command
+#: that only reads an option's default from here (options.py) does not load httpx and the whole client.
+_HOMES = {
+    "action_options": "a2a_lab.harness.clients.refclient.actions",
+    "read_action": "a2a_lab.harness.clients.refclient.actions",
+    "run": "a2a_lab.harness.clients.refclient.client",
+    "user_message": "a2a_lab.harness.clients.refclient.client",
+    "Discovered": "a2a_lab.harness.clients.refclient.discovery",
+    "card_urls": "a2a_lab.harness.clients.refclient.discovery",
+    "discover": "a2a_lab.harness.clients.refclient.discovery",
+    "ClientFailure": "a2a_lab.harness.clients.refclient.failures",
+    "UsageFailure": "a2a_lab.harness.clients.refclient.failures",
+    "invites_fallback": "a2a_lab.harness.clients.refclient.failures",
+    "make_client": "a2a_lab.harness.clients.refclient.http",
+    "user_agent": "a2a_lab.harness.clients.refclient.http",
+    "DEFAULT_TEXT": "a2a_lab.harness.clients.refclient.options",
+    "ENV_ACTION": "a2a_lab.harness.clients.refclient.options",
+    "ENV_CARD_URL": "a2a_lab.harness.clients.refclient.options",
+    "ENV_MESSAGE": "a2a_lab.harness.clients.refclient.options",
+    "ENV_RESULT": "a2a_lab.harness.clients.refclient.options",
+    "ClientOptions": "a2a_lab.harness.clients.refclient.options",
+    "Result": "a2a_lab.harness.clients.refclient.result",
+    "render_text": "a2a_lab.harness.clients.refclient.result",
+    "report_to_env": "a2a_lab.harness.clients.refclient.result",
+    "write_result": "a2a_lab.harness.clients.refclient.result",
+    "SUPPORTED": "a2a_lab.harness.clients.refclient.selection",
+    "Selection": "a2a_lab.harness.clients.refclient.selection",
+    "select_interfaces": "a2a_lab.harness.clients.refclient.selection",
+    "load_jwks": "a2a_lab.harness.clients.refclient.signature",
+    "verify_card": "a2a_lab.harness.clients.refclient.signature",
+    "Notification": "a2a_lab.harness.clients.refclient.webhook",
+    "WebhookReceiver": "a2a_lab.harness.clients.refclient.webhook",
+    "ClientExit": "a2a_lab.harness.common.exit_codes",
+}
+
+
+def __getattr__(name: str) -> Any:
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(home), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "DEFAULT_TEXT",

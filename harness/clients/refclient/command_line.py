@@ -16,21 +16,9 @@ from typing import Any
 
 from a2a_lab.contract import handshake
 from a2a_lab.contract.handshake import ENV_CA_FILE, ENV_CLIENT_CERT_FILE, ENV_CLIENT_KEY_FILE, ENV_WEBHOOK_HOST
-from a2a_lab.harness.clients.refclient import (
-    DEFAULT_TEXT,
-    ENV_ACTION,
-    ENV_CARD_URL,
-    ENV_MESSAGE,
-    ClientOptions,
-    UsageFailure,
-    action_options,
-    load_jwks,
-    read_action,
-    render_text,
-    report_to_env,
-    run,
-)
 from a2a_lab.harness.clients.refclient import options as client_options
+from a2a_lab.harness.clients.refclient.failures import UsageFailure
+from a2a_lab.harness.clients.refclient.options import DEFAULT_TEXT, ENV_ACTION, ENV_CARD_URL, ENV_MESSAGE, ClientOptions
 from a2a_lab.harness.clients.refclient.webhook import AUTH_SCHEMES
 from a2a_lab.harness.common import escape
 from a2a_lab.harness.common.messages import refuse, say
@@ -167,6 +155,9 @@ def _tls_options(args: argparse.Namespace, environ: Mapping[str, str]) -> dict[s
 def options_from(args: argparse.Namespace, environ: Mapping[str, str]) -> tuple[ClientOptions, list[str]]:
     """ClientOptions from the flags and the scenario's action (flags win); warnings about the action.
     Raises UsageFailure for a bad action or key-set file."""
+    from a2a_lab.harness.clients.refclient.actions import action_options, read_action
+    from a2a_lab.harness.clients.refclient.signature import load_jwks
+
     from_action, warnings = action_options(read_action(environ))
     flags: dict[str, Any] = {}
     if args.stream:
@@ -216,6 +207,9 @@ def cmd_client(args: argparse.Namespace) -> int:
 
 def one_scenario(args: argparse.Namespace, environ: Mapping[str, str], loop: bool = False) -> int:
     """One message to one agent, told by the flags and `environ` (the handshake's variables); the exit code."""
+    from a2a_lab.harness.clients.refclient.client import run
+    from a2a_lab.harness.clients.refclient.result import render_text, report_to_env
+
     target = args.card_url or environ.get(ENV_CARD_URL)
     if not target:
         return refuse(f"usage: a2a-lab client CARD_URL [TEXT] (or set {ENV_CARD_URL})")

@@ -51,9 +51,13 @@ def test_the_table_is_written_between_the_markers_from_runs(tmp_path: Path) -> N
     # the authenticated variant, run as its first user with its second user given, has rows of its own
     assert "a2a-lab `spec/acts-sut-auth`, JSON-RPC | a2a-lab `spec/acts-sut-auth`, HTTP+JSON" in heads[1]
     assert "Server tests against `spec/acts-sut-auth` (authentication required)" in text
-    # CORE-ERR-001 passes on each binding of both SUTs (on the variant only with its token: a 401 would be no
+    # the variant without streaming and push notifications has rows of its own too
+    nocap = "spec/acts-sut-no-capabilities"
+    assert f"a2a-lab `{nocap}`, JSON-RPC | a2a-lab `{nocap}`, HTTP+JSON | a2a-lab `{nocap}`, gRPC" in heads[2]
+    assert f"Server tests against `{nocap}` (no streaming, no push notifications declared" in text
+    # CORE-ERR-001 passes on each binding of every SUT (on the auth variant only with its token: a 401 would be no
     # TaskNotFound); the client test is left out of the server columns and run on the client
-    assert musts == ["| MUST | 1 / 1 | 1 / 1 | 1 / 1 |", "| MUST | 1 / 1 | 1 / 1 | 1 / 1 |", "| MUST | 1 / 1 |"]
+    assert musts == ["| MUST | 1 / 1 | 1 / 1 | 1 / 1 |"] * 3 + ["| MUST | 1 / 1 |"]
     assert "reference client (`builtin`)" in text
 
 
@@ -99,3 +103,43 @@ def test_a_test_that_ends_in_error_is_counted_not_judged_and_the_table_still_wri
     shoulds = [line for line in doc.read_text().splitlines() if line.startswith("| SHOULD |")]
     cell = "0 / 1 (1 of them not judged)"
     assert shoulds[:2] == [f"| SHOULD | {cell} | {cell} | {cell} |"] * 2
+
+
+def test_a_capability_absent_test_skips_on_the_sut_and_runs_on_the_no_capabilities_variant(tmp_path: Path) -> None:
+    """CORE-CAP-001's kind of test (a card without push notifications): skipped by its precondition on spec/acts-sut
+    and spec/acts-sut-auth, run (and passed: PushNotificationNotSupportedError, A2A 1.0 §3.1.7) only on the variant."""
+    create = {
+        "id": "create",
+        "operation": "send_message",
+        "params": {"message": {"role": "ROLE_USER", "parts": [{"text": "tck-complete-task for push"}]}},
+        "capture": {"taskId": "task.id"},
+    }
+    no_push = {
+        "id": "PUSH-CFG-X",
+        "name": "push config on a card without push",
+        "level": "may",
+        "preconditions": {"capabilities": {"pushNotifications": False}},
+        "requires_behaviors": ["tck-complete-task"],
+        "steps": [
+            create,
+            {
+                "id": "set-config",
+                "operation": "set_push_notification_config",
+                "params": {"taskId": "{{create.taskId}}", "pushNotificationConfig": {"url": "https://example.com/h"}},
+                "expect_error": {"code": "PushNotificationNotSupportedError"},
+            },
+        ],
+    }
+    acts_table = table_module()
+    folder = draft(tmp_path)
+    (folder / "core.acts.yaml").write_text(yaml.safe_dump(suite(NOT_FOUND, no_push)))
+    doc = tmp_path / "conformance.md"
+    doc.write_text(f"{acts_table.BEGIN}\n{acts_table.END}\n")
+    assert acts_table.main([str(folder), "--commit", "0123abcd", "--doc", str(doc)]) == 0
+    mays = [line for line in doc.read_text().splitlines() if line.startswith("| MAY |")]
+    skipped = "0 / 0 (+1 skipped)"
+    assert mays[:3] == [
+        f"| MAY | {skipped} | {skipped} | {skipped} |",
+        f"| MAY | {skipped} | {skipped} | {skipped} |",
+        "| MAY | 1 / 1 | 1 / 1 | 1 / 1 |",
+    ]
