@@ -5,24 +5,24 @@ that base goes on catching it; `except LabError` catches them all. The tree (mod
 standard bases in brackets):
 
 LabError
-├── A2AError ............... protocol/errors.py                             an A2A error a server answers with
-├── UnsupportedRequest ..... protocol/requests.py                           [ValueError]
-├── DecodeError ............ protocol/protobuf.py                           [ValueError]
-├── Refused ................ contract/userfile.py                           [ValueError]
-├── ScenarioError .......... contract/loader/reader.py                      [ValueError]
-├── OriginError ............ contract/placeholders.py                       [ValueError]
-├── SelectionError ......... contract/catalogue.py                          [ValueError]
-├── LoopAnswerError ........ contract/handshake.py                          [ValueError]
+├── A2AError ............... protocol/errors.py                        an A2A error a server answers with
+├── UnsupportedRequest ..... protocol/requests.py                      [ValueError]
+├── DecodeError ............ protocol/protobuf.py                      [ValueError]
+├── Refused ................ contract/userfile.py                      [ValueError]
+├── ScenarioError .......... contract/loader/reader.py                 [ValueError]
+├── OriginError ............ contract/placeholders.py                  [ValueError]
+├── SelectionError ......... contract/catalogue.py                     [ValueError]
+├── LoopAnswerError ........ contract/handshake.py                     [ValueError]
 ├── BodyTooLarge ........... server/http.py
 ├── BodyTimeout ............ server/http.py
 ├── RunsFull ............... server/shared.py
-├── PortInUse .............. server/hosting.py                              [OSError]
-├── _BadQuery .............. server/admin.py                                [ValueError]
+├── PortInUse .............. server/hosting.py                         [OSError]
+├── _BadQuery .............. server/admin.py                           [ValueError]
 ├── NothingToProbe ......... harness/server_judging/probe/runner.py
 ├── ClientFailure .......... harness/clients/refclient/failures.py
 │   └── UsageFailure ....... harness/clients/refclient/failures.py
-├── RemoteError ............ harness/client_judging/remote.py               [RuntimeError]
-├── BaselineError .......... harness/client_judging/baseline.py             [ValueError]
+├── RemoteError ............ harness/client_judging/remote.py          [RuntimeError]
+├── BaselineError .......... harness/client_judging/baseline.py        [ValueError]
 ├── RecordError ............ harness/common/scenario_writer.py
 ├── CaptureError ........... harness/proxy/capture.py
 ├── HarError ............... harness/proxy/har.py
@@ -30,13 +30,14 @@ LabError
 ├── Busy ................... harness/proxy/upstream.py
 ├── SelfUpstream ........... harness/proxy/session.py
 ├── TooLarge ............... harness/ui/bodies.py
-├── ClientEnvError ......... harness/client_judging/environment.py          [ValueError]
-├── PresetError ............ harness/cli/presets.py                         [ValueError]
+├── ClientEnvError ......... harness/client_judging/environment.py     [ValueError]
+├── PresetError ............ harness/cli/presets.py                    [ValueError]
 ├── Refusal ................ harness/cli/run.py
 ├── UnusableInput .......... harness/server_judging/cardcheck/check.py
-├── ActsError .............. harness/acts/document/fields.py [ValueError]
+├── ActsError .............. harness/acts/document/fields.py           [ValueError]
 ├── Unresolved ............. harness/acts/assertions.py
 ├── IdentityError .......... harness/acts/identity.py
+├── NotJudged .............. harness/acts/streams.py
 └── StepFailed ............. harness/acts/runner.py
 
 Outside the tree, on purpose:

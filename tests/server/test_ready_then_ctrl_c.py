@@ -25,8 +25,9 @@ SCRIPT = textwrap.dedent(
 
     try:
         serve_forever(app, "127.0.0.1", 0, "warning", on_ready=ready)
-    except KeyboardInterrupt:
-        print("stopped", flush=True)
+    except KeyboardInterrupt:  # uvicorn raises the signal it caught again once it has stopped; asyncio may absorb it
+        pass
+    print("stopped", flush=True)
     """
 )
 
