@@ -35,7 +35,7 @@ from typing import Any
 from a2a_lab.contract.catalogue import Catalogue
 from a2a_lab.contract.scenario import Scenario
 from a2a_lab.harness.acts import document
-from a2a_lab.harness.acts.runner import STANDARD_BEHAVIORS
+from a2a_lab.harness.acts.defaults import STANDARD_BEHAVIORS
 from a2a_lab.harness.cli import main as lab
 from a2a_lab.server.app import ScenarioApp
 from a2a_lab.server.hosting import BackgroundServer

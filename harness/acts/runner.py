@@ -18,8 +18,7 @@ import httpx
 from a2a_lab.contract.redaction import Redaction
 from a2a_lab.harness.acts import assertions as A
 from a2a_lab.harness.acts import identity, streams
-from a2a_lab.harness.acts.defaults import STANDARD_BEHAVIORS as STANDARD_BEHAVIORS  # re-exported
-from a2a_lab.harness.acts.defaults import TEST_DEADLINE_S
+from a2a_lab.harness.acts.defaults import STANDARD_BEHAVIORS, TEST_DEADLINE_S
 from a2a_lab.harness.acts.document import (
     EVENT_KINDS,
     MAX_WAIT_MS,

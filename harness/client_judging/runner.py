@@ -25,11 +25,7 @@ from a2a_lab.harness.client_judging import environment, process, schedule, scori
 from a2a_lab.harness.client_judging.baseline import Baseline
 from a2a_lab.harness.client_judging.journal_view import RunView
 from a2a_lab.harness.client_judging.loop import INLINE_RESULT, LoopClient
-from a2a_lab.harness.client_judging.process import CLIENT_MODES as CLIENT_MODES  # re-exported
-from a2a_lab.harness.client_judging.process import LOOP_MODE as LOOP_MODE
-from a2a_lab.harness.client_judging.process import PROCESS_MODE as PROCESS_MODE
-from a2a_lab.harness.client_judging.process import command_for as command_for
-from a2a_lab.harness.client_judging.process import loop_command as loop_command
+from a2a_lab.harness.client_judging.process import LOOP_MODE, PROCESS_MODE, command_for, loop_command
 from a2a_lab.harness.client_judging.remote import RemoteError, RemoteRun, RemoteServer
 from a2a_lab.harness.common.model import ClientRun, Outcome, ScenarioResult
 from a2a_lab.harness.common.outcome import GIVES_UP, scenario_outcome

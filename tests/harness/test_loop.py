@@ -21,7 +21,8 @@ from a2a_lab.contract import handshake
 from a2a_lab.contract.scenario import Scenario
 from a2a_lab.harness.cli import main, presets
 from a2a_lab.harness.client_judging import process
-from a2a_lab.harness.client_judging.runner import LOOP_MODE, RunOptions, run_all
+from a2a_lab.harness.client_judging.process import LOOP_MODE
+from a2a_lab.harness.client_judging.runner import RunOptions, run_all
 from a2a_lab.harness.common.model import Outcome, ScenarioResult
 
 from .conftest import JSONRPC_BOTH

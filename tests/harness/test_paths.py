@@ -18,7 +18,7 @@ import pytest
 
 from a2a_lab.contract.catalogue import Catalogue
 from a2a_lab.harness.cli import presets
-from a2a_lab.harness.client_judging import runner
+from a2a_lab.harness.client_judging import process, runner
 from a2a_lab.harness.common.model import MISSES
 from a2a_lab.harness.pytest_plugin import Lab
 from a2a_lab.server.push import target_refusal
@@ -353,7 +353,7 @@ def test_the_pytest_plugin_gives_runs_verdict(name: str, tmp_path: Path) -> None
             served = lab.serve(sid)
             path = tmp_path / f"{sid.replace('/', '_')}.json"
             env = runner.client_env(served.scenario, served.card_url, served.base_url, str(path), {})
-            argv = runner.command_for(command, served.card_url, served.base_url)
+            argv = process.command_for(command, served.card_url, served.base_url)
             done = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=60)
             result, _ = runner.read_result(path)
             score = served.score(

@@ -16,12 +16,12 @@ import pytest
 from a2a_lab.contract.scenario import Scenario
 from a2a_lab.harness.client_judging import process
 from a2a_lab.harness.client_judging.baseline import Baseline
+from a2a_lab.harness.client_judging.process import command_for
 from a2a_lab.harness.client_judging.runner import (
     RESULT_DEPTH,
     RESULT_LIMIT,
     RawRun,
     RunOptions,
-    command_for,
     execute_all,
     outcome_now,
     read_result,
