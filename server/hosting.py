@@ -374,6 +374,11 @@ class BackgroundServer:
     def stop(self) -> None:
         self.server.stop_soon()
         self._thread.join(10)
+        if self._thread.is_alive():
+            # Still shutting down (a busy machine, a stream being cancelled): its shutdown closes the listeners. Closing
+            # them here would free their descriptors under a live event loop, and the next file this process opens
+            # would take their number while the loop still thinks it listens there.
+            return
         self.sock.close()
         if self.plain_sock is not None:
             self.plain_sock.close()

@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import resource
 import subprocess
 import sys
 import time
@@ -26,6 +25,7 @@ from a2a_lab.contract import userfile
 from a2a_lab.contract.loader import MAX_PAD_TO, ScenarioError, load_file
 from a2a_lab.harness.client_judging.baseline import Baseline, BaselineError
 from a2a_lab.harness.reports.compare import load_previous
+from tests.limited import limited
 
 CLI = [sys.executable, "-m", "a2a_lab.harness.cli"]
 ESCAPES_CLIENT = f"{sys.executable} {Path(__file__).parent / 'clients' / 'escapes_client.py'}"
@@ -58,12 +58,10 @@ def write_scenario(folder: Path, name: str, title: str = "mine", card: str = "")
     return path
 
 
-def _bounded() -> None:
-    resource.setrlimit(resource.RLIMIT_AS, (MEMORY, MEMORY))
-
-
 def a2a_lab(*args: str, cwd: Path, timeout: float = 60) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([*CLI, *args], cwd=cwd, capture_output=True, text=True, timeout=timeout, preexec_fn=_bounded)
+    return subprocess.run(
+        limited([*CLI, *args], "RLIMIT_AS", MEMORY, MEMORY), cwd=cwd, capture_output=True, text=True, timeout=timeout
+    )
 
 
 def run(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:

@@ -14,7 +14,6 @@ import http.client
 import json
 import os
 import re
-import resource
 import signal
 import socket
 import subprocess
@@ -40,6 +39,7 @@ from a2a_lab.harness.proxy.push import PUSH
 from a2a_lab.harness.proxy.sse import OVERSIZED, EventReader, LineReader
 from a2a_lab.harness.proxy.verdict import SERVER_ID, verdict
 from a2a_lab.protocol import grpcwire
+from tests.limited import limited
 
 CLI = [sys.executable, "-m", "a2a_lab.harness.cli"]
 V1 = {"A2A-Version": "1.0"}
@@ -183,18 +183,14 @@ class Running:
     report: Path
 
 
-def _few_descriptors() -> None:
-    """The proxy process may open 256 files: a proxy that forwarded to itself runs out at once, not the machine."""
-    resource.setrlimit(resource.RLIMIT_NOFILE, (256, 256))
-
-
 @contextmanager
 def proxy_process(upstream: str, tmp_path: Path, *args: str) -> Iterator[Running]:
     """`a2a-lab proxy` in a process of its own (its files bounded), until the block ends; then SIGTERM."""
     report = tmp_path / "proxy.json"
     argv = [*CLI, "proxy", "--upstream", upstream, "--json", str(report), "--timeout", "5", *args]
     env = {**os.environ, "NO_COLOR": "1"}
-    proc = subprocess.Popen(argv, stderr=subprocess.PIPE, text=True, env=env, preexec_fn=_few_descriptors)
+    # The proxy process may open 256 files: a proxy that forwarded to itself runs out at once, not the machine.
+    proc = subprocess.Popen(limited(argv, "RLIMIT_NOFILE", 256, 256), stderr=subprocess.PIPE, text=True, env=env)
     assert proc.stderr is not None
     lines: list[str] = []
     started = threading.Event()

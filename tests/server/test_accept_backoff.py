@@ -24,6 +24,7 @@ import httpx
 import pytest
 
 from a2a_lab.contract import backoff
+from tests.limited import limited
 
 FLOOD = 5_000
 #: The server's file descriptors: far fewer than the flood.
@@ -71,10 +72,6 @@ with WebhookReceiver() as receiver:
 """
 
 
-def _limit_fds() -> None:
-    resource.setrlimit(resource.RLIMIT_NOFILE, (SERVER_FDS, resource.getrlimit(resource.RLIMIT_NOFILE)[1]))
-
-
 @dataclass
 class Served:
     """A server in a process of its own: its URL, and everything it writes to stderr."""
@@ -105,18 +102,22 @@ class Served:
 def _serve(script: str) -> Iterator[Served]:
     """Run a server script (it prints its URL) with SERVER_FDS file descriptors."""
     proc = subprocess.Popen(
-        [sys.executable, "-c", script],
+        limited([sys.executable, "-c", script], "RLIMIT_NOFILE", SERVER_FDS),
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
-        preexec_fn=_limit_fds,
     )
     assert proc.stdout is not None and proc.stdin is not None
     served = Served(proc, proc.stdout.readline().decode().strip())
     drainer = threading.Thread(target=served.drain, daemon=True)
     drainer.start()
     try:
-        assert served.url.startswith("http://"), f"the server did not start: {served.url!r}"
+        if not served.url.startswith("http://"):
+            proc.stdin.close()
+            proc.wait(10)
+            drainer.join(10)
+            wrote = served.stderr.decode(errors="replace")
+            pytest.fail(f"the server did not start: {served.url!r}; it wrote:\n{wrote}")
         yield served
     finally:
         proc.stdin.close()
