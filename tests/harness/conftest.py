@@ -4,12 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import os
-import shlex
-import sys
 import threading
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import replace
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -23,8 +20,8 @@ from a2a_lab.harness.common.model import ScenarioResult
 from a2a_lab.protocol.bindings import Binding
 from a2a_lab.protocol.cards import Support
 from a2a_lab.protocol.versions import Version
+from tests.harness.fake_launch import fake_command
 
-FAKE_CLIENT = Path(__file__).parent / "clients" / "fake_client.py"
 JSONRPC_BOTH: tuple[Support, ...] = ((Binding.JSONRPC, Version.V1_0), (Binding.JSONRPC, Version.V0_3))
 
 JSONRPC_1_0 = {"url": "{base_url}/a2a", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}
@@ -140,10 +137,6 @@ SCENARIOS: dict[str, dict[str, Any]] = {
         task={"steps": ["WORKING", "COMPLETED"], "returns": "first", "advance": "never"},
     ),
 }
-
-
-def fake_command(*args: str) -> str:
-    return " ".join(shlex.quote(a) for a in (sys.executable, str(FAKE_CLIENT), *args))
 
 
 @pytest.fixture(scope="session")

@@ -17,9 +17,9 @@ from a2a_lab.harness.common.model import Outcome
 from a2a_lab.harness.proxy.matrix import cell, gating, table
 from a2a_lab.server.app import ScenarioApp
 from a2a_lab.server.hosting import BackgroundServer
+from tests.harness.fake_launch import FAKE_CLIENT
 
 from ..personas.sdk13 import sdk13_server
-from .conftest import FAKE_CLIENT
 
 PEER_CLIENT = Path(__file__).parent.parent / "peers" / "clients" / "a2a_sdk_13.py"
 CLIENTS = {

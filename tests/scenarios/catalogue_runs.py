@@ -8,12 +8,9 @@ returns the scored results.
 
 from __future__ import annotations
 
-import shlex
-import sys
 from collections.abc import Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
-from pathlib import Path
 
 from a2a_lab.contract.catalogue import Catalogue
 from a2a_lab.harness.client_judging.runner import RunOptions, run_all
@@ -21,8 +18,8 @@ from a2a_lab.harness.common.model import CheckResult, Outcome, ScenarioResult
 from a2a_lab.protocol.bindings import Binding
 from a2a_lab.protocol.cards import Support
 from a2a_lab.protocol.versions import Version
+from tests.harness.fake_launch import fake_command
 
-FAKE_CLIENT = Path(__file__).resolve().parent.parent / "harness" / "clients" / "fake_client.py"
 JSONRPC: tuple[Support, ...] = ((Binding.JSONRPC, Version.V1_0), (Binding.JSONRPC, Version.V0_3))
 REST: tuple[Support, ...] = ((Binding.HTTP_JSON, Version.V1_0),)
 BOTH_1_0: tuple[Support, ...] = ((Binding.JSONRPC, Version.V1_0), (Binding.HTTP_JSON, Version.V1_0))
@@ -66,7 +63,7 @@ class Miss:
 
 
 def command(args: tuple[str, ...]) -> str:
-    return " ".join(shlex.quote(a) for a in (sys.executable, str(FAKE_CLIENT), *args))
+    return fake_command(*args)
 
 
 def run_cases(catalogue: Catalogue, runs: Iterable[Run], timeout: float = 20.0) -> dict[Run, ScenarioResult]:

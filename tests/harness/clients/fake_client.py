@@ -1393,5 +1393,11 @@ def main(argv: list[str]) -> int:
     return 0
 
 
+def console() -> int:
+    """The script's entry point, as a console script's: its arguments from sys.argv (tests/harness/fake_launch.py
+    forks it from a zygote)."""
+    return main(sys.argv[1:])
+
+
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    sys.exit(console())

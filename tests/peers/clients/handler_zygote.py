@@ -472,7 +472,7 @@ class Zygote:
 def start(python: str, entry: str, prog: str, paths: Sequence[str] = (), timeout: float = 120.0) -> Zygote:
     """Start a zygote of `entry` under `python` in a new temp dir (mode 0700) and wait until it serves (its imports
     done); a RuntimeError with its stderr when it does not. The launcher is a shell script there that runs `call`
-    under this python with `-S -I`."""
+    under this python with `-S -I`, its socket's path in the script."""
     import selectors
     import shlex
     import subprocess
@@ -484,7 +484,10 @@ def start(python: str, entry: str, prog: str, paths: Sequence[str] = (), timeout
     launcher = os.path.join(directory, os.path.basename(prog) or "cli")
     with open(launcher, "w", encoding="utf-8") as out:
         quoted = " ".join(shlex.quote(p) for p in (sys.executable, "-S", "-I", os.path.abspath(__file__), "call"))
-        out.write(f'#!/bin/sh\nexec {quoted} "$@"\n')
+        socket_path = shlex.quote(os.path.join(directory, "zygote.sock"))
+        # The socket's path is in the script too: a harness that passes its client only an allow-list of the
+        # environment (a2a-lab does) still reaches the zygote.
+        out.write(f'#!/bin/sh\n{SOCKET_ENV}={socket_path} exec {quoted} "$@"\n')
     os.chmod(launcher, 0o700)
     errors = open(os.path.join(directory, "stderr.log"), "wb")  # noqa: SIM115 - the zygote's, closed below
     argv = [python, os.path.abspath(__file__), "serve", "--entry", entry, "--prog", prog]
