@@ -20,7 +20,7 @@ from a2a_lab.harness.common.model import ScenarioResult
 from a2a_lab.protocol.bindings import Binding
 from a2a_lab.protocol.cards import Support
 from a2a_lab.protocol.versions import Version
-from tests.harness.fake_launch import fake_command
+from tests.harness.client_launch import fake_command
 
 JSONRPC_BOTH: tuple[Support, ...] = ((Binding.JSONRPC, Version.V1_0), (Binding.JSONRPC, Version.V0_3))
 

@@ -9,20 +9,16 @@ which by design cannot fail (not streaming is UNIMPLEMENTED), so its miss is UNI
 
 from __future__ import annotations
 
-import shlex
-import sys
 from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 
 import pytest
 
 from a2a_lab.harness.client_judging.checks import REGISTRY
 from a2a_lab.harness.common.model import Level, Outcome, ScenarioResult
+from tests.harness.client_launch import action_command
 
 from .proofs import explain, run_each, verify
-
-ACTION_CLIENT = Path(__file__).resolve().parent / "clients" / "action_client.py"
 
 STREAM, DROP, NO_STREAM = "streaming/v1-stream", "streaming/resubscribe-after-drop", "streaming/not-advertised"
 PUSH, NO_PUSH = "push/webhook-with-credentials", "push/not-advertised"
@@ -52,7 +48,7 @@ class Case:
 
     @property
     def command(self) -> str:
-        return " ".join(shlex.quote(a) for a in (sys.executable, str(ACTION_CLIENT), *self.args))
+        return action_command(*self.args)
 
 
 def case(scenario: str, *args: str) -> Case:

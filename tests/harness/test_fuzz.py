@@ -15,8 +15,6 @@ import importlib.metadata
 import importlib.util
 import json
 import random
-import shlex
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -32,8 +30,8 @@ from a2a_lab.harness.client_judging import runner
 from a2a_lab.harness.client_judging.crashes import crash_of
 from a2a_lab.harness.client_judging.fuzz import search, strategies
 from a2a_lab.harness.client_judging.fuzz.oracles import Failure
+from tests.harness.client_launch import fragile_command
 
-FRAGILE = Path(__file__).parent / "clients" / "fragile_client.py"
 #: The hypothesis release the seeds below were chosen with (pinned in pyproject's `test` extra).
 HYPOTHESIS = "6.155.2"
 #: How long a generated case may run here before the hang oracle calls it a finding: a case takes about a second
@@ -49,7 +47,7 @@ def patient_cases(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def fragile(defect: str) -> str:
-    return " ".join(shlex.quote(a) for a in (sys.executable, str(FRAGILE), defect, "{card_url}"))
+    return fragile_command(defect, "{card_url}")
 
 
 def fuzz(tmp_path: Path, client: str, *args: str) -> tuple[int, list[Path], dict[str, Any]]:

@@ -36,7 +36,7 @@ from a2a_lab.harness.proxy.verdict import CLIENT_ID, SERVER_ID, verdict
 from a2a_lab.server import tls
 from a2a_lab.server.app import ScenarioApp
 from a2a_lab.server.hosting import BackgroundServer
-from tests.harness.fake_launch import FAKE_CLIENT
+from tests.harness.client_launch import FAKE_CLIENT
 
 CLI = [sys.executable, "-m", "a2a_lab.harness.cli"]
 #: The reference client, run in this process (`a2a-lab client`): the subprocess tests run the fake client.

@@ -17,7 +17,7 @@ from a2a_lab.harness.common.model import Outcome
 from a2a_lab.harness.proxy.matrix import cell, gating, table
 from a2a_lab.server.app import ScenarioApp
 from a2a_lab.server.hosting import BackgroundServer
-from tests.harness.fake_launch import FAKE_CLIENT
+from tests.harness.client_launch import FAKE_CLIENT
 
 from ..personas.sdk13 import sdk13_server
 

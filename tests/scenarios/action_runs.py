@@ -10,21 +10,18 @@ defective client, the check it misses.
 from __future__ import annotations
 
 import json
-import shlex
-import sys
 from collections.abc import Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
-from pathlib import Path
 from typing import Any
 
 from a2a_lab.contract.catalogue import Catalogue
 from a2a_lab.harness.client_judging.runner import RunOptions, run_all
 from a2a_lab.harness.common.model import Outcome, ScenarioResult
+from tests.harness.client_launch import action_command
 
 from .catalogue_runs import UNJUDGED, explain  # noqa: F401  (re-exported: one way to explain a result)
 
-ACTION_CLIENT = Path(__file__).resolve().parent.parent / "harness" / "clients" / "action_client.py"
 #: Outcomes that judge nothing: a correct client may meet them on any check.
 DEFAULT_TIMEOUT = 20.0
 
@@ -59,7 +56,7 @@ class Miss:
 
 
 def command(args: tuple[str, ...]) -> str:
-    return " ".join(shlex.quote(a) for a in (sys.executable, str(ACTION_CLIENT), *args))
+    return action_command(*args)
 
 
 def run_cases(catalogue: Catalogue, cases: Iterable[Case]) -> dict[Case, ScenarioResult]:

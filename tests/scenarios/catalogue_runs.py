@@ -18,7 +18,7 @@ from a2a_lab.harness.common.model import CheckResult, Outcome, ScenarioResult
 from a2a_lab.protocol.bindings import Binding
 from a2a_lab.protocol.cards import Support
 from a2a_lab.protocol.versions import Version
-from tests.harness.fake_launch import fake_command
+from tests.harness.client_launch import fake_command
 
 JSONRPC: tuple[Support, ...] = ((Binding.JSONRPC, Version.V1_0), (Binding.JSONRPC, Version.V0_3))
 REST: tuple[Support, ...] = ((Binding.HTTP_JSON, Version.V1_0),)

@@ -964,5 +964,10 @@ def main(argv: list[str]) -> int:
     return 0
 
 
+def console() -> int:
+    """The script's entry point, its arguments from sys.argv (tests/harness/client_launch.py forks it from a zygote)."""
+    return main(sys.argv[1:])
+
+
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    sys.exit(console())

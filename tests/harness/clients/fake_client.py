@@ -1394,7 +1394,7 @@ def main(argv: list[str]) -> int:
 
 
 def console() -> int:
-    """The script's entry point, as a console script's: its arguments from sys.argv (tests/harness/fake_launch.py
+    """The script's entry point, as a console script's: its arguments from sys.argv (tests/harness/client_launch.py
     forks it from a zygote)."""
     return main(sys.argv[1:])
 

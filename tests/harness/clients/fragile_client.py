@@ -83,5 +83,8 @@ def main() -> int:
     return result.exit_code
 
 
+#: The script's entry point (tests/harness/client_launch.py forks it from a zygote).
+console = main
+
 if __name__ == "__main__":
     sys.exit(main())
