@@ -13,6 +13,7 @@ from pathlib import Path
 
 from a2a_lab.protocol.exceptions import LabError
 
+from . import catalogue_cache
 from .loader import ScenarioError, load_file, load_scenarios
 from .scenario import Scenario
 from .suggest import nearest_glob, one_of
@@ -38,7 +39,15 @@ class Catalogue:
 
     @classmethod
     def load(cls, root: Path | None = None) -> Catalogue:
-        root = root or builtin_root()
+        """The scenarios under `root` (the built-in catalogue by default: read through catalogue_cache)."""
+        if root is None or root == builtin_root():
+            builtin = builtin_root()
+            return catalogue_cache.load(builtin, lambda: cls.read(builtin), cls)
+        return cls.read(root)
+
+    @classmethod
+    def read(cls, root: Path) -> Catalogue:
+        """The scenarios under `root`, read from their files."""
         cat = cls(root)
         for path in sorted(root.rglob("*.yaml")):
             sid = path.relative_to(root).with_suffix("").as_posix()

@@ -237,6 +237,10 @@ class A2AError(LabError):
     def __post_init__(self) -> None:
         Exception.__init__(self, self.text)
 
+    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
+        """Pickled as its fields (an exception pickles as its args, here the text, which __init__ cannot take)."""
+        return self.__class__, tuple(getattr(self, f.name) for f in dataclasses.fields(self))
+
     @property
     def code(self) -> int:
         return self.code_override if self.code_override is not None else self.type.code
