@@ -7,6 +7,7 @@ dependencies out.
 from __future__ import annotations
 
 import base64
+import importlib.machinery
 import importlib.util
 from collections.abc import Iterable, Mapping
 from enum import StrEnum
@@ -82,14 +83,32 @@ MODULES = ("grpc", "google.protobuf", "google.rpc.status_pb2", "a2a.types.a2a_pb
 
 
 def missing() -> str | None:
-    """None when this Python can speak gRPC (grpcio and the A2A proto types import), else why not."""
+    """None when this Python can speak gRPC (grpcio and the A2A proto types are installed), else why not."""
     for module in MODULES:
         try:
-            if importlib.util.find_spec(module) is None:
+            if not _installed(module):
                 return f"{MISSING}; {module} is not installed"
         except (ImportError, ValueError, AttributeError):
             return f"{MISSING}; {module} is not installed"
     return None
+
+
+def _installed(module: str) -> bool:
+    """Whether `module` can be found, its parent packages looked up on sys.path without importing them
+    (importlib.util.find_spec of `a2a.types.a2a_pb2` imports a2a.types and protobuf: 70 ms for every command that
+    only asks)."""
+    top, *rest = module.split(".")
+    spec = importlib.util.find_spec(top)
+    name = top
+    try:
+        for part in rest:
+            if spec is None or not spec.submodule_search_locations:
+                return False
+            name += "." + part
+            spec = importlib.machinery.PathFinder.find_spec(name, list(spec.submodule_search_locations))
+    except KeyError:  # a namespace package on the way (google): importing one runs no code, so let importlib look
+        return importlib.util.find_spec(module) is not None
+    return spec is not None
 
 
 def metadata_headers(metadata: Iterable[tuple[str, str | bytes]]) -> list[tuple[bytes, bytes]]:

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import pytest
 
 from a2a_lab.protocol import grpcwire
@@ -50,3 +53,19 @@ def test_a_well_formed_status_has_no_problem() -> None:
 def test_status_problems(status: dict | None, says: str, should: bool) -> None:
     problems = grpcwire.status_problems(Code.NOT_FOUND, status)
     assert problems and says in problems[0].text and problems[0].should is should, problems
+
+
+def test_asking_whether_grpc_is_there_imports_nothing_of_it() -> None:
+    """Every `a2a-lab run` asks (grpcwire.missing); finding the A2A proto types must not import them (70 ms)."""
+    script = (
+        "import sys; from a2a_lab.protocol import grpcwire; "
+        "print(grpcwire.missing(), sorted(m for m in ('a2a.types', 'grpc', 'google.protobuf') if m in sys.modules))"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60, check=True)
+    assert done.stdout.split() == ["None", "[]"], done.stdout + done.stderr
+
+
+@pytest.mark.parametrize("module", ["a2a.types.no_such_pb2", "no_such_package.x", "google.rpc.no_such_pb2"])
+def test_a_module_that_is_not_there_is_missing(module: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(grpcwire, "MODULES", (*grpcwire.MODULES, module))
+    assert grpcwire.missing() == f"{grpcwire.MISSING}; {module} is not installed"
