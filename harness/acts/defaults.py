@@ -1,6 +1,9 @@
 """The ACTS runner's defaults the command line shows in its help and falls back on (`a2a-lab acts run`): here,
 apart from the runner, so that parsing the command and refusing its usage errors load neither the runner nor httpx."""
 
+#: An ACTS test's levels, strictest first (`--level`).
+LEVELS = ("must", "should", "may")
+
 #: How long one test may run (`--test-deadline`), and the whole run (`--run-deadline`), by default.
 TEST_DEADLINE_S = 120.0
 RUN_DEADLINE_S = 3600.0

@@ -14,8 +14,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from a2a_lab.harness.acts import document
-from a2a_lab.harness.acts.defaults import RUN_DEADLINE_S, STANDARD_BEHAVIORS, TEST_DEADLINE_S
+from a2a_lab.harness.acts.defaults import LEVELS, RUN_DEADLINE_S, STANDARD_BEHAVIORS, TEST_DEADLINE_S
 from a2a_lab.harness.cli import presets
 from a2a_lab.harness.cli.command import Command
 from a2a_lab.harness.cli.help_text import REPORT_PATHS
@@ -25,6 +24,7 @@ from a2a_lab.harness.common.exit_codes import Exit
 from a2a_lab.harness.common.messages import crashed, refuse, say
 
 if TYPE_CHECKING:
+    from a2a_lab.harness.acts import document
     from a2a_lab.harness.acts.runner import BindingRun
     from a2a_lab.harness.acts.webhook import Receiver
     from a2a_lab.harness.client_judging.baseline import Baseline
@@ -60,9 +60,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--suite", action="append", metavar="ID", help="only the tests of this suite (repeatable)")
     p.add_argument("--test", action="append", metavar="ID|GLOB", help="only these tests (repeatable), e.g. 'CORE-*'")
     p.add_argument("--tag", action="append", metavar="TAG", help="only tests with this tag (repeatable: any of them)")
-    p.add_argument(
-        "--level", choices=document.LEVELS, help="only tests of this level and stricter (must < should < may)"
-    )
+    p.add_argument("--level", choices=LEVELS, help="only tests of this level and stricter (must < should < may)")
     p.add_argument(
         "--behaviors",
         type=Path,
@@ -155,7 +153,7 @@ def select(doc: document.Document, args: argparse.Namespace) -> list[document.Te
     if args.tag:
         tests = [t for t in tests if set(args.tag) & set(t.tags)]
     if args.level:
-        allowed = document.LEVELS[: document.LEVELS.index(args.level) + 1]
+        allowed = LEVELS[: LEVELS.index(args.level) + 1]
         tests = [t for t in tests if t.level in allowed]
     if not tests:
         raise ValueError("the selection holds no test: check --suite, --test, --tag and --level")
@@ -163,6 +161,8 @@ def select(doc: document.Document, args: argparse.Namespace) -> list[document.Te
 
 
 def load(paths: list[Path]) -> document.Document:
+    from a2a_lab.harness.acts import document
+
     docs = [document.load(p) for p in paths]
     if len(docs) == 1:
         return docs[0]
@@ -201,6 +201,8 @@ def cmd_acts(args: argparse.Namespace) -> int:
 def _acts(args: argparse.Namespace) -> int:
     if not args.server and not args.client:
         return refuse("give --server URL (server tests), --client CMD (client tests), or both")
+    from a2a_lab.harness.acts import document
+
     try:  # every refusal here is a ValueError (ActsError, userfile.Refused, BaselineError too)
         doc = load(args.paths)
         tests = select(doc, args)
@@ -309,7 +311,7 @@ def _run_bindings(
 def _finish(
     args: argparse.Namespace, runs: list[BindingRun], doc: document.Document, baseline: Baseline | None, when: datetime
 ) -> int:
-    from a2a_lab.harness.acts import report
+    from a2a_lab.harness.acts import document, report
     from a2a_lab.harness.cli.gate import conclude
     from a2a_lab.harness.common.model import Outcome
     from a2a_lab.harness.reports.files import ReportFiles

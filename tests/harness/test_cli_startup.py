@@ -14,7 +14,8 @@ from typing import Any
 from a2a_lab.harness.cli.entry import commands
 
 #: What no parse, help or usage error may load: the server, the HTTP and serving libraries, and what runs a command
-#: (the client runner, the ACTS runner and its clients, the proxy's session, the probe, the UI, the report writers).
+#: (the client runner, the ACTS runner, its document reader and its clients, the reference client's webhook, the
+#: proxy's session, the probe, the UI, the report writers).
 HEAVY = (
     "a2a_lab.server",
     "a2a_lab.harness.client_judging.runner",
@@ -22,12 +23,14 @@ HEAVY = (
     "a2a_lab.harness.acts.runner",
     "a2a_lab.harness.acts.clients",
     "a2a_lab.harness.acts.exchange",
+    "a2a_lab.harness.acts.document",
     "a2a_lab.harness.proxy.session",
     "a2a_lab.harness.server_judging.probe",
     "a2a_lab.harness.server_judging.record",
     "a2a_lab.harness.ui",
     "a2a_lab.harness.reports.html",
     "a2a_lab.harness.clients.refclient.client",
+    "a2a_lab.harness.clients.refclient.webhook",
     "httpx",
     "starlette",
     "sse_starlette",

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import re
 
+from a2a_lab.harness.acts.defaults import LEVELS as LEVELS  # re-exported: the document's grammar
+
 #: The ACTS text this reader follows, and the format major versions it accepts (§17: reject another major).
 ACTS_SPEC = "0.1.0"
 ACTS_MAJORS = ("0", "1")
@@ -21,7 +23,6 @@ VARIABLE_DEPTH = 8
 MAX_ATTEMPTS = 1000
 MAX_WAIT_MS = 300_000
 
-LEVELS = ("must", "should", "may")
 TRANSPORTS = ("jsonrpc", "grpc", "rest")
 OPERATIONS = (
     "send_message",

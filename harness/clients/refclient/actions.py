@@ -14,7 +14,7 @@ from typing import Any
 
 from a2a_lab.contract.handshake import ACTIONS, ENV_ACTION
 from a2a_lab.harness.clients.refclient.failures import UsageFailure
-from a2a_lab.harness.clients.refclient.webhook import AUTH_SCHEMES
+from a2a_lab.harness.clients.refclient.options import AUTH_SCHEMES
 
 #: The ClientOptions field each action sets (every key of ACTIONS has one; a test keeps them in step).
 OPTION_FOR: dict[str, str] = {

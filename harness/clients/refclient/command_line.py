@@ -18,8 +18,14 @@ from a2a_lab.contract import handshake
 from a2a_lab.contract.handshake import ENV_CA_FILE, ENV_CLIENT_CERT_FILE, ENV_CLIENT_KEY_FILE, ENV_WEBHOOK_HOST
 from a2a_lab.harness.clients.refclient import options as client_options
 from a2a_lab.harness.clients.refclient.failures import UsageFailure
-from a2a_lab.harness.clients.refclient.options import DEFAULT_TEXT, ENV_ACTION, ENV_CARD_URL, ENV_MESSAGE, ClientOptions
-from a2a_lab.harness.clients.refclient.webhook import AUTH_SCHEMES
+from a2a_lab.harness.clients.refclient.options import (
+    AUTH_SCHEMES,
+    DEFAULT_TEXT,
+    ENV_ACTION,
+    ENV_CARD_URL,
+    ENV_MESSAGE,
+    ClientOptions,
+)
 from a2a_lab.harness.common import escape
 from a2a_lab.harness.common.messages import refuse, say
 from a2a_lab.protocol.bindings import SHORT_NAMES

@@ -13,6 +13,7 @@ from a2a_lab.contract.handshake import ENV_MESSAGE as ENV_MESSAGE
 from a2a_lab.contract.handshake import ENV_RESULT as ENV_RESULT
 from a2a_lab.protocol.bindings import Binding
 from a2a_lab.protocol.cards import DEFAULT_CARD_SIZE_LIMIT
+from a2a_lab.protocol.requests import BEARER
 
 DEFAULT_TEXT = "Hello from a2a-lab"
 DEFAULT_FOLLOW = 10
@@ -31,6 +32,13 @@ STREAM_EVENT_LIMIT = 1000
 #: 2-core machine, and the receiver was gone).
 PUSH_WAIT_S = 5.0
 PUSH_QUIET_S = 0.5
+
+#: How the webhook's config may authenticate the agent's calls (A2A_LAB_ACTION webhook_auth): an HTTP scheme for
+#: `authentication`, or TOKEN for the config's token alone (here, not in webhook.py, so that the command line's
+#: choices load no server).
+BASIC = "Basic"
+TOKEN = "token"
+AUTH_SCHEMES = (BEARER, BASIC, TOKEN)
 
 
 @dataclass(frozen=True)
@@ -62,7 +70,7 @@ class ClientOptions:
     #: Register a webhook of the client's own (a loopback receiver) inline in SendMessage, when the card
     #: declares capabilities.pushNotifications, and wait for its notifications.
     webhook: bool = False
-    #: How the webhook's config authenticates the agent's calls: Bearer, Basic, or token (webhook.AUTH_SCHEMES).
+    #: How the webhook's config authenticates the agent's calls: Bearer, Basic, or token (AUTH_SCHEMES).
     webhook_auth: str = "Bearer"
     #: The host the webhook's URL names, where the agent reaches it (A2A_LAB_WEBHOOK_HOST, --webhook-host: client
     #: and agent on different hosts); None: the loopback address it listens on.

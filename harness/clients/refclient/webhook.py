@@ -34,6 +34,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 from a2a_lab.contract import backoff
+from a2a_lab.harness.clients.refclient.options import AUTH_SCHEMES, BASIC, TOKEN
 from a2a_lab.protocol import requests, shapes
 from a2a_lab.protocol.forms import push_form
 from a2a_lab.protocol.requests import AUTHORIZATION, BEARER, NOTIFICATION_TOKEN_HEADER
@@ -50,11 +51,6 @@ _CLOSE_WAIT_S = 2.0
 _SOCKET_TIMEOUT_S = 5.0
 #: Push bodies: 1.0 sends a StreamResponse in the HTTP+JSON form, 0.3 the Task in its JSON-RPC form (`kind`).
 _FORMS = (push_form(Version.V1_0), push_form(Version.V0_3))
-#: How the webhook's config may authenticate the agent's calls (A2A_LAB_ACTION webhook_auth): an HTTP scheme for
-#: `authentication`, or TOKEN for the config's token alone.
-BASIC = "Basic"
-TOKEN = "token"
-AUTH_SCHEMES = (BEARER, BASIC, TOKEN)
 #: The user name of the Basic credentials.
 BASIC_USER = "a2a-lab"
 
