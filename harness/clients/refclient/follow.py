@@ -24,7 +24,7 @@ from a2a_lab.harness.clients.refclient.reading import (
     read_task,
 )
 from a2a_lab.harness.clients.refclient.result import Result
-from a2a_lab.harness.clients.refclient.streaming import consume
+from a2a_lab.harness.clients.refclient.streaming import StreamEnd, consume
 from a2a_lab.harness.clients.refclient.transport import A2ATransport
 from a2a_lab.harness.clients.refclient.webhook import Notification, WebhookReceiver
 from a2a_lab.protocol import revisions
@@ -120,17 +120,7 @@ class Follower:
         task = self.task
         self.result.resubscribed = True
         try:
-            try:
-                end = consume(self.transport, Operation.SUBSCRIBE_TO_TASK, {"id": task.id}, self.warnings)
-            except ClientFailure as failure:
-                if failure.type != "transport":
-                    raise
-                # no answer at all: the connection the stream broke on may still be going down (a gRPC channel
-                # fails calls fast until it has reconnected); once more, after the first polite delay
-                self.warnings.append(f"SubscribeToTask for task {task.id} reached no server ({failure.message}); again")
-                self.options.sleep(self.options.poll_start)
-                self.transport.wait_ready(self.options.connect_timeout)  # gRPC: the channel reconnecting
-                end = consume(self.transport, Operation.SUBSCRIBE_TO_TASK, {"id": task.id}, self.warnings)
+            end = self._subscribe(task)
         except ClientFailure as failure:
             self.warnings.append(
                 f"SubscribeToTask for task {task.id} failed ({failure.message}); following up with GetTask"
@@ -151,6 +141,22 @@ class Follower:
         if not fresh.stops:
             return self.poll()
         return fresh
+
+    def _subscribe(self, task: TaskView) -> StreamEnd:
+        """SubscribeToTask; while it reaches no server at all, again after a polite delay, for at most the connect
+        timeout: the connection the stream broke on may still be going down (a gRPC channel fails calls at once until
+        it has reconnected, and on a busy machine that takes more than one try)."""
+        deadline = time.monotonic() + self.options.connect_timeout
+        while True:
+            try:
+                return consume(self.transport, Operation.SUBSCRIBE_TO_TASK, {"id": task.id}, self.warnings)
+            except ClientFailure as failure:
+                remaining = deadline - time.monotonic()
+                if failure.type != "transport" or remaining <= 0:
+                    raise
+                self.warnings.append(f"SubscribeToTask for task {task.id} reached no server ({failure.message}); again")
+                self.options.sleep(min(self.options.poll_start, remaining))
+                self.transport.wait_ready(max(0.0, deadline - time.monotonic()))  # gRPC: the channel reconnecting
 
     # ------------------------------------------------------------------------------- push
 

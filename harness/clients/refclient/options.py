@@ -29,9 +29,9 @@ STREAM_EVENT_LIMIT = 1000
 #: How long the webhook waits for the notification of a state the client already knows, and how long it
 #: must have been quiet before it shuts down (so no delivery the agent already started is cut off: an agent that
 #: sends a late notification right after the terminal one, push/v03-out-of-order, took over 0.25 s to on a loaded
-#: 2-core machine, and the receiver was gone).
+#: 2-core machine, and over 0.5 s for push/out-of-order on a shared `a2a-lab serve` at load 3: the receiver was gone).
 PUSH_WAIT_S = 5.0
-PUSH_QUIET_S = 0.5
+PUSH_QUIET_S = 1.0
 
 #: How the webhook's config may authenticate the agent's calls (A2A_LAB_ACTION webhook_auth): an HTTP scheme for
 #: `authentication`, or TOKEN for the config's token alone (here, not in webhook.py, so that the command line's
