@@ -21,32 +21,36 @@ from a2a_lab.server.hosting import BackgroundServer
 _SSL = ssl.create_default_context()
 
 
-#: The longest test files, longest first (but the pins' two halves): the sum of each file's test times, in seconds,
-#: in a full `pytest` run on 2 cores (`-n 2`) on a fresh clone, 2026-12-06, at commit 0566d0a, nothing else running
-#: (pytest 930 s; benchmarks/README.md has the dated figures). With `-n 2 --dist loadfile --no-loadscope-reorder`
-#: (pyproject) each file goes whole to one worker in this order: the two halves of the real-client pins start first,
-#: one per worker, the next longest follow as a worker frees, and the many short files fill in after them (longest
-#: processing time first), so that no long file is left to run alone at the end. Without --no-loadscope-reorder xdist
-#: would start the files with the most tests first and the pins last. tests/test_compose.py comes files after
+#: The longest test files, longest first: the sum of each file's test times, in seconds, in a full `pytest` run on 2
+#: cores (`-n 3`) on a fresh clone, 2026-12-06, at commit 37753b0, nothing else running (pytest 591 s;
+#: benchmarks/README.md has the dated figures). With `-n 3 --dist loadfile --no-loadscope-reorder` (pyproject) each
+#: file goes whole to one worker in this order: the two halves of the real-client pins and the reference client's
+#: whole-catalogue runs start first, one per worker, the next longest follow as a worker frees, and the many short
+#: files fill in after them, so that no long file is left to run alone at the end. Without --no-loadscope-reorder
+#: xdist would start the files with the most tests first and the pins last. tests/test_compose.py comes files after
 #: tests/test_catalogue_reference_client.py, whose whole-catalogue run it shares (tests/shared_runs.py) and would
 #: otherwise wait for.
 SLOWEST_FILES = (
-    "tests/peers/test_scorecard_pins.py",  # 171: a2a-handler through its fork server, then six clients two at a time
-    "tests/peers/test_scorecard_pins_sdk13.py",  # 86: the other half, beside it (see SDK13_MODES there)
-    "tests/test_catalogue_reference_client.py",  # 127
-    "tests/harness/test_fuzz.py",  # 100
-    "tests/harness/test_cli_usage.py",  # 86
-    "tests/harness/test_cli_examples.py",  # 81
-    "tests/harness/test_paths.py",  # 77
-    "tests/test_readme_examples.py",  # 74
-    "tests/harness/test_evidence.py",  # 69
-    "tests/test_compose.py",  # 57
-    "tests/scenarios/test_grpc.py",  # 43
-    "tests/harness/test_html_report.py",  # 40
+    "tests/peers/test_scorecard_pins.py",  # 184: a2a-handler through its fork server, then six clients two at a time
+    "tests/test_catalogue_reference_client.py",  # 142
+    "tests/peers/test_scorecard_pins_sdk13.py",  # 123: the other half, beside it (see SDK13_MODES there)
+    "tests/test_readme_examples.py",  # 85
+    "tests/harness/test_paths.py",  # 83
+    "tests/harness/test_fuzz.py",  # 72
+    "tests/harness/test_cli_examples.py",  # 58
+    "tests/harness/test_cli_usage.py",  # 54
+    "tests/test_compose.py",  # 50
+    "tests/harness/test_evidence.py",  # 47
+    "tests/scenarios/test_grpc.py",  # 41
     "tests/server/test_follow_up_styles.py",  # 37
-    "tests/harness/test_hostile_clients.py",  # 33
     "tests/test_action.py",  # 32
-    "tests/test_tutorials.py",  # 31
+    "tests/harness/test_html_report.py",  # 30
+    "tests/harness/test_refclient_actions.py",  # 26
+    "tests/ui/test_browser.py",  # 25
+    "tests/harness/acts/test_acts_streams.py",  # 22
+    "tests/scenarios/test_push_deployed.py",  # 22
+    "tests/server/test_fuzz.py",  # 22
+    "tests/harness/test_hostile_clients.py",  # 20
 )
 
 

@@ -62,7 +62,7 @@ from a2a_lab.contract.catalogue import Catalogue
 from tests.peers import cache, scorecard
 
 #: a2a-sdk 1.3.0's three modes are pinned in test_scorecard_pins_sdk13.py, the other clients here: under
-#: pytest-xdist (the suite's default, `-n 2 --dist loadfile`, these two files first) each worker runs one file, so
+#: pytest-xdist (the suite's default, `-n 3 --dist loadfile`, these two files first) each worker runs one file, so
 #: the two files' clients run side by side; the halves take about as long (scenario seconds at 149 scenarios: 669 for
 #: the three modes, 647 for the rest).
 SDK13_MODES = ("a2a-sdk-1.3.0-default", "a2a-sdk-1.3.0-streaming", "a2a-sdk-1.3.0-polling")
