@@ -74,8 +74,11 @@ def http(ui: Ui) -> Iterator[httpx.Client]:
         client.close()
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
+    """Chromium through Playwright's sync API, for one test module: while sync_playwright is open, its event loop
+    counts as running in this thread, and any later test's asyncio.run in the same worker fails ("cannot be called
+    from a running event loop"), so it must close with the module that opened it."""
     if not CHROMIUM:
         pytest.skip("Debian's chromium is not installed (.ci/run installs it)")
     try:
