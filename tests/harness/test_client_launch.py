@@ -14,7 +14,7 @@ from a2a_lab.contract.catalogue import Catalogue
 from a2a_lab.harness.client_judging.runner import RunOptions, run_all
 from a2a_lab.harness.common.model import ScenarioResult
 
-from .client_launch import FAKE_CLIENT, OWN_PROCESS, fake_argv
+from .client_launch import FAKE_CLIENT, NO_ZYGOTE_ENV, OWN_PROCESS, fake_argv
 
 #: (scenario, fake client arguments): a pass, MUST misses, a crash, a client that never calls, one that gives up, one
 #: the harness kills at its timeout.
@@ -39,7 +39,10 @@ def verdict(result: ScenarioResult) -> tuple[object, ...]:
 
 
 @pytest.mark.parametrize(("scenario", "args"), RUNS, ids=[f"{s} {' '.join(a)}".strip() for s, a in RUNS])
-def test_a_forked_client_gets_its_plain_process_verdict(catalogue: Catalogue, scenario: str, args: tuple[str, ...]):
+def test_a_forked_client_gets_its_plain_process_verdict(
+    catalogue: Catalogue, scenario: str, args: tuple[str, ...], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv(NO_ZYGOTE_ENV, raising=False)
     chosen = [replace(catalogue.get(scenario), timeout=min(catalogue.get(scenario).timeout, 4.0))]
     forked_argv = fake_argv(*args)
     assert forked_argv[0] != sys.executable, "this run goes through the zygote"
