@@ -1,6 +1,6 @@
 """The built-in catalogue, read from its files once and then from a cache: every `a2a-lab run`, `serve`, `drive`,
-`score` and `scenarios` starts by loading it, about 0.3 CPU seconds of YAML reading and checking (172 files); read
-back from the cache it takes about 0.02.
+`score` and `scenarios` starts by loading it, a few tenths of a CPU second of YAML reading and checking; read back
+from the cache, a few hundredths (benchmarks/README.md has the measured figures).
 
 The cache is one file, `$XDG_CACHE_HOME/a2a-lab/catalogue-KEY.pickle` (`~/.cache/...` without XDG_CACHE_HOME). KEY
 covers everything the loaded catalogue depends on: the Python version, the path and bytes of every scenario file

@@ -7,6 +7,7 @@ dependencies out.
 from __future__ import annotations
 
 import base64
+import functools
 import importlib.machinery
 import importlib.util
 from collections.abc import Iterable, Mapping
@@ -93,6 +94,7 @@ def missing() -> str | None:
     return None
 
 
+@functools.cache  # what is installed does not change while a process runs; the reference client asks per scenario
 def _installed(module: str) -> bool:
     """Whether `module` can be found, its parent packages looked up on sys.path without importing them
     (importlib.util.find_spec of `a2a.types.a2a_pb2` imports a2a.types and protobuf: 70 ms for every command that

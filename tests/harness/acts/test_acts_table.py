@@ -8,6 +8,7 @@ import importlib.util
 import sys
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 import pytest
 import yaml
@@ -34,6 +35,17 @@ def draft(tmp_path: Path) -> Path:
     top = {**HEAD, "include": ["core.acts.yaml", "client-parsing.acts.yaml"]}
     (folder / "suite.acts.yaml").write_text(yaml.safe_dump(top))
     return folder
+
+
+def table_rows(tmp_path: Path, test: dict[str, Any], level: str) -> list[str]:
+    """The measured table's rows of `level` after a run of the draft with NOT_FOUND and `test` in one suite."""
+    acts_table = table_module()
+    folder = draft(tmp_path)
+    (folder / "core.acts.yaml").write_text(yaml.safe_dump(suite(NOT_FOUND, test)))
+    doc = tmp_path / "conformance.md"
+    doc.write_text(f"{acts_table.BEGIN}\n{acts_table.END}\n")
+    assert acts_table.main([str(folder), "--commit", "0123abcd", "--doc", str(doc)]) == 0
+    return [line for line in doc.read_text().splitlines() if line.startswith(f"| {level} |")]
 
 
 def test_the_table_is_written_between_the_markers_from_runs(tmp_path: Path) -> None:
@@ -94,13 +106,7 @@ def test_a_test_that_ends_in_error_is_counted_not_judged_and_the_table_still_wri
             }
         ],
     }
-    acts_table = table_module()
-    folder = draft(tmp_path)
-    (folder / "core.acts.yaml").write_text(yaml.safe_dump(suite(NOT_FOUND, unjudged)))
-    doc = tmp_path / "conformance.md"
-    doc.write_text(f"{acts_table.BEGIN}\n{acts_table.END}\n")
-    assert acts_table.main([str(folder), "--commit", "0123abcd", "--doc", str(doc)]) == 0
-    shoulds = [line for line in doc.read_text().splitlines() if line.startswith("| SHOULD |")]
+    shoulds = table_rows(tmp_path, unjudged, "SHOULD")
     cell = "0 / 1 (1 of them not judged)"
     assert shoulds[:2] == [f"| SHOULD | {cell} | {cell} | {cell} |"] * 2
 
@@ -130,13 +136,7 @@ def test_a_capability_absent_test_skips_on_the_sut_and_runs_on_the_no_capabiliti
             },
         ],
     }
-    acts_table = table_module()
-    folder = draft(tmp_path)
-    (folder / "core.acts.yaml").write_text(yaml.safe_dump(suite(NOT_FOUND, no_push)))
-    doc = tmp_path / "conformance.md"
-    doc.write_text(f"{acts_table.BEGIN}\n{acts_table.END}\n")
-    assert acts_table.main([str(folder), "--commit", "0123abcd", "--doc", str(doc)]) == 0
-    mays = [line for line in doc.read_text().splitlines() if line.startswith("| MAY |")]
+    mays = table_rows(tmp_path, no_push, "MAY")
     skipped = "0 / 0 (+1 skipped)"
     assert mays[:3] == [
         f"| MAY | {skipped} | {skipped} | {skipped} |",
